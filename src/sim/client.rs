@@ -1,0 +1,196 @@
+//! What each client believes, and the states a visitor sees on its card.
+
+use super::net::Message;
+use super::scenario::{Command, PartitionScope};
+use super::types::{ClientId, Millis, Token};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A client's belief about the lock. It can be wrong: that is the lesson.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "belief", rename_all = "kebab-case")]
+pub enum Belief {
+    Idle,
+    Acquiring,
+    /// Queued behind another holder (ZooKeeper and etcd).
+    Waiting { token: Option<Token> },
+    /// `until` is the lease end by the client's own clock, `None` when the
+    /// backend gives the client no deadline (a ZooKeeper session).
+    Holding {
+        token: Option<Token>,
+        lease_key: u64,
+        since: Millis,
+        until: Option<Millis>,
+    },
+}
+
+impl Belief {
+    pub fn is_holding(&self) -> bool {
+        matches!(self, Belief::Holding { .. })
+    }
+
+    pub fn token(&self) -> Option<Token> {
+        match *self {
+            Belief::Waiting { token } | Belief::Holding { token, .. } => token,
+            _ => None,
+        }
+    }
+}
+
+/// ZooKeeper's connection states, as Curator reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum ZkConn {
+    Connected,
+    /// No reply for two thirds of the session timeout: locks should be
+    /// treated as suspended, but the recipe still says "acquired".
+    Suspended,
+    /// The session expired; the client learns it only once it reaches the server.
+    Lost,
+}
+
+impl fmt::Display for ZkConn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ZkConn::Connected => "CONNECTED",
+            ZkConn::Suspended => "SUSPENDED",
+            ZkConn::Lost => "LOST",
+        })
+    }
+}
+
+/// The one word a client card shows, most pressing first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ClientState {
+    Idle,
+    Acquiring,
+    Waiting,
+    Holding,
+    Paused,
+    Partitioned,
+    Crashed,
+    Suspended,
+    Lost,
+}
+
+impl ClientState {
+    pub fn word(self) -> &'static str {
+        match self {
+            ClientState::Idle => "idle",
+            ClientState::Acquiring => "acquiring",
+            ClientState::Waiting => "waiting",
+            ClientState::Holding => "holding",
+            ClientState::Paused => "paused",
+            ClientState::Partitioned => "partitioned",
+            ClientState::Crashed => "crashed",
+            ClientState::Suspended => "SUSPENDED",
+            ClientState::Lost => "LOST",
+        }
+    }
+}
+
+impl fmt::Display for ClientState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
+/// The result of a client's latest write, as the resource answered it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LastWrite {
+    InFlight,
+    Accepted,
+    Rejected,
+}
+
+/// Something that reached a paused client and waits for it to wake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stashed {
+    Message(Message),
+    Timer(super::engine::ClientTimer),
+}
+
+/// A client's whole state in the engine.
+#[derive(Debug, Clone)]
+pub(crate) struct Client {
+    pub id: ClientId,
+    /// Bumped by a crash: timers and replies of the old incarnation are ignored.
+    pub epoch: u32,
+    pub belief: Belief,
+    pub paused_until: Option<Millis>,
+    pub partition: Option<PartitionScope>,
+    pub crashed: bool,
+    pub renewal: bool,
+    pub zk_conn: Option<ZkConn>,
+    /// Commands clicked while paused, run the instant the client wakes.
+    pub queued: Vec<Command>,
+    pub stash: Vec<Stashed>,
+    pub last_write: Option<LastWrite>,
+}
+
+impl Client {
+    pub fn new(id: ClientId, renewal: bool) -> Client {
+        Client {
+            id,
+            epoch: 0,
+            belief: Belief::Idle,
+            paused_until: None,
+            partition: None,
+            crashed: false,
+            renewal,
+            zk_conn: None,
+            queued: Vec::new(),
+            stash: Vec::new(),
+            last_write: None,
+        }
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused_until.is_some()
+    }
+
+    pub fn state(&self) -> ClientState {
+        if self.crashed {
+            return ClientState::Crashed;
+        }
+        if self.is_paused() {
+            return ClientState::Paused;
+        }
+        match self.zk_conn {
+            Some(ZkConn::Lost) => return ClientState::Lost,
+            Some(ZkConn::Suspended) => return ClientState::Suspended,
+            _ => {}
+        }
+        if self.partition.is_some() {
+            return ClientState::Partitioned;
+        }
+        match self.belief {
+            Belief::Idle => ClientState::Idle,
+            Belief::Acquiring => ClientState::Acquiring,
+            Belief::Waiting { .. } => ClientState::Waiting,
+            Belief::Holding { .. } => ClientState::Holding,
+        }
+    }
+}
+
+/// What the page shows on a client card.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClientView {
+    pub id: ClientId,
+    pub state: ClientState,
+    pub belief: Belief,
+    pub paused_until: Option<Millis>,
+    pub partition: Option<PartitionScope>,
+    pub crashed: bool,
+    pub renewal: bool,
+    pub zk_conn: Option<ZkConn>,
+    pub queued: Vec<Command>,
+    pub last_write: Option<LastWrite>,
+    /// The lease end the service holds for this client, if it holds one.
+    pub service_until: Option<Millis>,
+    /// True when the client believes it holds but the service has no lease
+    /// for it or has granted the lock to someone else.
+    pub stale: bool,
+}

@@ -1,0 +1,114 @@
+//! Commands the simulation refuses, each with a sentence a visitor can read.
+
+use super::scenario::{
+    CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX,
+    TTL_MS_MIN,
+};
+use super::types::{ClientId, Millis, NodeId};
+use std::fmt;
+
+/// A command that was refused. Refusing changes nothing in the run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandError {
+    ClientCrashed { client: ClientId },
+    NotCrashed { client: ClientId },
+    AlreadyHolding { client: ClientId },
+    AlreadyAcquiring { client: ClientId },
+    /// Write or release with no lock believed held.
+    NotHolding { client: ClientId },
+    NothingToRelease { client: ClientId },
+    AlreadyPaused { client: ClientId },
+    AlreadyPartitioned { client: ClientId },
+    NotPartitioned { client: ClientId },
+    PauseOutOfRange { pause_ms: u64 },
+    DelayOutOfRange { extra_ms: u64 },
+    TooManyQueued { client: ClientId },
+    RenewalAlready { client: ClientId, on: bool },
+    NodesOnlyInRedlock,
+    NodeDown { node: NodeId },
+    NodeUp { node: NodeId },
+    ClockJumpOutOfRange { jump_ms: i64 },
+    TtlOutOfRange { ttl_ms: u64 },
+    LatencyScaleOutOfRange { scale: u32 },
+    TooManyEvents,
+    TimeInPast { at_ms: u64, now_ms: u64 },
+}
+
+impl fmt::Display for CommandError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use CommandError::*;
+        match self {
+            ClientCrashed { client } => {
+                write!(f, "{client} has crashed: restart it first")
+            }
+            NotCrashed { client } => write!(f, "{client} is running: only a crashed client restarts"),
+            AlreadyHolding { client } => {
+                write!(f, "{client} already believes it holds the lock")
+            }
+            AlreadyAcquiring { client } => {
+                write!(f, "{client} is already asking for the lock")
+            }
+            NotHolding { client } => write!(
+                f,
+                "{client} does not believe it holds the lock, so it has no token to write with"
+            ),
+            NothingToRelease { client } => {
+                write!(f, "{client} neither holds nor waits for the lock")
+            }
+            AlreadyPaused { client } => write!(f, "{client} is already paused"),
+            AlreadyPartitioned { client } => write!(f, "{client} is already partitioned"),
+            NotPartitioned { client } => write!(f, "{client} is not partitioned"),
+            PauseOutOfRange { pause_ms } => write!(
+                f,
+                "a pause of {} is out of range: choose more than 0 and at most {}",
+                Millis(*pause_ms),
+                Millis(PAUSE_MS_MAX)
+            ),
+            DelayOutOfRange { extra_ms } => write!(
+                f,
+                "a network delay of {} is out of range: at most {}",
+                Millis(*extra_ms),
+                Millis(SLOW_MS_MAX)
+            ),
+            TooManyQueued { client } => write!(
+                f,
+                "{client} is paused with too many commands waiting; let it wake first"
+            ),
+            RenewalAlready { client, on } => write!(
+                f,
+                "renewal for {client} is already {}",
+                if *on { "on" } else { "off" }
+            ),
+            NodesOnlyInRedlock => f.write_str("Redis nodes exist only under Redlock"),
+            NodeDown { node } => write!(f, "Redis {node} is down: restart it first"),
+            NodeUp { node } => write!(f, "Redis {node} is running: only a crashed node restarts"),
+            ClockJumpOutOfRange { jump_ms } => write!(
+                f,
+                "a clock jump of {jump_ms} ms is out of range: at most {} either way, and not 0",
+                Millis(CLOCK_JUMP_MS_MAX.unsigned_abs())
+            ),
+            TtlOutOfRange { ttl_ms } => write!(
+                f,
+                "a TTL of {} is out of range: choose {} to {}",
+                Millis(*ttl_ms),
+                Millis(TTL_MS_MIN),
+                Millis(TTL_MS_MAX)
+            ),
+            LatencyScaleOutOfRange { scale } => write!(
+                f,
+                "a latency scale of {scale}x is out of range: choose {LATENCY_SCALE_MIN}x to {LATENCY_SCALE_MAX}x"
+            ),
+            TooManyEvents => f.write_str(
+                "the simulation has too many events pending; let the clock run before adding more",
+            ),
+            TimeInPast { at_ms, now_ms } => write!(
+                f,
+                "a command at {} is in the past: the clock is at {}",
+                Millis(*at_ms),
+                Millis(*now_ms)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CommandError {}

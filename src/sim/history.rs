@@ -1,0 +1,484 @@
+//! The history of a run: typed records that render as plain sentences.
+
+use super::client::ZkConn;
+use super::net::{Body, Endpoint};
+use super::scenario::{Command, NodeCommand, PartitionScope};
+use super::types::{ClientId, Millis, NodeId, Token};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// History keeps at most this many records; past it, records are counted
+/// but not stored, and the page says so.
+pub const HISTORY_LEN_MAX: usize = 200_000;
+
+/// Why a client stopped believing it holds (or waits for) the lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LossReason {
+    /// Its own clock says the lease is over.
+    LocalDeadline,
+    /// The service answered that the lease or session is gone.
+    ServiceSaidGone,
+    /// A Redlock extension did not reach a quorum in time.
+    ExtensionFailed,
+    /// ZooKeeper told it the session expired (LOST).
+    SessionLost,
+    /// Its lock key was gone when it re-checked after waiting.
+    KeyGone,
+}
+
+impl fmt::Display for LossReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LossReason::LocalDeadline => "its own clock says the lease ran out",
+            LossReason::ServiceSaidGone => "the service answered that its lease is gone",
+            LossReason::ExtensionFailed => "its extension did not reach a quorum in time",
+            LossReason::SessionLost => "ZooKeeper says its session expired (LOST)",
+            LossReason::KeyGone => "its lock key was gone when it checked",
+        })
+    }
+}
+
+/// Why an acquisition failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "kebab-case")]
+pub enum AcquireFailure {
+    /// Redlock: fewer than 3 nodes said OK.
+    NoQuorum { oks: u8 },
+    /// Redlock: a quorum, but the time it took used up the TTL.
+    NoValidity { validity_ms: i64 },
+    /// Redlock: retries used up.
+    GaveUp { attempts: u32 },
+    /// The session or lease was gone before the lock key could be created.
+    LeaseGone,
+}
+
+impl fmt::Display for AcquireFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AcquireFailure::NoQuorum { oks } => {
+                write!(f, "only {oks} of 5 nodes said OK, a quorum needs 3")
+            }
+            AcquireFailure::NoValidity { validity_ms } => write!(
+                f,
+                "a quorum said OK but validity = TTL - elapsed - drift = {validity_ms} ms, not above 0: not acquired"
+            ),
+            AcquireFailure::GaveUp { attempts } => {
+                write!(f, "gave up after {attempts} attempts")
+            }
+            AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
+        }
+    }
+}
+
+/// Why the resource rejected a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "why", rename_all = "kebab-case")]
+pub enum RejectReason {
+    TokenBelowHighest { token: Token, highest: Token },
+    NoToken,
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RejectReason::TokenBelowHighest { token, highest } => {
+                write!(f, "token {token} < highest accepted {highest}")
+            }
+            RejectReason::NoToken => f.write_str("the write carries no token"),
+        }
+    }
+}
+
+/// Service-side happenings that differ per backend.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "kebab-case")]
+pub enum ServiceEvent {
+    RedisKeySet { node: NodeId, client: ClientId },
+    RedisKeyExpired { node: NodeId, client: ClientId },
+    RedisKeyDeleted { node: NodeId, owner: ClientId, by: ClientId },
+    RedisFenceReset { node: NodeId },
+    ZkSessionOpened { client: ClientId, session: u64, timeout_ms: u64 },
+    ZkSessionExpired { client: ClientId, session: u64 },
+    ZkZnodeCreated { client: ClientId, seq: u64, zxid: u64 },
+    ZkZnodeDeleted { client: ClientId, seq: u64, zxid: u64 },
+    EtcdLeaseGranted { client: ClientId, lease: u64, ttl_ms: u64 },
+    EtcdLeaseExpired { client: ClientId, lease: u64 },
+    EtcdKeyPut { client: ClientId, create_rev: u64 },
+    EtcdKeyDeleted { client: ClientId, create_rev: u64, revision: u64 },
+}
+
+impl fmt::Display for ServiceEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ServiceEvent::*;
+        match self {
+            RedisKeySet { node, client } => write!(f, "Redis {node} set the lock key for {client}"),
+            RedisKeyExpired { node, client } => {
+                write!(f, "Redis {node} expired {client}'s lock key by its own clock")
+            }
+            RedisKeyDeleted { node, owner, by } if owner == by => {
+                write!(f, "Redis {node} deleted {owner}'s lock key")
+            }
+            RedisKeyDeleted { node, owner, by } => write!(
+                f,
+                "Redis {node} deleted {owner}'s lock key on {by}'s plain DEL"
+            ),
+            RedisFenceReset { node } => write!(
+                f,
+                "Redis {node} came back empty: its INCR fence counter restarts from 0"
+            ),
+            ZkSessionOpened {
+                client,
+                session,
+                timeout_ms,
+            } => write!(
+                f,
+                "ZooKeeper opened session 0x{session:x} for {client}, timeout {}",
+                Millis(*timeout_ms)
+            ),
+            ZkSessionExpired { client, session } => write!(
+                f,
+                "ZooKeeper expired {client}'s session 0x{session:x} and deleted its ephemeral znodes"
+            ),
+            ZkZnodeCreated { client, seq, zxid } => write!(
+                f,
+                "ZooKeeper created lock-{seq:010} for {client} (zxid {zxid})"
+            ),
+            ZkZnodeDeleted { client, seq, zxid } => write!(
+                f,
+                "ZooKeeper deleted {client}'s lock-{seq:010} (zxid {zxid})"
+            ),
+            EtcdLeaseGranted { client, lease, ttl_ms } => write!(
+                f,
+                "etcd granted lease {lease:x} to {client}, TTL {}",
+                Millis(*ttl_ms)
+            ),
+            EtcdLeaseExpired { client, lease } => {
+                write!(f, "etcd expired {client}'s lease {lease:x}")
+            }
+            EtcdKeyPut { client, create_rev } => write!(
+                f,
+                "etcd put {client}'s lock key at revision {create_rev}"
+            ),
+            EtcdKeyDeleted {
+                client,
+                create_rev,
+                revision,
+            } => write!(
+                f,
+                "etcd deleted {client}'s lock key (created at {create_rev}) at revision {revision}"
+            ),
+        }
+    }
+}
+
+/// Everything that can happen in a run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "kebab-case")]
+pub enum Event {
+    Clicked { client: ClientId, command: Command },
+    Queued { client: ClientId, command: Command },
+    NodeClicked { node: NodeId, command: NodeCommand },
+    AcquireStarted { client: ClientId },
+    Acquired { client: ClientId, token: Option<Token>, until: Option<Millis> },
+    Waiting { client: ClientId, token: Option<Token> },
+    AcquireFailed { client: ClientId, failure: AcquireFailure },
+    AcquireRetry { client: ClientId, attempt: u32, at: Millis },
+    Renewed { client: ClientId, until: Option<Millis> },
+    Released { client: ClientId },
+    Lost { client: ClientId, reason: LossReason },
+    ZkState { client: ClientId, state: ZkConn },
+    WriteSent { client: ClientId, token: Option<Token> },
+    WriteAccepted { client: ClientId, token: Option<Token>, value: u64, stale: bool },
+    WriteRejected { client: ClientId, token: Option<Token>, reason: RejectReason, stale: bool },
+    Paused { client: ClientId, until: Millis },
+    Woke { client: ClientId },
+    Partitioned { client: ClientId, scope: PartitionScope },
+    Healed { client: ClientId },
+    Crashed { client: ClientId },
+    Restarted { client: ClientId },
+    Renewal { client: ClientId, on: bool },
+    HolderChanged { holder: Option<ClientId>, token: Option<Token> },
+    Service(ServiceEvent),
+    NodeCrashed { node: NodeId, keeps_data: bool },
+    NodeRestarted { node: NodeId, empty: bool },
+    NodeRestartDelayed { node: NodeId, until: Millis },
+    ClockJumped { node: NodeId, jump_ms: i64 },
+    NodeSlow { node: NodeId, extra_ms: u64 },
+    MessageSent { id: u64, from: Endpoint, to: Endpoint, body: Body, deliver_ms: u64 },
+    MessageDelivered { id: u64 },
+    MessageDropped { id: u64, from: Endpoint, to: Endpoint },
+    TwoHolders { clients: Vec<ClientId> },
+    OneHolderAgain,
+}
+
+/// The colour families of the event log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EventKind {
+    Command,
+    Lock,
+    Lease,
+    Write,
+    Alarm,
+    Save,
+    Fault,
+    Service,
+    Message,
+}
+
+impl EventKind {
+    pub fn slug(self) -> &'static str {
+        match self {
+            EventKind::Command => "command",
+            EventKind::Lock => "lock",
+            EventKind::Lease => "lease",
+            EventKind::Write => "write",
+            EventKind::Alarm => "alarm",
+            EventKind::Save => "save",
+            EventKind::Fault => "fault",
+            EventKind::Service => "service",
+            EventKind::Message => "message",
+        }
+    }
+}
+
+impl Event {
+    pub fn kind(&self) -> EventKind {
+        use Event::*;
+        match self {
+            Clicked { .. } | Queued { .. } | NodeClicked { .. } | Renewal { .. } => {
+                EventKind::Command
+            }
+            AcquireStarted { .. } | Acquired { .. } | Waiting { .. } | Released { .. } => {
+                EventKind::Lock
+            }
+            AcquireFailed { .. } | AcquireRetry { .. } | HolderChanged { .. } => EventKind::Lock,
+            Renewed { .. } | Lost { .. } | ZkState { .. } => EventKind::Lease,
+            WriteSent { .. } | WriteAccepted { stale: false, .. } => EventKind::Write,
+            WriteRejected { stale: false, .. } => EventKind::Write,
+            WriteAccepted { stale: true, .. } | TwoHolders { .. } => EventKind::Alarm,
+            WriteRejected { stale: true, .. } | OneHolderAgain => EventKind::Save,
+            Paused { .. } | Woke { .. } | Partitioned { .. } | Healed { .. } => EventKind::Fault,
+            Crashed { .. } | Restarted { .. } | NodeCrashed { .. } | NodeRestarted { .. } => {
+                EventKind::Fault
+            }
+            NodeRestartDelayed { .. } | ClockJumped { .. } | NodeSlow { .. } => EventKind::Fault,
+            Service(_) => EventKind::Service,
+            MessageSent { .. } | MessageDelivered { .. } | MessageDropped { .. } => {
+                EventKind::Message
+            }
+        }
+    }
+
+    /// The client the event is about, for the timeline's lanes.
+    pub fn client(&self) -> Option<ClientId> {
+        use Event::*;
+        match self {
+            Clicked { client, .. }
+            | Queued { client, .. }
+            | AcquireStarted { client }
+            | Acquired { client, .. }
+            | Waiting { client, .. }
+            | AcquireFailed { client, .. }
+            | AcquireRetry { client, .. }
+            | Renewed { client, .. }
+            | Released { client }
+            | Lost { client, .. }
+            | ZkState { client, .. }
+            | WriteSent { client, .. }
+            | WriteAccepted { client, .. }
+            | WriteRejected { client, .. }
+            | Paused { client, .. }
+            | Woke { client }
+            | Partitioned { client, .. }
+            | Healed { client }
+            | Crashed { client }
+            | Restarted { client }
+            | Renewal { client, .. } => Some(*client),
+            _ => None,
+        }
+    }
+}
+
+fn token_words(token: &Option<Token>) -> String {
+    match token {
+        Some(t) => format!("token {t}"),
+        None => "no token".to_string(),
+    }
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Event::*;
+        match self {
+            Clicked { client, command } => write!(f, "{client}: {command}"),
+            Queued { client, command } => write!(
+                f,
+                "{client} is paused: its {command} will run the instant it wakes"
+            ),
+            NodeClicked { node, command } => write!(f, "Redis {node}: {command}"),
+            AcquireStarted { client } => write!(f, "{client} asks for the lock"),
+            Acquired {
+                client,
+                token,
+                until: Some(until),
+            } => write!(
+                f,
+                "{client} acquired the lock, {}, lease until {until}",
+                token_words(token)
+            ),
+            Acquired {
+                client,
+                token,
+                until: None,
+            } => write!(
+                f,
+                "{client} acquired the lock, {}, for as long as its session lives",
+                token_words(token)
+            ),
+            Waiting { client, token } => write!(
+                f,
+                "{client} is queued behind the holder, {}",
+                token_words(token)
+            ),
+            AcquireFailed { client, failure } => {
+                write!(f, "{client} did not get the lock: {failure}")
+            }
+            AcquireRetry {
+                client,
+                attempt,
+                at,
+            } => write!(f, "{client} will retry (attempt {attempt}) at {at}"),
+            Renewed {
+                client,
+                until: Some(until),
+            } => write!(f, "{client} renewed its lease until {until}"),
+            Renewed { client, until: None } => write!(f, "{client}'s session is alive"),
+            Released { client } => write!(f, "{client} released the lock"),
+            Lost { client, reason } => {
+                write!(f, "{client} no longer believes it holds the lock: {reason}")
+            }
+            ZkState { client, state } => write!(f, "{client}'s ZooKeeper connection is {state}"),
+            WriteSent { client, token } => {
+                write!(f, "{client} sends a write with {}", token_words(token))
+            }
+            WriteAccepted {
+                client,
+                token,
+                value,
+                stale: false,
+            } => write!(
+                f,
+                "the resource accepted {client}'s write ({}), counter = {value}",
+                token_words(token)
+            ),
+            WriteAccepted {
+                client,
+                token,
+                value,
+                stale: true,
+            } => write!(
+                f,
+                "STALE WRITE ACCEPTED: {client} is not the holder, yet the resource took its write ({}), counter = {value}",
+                token_words(token)
+            ),
+            WriteRejected {
+                client,
+                reason,
+                stale,
+                ..
+            } => write!(
+                f,
+                "the resource rejected {client}'s write: {reason}{}",
+                if *stale { " (a stale write: fencing saved the counter)" } else { "" }
+            ),
+            Paused { client, until } => write!(f, "{client} is frozen by a GC pause until {until}"),
+            Woke { client } => write!(f, "{client} wakes from its pause, beliefs unchanged"),
+            Partitioned {
+                client,
+                scope: PartitionScope::Service,
+            } => write!(f, "{client} is cut off from the lock service"),
+            Partitioned {
+                client,
+                scope: PartitionScope::ServiceAndResource,
+            } => write!(f, "{client} is cut off from the lock service and the resource"),
+            Healed { client } => write!(f, "{client}'s partition heals"),
+            Crashed { client } => write!(
+                f,
+                "{client} crashed and forgot everything; the service keeps its lease until it expires"
+            ),
+            Restarted { client } => write!(f, "{client} restarted with no lock"),
+            Renewal { client, on } => write!(
+                f,
+                "{client} turned automatic renewal {}",
+                if *on { "on" } else { "off" }
+            ),
+            HolderChanged {
+                holder: Some(c),
+                token,
+            } => write!(
+                f,
+                "the service now says {c} holds the lock ({})",
+                token_words(token)
+            ),
+            HolderChanged { holder: None, .. } => {
+                write!(f, "the service now says nobody holds the lock")
+            }
+            Service(e) => write!(f, "{e}"),
+            NodeCrashed { node, keeps_data } => write!(
+                f,
+                "Redis {node} crashed{}",
+                if *keeps_data { " (its data is on disk)" } else { " (no persistence: its keys are gone)" }
+            ),
+            NodeRestarted { node, empty: true } => write!(f, "Redis {node} restarted empty"),
+            NodeRestarted { node, empty: false } => {
+                write!(f, "Redis {node} restarted with its keys")
+            }
+            NodeRestartDelayed { node, until } => write!(
+                f,
+                "Redis {node} stays down until {until} (delayed restart: longer than the TTL)"
+            ),
+            ClockJumped { node, jump_ms } => write!(
+                f,
+                "Redis {node}'s wall clock jumped {} {}",
+                if *jump_ms >= 0 { "forward" } else { "back" },
+                Millis(jump_ms.unsigned_abs())
+            ),
+            NodeSlow { node, extra_ms: 0 } => write!(f, "Redis {node} answers at normal speed"),
+            NodeSlow { node, extra_ms } => {
+                write!(f, "Redis {node} now answers {} late", Millis(*extra_ms))
+            }
+            MessageSent { from, to, body, .. } => {
+                write!(f, "{from} sends \"{}\" to {to}", body.label())
+            }
+            MessageDelivered { id } => write!(f, "message {id} arrived"),
+            MessageDropped { from, to, .. } => {
+                write!(f, "a message from {from} to {to} was lost in the partition")
+            }
+            TwoHolders { clients } => {
+                let names: Vec<String> = clients.iter().map(|c| c.to_string()).collect();
+                write!(
+                    f,
+                    "TWO BELIEVED HOLDERS: {} all believe they hold the lock",
+                    names.join(" and ")
+                )
+            }
+            OneHolderAgain => f.write_str("at most one client believes it holds the lock again"),
+        }
+    }
+}
+
+/// One entry of the history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Record {
+    pub at: Millis,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+impl fmt::Display for Record {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "t={}: {}", self.at, self.event)
+    }
+}

@@ -1,0 +1,325 @@
+//! A run's configuration and its script of timed commands, both serde JSON.
+
+use super::error::CommandError;
+use super::types::{
+    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy,
+    Seed,
+};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The version written into every serialized scenario.
+pub const SCENARIO_VERSION: u32 = 1;
+
+pub const TTL_MS_MIN: u64 = 1_000;
+pub const TTL_MS_MAX: u64 = 30_000;
+pub const TTL_MS_DEFAULT: u64 = 5_000;
+pub const LATENCY_SCALE_MIN: u32 = 1;
+pub const LATENCY_SCALE_MAX: u32 = 100;
+/// At 10x a Redis round trip takes 5-20 ms and an etcd one 50-200 ms: slow
+/// enough to watch, with the real ratio between them.
+pub const LATENCY_SCALE_DEFAULT: u32 = 10;
+pub const PAUSE_MS_MAX: u64 = 600_000;
+pub const CLOCK_JUMP_MS_MAX: i64 = 600_000;
+pub const SLOW_MS_MAX: u64 = 60_000;
+/// A script longer than this is refused; it keeps shared links and replays bounded.
+pub const SCRIPT_LEN_MAX: usize = 1_000;
+/// Scripted times beyond one day are refused.
+pub const SCRIPT_TIME_MS_MAX: u64 = 86_400_000;
+
+/// Options of the Redis flavours, ignored by the other backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedisOptions {
+    pub release: ReleaseMode,
+    pub extend: ExtendMode,
+    pub persistence: Persistence,
+    pub restart: RestartPolicy,
+}
+
+impl Default for RedisOptions {
+    fn default() -> Self {
+        RedisOptions {
+            release: ReleaseMode::CheckValue,
+            extend: ExtendMode::CheckValue,
+            persistence: Persistence::None,
+            restart: RestartPolicy::Immediate,
+        }
+    }
+}
+
+/// Everything that decides a run besides the commands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Config {
+    pub backend: Backend,
+    pub fencing: Fencing,
+    pub ttl_ms: u64,
+    pub seed: Seed,
+    pub latency_scale: u32,
+    /// Automatic renewal (keepalive, heartbeat, extension) per client, A to D.
+    pub renewal: [bool; 4],
+    #[serde(default)]
+    pub redis: RedisOptions,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            backend: Backend::Etcd,
+            fencing: Fencing::Off,
+            ttl_ms: TTL_MS_DEFAULT,
+            seed: Seed(1),
+            latency_scale: LATENCY_SCALE_DEFAULT,
+            renewal: [true; 4],
+            redis: RedisOptions::default(),
+        }
+    }
+}
+
+impl Config {
+    /// Checks the ranges a person can get wrong; the message says which.
+    pub fn validate(&self) -> Result<(), CommandError> {
+        if !(TTL_MS_MIN..=TTL_MS_MAX).contains(&self.ttl_ms) {
+            return Err(CommandError::TtlOutOfRange { ttl_ms: self.ttl_ms });
+        }
+        if !(LATENCY_SCALE_MIN..=LATENCY_SCALE_MAX).contains(&self.latency_scale) {
+            return Err(CommandError::LatencyScaleOutOfRange {
+                scale: self.latency_scale,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Where a partition cuts a client off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PartitionScope {
+    /// From the lock service only: the resource is still reachable.
+    Service,
+    /// From the lock service and from the resource.
+    ServiceAndResource,
+}
+
+/// What a visitor (or a script) asks one client to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "kebab-case")]
+pub enum Command {
+    Acquire,
+    Write,
+    /// A write whose packet spends `extra_ms` longer than usual in the network.
+    WriteDelayed { extra_ms: u64 },
+    Release,
+    GcPause { pause_ms: u64 },
+    Partition { scope: PartitionScope },
+    Heal,
+    Crash,
+    Restart,
+    Renewal { on: bool },
+}
+
+impl fmt::Display for Command {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Command::Acquire => f.write_str("acquire"),
+            Command::Write => f.write_str("write"),
+            Command::WriteDelayed { extra_ms } => {
+                write!(f, "write (delayed {} in the network)", Millis(*extra_ms))
+            }
+            Command::Release => f.write_str("release"),
+            Command::GcPause { pause_ms } => write!(f, "GC pause of {}", Millis(*pause_ms)),
+            Command::Partition {
+                scope: PartitionScope::Service,
+            } => f.write_str("partition from the lock service"),
+            Command::Partition {
+                scope: PartitionScope::ServiceAndResource,
+            } => f.write_str("partition from the lock service and the resource"),
+            Command::Heal => f.write_str("heal the partition"),
+            Command::Crash => f.write_str("crash"),
+            Command::Restart => f.write_str("restart"),
+            Command::Renewal { on: true } => f.write_str("turn renewal on"),
+            Command::Renewal { on: false } => f.write_str("turn renewal off"),
+        }
+    }
+}
+
+/// What a visitor asks one Redis node to do (Redlock only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "kebab-case")]
+pub enum NodeCommand {
+    Crash,
+    Restart,
+    /// The node's wall clock jumps by `jump_ms` (negative: backwards).
+    ClockJump { jump_ms: i64 },
+    /// The node answers `extra_ms` later than usual (0 makes it normal again).
+    Slow { extra_ms: u64 },
+}
+
+impl fmt::Display for NodeCommand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NodeCommand::Crash => f.write_str("crash"),
+            NodeCommand::Restart => f.write_str("restart"),
+            NodeCommand::ClockJump { jump_ms } if *jump_ms >= 0 => {
+                write!(f, "clock jumps forward {}", Millis(jump_ms.unsigned_abs()))
+            }
+            NodeCommand::ClockJump { jump_ms } => {
+                write!(f, "clock jumps back {}", Millis(jump_ms.unsigned_abs()))
+            }
+            NodeCommand::Slow { extra_ms: 0 } => f.write_str("answers at normal speed"),
+            NodeCommand::Slow { extra_ms } => write!(f, "answers {} late", Millis(*extra_ms)),
+        }
+    }
+}
+
+/// A command and whom it is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Action {
+    Client { client: ClientId, command: Command },
+    Node { node: NodeId, command: NodeCommand },
+}
+
+impl fmt::Display for Action {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Action::Client { client, command } => write!(f, "{client}: {command}"),
+            Action::Node { node, command } => write!(f, "Redis {node}: {command}"),
+        }
+    }
+}
+
+/// An action at a virtual time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimedAction {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub action: Action,
+}
+
+/// A whole run: configuration plus the script. Running it is deterministic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub version: u32,
+    pub config: Config,
+    pub actions: Vec<TimedAction>,
+}
+
+impl Scenario {
+    pub fn new(config: Config) -> Scenario {
+        Scenario {
+            version: SCENARIO_VERSION,
+            config,
+            actions: Vec::new(),
+        }
+    }
+
+    /// Adds an action; scripts keep their actions in time order.
+    pub fn at(mut self, at_ms: u64, action: Action) -> Scenario {
+        self.actions.push(TimedAction { at_ms, action });
+        self
+    }
+
+    pub fn client(self, at_ms: u64, client: char, command: Command) -> Scenario {
+        let client = ClientId::from_letter(client).expect("scripts name clients A to D");
+        self.at(at_ms, Action::Client { client, command })
+    }
+
+    pub fn node(self, at_ms: u64, node: u8, command: NodeCommand) -> Scenario {
+        let node = NodeId::new(node).expect("scripts name nodes 1 to 5");
+        self.at(at_ms, Action::Node { node, command })
+    }
+
+    /// The last scripted time, zero for an empty script.
+    pub fn last_at_ms(&self) -> u64 {
+        self.actions.last().map_or(0, |a| a.at_ms)
+    }
+
+    /// Checks what can be checked without running: version, ranges, order.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        if self.version != SCENARIO_VERSION {
+            return Err(ScenarioError::Version {
+                found: self.version,
+            });
+        }
+        self.config.validate().map_err(ScenarioError::Config)?;
+        if self.actions.len() > SCRIPT_LEN_MAX {
+            return Err(ScenarioError::TooLong {
+                len: self.actions.len(),
+            });
+        }
+        let mut last = 0;
+        for (index, timed) in self.actions.iter().enumerate() {
+            if timed.at_ms > SCRIPT_TIME_MS_MAX {
+                return Err(ScenarioError::TimeTooLate { index });
+            }
+            if timed.at_ms < last {
+                return Err(ScenarioError::OutOfOrder { index });
+            }
+            last = timed.at_ms;
+        }
+        Ok(())
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a scenario always serializes")
+    }
+
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let scenario: Scenario =
+            serde_json::from_str(text).map_err(|e| ScenarioError::Json(e.to_string()))?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+}
+
+/// Why a scenario cannot be loaded or replayed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScenarioError {
+    Json(String),
+    Version { found: u32 },
+    Config(CommandError),
+    TooLong { len: usize },
+    TimeTooLate { index: usize },
+    OutOfOrder { index: usize },
+    /// A scripted action was refused when replayed.
+    Refused { index: usize, at_ms: u64, error: CommandError },
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ScenarioError::Json(e) => write!(f, "the scenario is not valid JSON for this page: {e}"),
+            ScenarioError::Version { found } => write!(
+                f,
+                "the scenario has version {found}, this page reads version {SCENARIO_VERSION}"
+            ),
+            ScenarioError::Config(e) => write!(f, "the scenario's settings are out of range: {e}"),
+            ScenarioError::TooLong { len } => write!(
+                f,
+                "the scenario has {len} commands, more than the limit of {SCRIPT_LEN_MAX}"
+            ),
+            ScenarioError::TimeTooLate { index } => write!(
+                f,
+                "command {} is scheduled after the one-day limit",
+                index + 1
+            ),
+            ScenarioError::OutOfOrder { index } => write!(
+                f,
+                "command {} is scheduled before the command ahead of it",
+                index + 1
+            ),
+            ScenarioError::Refused {
+                index,
+                at_ms,
+                error,
+            } => write!(
+                f,
+                "command {} at {} cannot run: {error}",
+                index + 1,
+                Millis(*at_ms)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}

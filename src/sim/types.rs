@@ -1,0 +1,252 @@
+//! Small value types shared by the whole core: ids, time, tokens and modes.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Virtual time in integer milliseconds since the start of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Millis(pub u64);
+
+impl Millis {
+    pub const ZERO: Millis = Millis(0);
+
+    pub fn ms(self) -> u64 {
+        self.0
+    }
+
+    pub fn plus(self, ms: u64) -> Millis {
+        Millis(self.0.saturating_add(ms))
+    }
+
+    /// Milliseconds from `self` until `later`, zero if `later` is not later.
+    pub fn until(self, later: Millis) -> u64 {
+        later.0.saturating_sub(self.0)
+    }
+}
+
+impl fmt::Display for Millis {
+    /// Seconds with three decimals, the way the event log prints time.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:03} s", self.0 / 1000, self.0 % 1000)
+    }
+}
+
+/// One of the four clients, A to D.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "char", into = "char")]
+pub struct ClientId(u8);
+
+impl ClientId {
+    pub const COUNT: usize = 4;
+    pub const ALL: [ClientId; 4] = [ClientId(0), ClientId(1), ClientId(2), ClientId(3)];
+
+    /// The client for index 0..4, or `None` past the last one.
+    pub fn new(index: u8) -> Option<ClientId> {
+        (usize::from(index) < Self::COUNT).then_some(ClientId(index))
+    }
+
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
+    pub fn letter(self) -> char {
+        char::from(b'A' + self.0)
+    }
+
+    pub fn from_letter(letter: char) -> Option<ClientId> {
+        let upper = letter.to_ascii_uppercase();
+        if !upper.is_ascii_uppercase() {
+            return None;
+        }
+        ClientId::new(upper as u8 - b'A')
+    }
+}
+
+impl TryFrom<char> for ClientId {
+    type Error = String;
+    fn try_from(letter: char) -> Result<Self, Self::Error> {
+        ClientId::from_letter(letter).ok_or_else(|| format!("there is no client {letter}: clients are A to D"))
+    }
+}
+
+impl From<ClientId> for char {
+    fn from(id: ClientId) -> char {
+        id.letter()
+    }
+}
+
+impl fmt::Display for ClientId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.letter())
+    }
+}
+
+/// One of the five Redis nodes of Redlock, numbered 1 to 5 as people count them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "u8", into = "u8")]
+pub struct NodeId(u8);
+
+impl NodeId {
+    pub const COUNT: usize = 5;
+
+    pub fn new(number: u8) -> Option<NodeId> {
+        (1..=5).contains(&number).then_some(NodeId(number))
+    }
+
+    pub fn all() -> impl Iterator<Item = NodeId> {
+        (1..=5).map(NodeId)
+    }
+
+    pub fn number(self) -> u8 {
+        self.0
+    }
+
+    pub fn index(self) -> usize {
+        usize::from(self.0 - 1)
+    }
+}
+
+impl TryFrom<u8> for NodeId {
+    type Error = String;
+    fn try_from(number: u8) -> Result<Self, Self::Error> {
+        NodeId::new(number).ok_or_else(|| format!("there is no Redis node {number}: nodes are 1 to 5"))
+    }
+}
+
+impl From<NodeId> for u8 {
+    fn from(id: NodeId) -> u8 {
+        id.0
+    }
+}
+
+impl fmt::Display for NodeId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "node {}", self.0)
+    }
+}
+
+/// A fencing token as the resource sees it. Only numbers that strictly
+/// increase across grants are real fencing tokens; see `Backend::token_kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Token(pub u64);
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// The master seed of a run. Every random choice derives from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Seed(pub u64);
+
+impl fmt::Display for Seed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// Which lock service the clients talk to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Redlock,
+    #[serde(rename = "zookeeper")]
+    ZooKeeper,
+    Etcd,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 3] = [Backend::Redlock, Backend::ZooKeeper, Backend::Etcd];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Redlock => "Redlock",
+            Backend::ZooKeeper => "ZooKeeper",
+            Backend::Etcd => "etcd",
+        }
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Backend::Redlock => "redlock",
+            Backend::ZooKeeper => "zookeeper",
+            Backend::Etcd => "etcd",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.slug() == slug)
+    }
+
+    /// What a lease is called in this backend.
+    pub fn lease_word(self) -> &'static str {
+        match self {
+            Backend::Redlock => "key TTL",
+            Backend::ZooKeeper => "session",
+            Backend::Etcd => "lease",
+        }
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Whether the resource checks tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Fencing {
+    On,
+    Off,
+}
+
+impl Fencing {
+    pub fn is_on(self) -> bool {
+        self == Fencing::On
+    }
+}
+
+/// How a Redis client releases: the safe script or a bare `DEL`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ReleaseMode {
+    /// `if GET key == my value then DEL key`: never deletes someone else's lock.
+    CheckValue,
+    /// A plain `DEL key`: deletes whatever lock is there, even another client's.
+    PlainDel,
+}
+
+/// How a Redis client renews: the safe script or a blind `SET`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ExtendMode {
+    /// `if GET key == my value then PEXPIRE key ttl`.
+    CheckValue,
+    /// `SET key my-value PX ttl` with no check: re-creates an expired lock.
+    BlindSet,
+}
+
+/// Whether a restarted Redis node comes back with its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Persistence {
+    /// `appendfsync always`: keys survive a crash.
+    Fsync,
+    /// No persistence: a restarted node is empty.
+    None,
+}
+
+/// Whether a crashed Redis node must stay down for a whole TTL before rejoining.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RestartPolicy {
+    Immediate,
+    /// Keep the node down for at least the TTL, so every key it held has expired anyway.
+    Delayed,
+}

@@ -47,8 +47,6 @@ pub enum AcquireFailure {
     NoQuorum { oks: u8 },
     /// Redlock: a quorum, but the time it took used up the TTL.
     NoValidity { validity_ms: i64 },
-    /// Redlock: retries used up.
-    GaveUp { attempts: u32 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
 }
@@ -63,9 +61,6 @@ impl fmt::Display for AcquireFailure {
                 f,
                 "a quorum said OK but validity = TTL - elapsed - drift = {validity_ms} ms, not above 0: not acquired"
             ),
-            AcquireFailure::GaveUp { attempts } => {
-                write!(f, "gave up after {attempts} attempts")
-            }
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
         }
     }
@@ -183,7 +178,7 @@ pub enum Event {
     Acquired { client: ClientId, token: Option<Token>, until: Option<Millis> },
     Waiting { client: ClientId, token: Option<Token> },
     AcquireFailed { client: ClientId, failure: AcquireFailure },
-    AcquireRetry { client: ClientId, attempt: u32, at: Millis },
+    AcquireRetry { client: ClientId, failure: AcquireFailure, attempt: u32, at: Millis },
     Renewed { client: ClientId, until: Option<Millis> },
     Released { client: ClientId },
     Lost { client: ClientId, reason: LossReason },
@@ -206,7 +201,6 @@ pub enum Event {
     ClockJumped { node: NodeId, jump_ms: i64 },
     NodeSlow { node: NodeId, extra_ms: u64 },
     MessageSent { id: u64, from: Endpoint, to: Endpoint, body: Body, deliver_ms: u64 },
-    MessageDelivered { id: u64 },
     MessageDropped { id: u64, from: Endpoint, to: Endpoint },
     TwoHolders { clients: Vec<ClientId> },
     OneHolderAgain,
@@ -265,9 +259,7 @@ impl Event {
             }
             NodeRestartDelayed { .. } | ClockJumped { .. } | NodeSlow { .. } => EventKind::Fault,
             Service(_) => EventKind::Service,
-            MessageSent { .. } | MessageDelivered { .. } | MessageDropped { .. } => {
-                EventKind::Message
-            }
+            MessageSent { .. } | MessageDropped { .. } => EventKind::Message,
         }
     }
 
@@ -347,9 +339,13 @@ impl fmt::Display for Event {
             }
             AcquireRetry {
                 client,
+                failure,
                 attempt,
                 at,
-            } => write!(f, "{client} will retry (attempt {attempt}) at {at}"),
+            } => write!(
+                f,
+                "{client} did not get the lock ({failure}); it unlocks every node and tries again (attempt {attempt}) at {at}"
+            ),
             Renewed {
                 client,
                 until: Some(until),
@@ -452,7 +448,6 @@ impl fmt::Display for Event {
             MessageSent { from, to, body, .. } => {
                 write!(f, "{from} sends \"{}\" to {to}", body.label())
             }
-            MessageDelivered { id } => write!(f, "message {id} arrived"),
             MessageDropped { from, to, .. } => {
                 write!(f, "a message from {from} to {to} was lost in the partition")
             }

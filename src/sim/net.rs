@@ -47,6 +47,8 @@ pub enum Body {
     /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
     RedisExtend { value: u64, px_ms: u64, blind: bool, round: u64 },
     RedisExtendReply { ok: bool, round: u64 },
+    /// A node that is down refuses the connection at once.
+    RedisRefused { round: u64 },
     /// Release: the checked script or a plain `DEL`.
     RedisUnlock { value: u64, plain_del: bool },
     // ZooKeeper
@@ -88,6 +90,7 @@ impl Body {
             Body::RedisExtend { blind: false, .. } => "extend if mine".into(),
             Body::RedisExtend { blind: true, .. } => "SET PX (blind)".into(),
             Body::RedisExtendReply { ok, .. } => if *ok { "extended" } else { "not mine" }.into(),
+            Body::RedisRefused { .. } => "connection refused".into(),
             Body::RedisUnlock { plain_del: false, .. } => "DEL if mine".into(),
             Body::RedisUnlock { plain_del: true, .. } => "DEL".into(),
             Body::ZkConnect { .. } => "connect".into(),

@@ -170,3 +170,62 @@ pub(crate) fn new_service(config: &Config) -> Service {
 pub(crate) fn renew_every_ms(ttl_ms: u64) -> u64 {
     (ttl_ms / 3).max(1)
 }
+
+/// The client now believes it holds the lock.
+pub(crate) fn grant(
+    core: &mut Core,
+    c: ClientId,
+    token: Option<Token>,
+    lease_key: u64,
+    until: Option<Millis>,
+) {
+    let since = core.now;
+    core.set_belief(
+        c,
+        crate::sim::client::Belief::Holding {
+            token,
+            lease_key,
+            since,
+            until,
+        },
+    );
+    core.record(crate::sim::history::Event::Acquired {
+        client: c,
+        token,
+        until,
+    });
+}
+
+/// The client stops believing it holds or waits for the lock.
+pub(crate) fn lose(core: &mut Core, c: ClientId, reason: crate::sim::history::LossReason) {
+    if core.client(c).belief == crate::sim::client::Belief::Idle {
+        return;
+    }
+    core.set_belief(c, crate::sim::client::Belief::Idle);
+    core.record(crate::sim::history::Event::Lost { client: c, reason });
+}
+
+/// The acquisition the client was making has failed.
+pub(crate) fn fail(core: &mut Core, c: ClientId, failure: crate::sim::history::AcquireFailure) {
+    core.set_belief(c, crate::sim::client::Belief::Idle);
+    core.record(crate::sim::history::Event::AcquireFailed { client: c, failure });
+}
+
+/// The client's believed lease end moved (a renewal came back).
+pub(crate) fn extend_belief(core: &mut Core, c: ClientId, until: Option<Millis>) {
+    if let crate::sim::client::Belief::Holding {
+        token,
+        lease_key,
+        since,
+        ..
+    } = core.client(c).belief
+    {
+        core.client_mut(c).belief = crate::sim::client::Belief::Holding {
+            token,
+            lease_key,
+            since,
+            until,
+        };
+    }
+    core.record(crate::sim::history::Event::Renewed { client: c, until });
+}

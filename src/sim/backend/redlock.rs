@@ -1,0 +1,656 @@
+//! Redlock (antirez's algorithm, as node-redlock runs it): five independent
+//! Redis nodes, `SET key value NX PX ttl` on each, success on a quorum of 3
+//! with time left, value-checked release. Each node expires keys by its own
+//! wall clock, which can jump.
+//!
+//! Simplified on purpose: requests go to all nodes at once and the client
+//! waits for every answer (a down node refuses the connection at once) or
+//! for a request timeout of twice the TTL, as a client with no per-node
+//! timeout does. The fencing token is an `INCR` counter on node 1, pipelined
+//! with the `SET`: unique and growing only while node 1 keeps its data.
+
+use super::{extend_belief, fail, grant, lose, renew_every_ms, HolderView, LockService};
+use super::{RedisKeyView, RedisNodeView, ServiceDetail};
+use crate::sim::client::Belief;
+use crate::sim::engine::{ClientTimer, Core, ServiceTimer};
+use crate::sim::error::CommandError;
+use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
+use crate::sim::net::{Body, Endpoint, Message};
+use crate::sim::scenario::{Config, NodeCommand, RedisOptions, CLOCK_JUMP_MS_MAX, SLOW_MS_MAX};
+use crate::sim::types::{
+    ClientId, ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Token,
+};
+use std::collections::BTreeMap;
+
+pub const NODES: usize = 5;
+pub const QUORUM: u8 = 3;
+/// node-redlock's defaults: 10 attempts, 200 ms +/- 100 ms apart.
+pub const ATTEMPTS_MAX: u32 = 10;
+pub const RETRY_DELAY_MS: u64 = 200;
+pub const RETRY_JITTER_MS: u64 = 100;
+
+/// Clock drift allowance: 1% of the TTL plus 2 ms.
+pub fn drift_ms(ttl_ms: u64) -> u64 {
+    ttl_ms / 100 + 2
+}
+
+/// validity = TTL - elapsed - drift; the lock counts only if it is above 0.
+pub fn validity_ms(ttl_ms: u64, elapsed_ms: u64) -> i64 {
+    ttl_ms as i64 - elapsed_ms as i64 - drift_ms(ttl_ms) as i64
+}
+
+#[derive(Debug, Clone, Copy)]
+struct RedisKey {
+    owner: ClientId,
+    value: u64,
+    /// Expiry time by the node's own wall clock.
+    expires_at_clock: i64,
+    set_at: Millis,
+}
+
+#[derive(Debug, Clone, Default)]
+struct Node {
+    down: bool,
+    clock_offset_ms: i64,
+    slow_ms: u64,
+    key: Option<RedisKey>,
+    fence: u64,
+    crashed_at: Option<Millis>,
+    restart_at: Option<Millis>,
+}
+
+impl Node {
+    fn clock(&self, now: Millis) -> i64 {
+        now.ms() as i64 + self.clock_offset_ms
+    }
+
+    /// The key as a `GET` would see it: expired keys are gone.
+    fn live_key(&self, now: Millis) -> Option<RedisKey> {
+        self.key
+            .filter(|k| !self.down && k.expires_at_clock > self.clock(now))
+    }
+
+    /// When, in virtual time, the node's clock reaches the key's expiry.
+    fn expiry_virtual(&self, key: &RedisKey) -> Millis {
+        Millis((key.expires_at_clock - self.clock_offset_ms).max(0) as u64)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Phase {
+    #[default]
+    Idle,
+    Acquiring,
+    Extending,
+}
+
+/// One client's Redlock library state.
+#[derive(Debug, Clone, Default)]
+struct Side {
+    phase: Phase,
+    round: u64,
+    value: Option<u64>,
+    start: Millis,
+    replies: u8,
+    oks: u8,
+    fence: Option<u64>,
+    attempt: u32,
+    renew_gen: u64,
+    deadline_gen: u64,
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct RedlockService {
+    ttl_ms: u64,
+    options: RedisOptions,
+    nodes: [Node; NODES],
+    side: [Side; 4],
+    next_round: u64,
+    /// The fence value node 1 returned with each lock value.
+    fence_of: BTreeMap<u64, u64>,
+}
+
+impl RedlockService {
+    pub fn new(config: &Config) -> RedlockService {
+        RedlockService {
+            ttl_ms: config.ttl_ms,
+            options: config.redis,
+            nodes: Default::default(),
+            side: Default::default(),
+            next_round: 1,
+            fence_of: BTreeMap::new(),
+        }
+    }
+
+    fn node(&mut self, n: NodeId) -> &mut Node {
+        &mut self.nodes[n.index()]
+    }
+
+    fn side(&mut self, c: ClientId) -> &mut Side {
+        &mut self.side[c.index()]
+    }
+
+    fn request_timeout_ms(&self) -> u64 {
+        self.ttl_ms * 2
+    }
+
+    /// Sends one request to every node and starts the round's timeout.
+    fn broadcast(&mut self, core: &mut Core, c: ClientId, body: impl Fn(NodeId) -> Body, step: u8) {
+        for n in NodeId::all() {
+            core.send(Endpoint::Client(c), Endpoint::Node(n), body(n));
+        }
+        let round = self.side[c.index()].round;
+        core.client_timer(
+            c,
+            self.request_timeout_ms(),
+            ClientTimer::RedlockNodeTimeout { round, step },
+        );
+    }
+
+    fn start_attempt(&mut self, core: &mut Core, c: ClientId) {
+        let round = self.next_round;
+        self.next_round += 1;
+        let value = core.draw(0x1000_0000_0000, 0xffff_ffff_ffff);
+        let side = self.side(c);
+        *side = Side {
+            phase: Phase::Acquiring,
+            round,
+            value: Some(value),
+            start: core.now,
+            attempt: side.attempt + 1,
+            renew_gen: side.renew_gen + 1,
+            deadline_gen: side.deadline_gen + 1,
+            ..Side::default()
+        };
+        let px_ms = self.ttl_ms;
+        self.broadcast(
+            core,
+            c,
+            |n| Body::RedisSet {
+                value,
+                px_ms,
+                incr_fence: n.number() == 1,
+                round,
+            },
+            0,
+        );
+    }
+
+    fn start_extension(&mut self, core: &mut Core, c: ClientId) {
+        let Some(value) = self.side[c.index()].value else {
+            return;
+        };
+        let round = self.next_round;
+        self.next_round += 1;
+        let side = self.side(c);
+        side.phase = Phase::Extending;
+        side.round = round;
+        side.start = core.now;
+        side.replies = 0;
+        side.oks = 0;
+        let px_ms = self.ttl_ms;
+        let blind = self.options.extend == ExtendMode::BlindSet;
+        self.broadcast(
+            core,
+            c,
+            |_| Body::RedisExtend {
+                value,
+                px_ms,
+                blind,
+                round,
+            },
+            1,
+        );
+    }
+
+    /// All answers are in, or the timeout fired: count them.
+    fn finish_attempt(&mut self, core: &mut Core, c: ClientId) {
+        let side = self.side(c);
+        side.phase = Phase::Idle;
+        let (oks, start, value, fence, attempt) =
+            (side.oks, side.start, side.value, side.fence, side.attempt);
+        let validity = validity_ms(self.ttl_ms, start.until(core.now));
+        if oks >= QUORUM && validity > 0 {
+            let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
+            let value = value.unwrap_or_default();
+            grant(core, c, fence.map(Token), value, Some(until));
+            self.arm_renew(core, c);
+            self.arm_deadline(core, c, until);
+            return;
+        }
+        let failure = if oks < QUORUM {
+            AcquireFailure::NoQuorum { oks }
+        } else {
+            AcquireFailure::NoValidity {
+                validity_ms: validity,
+            }
+        };
+        self.unlock_all(core, c, false);
+        if attempt >= ATTEMPTS_MAX {
+            self.side(c).value = None;
+            fail(core, c, failure);
+            return;
+        }
+        let delay = core.draw(
+            RETRY_DELAY_MS - RETRY_JITTER_MS,
+            RETRY_DELAY_MS + RETRY_JITTER_MS,
+        );
+        core.record(Event::AcquireRetry {
+            client: c,
+            failure,
+            attempt: attempt + 1,
+            at: core.now.plus(delay),
+        });
+        let round = self.side[c.index()].round;
+        core.client_timer(c, delay, ClientTimer::RedlockRetry { round });
+    }
+
+    fn finish_extension(&mut self, core: &mut Core, c: ClientId) {
+        let side = self.side(c);
+        side.phase = Phase::Idle;
+        let (oks, start) = (side.oks, side.start);
+        let validity = validity_ms(self.ttl_ms, start.until(core.now));
+        if !core.client(c).belief.is_holding() {
+            return;
+        }
+        if oks >= QUORUM && validity > 0 {
+            let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
+            extend_belief(core, c, Some(until));
+            self.arm_renew(core, c);
+            self.arm_deadline(core, c, until);
+        } else {
+            self.forget(c);
+            lose(core, c, LossReason::ExtensionFailed);
+        }
+    }
+
+    fn unlock_all(&mut self, core: &mut Core, c: ClientId, plain_del: bool) {
+        let Some(value) = self.side[c.index()].value else {
+            return;
+        };
+        for n in NodeId::all() {
+            core.send(
+                Endpoint::Client(c),
+                Endpoint::Node(n),
+                Body::RedisUnlock { value, plain_del },
+            );
+        }
+    }
+
+    fn arm_renew(&mut self, core: &mut Core, c: ClientId) {
+        let side = self.side(c);
+        side.renew_gen += 1;
+        let gen = side.renew_gen;
+        core.client_timer(c, renew_every_ms(self.ttl_ms), ClientTimer::Renew { gen });
+    }
+
+    fn arm_deadline(&mut self, core: &mut Core, c: ClientId, until: Millis) {
+        let side = self.side(c);
+        side.deadline_gen += 1;
+        let gen = side.deadline_gen;
+        core.client_timer(c, core.now.until(until), ClientTimer::LeaseDeadline { gen });
+    }
+
+    fn forget(&mut self, c: ClientId) {
+        let side = self.side(c);
+        side.phase = Phase::Idle;
+        side.value = None;
+        side.renew_gen += 1;
+        side.deadline_gen += 1;
+    }
+
+    /// (Re)arms the node's expiry timer for its key.
+    fn schedule_expiry(&self, core: &mut Core, n: NodeId) {
+        let node = &self.nodes[n.index()];
+        if let Some(key) = node.key {
+            core.service_timer(node.expiry_virtual(&key), ServiceTimer::RedisKeyExpiry { node: n });
+        }
+    }
+
+    fn set_key(&mut self, core: &mut Core, n: NodeId, c: ClientId, value: u64, px_ms: u64) {
+        let node = self.node(n);
+        let expires_at_clock = node.clock(core.now) + px_ms as i64;
+        node.key = Some(RedisKey {
+            owner: c,
+            value,
+            expires_at_clock,
+            set_at: core.now,
+        });
+        self.schedule_expiry(core, n);
+        core.record(Event::Service(ServiceEvent::RedisKeySet { node: n, client: c }));
+    }
+
+    fn on_node_message(&mut self, core: &mut Core, c: ClientId, n: NodeId, body: Body) {
+        let node = &self.nodes[n.index()];
+        let reply_delay = node.slow_ms;
+        let down = node.down;
+        let live = node.live_key(core.now);
+        if node.key.is_some() && live.is_none() && !down {
+            self.expire(core, n); // Lazy expiry, as a GET would do.
+        }
+        let reply = match body {
+            Body::RedisSet { round, .. } | Body::RedisExtend { round, .. } if down => {
+                Body::RedisRefused { round }
+            }
+            Body::RedisSet {
+                value,
+                px_ms,
+                incr_fence,
+                round,
+            } => {
+                let ok = live.is_none();
+                if ok {
+                    self.set_key(core, n, c, value, px_ms);
+                }
+                let fence = incr_fence.then(|| {
+                    let node = self.node(n);
+                    node.fence += 1;
+                    node.fence
+                });
+                if let Some(f) = fence {
+                    self.fence_of.insert(value, f);
+                }
+                Body::RedisSetReply { ok, fence, round }
+            }
+            Body::RedisExtend {
+                value,
+                px_ms,
+                blind,
+                round,
+            } => {
+                let mine = live.is_some_and(|k| k.value == value);
+                // A blind SET takes the key whoever holds it: a renewal that
+                // arrives after expiry silently re-acquires.
+                let ok = mine || blind;
+                if ok {
+                    self.set_key(core, n, c, value, px_ms);
+                }
+                Body::RedisExtendReply { ok, round }
+            }
+            Body::RedisUnlock { value, plain_del } => {
+                if let Some(key) = live.filter(|k| plain_del || k.value == value) {
+                    self.node(n).key = None;
+                    core.record(Event::Service(ServiceEvent::RedisKeyDeleted {
+                        node: n,
+                        owner: key.owner,
+                        by: c,
+                    }));
+                }
+                return;
+            }
+            _ => return,
+        };
+        core.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
+    }
+
+    fn expire(&mut self, core: &mut Core, n: NodeId) {
+        if let Some(key) = self.node(n).key.take() {
+            core.record(Event::Service(ServiceEvent::RedisKeyExpired {
+                node: n,
+                client: key.owner,
+            }));
+        }
+    }
+
+    fn on_reply(&mut self, core: &mut Core, c: ClientId, body: Body) {
+        let (round, ok, fence) = match body {
+            Body::RedisSetReply { ok, fence, round } => (round, ok, fence),
+            Body::RedisExtendReply { ok, round } => (round, ok, None),
+            Body::RedisRefused { round } => (round, false, None),
+            _ => return,
+        };
+        let side = self.side(c);
+        if side.round != round || side.phase == Phase::Idle {
+            return; // A late answer to a round already decided.
+        }
+        side.replies += 1;
+        side.oks += u8::from(ok);
+        if fence.is_some() {
+            side.fence = fence;
+        }
+        if usize::from(side.replies) < NODES {
+            return;
+        }
+        match side.phase {
+            Phase::Acquiring => self.finish_attempt(core, c),
+            Phase::Extending => self.finish_extension(core, c),
+            Phase::Idle => {}
+        }
+    }
+
+    fn bring_up(&mut self, core: &mut Core, n: NodeId) {
+        let keeps_data = self.options.persistence == Persistence::Fsync;
+        let node = self.node(n);
+        node.down = false;
+        node.restart_at = None;
+        node.crashed_at = None;
+        if !keeps_data {
+            node.key = None;
+            let had_fence = node.fence > 0;
+            node.fence = 0;
+            if had_fence {
+                core.record(Event::Service(ServiceEvent::RedisFenceReset { node: n }));
+            }
+        }
+        core.record(Event::NodeRestarted {
+            node: n,
+            empty: !keeps_data,
+        });
+        let node = &self.nodes[n.index()];
+        if node.key.is_some() && node.live_key(core.now).is_none() {
+            self.expire(core, n);
+        }
+        self.schedule_expiry(core, n);
+    }
+
+    /// The lock value held on a quorum of live nodes, with its nodes' keys.
+    fn quorum_keys(&self, now: Millis) -> Option<Vec<(RedisKey, Millis)>> {
+        let mut by_value: BTreeMap<u64, Vec<(RedisKey, Millis)>> = BTreeMap::new();
+        for node in &self.nodes {
+            if let Some(key) = node.live_key(now) {
+                by_value
+                    .entry(key.value)
+                    .or_default()
+                    .push((key, node.expiry_virtual(&key)));
+            }
+        }
+        by_value
+            .into_values()
+            .find(|keys| keys.len() >= usize::from(QUORUM))
+    }
+}
+
+impl LockService for RedlockService {
+    fn acquire(&mut self, core: &mut Core, c: ClientId) {
+        self.side(c).attempt = 0;
+        self.start_attempt(core, c);
+    }
+
+    fn release(&mut self, core: &mut Core, c: ClientId) {
+        let plain_del = self.options.release == ReleaseMode::PlainDel;
+        self.unlock_all(core, c, plain_del);
+        self.forget(c);
+    }
+
+    fn on_message(&mut self, core: &mut Core, msg: Message) {
+        match (msg.from, msg.to) {
+            (Endpoint::Client(c), Endpoint::Node(n)) => self.on_node_message(core, c, n, msg.body),
+            (Endpoint::Node(_), Endpoint::Client(c)) => self.on_reply(core, c, msg.body),
+            _ => {}
+        }
+    }
+
+    fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer) {
+        let side = &self.side[c.index()];
+        match timer {
+            ClientTimer::RedlockNodeTimeout { round, .. } if round == side.round => {
+                match side.phase {
+                    Phase::Acquiring => self.finish_attempt(core, c),
+                    Phase::Extending => self.finish_extension(core, c),
+                    Phase::Idle => {}
+                }
+            }
+            ClientTimer::RedlockRetry { round } if round == side.round => {
+                if side.phase == Phase::Idle && core.client(c).belief == Belief::Acquiring {
+                    self.start_attempt(core, c);
+                }
+            }
+            ClientTimer::Renew { gen } if gen == side.renew_gen => {
+                if core.client(c).belief.is_holding() && core.client(c).renewal {
+                    self.start_extension(core, c);
+                }
+            }
+            ClientTimer::LeaseDeadline { gen } if gen == side.deadline_gen => {
+                if core.client(c).belief.is_holding() {
+                    self.forget(c);
+                    lose(core, c, LossReason::LocalDeadline);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_service_timer(&mut self, core: &mut Core, timer: ServiceTimer) {
+        match timer {
+            ServiceTimer::RedisKeyExpiry { node: n } => {
+                let node = &self.nodes[n.index()];
+                let due = node
+                    .key
+                    .is_some_and(|k| node.expiry_virtual(&k) <= core.now && !node.down);
+                if due {
+                    self.expire(core, n);
+                }
+            }
+            ServiceTimer::RedisRestart { node: n } => {
+                if self.nodes[n.index()].restart_at == Some(core.now) {
+                    self.bring_up(core, n);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_crash(&mut self, _core: &mut Core, c: ClientId) {
+        self.side[c.index()] = Side::default();
+    }
+
+    fn on_renewal_on(&mut self, core: &mut Core, c: ClientId) {
+        if core.client(c).belief.is_holding() {
+            self.arm_renew(core, c);
+        }
+    }
+
+    fn check_node_command(&self, n: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        let node = &self.nodes[n.index()];
+        match cmd {
+            NodeCommand::Crash if node.down => Err(CommandError::NodeDown { node: n }),
+            NodeCommand::Restart if !node.down => Err(CommandError::NodeUp { node: n }),
+            NodeCommand::ClockJump { jump_ms } => {
+                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
+                    Err(CommandError::ClockJumpOutOfRange { jump_ms })
+                } else {
+                    Ok(())
+                }
+            }
+            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
+                Err(CommandError::DelayOutOfRange { extra_ms })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn node_command(&mut self, core: &mut Core, n: NodeId, cmd: NodeCommand) {
+        let keeps_data = self.options.persistence == Persistence::Fsync;
+        match cmd {
+            NodeCommand::Crash => {
+                let node = self.node(n);
+                node.down = true;
+                node.crashed_at = Some(core.now);
+                node.restart_at = None;
+                core.record(Event::NodeCrashed {
+                    node: n,
+                    keeps_data,
+                });
+            }
+            NodeCommand::Restart => {
+                let crashed_at = self.nodes[n.index()].crashed_at.unwrap_or(core.now);
+                // A delayed restart keeps the node down longer than any lease
+                // it may have granted.
+                let ready = crashed_at.plus(self.ttl_ms);
+                if self.options.restart == RestartPolicy::Delayed && core.now < ready {
+                    self.node(n).restart_at = Some(ready);
+                    core.service_timer(ready, ServiceTimer::RedisRestart { node: n });
+                    core.record(Event::NodeRestartDelayed {
+                        node: n,
+                        until: ready,
+                    });
+                } else {
+                    self.bring_up(core, n);
+                }
+            }
+            NodeCommand::ClockJump { jump_ms } => {
+                self.node(n).clock_offset_ms += jump_ms;
+                core.record(Event::ClockJumped { node: n, jump_ms });
+                let node = &self.nodes[n.index()];
+                if node.key.is_some() && node.live_key(core.now).is_none() && !node.down {
+                    self.expire(core, n);
+                }
+                self.schedule_expiry(core, n);
+            }
+            NodeCommand::Slow { extra_ms } => {
+                self.node(n).slow_ms = extra_ms;
+                core.record(Event::NodeSlow { node: n, extra_ms });
+            }
+        }
+    }
+
+    fn holder(&self, core: &Core) -> Option<HolderView> {
+        let mut keys = self.quorum_keys(core.now)?;
+        let first = keys[0].0;
+        // The quorum formed when its third key was set, and lasts until all
+        // but two of its keys have expired.
+        keys.sort_by_key(|(k, _)| k.set_at);
+        let since = keys[usize::from(QUORUM) - 1].0.set_at;
+        keys.sort_by_key(|&(_, expiry)| std::cmp::Reverse(expiry));
+        let until = keys[usize::from(QUORUM) - 1].1;
+        Some(HolderView {
+            client: first.owner,
+            token: self.fence_of.get(&first.value).map(|&f| Token(f)),
+            lease_key: first.value,
+            since,
+            until: Some(until),
+        })
+    }
+
+    fn lease_end(&self, core: &Core, c: ClientId) -> Option<Millis> {
+        self.holder(core).filter(|h| h.client == c)?.until
+    }
+
+    fn detail(&self, core: &Core) -> ServiceDetail {
+        let nodes = NodeId::all()
+            .map(|n| {
+                let node = &self.nodes[n.index()];
+                let clock = node.clock(core.now);
+                RedisNodeView {
+                    node: n,
+                    up: !node.down,
+                    clock_offset_ms: node.clock_offset_ms,
+                    clock_ms: clock,
+                    slow_ms: node.slow_ms,
+                    key: node.live_key(core.now).map(|k| RedisKeyView {
+                        owner: k.owner,
+                        value: k.value,
+                        ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
+                    }),
+                    fence: node.fence,
+                    restart_at: node.restart_at,
+                }
+            })
+            .collect();
+        ServiceDetail::Redlock { nodes }
+    }
+
+    fn monotonic_tokens(&self) -> bool {
+        false
+    }
+}

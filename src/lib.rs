@@ -1,1 +1,2 @@
 pub mod sim;
+pub mod ui;

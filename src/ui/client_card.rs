@@ -1,0 +1,394 @@
+//! One client's card: what it believes, how long it thinks its lease has
+//! left against what the service says, and the buttons that drive it.
+
+use super::dom::{checked_of, value_of};
+use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
+use crate::sim::client::{Belief, ClientState, ClientView, LastWrite};
+use crate::sim::engine::Sim;
+use crate::sim::scenario::{Command, PartitionScope};
+use crate::sim::types::{Backend, ClientId, Millis};
+use yew::prelude::*;
+
+/// The extra network time of a "Delayed send": longer than a default TTL,
+/// so a write sent in time can land after the next holder's.
+pub const LATE_WRITE_MS: u64 = 6_000;
+
+/// Why each button is disabled, `None` when it is enabled.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CardChecks {
+    pub acquire: Option<String>,
+    pub write: Option<String>,
+    pub release: Option<String>,
+    pub gc_pause: Option<String>,
+    pub partition: Option<String>,
+    pub heal: Option<String>,
+    pub crash: Option<String>,
+    pub restart: Option<String>,
+    pub renewal: Option<String>,
+    pub late_write: Option<String>,
+    pub partition_all: Option<String>,
+}
+
+impl CardChecks {
+    /// Asks the simulation, without running anything, which commands it would take.
+    pub fn from_sim(sim: &Sim, c: ClientId, renewal_on: bool, pause_s: u64) -> CardChecks {
+        let why = |command| sim.check(c, command).err().map(|e| e.to_string());
+        CardChecks {
+            acquire: why(Command::Acquire),
+            write: why(Command::Write),
+            release: why(Command::Release),
+            gc_pause: why(Command::GcPause {
+                pause_ms: pause_s * 1000,
+            }),
+            partition: why(Command::Partition {
+                scope: PartitionScope::Service,
+            }),
+            heal: why(Command::Heal),
+            crash: why(Command::Crash),
+            restart: why(Command::Restart),
+            renewal: why(Command::Renewal { on: !renewal_on }),
+            late_write: why(Command::WriteDelayed {
+                extra_ms: LATE_WRITE_MS,
+            }),
+            partition_all: why(Command::Partition {
+                scope: PartitionScope::ServiceAndResource,
+            }),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ClientCardProps {
+    pub view: ClientView,
+    pub now: Millis,
+    pub ttl_ms: u64,
+    pub backend: Backend,
+    /// The GC pause chosen on this card, in seconds.
+    pub pause_s: u64,
+    pub checks: CardChecks,
+    pub dispatch: Callback<Action>,
+}
+
+impl ClientCardProps {
+    pub fn from_sim(sim: &Sim, c: ClientId, pause_s: u64, dispatch: Callback<Action>) -> Self {
+        let view = sim.client_view(c);
+        let checks = CardChecks::from_sim(sim, c, view.renewal, pause_s);
+        ClientCardProps {
+            view,
+            now: sim.now(),
+            ttl_ms: sim.config().ttl_ms,
+            backend: sim.config().backend,
+            pause_s,
+            checks,
+            dispatch,
+        }
+    }
+}
+
+/// The state's class suffix and a mark that carries it without colour.
+fn state_look(state: ClientState) -> (&'static str, &'static str) {
+    match state {
+        ClientState::Idle => ("idle", "○"),
+        ClientState::Acquiring => ("acquiring", "→"),
+        ClientState::Waiting => ("waiting", "⋯"),
+        ClientState::Holding => ("holding", "●"),
+        ClientState::Paused => ("paused", "‖"),
+        ClientState::Partitioned => ("partitioned", "✂"),
+        ClientState::Crashed => ("crashed", "✕"),
+        ClientState::Suspended => ("suspended", "?"),
+        ClientState::Lost => ("lost", "✕"),
+    }
+}
+
+#[component]
+pub fn ClientCard(props: &ClientCardProps) -> Html {
+    let view = &props.view;
+    let letter = view.id.letter();
+    let (slug, mark) = state_look(view.state);
+    let class = classes!(
+        "client-card",
+        format!("client-card--{slug}"),
+        view.stale.then_some("client-card--stale")
+    );
+    html! {
+        <section class={class} aria-label={format!("Client {letter}")}>
+            <header class="client-card__head">
+                <h3 class="client-card__name">{ format!("Client {letter}") }</h3>
+                <p class={classes!("client-card__state", format!("client-card__state--{slug}"))}>
+                    <span class="client-card__mark" aria-hidden="true">{ mark }</span>
+                    { view.state.word() }
+                </p>
+            </header>
+            { stale_alarm(view) }
+            { facts(props) }
+            { lease_bars(props) }
+            { buttons(props) }
+        </section>
+    }
+}
+
+fn stale_alarm(view: &ClientView) -> Html {
+    if !view.stale {
+        return html! {};
+    }
+    html! {
+        <p class="client-card__alarm" role="status">
+            <span aria-hidden="true">{ "⚠ " }</span>
+            { format!("{} believes it holds the lock; the service says it does not.", view.id) }
+        </p>
+    }
+}
+
+fn facts(props: &ClientCardProps) -> Html {
+    let view = &props.view;
+    let token = match view.belief.token() {
+        Some(t) => t.to_string(),
+        None => "—".into(),
+    };
+    let mut notes: Vec<String> = Vec::new();
+    if let Some(until) = view.paused_until {
+        notes.push(format!(
+            "frozen by a GC pause until t={} ({} left)",
+            seconds_1(until.ms()),
+            seconds_1(props.now.until(until))
+        ));
+    }
+    match view.partition {
+        Some(PartitionScope::Service) => notes.push("cut off from the lock service".into()),
+        Some(PartitionScope::ServiceAndResource) => {
+            notes.push("cut off from the lock service and the resource".into())
+        }
+        None => {}
+    }
+    if let Some(conn) = view.zk_conn {
+        notes.push(format!("ZooKeeper connection: {conn}"));
+    }
+    if !view.queued.is_empty() {
+        let list: Vec<String> = view.queued.iter().map(|c| c.to_string()).collect();
+        notes.push(format!("queued until it wakes: {}", list.join(", ")));
+    }
+    if let Some(last) = view.last_write {
+        notes.push(
+            match last {
+                LastWrite::InFlight => "last write: on its way",
+                LastWrite::Accepted => "last write: accepted",
+                LastWrite::Rejected => "last write: rejected",
+            }
+            .into(),
+        );
+    }
+    if !view.renewal {
+        notes.push("renewal off: the lease will not be extended".into());
+    }
+    html! {
+        <>
+            <p class="client-card__token">
+                <span class="client-card__label">{ "token " }</span>
+                <strong>{ token }</strong>
+            </p>
+            if !notes.is_empty() {
+                <ul class="client-card__notes">
+                    { for notes.into_iter().map(|n| html! { <li>{ n }</li> }) }
+                </ul>
+            }
+        </>
+    }
+}
+
+/// One bar: how much lease is left, drawn against the TTL.
+fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm: bool) -> Html {
+    let percent = remaining.map_or(0, |left| {
+        let scale = scale_ms.max(left).max(1);
+        left.saturating_mul(100) / scale
+    });
+    let class = classes!(
+        "lease-bar",
+        alarm.then_some("lease-bar--alarm"),
+        (remaining == Some(0)).then_some("lease-bar--empty")
+    );
+    html! {
+        <div class={class}>
+            <div class="lease-bar__label">
+                <span>{ label }</span>
+                <span class="lease-bar__words">{ words }</span>
+            </div>
+            <div class="lease-bar__track" role="presentation">
+                <div class="lease-bar__fill" style={format!("width: {percent}%")}></div>
+            </div>
+        </div>
+    }
+}
+
+fn lease_bars(props: &ClientCardProps) -> Html {
+    let view = &props.view;
+    let now = props.now;
+    let (believed, believed_words) = match view.belief {
+        Belief::Holding {
+            until: Some(until), ..
+        } => {
+            let left = now.until(until);
+            (Some(left), format!("{} left", seconds_1(left)))
+        }
+        Belief::Holding { until: None, .. } => (
+            None,
+            "holds while its session lives (no deadline of its own)".into(),
+        ),
+        Belief::Waiting { .. } => (None, "waiting in the queue".into()),
+        Belief::Acquiring => (None, "asking".into()),
+        Belief::Idle => (None, "no lock".into()),
+    };
+    let service_word = match props.backend {
+        Backend::Redlock => "Redis nodes say",
+        Backend::ZooKeeper => "ZooKeeper says",
+        Backend::Etcd => "etcd says",
+    };
+    let (service, service_words) = match view.service_until {
+        Some(until) => {
+            let left = now.until(until);
+            (Some(left), format!("{} left", seconds_1(left)))
+        }
+        None if view.belief.is_holding() => (Some(0), "no lease for it".into()),
+        None => (None, "no lease".into()),
+    };
+    html! {
+        <div class="client-card__leases">
+            { bar("it believes", believed, props.ttl_ms, believed_words, view.stale) }
+            { bar(service_word, service, props.ttl_ms, service_words, view.stale) }
+        </div>
+    }
+}
+
+/// A button that sends one command, disabled with the reason as its tooltip.
+fn command_button(
+    props: &ClientCardProps,
+    name: &str,
+    command: Command,
+    blocked: &Option<String>,
+    hint: String,
+) -> Html {
+    let c = props.view.id;
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Client(c, command));
+    let title = blocked.clone().unwrap_or(hint);
+    html! {
+        <button type="button" class="button client-card__button" {onclick}
+            disabled={blocked.is_some()} title={title}>
+            { name }
+        </button>
+    }
+}
+
+fn buttons(props: &ClientCardProps) -> Html {
+    let view = &props.view;
+    let c = view.id;
+    let checks = &props.checks;
+    let pause_ms = props.pause_s * 1000;
+    let pause_id = format!("pause-{}", c.letter().to_ascii_lowercase());
+    let renewal_id = format!("renewal-{}", c.letter().to_ascii_lowercase());
+    let on_pause = props
+        .dispatch
+        .reform(move |e: Event| Action::ChoosePause(c, value_of(&e)));
+    let on_renewal = props
+        .dispatch
+        .reform(move |e: Event| Action::Client(c, Command::Renewal { on: checked_of(&e) }));
+    let partition = if view.partition.is_some() {
+        command_button(
+            props,
+            "Heal",
+            Command::Heal,
+            &checks.heal,
+            format!("Reconnect {c}"),
+        )
+    } else {
+        command_button(
+            props,
+            "Partition",
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+            &checks.partition,
+            format!("Cut {c} off from the lock service; it can still reach the resource"),
+        )
+    };
+    let crash = if view.crashed {
+        command_button(
+            props,
+            "Restart",
+            Command::Restart,
+            &checks.restart,
+            format!("{c} comes back with no lock"),
+        )
+    } else {
+        command_button(
+            props,
+            "Crash",
+            Command::Crash,
+            &checks.crash,
+            format!("{c} forgets everything; the service keeps its lease until it expires"),
+        )
+    };
+    html! {
+        <div class="client-card__controls">
+            <div class="client-card__buttons">
+                { command_button(props, "Acquire", Command::Acquire, &checks.acquire,
+                    format!("{c} asks the lock service for the lock")) }
+                { command_button(props, "Write", Command::Write, &checks.write,
+                    format!("{c} writes to the counter with the token it believes it holds")) }
+                { command_button(props, "Release", Command::Release, &checks.release,
+                    format!("{c} gives the lock back")) }
+                { command_button(props, "GC pause", Command::GcPause { pause_ms }, &checks.gc_pause,
+                    format!("Freeze {c} for {} s, as a stop-the-world collection would", props.pause_s)) }
+                { partition }
+                { crash }
+            </div>
+            <div class="client-card__options">
+                <label class="field field--inline" for={pause_id.clone()}>
+                    <span class="field__label">{ "Pause (s)" }</span>
+                    <select id={pause_id} class="field__select" onchange={on_pause}>
+                        { for PAUSE_CHOICES_S.iter().map(|&s| html! {
+                            <option value={s.to_string()} selected={s == props.pause_s}>{ s }</option>
+                        }) }
+                    </select>
+                </label>
+                <label class="toggle" for={renewal_id.clone()}
+                    title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
+                    <input id={renewal_id} type="checkbox" class="toggle__input"
+                        checked={view.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
+                    <span class="toggle__text">{ "Renewal" }</span>
+                </label>
+            </div>
+            { more_faults(props) }
+        </div>
+    }
+}
+
+fn renewal_hint(backend: Backend) -> String {
+    let what = match backend {
+        Backend::Redlock => "extends its key on a majority of nodes",
+        Backend::ZooKeeper => "heartbeats its session",
+        Backend::Etcd => "sends lease keepalives",
+    };
+    format!("While on, the client {what} every third of the TTL")
+}
+
+fn more_faults(props: &ClientCardProps) -> Html {
+    let c = props.view.id;
+    let checks = &props.checks;
+    html! {
+        <details class="client-card__more">
+            <summary>{ "More faults" }</summary>
+            <div class="client-card__buttons">
+                { command_button(props, "Delayed send (+6 s)",
+                    Command::WriteDelayed { extra_ms: LATE_WRITE_MS }, &checks.late_write,
+                    format!("{c} writes now, but the packet spends 6 s more in the network")) }
+                if props.view.partition.is_none() {
+                    { command_button(props, "Cut off service and resource",
+                        Command::Partition { scope: PartitionScope::ServiceAndResource },
+                        &checks.partition_all,
+                        format!("Cut {c} off from the lock service and from the resource")) }
+                }
+            </div>
+        </details>
+    }
+}

@@ -1,0 +1,217 @@
+//! The run's settings and the clock: backend, fencing, TTL, seed, speed,
+//! Start/Pause, Step and Reset.
+
+use super::dom::{checked_of, value_of};
+use super::state::{seconds_1, speed_words, Action, Notice, AppState};
+use crate::sim::engine::Sim;
+use crate::sim::scenario::Config;
+use crate::sim::types::{Backend, Fencing};
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ControlsProps {
+    pub config: Config,
+    pub running: bool,
+    pub speed_quarters: u32,
+    /// Why Step is disabled, `None` when there is an event to run.
+    pub step_blocked: Option<String>,
+    /// The line under the backend switch: lease flavour, token, time left.
+    pub backend_line: String,
+    pub notice: Option<Notice>,
+    pub dispatch: Callback<Action>,
+}
+
+impl ControlsProps {
+    pub fn from_sim(sim: &Sim, state: &AppState, dispatch: Callback<Action>) -> Self {
+        let step_blocked = match sim.next_event_at() {
+            Some(_) => None,
+            None => Some("Nothing is scheduled: click a command on a card first".to_string()),
+        };
+        ControlsProps {
+            config: sim.config().clone(),
+            running: state.running,
+            speed_quarters: state.speed_quarters,
+            step_blocked,
+            backend_line: backend_line(sim),
+            notice: state.notice.clone(),
+            dispatch,
+        }
+    }
+}
+
+/// "etcd: token = create_revision of the lock key, lease remaining 3.2 s".
+pub fn backend_line(sim: &Sim) -> String {
+    let now = sim.now();
+    let left = sim
+        .holder()
+        .and_then(|h| h.until)
+        .map(|until| seconds_1(now.until(until)));
+    let config = sim.config();
+    match config.backend {
+        Backend::Etcd => format!(
+            "etcd: token = create_revision of the lock key, {}",
+            match left {
+                Some(l) => format!("lease remaining {l}"),
+                None => "no lease holds the lock".into(),
+            }
+        ),
+        Backend::ZooKeeper => format!(
+            "ZooKeeper: token = sequence number of the lock znode; the lease is the session, {}",
+            match left {
+                Some(l) => format!("which expires in {l} without a heartbeat"),
+                None => "and no session holds the lock".into(),
+            }
+        ),
+        Backend::Redlock => format!(
+            "Redlock: the lock value is random (unique, not ordered); token = INCR fence counter on node 1, {}",
+            match left {
+                Some(l) => format!("key TTL remaining {l}"),
+                None => "no key holds the lock".into(),
+            }
+        ),
+    }
+}
+
+/// The TTL as the input shows it: "5" or "2.5".
+fn ttl_words(ttl_ms: u64) -> String {
+    if ttl_ms % 1000 == 0 {
+        (ttl_ms / 1000).to_string()
+    } else {
+        format!("{}", ttl_ms as f64 / 1000.0)
+    }
+}
+
+fn speed_value(quarters: u32) -> String {
+    format!("{}", f64::from(quarters) / 4.0)
+}
+
+#[component]
+pub fn Controls(props: &ControlsProps) -> Html {
+    html! {
+        <section class="controls" aria-label="Controls">
+            { backend_switch(props) }
+            { run_settings(props) }
+            { clock(props) }
+            { notice(props) }
+        </section>
+    }
+}
+
+fn backend_switch(props: &ControlsProps) -> Html {
+    let current = props.config.backend;
+    html! {
+        <div class="controls__group controls__group--backend">
+            <fieldset class="backend-switch" role="radiogroup" aria-labelledby="backend-legend">
+                <legend id="backend-legend" class="backend-switch__legend">{ "Backend" }</legend>
+                { for Backend::ALL.iter().map(|&b| {
+                    let onchange = props.dispatch.reform(move |_: Event| Action::SetBackend(b));
+                    html! {
+                        <label class={classes!("backend-switch__option",
+                            (b == current).then_some("backend-switch__option--on"))}>
+                            <input type="radio" name="backend" value={b.slug()}
+                                checked={b == current} {onchange} />
+                            <span>{ b.name() }</span>
+                        </label>
+                    }
+                }) }
+            </fieldset>
+            <p class="controls__backend-line">{ &props.backend_line }</p>
+        </div>
+    }
+}
+
+fn run_settings(props: &ControlsProps) -> Html {
+    let config = &props.config;
+    let on_fencing = props
+        .dispatch
+        .reform(|e: Event| Action::SetFencing(checked_of(&e)));
+    let on_ttl = props
+        .dispatch
+        .reform(|e: InputEvent| Action::SetTtl(value_of(&e)));
+    let on_seed = props
+        .dispatch
+        .reform(|e: InputEvent| Action::SetSeed(value_of(&e)));
+    html! {
+        <div class="controls__group controls__group--settings">
+            <label class="toggle toggle--fencing" for="fencing"
+                title="The resource refuses a write whose token is below the highest it has accepted">
+                <input id="fencing" type="checkbox" class="toggle__input"
+                    checked={config.fencing == Fencing::On} onchange={on_fencing} />
+                <span class="toggle__text">{ "Fencing" }</span>
+            </label>
+            <label class="field" for="ttl">
+                <span class="field__label">{ "TTL (s)" }</span>
+                <input id="ttl" class="field__input field__input--short" type="number"
+                    min="1" max="30" step="0.5" inputmode="decimal"
+                    value={ttl_words(config.ttl_ms)} oninput={on_ttl} />
+            </label>
+            <label class="field" for="seed">
+                <span class="field__label">{ "Seed" }</span>
+                <input id="seed" class="field__input" type="text" inputmode="numeric"
+                    autocomplete="off" spellcheck="false"
+                    value={config.seed.to_string()} oninput={on_seed} />
+            </label>
+            <p class="controls__hint">{ "Changing any of these starts a fresh run." }</p>
+        </div>
+    }
+}
+
+fn clock(props: &ControlsProps) -> Html {
+    let (run_name, run_action) = if props.running {
+        ("Pause", Action::Pause)
+    } else {
+        ("Start", Action::Start)
+    };
+    let on_run = props.dispatch.reform(move |_: MouseEvent| run_action.clone());
+    let on_step = props.dispatch.reform(|_: MouseEvent| Action::Step);
+    let on_reset = props.dispatch.reform(|_: MouseEvent| Action::Reset);
+    let on_speed = props
+        .dispatch
+        .reform(|e: InputEvent| Action::SetSpeed(value_of(&e)));
+    let step_title = props
+        .step_blocked
+        .clone()
+        .unwrap_or_else(|| "Run the next scheduled event, then stop".into());
+    html! {
+        <div class="controls__group controls__group--clock" role="group" aria-label="Clock">
+            <button type="button" class={classes!("button", "button--primary",
+                props.running.then_some("button--running"))} onclick={on_run}>
+                { run_name }
+            </button>
+            <button type="button" class="button" onclick={on_step}
+                disabled={props.step_blocked.is_some()} title={step_title}>
+                { "Step" }
+            </button>
+            <button type="button" class="button" onclick={on_reset}
+                title="A fresh run with the same settings and seed">
+                { "Reset" }
+            </button>
+            <label class="field field--speed" for="speed">
+                <span class="field__label">{ "Speed" }</span>
+                <input id="speed" class="field__range" type="range" min="0.25" max="8" step="0.25"
+                    value={speed_value(props.speed_quarters)} oninput={on_speed}
+                    aria-valuetext={speed_words(props.speed_quarters)} />
+            </label>
+            <output class="controls__speed" for="speed">{ speed_words(props.speed_quarters) }</output>
+        </div>
+    }
+}
+
+fn notice(props: &ControlsProps) -> Html {
+    let Some(notice) = &props.notice else {
+        return html! { <p class="notice notice--empty" role="status"></p> };
+    };
+    let (class, role) = match notice {
+        Notice::Refused(_) => ("notice--refused", "alert"),
+        Notice::Info(_) => ("notice--info", "status"),
+    };
+    let dismiss = props.dispatch.reform(|_: MouseEvent| Action::DismissNotice);
+    html! {
+        <p class={classes!("notice", class)} role={role}>
+            <span class="notice__text">{ notice.text() }</span>
+            <button type="button" class="notice__dismiss" aria-label="Dismiss" onclick={dismiss}>
+                { "×" }
+            </button>
+        </p>
+    }
+}

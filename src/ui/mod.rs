@@ -1,0 +1,113 @@
+//! The page: Yew function components over the simulation core. The core is
+//! the state; every view here is drawn from a snapshot of it.
+
+pub mod client_card;
+pub mod controls;
+pub mod dom;
+pub mod event_log;
+pub mod intro;
+pub mod messages;
+pub mod resource_panel;
+pub mod service_panel;
+pub mod state;
+pub mod status;
+
+use client_card::{ClientCard, ClientCardProps};
+use controls::{Controls, ControlsProps};
+use event_log::{log_lines, EventLog};
+use intro::{Intro, Masthead};
+use messages::{Messages, MessagesProps};
+use resource_panel::{ResourcePanel, ResourcePanelProps};
+use service_panel::{ServicePanel, ServicePanelProps};
+use state::{Action, AppState, StartSim};
+use status::{Status, StatusProps};
+
+use crate::sim::types::ClientId;
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Default, Properties)]
+pub struct AppProps {
+    /// A run to start from instead of a fresh one (tests and shared runs).
+    #[prop_or_default]
+    pub start: Option<StartSim>,
+}
+
+/// Advances the clock one frame at a time while it runs. The interval is
+/// owned by the effect and dropped when the clock stops or the page goes.
+#[hook]
+fn use_ticker(running: bool, dispatch: Callback<Action>) {
+    use_effect_with(running, move |&running| {
+        let ticker = start_ticker(running, dispatch);
+        // Dropping the interval on cleanup cancels it.
+        move || {
+            let _stopped = ticker;
+        }
+    });
+}
+
+#[cfg(target_arch = "wasm32")]
+fn start_ticker(
+    running: bool,
+    dispatch: Callback<Action>,
+) -> Option<gloo_timers::callback::Interval> {
+    let frame = u32::try_from(state::FRAME_MS).unwrap_or(16);
+    running.then(|| {
+        gloo_timers::callback::Interval::new(frame, move || dispatch.emit(Action::Tick))
+    })
+}
+
+/// Natively (server rendering) effects never run, so there is no clock.
+#[cfg(not(target_arch = "wasm32"))]
+fn start_ticker(_running: bool, _dispatch: Callback<Action>) -> Option<()> {
+    None
+}
+
+#[component]
+pub fn App(props: &AppProps) -> Html {
+    let start = props.start.clone();
+    let state = use_reducer(move || AppState::new(start));
+    let dispatch = state.dispatcher().to_callback();
+    use_ticker(state.running, dispatch.clone());
+
+    let sim = state.sim.borrow();
+    let history_len = sim.history().len();
+    let lines = {
+        let sim = state.sim.clone();
+        use_memo(
+            (state.run, history_len, state.log_messages),
+            move |&(_, _, with_messages)| log_lines(sim.borrow().history(), with_messages),
+        )
+    };
+
+    let controls = ControlsProps::from_sim(&sim, &state, dispatch.clone());
+    let status = StatusProps::from_sim(&sim, state.running);
+    let cards: Vec<ClientCardProps> = ClientId::ALL
+        .iter()
+        .map(|&c| ClientCardProps::from_sim(&sim, c, state.pause_s[c.index()], dispatch.clone()))
+        .collect();
+    let service = ServicePanelProps::from_sim(&sim, dispatch.clone());
+    let resource = ResourcePanelProps::from_sim(&sim);
+    let messages = MessagesProps::from_sim(&sim);
+    drop(sim);
+
+    html! {
+        <div class="page">
+            <Masthead />
+            <main class="page__main">
+                <Intro dispatch={dispatch.clone()} />
+                <Controls ..controls />
+                <Status ..status />
+                <div class="clients">
+                    { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
+                </div>
+                <div class="page__pair">
+                    <ServicePanel ..service />
+                    <ResourcePanel ..resource />
+                </div>
+                <Messages ..messages />
+                <EventLog {lines} total={history_len}
+                    with_messages={state.log_messages} dispatch={dispatch} />
+            </main>
+        </div>
+    }
+}

@@ -1,0 +1,146 @@
+//! The protected resource, "shared-counter": what it accepted, and the
+//! banner that says when a stale write got through or was stopped.
+
+use super::state::seconds_1;
+use crate::sim::engine::Sim;
+use crate::sim::oracle::StaleWrite;
+use crate::sim::resource::RESOURCE_NAME;
+use crate::sim::types::{Fencing, Token};
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+pub struct ResourcePanelProps {
+    pub value: u64,
+    pub highest: Option<Token>,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub fencing: Fencing,
+    pub corruptions: u64,
+    pub saves: u64,
+    /// The latest stale write the resource accepted.
+    pub last_corruption: Option<StaleWrite>,
+    /// The latest stale write fencing rejected.
+    pub last_save: Option<StaleWrite>,
+}
+
+impl ResourcePanelProps {
+    pub fn from_sim(sim: &Sim) -> Self {
+        let resource = sim.resource();
+        let oracle = sim.oracle();
+        let stale = oracle.stale_writes();
+        ResourcePanelProps {
+            value: resource.value(),
+            highest: resource.highest(),
+            accepted: resource.accepted(),
+            rejected: resource.rejected(),
+            fencing: sim.config().fencing,
+            corruptions: oracle.corruptions(),
+            saves: oracle.saves(),
+            last_corruption: stale.iter().rev().find(|s| s.accepted).copied(),
+            last_save: stale.iter().rev().find(|s| !s.accepted).copied(),
+        }
+    }
+}
+
+fn token_words(token: Option<Token>) -> String {
+    token.map_or("no token".into(), |t| format!("token {t}"))
+}
+
+fn holder_words(stale: &StaleWrite) -> String {
+    match stale.holder {
+        Some(h) => format!("while the service said {h} held the lock"),
+        None => "while the service said nobody held the lock".into(),
+    }
+}
+
+fn corruption_banner(props: &ResourcePanelProps) -> Html {
+    let Some(stale) = props.last_corruption else {
+        return html! {};
+    };
+    let more = if props.corruptions > 1 {
+        format!(" ({} stale writes accepted so far.)", props.corruptions)
+    } else {
+        String::new()
+    };
+    html! {
+        <div class="banner banner--corrupt" role="alert">
+            <p class="banner__title">
+                <span class="banner__mark" aria-hidden="true">{ "✕" }</span>
+                { "Two holders, one corrupted counter" }
+            </p>
+            <p class="banner__text">
+                { format!(
+                    "At t={} {} wrote with {} {}, and the counter took it. {}{more}",
+                    seconds_1(stale.at.ms()),
+                    stale.client,
+                    token_words(stale.token),
+                    holder_words(&stale),
+                    if props.fencing.is_on() {
+                        "Fencing is on, but the counter had seen no newer token, so it could not tell."
+                    } else {
+                        "Fencing is off: nothing compared the token."
+                    },
+                ) }
+            </p>
+        </div>
+    }
+}
+
+fn save_banner(props: &ResourcePanelProps) -> Html {
+    let Some(stale) = props.last_save else {
+        return html! {};
+    };
+    let title = match stale.token {
+        Some(t) => format!("Stale token {t} rejected: fencing saved the counter"),
+        None => "Stale write without a token rejected: fencing saved the counter".into(),
+    };
+    let highest = props
+        .highest
+        .map_or("none".to_string(), |t| t.to_string());
+    html! {
+        <div class="banner banner--save" role="status">
+            <p class="banner__title">
+                <span class="banner__mark" aria-hidden="true">{ "✓" }</span>
+                { title }
+            </p>
+            <p class="banner__text">
+                { format!(
+                    "At t={} {} wrote with {} {}. The highest token the counter had accepted is {highest}, so it refused the write.",
+                    seconds_1(stale.at.ms()),
+                    stale.client,
+                    token_words(stale.token),
+                    holder_words(&stale),
+                ) }
+            </p>
+        </div>
+    }
+}
+
+#[component]
+pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
+    let highest = props.highest.map_or("—".to_string(), |t| t.to_string());
+    let rule = if props.fencing.is_on() {
+        "Fencing on: it accepts a write only if its token is at least the highest it has accepted."
+    } else {
+        "Fencing off: it accepts every write, whatever the token."
+    };
+    html! {
+        <section class="panel resource" aria-label="Resource">
+            <h2 class="panel__title">
+                { "Resource " }<code class="resource__name">{ RESOURCE_NAME }</code>
+            </h2>
+            { corruption_banner(props) }
+            { save_banner(props) }
+            <dl class="resource__facts">
+                <div><dt>{ "value" }</dt><dd>{ props.value }</dd></div>
+                <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
+                <div><dt>{ "accepted" }</dt><dd>{ props.accepted }</dd></div>
+                <div><dt>{ "rejected" }</dt><dd>{ props.rejected }</dd></div>
+            </dl>
+            <p class="panel__note">{ rule }</p>
+            <p class="panel__note">
+                { "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against." }
+            </p>
+        </section>
+    }
+}

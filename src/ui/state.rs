@@ -1,0 +1,400 @@
+//! The page's one reducer: the simulation, the clock controls and the
+//! choices a visitor makes, changed only through `Action`.
+
+use crate::sim::engine::{RunOutcome, Sim};
+use crate::sim::scenario::{
+    Command, Config, NodeCommand, RedisOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT, TTL_MS_MAX,
+    TTL_MS_MIN,
+};
+use crate::sim::types::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use std::cell::RefCell;
+use std::rc::Rc;
+use yew::Reducible;
+
+/// Virtual milliseconds one frame advances at 1x. Wall time decides only
+/// when a frame comes, never how far the simulation moves in it.
+pub const FRAME_MS: u64 = 16;
+/// Speed is kept in quarters so it stays an integer: 1 is 0.25x, 32 is 8x.
+pub const SPEED_QUARTERS_MIN: u32 = 1;
+pub const SPEED_QUARTERS_MAX: u32 = 32;
+pub const SPEED_QUARTERS_DEFAULT: u32 = 4;
+/// The GC pause lengths a card offers, in seconds.
+pub const PAUSE_CHOICES_S: [u64; 4] = [2, 5, 8, 15];
+pub const PAUSE_DEFAULT_S: u64 = 8;
+
+/// A message for the visitor: something refused, or something that happened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Notice {
+    /// Input that was refused; nothing changed.
+    Refused(String),
+    Info(String),
+}
+
+impl Notice {
+    pub fn text(&self) -> &str {
+        match self {
+            Notice::Refused(t) | Notice::Info(t) => t,
+        }
+    }
+}
+
+/// A simulation handed to the page to start from, compared by identity so
+/// it can travel in props.
+#[derive(Debug, Clone)]
+pub struct StartSim(pub Rc<Sim>);
+
+impl PartialEq for StartSim {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// Everything the page remembers between frames.
+#[derive(Debug, Clone)]
+pub struct AppState {
+    /// Shared by successive states: cloning a whole run every frame is too slow.
+    pub sim: Rc<RefCell<Sim>>,
+    /// Bumped on every change to the run, so views know to draw again.
+    pub version: u64,
+    /// Bumped on every fresh run.
+    pub run: u64,
+    pub running: bool,
+    pub speed_quarters: u32,
+    /// The GC pause chosen on each card, in seconds.
+    pub pause_s: [u64; 4],
+    pub notice: Option<Notice>,
+    /// Whether the event log shows every network message too.
+    pub log_messages: bool,
+}
+
+impl Default for AppState {
+    fn default() -> Self {
+        AppState::new(None)
+    }
+}
+
+/// What a visitor (or the ticker) can do to the page.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// One frame: advance virtual time by a fixed step times the speed.
+    Tick,
+    Start,
+    Pause,
+    /// Run the next scheduled event and stop the clock.
+    Step,
+    /// A fresh run with the same settings.
+    Reset,
+    SetSeed(String),
+    SetTtl(String),
+    SetSpeed(String),
+    SetBackend(Backend),
+    SetFencing(bool),
+    SetRedis(RedisOptions),
+    Client(ClientId, Command),
+    Node(NodeId, NodeCommand),
+    ChoosePause(ClientId, String),
+    /// etcd, fencing off, TTL 5 s, a fresh run.
+    SetUpFirstScenario,
+    DismissNotice,
+    ShowLogMessages(bool),
+}
+
+impl AppState {
+    pub fn new(start: Option<StartSim>) -> AppState {
+        let sim = match start {
+            Some(StartSim(sim)) => Sim::clone(&sim),
+            None => fresh_sim(Config::default()),
+        };
+        AppState {
+            sim: Rc::new(RefCell::new(sim)),
+            version: 0,
+            run: 0,
+            running: false,
+            speed_quarters: SPEED_QUARTERS_DEFAULT,
+            pause_s: [PAUSE_DEFAULT_S; 4],
+            notice: None,
+            log_messages: false,
+        }
+    }
+
+    pub fn config(&self) -> Config {
+        self.sim.borrow().config().clone()
+    }
+
+    /// Virtual milliseconds per frame at the current speed.
+    pub fn frame_ms(&self) -> u64 {
+        FRAME_MS * u64::from(self.speed_quarters) / 4
+    }
+
+    /// Like a successor state, with the run marked as changed.
+    fn changed(&self) -> AppState {
+        AppState {
+            version: self.version.wrapping_add(1),
+            ..self.clone()
+        }
+    }
+
+    fn with_notice(&self, notice: Notice) -> AppState {
+        AppState {
+            notice: Some(notice),
+            ..self.changed()
+        }
+    }
+
+    /// A fresh run with `config`; an invalid one is refused with its reason.
+    fn restart_with(&self, config: Config) -> AppState {
+        match Sim::new(config) {
+            Ok(sim) => AppState {
+                sim: Rc::new(RefCell::new(sim)),
+                run: self.run.wrapping_add(1),
+                running: false,
+                notice: None,
+                ..self.changed()
+            },
+            Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
+        }
+    }
+
+    fn tick(self: Rc<Self>) -> Rc<Self> {
+        if !self.running {
+            // Nothing changes: returning the same state skips the re-render.
+            return self;
+        }
+        let outcome = {
+            let mut sim = self.sim.borrow_mut();
+            let target = sim.now().plus(self.frame_ms());
+            sim.run_until(target)
+        };
+        match outcome {
+            RunOutcome::Reached => Rc::new(self.changed()),
+            RunOutcome::Truncated { events } => Rc::new(AppState {
+                running: false,
+                ..self.with_notice(Notice::Refused(format!(
+                    "The clock stopped: {events} events in one frame is past the limit. Step through them, or reset."
+                )))
+            }),
+        }
+    }
+
+    fn step(&self) -> AppState {
+        let ran = self.sim.borrow_mut().step();
+        let next = AppState {
+            running: false,
+            ..self.changed()
+        };
+        if ran {
+            next
+        } else {
+            next.with_notice(Notice::Info(
+                "Nothing is scheduled: click a command on a card first.".into(),
+            ))
+        }
+    }
+
+    fn client_command(&self, c: ClientId, command: Command) -> AppState {
+        let result = self.sim.borrow_mut().command(c, command);
+        match result {
+            Ok(()) => AppState {
+                notice: None,
+                ..self.changed()
+            },
+            Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
+        }
+    }
+
+    fn node_command(&self, node: NodeId, command: NodeCommand) -> AppState {
+        let result = self.sim.borrow_mut().node_command(node, command);
+        match result {
+            Ok(()) => AppState {
+                notice: None,
+                ..self.changed()
+            },
+            Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
+        }
+    }
+}
+
+impl Reducible for AppState {
+    type Action = Action;
+
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let config = self.config();
+        let next = match action {
+            Action::Tick => return self.tick(),
+            Action::Start => AppState {
+                running: true,
+                notice: None,
+                ..self.changed()
+            },
+            Action::Pause => AppState {
+                running: false,
+                ..self.changed()
+            },
+            Action::Step => self.step(),
+            Action::Reset => self.restart_with(config),
+            Action::SetSeed(text) => match parse_seed(&text) {
+                Ok(seed) => self.restart_with(Config { seed, ..config }),
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
+            Action::SetTtl(text) => match parse_ttl_ms(&text) {
+                Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
+            Action::SetSpeed(text) => match parse_speed_quarters(&text) {
+                Ok(speed_quarters) => AppState {
+                    speed_quarters,
+                    notice: None,
+                    ..self.changed()
+                },
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
+            Action::SetBackend(backend) => self.restart_with(Config { backend, ..config }),
+            Action::SetFencing(on) => {
+                let fencing = if on { Fencing::On } else { Fencing::Off };
+                self.restart_with(Config { fencing, ..config })
+            }
+            Action::SetRedis(redis) => self.restart_with(Config { redis, ..config }),
+            Action::Client(c, command) => self.client_command(c, command),
+            Action::Node(node, command) => self.node_command(node, command),
+            Action::ChoosePause(c, text) => match parse_pause_s(&text) {
+                Ok(seconds) => {
+                    let mut pause_s = self.pause_s;
+                    pause_s[c.index()] = seconds;
+                    AppState {
+                        pause_s,
+                        ..self.changed()
+                    }
+                }
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
+            Action::SetUpFirstScenario => {
+                let first = AppState {
+                    pause_s: [PAUSE_DEFAULT_S; 4],
+                    ..self.restart_with(first_scenario_config(config.seed))
+                };
+                first.with_notice(Notice::Info(
+                    "Set up: etcd, fencing off, TTL 5 s, clock at 0. Click Acquire on A, then Start."
+                        .into(),
+                ))
+            }
+            Action::DismissNotice => AppState {
+                notice: None,
+                ..self.changed()
+            },
+            Action::ShowLogMessages(log_messages) => AppState {
+                log_messages,
+                ..self.changed()
+            },
+        };
+        Rc::new(next)
+    }
+}
+
+/// The configuration of the scenario to run first; the seed is kept.
+pub fn first_scenario_config(seed: Seed) -> Config {
+    Config {
+        backend: Backend::Etcd,
+        fencing: Fencing::Off,
+        ttl_ms: TTL_MS_DEFAULT,
+        seed,
+        latency_scale: LATENCY_SCALE_DEFAULT,
+        renewal: [true; 4],
+        redis: RedisOptions::default(),
+    }
+}
+
+fn fresh_sim(config: Config) -> Sim {
+    match Sim::new(config) {
+        Ok(sim) => sim,
+        // The default configuration is always in range; fall back to it.
+        Err(_) => Sim::new(Config::default()).expect("the default configuration is valid"),
+    }
+}
+
+fn capitalize(sentence: &str) -> String {
+    let mut chars = sentence.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// A seed is any whole number from 0 to 18446744073709551615.
+pub fn parse_seed(text: &str) -> Result<Seed, String> {
+    let trimmed = text.trim();
+    if trimmed.is_empty() {
+        return Err("Seed: type a whole number, for example 1.".into());
+    }
+    trimmed.parse::<u64>().map(Seed).map_err(|_| {
+        format!(
+            "Seed: \"{trimmed}\" is not a whole number from 0 to {}. The run is unchanged.",
+            u64::MAX
+        )
+    })
+}
+
+/// TTL in seconds, 1 to 30, decimals allowed to the millisecond.
+pub fn parse_ttl_ms(text: &str) -> Result<u64, String> {
+    let range = format!(
+        "TTL (s): type a number of seconds from {} to {}. The run is unchanged.",
+        TTL_MS_MIN / 1000,
+        TTL_MS_MAX / 1000
+    );
+    let seconds: f64 = text.trim().parse().map_err(|_| range.clone())?;
+    if !seconds.is_finite() {
+        return Err(range);
+    }
+    let ms = (seconds * 1000.0).round();
+    if ms < TTL_MS_MIN as f64 || ms > TTL_MS_MAX as f64 {
+        return Err(range);
+    }
+    Ok(ms as u64)
+}
+
+/// Speed as a multiple, 0.25 to 8, rounded to a quarter.
+pub fn parse_speed_quarters(text: &str) -> Result<u32, String> {
+    let range = "Speed: choose from 0.25x to 8x.".to_string();
+    let speed: f64 = text
+        .trim()
+        .trim_end_matches(['x', 'X'])
+        .parse()
+        .map_err(|_| range.clone())?;
+    if !speed.is_finite() {
+        return Err(range);
+    }
+    let quarters = (speed * 4.0).round();
+    if quarters < f64::from(SPEED_QUARTERS_MIN) || quarters > f64::from(SPEED_QUARTERS_MAX) {
+        return Err(range);
+    }
+    Ok(quarters as u32)
+}
+
+/// One of the pause lengths the card offers.
+pub fn parse_pause_s(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|s| PAUSE_CHOICES_S.contains(s))
+        .ok_or_else(|| "Pause (s): choose 2, 5, 8 or 15 seconds.".to_string())
+}
+
+/// Speed for people: "0.25x", "1x", "8x".
+pub fn speed_words(quarters: u32) -> String {
+    let whole = quarters / 4;
+    match quarters % 4 {
+        0 => format!("{whole}x"),
+        1 => format!("{whole}.25x"),
+        2 => format!("{whole}.5x"),
+        _ => format!("{whole}.75x"),
+    }
+}
+
+/// The virtual clock as the status strip shows it: "t=5.2 s".
+pub fn clock_words(now: Millis) -> String {
+    format!("t={}", seconds_1(now.ms()))
+}
+
+/// Milliseconds as seconds with one decimal: "3.2 s".
+pub fn seconds_1(ms: u64) -> String {
+    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
+}

@@ -1,0 +1,98 @@
+//! The status strip: who the service says holds the lock, with which token,
+//! how many writes the resource rejected, and the virtual clock.
+
+use super::state::clock_words;
+use crate::sim::engine::Sim;
+use crate::sim::types::{ClientId, Millis, Token};
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+pub struct StatusProps {
+    pub now: Millis,
+    pub running: bool,
+    /// The service's holder.
+    pub holder: Option<ClientId>,
+    pub token: Option<Token>,
+    pub rejected: u64,
+    /// Clients that believe they hold the lock, by their own view.
+    pub believers: Vec<ClientId>,
+    /// Stale writes the resource accepted.
+    pub corruptions: u64,
+}
+
+impl StatusProps {
+    pub fn from_sim(sim: &Sim, running: bool) -> Self {
+        let holder = sim.holder();
+        let believers = sim
+            .clients()
+            .iter()
+            .filter(|c| !c.crashed && c.belief.is_holding())
+            .map(|c| c.id)
+            .collect();
+        StatusProps {
+            now: sim.now(),
+            running,
+            holder: holder.map(|h| h.client),
+            token: holder.and_then(|h| h.token),
+            rejected: sim.resource().rejected(),
+            believers,
+            corruptions: sim.oracle().corruptions(),
+        }
+    }
+}
+
+fn names(clients: &[ClientId]) -> String {
+    let letters: Vec<String> = clients.iter().map(|c| c.to_string()).collect();
+    match letters.len() {
+        0 => "nobody".into(),
+        1 => letters[0].clone(),
+        n => format!("{} and {}", letters[..n - 1].join(", "), letters[n - 1]),
+    }
+}
+
+#[component]
+pub fn Status(props: &StatusProps) -> Html {
+    let holder = props.holder.map_or("nobody".to_string(), |c| c.to_string());
+    let token = props.token.map_or("—".to_string(), |t| t.to_string());
+    let two = props.believers.len() >= 2;
+    html! {
+        <section class={classes!("status", two.then_some("status--alarm"))} aria-label="Status">
+            <dl class="status__facts">
+                <div class="status__fact">
+                    <dt>{ "holder" }</dt>
+                    <dd class="status__value">{ holder }</dd>
+                </div>
+                <div class="status__fact">
+                    <dt>{ "token" }</dt>
+                    <dd class="status__value">{ token }</dd>
+                </div>
+                <div class={classes!("status__fact", (props.rejected > 0).then_some("status__fact--save"))}>
+                    <dt>{ "rejected" }</dt>
+                    <dd class="status__value" data-testid="rejected-count">{ props.rejected }</dd>
+                </div>
+                <div class="status__fact status__fact--clock">
+                    <dt>{ "clock" }</dt>
+                    <dd class="status__value status__clock">
+                        { clock_words(props.now) }
+                        <span class="status__run">{ if props.running { " running" } else { " stopped" } }</span>
+                    </dd>
+                </div>
+            </dl>
+            <p class="status__believers">
+                if two {
+                    <strong class="status__two">
+                        <span aria-hidden="true">{ "⚠ " }</span>
+                        { format!("{} all believe they hold the lock", names(&props.believers)) }
+                    </strong>
+                } else {
+                    { format!("believed holder: {}", names(&props.believers)) }
+                }
+                if props.corruptions > 0 {
+                    <strong class="status__corrupt">
+                        { format!(" · stale writes accepted: {}", props.corruptions) }
+                    </strong>
+                }
+            </p>
+        </section>
+    }
+}

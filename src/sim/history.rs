@@ -178,7 +178,7 @@ pub enum Event {
     Acquired { client: ClientId, token: Option<Token>, until: Option<Millis> },
     Waiting { client: ClientId, token: Option<Token> },
     AcquireFailed { client: ClientId, failure: AcquireFailure },
-    AcquireRetry { client: ClientId, failure: AcquireFailure, attempt: u32, at: Millis },
+    AcquireRetry { client: ClientId, failure: AcquireFailure, attempt: u32, retry_at: Millis },
     Renewed { client: ClientId, until: Option<Millis> },
     Released { client: ClientId },
     Lost { client: ClientId, reason: LossReason },
@@ -341,10 +341,10 @@ impl fmt::Display for Event {
                 client,
                 failure,
                 attempt,
-                at,
+                retry_at,
             } => write!(
                 f,
-                "{client} did not get the lock ({failure}); it unlocks every node and tries again (attempt {attempt}) at {at}"
+                "{client} did not get the lock ({failure}); it unlocks every node and tries again (attempt {attempt}) at {retry_at}"
             ),
             Renewed {
                 client,
@@ -453,9 +453,10 @@ impl fmt::Display for Event {
             }
             TwoHolders { clients } => {
                 let names: Vec<String> = clients.iter().map(|c| c.to_string()).collect();
+                let all = if names.len() == 2 { "both" } else { "all" };
                 write!(
                     f,
-                    "TWO BELIEVED HOLDERS: {} all believe they hold the lock",
+                    "TWO BELIEVED HOLDERS: {} {all} believe they hold the lock",
                     names.join(" and ")
                 )
             }

@@ -10,6 +10,7 @@ pub mod error;
 pub mod history;
 pub mod net;
 pub mod oracle;
+pub mod presets;
 pub mod resource;
 pub mod scenario;
 pub mod types;

@@ -41,9 +41,12 @@ impl fmt::Display for Endpoint {
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Body {
     // Redis (Redlock)
-    /// `SET lock value NX PX ttl`, pipelined with `INCR fence` on node 1.
-    RedisSet { value: u64, px_ms: u64, incr_fence: bool, round: u64 },
-    RedisSetReply { ok: bool, fence: Option<u64>, round: u64 },
+    /// `SET lock value NX PX ttl`.
+    RedisSet { value: u64, px_ms: u64, round: u64 },
+    RedisSetReply { ok: bool, round: u64 },
+    /// `INCR fence` on node 1, once a quorum is held: the token.
+    RedisIncr { round: u64 },
+    RedisIncrReply { fence: u64, round: u64 },
     /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
     RedisExtend { value: u64, px_ms: u64, blind: bool, round: u64 },
     RedisExtendReply { ok: bool, round: u64 },
@@ -87,6 +90,8 @@ impl Body {
             Body::RedisSet { .. } => "SET NX PX".into(),
             Body::RedisSetReply { ok: true, .. } => "OK".into(),
             Body::RedisSetReply { ok: false, .. } => "nil (taken)".into(),
+            Body::RedisIncr { .. } => "INCR fence".into(),
+            Body::RedisIncrReply { fence, .. } => format!("fence {fence}"),
             Body::RedisExtend { blind: false, .. } => "extend if mine".into(),
             Body::RedisExtend { blind: true, .. } => "SET PX (blind)".into(),
             Body::RedisExtendReply { ok, .. } => if *ok { "extended" } else { "not mine" }.into(),

@@ -180,6 +180,11 @@ pub(crate) fn grant(
     until: Option<Millis>,
 ) {
     let since = core.now;
+    core.record(crate::sim::history::Event::Acquired {
+        client: c,
+        token,
+        until,
+    });
     core.set_belief(
         c,
         crate::sim::client::Belief::Holding {
@@ -189,11 +194,6 @@ pub(crate) fn grant(
             until,
         },
     );
-    core.record(crate::sim::history::Event::Acquired {
-        client: c,
-        token,
-        until,
-    });
 }
 
 /// The client stops believing it holds or waits for the lock.
@@ -201,8 +201,8 @@ pub(crate) fn lose(core: &mut Core, c: ClientId, reason: crate::sim::history::Lo
     if core.client(c).belief == crate::sim::client::Belief::Idle {
         return;
     }
-    core.set_belief(c, crate::sim::client::Belief::Idle);
     core.record(crate::sim::history::Event::Lost { client: c, reason });
+    core.set_belief(c, crate::sim::client::Belief::Idle);
 }
 
 /// The acquisition the client was making has failed.

@@ -6,8 +6,8 @@
 //! Simplified on purpose: requests go to all nodes at once and the client
 //! waits for every answer (a down node refuses the connection at once) or
 //! for a request timeout of twice the TTL, as a client with no per-node
-//! timeout does. The fencing token is an `INCR` counter on node 1, pipelined
-//! with the `SET`: unique and growing only while node 1 keeps its data.
+//! timeout does. The fencing token is an `INCR` counter on node 1, asked for
+//! once a quorum is held: growing only while node 1 keeps its data.
 
 use super::{extend_belief, fail, grant, lose, renew_every_ms, HolderView, LockService};
 use super::{RedisKeyView, RedisNodeView, ServiceDetail};
@@ -81,6 +81,8 @@ enum Phase {
     #[default]
     Idle,
     Acquiring,
+    /// A quorum is held; waiting for node 1's `INCR` to get a token.
+    Fencing,
     Extending,
 }
 
@@ -166,10 +168,9 @@ impl RedlockService {
         self.broadcast(
             core,
             c,
-            |n| Body::RedisSet {
+            |_| Body::RedisSet {
                 value,
                 px_ms,
-                incr_fence: n.number() == 1,
                 round,
             },
             0,
@@ -207,15 +208,17 @@ impl RedlockService {
     fn finish_attempt(&mut self, core: &mut Core, c: ClientId) {
         let side = self.side(c);
         side.phase = Phase::Idle;
-        let (oks, start, value, fence, attempt) =
-            (side.oks, side.start, side.value, side.fence, side.attempt);
+        let (oks, start, attempt, round) = (side.oks, side.start, side.attempt, side.round);
         let validity = validity_ms(self.ttl_ms, start.until(core.now));
         if oks >= QUORUM && validity > 0 {
-            let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
-            let value = value.unwrap_or_default();
-            grant(core, c, fence.map(Token), value, Some(until));
-            self.arm_renew(core, c);
-            self.arm_deadline(core, c, until);
+            self.side(c).phase = Phase::Fencing;
+            let node1 = Endpoint::Node(NodeId::new(1).expect("node 1 exists"));
+            core.send(Endpoint::Client(c), node1, Body::RedisIncr { round });
+            core.client_timer(
+                c,
+                self.request_timeout_ms(),
+                ClientTimer::RedlockNodeTimeout { round, step: 2 },
+            );
             return;
         }
         let failure = if oks < QUORUM {
@@ -239,10 +242,32 @@ impl RedlockService {
             client: c,
             failure,
             attempt: attempt + 1,
-            at: core.now.plus(delay),
+            retry_at: core.now.plus(delay),
         });
         let round = self.side[c.index()].round;
         core.client_timer(c, delay, ClientTimer::RedlockRetry { round });
+    }
+
+    /// The lock is held; the token is whatever node 1 answered, if anything.
+    fn finish_fencing(&mut self, core: &mut Core, c: ClientId) {
+        let side = self.side(c);
+        side.phase = Phase::Idle;
+        let (start, value, fence) = (side.start, side.value.unwrap_or_default(), side.fence);
+        let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
+        if core.now >= until {
+            // The token came back after the lease it was for.
+            self.unlock_all(core, c, false);
+            self.forget(c);
+            let validity_ms = validity_ms(self.ttl_ms, start.until(core.now));
+            fail(core, c, AcquireFailure::NoValidity { validity_ms });
+            return;
+        }
+        if let Some(f) = fence {
+            self.fence_of.insert(value, f);
+        }
+        grant(core, c, fence.map(Token), value, Some(until));
+        self.arm_renew(core, c);
+        self.arm_deadline(core, c, until);
     }
 
     fn finish_extension(&mut self, core: &mut Core, c: ClientId) {
@@ -329,28 +354,31 @@ impl RedlockService {
             self.expire(core, n); // Lazy expiry, as a GET would do.
         }
         let reply = match body {
-            Body::RedisSet { round, .. } | Body::RedisExtend { round, .. } if down => {
+            Body::RedisSet { round, .. }
+            | Body::RedisExtend { round, .. }
+            | Body::RedisIncr { round }
+                if down =>
+            {
                 Body::RedisRefused { round }
             }
             Body::RedisSet {
                 value,
                 px_ms,
-                incr_fence,
                 round,
             } => {
                 let ok = live.is_none();
                 if ok {
                     self.set_key(core, n, c, value, px_ms);
                 }
-                let fence = incr_fence.then(|| {
-                    let node = self.node(n);
-                    node.fence += 1;
-                    node.fence
-                });
-                if let Some(f) = fence {
-                    self.fence_of.insert(value, f);
+                Body::RedisSetReply { ok, round }
+            }
+            Body::RedisIncr { round } => {
+                let node = self.node(n);
+                node.fence += 1;
+                Body::RedisIncrReply {
+                    fence: node.fence,
+                    round,
                 }
-                Body::RedisSetReply { ok, fence, round }
             }
             Body::RedisExtend {
                 value,
@@ -362,7 +390,14 @@ impl RedlockService {
                 // A blind SET takes the key whoever holds it: a renewal that
                 // arrives after expiry silently re-acquires.
                 let ok = mine || blind;
-                if ok {
+                if mine {
+                    let node = self.node(n);
+                    let expires_at_clock = node.clock(core.now) + px_ms as i64;
+                    if let Some(key) = node.key.as_mut() {
+                        key.expires_at_clock = expires_at_clock;
+                    }
+                    self.schedule_expiry(core, n);
+                } else if ok {
                     self.set_key(core, n, c, value, px_ms);
                 }
                 Body::RedisExtendReply { ok, round }
@@ -394,7 +429,8 @@ impl RedlockService {
 
     fn on_reply(&mut self, core: &mut Core, c: ClientId, body: Body) {
         let (round, ok, fence) = match body {
-            Body::RedisSetReply { ok, fence, round } => (round, ok, fence),
+            Body::RedisSetReply { ok, round } => (round, ok, None),
+            Body::RedisIncrReply { fence, round } => (round, true, Some(fence)),
             Body::RedisExtendReply { ok, round } => (round, ok, None),
             Body::RedisRefused { round } => (round, false, None),
             _ => return,
@@ -403,18 +439,20 @@ impl RedlockService {
         if side.round != round || side.phase == Phase::Idle {
             return; // A late answer to a round already decided.
         }
+        if side.phase == Phase::Fencing {
+            side.fence = fence;
+            self.finish_fencing(core, c);
+            return;
+        }
         side.replies += 1;
         side.oks += u8::from(ok);
-        if fence.is_some() {
-            side.fence = fence;
-        }
         if usize::from(side.replies) < NODES {
             return;
         }
         match side.phase {
             Phase::Acquiring => self.finish_attempt(core, c),
             Phase::Extending => self.finish_extension(core, c),
-            Phase::Idle => {}
+            Phase::Fencing | Phase::Idle => {}
         }
     }
 
@@ -486,6 +524,7 @@ impl LockService for RedlockService {
             ClientTimer::RedlockNodeTimeout { round, .. } if round == side.round => {
                 match side.phase {
                     Phase::Acquiring => self.finish_attempt(core, c),
+                    Phase::Fencing => self.finish_fencing(core, c),
                     Phase::Extending => self.finish_extension(core, c),
                     Phase::Idle => {}
                 }

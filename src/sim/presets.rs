@@ -1,0 +1,259 @@
+//! The stories the page tells, as deterministic scripts: each preset is a
+//! configuration and a list of timed commands, for each backend it suits.
+
+use super::scenario::{Command, Config, NodeCommand, PartitionScope, Scenario};
+use super::types::{Backend, ExtendMode, Fencing, Persistence, ReleaseMode, RestartPolicy};
+
+/// One story: what to watch, what goes wrong, what fixes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Preset {
+    pub id: &'static str,
+    pub title: &'static str,
+    pub backends: &'static [Backend],
+    /// What to watch, what goes wrong.
+    pub story: &'static str,
+    /// What fixes it.
+    pub fix: &'static str,
+    /// How long the story takes to play out.
+    pub run_ms: u64,
+}
+
+const ALL: &[Backend] = &[Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];
+const REDIS: &[Backend] = &[Backend::Redlock];
+
+pub const PRESETS: &[Preset] = &[
+    Preset {
+        id: "gc-pause",
+        title: "A GC pause outlives the lease",
+        backends: ALL,
+        story: "A holds the lock and freezes for 8 s. Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
+        fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected.",
+        run_ms: 12_000,
+    },
+    Preset {
+        id: "delayed-write",
+        title: "Sent in time, arrived late",
+        backends: ALL,
+        story: "A writes while it holds the lock, but the packet sits in the network for 7 s. A releases, B acquires and writes; then A's old write lands.",
+        fix: "Fencing: the late write carries A's older token and is rejected.",
+        run_ms: 10_000,
+    },
+    Preset {
+        id: "release-other",
+        title: "A plain DEL releases someone else's lock",
+        backends: REDIS,
+        story: "A's lease ran out during a pause and B holds the lock. A wakes and releases with a plain DEL, deleting B's keys; C acquires while B still believes it holds.",
+        fix: "Release with the value-checked script: a node deletes the key only if it still holds your value.",
+        run_ms: 10_000,
+    },
+    Preset {
+        id: "redlock-restart",
+        title: "A Redis node restarts empty",
+        backends: REDIS,
+        story: "A holds nodes 1-3. Node 3 crashes and restarts without persistence, forgetting A's key; B then wins nodes 3-5. Two holders, no pause at all.",
+        fix: "Delayed restart: keep a crashed node down longer than the TTL (or fsync every write).",
+        run_ms: 6_000,
+    },
+    Preset {
+        id: "redlock-clock-jump",
+        title: "One node's wall clock jumps",
+        backends: REDIS,
+        story: "A holds nodes 1-3. Node 3's wall clock jumps 10 s forward and it expires A's key early; B wins nodes 3-5.",
+        fix: "Nothing in Redlock: it trusts every node's clock. Only a fencing token checked at the resource catches the second holder.",
+        run_ms: 6_000,
+    },
+    Preset {
+        id: "redlock-no-fence",
+        title: "Unique is not monotonic",
+        backends: REDIS,
+        story: "Fencing is on, using an INCR counter on node 1. Node 1 restarts without persistence and its counter starts again from 0: B gets the same token A had, and A's stale write is accepted.",
+        fix: "A token from a service that keeps it through failures: etcd's revision or ZooKeeper's sequence number.",
+        run_ms: 12_000,
+    },
+    Preset {
+        id: "zk-partition",
+        title: "SUSPENDED is not LOST",
+        backends: &[Backend::ZooKeeper],
+        story: "A holds, B and C queue behind it. A is cut off from ZooKeeper: it goes SUSPENDED but keeps writing. Its session expires, B takes over, and A learns it is LOST only when the partition heals.",
+        fix: "Treat SUSPENDED as lost, and fence writes with the znode's sequence number.",
+        run_ms: 12_000,
+    },
+    Preset {
+        id: "etcd-keepalive",
+        title: "Keepalives stop, the lease expires",
+        backends: &[Backend::Etcd],
+        story: "A's keepalives are cut off by a partition. Its lease expires, the key is deleted (a write: the revision moves), and B, queued behind it, holds the lock.",
+        fix: "A partitioned etcd client knows its own deadline; a paused one does not. Pass the revision to the resource.",
+        run_ms: 9_000,
+    },
+    Preset {
+        id: "crashed-holder",
+        title: "The holder crashes",
+        backends: ALL,
+        story: "A crashes holding the lock. Nobody can take it until the lease or session runs out: the liveness cost of a long TTL.",
+        fix: "A shorter TTL shortens the wait, but makes pauses more dangerous.",
+        run_ms: 10_000,
+    },
+    Preset {
+        id: "slow-acquire",
+        title: "Acquiring takes longer than the TTL",
+        backends: REDIS,
+        story: "Nodes 1-3 answer 5 s late. Every node says OK, but the time spent used up the lease: validity <= 0 means not acquired.",
+        fix: "Redlock already does the right thing here; when the nodes speed up, the next attempt succeeds.",
+        run_ms: 16_000,
+    },
+    Preset {
+        id: "renew-after-expiry",
+        title: "A blind renewal re-acquires",
+        backends: REDIS,
+        story: "A freezes; its lease expires and B acquires. A wakes and its renewal, a blind SET, takes every node back from B, silently.",
+        fix: "Renew with the checked script: extend only if the node still holds your value.",
+        run_ms: 12_000,
+    },
+];
+
+pub fn preset(id: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.id == id)
+}
+
+/// The preset's script for one backend; `None` if it does not suit it.
+pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario> {
+    let p = preset(id)?;
+    if !p.backends.contains(&backend) {
+        return None;
+    }
+    let config = Config {
+        backend,
+        fencing,
+        ..Config::default()
+    };
+    let s = match id {
+        "gc-pause" => gc_pause(config),
+        "delayed-write" => Scenario::new(config)
+            .client(0, 'A', Command::Acquire)
+            .client(1_000, 'A', Command::WriteDelayed { extra_ms: 7_000 })
+            .client(1_500, 'A', Command::Release)
+            .client(2_500, 'B', Command::Acquire)
+            .client(4_000, 'B', Command::Write),
+        "release-other" => release_other(config, ReleaseMode::PlainDel),
+        "redlock-restart" => redlock_restart(config, RestartPolicy::Immediate),
+        "redlock-clock-jump" => three_nodes_for_a(config)
+            .node(1_000, 3, NodeCommand::ClockJump { jump_ms: 10_000 })
+            .client(1_500, 'B', Command::Acquire)
+            .client(2_500, 'B', Command::Write)
+            .client(3_000, 'A', Command::Write),
+        "redlock-no-fence" => Scenario::new(Config {
+            fencing: Fencing::On,
+            ..config
+        })
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .node(2_000, 1, NodeCommand::Crash)
+        .node(2_100, 1, NodeCommand::Restart)
+        .client(5_000, 'B', Command::Acquire)
+        .client(7_000, 'B', Command::Write),
+        "zk-partition" => Scenario::new(config)
+            .client(0, 'A', Command::Acquire)
+            .client(500, 'B', Command::Acquire)
+            .client(700, 'C', Command::Acquire)
+            .client(
+                1_000,
+                'A',
+                Command::Partition {
+                    scope: PartitionScope::Service,
+                },
+            )
+            .client(4_000, 'A', Command::Write)
+            .client(7_000, 'A', Command::Write)
+            .client(8_000, 'B', Command::Write)
+            .client(9_000, 'A', Command::Heal)
+            .client(10_000, 'B', Command::Release),
+        "etcd-keepalive" => Scenario::new(config)
+            .client(0, 'A', Command::Acquire)
+            .client(
+                1_000,
+                'A',
+                Command::Partition {
+                    scope: PartitionScope::Service,
+                },
+            )
+            .client(2_000, 'B', Command::Acquire)
+            .client(7_000, 'B', Command::Write),
+        "crashed-holder" => Scenario::new(config)
+            .client(0, 'A', Command::Acquire)
+            .client(1_000, 'A', Command::Crash)
+            // Redlock gives up after ten attempts, so B asks closer to expiry.
+            .client(
+                if backend == Backend::Redlock { 4_000 } else { 1_500 },
+                'B',
+                Command::Acquire,
+            ),
+        "slow-acquire" => Scenario::new(config)
+            .node(0, 1, NodeCommand::Slow { extra_ms: 5_000 })
+            .node(0, 2, NodeCommand::Slow { extra_ms: 5_000 })
+            .node(0, 3, NodeCommand::Slow { extra_ms: 5_000 })
+            .client(100, 'A', Command::Acquire)
+            .node(6_000, 1, NodeCommand::Slow { extra_ms: 0 })
+            .node(6_000, 2, NodeCommand::Slow { extra_ms: 0 })
+            .node(6_000, 3, NodeCommand::Slow { extra_ms: 0 }),
+        "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
+        _ => return None,
+    };
+    Some(s)
+}
+
+/// The scenario to run first.
+pub fn gc_pause(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(5_000, 'B', Command::Acquire)
+        .client(7_000, 'B', Command::Write)
+}
+
+/// release-other with a chosen release mode (the fix is `CheckValue`).
+pub fn release_other(mut config: Config, release: ReleaseMode) -> Scenario {
+    config.redis.release = release;
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Release)
+        .client(5_000, 'B', Command::Acquire)
+        .client(8_600, 'C', Command::Acquire)
+}
+
+/// Nodes 4 and 5 are down while A acquires, so A holds exactly nodes 1-3;
+/// they come back empty right after. A does not renew, so its belief lasts
+/// the whole lease.
+fn three_nodes_for_a(mut config: Config) -> Scenario {
+    config.renewal[0] = false;
+    Scenario::new(config)
+        .node(0, 4, NodeCommand::Crash)
+        .node(0, 5, NodeCommand::Crash)
+        .client(0, 'A', Command::Acquire)
+        .node(100, 4, NodeCommand::Restart)
+        .node(100, 5, NodeCommand::Restart)
+}
+
+/// redlock-restart with a chosen restart policy (the fix is `Delayed`).
+pub fn redlock_restart(mut config: Config, restart: RestartPolicy) -> Scenario {
+    config.redis.restart = restart;
+    config.redis.persistence = Persistence::None;
+    three_nodes_for_a(config)
+        .node(1_000, 3, NodeCommand::Crash)
+        .node(1_100, 3, NodeCommand::Restart)
+        .client(1_500, 'B', Command::Acquire)
+        .client(2_500, 'B', Command::Write)
+        .client(3_000, 'A', Command::Write)
+}
+
+/// renew-after-expiry with a chosen extension mode (the fix is `CheckValue`).
+pub fn renew_after_expiry(mut config: Config, extend: ExtendMode) -> Scenario {
+    config.redis.extend = extend;
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(5_500, 'B', Command::Acquire)
+}

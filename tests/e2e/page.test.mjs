@@ -1,0 +1,227 @@
+// The real page, in headless Chromium, against the release build in dist/.
+// Every step is a click, a key press or a choice a visitor could make, found
+// through accessible names. Waits poll the page; nothing sleeps blindly.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/`
+// (DIST_DIR=some/dir serves another build instead of dist/).
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+
+import { launchBrowser, recordProblems } from "./browser.mjs";
+import { startServer } from "./serve.mjs";
+import {
+  CLIENTS,
+  PATIENCE_MS,
+  card,
+  cardButton,
+  cardText,
+  chooseBackend,
+  clockSeconds,
+  eventLines,
+  openPage,
+  pauseClock,
+  poll,
+  rejectedCount,
+  setFencing,
+  setMaxSpeed,
+  setTtl,
+  startClock,
+  statusText,
+  stepUntil,
+  visibleCount,
+  waitForCardState,
+  waitForClock,
+} from "./ui.mjs";
+
+const CORRUPTED = "Two holders, one corrupted counter";
+const SAVED = /fencing saved the counter/i;
+const TEST_TIMEOUT_MS = 90_000;
+
+let server;
+let browser;
+/** Everything the page did wrong during the whole suite; checked last. */
+const problems = [];
+
+before(async () => {
+  server = await startServer(process.env.DIST_DIR || "dist");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+/** A fresh context (empty cache and storage) and the loaded page. */
+async function freshPage(t) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  recordProblems(context, server.origin, problems);
+  t.after(() => context.close());
+  return openPage(context, server.url);
+}
+
+/**
+ * The scenario to run first (docs/scenarios.md): etcd, TTL 5 s, A acquires,
+ * A is paused 8 s by its garbage collector with a write queued, B acquires
+ * once A's lease is gone and writes, then A wakes and its write goes out.
+ *
+ * The clock is frozen while clicks arrange each step, so the story plays out
+ * the same on a slow machine as on a fast one.
+ */
+async function playScenarioToRunFirst(page, { fencing }) {
+  await chooseBackend(page, "etcd");
+  await setFencing(page, fencing);
+  await setTtl(page, 5);
+  await setMaxSpeed(page);
+
+  await cardButton(page, "A", "Acquire").click();
+  await startClock(page);
+  await waitForCardState(page, "A", "holding");
+
+  await pauseClock(page);
+  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
+  await cardButton(page, "A", "GC pause").click();
+  await waitForCardState(page, "A", "paused");
+  // Queued while A is frozen; it leaves the instant A wakes.
+  await cardButton(page, "A", "Write").click();
+
+  await startClock(page);
+  await waitForClock(page, 5);
+  await pauseClock(page);
+
+  await cardButton(page, "B", "Acquire").click();
+  await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "B")), "Client B holding");
+  await cardButton(page, "B", "Write").click();
+  await startClock(page);
+}
+
+/** Lines in `now` that were not in `earlier` (as multisets, order-free). */
+function newLines(earlier, now) {
+  const seen = new Map();
+  for (const line of earlier) seen.set(line, (seen.get(line) ?? 0) + 1);
+  return now.filter((line) => {
+    const left = seen.get(line) ?? 0;
+    if (left === 0) return true;
+    seen.set(line, left - 1);
+    return false;
+  });
+}
+
+/**
+ * A line saying a keepalive was sent or renewed a lease. Lines that only
+ * mention keepalives to say they are missing (dropped by the partition,
+ * lease expired for want of one) do not count.
+ */
+const isKeepalive = (line) =>
+  /keep-?alive/i.test(line) && !/drop|lost|block|partition|expir|missed|no keep-?alive|fail|time[sd]? ?out/i.test(line);
+
+describe("the page in a real browser", () => {
+  test("the scenario to run first, fencing off: A's late write corrupts the counter", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await freshPage(t);
+    const shownBefore = { corrupted: await visibleCount(page, CORRUPTED), saved: await visibleCount(page, SAVED) };
+
+    await playScenarioToRunFirst(page, { fencing: false });
+
+    await poll(async () => (await visibleCount(page, CORRUPTED)) > shownBefore.corrupted, {
+      what: `the banner "${CORRUPTED}"`,
+    });
+    assert.equal(await visibleCount(page, SAVED), shownBefore.saved, "no fencing banner with fencing off");
+    assert.equal(await rejectedCount(page), 0, `nothing rejected with fencing off; status: ${await statusText(page)}`);
+  });
+
+  test("the scenario to run first, fencing on: the stale write is rejected", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await freshPage(t);
+    const shownBefore = { corrupted: await visibleCount(page, CORRUPTED), saved: await visibleCount(page, SAVED) };
+
+    await playScenarioToRunFirst(page, { fencing: true });
+
+    await poll(async () => (await visibleCount(page, SAVED)) > shownBefore.saved, {
+      what: 'the banner "... fencing saved the counter"',
+    });
+    await poll(async () => (await rejectedCount(page)) === 1, { what: "rejected count 1 in the status strip" });
+    assert.equal(await visibleCount(page, CORRUPTED), shownBefore.corrupted, "no corruption banner with fencing on");
+    assert.match(await statusText(page), /holder/i);
+    assert.match(await statusText(page), /token/i);
+  });
+
+  test("switching backends resets the run", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await freshPage(t);
+    await chooseBackend(page, "Redlock");
+    await setMaxSpeed(page);
+
+    for (const next of ["ZooKeeper", "etcd", "Redlock"]) {
+      await cardButton(page, "A", "Acquire").click();
+      await cardButton(page, "C", "Acquire").click();
+      await startClock(page);
+      await waitForCardState(page, "A", "holding");
+      await waitForClock(page, 1);
+      await pauseClock(page);
+      assert.ok((await clockSeconds(page)) >= 1, "the clock moved before the switch");
+
+      await chooseBackend(page, next);
+
+      await poll(async () => /t\s*=\s*0\.0\s*s/.test(await statusText(page)), {
+        what: `the clock back at t=0.0 s after switching to ${next}`,
+      });
+      for (const id of CLIENTS) await waitForCardState(page, id, "idle");
+    }
+  });
+
+  test("Partition cuts A off: its card says partitioned and its keepalives stop", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await freshPage(t);
+    await chooseBackend(page, "etcd");
+    await setTtl(page, 5);
+    await setMaxSpeed(page);
+
+    // Only A is active, so every keepalive in the log is A's.
+    await cardButton(page, "A", "Acquire").click();
+    await startClock(page);
+    await waitForCardState(page, "A", "holding");
+    await poll(async () => (await eventLines(page)).some(isKeepalive), {
+      what: "a keepalive line in the event log before the partition",
+    });
+
+    await pauseClock(page);
+    await cardButton(page, "A", "Partition").click();
+    await waitForCardState(page, "A", "partitioned");
+    await cardButton(page, "A", "Heal").waitFor({ state: "visible", timeout: PATIENCE_MS });
+
+    const partitionedAt = await clockSeconds(page);
+    const linesAtPartition = await eventLines(page);
+    await startClock(page);
+    // Longer than the TTL: several keepalive periods would have passed.
+    await waitForClock(page, partitionedAt + 6);
+    await pauseClock(page);
+
+    const fresh = newLines(linesAtPartition, await eventLines(page));
+    assert.deepEqual(
+      fresh.filter(isKeepalive),
+      [],
+      `no keepalive lines after the partition at t=${partitionedAt} s; new lines were:\n${fresh.join("\n")}`,
+    );
+    assert.match(await cardText(page, "A"), /\bpartitioned\b/i, "A stays partitioned until healed");
+  });
+
+  test("no serious accessibility violations (axe-core)", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await freshPage(t);
+    const require = createRequire(import.meta.url);
+    // Evaluated through the DevTools protocol, which the page's
+    // Content-Security-Policy does not govern; nothing is added to the page.
+    await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
+    const violations = await page.evaluate(async () => {
+      const result = await window.axe.run(document, { resultTypes: ["violations"] });
+      return result.violations
+        .filter((v) => v.impact === "serious" || v.impact === "critical")
+        .map((v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    });
+    assert.deepEqual(violations, [], violations.join("\n"));
+  });
+
+  // Runs last: it checks what the page did during every test above.
+  test("no console errors or warnings and no request leaves the page's origin", async () => {
+    assert.deepEqual(problems, [], problems.join("\n"));
+  });
+});

@@ -1,0 +1,177 @@
+// The page as a person (or a screen reader) sees it: every control is found
+// by its role and accessible name, the names listed in the page's contract
+// (issue 3, "A contract the tests rely on"). Nothing here reaches for class
+// names or internal ids.
+
+export const CLIENTS = ["A", "B", "C", "D"];
+
+/** Default wait for anything the page should do "soon", in milliseconds. */
+export const PATIENCE_MS = 15_000;
+
+/**
+ * Calls `probe` until it returns a truthy value and returns that value;
+ * after `timeout` ms throws, naming `what` and the last value seen.
+ */
+export async function poll(probe, { what, timeout = PATIENCE_MS, interval = 25 } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last) return last;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`timed out after ${timeout} ms waiting for ${what} (last seen: ${seen})`);
+    }
+    await new Promise((ok) => setTimeout(ok, interval));
+  }
+}
+
+const named = (name) => ({ name, exact: true });
+
+/** The card of client `id` ("A".."D"). */
+export const card = (page, id) => page.getByRole("region", named(`Client ${id}`));
+
+/** A button inside a client card, such as "Acquire" or "GC pause". */
+export const cardButton = (page, id, name) => card(page, id).getByRole("button", named(name));
+
+/** The status strip: holder, token, rejected count, virtual clock. */
+export const statusStrip = (page) =>
+  page.getByRole("region", named("Status")).or(page.getByRole("status", named("Status"))).first();
+
+export const eventLog = (page) => page.getByRole("list", named("Event log"));
+
+export const clockButton = (page, name) => page.getByRole("button", named(name));
+
+/** Opens the page and waits for the four client cards. */
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  for (const id of CLIENTS) await card(page, id).waitFor({ state: "visible", timeout: PATIENCE_MS });
+  await statusStrip(page).waitFor({ state: "visible", timeout: PATIENCE_MS });
+  return page;
+}
+
+export const statusText = async (page) => (await statusStrip(page).innerText()).replace(/\s+/g, " ");
+
+/** Reads the virtual clock ("t=5.2 s") from the status strip, in seconds. */
+export async function clockSeconds(page) {
+  const text = await statusText(page);
+  const match = text.match(/t\s*=\s*(\d+(?:\.\d+)?)\s*s\b/);
+  if (!match) throw new Error(`no virtual clock like "t=5.2 s" in the status strip: "${text}"`);
+  return Number(match[1]);
+}
+
+/** Waits until the virtual clock reads at least `seconds`. */
+export async function waitForClock(page, seconds, timeout = PATIENCE_MS) {
+  return poll(async () => (await clockSeconds(page)) >= seconds, {
+    what: `virtual clock t >= ${seconds} s`,
+    timeout,
+  });
+}
+
+/** Reads the rejected count from the status strip's text. */
+export async function rejectedCount(page) {
+  const text = await statusText(page);
+  const match = text.match(/rejected\s*[:=]?\s*(\d+)/i) ?? text.match(/(\d+)\s*rejected/i);
+  if (match) return Number(match[1]);
+  const tagged = page.locator('[data-testid="rejected-count"]');
+  if ((await tagged.count()) > 0) return Number((await tagged.first().innerText()).trim());
+  throw new Error(`no rejected count in the status strip: "${text}"`);
+}
+
+/** The text of client `id`'s card, whitespace folded. */
+export const cardText = async (page, id) => (await card(page, id).innerText()).replace(/\s+/g, " ");
+
+/** Waits until client `id`'s card shows the state word `word`. */
+export async function waitForCardState(page, id, word, timeout = PATIENCE_MS) {
+  const pattern = new RegExp(`\\b${word}\\b`, "i");
+  return poll(async () => pattern.test(await cardText(page, id)), {
+    what: `Client ${id} to show "${word}"`,
+    timeout,
+  });
+}
+
+export async function chooseBackend(page, name) {
+  const group = page
+    .getByRole("radiogroup", named("Backend"))
+    .or(page.getByRole("group", named("Backend")))
+    .first();
+  const radio = group.getByRole("radio", named(name));
+  await radio.check();
+  await poll(() => radio.isChecked(), { what: `backend "${name}" to be selected` });
+}
+
+export async function setFencing(page, on) {
+  const box = page.getByRole("checkbox", named("Fencing"));
+  await box.setChecked(on);
+  await poll(async () => (await box.isChecked()) === on, { what: `fencing ${on ? "on" : "off"}` });
+}
+
+export async function setTtl(page, seconds) {
+  const input = page
+    .getByRole("spinbutton", named("TTL (s)"))
+    .or(page.getByRole("textbox", named("TTL (s)")))
+    .first();
+  if ((await input.inputValue()) === String(seconds)) return;
+  await input.fill(String(seconds));
+  await input.press("Tab");
+}
+
+/**
+ * Sets the speed to its maximum (8x) the way a keyboard user would: focus
+ * the slider and press End. A number field is typed into instead.
+ */
+export async function setMaxSpeed(page) {
+  const speed = page
+    .getByRole("slider", named("Speed"))
+    .or(page.getByRole("spinbutton", named("Speed")))
+    .first();
+  const kind = await speed.evaluate((el) => el.type);
+  if (kind === "range") {
+    await speed.focus();
+    await speed.press("End");
+  } else {
+    await speed.fill(await speed.evaluate((el) => el.max || "8"));
+    await speed.press("Tab");
+  }
+  await poll(() => speed.evaluate((el) => el.max !== "" && Number(el.value) === Number(el.max)), {
+    what: "speed at its maximum",
+  });
+}
+
+/** Starts the virtual clock if it is not running. */
+export async function startClock(page) {
+  await clockButton(page, "Start").click();
+  await clockButton(page, "Pause").waitFor({ state: "visible", timeout: PATIENCE_MS });
+}
+
+/** Freezes the virtual clock if it is running. */
+export async function pauseClock(page) {
+  await clockButton(page, "Pause").click();
+  await clockButton(page, "Start").waitFor({ state: "visible", timeout: PATIENCE_MS });
+}
+
+/** Presses Step until `done()` holds, at most `limit` times. */
+export async function stepUntil(page, done, what, limit = 200) {
+  for (let i = 0; i < limit; i += 1) {
+    if (await done()) return;
+    await clockButton(page, "Step").click();
+  }
+  if (!(await done())) throw new Error(`${what}: not reached after ${limit} presses of Step`);
+}
+
+/** The event log's lines, newest first. */
+export const eventLines = async (page) =>
+  (await eventLog(page).getByRole("listitem").allInnerTexts()).map((line) => line.replace(/\s+/g, " ").trim());
+
+/** How many visible elements show `text` right now (a string or RegExp). */
+export async function visibleCount(page, text) {
+  const matches = page.getByText(text);
+  let shown = 0;
+  for (const el of await matches.all()) if (await el.isVisible()) shown += 1;
+  return shown;
+}

@@ -293,9 +293,18 @@ impl Sim {
 
     /// Replays a scenario up to its last scripted action.
     pub fn from_scenario(scenario: &Scenario) -> Result<Sim, ScenarioError> {
+        Sim::replay(scenario, Millis(scenario.last_at_ms()))
+    }
+
+    /// Replays a scenario up to time `t`: the actions due by then, and the
+    /// clock moved to `t`. The same scenario and `t` give the same state.
+    pub fn replay(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
         scenario.validate()?;
         let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
         for (index, timed) in scenario.actions.iter().enumerate() {
+            if timed.at_ms > t.ms() {
+                break;
+            }
             sim.run_until(Millis(timed.at_ms));
             sim.act(timed.action).map_err(|error| ScenarioError::Refused {
                 index,
@@ -303,6 +312,7 @@ impl Sim {
                 error,
             })?;
         }
+        sim.run_until(t);
         Ok(sim)
     }
 

@@ -1,0 +1,235 @@
+//! Each preset of scenarios.md that concerns the core, as a test of the
+//! behaviour its narrative promises.
+
+use distlock::sim::presets::{self, PRESETS};
+use distlock::sim::{
+    Backend, ClientId, ClientState, Config, Event, ExtendMode, Fencing, Millis, ReleaseMode,
+    RestartPolicy, Scenario, ServiceDetail, Sim, Token,
+};
+
+fn run(scenario: &Scenario, until_ms: u64) -> Sim {
+    let mut sim = Sim::from_scenario(scenario).expect("the preset's script runs");
+    sim.run_until(Millis(until_ms));
+    sim
+}
+
+fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
+    let p = presets::preset(id).expect("preset exists");
+    let scenario = presets::scenario(id, backend, fencing).expect("preset suits the backend");
+    run(&scenario, p.run_ms)
+}
+
+fn story(sim: &Sim) -> String {
+    sim.history()
+        .iter()
+        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
+        .map(|r| format!("{r}\n"))
+        .collect()
+}
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).unwrap()
+}
+
+fn acquired(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
+    sim.history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::Acquired { client, token, .. } if client.letter() == who => Some((r.at, token)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn every_preset_runs_on_every_backend_it_names() {
+    for p in PRESETS {
+        for &backend in p.backends {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let sim = preset(p.id, backend, fencing);
+                assert!(sim.events_run() > 0, "{} on {backend}", p.id);
+            }
+        }
+        for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+            if !p.backends.contains(&backend) {
+                assert!(presets::scenario(p.id, backend, Fencing::Off).is_none());
+            }
+        }
+    }
+}
+
+#[test]
+fn delayed_write_sent_in_time_arrives_late_and_fencing_saves_it() {
+    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        let off = preset("delayed-write", backend, Fencing::Off);
+        assert_eq!(off.oracle().corruptions(), 1, "{backend}\n{}", story(&off));
+        let stale = off.oracle().last_stale_write().unwrap();
+        assert_eq!(stale.client, client('A'));
+        assert!(stale.at.ms() >= 8_000, "A's write lands after 8 s");
+        let on = preset("delayed-write", backend, Fencing::On);
+        assert_eq!(on.oracle().corruptions(), 0, "{backend}\n{}", story(&on));
+        assert_eq!(on.resource().rejected(), 1, "{backend}");
+    }
+}
+
+#[test]
+fn a_plain_del_releases_someone_elses_lock() {
+    let config = Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    };
+    let plain = run(&presets::release_other(config.clone(), ReleaseMode::PlainDel), 10_000);
+    let text = story(&plain);
+    assert!(text.contains("on A's plain DEL"), "{text}");
+    assert_eq!(acquired(&plain, 'C').len(), 1, "C acquires\n{text}");
+    let overlap = plain
+        .oracle()
+        .overlaps()
+        .iter()
+        .any(|o| o.clients == vec![client('B'), client('C')]);
+    assert!(overlap, "B and C both believe they hold\n{text}");
+
+    let checked = run(&presets::release_other(config, ReleaseMode::CheckValue), 10_000);
+    let text = story(&checked);
+    assert!(!text.contains("plain DEL"), "{text}");
+    assert!(acquired(&checked, 'C').is_empty(), "B keeps the lock\n{text}");
+    assert_eq!(checked.holder().unwrap().client, client('B'));
+}
+
+#[test]
+fn a_redis_node_restarting_empty_gives_two_holders_without_any_pause() {
+    let config = Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    };
+    let sim = run(&presets::redlock_restart(config.clone(), RestartPolicy::Immediate), 6_000);
+    let text = story(&sim);
+    assert!(!text.contains("GC pause"), "no pause at all");
+    assert_eq!(acquired(&sim, 'B').len(), 1, "B wins nodes 3-5\n{text}");
+    let overlap = &sim.oracle().overlaps()[0];
+    assert_eq!(overlap.clients, vec![client('A'), client('B')], "{text}");
+    assert_eq!(sim.oracle().corruptions(), 1, "A's write is stale\n{text}");
+
+    let delayed = run(&presets::redlock_restart(config, RestartPolicy::Delayed), 6_000);
+    let text = story(&delayed);
+    assert!(text.contains("stays down until"), "{text}");
+    assert!(delayed.oracle().overlaps().is_empty(), "{text}");
+    assert!(acquired(&delayed, 'B').is_empty(), "node 3 stays down: no quorum for B");
+}
+
+#[test]
+fn a_clock_jump_on_one_node_expires_the_key_early() {
+    let sim = preset("redlock-clock-jump", Backend::Redlock, Fencing::Off);
+    let text = story(&sim);
+    assert!(text.contains("node 3 expired A's lock key"), "{text}");
+    assert_eq!(acquired(&sim, 'B').len(), 1, "{text}");
+    assert!(!sim.oracle().overlaps().is_empty(), "{text}");
+    let ServiceDetail::Redlock { nodes } = sim.service_detail() else {
+        panic!("Redlock detail");
+    };
+    assert_eq!(nodes[2].clock_offset_ms, 10_000, "node 3's clock is drawn ahead");
+    assert_eq!(nodes[0].clock_offset_ms, 0);
+}
+
+#[test]
+fn the_incr_counter_resets_and_fencing_does_not_save_redlock() {
+    let sim = preset("redlock-no-fence", Backend::Redlock, Fencing::On);
+    let text = story(&sim);
+    assert!(text.contains("INCR fence counter restarts"), "{text}");
+    let a = acquired(&sim, 'A')[0].1.unwrap();
+    let b = acquired(&sim, 'B')[0].1.unwrap();
+    assert_eq!(a, b, "unique is not monotonic: B got A's token again\n{text}");
+    assert_eq!(sim.oracle().corruptions(), 1, "fencing on, still corrupted\n{text}");
+    assert!(!sim.monotonic_tokens());
+}
+
+#[test]
+fn zookeeper_suspended_is_not_lost_and_the_queue_is_fifo() {
+    let p = presets::scenario("zk-partition", Backend::ZooKeeper, Fencing::Off).unwrap();
+    let sim = Sim::replay(&p, Millis(5_000)).unwrap();
+    let a = sim.client_view(client('A'));
+    assert_eq!(a.state, ClientState::Suspended, "cut off: SUSPENDED");
+    assert!(a.belief.is_holding(), "still believes it holds");
+    assert_eq!(sim.client_view(client('B')).state, ClientState::Waiting);
+    assert_eq!(sim.client_view(client('C')).state, ClientState::Waiting);
+    let sim = Sim::replay(&p, Millis(8_500)).unwrap();
+    assert_eq!(sim.holder().unwrap().client, client('B'), "B was next in line");
+    assert_eq!(
+        sim.client_view(client('A')).state,
+        ClientState::Suspended,
+        "no news of the expiry without a connection"
+    );
+    let sim = Sim::replay(&p, Millis(12_000)).unwrap();
+    let text = story(&sim);
+    assert!(text.contains("A's ZooKeeper connection is LOST"), "{text}");
+    let b = acquired(&sim, 'B')[0].1.unwrap();
+    let c = acquired(&sim, 'C')[0].1.unwrap();
+    assert_eq!((b, c), (Token(1), Token(2)), "FIFO: B then C\n{text}");
+    assert_eq!(sim.oracle().corruptions(), 1, "A wrote at 7 s as a stale holder\n{text}");
+}
+
+#[test]
+fn etcd_revision_moves_on_every_write_not_just_grants() {
+    let sim = preset("etcd-keepalive", Backend::Etcd, Fencing::Off);
+    let text = story(&sim);
+    assert!(text.contains("etcd expired A's lease"), "{text}");
+    assert!(
+        text.contains("A no longer believes it holds the lock: its own clock says"),
+        "a partitioned etcd client learns it locally\n{text}"
+    );
+    let a = acquired(&sim, 'A')[0].1.unwrap();
+    let b = acquired(&sim, 'B')[0].1.unwrap();
+    let ServiceDetail::Etcd { revision, .. } = sim.service_detail() else {
+        panic!("etcd detail");
+    };
+    assert_eq!(a, Token(2));
+    assert_eq!(b, Token(3), "B's key was put while A's was still there");
+    assert_eq!(revision, 4, "the expiry's deletion was a write too");
+}
+
+#[test]
+fn a_crashed_holder_blocks_everyone_for_a_lease() {
+    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        let sim = preset("crashed-holder", backend, Fencing::Off);
+        let text = story(&sim);
+        let b = acquired(&sim, 'B');
+        assert_eq!(b.len(), 1, "{backend}\n{text}");
+        assert!(
+            b[0].0.ms() >= 5_000,
+            "{backend}: B waits for the lease to run out, got it at {}",
+            b[0].0
+        );
+        assert!(sim.client_view(client('A')).crashed);
+    }
+}
+
+#[test]
+fn an_acquisition_slower_than_the_ttl_is_not_acquired() {
+    let sim = preset("slow-acquire", Backend::Redlock, Fencing::Off);
+    let text = story(&sim);
+    assert!(text.contains("validity = TTL - elapsed - drift"), "{text}");
+    assert!(text.contains("not above 0: not acquired"), "{text}");
+    let a = acquired(&sim, 'A');
+    assert_eq!(a.len(), 1, "once the nodes speed up, A acquires\n{text}");
+    assert!(a[0].0.ms() > 6_000);
+}
+
+#[test]
+fn a_blind_renewal_after_expiry_silently_reacquires() {
+    let config = Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    };
+    // Just after A wakes and its stashed renewal lands on every node.
+    let blind = run(&presets::renew_after_expiry(config.clone(), ExtendMode::BlindSet), 9_500);
+    let text = story(&blind);
+    assert_eq!(acquired(&blind, 'B').len(), 1, "{text}");
+    assert_eq!(blind.holder().unwrap().client, client('A'), "{text}");
+    let b = blind.client_view(client('B'));
+    assert!(b.belief.is_holding() && b.stale, "B believes, the service disagrees");
+
+    let checked = run(&presets::renew_after_expiry(config, ExtendMode::CheckValue), 9_500);
+    let text = story(&checked);
+    assert_eq!(checked.holder().unwrap().client, client('B'), "{text}");
+    assert!(!checked.client_view(client('B')).stale);
+}

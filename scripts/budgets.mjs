@@ -1,0 +1,253 @@
+// Measures the page's budgets and prints them. Only the transfer size can
+// fail (exit code 1); the timings are printed against their aims.
+//
+//   1. Transfer size: every file of the release build, gzip -9, and the total
+//      (at most 250 KiB).
+//   2. Time to first render: navigation start to the four "Client X" regions
+//      present, median of 5 cold loads, beside the same figure for a minimal
+//      Yew page (aim: at most 1.5x).
+//   3. Main-thread time per frame while running at 8x with all four clients
+//      active, median and p95 over ~5 s (aim: p95 under 4 ms).
+//
+// Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR]
+
+import { readdir, readFile } from "node:fs/promises";
+import { join, relative } from "node:path";
+import { gzipSync } from "node:zlib";
+import { parseArgs } from "node:util";
+
+import { launchBrowser } from "../tests/e2e/browser.mjs";
+import { startServer } from "../tests/e2e/serve.mjs";
+import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+
+const SIZE_LIMIT_BYTES = 250 * 1024;
+const RENDER_RATIO_AIM = 1.5;
+const FRAME_P95_AIM_MS = 4;
+const LOADS = 5;
+const FRAME_WINDOW_MS = 5_000;
+const RENDER_TIMEOUT_MS = 20_000;
+
+const { values: args } = parseArgs({
+  options: { dist: { type: "string", default: "dist" }, minimal: { type: "string" } },
+});
+
+const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
+const ms = (value) => `${value.toFixed(1)} ms`;
+const pad = (text, width) => String(text).padEnd(width);
+const padLeft = (text, width) => String(text).padStart(width);
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[index];
+}
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+async function filesUnder(dir) {
+  const found = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith(".")) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await filesUnder(path)));
+    else if (entry.isFile()) found.push(path);
+  }
+  return found.sort();
+}
+
+/** Budget 1. Returns true when the total is within the limit. */
+async function transferSize(dist) {
+  console.log(`\n1. Transfer size of ${dist}/ (gzip -9), limit ${kib(SIZE_LIMIT_BYTES)}`);
+  let total = 0;
+  const rows = [];
+  for (const file of await filesUnder(dist)) {
+    const raw = await readFile(file);
+    const gzipped = gzipSync(raw, { level: 9 }).length;
+    total += gzipped;
+    rows.push([relative(dist, file), raw.length, gzipped]);
+  }
+  const width = Math.max(24, ...rows.map(([name]) => name.length + 2));
+  console.log(`   ${pad("file", width)}${padLeft("raw", 12)}${padLeft("gzip -9", 12)}`);
+  for (const [name, raw, gzipped] of rows) {
+    console.log(`   ${pad(name, width)}${padLeft(kib(raw), 12)}${padLeft(kib(gzipped), 12)}`);
+  }
+  const ok = total <= SIZE_LIMIT_BYTES;
+  console.log(`   ${pad("total", width)}${padLeft("", 12)}${padLeft(kib(total), 12)}   ${ok ? "within" : "OVER"} the ${kib(SIZE_LIMIT_BYTES)} limit`);
+  return ok;
+}
+
+// Runs in the page before any of its scripts: notes performance.now() (time
+// since navigation start) the first time all four client regions exist.
+function watchForClientCards() {
+  const names = ["Client A", "Client B", "Client C", "Client D"];
+  const nameOf = (el) => {
+    const label = el.getAttribute("aria-label");
+    if (label) return label.trim();
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return "";
+    return ids
+      .split(/\s+/)
+      .map((id) => document.getElementById(id)?.textContent.trim() ?? "")
+      .join(" ")
+      .trim();
+  };
+  const allPresent = () => {
+    const shown = new Set([...document.querySelectorAll("section, [role=region]")].map(nameOf));
+    return names.every((name) => shown.has(name));
+  };
+  const observer = new MutationObserver(() => {
+    if (window.__clientCardsAt === undefined && allPresent()) {
+      window.__clientCardsAt = performance.now();
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+}
+
+/** Median time (ms) from navigation start to the four client regions, over cold loads. */
+async function timeToFirstRender(browser, dist) {
+  const server = await startServer(dist);
+  try {
+    const samples = [];
+    for (let i = 0; i < LOADS; i += 1) {
+      const context = await browser.newContext();
+      try {
+        const page = await context.newPage();
+        await page.addInitScript(watchForClientCards);
+        await page.goto(server.url);
+        await page.waitForFunction(() => window.__clientCardsAt !== undefined, null, { timeout: RENDER_TIMEOUT_MS });
+        samples.push(await page.evaluate(() => window.__clientCardsAt));
+      } finally {
+        await context.close();
+      }
+    }
+    return { median: median(samples), samples };
+  } finally {
+    await server.close();
+  }
+}
+
+/** Budget 2: prints the figures. */
+async function firstRender(browser, dist, minimalDist) {
+  console.log(`\n2. Time to first render (navigation start to the four client regions), median of ${LOADS} cold loads`);
+  let page;
+  try {
+    page = await timeToFirstRender(browser, dist);
+    console.log(`   this page:    ${ms(page.median)}   (${page.samples.map((s) => s.toFixed(0)).join(", ")} ms)`);
+  } catch (err) {
+    console.log(`   this page:    not measured: ${err.message.split("\n")[0]}`);
+  }
+  if (!minimalDist) {
+    console.log("   minimal Yew page: not measured (no --minimal build given)");
+    return;
+  }
+  let minimal;
+  try {
+    minimal = await timeToFirstRender(browser, minimalDist);
+    console.log(`   minimal Yew:  ${ms(minimal.median)}   (${minimal.samples.map((s) => s.toFixed(0)).join(", ")} ms)`);
+  } catch (err) {
+    console.log(`   minimal Yew:  not measured: ${err.message.split("\n")[0]}`);
+  }
+  if (page && minimal) {
+    const ratio = page.median / minimal.median;
+    const verdict = ratio <= RENDER_RATIO_AIM ? "meets" : "misses";
+    console.log(`   ratio:        ${ratio.toFixed(2)}x   (${verdict} the aim of at most ${RENDER_RATIO_AIM}x)`);
+  }
+}
+
+/**
+ * Busy time of the renderer's main thread per frame, from a Chromium trace:
+ * frames are the intervals between BeginMainThreadFrame events; a frame's
+ * cost is the summed length of the top-level tasks that start in it (script,
+ * style, layout, paint and garbage collection alike).
+ */
+function mainThreadPerFrame(events) {
+  const mainThreads = events
+    .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
+    .map((e) => `${e.pid}/${e.tid}`);
+  const onThread = (key) => (e) => `${e.pid}/${e.tid}` === key;
+  let best = { frames: [] };
+  for (const key of mainThreads) {
+    const frames = events
+      .filter((e) => e.name === "BeginMainThreadFrame" && onThread(key)(e))
+      .map((e) => e.ts)
+      .sort((a, b) => a - b);
+    if (frames.length > best.frames.length) best = { key, frames };
+  }
+  const { key, frames } = best;
+  if (frames.length < 2) return [];
+  const tasks = events
+    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.cat.includes("devtools.timeline") && onThread(key)(e))
+    .map((e) => [e.ts, e.ts + (e.dur ?? 0)])
+    .sort((a, b) => a[0] - b[0]);
+  // Merge overlaps so nested tasks are not counted twice.
+  const merged = [];
+  for (const [start, end] of tasks) {
+    const last = merged[merged.length - 1];
+    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  const busy = new Array(frames.length - 1).fill(0);
+  let f = 0;
+  for (const [start, end] of merged) {
+    while (f < frames.length - 1 && start >= frames[f + 1]) f += 1;
+    if (f >= frames.length - 1) break;
+    if (start >= frames[0]) busy[f] += (end - start) / 1000;
+  }
+  return busy;
+}
+
+/** Budget 3: prints the figures. */
+async function frameCost(browser, dist) {
+  console.log(`\n3. Main-thread time per frame at 8x with four active clients (~${FRAME_WINDOW_MS / 1000} s)`);
+  const server = await startServer(dist);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await openPage(context, server.url);
+    for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
+    await startClock(page);
+    await setMaxSpeed(page);
+    await page.waitForTimeout(500); // let the first frames at 8x settle before recording
+    await browser.startTracing(page, {
+      categories: [
+        "__metadata",
+        "toplevel",
+        "devtools.timeline",
+        "disabled-by-default-devtools.timeline",
+        "disabled-by-default-devtools.timeline.frame",
+      ],
+    });
+    await page.waitForTimeout(FRAME_WINDOW_MS);
+    const trace = JSON.parse((await browser.stopTracing()).toString());
+    const busy = mainThreadPerFrame(trace.traceEvents ?? trace).sort((a, b) => a - b);
+    if (busy.length === 0) {
+      console.log("   not measured: the trace held no frames");
+      return;
+    }
+    const p95 = quantile(busy, 0.95);
+    const verdict = p95 < FRAME_P95_AIM_MS ? "meets" : "misses";
+    console.log(`   frames:  ${busy.length}`);
+    console.log(`   median:  ${ms(median(busy))}`);
+    console.log(`   p95:     ${ms(p95)}   (${verdict} the aim of p95 under ${FRAME_P95_AIM_MS} ms)`);
+    console.log(`   max:     ${ms(busy[busy.length - 1])}`);
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+}
+
+const sizeOk = await transferSize(args.dist);
+const browser = await launchBrowser();
+try {
+  await firstRender(browser, args.dist, args.minimal);
+  await frameCost(browser, args.dist);
+} finally {
+  await browser.close();
+}
+console.log(sizeOk ? "\nbudgets: size within its limit" : "\nbudgets: FAILED, the transfer size is over its limit");
+process.exitCode = sizeOk ? 0 : 1;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Prints the page's budgets (see scripts/budgets.mjs): transfer size, time to
+# first render beside a minimal Yew page, main-thread time per frame.
+# Fails only if the gzip transfer total is over 250 KiB.
+#
+# Expects the release build in dist/ (`trunk build --release --offline`).
+# The minimal Yew page is generated and built outside the repository, in
+# ${TMPDIR:-/tmp}/distlock-minimal, and rebuilt only when its inputs change.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo="$PWD"
+export PATH="$repo/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+if [ ! -f dist/index.html ]; then
+  echo "budgets: dist/index.html is missing; run \`trunk build --release --offline\` first" >&2
+  exit 1
+fi
+
+minimal="${TMPDIR:-/tmp}/distlock-minimal"
+
+# The same shell as the real page (index.html, Trunk.toml, boot module, the
+# release profile, the wasm-bindgen version) around one component that
+# renders four labelled sections, and no stylesheet.
+write_minimal_project() {
+  local dir="$1" bindgen
+  bindgen="$(awk '
+    /^\[\[package\]\]/ { name = "" }
+    /^name = / { name = $3; gsub(/"/, "", name) }
+    /^version = / && name == "wasm-bindgen" { v = $3; gsub(/"/, "", v); print v; exit }
+  ' Cargo.lock)"
+  mkdir -p "$dir/src" "$dir/styles" "$dir/assets"
+  cat >"$dir/Cargo.toml" <<EOF
+[package]
+name = "distlock"
+version = "0.1.0"
+edition = "2021"
+publish = false
+
+[dependencies]
+yew = { version = "0.23", features = ["csr"] }
+wasm-bindgen = "=$bindgen"
+
+$(awk '/^\[profile\.release\]/ { on = 1; print; next } /^\[/ { on = 0 } on' Cargo.toml)
+EOF
+  cat >"$dir/src/main.rs" <<'EOF'
+use yew::prelude::*;
+
+#[function_component]
+fn App() -> Html {
+    html! {
+        <main>
+            { for ["A", "B", "C", "D"].into_iter().map(|id| html! {
+                <section aria-label={format!("Client {id}")}>
+                    <h2>{ format!("Client {id}") }</h2>
+                </section>
+            }) }
+        </main>
+    }
+}
+
+fn main() {
+    yew::Renderer::<App>::new().render();
+}
+EOF
+  cp index.html Trunk.toml "$dir/"
+  cp assets/boot.js "$dir/assets/"
+  : >"$dir/styles/main.css"
+}
+
+inputs="$(mktemp -d)"
+trap 'rm -rf "$inputs"' EXIT
+write_minimal_project "$inputs"
+key="$( (cd "$inputs" && find . -type f | sort | xargs sha256sum; trunk --version; rustc --version) | sha256sum | cut -c1-16)"
+
+if [ -f "$minimal/dist/index.html" ] && [ "$(cat "$minimal/.inputs" 2>/dev/null)" = "$key" ]; then
+  echo "budgets: minimal Yew page: cached in $minimal"
+else
+  echo "budgets: minimal Yew page: building in $minimal"
+  write_minimal_project "$minimal"
+  (
+    cd "$minimal"
+    [ -f Cargo.lock ] || cargo generate-lockfile --offline >/dev/null 2>&1 || cargo generate-lockfile
+    cargo fetch --offline >/dev/null 2>&1 || cargo fetch
+    trunk --quiet build --release --offline
+  )
+  echo "$key" >"$minimal/.inputs"
+fi
+
+exec node scripts/budgets.mjs --dist dist --minimal "$minimal/dist"

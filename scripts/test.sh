@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, the core and component tests, the
+# wasm build, the release build, the real-browser suite and the budgets.
+# Installs what is missing first (including Chromium).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+section() { printf '\n==== %s ====\n' "$*"; }
+
+section "setup"
+bash scripts/setup.sh --with-browser
+export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+
+# CI explores more random command sequences than the quick local loop.
+if [ "${CI:-}" = "true" ]; then
+  export PROPTEST_CASES=1000
+fi
+
+section "cargo fmt --check"
+cargo fmt --check
+
+section "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+
+section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}"
+cargo test
+
+section "cargo build --target wasm32-unknown-unknown"
+cargo build --target wasm32-unknown-unknown
+
+section "trunk build --release"
+trunk build --release --offline
+
+section "real browser (headless Chromium)"
+node --test --test-concurrency=1 tests/e2e/*.test.mjs
+
+section "budgets"
+bash scripts/budgets.sh
+
+section "all tests passed"

@@ -2,7 +2,7 @@
 //! Start/Pause, Step and Reset.
 
 use super::dom::{checked_of, value_of};
-use super::state::{seconds_1, speed_words, Action, Notice, AppState};
+use super::state::{seconds_1, speed_words, Action, AppState, Notice};
 use crate::sim::engine::Sim;
 use crate::sim::scenario::Config;
 use crate::sim::types::{Backend, Fencing};
@@ -162,7 +162,9 @@ fn clock(props: &ControlsProps) -> Html {
     } else {
         ("Start", Action::Start)
     };
-    let on_run = props.dispatch.reform(move |_: MouseEvent| run_action.clone());
+    let on_run = props
+        .dispatch
+        .reform(move |_: MouseEvent| run_action.clone());
     let on_step = props.dispatch.reform(|_: MouseEvent| Action::Step);
     let on_reset = props.dispatch.reform(|_: MouseEvent| Action::Reset);
     let on_speed = props

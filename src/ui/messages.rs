@@ -86,7 +86,10 @@ impl MessagesProps {
         let all: Vec<&Message> = sim.in_flight().collect();
         let hidden = all.len().saturating_sub(MESSAGES_SHOWN_MAX);
         // The newest are the ones a visitor just caused: draw those.
-        let flights = all[hidden..].iter().map(|m| flight(&cols, now, m)).collect();
+        let flights = all[hidden..]
+            .iter()
+            .map(|m| flight(&cols, now, m))
+            .collect();
         MessagesProps {
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),
             flights,

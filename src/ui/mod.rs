@@ -51,9 +51,8 @@ fn start_ticker(
     dispatch: Callback<Action>,
 ) -> Option<gloo_timers::callback::Interval> {
     let frame = u32::try_from(state::FRAME_MS).unwrap_or(16);
-    running.then(|| {
-        gloo_timers::callback::Interval::new(frame, move || dispatch.emit(Action::Tick))
-    })
+    running
+        .then(|| gloo_timers::callback::Interval::new(frame, move || dispatch.emit(Action::Tick)))
 }
 
 /// Natively (server rendering) effects never run, so there is no clock.

@@ -94,9 +94,7 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         Some(t) => format!("Stale token {t} rejected: fencing saved the counter"),
         None => "Stale write without a token rejected: fencing saved the counter".into(),
     };
-    let highest = props
-        .highest
-        .map_or("none".to_string(), |t| t.to_string());
+    let highest = props.highest.map_or("none".to_string(), |t| t.to_string());
     html! {
         <div class="banner banner--save" role="status">
             <p class="banner__title">

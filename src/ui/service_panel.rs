@@ -8,9 +8,7 @@ use crate::sim::backend::{
 };
 use crate::sim::engine::Sim;
 use crate::sim::scenario::{NodeCommand, RedisOptions};
-use crate::sim::types::{
-    ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy,
-};
+use crate::sim::types::{ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy};
 use yew::prelude::*;
 
 /// How far "Clock +10 s" moves a node's wall clock.
@@ -101,11 +99,16 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
 fn holder_line(props: &ServicePanelProps) -> Html {
     let text = match props.holder {
         Some(h) => {
-            let token = h.token.map_or("no token".to_string(), |t| format!("token {t}"));
+            let token = h
+                .token
+                .map_or("no token".to_string(), |t| format!("token {t}"));
             let until = h.until.map_or(String::new(), |u| {
                 format!(", {} left", seconds_1(props.now.until(u)))
             });
-            format!("The service says {} holds the lock ({token}{until}).", h.client)
+            format!(
+                "The service says {} holds the lock ({token}{until}).",
+                h.client
+            )
         }
         None => "The service says nobody holds the lock.".into(),
     };
@@ -126,7 +129,11 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
             .dispatch
             .reform(move |_: MouseEvent| Action::Node(n, command))
     };
-    let (up_word, up_mark) = if node.up { ("up", "▲") } else { ("down", "▼") };
+    let (up_word, up_mark) = if node.up {
+        ("up", "▲")
+    } else {
+        ("down", "▼")
+    };
     let key = match node.key {
         Some(k) => html! {
             <>
@@ -149,9 +156,12 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
     let (slow_name, slow_cmd) = if node.slow_ms > 0 {
         ("Normal speed", NodeCommand::Slow { extra_ms: 0 })
     } else {
-        ("Slow +2 s", NodeCommand::Slow {
-            extra_ms: SLOW_NODE_MS,
-        })
+        (
+            "Slow +2 s",
+            NodeCommand::Slow {
+                extra_ms: SLOW_NODE_MS,
+            },
+        )
     };
     let slow_why = why(|c| &c.slow);
     let jump_why = why(|c| &c.clock_jump);

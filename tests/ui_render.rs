@@ -1,0 +1,481 @@
+//! Component tests: the page rendered to a string natively with Yew's
+//! server renderer, asserted on its markup. A failing test names its seed.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use distlock::sim::scenario::{Command, Config, NodeCommand};
+use distlock::sim::types::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use distlock::sim::Sim;
+use distlock::ui::resource_panel::{ResourcePanel, ResourcePanelProps};
+use distlock::ui::state::{
+    first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_ttl_ms, Action,
+    AppState, Notice, StartSim,
+};
+use distlock::ui::status::{Status, StatusProps};
+use distlock::ui::{App, AppProps};
+use std::rc::Rc;
+use yew::{LocalServerRenderer, Reducible};
+
+const SEED: u64 = 1;
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).expect("clients are A to D")
+}
+
+async fn render_app(start: Option<Sim>) -> String {
+    let props = AppProps {
+        start: start.map(|sim| StartSim(Rc::new(sim))),
+    };
+    let html = LocalServerRenderer::<App>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await;
+    html
+}
+
+/// The scenario to run first, scripted as a visitor would click it.
+fn first_scenario(fencing: Fencing, seed: u64) -> Sim {
+    let config = Config {
+        fencing,
+        ..first_scenario_config(Seed(seed))
+    };
+    let mut sim = Sim::new(config).expect("the first scenario's config is valid");
+    let (a, b) = (client('A'), client('B'));
+    let must = |r: Result<(), _>, what: &str| {
+        r.unwrap_or_else(|e| panic!("{what} refused (DISTLOCK_SEED={seed}): {e}"))
+    };
+    must(sim.command(a, Command::Acquire), "A acquire");
+    sim.run_until(Millis(1_000));
+    must(
+        sim.command(a, Command::GcPause { pause_ms: 8_000 }),
+        "A pause",
+    );
+    // Clicked while paused: queued, sent the instant A wakes.
+    must(sim.command(a, Command::Write), "A write");
+    sim.run_until(Millis(6_000));
+    must(sim.command(b, Command::Acquire), "B acquire");
+    sim.run_until(Millis(7_000));
+    must(sim.command(b, Command::Write), "B write");
+    sim.run_until(Millis(10_000));
+    sim
+}
+
+/// The whole opening tag around the first occurrence of `needle`.
+fn tag_around<'a>(html: &'a str, needle: &str) -> &'a str {
+    let at = html
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} is not in the page"));
+    let start = html[..at].rfind('<').expect("inside a tag");
+    let end = at + html[at..].find('>').expect("the tag closes");
+    &html[start..=end]
+}
+
+/// The text right after the tag around `needle`, up to the next tag.
+fn text_after<'a>(html: &'a str, needle: &str) -> &'a str {
+    let tag = tag_around(html, needle);
+    let start = html.find(tag).expect("found above") + tag.len();
+    let end = start + html[start..].find('<').unwrap_or(0);
+    &html[start..end]
+}
+
+/// Every button in the markup with this exact visible name.
+fn count_buttons(html: &str, name: &str) -> usize {
+    html.matches(&format!(">{name}</button>")).count()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
+    let html = render_app(None).await;
+    for letter in ['A', 'B', 'C', 'D'] {
+        let tag = tag_around(&html, &format!("aria-label=\"Client {letter}\""));
+        assert!(
+            tag.starts_with("<section"),
+            "client {letter} is a region: {tag}"
+        );
+    }
+    for name in [
+        "Acquire",
+        "Write",
+        "Release",
+        "GC pause",
+        "Partition",
+        "Crash",
+    ] {
+        assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
+    }
+    for name in ["Start", "Step", "Reset", "Set up the scenario to run first"] {
+        assert_eq!(count_buttons(&html, name), 1, "one {name} button");
+    }
+    let group = tag_around(&html, "role=\"radiogroup\"");
+    assert!(group.contains("aria-labelledby=\"backend-legend\""));
+    assert_eq!(text_after(&html, "id=\"backend-legend\""), "Backend");
+    for option in ["Redlock", "ZooKeeper", "etcd"] {
+        assert!(
+            html.contains(&format!("<span>{option}</span>")),
+            "radio {option}"
+        );
+    }
+    assert_eq!(html.matches("type=\"radio\"").count(), 3);
+    for label in ["Fencing", "TTL (s)", "Speed", "Seed", "Renewal"] {
+        assert!(html.contains(&format!(">{label}</span>")), "label {label}");
+    }
+    assert_eq!(html.matches(">Pause (s)</span>").count(), 4);
+    let speed = tag_around(&html, "id=\"speed\"");
+    for attr in ["type=\"range\"", "min=\"0.25\"", "max=\"8\""] {
+        assert!(speed.contains(attr), "speed input {attr}: {speed}");
+    }
+    assert!(tag_around(&html, "id=\"ttl\"").contains("type=\"number\""));
+    assert!(tag_around(&html, "id=\"fencing\"").contains("type=\"checkbox\""));
+    for word in ["holder", "token", "rejected"] {
+        assert!(
+            html.contains(&format!("<dt>{word}</dt>")),
+            "status word {word}"
+        );
+    }
+    assert!(html.contains("aria-label=\"Status\""));
+    assert_eq!(text_after(&html, "data-testid=\"rejected-count\""), "0");
+    assert!(html.contains("t=0.0 s"));
+    let log = tag_around(&html, "aria-label=\"Event log\"");
+    assert!(
+        log.starts_with("<ol") && log.contains("aria-live=\"polite\""),
+        "{log}"
+    );
+    for region in ["Lock service", "Resource", "Messages in flight", "Controls"] {
+        assert!(
+            html.contains(&format!("aria-label=\"{region}\"")),
+            "region {region}"
+        );
+    }
+    assert!(
+        html.contains("What you&#x27;re looking at") || html.contains("What you're looking at")
+    );
+    assert!(html.contains("The scenario to run first"));
+    assert!(html.contains("shared-counter"));
+    assert!(html.contains("etcd: token = create_revision of the lock key"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn pause_chooser_offers_2_5_8_15_with_8_chosen() {
+    let html = render_app(None).await;
+    for s in [2, 5, 15] {
+        assert_eq!(
+            html.matches(&format!("<option value=\"{s}\">{s}</option>"))
+                .count(),
+            4
+        );
+    }
+    assert_eq!(
+        html.matches("<option value=\"8\" selected=\"selected\">8</option>")
+            .count(),
+        4
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn disabled_buttons_say_why_in_their_tooltip() {
+    let html = render_app(None).await;
+    assert!(
+        html.contains("A does not believe it holds the lock, so it has no token to write with"),
+        "Write on an idle card is disabled with the reason"
+    );
+    let release = tag_around(&html, "title=\"A neither holds nor waits for the lock\"");
+    assert!(release.contains("disabled"), "{release}");
+    let write = tag_around(&html, "title=\"A does not believe it holds the lock");
+    assert!(write.contains("disabled"), "{write}");
+    assert!(
+        html.contains("Nothing is scheduled"),
+        "Step with nothing to run"
+    );
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn fencing_off_shows_the_corruption_banner() {
+    let sim = first_scenario(Fencing::Off, SEED);
+    assert!(
+        sim.oracle().corruptions() > 0,
+        "A's late write should be accepted (DISTLOCK_SEED={SEED})"
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("Two holders, one corrupted counter"),
+        "DISTLOCK_SEED={SEED}"
+    );
+    assert!(
+        html.contains("A wrote with token"),
+        "says who wrote with which token"
+    );
+    assert!(!html.contains("fencing saved the counter"));
+    assert_eq!(text_after(&html, "data-testid=\"rejected-count\""), "0");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn fencing_on_shows_the_save_banner_with_the_real_token() {
+    let sim = first_scenario(Fencing::On, SEED);
+    let stale = *sim
+        .oracle()
+        .last_stale_write()
+        .unwrap_or_else(|| panic!("A's late write reached the resource (DISTLOCK_SEED={SEED})"));
+    assert!(!stale.accepted, "fencing rejects it (DISTLOCK_SEED={SEED})");
+    let token = stale.token.expect("A writes with a token");
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains(&format!(
+            "Stale token {token} rejected: fencing saved the counter"
+        )),
+        "DISTLOCK_SEED={SEED}"
+    );
+    assert!(!html.contains("Two holders, one corrupted counter"));
+    assert_eq!(text_after(&html, "data-testid=\"rejected-count\""), "1");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn resource_panel_alone_renders_from_plain_props() {
+    let sim = first_scenario(Fencing::Off, SEED);
+    let props = ResourcePanelProps::from_sim(&sim);
+    assert_eq!(
+        props.accepted, 2,
+        "B's write and A's stale one (DISTLOCK_SEED={SEED})"
+    );
+    let html = LocalServerRenderer::<ResourcePanel>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await;
+    assert!(html.contains("banner--corrupt"));
+    assert!(html.contains("only knows the tokens it has seen in writes"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn status_strip_shows_holder_token_and_clock() {
+    let mut sim = Sim::new(Config::default()).expect("default config");
+    sim.command(client('B'), Command::Acquire)
+        .expect("B acquires");
+    sim.run_until(Millis(5_200));
+    let props = StatusProps::from_sim(&sim, false);
+    assert_eq!(props.holder, Some(client('B')), "DISTLOCK_SEED=1");
+    let html = LocalServerRenderer::<Status>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await;
+    assert!(html.contains("<dt>holder</dt><dd class=\"status__value\">B</dd>"));
+    assert!(html.contains("t=5.2 s"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_write_clicked_during_a_pause_is_shown_queued() {
+    let mut sim = Sim::new(Config::default()).expect("default config");
+    let a = client('A');
+    sim.command(a, Command::Acquire).expect("A acquires");
+    sim.run_until(Millis(1_000));
+    sim.command(a, Command::GcPause { pause_ms: 8_000 })
+        .expect("A pauses");
+    sim.command(a, Command::Write)
+        .expect("a paused holder's write is queued");
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("queued until it wakes: write"),
+        "DISTLOCK_SEED=1"
+    );
+    assert!(html.contains("client-card--paused"));
+    assert!(html.contains(">paused</p>") || html.contains("paused</p>"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn partition_turns_into_heal_and_the_card_says_partitioned() {
+    let mut sim = Sim::new(Config::default()).expect("default config");
+    let c = client('C');
+    sim.command(
+        c,
+        Command::Partition {
+            scope: distlock::sim::scenario::PartitionScope::Service,
+        },
+    )
+    .expect("C partitions");
+    let html = render_app(Some(sim)).await;
+    assert_eq!(count_buttons(&html, "Heal"), 1);
+    assert_eq!(count_buttons(&html, "Partition"), 3);
+    assert!(html.contains("client-card--partitioned"));
+    assert!(html.contains("cut off from the lock service"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_stale_holder_card_is_drawn_as_an_alarm() {
+    // Stop the clock at t=6.5 s: A is still frozen and believes it holds,
+    // while the service has let its lease go and B holds.
+    let config = first_scenario_config(Seed(SEED));
+    let mut sim = Sim::new(config).expect("valid");
+    let (a, b) = (client('A'), client('B'));
+    sim.command(a, Command::Acquire).expect("A");
+    sim.run_until(Millis(1_000));
+    sim.command(a, Command::GcPause { pause_ms: 8_000 })
+        .expect("pause");
+    sim.run_until(Millis(6_000));
+    sim.command(b, Command::Acquire).expect("B");
+    sim.run_until(Millis(6_500));
+    assert!(sim.client_view(a).stale, "DISTLOCK_SEED={SEED}");
+    let html = render_app(Some(sim)).await;
+    assert!(html.contains("client-card--stale"));
+    assert!(html.contains("A believes it holds the lock; the service says it does not."));
+    assert!(html.contains("lease-bar--alarm"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn each_backend_shows_its_own_internals() {
+    let config = |backend| Config {
+        backend,
+        ..Config::default()
+    };
+    let redlock = render_app(Some(Sim::new(config(Backend::Redlock)).expect("ok"))).await;
+    for n in 1..=5 {
+        assert!(redlock.contains(&format!("aria-label=\"Crash node {n}\"")));
+        assert!(redlock.contains(&format!("aria-label=\"Clock +10 s on node {n}\"")));
+    }
+    assert!(redlock.contains("Value-checked release"));
+    assert!(redlock.contains("Delayed restart"));
+    assert!(redlock.contains("Redlock: the lock value is random"));
+
+    let mut zk = Sim::new(config(Backend::ZooKeeper)).expect("ok");
+    zk.command(client('A'), Command::Acquire).expect("A");
+    zk.command(client('B'), Command::Acquire).expect("B");
+    zk.run_until(Millis(2_000));
+    let zk = render_app(Some(zk)).await;
+    assert!(zk.contains("zxid"));
+    assert!(
+        zk.contains("lock-0000000000"),
+        "sequence numbers start at 0"
+    );
+    assert!(zk.contains("holds the lock"));
+    assert!(zk.contains("waits (watches the one before)"));
+
+    let mut etcd = Sim::new(config(Backend::Etcd)).expect("ok");
+    etcd.command(client('A'), Command::Acquire).expect("A");
+    etcd.run_until(Millis(2_000));
+    let etcd = render_app(Some(etcd)).await;
+    assert!(etcd.contains("revision "));
+    assert!(etcd.contains("create_rev"));
+    assert!(etcd.contains("lease remaining"));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_crashed_redis_node_offers_restart() {
+    let config = Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    };
+    let mut sim = Sim::new(config).expect("ok");
+    let node = NodeId::new(3).expect("node 3");
+    sim.node_command(node, NodeCommand::Crash)
+        .expect("crash node 3");
+    let html = render_app(Some(sim)).await;
+    assert!(html.contains("aria-label=\"Restart node 3\""));
+    assert!(html.contains("nodes__row--down"));
+}
+
+fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
+    state.reduce(action)
+}
+
+#[test]
+fn bad_input_changes_nothing_and_says_why() {
+    let start = Rc::new(AppState::default());
+    let before = start.config();
+    for action in [
+        Action::SetTtl("45".into()),
+        Action::SetTtl("0".into()),
+        Action::SetTtl("abc".into()),
+        Action::SetTtl("".into()),
+        Action::SetSeed("-3".into()),
+        Action::SetSeed("99999999999999999999999".into()),
+        Action::SetSpeed("9".into()),
+        Action::ChoosePause(client('A'), "7".into()),
+    ] {
+        let after = reduce(start.clone(), action.clone());
+        assert_eq!(after.config(), before, "{action:?} changed the config");
+        assert!(
+            matches!(after.notice, Some(Notice::Refused(_))),
+            "{action:?} gave no message"
+        );
+        assert!(
+            Rc::ptr_eq(&after.sim, &start.sim),
+            "{action:?} replaced the run"
+        );
+    }
+}
+
+#[test]
+fn good_settings_start_a_fresh_run() {
+    let start = Rc::new(AppState::default());
+    start
+        .sim
+        .borrow_mut()
+        .command(client('A'), Command::Acquire)
+        .expect("A acquires");
+    let ttl = reduce(start.clone(), Action::SetTtl("12.5".into()));
+    assert_eq!(ttl.config().ttl_ms, 12_500);
+    assert!(ttl.sim.borrow().history().is_empty(), "a fresh run");
+    let redlock = reduce(ttl, Action::SetBackend(Backend::Redlock));
+    assert_eq!(redlock.config().backend, Backend::Redlock);
+    assert_eq!(redlock.config().ttl_ms, 12_500, "other settings stay");
+    let fenced = reduce(redlock, Action::SetFencing(true));
+    assert_eq!(fenced.config().fencing, Fencing::On);
+    let seeded = reduce(fenced, Action::SetSeed(" 42 ".into()));
+    assert_eq!(seeded.config().seed, Seed(42));
+    let first = reduce(seeded, Action::SetUpFirstScenario);
+    let config = first.config();
+    assert_eq!(
+        (config.backend, config.fencing, config.ttl_ms),
+        (Backend::Etcd, Fencing::Off, 5_000)
+    );
+    assert_eq!(config.seed, Seed(42), "the seed is kept");
+}
+
+#[test]
+fn ticks_move_virtual_time_by_a_fixed_step_only_while_running() {
+    let start = Rc::new(AppState::default());
+    let stopped = reduce(start.clone(), Action::Tick);
+    assert!(
+        Rc::ptr_eq(&stopped, &start),
+        "a stopped clock skips the re-render"
+    );
+    let running = reduce(start, Action::Start);
+    let fast = reduce(running, Action::SetSpeed("8".into()));
+    let after = reduce(fast, Action::Tick);
+    assert_eq!(after.sim.borrow().now(), Millis(128), "16 ms x 8");
+    let paused = reduce(after, Action::Pause);
+    let still = reduce(paused.clone(), Action::Tick);
+    assert_eq!(still.sim.borrow().now(), Millis(128));
+}
+
+#[test]
+fn step_runs_one_event_and_stops_the_clock() {
+    let start = Rc::new(AppState::default());
+    start
+        .sim
+        .borrow_mut()
+        .command(client('A'), Command::Acquire)
+        .expect("A acquires");
+    let next = start
+        .sim
+        .borrow()
+        .next_event_at()
+        .expect("a message is on its way");
+    let stepped = reduce(reduce(start, Action::Start), Action::Step);
+    assert!(!stepped.running);
+    assert_eq!(stepped.sim.borrow().now(), next);
+}
+
+#[test]
+fn parsers_accept_what_people_type() {
+    assert_eq!(parse_ttl_ms("5"), Ok(5_000));
+    assert_eq!(parse_ttl_ms(" 1 "), Ok(1_000));
+    assert_eq!(parse_ttl_ms("30"), Ok(30_000));
+    assert!(parse_ttl_ms("30.5").is_err());
+    assert!(parse_ttl_ms("NaN").is_err());
+    assert!(parse_ttl_ms("inf").is_err());
+    assert_eq!(parse_seed("18446744073709551615"), Ok(Seed(u64::MAX)));
+    assert!(parse_seed("1.5").is_err());
+    assert_eq!(parse_speed_quarters("0.25"), Ok(1));
+    assert_eq!(parse_speed_quarters("8x"), Ok(32));
+    assert!(parse_speed_quarters("0.1").is_err());
+    assert_eq!(parse_pause_s("15"), Ok(15));
+    assert!(parse_pause_s("3").is_err());
+}

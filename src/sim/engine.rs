@@ -242,14 +242,18 @@ impl Core {
     /// Changes a client's belief and lets the oracle count believed holders.
     pub fn set_belief(&mut self, c: ClientId, belief: Belief) {
         self.client_mut(c).belief = belief;
-        let holders: Vec<ClientId> = self
-            .clients
-            .iter()
-            .filter(|cl| !cl.crashed && cl.belief.is_holding())
-            .map(|cl| cl.id)
-            .collect();
-        match self.oracle.believers(self.now, &holders) {
-            Some(true) => self.record(Event::TwoHolders { clients: holders }),
+        // A fixed array: this runs on every belief change.
+        let mut holders = [ClientId::ALL[0]; 4];
+        let mut count = 0;
+        for cl in self.clients.iter().filter(|cl| !cl.crashed && cl.belief.is_holding()) {
+            holders[count] = cl.id;
+            count += 1;
+        }
+        let holders = &holders[..count];
+        match self.oracle.believers(self.now, holders) {
+            Some(true) => self.record(Event::TwoHolders {
+                clients: holders.to_vec(),
+            }),
             Some(false) => self.record(Event::OneHolderAgain),
             None => {}
         }

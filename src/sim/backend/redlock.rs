@@ -481,20 +481,28 @@ impl RedlockService {
         self.schedule_expiry(core, n);
     }
 
-    /// The lock value held on a quorum of live nodes, with its nodes' keys.
-    fn quorum_keys(&self, now: Millis) -> Option<Vec<(RedisKey, Millis)>> {
-        let mut by_value: BTreeMap<u64, Vec<(RedisKey, Millis)>> = BTreeMap::new();
-        for node in &self.nodes {
-            if let Some(key) = node.live_key(now) {
-                by_value
-                    .entry(key.value)
-                    .or_default()
-                    .push((key, node.expiry_virtual(&key)));
-            }
+    /// The lock value held on a quorum of live nodes: the quorum formed when
+    /// its third key was set, and lasts until all but two have expired.
+    /// Runs after every event, so it allocates nothing.
+    fn quorum(&self, now: Millis) -> Option<(RedisKey, Millis, Millis)> {
+        let mut live: [Option<(RedisKey, Millis)>; NODES] = [None; NODES];
+        for (slot, node) in live.iter_mut().zip(&self.nodes) {
+            *slot = node.live_key(now).map(|k| (k, node.expiry_virtual(&k)));
         }
-        by_value
-            .into_values()
-            .find(|keys| keys.len() >= usize::from(QUORUM))
+        let first = live.iter().flatten().find(|(k, _)| {
+            live.iter().flatten().filter(|(o, _)| o.value == k.value).count() >= usize::from(QUORUM)
+        })?;
+        let value = first.0.value;
+        let mut set_at = [Millis(u64::MAX); NODES];
+        let mut expiry = [Millis(0); NODES];
+        for (i, (k, e)) in live.iter().flatten().filter(|(k, _)| k.value == value).enumerate() {
+            set_at[i] = k.set_at;
+            expiry[i] = *e;
+        }
+        set_at.sort_unstable();
+        expiry.sort_unstable_by(|a, b| b.cmp(a));
+        let q = usize::from(QUORUM) - 1;
+        Some((first.0, set_at[q], expiry[q]))
     }
 }
 
@@ -644,18 +652,11 @@ impl LockService for RedlockService {
     }
 
     fn holder(&self, core: &Core) -> Option<HolderView> {
-        let mut keys = self.quorum_keys(core.now)?;
-        let first = keys[0].0;
-        // The quorum formed when its third key was set, and lasts until all
-        // but two of its keys have expired.
-        keys.sort_by_key(|(k, _)| k.set_at);
-        let since = keys[usize::from(QUORUM) - 1].0.set_at;
-        keys.sort_by_key(|&(_, expiry)| std::cmp::Reverse(expiry));
-        let until = keys[usize::from(QUORUM) - 1].1;
+        let (key, since, until) = self.quorum(core.now)?;
         Some(HolderView {
-            client: first.owner,
-            token: self.fence_of.get(&first.value).map(|&f| Token(f)),
-            lease_key: first.value,
+            client: key.owner,
+            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
+            lease_key: key.value,
             since,
             until: Some(until),
         })

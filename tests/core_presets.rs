@@ -78,7 +78,10 @@ fn a_plain_del_releases_someone_elses_lock() {
         backend: Backend::Redlock,
         ..Config::default()
     };
-    let plain = run(&presets::release_other(config.clone(), ReleaseMode::PlainDel), 10_000);
+    let plain = run(
+        &presets::release_other(config.clone(), ReleaseMode::PlainDel),
+        10_000,
+    );
     let text = story(&plain);
     assert!(text.contains("on A's plain DEL"), "{text}");
     assert_eq!(acquired(&plain, 'C').len(), 1, "C acquires\n{text}");
@@ -89,10 +92,16 @@ fn a_plain_del_releases_someone_elses_lock() {
         .any(|o| o.clients == vec![client('B'), client('C')]);
     assert!(overlap, "B and C both believe they hold\n{text}");
 
-    let checked = run(&presets::release_other(config, ReleaseMode::CheckValue), 10_000);
+    let checked = run(
+        &presets::release_other(config, ReleaseMode::CheckValue),
+        10_000,
+    );
     let text = story(&checked);
     assert!(!text.contains("plain DEL"), "{text}");
-    assert!(acquired(&checked, 'C').is_empty(), "B keeps the lock\n{text}");
+    assert!(
+        acquired(&checked, 'C').is_empty(),
+        "B keeps the lock\n{text}"
+    );
     assert_eq!(checked.holder().unwrap().client, client('B'));
 }
 
@@ -102,7 +111,10 @@ fn a_redis_node_restarting_empty_gives_two_holders_without_any_pause() {
         backend: Backend::Redlock,
         ..Config::default()
     };
-    let sim = run(&presets::redlock_restart(config.clone(), RestartPolicy::Immediate), 6_000);
+    let sim = run(
+        &presets::redlock_restart(config.clone(), RestartPolicy::Immediate),
+        6_000,
+    );
     let text = story(&sim);
     assert!(!text.contains("GC pause"), "no pause at all");
     assert_eq!(acquired(&sim, 'B').len(), 1, "B wins nodes 3-5\n{text}");
@@ -110,11 +122,17 @@ fn a_redis_node_restarting_empty_gives_two_holders_without_any_pause() {
     assert_eq!(overlap.clients, vec![client('A'), client('B')], "{text}");
     assert_eq!(sim.oracle().corruptions(), 1, "A's write is stale\n{text}");
 
-    let delayed = run(&presets::redlock_restart(config, RestartPolicy::Delayed), 6_000);
+    let delayed = run(
+        &presets::redlock_restart(config, RestartPolicy::Delayed),
+        6_000,
+    );
     let text = story(&delayed);
     assert!(text.contains("stays down until"), "{text}");
     assert!(delayed.oracle().overlaps().is_empty(), "{text}");
-    assert!(acquired(&delayed, 'B').is_empty(), "node 3 stays down: no quorum for B");
+    assert!(
+        acquired(&delayed, 'B').is_empty(),
+        "node 3 stays down: no quorum for B"
+    );
 }
 
 #[test]
@@ -127,7 +145,10 @@ fn a_clock_jump_on_one_node_expires_the_key_early() {
     let ServiceDetail::Redlock { nodes } = sim.service_detail() else {
         panic!("Redlock detail");
     };
-    assert_eq!(nodes[2].clock_offset_ms, 10_000, "node 3's clock is drawn ahead");
+    assert_eq!(
+        nodes[2].clock_offset_ms, 10_000,
+        "node 3's clock is drawn ahead"
+    );
     assert_eq!(nodes[0].clock_offset_ms, 0);
 }
 
@@ -138,8 +159,15 @@ fn the_incr_counter_resets_and_fencing_does_not_save_redlock() {
     assert!(text.contains("INCR fence counter restarts"), "{text}");
     let a = acquired(&sim, 'A')[0].1.unwrap();
     let b = acquired(&sim, 'B')[0].1.unwrap();
-    assert_eq!(a, b, "unique is not monotonic: B got A's token again\n{text}");
-    assert_eq!(sim.oracle().corruptions(), 1, "fencing on, still corrupted\n{text}");
+    assert_eq!(
+        a, b,
+        "unique is not monotonic: B got A's token again\n{text}"
+    );
+    assert_eq!(
+        sim.oracle().corruptions(),
+        1,
+        "fencing on, still corrupted\n{text}"
+    );
     assert!(!sim.monotonic_tokens());
 }
 
@@ -153,7 +181,11 @@ fn zookeeper_suspended_is_not_lost_and_the_queue_is_fifo() {
     assert_eq!(sim.client_view(client('B')).state, ClientState::Waiting);
     assert_eq!(sim.client_view(client('C')).state, ClientState::Waiting);
     let sim = Sim::replay(&p, Millis(8_500)).unwrap();
-    assert_eq!(sim.holder().unwrap().client, client('B'), "B was next in line");
+    assert_eq!(
+        sim.holder().unwrap().client,
+        client('B'),
+        "B was next in line"
+    );
     assert_eq!(
         sim.client_view(client('A')).state,
         ClientState::Suspended,
@@ -165,7 +197,11 @@ fn zookeeper_suspended_is_not_lost_and_the_queue_is_fifo() {
     let b = acquired(&sim, 'B')[0].1.unwrap();
     let c = acquired(&sim, 'C')[0].1.unwrap();
     assert_eq!((b, c), (Token(1), Token(2)), "FIFO: B then C\n{text}");
-    assert_eq!(sim.oracle().corruptions(), 1, "A wrote at 7 s as a stale holder\n{text}");
+    assert_eq!(
+        sim.oracle().corruptions(),
+        1,
+        "A wrote at 7 s as a stale holder\n{text}"
+    );
 }
 
 #[test]
@@ -221,14 +257,23 @@ fn a_blind_renewal_after_expiry_silently_reacquires() {
         ..Config::default()
     };
     // Just after A wakes and its stashed renewal lands on every node.
-    let blind = run(&presets::renew_after_expiry(config.clone(), ExtendMode::BlindSet), 9_500);
+    let blind = run(
+        &presets::renew_after_expiry(config.clone(), ExtendMode::BlindSet),
+        9_500,
+    );
     let text = story(&blind);
     assert_eq!(acquired(&blind, 'B').len(), 1, "{text}");
     assert_eq!(blind.holder().unwrap().client, client('A'), "{text}");
     let b = blind.client_view(client('B'));
-    assert!(b.belief.is_holding() && b.stale, "B believes, the service disagrees");
+    assert!(
+        b.belief.is_holding() && b.stale,
+        "B believes, the service disagrees"
+    );
 
-    let checked = run(&presets::renew_after_expiry(config, ExtendMode::CheckValue), 9_500);
+    let checked = run(
+        &presets::renew_after_expiry(config, ExtendMode::CheckValue),
+        9_500,
+    );
     let text = story(&checked);
     assert_eq!(checked.holder().unwrap().client, client('B'), "{text}");
     assert!(!checked.client_view(client('B')).stale);

@@ -73,7 +73,10 @@ fn without_fencing_the_late_write_corrupts_the_counter() {
         assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{story}");
         assert_eq!(sim.resource().accepted(), 2, "{backend}\n{story}");
         assert_eq!(sim.resource().rejected(), 0, "{backend}\n{story}");
-        let stale = sim.oracle().last_stale_write().expect("A's write was stale");
+        let stale = sim
+            .oracle()
+            .last_stale_write()
+            .expect("A's write was stale");
         assert_eq!(stale.client.letter(), 'A');
         assert!(stale.accepted);
         assert!(
@@ -114,7 +117,11 @@ fn the_scenario_is_deterministic_and_serializes() {
         assert_eq!(one.history(), two.history(), "{backend}");
         let json = serde_json::to_string(one.history()).unwrap();
         let back: Vec<Record> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, one.history(), "{backend}: history round-trips as JSON");
+        assert_eq!(
+            back,
+            one.history(),
+            "{backend}: history round-trips as JSON"
+        );
         let scenario = one.scenario();
         let replayed = distlock::sim::Scenario::from_json(&scenario.to_json()).unwrap();
         assert_eq!(replayed, scenario);

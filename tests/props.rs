@@ -112,7 +112,11 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     let scenario: Scenario = sim.scenario();
     let json = scenario.to_json();
     let replayed = Sim::replay(&Scenario::from_json(&json).unwrap(), sim.now()).unwrap();
-    prop_assert!(replayed.history() == sim.history(), "seed {}: replay differs", seed);
+    prop_assert!(
+        replayed.history() == sim.history(),
+        "seed {}: replay differs",
+        seed
+    );
     Ok(())
 }
 

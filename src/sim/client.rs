@@ -13,7 +13,9 @@ pub enum Belief {
     Idle,
     Acquiring,
     /// Queued behind another holder (ZooKeeper and etcd).
-    Waiting { token: Option<Token> },
+    Waiting {
+        token: Option<Token>,
+    },
     /// `until` is the lease end by the client's own clock, `None` when the
     /// backend gives the client no deadline (a ZooKeeper session).
     Holding {

@@ -149,7 +149,10 @@ impl Core {
 
     pub fn record(&mut self, event: Event) {
         if self.history.len() < HISTORY_LEN_MAX {
-            self.history.push(Record { at: self.now, event });
+            self.history.push(Record {
+                at: self.now,
+                event,
+            });
         } else {
             self.history_dropped += 1;
         }
@@ -245,7 +248,11 @@ impl Core {
         // A fixed array: this runs on every belief change.
         let mut holders = [ClientId::ALL[0]; 4];
         let mut count = 0;
-        for cl in self.clients.iter().filter(|cl| !cl.crashed && cl.belief.is_holding()) {
+        for cl in self
+            .clients
+            .iter()
+            .filter(|cl| !cl.crashed && cl.belief.is_holding())
+        {
             holders[count] = cl.id;
             count += 1;
         }
@@ -310,11 +317,12 @@ impl Sim {
                 break;
             }
             sim.run_until(Millis(timed.at_ms));
-            sim.act(timed.action).map_err(|error| ScenarioError::Refused {
-                index,
-                at_ms: timed.at_ms,
-                error,
-            })?;
+            sim.act(timed.action)
+                .map_err(|error| ScenarioError::Refused {
+                    index,
+                    at_ms: timed.at_ms,
+                    error,
+                })?;
         }
         sim.run_until(t);
         Ok(sim)
@@ -462,7 +470,10 @@ impl Sim {
         if client.is_paused() && client.queued.len() >= QUEUED_COMMANDS_MAX {
             let immediate = matches!(
                 command,
-                Command::Partition { .. } | Command::Heal | Command::Crash | Command::Renewal { .. }
+                Command::Partition { .. }
+                    | Command::Heal
+                    | Command::Crash
+                    | Command::Renewal { .. }
             );
             if !immediate {
                 return Err(CommandError::TooManyQueued { client: c });
@@ -508,7 +519,9 @@ impl Sim {
             action: Action::Node { node, command },
         });
         self.core.record(Event::NodeClicked { node, command });
-        self.service.get_mut().node_command(&mut self.core, node, command);
+        self.service
+            .get_mut()
+            .node_command(&mut self.core, node, command);
         self.note_holder();
         Ok(())
     }
@@ -602,7 +615,10 @@ impl Sim {
                     .get_mut()
                     .on_client_timer(&mut self.core, client, timer);
             }
-            Ev::Service(timer) => self.service.get_mut().on_service_timer(&mut self.core, timer),
+            Ev::Service(timer) => self
+                .service
+                .get_mut()
+                .on_service_timer(&mut self.core, timer),
             Ev::Wake { client, epoch } => self.wake(client, epoch),
             Ev::Resume { client, epoch } => self.resume(client, epoch),
         }
@@ -702,7 +718,8 @@ impl Sim {
             }
         }
         // Replies and timers that came due during the pause run a moment later.
-        self.core.schedule(self.core.now.ms() + 1, Ev::Resume { client: c, epoch });
+        self.core
+            .schedule(self.core.now.ms() + 1, Ev::Resume { client: c, epoch });
     }
 
     fn resume(&mut self, c: ClientId, epoch: u32) {

@@ -10,28 +10,68 @@ use std::fmt;
 /// A command that was refused. Refusing changes nothing in the run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandError {
-    ClientCrashed { client: ClientId },
-    NotCrashed { client: ClientId },
-    AlreadyHolding { client: ClientId },
-    AlreadyAcquiring { client: ClientId },
+    ClientCrashed {
+        client: ClientId,
+    },
+    NotCrashed {
+        client: ClientId,
+    },
+    AlreadyHolding {
+        client: ClientId,
+    },
+    AlreadyAcquiring {
+        client: ClientId,
+    },
     /// Write or release with no lock believed held.
-    NotHolding { client: ClientId },
-    NothingToRelease { client: ClientId },
-    AlreadyPaused { client: ClientId },
-    AlreadyPartitioned { client: ClientId },
-    NotPartitioned { client: ClientId },
-    PauseOutOfRange { pause_ms: u64 },
-    DelayOutOfRange { extra_ms: u64 },
-    TooManyQueued { client: ClientId },
-    RenewalAlready { client: ClientId, on: bool },
+    NotHolding {
+        client: ClientId,
+    },
+    NothingToRelease {
+        client: ClientId,
+    },
+    AlreadyPaused {
+        client: ClientId,
+    },
+    AlreadyPartitioned {
+        client: ClientId,
+    },
+    NotPartitioned {
+        client: ClientId,
+    },
+    PauseOutOfRange {
+        pause_ms: u64,
+    },
+    DelayOutOfRange {
+        extra_ms: u64,
+    },
+    TooManyQueued {
+        client: ClientId,
+    },
+    RenewalAlready {
+        client: ClientId,
+        on: bool,
+    },
     NodesOnlyInRedlock,
-    NodeDown { node: NodeId },
-    NodeUp { node: NodeId },
-    ClockJumpOutOfRange { jump_ms: i64 },
-    TtlOutOfRange { ttl_ms: u64 },
-    LatencyScaleOutOfRange { scale: u32 },
+    NodeDown {
+        node: NodeId,
+    },
+    NodeUp {
+        node: NodeId,
+    },
+    ClockJumpOutOfRange {
+        jump_ms: i64,
+    },
+    TtlOutOfRange {
+        ttl_ms: u64,
+    },
+    LatencyScaleOutOfRange {
+        scale: u32,
+    },
     TooManyEvents,
-    TimeInPast { at_ms: u64, now_ms: u64 },
+    TimeInPast {
+        at_ms: u64,
+        now_ms: u64,
+    },
 }
 
 impl fmt::Display for CommandError {

@@ -89,18 +89,59 @@ impl fmt::Display for RejectReason {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "what", rename_all = "kebab-case")]
 pub enum ServiceEvent {
-    RedisKeySet { node: NodeId, client: ClientId },
-    RedisKeyExpired { node: NodeId, client: ClientId },
-    RedisKeyDeleted { node: NodeId, owner: ClientId, by: ClientId },
-    RedisFenceReset { node: NodeId },
-    ZkSessionOpened { client: ClientId, session: u64, timeout_ms: u64 },
-    ZkSessionExpired { client: ClientId, session: u64 },
-    ZkZnodeCreated { client: ClientId, seq: u64, zxid: u64 },
-    ZkZnodeDeleted { client: ClientId, seq: u64, zxid: u64 },
-    EtcdLeaseGranted { client: ClientId, lease: u64, ttl_ms: u64 },
-    EtcdLeaseExpired { client: ClientId, lease: u64 },
-    EtcdKeyPut { client: ClientId, create_rev: u64 },
-    EtcdKeyDeleted { client: ClientId, create_rev: u64, revision: u64 },
+    RedisKeySet {
+        node: NodeId,
+        client: ClientId,
+    },
+    RedisKeyExpired {
+        node: NodeId,
+        client: ClientId,
+    },
+    RedisKeyDeleted {
+        node: NodeId,
+        owner: ClientId,
+        by: ClientId,
+    },
+    RedisFenceReset {
+        node: NodeId,
+    },
+    ZkSessionOpened {
+        client: ClientId,
+        session: u64,
+        timeout_ms: u64,
+    },
+    ZkSessionExpired {
+        client: ClientId,
+        session: u64,
+    },
+    ZkZnodeCreated {
+        client: ClientId,
+        seq: u64,
+        zxid: u64,
+    },
+    ZkZnodeDeleted {
+        client: ClientId,
+        seq: u64,
+        zxid: u64,
+    },
+    EtcdLeaseGranted {
+        client: ClientId,
+        lease: u64,
+        ttl_ms: u64,
+    },
+    EtcdLeaseExpired {
+        client: ClientId,
+        lease: u64,
+    },
+    EtcdKeyPut {
+        client: ClientId,
+        create_rev: u64,
+    },
+    EtcdKeyDeleted {
+        client: ClientId,
+        create_rev: u64,
+        revision: u64,
+    },
 }
 
 impl fmt::Display for ServiceEvent {
@@ -171,38 +212,135 @@ impl fmt::Display for ServiceEvent {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "kebab-case")]
 pub enum Event {
-    Clicked { client: ClientId, command: Command },
-    Queued { client: ClientId, command: Command },
-    NodeClicked { node: NodeId, command: NodeCommand },
-    AcquireStarted { client: ClientId },
-    Acquired { client: ClientId, token: Option<Token>, until: Option<Millis> },
-    Waiting { client: ClientId, token: Option<Token> },
-    AcquireFailed { client: ClientId, failure: AcquireFailure },
-    AcquireRetry { client: ClientId, failure: AcquireFailure, attempt: u32, retry_at: Millis },
-    Renewed { client: ClientId, until: Option<Millis> },
-    Released { client: ClientId },
-    Lost { client: ClientId, reason: LossReason },
-    ZkState { client: ClientId, state: ZkConn },
-    WriteSent { client: ClientId, token: Option<Token> },
-    WriteAccepted { client: ClientId, token: Option<Token>, value: u64, stale: bool },
-    WriteRejected { client: ClientId, token: Option<Token>, reason: RejectReason, stale: bool },
-    Paused { client: ClientId, until: Millis },
-    Woke { client: ClientId },
-    Partitioned { client: ClientId, scope: PartitionScope },
-    Healed { client: ClientId },
-    Crashed { client: ClientId },
-    Restarted { client: ClientId },
-    Renewal { client: ClientId, on: bool },
-    HolderChanged { holder: Option<ClientId>, token: Option<Token> },
+    Clicked {
+        client: ClientId,
+        command: Command,
+    },
+    Queued {
+        client: ClientId,
+        command: Command,
+    },
+    NodeClicked {
+        node: NodeId,
+        command: NodeCommand,
+    },
+    AcquireStarted {
+        client: ClientId,
+    },
+    Acquired {
+        client: ClientId,
+        token: Option<Token>,
+        until: Option<Millis>,
+    },
+    Waiting {
+        client: ClientId,
+        token: Option<Token>,
+    },
+    AcquireFailed {
+        client: ClientId,
+        failure: AcquireFailure,
+    },
+    AcquireRetry {
+        client: ClientId,
+        failure: AcquireFailure,
+        attempt: u32,
+        retry_at: Millis,
+    },
+    Renewed {
+        client: ClientId,
+        until: Option<Millis>,
+    },
+    Released {
+        client: ClientId,
+    },
+    Lost {
+        client: ClientId,
+        reason: LossReason,
+    },
+    ZkState {
+        client: ClientId,
+        state: ZkConn,
+    },
+    WriteSent {
+        client: ClientId,
+        token: Option<Token>,
+    },
+    WriteAccepted {
+        client: ClientId,
+        token: Option<Token>,
+        value: u64,
+        stale: bool,
+    },
+    WriteRejected {
+        client: ClientId,
+        token: Option<Token>,
+        reason: RejectReason,
+        stale: bool,
+    },
+    Paused {
+        client: ClientId,
+        until: Millis,
+    },
+    Woke {
+        client: ClientId,
+    },
+    Partitioned {
+        client: ClientId,
+        scope: PartitionScope,
+    },
+    Healed {
+        client: ClientId,
+    },
+    Crashed {
+        client: ClientId,
+    },
+    Restarted {
+        client: ClientId,
+    },
+    Renewal {
+        client: ClientId,
+        on: bool,
+    },
+    HolderChanged {
+        holder: Option<ClientId>,
+        token: Option<Token>,
+    },
     Service(ServiceEvent),
-    NodeCrashed { node: NodeId, keeps_data: bool },
-    NodeRestarted { node: NodeId, empty: bool },
-    NodeRestartDelayed { node: NodeId, until: Millis },
-    ClockJumped { node: NodeId, jump_ms: i64 },
-    NodeSlow { node: NodeId, extra_ms: u64 },
-    MessageSent { id: u64, from: Endpoint, to: Endpoint, body: Body, deliver_ms: u64 },
-    MessageDropped { id: u64, from: Endpoint, to: Endpoint },
-    TwoHolders { clients: Vec<ClientId> },
+    NodeCrashed {
+        node: NodeId,
+        keeps_data: bool,
+    },
+    NodeRestarted {
+        node: NodeId,
+        empty: bool,
+    },
+    NodeRestartDelayed {
+        node: NodeId,
+        until: Millis,
+    },
+    ClockJumped {
+        node: NodeId,
+        jump_ms: i64,
+    },
+    NodeSlow {
+        node: NodeId,
+        extra_ms: u64,
+    },
+    MessageSent {
+        id: u64,
+        from: Endpoint,
+        to: Endpoint,
+        body: Body,
+        deliver_ms: u64,
+    },
+    MessageDropped {
+        id: u64,
+        from: Endpoint,
+        to: Endpoint,
+    },
+    TwoHolders {
+        clients: Vec<ClientId>,
+    },
     OneHolderAgain,
 }
 

@@ -42,45 +42,123 @@ impl fmt::Display for Endpoint {
 pub enum Body {
     // Redis (Redlock)
     /// `SET lock value NX PX ttl`.
-    RedisSet { value: u64, px_ms: u64, round: u64 },
-    RedisSetReply { ok: bool, round: u64 },
+    RedisSet {
+        value: u64,
+        px_ms: u64,
+        round: u64,
+    },
+    RedisSetReply {
+        ok: bool,
+        round: u64,
+    },
     /// `INCR fence` on node 1, once a quorum is held: the token.
-    RedisIncr { round: u64 },
-    RedisIncrReply { fence: u64, round: u64 },
+    RedisIncr {
+        round: u64,
+    },
+    RedisIncrReply {
+        fence: u64,
+        round: u64,
+    },
     /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
-    RedisExtend { value: u64, px_ms: u64, blind: bool, round: u64 },
-    RedisExtendReply { ok: bool, round: u64 },
+    RedisExtend {
+        value: u64,
+        px_ms: u64,
+        blind: bool,
+        round: u64,
+    },
+    RedisExtendReply {
+        ok: bool,
+        round: u64,
+    },
     /// A node that is down refuses the connection at once.
-    RedisRefused { round: u64 },
+    RedisRefused {
+        round: u64,
+    },
     /// Release: the checked script or a plain `DEL`.
-    RedisUnlock { value: u64, plain_del: bool },
+    RedisUnlock {
+        value: u64,
+        plain_del: bool,
+    },
     // ZooKeeper
-    ZkConnect { timeout_ms: u64 },
-    ZkConnectReply { session: u64, timeout_ms: u64 },
-    ZkCreate { session: u64 },
-    ZkCreateReply { seq: Option<u64>, predecessor: Option<u64> },
-    ZkPing { session: u64 },
-    ZkPingReply { alive: bool },
-    ZkDelete { seq: u64 },
-    ZkWatchFired { deleted: u64 },
-    ZkGetChildren { seq: u64 },
-    ZkChildrenReply { exists: bool, predecessor: Option<u64> },
+    ZkConnect {
+        timeout_ms: u64,
+    },
+    ZkConnectReply {
+        session: u64,
+        timeout_ms: u64,
+    },
+    ZkCreate {
+        session: u64,
+    },
+    ZkCreateReply {
+        seq: Option<u64>,
+        predecessor: Option<u64>,
+    },
+    ZkPing {
+        session: u64,
+    },
+    ZkPingReply {
+        alive: bool,
+    },
+    ZkDelete {
+        seq: u64,
+    },
+    ZkWatchFired {
+        deleted: u64,
+    },
+    ZkGetChildren {
+        seq: u64,
+    },
+    ZkChildrenReply {
+        exists: bool,
+        predecessor: Option<u64>,
+    },
     // etcd
-    EtcdLeaseGrant { ttl_ms: u64 },
-    EtcdLeaseGrantReply { lease: u64, ttl_ms: u64 },
-    EtcdLockTxn { lease: u64 },
-    EtcdLockTxnReply { create_rev: Option<u64>, predecessor: Option<u64>, revision: u64 },
-    EtcdKeepAlive { lease: u64 },
-    EtcdKeepAliveReply { lease: u64, ttl_ms: Option<u64> },
-    EtcdDelete { create_rev: u64 },
-    EtcdWatchDeleted { create_rev: u64 },
-    EtcdGet { create_rev: u64 },
-    EtcdGetReply { exists: bool, predecessor: Option<u64> },
+    EtcdLeaseGrant {
+        ttl_ms: u64,
+    },
+    EtcdLeaseGrantReply {
+        lease: u64,
+        ttl_ms: u64,
+    },
+    EtcdLockTxn {
+        lease: u64,
+    },
+    EtcdLockTxnReply {
+        create_rev: Option<u64>,
+        predecessor: Option<u64>,
+        revision: u64,
+    },
+    EtcdKeepAlive {
+        lease: u64,
+    },
+    EtcdKeepAliveReply {
+        lease: u64,
+        ttl_ms: Option<u64>,
+    },
+    EtcdDelete {
+        create_rev: u64,
+    },
+    EtcdWatchDeleted {
+        create_rev: u64,
+    },
+    EtcdGet {
+        create_rev: u64,
+    },
+    EtcdGetReply {
+        exists: bool,
+        predecessor: Option<u64>,
+    },
     // The resource
     /// `lease_key` identifies the grant the writer believes it has; only the
     /// safety oracle reads it, the resource sees the token alone.
-    Write { token: Option<Token>, lease_key: u64 },
-    WriteReply { accepted: bool },
+    Write {
+        token: Option<Token>,
+        lease_key: u64,
+    },
+    WriteReply {
+        accepted: bool,
+    },
 }
 
 impl Body {
@@ -96,8 +174,12 @@ impl Body {
             Body::RedisExtend { blind: true, .. } => "SET PX (blind)".into(),
             Body::RedisExtendReply { ok, .. } => if *ok { "extended" } else { "not mine" }.into(),
             Body::RedisRefused { .. } => "connection refused".into(),
-            Body::RedisUnlock { plain_del: false, .. } => "DEL if mine".into(),
-            Body::RedisUnlock { plain_del: true, .. } => "DEL".into(),
+            Body::RedisUnlock {
+                plain_del: false, ..
+            } => "DEL if mine".into(),
+            Body::RedisUnlock {
+                plain_del: true, ..
+            } => "DEL".into(),
             Body::ZkConnect { .. } => "connect".into(),
             Body::ZkConnectReply { session, .. } => format!("session 0x{session:x}"),
             Body::ZkCreate { .. } => "create -e -s".into(),
@@ -119,7 +201,9 @@ impl Body {
             } => format!("rev {r}"),
             Body::EtcdLockTxnReply { .. } => "lease not found".into(),
             Body::EtcdKeepAlive { .. } => "keepalive".into(),
-            Body::EtcdKeepAliveReply { ttl_ms: Some(_), .. } => "TTL renewed".into(),
+            Body::EtcdKeepAliveReply {
+                ttl_ms: Some(_), ..
+            } => "TTL renewed".into(),
             Body::EtcdKeepAliveReply { ttl_ms: None, .. } => "lease not found".into(),
             Body::EtcdDelete { .. } => "delete".into(),
             Body::EtcdWatchDeleted { .. } => "watch: deleted".into(),

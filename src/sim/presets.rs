@@ -185,7 +185,11 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             .client(1_000, 'A', Command::Crash)
             // Redlock gives up after ten attempts, so B asks closer to expiry.
             .client(
-                if backend == Backend::Redlock { 4_000 } else { 1_500 },
+                if backend == Backend::Redlock {
+                    4_000
+                } else {
+                    1_500
+                },
                 'B',
                 Command::Acquire,
             ),

@@ -2,8 +2,8 @@
 
 use super::error::CommandError;
 use super::types::{
-    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy,
-    Seed,
+    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    RestartPolicy, Seed,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -79,7 +79,9 @@ impl Config {
     /// Checks the ranges a person can get wrong; the message says which.
     pub fn validate(&self) -> Result<(), CommandError> {
         if !(TTL_MS_MIN..=TTL_MS_MAX).contains(&self.ttl_ms) {
-            return Err(CommandError::TtlOutOfRange { ttl_ms: self.ttl_ms });
+            return Err(CommandError::TtlOutOfRange {
+                ttl_ms: self.ttl_ms,
+            });
         }
         if !(LATENCY_SCALE_MIN..=LATENCY_SCALE_MAX).contains(&self.latency_scale) {
             return Err(CommandError::LatencyScaleOutOfRange {
@@ -107,14 +109,22 @@ pub enum Command {
     Acquire,
     Write,
     /// A write whose packet spends `extra_ms` longer than usual in the network.
-    WriteDelayed { extra_ms: u64 },
+    WriteDelayed {
+        extra_ms: u64,
+    },
     Release,
-    GcPause { pause_ms: u64 },
-    Partition { scope: PartitionScope },
+    GcPause {
+        pause_ms: u64,
+    },
+    Partition {
+        scope: PartitionScope,
+    },
     Heal,
     Crash,
     Restart,
-    Renewal { on: bool },
+    Renewal {
+        on: bool,
+    },
 }
 
 impl fmt::Display for Command {
@@ -149,9 +159,13 @@ pub enum NodeCommand {
     Crash,
     Restart,
     /// The node's wall clock jumps by `jump_ms` (negative: backwards).
-    ClockJump { jump_ms: i64 },
+    ClockJump {
+        jump_ms: i64,
+    },
     /// The node answers `extra_ms` later than usual (0 makes it normal again).
-    Slow { extra_ms: u64 },
+    Slow {
+        extra_ms: u64,
+    },
 }
 
 impl fmt::Display for NodeCommand {
@@ -276,19 +290,33 @@ impl Scenario {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ScenarioError {
     Json(String),
-    Version { found: u32 },
+    Version {
+        found: u32,
+    },
     Config(CommandError),
-    TooLong { len: usize },
-    TimeTooLate { index: usize },
-    OutOfOrder { index: usize },
+    TooLong {
+        len: usize,
+    },
+    TimeTooLate {
+        index: usize,
+    },
+    OutOfOrder {
+        index: usize,
+    },
     /// A scripted action was refused when replayed.
-    Refused { index: usize, at_ms: u64, error: CommandError },
+    Refused {
+        index: usize,
+        at_ms: u64,
+        error: CommandError,
+    },
 }
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ScenarioError::Json(e) => write!(f, "the scenario is not valid JSON for this page: {e}"),
+            ScenarioError::Json(e) => {
+                write!(f, "the scenario is not valid JSON for this page: {e}")
+            }
             ScenarioError::Version { found } => write!(
                 f,
                 "the scenario has version {found}, this page reads version {SCENARIO_VERSION}"

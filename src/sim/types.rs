@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Virtual time in integer milliseconds since the start of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Millis(pub u64);
 
@@ -66,7 +68,8 @@ impl ClientId {
 impl TryFrom<char> for ClientId {
     type Error = String;
     fn try_from(letter: char) -> Result<Self, Self::Error> {
-        ClientId::from_letter(letter).ok_or_else(|| format!("there is no client {letter}: clients are A to D"))
+        ClientId::from_letter(letter)
+            .ok_or_else(|| format!("there is no client {letter}: clients are A to D"))
     }
 }
 
@@ -110,7 +113,8 @@ impl NodeId {
 impl TryFrom<u8> for NodeId {
     type Error = String;
     fn try_from(number: u8) -> Result<Self, Self::Error> {
-        NodeId::new(number).ok_or_else(|| format!("there is no Redis node {number}: nodes are 1 to 5"))
+        NodeId::new(number)
+            .ok_or_else(|| format!("there is no Redis node {number}: nodes are 1 to 5"))
     }
 }
 

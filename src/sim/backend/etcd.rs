@@ -20,7 +20,10 @@ pub const ETCD_TTL_MS_MIN: u64 = 2_000;
 
 /// The TTL the server really grants for a requested one.
 pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
-    requested_ms.div_ceil(1_000).saturating_mul(1_000).max(ETCD_TTL_MS_MIN)
+    requested_ms
+        .div_ceil(1_000)
+        .saturating_mul(1_000)
+        .max(ETCD_TTL_MS_MIN)
 }
 
 #[derive(Debug, Clone)]
@@ -388,11 +391,11 @@ impl LockService for EtcdService {
                 );
                 self.arm_renew(core, c);
             }
-            ClientTimer::LeaseDeadline { gen } if gen == side.deadline_gen => {
-                if side.lease.is_some() {
-                    self.forget(c);
-                    lose(core, c, LossReason::LocalDeadline);
-                }
+            ClientTimer::LeaseDeadline { gen }
+                if gen == side.deadline_gen && side.lease.is_some() =>
+            {
+                self.forget(c);
+                lose(core, c, LossReason::LocalDeadline);
             }
             _ => {}
         }
@@ -431,7 +434,8 @@ impl LockService for EtcdService {
 
     fn on_heal(&mut self, core: &mut Core, c: ClientId) {
         // A watch resumes from its revision after a reconnect: re-check.
-        if let (Belief::Waiting { .. }, Some(own)) = (core.client(c).belief, self.side[c.index()].key)
+        if let (Belief::Waiting { .. }, Some(own)) =
+            (core.client(c).belief, self.side[c.index()].key)
         {
             core.send(
                 Endpoint::Client(c),

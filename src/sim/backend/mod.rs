@@ -134,7 +134,7 @@ pub(crate) trait LockService {
 /// The three implementations, as one cloneable value.
 #[derive(Debug, Clone)]
 pub(crate) enum Service {
-    Redlock(redlock::RedlockService),
+    Redlock(Box<redlock::RedlockService>),
     ZooKeeper(zookeeper::ZkService),
     Etcd(etcd::EtcdService),
 }
@@ -142,7 +142,7 @@ pub(crate) enum Service {
 impl Service {
     pub fn get(&self) -> &dyn LockService {
         match self {
-            Service::Redlock(s) => s,
+            Service::Redlock(s) => s.as_ref(),
             Service::ZooKeeper(s) => s,
             Service::Etcd(s) => s,
         }
@@ -150,7 +150,7 @@ impl Service {
 
     pub fn get_mut(&mut self) -> &mut dyn LockService {
         match self {
-            Service::Redlock(s) => s,
+            Service::Redlock(s) => s.as_mut(),
             Service::ZooKeeper(s) => s,
             Service::Etcd(s) => s,
         }
@@ -159,7 +159,7 @@ impl Service {
 
 pub(crate) fn new_service(config: &Config) -> Service {
     match config.backend {
-        Backend::Redlock => Service::Redlock(redlock::RedlockService::new(config)),
+        Backend::Redlock => Service::Redlock(Box::new(redlock::RedlockService::new(config))),
         Backend::ZooKeeper => Service::ZooKeeper(zookeeper::ZkService::new(config)),
         Backend::Etcd => Service::Etcd(etcd::EtcdService::new(config)),
     }

@@ -328,7 +328,10 @@ impl RedlockService {
     fn schedule_expiry(&self, core: &mut Core, n: NodeId) {
         let node = &self.nodes[n.index()];
         if let Some(key) = node.key {
-            core.service_timer(node.expiry_virtual(&key), ServiceTimer::RedisKeyExpiry { node: n });
+            core.service_timer(
+                node.expiry_virtual(&key),
+                ServiceTimer::RedisKeyExpiry { node: n },
+            );
         }
     }
 
@@ -342,7 +345,10 @@ impl RedlockService {
             set_at: core.now,
         });
         self.schedule_expiry(core, n);
-        core.record(Event::Service(ServiceEvent::RedisKeySet { node: n, client: c }));
+        core.record(Event::Service(ServiceEvent::RedisKeySet {
+            node: n,
+            client: c,
+        }));
     }
 
     fn on_node_message(&mut self, core: &mut Core, c: ClientId, n: NodeId, body: Body) {
@@ -490,12 +496,21 @@ impl RedlockService {
             *slot = node.live_key(now).map(|k| (k, node.expiry_virtual(&k)));
         }
         let first = live.iter().flatten().find(|(k, _)| {
-            live.iter().flatten().filter(|(o, _)| o.value == k.value).count() >= usize::from(QUORUM)
+            live.iter()
+                .flatten()
+                .filter(|(o, _)| o.value == k.value)
+                .count()
+                >= usize::from(QUORUM)
         })?;
         let value = first.0.value;
         let mut set_at = [Millis(u64::MAX); NODES];
         let mut expiry = [Millis(0); NODES];
-        for (i, (k, e)) in live.iter().flatten().filter(|(k, _)| k.value == value).enumerate() {
+        for (i, (k, e)) in live
+            .iter()
+            .flatten()
+            .filter(|(k, _)| k.value == value)
+            .enumerate()
+        {
             set_at[i] = k.set_at;
             expiry[i] = *e;
         }
@@ -537,21 +552,25 @@ impl LockService for RedlockService {
                     Phase::Idle => {}
                 }
             }
-            ClientTimer::RedlockRetry { round } if round == side.round => {
-                if side.phase == Phase::Idle && core.client(c).belief == Belief::Acquiring {
-                    self.start_attempt(core, c);
-                }
+            ClientTimer::RedlockRetry { round }
+                if round == side.round
+                    && side.phase == Phase::Idle
+                    && core.client(c).belief == Belief::Acquiring =>
+            {
+                self.start_attempt(core, c);
             }
-            ClientTimer::Renew { gen } if gen == side.renew_gen => {
-                if core.client(c).belief.is_holding() && core.client(c).renewal {
-                    self.start_extension(core, c);
-                }
+            ClientTimer::Renew { gen }
+                if gen == side.renew_gen
+                    && core.client(c).belief.is_holding()
+                    && core.client(c).renewal =>
+            {
+                self.start_extension(core, c);
             }
-            ClientTimer::LeaseDeadline { gen } if gen == side.deadline_gen => {
-                if core.client(c).belief.is_holding() {
-                    self.forget(c);
-                    lose(core, c, LossReason::LocalDeadline);
-                }
+            ClientTimer::LeaseDeadline { gen }
+                if gen == side.deadline_gen && core.client(c).belief.is_holding() =>
+            {
+                self.forget(c);
+                lose(core, c, LossReason::LocalDeadline);
             }
             _ => {}
         }
@@ -568,10 +587,10 @@ impl LockService for RedlockService {
                     self.expire(core, n);
                 }
             }
-            ServiceTimer::RedisRestart { node: n } => {
-                if self.nodes[n.index()].restart_at == Some(core.now) {
-                    self.bring_up(core, n);
-                }
+            ServiceTimer::RedisRestart { node: n }
+                if self.nodes[n.index()].restart_at == Some(core.now) =>
+            {
+                self.bring_up(core, n);
             }
             _ => {}
         }

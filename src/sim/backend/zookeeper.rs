@@ -250,7 +250,9 @@ impl ZkService {
             }
             Body::ZkPingReply { alive: false } => self.session_lost(core, c),
             Body::ZkWatchFired { .. } => {
-                if let (Belief::Waiting { .. }, Some(seq)) = (core.client(c).belief, self.side[c.index()].seq) {
+                if let (Belief::Waiting { .. }, Some(seq)) =
+                    (core.client(c).belief, self.side[c.index()].seq)
+                {
                     core.send(
                         Endpoint::Client(c),
                         Endpoint::Service,
@@ -262,7 +264,9 @@ impl ZkService {
                 exists,
                 predecessor,
             } => {
-                let (Belief::Waiting { .. }, Some(seq)) = (core.client(c).belief, self.side[c.index()].seq) else {
+                let (Belief::Waiting { .. }, Some(seq)) =
+                    (core.client(c).belief, self.side[c.index()].seq)
+                else {
                     return;
                 };
                 if !exists {
@@ -293,7 +297,11 @@ impl ZkService {
         };
         if !acquiring {
             // Released while the create was in flight: take the znode back.
-            core.send(Endpoint::Client(c), Endpoint::Service, Body::ZkDelete { seq });
+            core.send(
+                Endpoint::Client(c),
+                Endpoint::Service,
+                Body::ZkDelete { seq },
+            );
             return;
         }
         self.side(c).seq = Some(seq);
@@ -346,7 +354,11 @@ impl ZkService {
 
     fn ping(&mut self, core: &mut Core, c: ClientId) {
         if let Some(session) = self.side[c.index()].session {
-            core.send(Endpoint::Client(c), Endpoint::Service, Body::ZkPing { session });
+            core.send(
+                Endpoint::Client(c),
+                Endpoint::Service,
+                Body::ZkPing { session },
+            );
         }
     }
 }
@@ -377,7 +389,11 @@ impl LockService for ZkService {
 
     fn release(&mut self, core: &mut Core, c: ClientId) {
         if let Some(seq) = self.side(c).seq.take() {
-            core.send(Endpoint::Client(c), Endpoint::Service, Body::ZkDelete { seq });
+            core.send(
+                Endpoint::Client(c),
+                Endpoint::Service,
+                Body::ZkDelete { seq },
+            );
         }
     }
 
@@ -392,18 +408,18 @@ impl LockService for ZkService {
     fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer) {
         let side = &self.side[c.index()];
         match timer {
-            ClientTimer::Renew { gen } if gen == side.ping_gen => {
-                if side.session.is_some() && core.client(c).renewal {
-                    self.ping(core, c);
-                    self.arm_ping(core, c);
-                }
+            ClientTimer::Renew { gen }
+                if gen == side.ping_gen && side.session.is_some() && core.client(c).renewal =>
+            {
+                self.ping(core, c);
+                self.arm_ping(core, c);
             }
-            ClientTimer::ZkReadTimeout { gen } if gen == side.read_gen => {
-                if side.session.is_some() {
-                    // Curator: treat your locks as suspended. The recipe
-                    // itself still says "acquired".
-                    self.set_conn(core, c, ZkConn::Suspended);
-                }
+            ClientTimer::ZkReadTimeout { gen }
+                if gen == side.read_gen && side.session.is_some() =>
+            {
+                // Curator: treat your locks as suspended. The recipe itself
+                // still says "acquired".
+                self.set_conn(core, c, ZkConn::Suspended);
             }
             _ => {}
         }
@@ -444,7 +460,9 @@ impl LockService for ZkService {
     fn on_heal(&mut self, core: &mut Core, c: ClientId) {
         // Reconnecting: the server answers whether the session still lives.
         self.ping(core, c);
-        if let (Belief::Waiting { .. }, Some(seq)) = (core.client(c).belief, self.side[c.index()].seq) {
+        if let (Belief::Waiting { .. }, Some(seq)) =
+            (core.client(c).belief, self.side[c.index()].seq)
+        {
             core.send(
                 Endpoint::Client(c),
                 Endpoint::Service,

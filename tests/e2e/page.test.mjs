@@ -111,12 +111,14 @@ function newLines(earlier, now) {
 }
 
 /**
- * A line saying a keepalive was sent or renewed a lease. Lines that only
- * mention keepalives to say they are missing (dropped by the partition,
- * lease expired for want of one) do not count.
+ * A line saying a keepalive went through: a keepalive sent, or the lease it
+ * renewed ("A renewed its lease until t=9.1 s"). Lines that mention
+ * keepalives only to say they are missing (dropped by the partition, lease
+ * expired for want of one) do not count.
  */
 const isKeepalive = (line) =>
-  /keep-?alive/i.test(line) && !/drop|lost|block|partition|expir|missed|no keep-?alive|fail|time[sd]? ?out/i.test(line);
+  /keep-?alive|\brenew(ed|s)\b/i.test(line) &&
+  !/drop|lost|block|partition|expir|missed|no keep-?alive|fail|time[sd]? ?out/i.test(line);
 
 describe("the page in a real browser", () => {
   test("the scenario to run first, fencing off: A's late write corrupts the counter", { timeout: TEST_TIMEOUT_MS }, async (t) => {

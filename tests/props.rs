@@ -1,3 +1,4 @@
+#![cfg(not(target_arch = "wasm32"))]
 //! Property tests over random command sequences, per backend. The number of
 //! cases comes from PROPTEST_CASES (CI sets 1000). A failing case prints the
 //! whole input, seed included.

@@ -25,8 +25,8 @@ cargo clippy --all-targets -- -D warnings
 section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}"
 cargo test
 
-section "cargo build --target wasm32-unknown-unknown"
-cargo build --target wasm32-unknown-unknown
+section "wasm32: the core gives the same history fingerprints in Node"
+cargo test --target wasm32-unknown-unknown --test determinism
 
 section "trunk build --release"
 trunk build --release --offline

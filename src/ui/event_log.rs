@@ -58,11 +58,12 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     <span class="toggle__text">{ "Show network messages" }</span>
                 </label>
             </div>
-            <ol class="log__lines" aria-live="polite" aria-label="Event log">
+            <ol class="log__lines" aria-live="polite" aria-label="Event log" tabindex="0">
                 { for props.lines.iter().map(|line| html! {
                     <li key={line.index} class={classes!("log__line", format!("log__line--{}", line.kind.slug()))}>
                         <span class="log__kind">{ line.kind.slug() }</span>
-                        { &line.text }
+                        { " " }
+                        <span class="log__text">{ &line.text }</span>
                     </li>
                 }) }
             </ol>

@@ -103,59 +103,82 @@ fn column_x(index: usize, count: usize) -> f64 {
     (index as f64 + 0.5) * 100.0 / count.max(1) as f64
 }
 
-fn flight_row(f: &Flight, count: usize) -> Html {
+/// Height of the column heads, and of each message's row, in pixels.
+const HEAD_PX: usize = 26;
+const ROW_PX: usize = 26;
+
+fn pct(x: f64) -> String {
+    format!("{x:.2}%")
+}
+
+/// One message as SVG: its path from sender to receiver and where it is now.
+/// Geometry lives in SVG attributes because the page's policy forbids inline styles.
+fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     let from = column_x(f.from, count);
     let to = column_x(f.to, count);
     let at = from + (to - from) * f64::from(f.progress_permille) / 1000.0;
-    let (left, width) = (from.min(to), (to - from).abs());
+    let y = (HEAD_PX + row * ROW_PX + ROW_PX / 2 + 4).to_string();
+    let label_y = (HEAD_PX + row * ROW_PX + ROW_PX / 2 - 3).to_string();
     let class = classes!(
         "flight",
         f.doomed.then_some("flight--doomed"),
-        f.slow.then_some("flight--slow"),
-        (to < from).then_some("flight--leftward")
+        f.slow.then_some("flight--slow")
     );
-    let mark = if f.doomed { "✕" } else { "●" };
+    let arrow = if to < from { "← " } else { "" };
+    let arrow_end = if to >= from { " →" } else { "" };
     // The label sits on the side with more room, so it never leaves the strip.
-    let label_style = if at > 60.0 {
-        format!("right: {:.2}%", 100.0 - at)
+    let (anchor, label_x) = if at > 60.0 {
+        ("end", at - 1.0)
     } else {
-        format!("left: {at:.2}%")
+        ("start", at + 1.0)
     };
     html! {
-        <li class={class} key={f.id}>
-            <span class="flight__track" style={format!("left: {left:.2}%; width: {width:.2}%")}></span>
-            <span class="flight__dot" style={format!("left: {at:.2}%")} aria-hidden="true">{ mark }</span>
-            <span class="flight__label" style={label_style} aria-hidden="true">{ &f.label }</span>
-            <span class="visually-hidden">{ &f.describe }</span>
-        </li>
+        <g class={class} key={f.id}>
+            <line class="flight__track" x1={pct(from)} x2={pct(to)} y1={y.clone()} y2={y.clone()} />
+            if f.doomed {
+                <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
+                    dominant-baseline="central">{ "✕" }</text>
+            } else {
+                <circle class="flight__dot" cx={pct(at)} cy={y} r="5" />
+            }
+            <text class="flight__label" x={pct(label_x)} y={label_y} text-anchor={anchor}>
+                { format!("{arrow}{}{arrow_end}", f.label) }
+            </text>
+        </g>
     }
 }
 
 #[component]
 pub fn Messages(props: &MessagesProps) -> Html {
     let count = props.columns.len();
+    let height = HEAD_PX + props.flights.len().max(1) * ROW_PX + 8;
     html! {
         <section class="panel messages" aria-label="Messages in flight">
             <h2 class="panel__title">{ "Messages in flight" }</h2>
-            <div class="messages__strip">
-                <ol class="messages__columns" aria-hidden="true">
-                    { for props.columns.iter().enumerate().map(|(i, name)| html! {
-                        <li class="messages__column" style={format!("left: {:.2}%", column_x(i, count))}>
-                            { name }
-                        </li>
-                    }) }
-                </ol>
-                if props.flights.is_empty() {
-                    <p class="messages__empty">{ "Nothing on the wire." }</p>
-                } else {
-                    <ul class="messages__flights">
-                        { for props.flights.iter().map(|f| flight_row(f, count)) }
-                    </ul>
-                }
-            </div>
+            <svg class="messages__strip" width="100%" height={height.to_string()}
+                aria-hidden="true" focusable="false">
+                { for props.columns.iter().enumerate().map(|(i, name)| {
+                    let x = pct(column_x(i, count));
+                    html! {
+                        <g class="messages__column">
+                            <line class="messages__lane" x1={x.clone()} x2={x.clone()}
+                                y1={HEAD_PX.to_string()} y2={height.to_string()} />
+                            <text class="messages__head" x={x} y="16" text-anchor="middle">{ name }</text>
+                        </g>
+                    }
+                }) }
+                { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count)) }
+            </svg>
+            if props.flights.is_empty() {
+                <p class="messages__empty">{ "Nothing on the wire." }</p>
+            } else {
+                <ul class="visually-hidden">
+                    { for props.flights.iter().map(|f| html! { <li key={f.id}>{ &f.describe }</li> }) }
+                </ul>
+            }
             <p class="panel__note">
-                { "● a message on its way · " }
-                <span class="messages__key--doomed">{ "✕ dashed: sent across a partition, it will be dropped" }</span>
+                { "● a message on its way, from sender to receiver · " }
+                <span class="messages__key--doomed">{ "✕ on a dashed line: sent across a partition, it will be dropped" }</span>
                 if props.hidden > 0 {
                     { format!(" · {} older messages not drawn", props.hidden) }
                 }

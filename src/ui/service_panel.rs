@@ -172,22 +172,34 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
             { key }
             <td>{ signed_seconds(node.clock_offset_ms) }</td>
             <td>{ node.fence }</td>
-            <td class="nodes__actions">
-                <button type="button" class="button button--small"
-                    aria-label={format!("{toggle_name} node {}", n.number())}
-                    disabled={toggle_why.is_some()} title={toggle_why.clone().unwrap_or_default()}
-                    onclick={send(toggle_cmd)}>{ toggle_name }</button>
-                <button type="button" class="button button--small"
-                    aria-label={format!("Clock +10 s on node {}", n.number())}
-                    disabled={jump_why.is_some()}
-                    title={jump_why.clone().unwrap_or_else(|| "The node's wall clock jumps 10 s forward: its key expires early".into())}
-                    onclick={send(NodeCommand::ClockJump { jump_ms: CLOCK_JUMP_MS })}>{ "Clock +10 s" }</button>
-                <button type="button" class="button button--small"
-                    aria-label={format!("{slow_name} on node {}", n.number())}
-                    disabled={slow_why.is_some()} title={slow_why.clone().unwrap_or_default()}
-                    onclick={send(slow_cmd)}>{ slow_name }</button>
+            <td class="nodes__faults">
+                <div class="nodes__actions">
+                    <button type="button" class="button button--small"
+                        aria-label={format!("{toggle_name} node {}", n.number())}
+                        disabled={toggle_why.is_some()}
+                        title={toggle_why.clone().unwrap_or_else(|| toggle_hint(node.up))}
+                        onclick={send(toggle_cmd)}>{ toggle_name }</button>
+                    <button type="button" class="button button--small"
+                        aria-label={format!("Clock +10 s on node {}", n.number())}
+                        disabled={jump_why.is_some()}
+                        title={jump_why.clone().unwrap_or_else(|| "The node's wall clock jumps 10 s forward: its key expires early".into())}
+                        onclick={send(NodeCommand::ClockJump { jump_ms: CLOCK_JUMP_MS })}>{ "Clock +10 s" }</button>
+                    <button type="button" class="button button--small"
+                        aria-label={format!("{slow_name} on node {}", n.number())}
+                        disabled={slow_why.is_some()}
+                        title={slow_why.clone().unwrap_or_else(|| "The node answers 2 s later than usual, or normally again".into())}
+                        onclick={send(slow_cmd)}>{ slow_name }</button>
+                </div>
             </td>
         </tr>
+    }
+}
+
+fn toggle_hint(up: bool) -> String {
+    if up {
+        "The node goes down; without persistence it forgets its keys".into()
+    } else {
+        "The node comes back".into()
     }
 }
 
@@ -216,7 +228,7 @@ fn redlock(props: &ServicePanelProps, nodes: &[RedisNodeView]) -> Html {
             </div>
             { redis_options(props) }
             <p class="panel__note">
-                { "Simplified on purpose: no replicas, one pipelined round per acquire, the INCR fence lives on node 1 only, and each node's clock is one offset from virtual time." }
+                { "Simplified on purpose: a client asks all five nodes at once and waits for every answer (a down node refuses at once); each node's clock is one offset from simulated time; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
             </p>
         </>
     }
@@ -293,7 +305,7 @@ fn zookeeper(
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
             { session_table(props.now, sessions) }
             <p class="panel__note">
-                { "Simplified on purpose: the ensemble is one linearizable service (no leader election drawn); sessions expire in tick-sized buckets; the token is the znode's sequence number." }
+                { "Simplified on purpose: the ensemble is one always-available server (no ZAB, no leader election) and each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number." }
             </p>
         </>
     }
@@ -373,7 +385,7 @@ fn etcd(
             <h3 class="panel__subtitle">{ "Leases" }</h3>
             { lease_table(props.now, leases) }
             <p class="panel__note">
-                { "Simplified on purpose: the Raft cluster is one linearizable service (no leader changes, so no lease extension on election); the token is the lock key's create_revision." }
+                { "Simplified on purpose: the cluster is one always-available service (no Raft, no leader change, so no lease extension on election), and every acquisition opens its own lease. The token is the lock key's create_revision." }
             </p>
         </>
     }

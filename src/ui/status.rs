@@ -18,6 +18,8 @@ pub struct StatusProps {
     pub believers: Vec<ClientId>,
     /// Stale writes the resource accepted.
     pub corruptions: u64,
+    /// Stale writes fencing rejected.
+    pub saves: u64,
 }
 
 impl StatusProps {
@@ -37,6 +39,7 @@ impl StatusProps {
             rejected: sim.resource().rejected(),
             believers,
             corruptions: sim.oracle().corruptions(),
+            saves: sim.oracle().saves(),
         }
     }
 }
@@ -56,7 +59,8 @@ pub fn Status(props: &StatusProps) -> Html {
     let token = props.token.map_or("—".to_string(), |t| t.to_string());
     let two = props.believers.len() >= 2;
     html! {
-        <section class={classes!("status", two.then_some("status--alarm"))} aria-label="Status">
+        <section class={classes!("status", (two || props.corruptions > 0).then_some("status--alarm"))}
+            aria-label="Status">
             <dl class="status__facts">
                 <div class="status__fact">
                     <dt>{ "holder" }</dt>
@@ -82,17 +86,26 @@ pub fn Status(props: &StatusProps) -> Html {
                 if two {
                     <strong class="status__two">
                         <span aria-hidden="true">{ "⚠ " }</span>
-                        { format!("{} all believe they hold the lock", names(&props.believers)) }
+                        { format!("{} {} believe they hold the lock", names(&props.believers),
+                            if props.believers.len() == 2 { "both" } else { "all" }) }
                     </strong>
                 } else {
                     { format!("believed holder: {}", names(&props.believers)) }
                 }
-                if props.corruptions > 0 {
-                    <strong class="status__corrupt">
-                        { format!(" · stale writes accepted: {}", props.corruptions) }
-                    </strong>
-                }
             </p>
+            if props.corruptions > 0 {
+                <p class="status__pill status__pill--corrupt">
+                    <span aria-hidden="true">{ "✕ " }</span>
+                    { format!("Counter corrupted: {} stale {} accepted", props.corruptions,
+                        if props.corruptions == 1 { "write" } else { "writes" }) }
+                </p>
+            } else if props.saves > 0 {
+                <p class="status__pill status__pill--save">
+                    <span aria-hidden="true">{ "✓ " }</span>
+                    { format!("Fencing stopped {} stale {}", props.saves,
+                        if props.saves == 1 { "write" } else { "writes" }) }
+                </p>
+            }
         </section>
     }
 }

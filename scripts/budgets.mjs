@@ -232,6 +232,7 @@ async function frameCost(browser, dist) {
     console.log(`   frames:  ${busy.length}`);
     console.log(`   median:  ${ms(median(busy))}`);
     console.log(`   p95:     ${ms(p95)}   (${verdict} the aim of p95 under ${FRAME_P95_AIM_MS} ms)`);
+    console.log(`   mean:    ${ms(busy.reduce((sum, b) => sum + b, 0) / busy.length)}`);
     console.log(`   max:     ${ms(busy[busy.length - 1])}`);
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);

@@ -77,12 +77,16 @@ if [ -f "$minimal/dist/index.html" ] && [ "$(cat "$minimal/.inputs" 2>/dev/null)
 else
   echo "budgets: minimal Yew page: building in $minimal"
   write_minimal_project "$minimal"
-  (
+  if ! (
     cd "$minimal"
-    [ -f Cargo.lock ] || cargo generate-lockfile --offline >/dev/null 2>&1 || cargo generate-lockfile
-    cargo fetch --offline >/dev/null 2>&1 || cargo fetch
-    trunk --quiet build --release --offline
-  )
+    [ -f Cargo.lock ] || cargo generate-lockfile --offline || cargo generate-lockfile
+    cargo fetch --offline || cargo fetch
+    trunk build --release --offline
+  ) >"$minimal/build.log" 2>&1; then
+    cat "$minimal/build.log" >&2
+    echo "budgets: building the minimal Yew page failed (log above)" >&2
+    exit 1
+  fi
   echo "$key" >"$minimal/.inputs"
 fi
 

@@ -143,3 +143,34 @@ fn a_different_seed_changes_the_timing_not_the_story() {
         }
     }
 }
+
+#[test]
+fn a_write_clicked_just_after_the_wake_still_goes_out() {
+    // etcd and ZooKeeper clients learn of the loss from the service's
+    // answer, a round trip after waking; until then the client still
+    // believes it holds the lock and a Write click is sent.
+    for backend in [Backend::Etcd, Backend::ZooKeeper] {
+        let config = Config {
+            backend,
+            ..Config::default()
+        };
+        let scenario = distlock::sim::Scenario::new(config)
+            .client(0, 'A', distlock::sim::Command::Acquire)
+            .client(
+                500,
+                'A',
+                distlock::sim::Command::GcPause { pause_ms: 8_000 },
+            )
+            .client(5_000, 'B', distlock::sim::Command::Acquire)
+            .client(7_000, 'B', distlock::sim::Command::Write)
+            .client(8_520, 'A', distlock::sim::Command::Write);
+        let sim = Sim::replay(&scenario, Millis(12_000)).expect("A still believes at 8.52 s");
+        assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{}", story(&sim));
+        let lost = sim.history().iter().find_map(|r| match r.event {
+            Event::Lost { client, reason } if client.letter() == 'A' => Some((r.at, reason)),
+            _ => None,
+        });
+        let (at, _) = lost.expect("A learns it lost the lock");
+        assert!(at.ms() > 8_520, "{backend}: A learns at {at}");
+    }
+}

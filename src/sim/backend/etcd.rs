@@ -18,6 +18,9 @@ use std::collections::BTreeMap;
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
 pub const ETCD_TTL_MS_MIN: u64 = 2_000;
 
+/// How often the client library checks its lease deadline.
+const DEADLINE_POLL_MS: u64 = 500;
+
 /// The TTL the server really grants for a requested one.
 pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
     requested_ms
@@ -51,6 +54,8 @@ struct Side {
     deadline: Option<Millis>,
     renew_gen: u64,
     deadline_gen: u64,
+    /// The deadline passed while the client was frozen; one poll is pending.
+    deadline_polled: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -324,6 +329,7 @@ impl EtcdService {
         let side = self.side(c);
         side.deadline = Some(core.now.plus(ttl_ms));
         side.deadline_gen += 1;
+        side.deadline_polled = false;
         let gen = side.deadline_gen;
         core.client_timer(c, ttl_ms, ClientTimer::LeaseDeadline { gen });
     }
@@ -394,6 +400,15 @@ impl LockService for EtcdService {
             ClientTimer::LeaseDeadline { gen }
                 if gen == side.deadline_gen && side.lease.is_some() =>
             {
+                let late = side.deadline.is_some_and(|d| core.now > d);
+                if late && !side.deadline_polled && core.client(c).renewal {
+                    // Frozen past its deadline: the woken client first hears
+                    // from its keepalive ("lease not found"); its deadline
+                    // loop, which polls every 500 ms, is the fallback.
+                    self.side(c).deadline_polled = true;
+                    core.client_timer(c, DEADLINE_POLL_MS, ClientTimer::LeaseDeadline { gen });
+                    return;
+                }
                 self.forget(c);
                 lose(core, c, LossReason::LocalDeadline);
             }

@@ -34,6 +34,13 @@ pub fn log_lines(history: &[Record], with_messages: bool) -> Vec<LogLine> {
         .collect()
 }
 
+/// The history index of the newest line the log would show.
+pub fn newest_shown(history: &[Record], with_messages: bool) -> Option<usize> {
+    history
+        .iter()
+        .rposition(|r| with_messages || r.event.kind() != EventKind::Message)
+}
+
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct EventLogProps {
     pub lines: Rc<Vec<LogLine>>,

@@ -5,6 +5,7 @@ pub mod client_card;
 pub mod controls;
 pub mod dom;
 pub mod event_log;
+pub mod frames;
 pub mod intro;
 pub mod messages;
 pub mod resource_panel;
@@ -14,7 +15,8 @@ pub mod status;
 
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
-use event_log::{log_lines, EventLog};
+use event_log::{log_lines, newest_shown, EventLog};
+use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use messages::{Messages, MessagesProps};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
@@ -32,33 +34,19 @@ pub struct AppProps {
     pub start: Option<StartSim>,
 }
 
-/// Advances the clock one frame at a time while it runs. The interval is
+/// Advances the clock one frame at a time while it runs. The frame loop is
 /// owned by the effect and dropped when the clock stops or the page goes.
 #[hook]
 fn use_ticker(running: bool, dispatch: Callback<Action>) {
     use_effect_with(running, move |&running| {
-        let ticker = start_ticker(running, dispatch);
-        // Dropping the interval on cleanup cancels it.
+        let frames = running
+            .then(|| FrameLoop::start(move || dispatch.emit(Action::Tick)))
+            .flatten();
+        // Dropping the loop on cleanup cancels the pending frame.
         move || {
-            let _stopped = ticker;
+            let _stopped = frames;
         }
     });
-}
-
-#[cfg(target_arch = "wasm32")]
-fn start_ticker(
-    running: bool,
-    dispatch: Callback<Action>,
-) -> Option<gloo_timers::callback::Interval> {
-    let frame = u32::try_from(state::FRAME_MS).unwrap_or(16);
-    running
-        .then(|| gloo_timers::callback::Interval::new(frame, move || dispatch.emit(Action::Tick)))
-}
-
-/// Natively (server rendering) effects never run, so there is no clock.
-#[cfg(not(target_arch = "wasm32"))]
-fn start_ticker(_running: bool, _dispatch: Callback<Action>) -> Option<()> {
-    None
 }
 
 #[component]
@@ -70,10 +58,13 @@ pub fn App(props: &AppProps) -> Html {
 
     let sim = state.sim.borrow();
     let history_len = sim.history().len();
+    // Rebuild the log only when a line it shows appears, not on every
+    // network message it hides.
+    let newest_shown = newest_shown(sim.history(), state.log_messages);
     let lines = {
         let sim = state.sim.clone();
         use_memo(
-            (state.run, history_len, state.log_messages),
+            (state.run, newest_shown, state.log_messages),
             move |&(_, _, with_messages)| log_lines(sim.borrow().history(), with_messages),
         )
     };

@@ -4,6 +4,7 @@
 use super::dom::checked_of;
 use super::state::Action;
 use crate::sim::history::{EventKind, Record};
+use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -15,7 +16,22 @@ pub struct LogLine {
     /// The record's place in the history: a stable key.
     pub index: usize,
     pub kind: EventKind,
-    pub text: String,
+    /// Shared, so a line is formatted once and then only pointed at.
+    pub text: Rc<str>,
+}
+
+impl LogLine {
+    fn of(index: usize, record: &Record) -> LogLine {
+        LogLine {
+            index,
+            kind: record.event.kind(),
+            text: record.to_string().into(),
+        }
+    }
+}
+
+fn shown(record: &Record, with_messages: bool) -> bool {
+    with_messages || record.event.kind() != EventKind::Message
 }
 
 /// The newest lines, newest first; network messages only when asked for.
@@ -24,21 +40,51 @@ pub fn log_lines(history: &[Record], with_messages: bool) -> Vec<LogLine> {
         .iter()
         .enumerate()
         .rev()
-        .filter(|(_, r)| with_messages || r.event.kind() != EventKind::Message)
+        .filter(|(_, r)| shown(r, with_messages))
         .take(LOG_LINES_MAX)
-        .map(|(index, r)| LogLine {
-            index,
-            kind: r.event.kind(),
-            text: r.to_string(),
-        })
+        .map(|(index, r)| LogLine::of(index, r))
         .collect()
 }
 
-/// The history index of the newest line the log would show.
-pub fn newest_shown(history: &[Record], with_messages: bool) -> Option<usize> {
-    history
-        .iter()
-        .rposition(|r| with_messages || r.event.kind() != EventKind::Message)
+/// The log's lines kept between frames: new records are formatted as they
+/// arrive instead of all 200 lines on every change.
+#[derive(Debug, Default)]
+pub struct LogCache {
+    run: u64,
+    with_messages: bool,
+    /// History records already looked at.
+    scanned: usize,
+    /// Newest first, at most `LOG_LINES_MAX`.
+    lines: VecDeque<LogLine>,
+    snapshot: Rc<Vec<LogLine>>,
+}
+
+impl LogCache {
+    /// Brings the cache up to date and returns the lines to show.
+    pub fn lines(&mut self, history: &[Record], run: u64, with_messages: bool) -> Rc<Vec<LogLine>> {
+        let fresh = run != self.run || with_messages != self.with_messages;
+        if fresh || history.len() < self.scanned {
+            self.run = run;
+            self.with_messages = with_messages;
+            self.scanned = history.len();
+            self.lines = log_lines(history, with_messages).into();
+            self.snapshot = Rc::new(self.lines.iter().cloned().collect());
+            return self.snapshot.clone();
+        }
+        let mut changed = false;
+        for (index, record) in history.iter().enumerate().skip(self.scanned) {
+            if shown(record, with_messages) {
+                self.lines.push_front(LogLine::of(index, record));
+                changed = true;
+            }
+        }
+        self.scanned = history.len();
+        if changed {
+            self.lines.truncate(LOG_LINES_MAX);
+            self.snapshot = Rc::new(self.lines.iter().cloned().collect());
+        }
+        self.snapshot.clone()
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -67,11 +113,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
             </div>
             <ol class="log__lines" aria-live="polite" aria-label="Event log" tabindex="0">
                 { for props.lines.iter().map(|line| html! {
-                    <li key={line.index} class={classes!("log__line", format!("log__line--{}", line.kind.slug()))}>
-                        <span class="log__kind">{ line.kind.slug() }</span>
-                        { " " }
-                        <span class="log__text">{ &line.text }</span>
-                    </li>
+                    <LogItem key={line.index} line={line.clone()} />
                 }) }
             </ol>
             if props.lines.is_empty() {
@@ -81,5 +123,23 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                 <p class="panel__note">{ format!("Showing the newest {LOG_LINES_MAX} lines of {} events.", props.total) }</p>
             }
         </section>
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+pub struct LogItemProps {
+    pub line: LogLine,
+}
+
+/// One line; a component so unchanged lines skip re-rendering.
+#[component]
+pub fn LogItem(props: &LogItemProps) -> Html {
+    let line = &props.line;
+    html! {
+        <li class={classes!("log__line", format!("log__line--{}", line.kind.slug()))}>
+            <span class="log__kind">{ line.kind.slug() }</span>
+            { " " }
+            <span class="log__text">{ &*line.text }</span>
+        </li>
     }
 }

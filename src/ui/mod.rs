@@ -15,7 +15,7 @@ pub mod status;
 
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
-use event_log::{log_lines, newest_shown, EventLog};
+use event_log::{EventLog, LogCache};
 use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use messages::{Messages, MessagesProps};
@@ -58,16 +58,10 @@ pub fn App(props: &AppProps) -> Html {
 
     let sim = state.sim.borrow();
     let history_len = sim.history().len();
-    // Rebuild the log only when a line it shows appears, not on every
-    // network message it hides.
-    let newest_shown = newest_shown(sim.history(), state.log_messages);
-    let lines = {
-        let sim = state.sim.clone();
-        use_memo(
-            (state.run, newest_shown, state.log_messages),
-            move |&(_, _, with_messages)| log_lines(sim.borrow().history(), with_messages),
-        )
-    };
+    let log_cache = use_mut_ref(LogCache::default);
+    let lines = log_cache
+        .borrow_mut()
+        .lines(sim.history(), state.run, state.log_messages);
 
     let controls = ControlsProps::from_sim(&sim, &state, dispatch.clone());
     let status = StatusProps::from_sim(&sim, state.running);

@@ -402,6 +402,20 @@ fn bad_input_changes_nothing_and_says_why() {
 }
 
 #[test]
+fn a_refused_entry_stays_in_its_field() {
+    let start = Rc::new(AppState::default());
+    let seed = reduce(start.clone(), Action::SetSeed("12x".into()));
+    assert_eq!(seed.seed_text, "12x", "the field keeps what was typed");
+    assert_eq!(seed.config().seed, Seed(1));
+    let cleared = reduce(start, Action::SetTtl("".into()));
+    assert_eq!(cleared.ttl_text, "");
+    let typed = reduce(cleared, Action::SetTtl("2.50".into()));
+    assert_eq!((typed.ttl_text.as_str(), typed.config().ttl_ms), ("2.50", 2_500));
+    let first = reduce(typed, Action::SetUpFirstScenario);
+    assert_eq!(first.ttl_text, "5", "a preset set-up rewrites the field");
+}
+
+#[test]
 fn good_settings_start_a_fresh_run() {
     let start = Rc::new(AppState::default());
     start

@@ -11,6 +11,9 @@ use yew::prelude::*;
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ControlsProps {
     pub config: Config,
+    /// The seed and TTL fields as typed.
+    pub seed_text: String,
+    pub ttl_text: String,
     pub running: bool,
     pub speed_quarters: u32,
     /// Why Step is disabled, `None` when there is an event to run.
@@ -29,6 +32,8 @@ impl ControlsProps {
         };
         ControlsProps {
             config: sim.config().clone(),
+            seed_text: state.seed_text.clone(),
+            ttl_text: state.ttl_text.clone(),
             running: state.running,
             speed_quarters: state.speed_quarters,
             step_blocked,
@@ -69,15 +74,6 @@ pub fn backend_line(sim: &Sim) -> String {
                 None => "no key holds the lock".into(),
             }
         ),
-    }
-}
-
-/// The TTL as the input shows it: "5" or "2.5".
-fn ttl_words(ttl_ms: u64) -> String {
-    if ttl_ms % 1000 == 0 {
-        (ttl_ms / 1000).to_string()
-    } else {
-        format!("{}", ttl_ms as f64 / 1000.0)
     }
 }
 
@@ -143,13 +139,13 @@ fn run_settings(props: &ControlsProps) -> Html {
                 <span class="field__label">{ "TTL (s)" }</span>
                 <input id="ttl" class="field__input field__input--short" type="number"
                     min="1" max="30" step="0.5" inputmode="decimal"
-                    value={ttl_words(config.ttl_ms)} oninput={on_ttl} />
+                    value={props.ttl_text.clone()} oninput={on_ttl} />
             </label>
             <label class="field" for="seed">
                 <span class="field__label">{ "Seed" }</span>
                 <input id="seed" class="field__input" type="text" inputmode="numeric"
                     autocomplete="off" spellcheck="false"
-                    value={config.seed.to_string()} oninput={on_seed} />
+                    value={props.seed_text.clone()} oninput={on_seed} />
             </label>
             <p class="controls__hint">{ "Changing any of these starts a fresh run." }</p>
         </div>

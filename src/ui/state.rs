@@ -65,6 +65,10 @@ pub struct AppState {
     pub notice: Option<Notice>,
     /// Whether the event log shows every network message too.
     pub log_messages: bool,
+    /// What the seed and TTL fields hold, as typed: a refused entry stays
+    /// in its field (with a message) instead of snapping back.
+    pub seed_text: String,
+    pub ttl_text: String,
 }
 
 impl Default for AppState {
@@ -105,6 +109,7 @@ impl AppState {
             Some(StartSim(sim)) => Sim::clone(&sim),
             None => fresh_sim(Config::default()),
         };
+        let (seed_text, ttl_text) = field_texts(sim.config());
         AppState {
             sim: Rc::new(RefCell::new(sim)),
             version: 0,
@@ -114,6 +119,8 @@ impl AppState {
             pause_s: [PAUSE_DEFAULT_S; 4],
             notice: None,
             log_messages: false,
+            seed_text,
+            ttl_text,
         }
     }
 
@@ -143,9 +150,12 @@ impl AppState {
 
     /// A fresh run with `config`; an invalid one is refused with its reason.
     fn restart_with(&self, config: Config) -> AppState {
+        let (seed_text, ttl_text) = field_texts(&config);
         match Sim::new(config) {
             Ok(sim) => AppState {
                 sim: Rc::new(RefCell::new(sim)),
+                seed_text,
+                ttl_text,
                 run: self.run.wrapping_add(1),
                 running: false,
                 notice: None,
@@ -232,14 +242,26 @@ impl Reducible for AppState {
             },
             Action::Step => self.step(),
             Action::Reset => self.restart_with(config),
-            Action::SetSeed(text) => match parse_seed(&text) {
-                Ok(seed) => self.restart_with(Config { seed, ..config }),
-                Err(message) => self.with_notice(Notice::Refused(message)),
-            },
-            Action::SetTtl(text) => match parse_ttl_ms(&text) {
-                Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
-                Err(message) => self.with_notice(Notice::Refused(message)),
-            },
+            Action::SetSeed(text) => {
+                let next = match parse_seed(&text) {
+                    Ok(seed) => self.restart_with(Config { seed, ..config }),
+                    Err(message) => self.with_notice(Notice::Refused(message)),
+                };
+                AppState {
+                    seed_text: text,
+                    ..next
+                }
+            }
+            Action::SetTtl(text) => {
+                let next = match parse_ttl_ms(&text) {
+                    Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
+                    Err(message) => self.with_notice(Notice::Refused(message)),
+                };
+                AppState {
+                    ttl_text: text,
+                    ..next
+                }
+            }
             Action::SetSpeed(text) => match parse_speed_quarters(&text) {
                 Ok(speed_quarters) => AppState {
                     speed_quarters,
@@ -300,6 +322,20 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         latency_scale: LATENCY_SCALE_DEFAULT,
         renewal: [true; 4],
         redis: RedisOptions::default(),
+    }
+}
+
+/// The seed and TTL fields' text for a configuration.
+fn field_texts(config: &Config) -> (String, String) {
+    (config.seed.to_string(), ttl_words(config.ttl_ms))
+}
+
+/// The TTL as the field shows it: "5" or "2.5".
+pub fn ttl_words(ttl_ms: u64) -> String {
+    if ttl_ms % 1000 == 0 {
+        (ttl_ms / 1000).to_string()
+    } else {
+        format!("{}", ttl_ms as f64 / 1000.0)
     }
 }
 

@@ -410,7 +410,10 @@ fn a_refused_entry_stays_in_its_field() {
     let cleared = reduce(start, Action::SetTtl("".into()));
     assert_eq!(cleared.ttl_text, "");
     let typed = reduce(cleared, Action::SetTtl("2.50".into()));
-    assert_eq!((typed.ttl_text.as_str(), typed.config().ttl_ms), ("2.50", 2_500));
+    assert_eq!(
+        (typed.ttl_text.as_str(), typed.config().ttl_ms),
+        ("2.50", 2_500)
+    );
     let first = reduce(typed, Action::SetUpFirstScenario);
     assert_eq!(first.ttl_text, "5", "a preset set-up rewrites the field");
 }

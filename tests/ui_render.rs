@@ -496,3 +496,89 @@ fn parsers_accept_what_people_type() {
     assert_eq!(parse_pause_s("15"), Ok(15));
     assert!(parse_pause_s("3").is_err());
 }
+
+#[test]
+fn a_loaded_story_plays_its_script_as_the_clock_runs() {
+    let start = Rc::new(AppState::default());
+    let chosen = reduce(start, Action::ChooseStory("gc-pause".into()));
+    let loaded = reduce(chosen, Action::LoadStory);
+    assert!(loaded.story.is_some(), "the story is loaded");
+    let mut state = reduce(reduce(loaded, Action::SetSpeed("8".into())), Action::Start);
+    for _ in 0..100 {
+        state = reduce(state, Action::Tick);
+    }
+    let sim = state.sim.borrow();
+    assert!(sim.now() >= Millis(12_000));
+    assert!(
+        sim.oracle().corruptions() > 0,
+        "the scripted stale write corrupts the counter (DISTLOCK_SEED=1)"
+    );
+    let story = state.story.as_ref().expect("still loaded");
+    assert_eq!(story.next, story.actions.len(), "every step ran");
+}
+
+#[test]
+fn stepping_runs_a_due_story_step_first() {
+    let start = Rc::new(AppState::default());
+    let loaded = reduce(
+        reduce(start, Action::ChooseStory("gc-pause".into())),
+        Action::LoadStory,
+    );
+    assert!(loaded.sim.borrow().history().is_empty());
+    let stepped = reduce(loaded, Action::Step);
+    assert_eq!(stepped.story.as_ref().map(|s| s.next), Some(1));
+    assert!(
+        !stepped.sim.borrow().history().is_empty(),
+        "A's acquire ran at t=0"
+    );
+}
+
+#[test]
+fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
+    let start = Rc::new(AppState::default());
+    let loaded = reduce(
+        reduce(start, Action::ChooseStory("gc-pause".into())),
+        Action::LoadStory,
+    );
+    let fenced = reduce(loaded, Action::SetFencing(true));
+    assert_eq!(fenced.config().fencing, Fencing::On);
+    assert_eq!(
+        fenced.story.as_ref().map(|s| s.next),
+        Some(0),
+        "replays from t=0"
+    );
+    let zk = reduce(fenced, Action::SetBackend(Backend::ZooKeeper));
+    assert!(zk.story.is_some(), "gc-pause suits every backend");
+    assert_eq!(zk.config().fencing, Fencing::On, "fencing stays");
+    let redis_only = reduce(
+        reduce(zk, Action::ChooseStory("release-other".into())),
+        Action::LoadStory,
+    );
+    assert!(
+        matches!(redis_only.notice, Some(Notice::Refused(_))),
+        "a Redlock story is refused under ZooKeeper"
+    );
+    let redlock = reduce(redis_only, Action::SetBackend(Backend::Redlock));
+    let loaded = reduce(redlock, Action::LoadStory);
+    assert_eq!(
+        loaded.config().redis.release,
+        distlock::sim::types::ReleaseMode::PlainDel,
+        "the story's own settings come with it"
+    );
+    let etcd = reduce(loaded, Action::SetBackend(Backend::Etcd));
+    assert!(etcd.story.is_none(), "release-other does not suit etcd");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_stories_list_offers_every_preset() {
+    let html = render_app(None).await;
+    assert!(html.contains(">Load story</button>"));
+    for preset in distlock::sim::presets::PRESETS {
+        assert!(
+            html.contains(&format!("value=\"{}\"", preset.id)),
+            "{}",
+            preset.id
+        );
+    }
+    assert!(html.contains("What fixes it"));
+}

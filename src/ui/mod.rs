@@ -12,6 +12,7 @@ pub mod resource_panel;
 pub mod service_panel;
 pub mod state;
 pub mod status;
+pub mod stories;
 
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
@@ -23,6 +24,7 @@ use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
+use stories::{Stories, StoriesProps};
 
 use crate::sim::types::ClientId;
 use yew::prelude::*;
@@ -72,6 +74,7 @@ pub fn App(props: &AppProps) -> Html {
     let service = ServicePanelProps::from_sim(&sim, dispatch.clone());
     let resource = ResourcePanelProps::from_sim(&sim);
     let messages = MessagesProps::from_sim(&sim);
+    let stories = StoriesProps::from_state(&state, sim.config().backend, dispatch.clone());
     drop(sim);
 
     html! {
@@ -79,6 +82,7 @@ pub fn App(props: &AppProps) -> Html {
             <Masthead />
             <main class="page__main">
                 <Intro dispatch={dispatch.clone()} />
+                <Stories ..stories />
                 <Controls ..controls />
                 <Status ..status />
                 <div class="clients">

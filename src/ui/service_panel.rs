@@ -115,6 +115,13 @@ fn holder_line(props: &ServicePanelProps) -> Html {
     html! { <p class="service__holder">{ text }</p> }
 }
 
+/// The random lock value, cut to its first 6 hex digits: enough to tell
+/// owners apart; the whole value is in the tooltip.
+fn short_value(value: u64) -> String {
+    let hex = format!("{value:016x}");
+    format!("{}…", &hex[..6])
+}
+
 fn signed_seconds(ms: i64) -> String {
     let sign = if ms < 0 { "−" } else { "+" };
     format!("{sign}{}", seconds_1(ms.unsigned_abs()))
@@ -138,7 +145,7 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
         Some(k) => html! {
             <>
                 <td>{ k.owner.to_string() }</td>
-                <td><code>{ format!("{:08x}", k.value) }</code></td>
+                <td><code title={format!("{:016x}", k.value)}>{ short_value(k.value) }</code></td>
                 <td>{ seconds_1(k.ttl_left_ms) }</td>
             </>
         },
@@ -153,11 +160,16 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
     } else {
         ("Restart", NodeCommand::Restart, why(|c| &c.restart))
     };
-    let (slow_name, slow_cmd) = if node.slow_ms > 0 {
-        ("Normal speed", NodeCommand::Slow { extra_ms: 0 })
+    let (slow_name, slow_label, slow_cmd) = if node.slow_ms > 0 {
+        (
+            "Speed up",
+            format!("Speed up node {}", n.number()),
+            NodeCommand::Slow { extra_ms: 0 },
+        )
     } else {
         (
-            "Slow +2 s",
+            "Slow",
+            format!("Slow node {} by 2 s", n.number()),
             NodeCommand::Slow {
                 extra_ms: SLOW_NODE_MS,
             },
@@ -185,7 +197,7 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
                         title={jump_why.clone().unwrap_or_else(|| "The node's wall clock jumps 10 s forward: its key expires early".into())}
                         onclick={send(NodeCommand::ClockJump { jump_ms: CLOCK_JUMP_MS })}>{ "Clock +10 s" }</button>
                     <button type="button" class="button button--small"
-                        aria-label={format!("{slow_name} on node {}", n.number())}
+                        aria-label={slow_label}
                         disabled={slow_why.is_some()}
                         title={slow_why.clone().unwrap_or_else(|| "The node answers 2 s later than usual, or normally again".into())}
                         onclick={send(slow_cmd)}>{ slow_name }</button>

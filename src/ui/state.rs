@@ -2,9 +2,10 @@
 //! choices a visitor makes, changed only through `Action`.
 
 use crate::sim::engine::{RunOutcome, Sim};
+use crate::sim::presets::{self, Preset, PRESETS};
 use crate::sim::scenario::{
-    Command, Config, NodeCommand, RedisOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT, TTL_MS_MAX,
-    TTL_MS_MIN,
+    Command, Config, NodeCommand, RedisOptions, TimedAction, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
+    TTL_MS_MAX, TTL_MS_MIN,
 };
 use crate::sim::types::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use std::cell::RefCell;
@@ -69,6 +70,32 @@ pub struct AppState {
     /// in its field (with a message) instead of snapping back.
     pub seed_text: String,
     pub ttl_text: String,
+    /// The story chosen in the stories list, loaded or not.
+    pub story_choice: &'static str,
+    /// A loaded story: its script plays as the clock passes each step.
+    pub story: Option<Story>,
+}
+
+/// A preset being played: its timed commands and how far the run has got.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Story {
+    pub preset: &'static Preset,
+    pub actions: Rc<Vec<TimedAction>>,
+    /// The next action to run.
+    pub next: usize,
+}
+
+impl Story {
+    fn pending(&self) -> Option<&TimedAction> {
+        self.actions.get(self.next)
+    }
+
+    fn rewound(&self) -> Story {
+        Story {
+            next: 0,
+            ..self.clone()
+        }
+    }
 }
 
 impl Default for AppState {
@@ -101,6 +128,12 @@ pub enum Action {
     SetUpFirstScenario,
     DismissNotice,
     ShowLogMessages(bool),
+    /// Choose a story in the list (does not load it).
+    ChooseStory(String),
+    /// Start a fresh run that plays the chosen story's script.
+    LoadStory,
+    /// Stop playing the story's script; the run goes on by hand.
+    UnloadStory,
 }
 
 impl AppState {
@@ -121,6 +154,8 @@ impl AppState {
             log_messages: false,
             seed_text,
             ttl_text,
+            story_choice: PRESETS.first().map_or("gc-pause", |p| p.id),
+            story: None,
         }
     }
 
@@ -156,6 +191,7 @@ impl AppState {
                 sim: Rc::new(RefCell::new(sim)),
                 seed_text,
                 ttl_text,
+                story: self.story.as_ref().map(Story::rewound),
                 run: self.run.wrapping_add(1),
                 running: false,
                 notice: None,
@@ -170,23 +206,72 @@ impl AppState {
             // Nothing changes: returning the same state skips the re-render.
             return self;
         }
-        let outcome = {
-            let mut sim = self.sim.borrow_mut();
-            let target = sim.now().plus(self.frame_ms());
-            sim.run_until(target)
+        let target = self.sim.borrow().now().plus(self.frame_ms());
+        let (story, refused) = self.play_story_until(target);
+        let outcome = self.sim.borrow_mut().run_until(target);
+        let next = AppState {
+            story,
+            ..self.changed()
+        };
+        let next = match refused {
+            Some(message) => next.with_notice(Notice::Refused(message)),
+            None => next,
         };
         match outcome {
-            RunOutcome::Reached => Rc::new(self.changed()),
+            RunOutcome::Reached => Rc::new(next),
             RunOutcome::Truncated { events } => Rc::new(AppState {
                 running: false,
-                ..self.with_notice(Notice::Refused(format!(
+                ..next.with_notice(Notice::Refused(format!(
                     "The clock stopped: {events} events in one frame is past the limit. Step through them, or reset."
                 )))
             }),
         }
     }
 
+    /// Runs the story's steps due by `target`, each at its own time.
+    /// Returns the story moved on, and the last refusal if a step was refused.
+    fn play_story_until(&self, target: Millis) -> (Option<Story>, Option<String>) {
+        let Some(mut story) = self.story.clone() else {
+            return (None, None);
+        };
+        let mut refused = None;
+        let mut sim = self.sim.borrow_mut();
+        while let Some(timed) = story.pending().copied() {
+            if timed.at_ms > target.ms() {
+                break;
+            }
+            sim.run_until(Millis(timed.at_ms));
+            if let Err(e) = sim.act(timed.action) {
+                refused = Some(format!(
+                    "The story's step \"{}\" was refused: {e}",
+                    timed.action
+                ));
+            }
+            story.next += 1;
+        }
+        (Some(story), refused)
+    }
+
     fn step(&self) -> AppState {
+        // A story step due before the next event runs first, as one step.
+        let next_event = self.sim.borrow().next_event_at();
+        let story_at = self
+            .story
+            .as_ref()
+            .and_then(|s| s.pending())
+            .map(|a| Millis(a.at_ms));
+        if let Some(at) = story_at.filter(|&at| next_event.is_none_or(|e| at <= e)) {
+            let (story, refused) = self.play_story_until(at);
+            let next = AppState {
+                story,
+                running: false,
+                ..self.changed()
+            };
+            return match refused {
+                Some(message) => next.with_notice(Notice::Refused(message)),
+                None => next,
+            };
+        }
         let ran = self.sim.borrow_mut().step();
         let next = AppState {
             running: false,
@@ -220,6 +305,55 @@ impl AppState {
                 ..self.changed()
             },
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
+        }
+    }
+}
+
+impl AppState {
+    /// A fresh run of story `id` on the current backend and fencing, keeping the seed.
+    fn load_story(&self, id: &str, config: Config) -> AppState {
+        let Some(preset) = presets::preset(id) else {
+            return self.with_notice(Notice::Refused(format!("There is no story \"{id}\".")));
+        };
+        let Some(scenario) = presets::scenario(id, config.backend, config.fencing) else {
+            let names: Vec<&str> = preset.backends.iter().map(|b| b.name()).collect();
+            return self.with_notice(Notice::Refused(format!(
+                "\"{}\" is a story for {}: switch the backend first.",
+                preset.title,
+                names.join(" and ")
+            )));
+        };
+        let story = Story {
+            preset,
+            actions: Rc::new(scenario.actions),
+            next: 0,
+        };
+        let with_story = AppState {
+            story: Some(story),
+            ..self.clone()
+        };
+        let loaded = with_story.restart_with(Config {
+            seed: config.seed,
+            ..scenario.config
+        });
+        loaded.with_notice(Notice::Info(format!(
+            "Loaded \"{}\". Press Start to watch it play, or Step through it.",
+            preset.title
+        )))
+    }
+
+    /// A fresh run on another backend; a loaded story comes along if it suits it.
+    fn switch_backend(&self, backend: Backend, config: Config) -> AppState {
+        match &self.story {
+            Some(story) if story.preset.backends.contains(&backend) => {
+                self.load_story(story.preset.id, Config { backend, ..config })
+            }
+            Some(_) => AppState {
+                story: None,
+                ..self.clone()
+            }
+            .restart_with(Config { backend, ..config }),
+            None => self.restart_with(Config { backend, ..config }),
         }
     }
 }
@@ -270,7 +404,7 @@ impl Reducible for AppState {
                 },
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
-            Action::SetBackend(backend) => self.restart_with(Config { backend, ..config }),
+            Action::SetBackend(backend) => self.switch_backend(backend, config),
             Action::SetFencing(on) => {
                 let fencing = if on { Fencing::On } else { Fencing::Off };
                 self.restart_with(Config { fencing, ..config })
@@ -290,9 +424,13 @@ impl Reducible for AppState {
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
             Action::SetUpFirstScenario => {
+                let by_hand = AppState {
+                    story: None,
+                    ..AppState::clone(&self)
+                };
                 let first = AppState {
                     pause_s: [PAUSE_DEFAULT_S; 4],
-                    ..self.restart_with(first_scenario_config(config.seed))
+                    ..by_hand.restart_with(first_scenario_config(config.seed))
                 };
                 first.with_notice(Notice::Info(
                     "Set up: etcd, fencing off, TTL 5 s, clock at 0. Click Acquire on A, then Start."
@@ -305,6 +443,21 @@ impl Reducible for AppState {
             },
             Action::ShowLogMessages(log_messages) => AppState {
                 log_messages,
+                ..self.changed()
+            },
+            Action::ChooseStory(id) => match presets::preset(&id) {
+                Some(p) => AppState {
+                    story_choice: p.id,
+                    ..self.changed()
+                },
+                None => self.with_notice(Notice::Refused(format!("There is no story \"{id}\"."))),
+            },
+            Action::LoadStory => self.load_story(self.story_choice, config),
+            Action::UnloadStory => AppState {
+                story: None,
+                notice: Some(Notice::Info(
+                    "The story's script is unloaded: the run goes on by hand.".into(),
+                )),
                 ..self.changed()
             },
         };

@@ -118,8 +118,11 @@ fn holder_line(props: &ServicePanelProps) -> Html {
 /// The random lock value, cut to its first 6 hex digits: enough to tell
 /// owners apart; the whole value is in the tooltip.
 fn short_value(value: u64) -> String {
-    let hex = format!("{value:016x}");
-    format!("{}…", &hex[..6])
+    let hex = format!("{value:x}");
+    match hex.get(..6) {
+        Some(head) if hex.len() > 6 => format!("{head}…"),
+        _ => hex,
+    }
 }
 
 fn signed_seconds(ms: i64) -> String {

@@ -66,8 +66,16 @@ pub fn Stories(props: &StoriesProps) -> Html {
             )
         });
     html! {
-        <section class="panel stories" aria-labelledby="stories-title">
-            <h2 id="stories-title" class="panel__title">{ "More stories" }</h2>
+        <details class="panel stories" open={props.progress.is_some()}>
+            <summary class="stories__summary">
+                <span class="panel__title stories__title">{ "More stories" }</span>
+                <span class="stories__count">
+                    { match &props.progress {
+                        Some(p) => format!("playing \"{}\"", p.title),
+                        None => format!("{} scripted stories to load and watch", PRESETS.len()),
+                    } }
+                </span>
+            </summary>
             <p class="panel__note stories__intro">
                 { "Each loads a fresh run with a script that plays as the clock runs. Fencing and the Redis options stay yours: change one and the script replays from t=0." }
             </p>
@@ -103,7 +111,7 @@ pub fn Stories(props: &StoriesProps) -> Html {
                 </dl>
             }
             { progress(props) }
-        </section>
+        </details>
     }
 }
 

@@ -26,8 +26,13 @@ pub struct ControlsProps {
 
 impl ControlsProps {
     pub fn from_sim(sim: &Sim, state: &AppState, dispatch: Callback<Action>) -> Self {
+        let story_pending = state
+            .story
+            .as_ref()
+            .is_some_and(|s| s.next < s.actions.len());
         let step_blocked = match sim.next_event_at() {
             Some(_) => None,
+            None if story_pending => None,
             None => Some("Nothing is scheduled: click a command on a card first".to_string()),
         };
         ControlsProps {

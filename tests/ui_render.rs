@@ -582,3 +582,17 @@ async fn the_stories_list_offers_every_preset() {
     }
     assert!(html.contains("What fixes it"));
 }
+
+#[test]
+fn step_is_offered_while_a_story_has_steps_left() {
+    use distlock::ui::controls::ControlsProps;
+    let fresh = Rc::new(AppState::default());
+    let blocked = ControlsProps::from_sim(&fresh.sim.borrow(), &fresh, yew::Callback::noop());
+    assert!(
+        blocked.step_blocked.is_some(),
+        "nothing to run in a fresh run"
+    );
+    let loaded = reduce(fresh, Action::LoadStory);
+    let props = ControlsProps::from_sim(&loaded.sim.borrow(), &loaded, yew::Callback::noop());
+    assert_eq!(props.step_blocked, None, "the story's first step can run");
+}

@@ -122,7 +122,10 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
             { stale_alarm(view) }
             { facts(props) }
             { lease_bars(props) }
-            { buttons(props) }
+            <CardControls id={view.id} partitioned={view.partition.is_some()}
+                crashed={view.crashed} renewal={view.renewal} backend={props.backend}
+                pause_s={props.pause_s} checks={props.checks.clone()}
+                dispatch={props.dispatch.clone()} />
         </section>
     }
 }
@@ -257,15 +260,34 @@ fn lease_bars(props: &ClientCardProps) -> Html {
     }
 }
 
+/// The card's buttons and switches: a component of their own, so the many
+/// frames in which none of them changes skip re-rendering them.
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct CardControlsProps {
+    pub id: ClientId,
+    pub partitioned: bool,
+    pub crashed: bool,
+    pub renewal: bool,
+    pub backend: Backend,
+    pub pause_s: u64,
+    pub checks: CardChecks,
+    pub dispatch: Callback<Action>,
+}
+
+#[component]
+pub fn CardControls(props: &CardControlsProps) -> Html {
+    buttons(props)
+}
+
 /// A button that sends one command, disabled with the reason as its tooltip.
 fn command_button(
-    props: &ClientCardProps,
+    props: &CardControlsProps,
     name: &str,
     command: Command,
     blocked: &Option<String>,
     hint: String,
 ) -> Html {
-    let c = props.view.id;
+    let c = props.id;
     let onclick = props
         .dispatch
         .reform(move |_: MouseEvent| Action::Client(c, command));
@@ -278,9 +300,8 @@ fn command_button(
     }
 }
 
-fn buttons(props: &ClientCardProps) -> Html {
-    let view = &props.view;
-    let c = view.id;
+fn buttons(props: &CardControlsProps) -> Html {
+    let c = props.id;
     let checks = &props.checks;
     let pause_ms = props.pause_s * 1000;
     let pause_id = format!("pause-{}", c.letter().to_ascii_lowercase());
@@ -291,7 +312,7 @@ fn buttons(props: &ClientCardProps) -> Html {
     let on_renewal = props
         .dispatch
         .reform(move |e: Event| Action::Client(c, Command::Renewal { on: checked_of(&e) }));
-    let partition = if view.partition.is_some() {
+    let partition = if props.partitioned {
         command_button(
             props,
             "Heal",
@@ -310,7 +331,7 @@ fn buttons(props: &ClientCardProps) -> Html {
             format!("Cut {c} off from the lock service; it can still reach the resource"),
         )
     };
-    let crash = if view.crashed {
+    let crash = if props.crashed {
         command_button(
             props,
             "Restart",
@@ -353,7 +374,7 @@ fn buttons(props: &ClientCardProps) -> Html {
                 <label class="toggle" for={renewal_id.clone()}
                     title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
                     <input id={renewal_id} type="checkbox" class="toggle__input"
-                        checked={view.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
+                        checked={props.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
                     <span class="toggle__text">{ "Renewal" }</span>
                 </label>
             </div>
@@ -371,8 +392,8 @@ fn renewal_hint(backend: Backend) -> String {
     format!("While on, the client {what} every third of the TTL")
 }
 
-fn more_faults(props: &ClientCardProps) -> Html {
-    let c = props.view.id;
+fn more_faults(props: &CardControlsProps) -> Html {
+    let c = props.id;
     let checks = &props.checks;
     html! {
         <details class="client-card__more">
@@ -381,7 +402,7 @@ fn more_faults(props: &ClientCardProps) -> Html {
                 { command_button(props, "Delayed send (+6 s)",
                     Command::WriteDelayed { extra_ms: LATE_WRITE_MS }, &checks.late_write,
                     format!("{c} writes now, but the packet spends 6 s more in the network")) }
-                if props.view.partition.is_none() {
+                if !props.partitioned {
                     { command_button(props, "Cut off service and resource",
                         Command::Partition { scope: PartitionScope::ServiceAndResource },
                         &checks.partition_all,

@@ -141,8 +141,15 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
             } else {
                 <circle class="flight__dot" cx={pct(at)} cy={y} r="5" />
             }
-            <text class="flight__label" x={pct(label_x)} y={label_y} text-anchor={anchor}>
+            <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y.clone()}
+                text-anchor={anchor}>
                 { format!("{arrow}{}{arrow_end}", f.label) }
+            </text>
+            // With reduced motion nothing slides: the label stays mid-path
+            // and says how far the message has got.
+            <text class="flight__label flight__label--still" x={pct((from + to) / 2.0)} y={label_y}
+                text-anchor="middle">
+                { format!("{arrow}{}{arrow_end} {}%", f.label, f.progress_permille / 10) }
             </text>
         </g>
     }

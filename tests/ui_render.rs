@@ -596,3 +596,29 @@ fn step_is_offered_while_a_story_has_steps_left() {
     let props = ControlsProps::from_sim(&loaded.sim.borrow(), &loaded, yew::Callback::noop());
     assert_eq!(props.step_blocked, None, "the story's first step can run");
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_full_history_says_how_many_events_it_left_out() {
+    use distlock::ui::event_log::{EventLog, EventLogProps};
+    let props = |dropped| EventLogProps {
+        lines: Rc::new(Vec::new()),
+        total: 200_000,
+        dropped,
+        with_messages: false,
+        dispatch: yew::Callback::noop(),
+    };
+    let full = LocalServerRenderer::<EventLog>::with_props(props(37))
+        .hydratable(false)
+        .render()
+        .await;
+    assert!(
+        full.contains("The history is full at 200000 records")
+            && full.contains("the last 37 events were not recorded"),
+        "{full}"
+    );
+    let room = LocalServerRenderer::<EventLog>::with_props(props(0))
+        .hydratable(false)
+        .render()
+        .await;
+    assert!(!room.contains("history is full"), "{room}");
+}

@@ -3,7 +3,7 @@
 
 use super::dom::checked_of;
 use super::state::Action;
-use crate::sim::history::{EventKind, Record};
+use crate::sim::history::{EventKind, Record, HISTORY_LEN_MAX};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -92,6 +92,8 @@ pub struct EventLogProps {
     pub lines: Rc<Vec<LogLine>>,
     /// Records in the whole history, shown or not.
     pub total: usize,
+    /// Records that came after the history was full and were not kept.
+    pub dropped: u64,
     pub with_messages: bool,
     pub dispatch: Callback<Action>,
 }
@@ -118,6 +120,12 @@ pub fn EventLog(props: &EventLogProps) -> Html {
             </ol>
             if props.lines.is_empty() {
                 <p class="panel__empty">{ "Nothing has happened yet. Click Acquire on a card, then Start." }</p>
+            }
+            if props.dropped > 0 {
+                <p class="panel__note panel__note--alarm" role="status">{ format!(
+                    "The history is full at {HISTORY_LEN_MAX} records: the run goes on, but the last {} events were not recorded. Reset to start a fresh run.",
+                    props.dropped
+                ) }</p>
             }
             if props.total > LOG_LINES_MAX {
                 <p class="panel__note">{ format!("Showing the newest {LOG_LINES_MAX} lines of {} events.", props.total) }</p>

@@ -60,6 +60,7 @@ pub fn App(props: &AppProps) -> Html {
 
     let sim = state.sim.borrow();
     let history_len = sim.history().len();
+    let history_dropped = sim.history_dropped();
     let log_cache = use_mut_ref(LogCache::default);
     let lines = log_cache
         .borrow_mut()
@@ -93,7 +94,7 @@ pub fn App(props: &AppProps) -> Html {
                     <ResourcePanel ..resource />
                 </div>
                 <Messages ..messages />
-                <EventLog {lines} total={history_len}
+                <EventLog {lines} total={history_len} dropped={history_dropped}
                     with_messages={state.log_messages} dispatch={dispatch} />
             </main>
         </div>

@@ -278,3 +278,69 @@ fn a_blind_renewal_after_expiry_silently_reacquires() {
     assert_eq!(checked.holder().unwrap().client, client('B'), "{text}");
     assert!(!checked.client_view(client('B')).stale);
 }
+
+/// What a visitor sees change when they flip a story's suggested setting.
+#[derive(Debug, PartialEq, Eq)]
+struct Outcome {
+    corruptions: u64,
+    rejected: u64,
+    overlaps: usize,
+    first_grant_to_b: Option<Millis>,
+    first_grant_to_a: Option<Millis>,
+    holder_at_end: Option<ClientId>,
+}
+
+fn outcome(sim: &Sim) -> Outcome {
+    Outcome {
+        corruptions: sim.oracle().corruptions(),
+        rejected: sim.resource().rejected(),
+        overlaps: sim.oracle().overlaps().len(),
+        first_grant_to_b: acquired(sim, 'B').first().map(|g| g.0),
+        first_grant_to_a: acquired(sim, 'A').first().map(|g| g.0),
+        holder_at_end: sim.holder().map(|h| h.client),
+    }
+}
+
+#[test]
+fn every_try_this_changes_what_the_story_shows() {
+    for p in PRESETS {
+        for &backend in p.backends {
+            let scenario = presets::scenario(p.id, backend, Fencing::Off).unwrap();
+            let tweak = p.try_this.tweak;
+            assert!(
+                !tweak.is_applied(&scenario.config),
+                "{}: already applied",
+                p.id
+            );
+            let tried = Scenario {
+                config: tweak.apply(&scenario.config),
+                ..scenario.clone()
+            };
+            let play = |s: &Scenario| Sim::play(s, Millis(p.run_ms)).expect("the story plays");
+            let (before, after) = (play(&scenario), play(&tried));
+            let (b, a) = (outcome(&before), outcome(&after));
+            assert_ne!(
+                b, a,
+                "{} on {backend:?}: trying \"{}\" changes nothing",
+                p.id, p.try_this.text
+            );
+            // A fix that claims to stop the damage must stop it.
+            if b.corruptions > 0 && p.try_this.text.contains("rejected") {
+                assert_eq!(
+                    a.corruptions,
+                    0,
+                    "{} on {backend:?}: {a:?}\n{}",
+                    p.id,
+                    story(&after)
+                );
+                assert!(a.rejected > 0, "{} on {backend:?}: {a:?}", p.id);
+            }
+            assert_eq!(
+                tweak.revert(&tried.config, &scenario.config),
+                scenario.config,
+                "{}: revert puts the setting back",
+                p.id
+            );
+        }
+    }
+}

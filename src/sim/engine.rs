@@ -328,6 +328,21 @@ impl Sim {
         Ok(sim)
     }
 
+    /// Plays a story's script up to `t` the way the page plays it: a step
+    /// the run refuses (B writes, but a changed setting means B never got
+    /// the lock) is skipped, as the same click would be, and the rest go on.
+    pub fn play(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
+        scenario.validate()?;
+        let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
+        for timed in scenario.actions.iter().take_while(|a| a.at_ms <= t.ms()) {
+            sim.run_until(Millis(timed.at_ms));
+            // A refused step leaves the run as it was; the page says so.
+            let _refused = sim.act(timed.action);
+        }
+        sim.run_until(t);
+        Ok(sim)
+    }
+
     pub fn config(&self) -> &Config {
         &self.core.config
     }

@@ -13,6 +13,7 @@ pub mod oracle;
 pub mod presets;
 pub mod resource;
 pub mod scenario;
+pub mod tour;
 pub mod types;
 
 pub use backend::{HolderView, ServiceDetail};

@@ -14,8 +14,80 @@ pub struct Preset {
     pub story: &'static str,
     /// What fixes it.
     pub fix: &'static str,
+    /// One setting to flip, and what changes when you do.
+    pub try_this: TryThis,
     /// How long the story takes to play out.
     pub run_ms: u64,
+}
+
+/// A one-line suggestion after a story: flip one setting, watch the difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TryThis {
+    pub tweak: Tweak,
+    pub text: &'static str,
+}
+
+/// One setting a story suggests changing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tweak {
+    Fencing(Fencing),
+    Release(ReleaseMode),
+    Extend(ExtendMode),
+    Persistence(Persistence),
+    Restart(RestartPolicy),
+    TtlMs(u64),
+}
+
+impl Tweak {
+    /// `config` with this setting changed.
+    pub fn apply(self, config: &Config) -> Config {
+        let mut c = config.clone();
+        match self {
+            Tweak::Fencing(f) => c.fencing = f,
+            Tweak::Release(r) => c.redis.release = r,
+            Tweak::Extend(e) => c.redis.extend = e,
+            Tweak::Persistence(p) => c.redis.persistence = p,
+            Tweak::Restart(r) => c.redis.restart = r,
+            Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
+        }
+        c
+    }
+
+    /// Whether `config` already has this setting.
+    pub fn is_applied(self, config: &Config) -> bool {
+        self.apply(config) == *config
+    }
+
+    /// `config` with this one setting put back as it is in `original`.
+    pub fn revert(self, config: &Config, original: &Config) -> Config {
+        let mut c = config.clone();
+        match self {
+            Tweak::Fencing(_) => c.fencing = original.fencing,
+            Tweak::Release(_) => c.redis.release = original.redis.release,
+            Tweak::Extend(_) => c.redis.extend = original.redis.extend,
+            Tweak::Persistence(_) => c.redis.persistence = original.redis.persistence,
+            Tweak::Restart(_) => c.redis.restart = original.redis.restart,
+            Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
+        }
+        c
+    }
+
+    /// The button's words.
+    pub fn label(self) -> String {
+        match self {
+            Tweak::Fencing(f) if f.is_on() => "Turn fencing on".into(),
+            Tweak::Fencing(_) => "Turn fencing off".into(),
+            Tweak::Release(ReleaseMode::CheckValue) => "Check the value on release".into(),
+            Tweak::Release(ReleaseMode::PlainDel) => "Release with a plain DEL".into(),
+            Tweak::Extend(ExtendMode::CheckValue) => "Check the value on renewal".into(),
+            Tweak::Extend(ExtendMode::BlindSet) => "Renew with a blind SET".into(),
+            Tweak::Persistence(Persistence::Fsync) => "Turn on fsync".into(),
+            Tweak::Persistence(Persistence::None) => "Turn persistence off".into(),
+            Tweak::Restart(RestartPolicy::Delayed) => "Turn on delayed restart".into(),
+            Tweak::Restart(RestartPolicy::Immediate) => "Restart nodes at once".into(),
+            Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
+        }
+    }
 }
 
 const ALL: &[Backend] = &[Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];
@@ -28,6 +100,10 @@ pub const PRESETS: &[Preset] = &[
         backends: ALL,
         story: "A holds the lock and freezes for 8 s. Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
         fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: A's late write carries its old token and the resource rejects it.",
+        },
         run_ms: 12_000,
     },
     Preset {
@@ -36,6 +112,10 @@ pub const PRESETS: &[Preset] = &[
         backends: ALL,
         story: "A writes while it holds the lock, but the packet sits in the network for 7 s. A releases, B acquires and writes; then A's old write lands.",
         fix: "Fencing: the late write carries A's older token and is rejected.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: the write that arrives late is rejected, however long it travelled.",
+        },
         run_ms: 10_000,
     },
     Preset {
@@ -44,6 +124,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "A's lease ran out during a pause and B holds the lock. A wakes and releases with a plain DEL, deleting B's keys; C acquires while B still believes it holds.",
         fix: "Release with the value-checked script: a node deletes the key only if it still holds your value.",
+        try_this: TryThis {
+            tweak: Tweak::Release(ReleaseMode::CheckValue),
+            text: "Release with the value check: A's release deletes nothing that is not its own, and C waits.",
+        },
         run_ms: 10_000,
     },
     Preset {
@@ -52,6 +136,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "A holds nodes 1-3. Node 3 crashes and restarts without persistence, forgetting A's key; B then wins nodes 3-5. Two holders, no pause at all.",
         fix: "Delayed restart: keep a crashed node down longer than the TTL (or fsync every write).",
+        try_this: TryThis {
+            tweak: Tweak::Restart(RestartPolicy::Delayed),
+            text: "Turn on delayed restart: node 3 stays down until A's key would have expired, and B cannot win a quorum.",
+        },
         run_ms: 6_000,
     },
     Preset {
@@ -60,6 +148,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "A holds nodes 1-3. Node 3's wall clock jumps 10 s forward and it expires A's key early; B wins nodes 3-5.",
         fix: "Nothing in Redlock: it trusts every node's clock. Only a fencing token checked at the resource catches the second holder.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: B's write raises the highest accepted token and A's late write is rejected.",
+        },
         run_ms: 6_000,
     },
     Preset {
@@ -68,6 +160,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "Fencing is on, using an INCR counter on node 1. Node 1 restarts without persistence and its counter starts again from 0: B gets the same token A had, and A's stale write is accepted.",
         fix: "A token from a service that keeps it through failures: etcd's revision or ZooKeeper's sequence number.",
+        try_this: TryThis {
+            tweak: Tweak::Persistence(Persistence::Fsync),
+            text: "Turn on fsync persistence: node 1 keeps its counter through the restart, B's token is larger, and A's write is rejected.",
+        },
         run_ms: 12_000,
     },
     Preset {
@@ -76,6 +172,10 @@ pub const PRESETS: &[Preset] = &[
         backends: &[Backend::ZooKeeper],
         story: "A holds, B and C queue behind it. A is cut off from ZooKeeper: it goes SUSPENDED but keeps writing. Its session expires, B takes over, and A learns it is LOST only when the partition heals.",
         fix: "Treat SUSPENDED as lost, and fence writes with the znode's sequence number.",
+        try_this: TryThis {
+            tweak: Tweak::TtlMs(15_000),
+            text: "Set the session timeout to 15 s: it outlives the 8 s partition and B never takes over, at the price of a longer wait after a real crash.",
+        },
         run_ms: 12_000,
     },
     Preset {
@@ -84,6 +184,10 @@ pub const PRESETS: &[Preset] = &[
         backends: &[Backend::Etcd],
         story: "A's keepalives are cut off by a partition. Its lease expires, the key is deleted (a write: the revision moves), and B, queued behind it, holds the lock.",
         fix: "A partitioned etcd client knows its own deadline; a paused one does not. Pass the revision to the resource.",
+        try_this: TryThis {
+            tweak: Tweak::TtlMs(10_000),
+            text: "Set the TTL to 10 s: the key outlives the partition longer, and B waits that much longer too.",
+        },
         run_ms: 9_000,
     },
     Preset {
@@ -92,6 +196,10 @@ pub const PRESETS: &[Preset] = &[
         backends: ALL,
         story: "A crashes holding the lock. Nobody can take it until the lease or session runs out: the liveness cost of a long TTL.",
         fix: "A shorter TTL shortens the wait, but makes pauses more dangerous.",
+        try_this: TryThis {
+            tweak: Tweak::TtlMs(2_000),
+            text: "Set the TTL to 2 s: B gets the lock much sooner, and any pause longer than 2 s now outlives a lease.",
+        },
         run_ms: 10_000,
     },
     Preset {
@@ -100,6 +208,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "Nodes 1-3 answer 5 s late. Every node says OK, but the time spent used up the lease: validity <= 0 means not acquired.",
         fix: "Redlock already does the right thing here; when the nodes speed up, the next attempt succeeds.",
+        try_this: TryThis {
+            tweak: Tweak::TtlMs(15_000),
+            text: "Set the TTL to 15 s: the same slow nodes, but the lease outlasts the acquisition and A holds the lock at the first attempt.",
+        },
         run_ms: 16_000,
     },
     Preset {
@@ -108,6 +220,10 @@ pub const PRESETS: &[Preset] = &[
         backends: REDIS,
         story: "A freezes; its lease expires and B acquires. A wakes and its renewal, a blind SET, takes every node back from B, silently.",
         fix: "Renew with the checked script: extend only if the node still holds your value.",
+        try_this: TryThis {
+            tweak: Tweak::Extend(ExtendMode::CheckValue),
+            text: "Renew with the value check: A's late renewal finds B's value and fails, and B keeps the lock.",
+        },
         run_ms: 10_000,
     },
 ];

@@ -1,0 +1,90 @@
+//! Guided tours: every story's key moments are found in its own run, on
+//! every backend it suits, in order, and say what the run really did.
+
+use distlock::sim::presets::{self, PRESETS};
+use distlock::sim::tour::{self, Look, Moment};
+use distlock::sim::types::{Backend, ClientId, Fencing, Millis};
+
+fn tour_of(id: &str, backend: Backend, fencing: Fencing) -> Vec<Moment> {
+    let preset = presets::preset(id).expect("a preset");
+    let scenario = presets::scenario(id, backend, fencing).expect("the preset suits the backend");
+    tour::moments(id, &scenario, Millis(preset.run_ms))
+}
+
+#[test]
+fn every_story_has_a_tour_in_time_order_on_every_backend() {
+    for p in PRESETS {
+        for &backend in p.backends {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let moments = tour_of(p.id, backend, fencing);
+                let at: Vec<u64> = moments.iter().map(|m| m.at.ms()).collect();
+                assert!(
+                    moments.len() >= 3,
+                    "{} on {backend:?} ({fencing:?}) has only {} moments: {moments:#?}",
+                    p.id,
+                    moments.len()
+                );
+                assert!(
+                    at.windows(2).all(|w| w[0] <= w[1]),
+                    "{} {backend:?}: {at:?}",
+                    p.id
+                );
+                assert!(at.iter().all(|&t| t <= p.run_ms), "{}: {at:?}", p.id);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_first_story_ends_on_the_stale_write_accepted_or_rejected() {
+    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        let off = tour_of("gc-pause", backend, Fencing::Off);
+        let on = tour_of("gc-pause", backend, Fencing::On);
+        assert_eq!(off.len(), 6, "{backend:?}: {off:#?}");
+        let last_off = off.last().expect("moments");
+        assert!(last_off.caption.contains("stale write"), "{last_off:?}");
+        assert_eq!(last_off.look, Look::Resource);
+        let last_on = on.last().expect("moments");
+        assert!(last_on.caption.contains("rejected"), "{last_on:?}");
+        assert_eq!(off[0].look, Look::Card(ClientId::ALL[0]));
+        // A wakes at 8.5 s: the pause started at 0.5 s and lasts 8 s.
+        assert_eq!(off[4].at, Millis(8_500), "{off:#?}");
+    }
+}
+
+#[test]
+fn a_fix_leaves_out_the_moment_that_no_longer_happens() {
+    use distlock::sim::scenario::Config;
+    use distlock::sim::types::RestartPolicy;
+    let config = || Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    };
+    let broken = presets::redlock_restart(config(), RestartPolicy::Immediate);
+    let fixed = presets::redlock_restart(config(), RestartPolicy::Delayed);
+    let say = |s| {
+        tour::moments("redlock-restart", &s, Millis(6_000))
+            .into_iter()
+            .map(|m| m.caption)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let (broken, fixed) = (say(broken), say(fixed));
+    assert!(
+        broken.contains("Two holders, and no client ever paused"),
+        "{broken}"
+    );
+    assert!(fixed.contains("stays down until"), "{fixed}");
+    assert!(!fixed.contains("Two holders"), "{fixed}");
+}
+
+#[test]
+fn print_every_tour() {
+    for p in PRESETS {
+        for &backend in p.backends {
+            for m in tour_of(p.id, backend, Fencing::Off) {
+                println!("{} {backend:?} {} {:?}: {}", p.id, m.at, m.look, m.caption);
+            }
+        }
+    }
+}

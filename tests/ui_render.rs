@@ -570,17 +570,175 @@ fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
 }
 
 #[tokio::test(flavor = "current_thread")]
-async fn the_stories_list_offers_every_preset() {
+async fn every_story_is_one_click_away_grouped_by_backend() {
     let html = render_app(None).await;
-    assert!(html.contains(">Load story</button>"));
+    let from = html
+        .find("aria-label=\"Stories by backend\"")
+        .expect("the menu");
+    let menu = &html[from..from + html[from..].find("</nav>").expect("the menu ends")];
+    for group in ["Every backend", "Redlock", "ZooKeeper", "etcd"] {
+        assert!(menu.contains(&format!(">{group}</h3>")), "{group}");
+    }
     for preset in distlock::sim::presets::PRESETS {
         assert!(
-            html.contains(&format!("value=\"{}\"", preset.id)),
+            menu.contains(&format!(">{}</button>", preset.title)),
             "{}",
             preset.id
         );
     }
-    assert!(html.contains("What fixes it"));
+}
+
+#[test]
+fn one_click_loads_a_story_and_switches_to_a_backend_it_suits() {
+    let start = Rc::new(AppState::default());
+    assert_eq!(start.config().backend, Backend::Etcd);
+    let loaded = reduce(start, Action::LoadPreset("redlock-restart".into()));
+    assert_eq!(loaded.config().backend, Backend::Redlock);
+    let story = loaded.story.as_ref().expect("loaded");
+    assert_eq!(story.preset.id, "redlock-restart");
+    assert!(story.tour.len() >= 3, "{:?}", story.tour);
+    // A story for every backend stays on the current one.
+    let zk = reduce(loaded, Action::SetBackend(Backend::ZooKeeper));
+    let gc = reduce(zk, Action::LoadPreset("gc-pause".into()));
+    assert_eq!(gc.config().backend, Backend::ZooKeeper);
+    let bad = reduce(gc, Action::LoadPreset("no-such-story".into()));
+    assert!(matches!(bad.notice, Some(Notice::Refused(_))));
+}
+
+/// Ticks until the clock stops (a tour's Next stops on its key moment).
+fn run_to_stop(mut state: Rc<AppState>) -> Rc<AppState> {
+    for _ in 0..10_000 {
+        if !state.running {
+            break;
+        }
+        state = reduce(state, Action::Tick);
+    }
+    assert!(!state.running, "the clock stopped");
+    state
+}
+
+#[test]
+fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
+    let loaded = reduce(
+        Rc::new(AppState::default()),
+        Action::LoadPreset("gc-pause".into()),
+    );
+    let moments = loaded.story.as_ref().unwrap().tour.clone();
+    let mut state = loaded;
+    for (i, moment) in moments.iter().enumerate() {
+        state = run_to_stop(reduce(state, Action::TourNext));
+        let now = state.sim.borrow().now();
+        assert_eq!(now, moment.at, "moment {i} (DISTLOCK_SEED=1)");
+        assert_eq!(state.story.as_ref().unwrap().reached(now), i + 1);
+    }
+    let end = state.sim.borrow().history().len();
+    assert!(state.sim.borrow().oracle().corruptions() > 0);
+    let back = reduce(state, Action::TourBack);
+    let now = back.sim.borrow().now();
+    assert_eq!(
+        now,
+        moments[moments.len() - 2].at,
+        "back to the moment before"
+    );
+    assert!(back.sim.borrow().history().len() < end);
+    assert_eq!(
+        back.sim.borrow().oracle().corruptions(),
+        0,
+        "not yet corrupted then"
+    );
+    // Playing on from there gives the same run again.
+    let again = run_to_stop(reduce(back, Action::TourNext));
+    assert_eq!(again.sim.borrow().now(), moments[moments.len() - 1].at);
+    assert_eq!(again.sim.borrow().oracle().corruptions(), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_tour_points_at_what_to_look_at() {
+    let loaded = reduce(
+        Rc::new(AppState::default()),
+        Action::LoadPreset("gc-pause".into()),
+    );
+    let first = run_to_stop(reduce(loaded, Action::TourNext));
+    let state = AppState::clone(&first);
+    let story = state.story.as_ref().unwrap();
+    let moment = story
+        .current(state.sim.borrow().now())
+        .expect("at a key moment");
+    assert_eq!(moment.look, distlock::sim::tour::Look::Card(client('A')));
+    assert!(
+        moment.caption.contains("A holds the lock"),
+        "{}",
+        moment.caption
+    );
+    use distlock::ui::stories::{Stories, StoriesProps};
+    let props = StoriesProps::from_state(&state, Backend::Etcd, yew::Callback::noop());
+    let html = LocalServerRenderer::<Stories>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await;
+    let total = story.tour.len();
+    assert!(html.contains(&format!("Key moment 1 of {total}")), "{html}");
+    assert!(html.contains("Look at client A."), "{html}");
+    assert!(html.contains("Try this: "), "{html}");
+    assert!(html.contains(">Turn fencing on</button>"), "{html}");
+    assert_eq!(count_buttons(&html, "Next"), 1);
+}
+
+#[test]
+fn try_this_flips_one_setting_and_undo_puts_it_back() {
+    let loaded = reduce(
+        Rc::new(AppState::default()),
+        Action::LoadPreset("redlock-restart".into()),
+    );
+    use distlock::sim::types::RestartPolicy;
+    assert_eq!(loaded.config().redis.restart, RestartPolicy::Immediate);
+    let tried = reduce(loaded, Action::TryThis(true));
+    assert_eq!(tried.config().redis.restart, RestartPolicy::Delayed);
+    let tour = &tried.story.as_ref().unwrap().tour;
+    assert!(
+        tour.iter().all(|m| !m.caption.contains("Two holders")),
+        "the tour follows the change: {tour:?}"
+    );
+    let undone = reduce(tried, Action::TryThis(false));
+    assert_eq!(undone.config().redis.restart, RestartPolicy::Immediate);
+}
+
+#[test]
+fn keys_act_on_the_selected_client() {
+    use distlock::ui::guide::{shortcut_of, Shortcut};
+    let key = |state, k: &str| reduce(state, Action::Shortcut(shortcut_of(k).expect(k)));
+    let state = key(Rc::new(AppState::default()), "2");
+    assert_eq!(state.selected, client('B'));
+    let state = key(state, "a");
+    assert_eq!(state.sim.borrow().scenario().actions.len(), 1, "B acquires");
+    let state = key(state, " ");
+    assert!(state.running, "space starts the clock");
+    let state = key(state, " ");
+    assert!(!state.running, "and pauses it");
+    let state = key(state, "p");
+    assert!(state
+        .sim
+        .borrow()
+        .client_view(client('B'))
+        .partition
+        .is_some());
+    let state = key(state, "p");
+    assert!(
+        state
+            .sim
+            .borrow()
+            .client_view(client('B'))
+            .partition
+            .is_none(),
+        "p again heals"
+    );
+    let state = key(state, "?");
+    assert!(state.help);
+    let state = key(state, "Escape");
+    assert!(!state.help);
+    assert_eq!(shortcut_of("x"), None);
+    assert_eq!(shortcut_of("5"), None);
+    assert_eq!(shortcut_of("ArrowRight"), Some(Shortcut::Step));
 }
 
 #[test]

@@ -240,7 +240,7 @@ const RELEASE_OTHER: &[Spec] = &[
         say: |e| {
             match e {
             Event::Service(ServiceEvent::RedisKeyDeleted { owner, by, .. }) => format!(
-                "{by} wakes and releases with a plain DEL: the nodes delete {owner}'s keys. {owner} still believes it holds the lock."
+                "{by} wakes and releases with a plain DEL: node by node, {owner}'s keys are deleted. {owner} still believes it holds the lock."
             ),
             other => other.to_string(),
         }

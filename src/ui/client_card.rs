@@ -67,6 +67,12 @@ pub struct ClientCardProps {
     pub pause_s: u64,
     pub checks: CardChecks,
     pub dispatch: Callback<Action>,
+    /// The keyboard's shortcuts act on this card.
+    #[prop_or_default]
+    pub selected: bool,
+    /// A story's tour points here.
+    #[prop_or_default]
+    pub spotlit: bool,
 }
 
 impl ClientCardProps {
@@ -80,6 +86,8 @@ impl ClientCardProps {
             backend: sim.config().backend,
             pause_s,
             checks,
+            selected: false,
+            spotlit: false,
             dispatch,
         }
     }
@@ -108,12 +116,23 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
     let class = classes!(
         "client-card",
         format!("client-card--{slug}"),
-        view.stale.then_some("client-card--stale")
+        view.stale.then_some("client-card--stale"),
+        props.selected.then_some("client-card--selected"),
+        props.spotlit.then_some("is-spotlit")
     );
+    let id = view.id;
+    let on_focus = props
+        .dispatch
+        .reform(move |_: FocusEvent| Action::Select(id));
     html! {
-        <section class={class} aria-label={format!("Client {letter}")}>
+        <section class={class} aria-label={format!("Client {letter}")} onfocusin={on_focus}>
             <header class="client-card__head">
                 <h3 class="client-card__name">{ format!("Client {letter}") }</h3>
+                if props.selected {
+                    <span class="client-card__keys" title="The keyboard shortcuts a, w, r, g and p act on this client">
+                        { "keys" }
+                    </span>
+                }
                 <p class={classes!("client-card__state", format!("client-card__state--{slug}"))}>
                     <span class="client-card__mark" aria-hidden="true">{ mark }</span>
                     { view.state.word() }

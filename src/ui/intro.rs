@@ -48,7 +48,7 @@ pub fn Intro(props: &IntroProps) -> Html {
                     <li>{ "At t=8 s A wakes and its write leaves at once, with its old token. Watch the resource panel." }</li>
                     <li>{ "Tick Fencing (that resets the run) and play it again: this time the counter rejects A's older token." }</li>
                 </ol>
-                <p class="intro__more">{ "More stories, scripted and ready to watch, are under \"More stories\" below." }</p>
+                <p class="intro__more">{ "Eleven more stories, each with a guided tour, are one click away under Stories below. Keyboard: press ? for the shortcuts." }</p>
                 <button type="button" class="button button--primary" onclick={set_up}>
                     { "Set up the scenario to run first" }
                 </button>

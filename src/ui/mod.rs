@@ -6,7 +6,9 @@ pub mod controls;
 pub mod dom;
 pub mod event_log;
 pub mod frames;
+pub mod guide;
 pub mod intro;
+pub mod keys;
 pub mod messages;
 pub mod resource_panel;
 pub mod service_panel;
@@ -19,6 +21,7 @@ use controls::{Controls, ControlsProps};
 use event_log::{EventLog, LogCache};
 use frames::FrameLoop;
 use intro::{Intro, Masthead};
+use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
@@ -26,6 +29,7 @@ use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
 
+use crate::sim::tour::Look;
 use crate::sim::types::ClientId;
 use yew::prelude::*;
 
@@ -57,6 +61,7 @@ pub fn App(props: &AppProps) -> Html {
     let state = use_reducer(move || AppState::new(start));
     let dispatch = state.dispatcher().to_callback();
     use_ticker(state.running, dispatch.clone());
+    use_shortcuts(dispatch.clone());
 
     let sim = state.sim.borrow();
     let history_len = sim.history().len();
@@ -68,15 +73,27 @@ pub fn App(props: &AppProps) -> Html {
 
     let controls = ControlsProps::from_sim(&sim, &state, dispatch.clone());
     let status = StatusProps::from_sim(&sim, state.running);
+    // What a story's tour points at, once the run has reached a key moment.
+    let moment = state.story.as_ref().and_then(|s| {
+        let reached = s.reached(sim.now());
+        s.current(sim.now()).map(|m| (reached, m.look))
+    });
+    let look = moment.map(|(_, look)| look);
     let cards: Vec<ClientCardProps> = ClientId::ALL
         .iter()
-        .map(|&c| ClientCardProps::from_sim(&sim, c, state.pause_s[c.index()], dispatch.clone()))
+        .map(|&c| ClientCardProps {
+            selected: state.selected == c,
+            spotlit: look == Some(Look::Card(c)),
+            ..ClientCardProps::from_sim(&sim, c, state.pause_s[c.index()], dispatch.clone())
+        })
         .collect();
     let service = ServicePanelProps::from_sim(&sim, dispatch.clone());
     let resource = ResourcePanelProps::from_sim(&sim);
     let messages = MessagesProps::from_sim(&sim);
     let stories = StoriesProps::from_state(&state, sim.config().backend, dispatch.clone());
     drop(sim);
+    use_spotlight_scroll(moment.map(|(reached, _)| (reached, state.run)));
+    let spot = |part: Look| classes!("spot", (look == Some(part)).then_some("is-spotlit"));
 
     html! {
         <div class="page">
@@ -85,13 +102,14 @@ pub fn App(props: &AppProps) -> Html {
                 <Intro dispatch={dispatch.clone()} />
                 <Stories ..stories />
                 <Controls ..controls />
-                <Status ..status />
+                <div class={spot(Look::Status)}><Status ..status /></div>
+                <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
                 <div class="clients">
                     { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
                 </div>
                 <div class="page__pair">
-                    <ServicePanel ..service />
-                    <ResourcePanel ..resource />
+                    <div class={spot(Look::Service)}><ServicePanel ..service /></div>
+                    <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
                 <Messages ..messages />
                 <EventLog {lines} total={history_len} dropped={history_dropped}

@@ -221,9 +221,9 @@ fn toggle_hint(up: bool) -> String {
 fn redlock(props: &ServicePanelProps, nodes: &[RedisNodeView]) -> Html {
     html! {
         <>
+            <p id="nodes-caption" class="service__caption">{ "Five independent Redis masters; a lock needs 3 of them." }</p>
             <div class="table-wrap">
-                <table class="nodes">
-                    <caption>{ "Five independent Redis masters; a lock needs 3 of them." }</caption>
+                <table class="nodes" aria-labelledby="nodes-caption">
                     <thead>
                         <tr>
                             <th scope="col">{ "node" }</th>

@@ -12,6 +12,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
+use super::guide::Shortcut;
+use crate::sim::tour::Moment;
+
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only
 /// when a frame comes, never how far the simulation moves in it.
 pub const FRAME_MS: u64 = 16;
@@ -74,6 +77,12 @@ pub struct AppState {
     pub story_choice: &'static str,
     /// A loaded story: its script plays as the clock passes each step.
     pub story: Option<Story>,
+    /// Where a tour's Next stops the clock: the next key moment.
+    pub stop_at: Option<Millis>,
+    /// The client the keyboard acts on.
+    pub selected: ClientId,
+    /// Whether the keyboard shortcuts are shown.
+    pub help: bool,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -83,6 +92,8 @@ pub struct Story {
     pub actions: Rc<Vec<TimedAction>>,
     /// The next action to run.
     pub next: usize,
+    /// Its key moments with the current settings, found by playing it.
+    pub tour: Rc<Vec<Moment>>,
 }
 
 impl Story {
@@ -90,9 +101,11 @@ impl Story {
         self.actions.get(self.next)
     }
 
-    fn rewound(&self) -> Story {
+    /// Back at its first step, its tour found again for `config`.
+    fn rewound(&self, config: &Config) -> Story {
         Story {
             next: 0,
+            tour: Story::tour_for(self.preset, &self.actions, config),
             ..self.clone()
         }
     }
@@ -134,6 +147,19 @@ pub enum Action {
     LoadStory,
     /// Stop playing the story's script; the run goes on by hand.
     UnloadStory,
+    /// One click on a story in the menu: load it, switching backend if needed.
+    LoadPreset(String),
+    /// Play the loaded story to its next key moment and stop there.
+    TourNext,
+    /// Back to the story's previous key moment, by replay.
+    TourBack,
+    /// Turn the loaded story's suggested change on or off.
+    TryThis(bool),
+    /// A key pressed anywhere on the page.
+    Shortcut(Shortcut),
+    /// The client the keyboard acts on.
+    Select(ClientId),
+    ShowHelp(bool),
 }
 
 impl AppState {
@@ -156,6 +182,9 @@ impl AppState {
             ttl_text,
             story_choice: PRESETS.first().map_or("gc-pause", |p| p.id),
             story: None,
+            stop_at: None,
+            selected: ClientId::ALL[0],
+            help: false,
         }
     }
 
@@ -169,14 +198,14 @@ impl AppState {
     }
 
     /// Like a successor state, with the run marked as changed.
-    fn changed(&self) -> AppState {
+    pub(crate) fn changed(&self) -> AppState {
         AppState {
             version: self.version.wrapping_add(1),
             ..self.clone()
         }
     }
 
-    fn with_notice(&self, notice: Notice) -> AppState {
+    pub(crate) fn with_notice(&self, notice: Notice) -> AppState {
         AppState {
             notice: Some(notice),
             ..self.changed()
@@ -184,16 +213,18 @@ impl AppState {
     }
 
     /// A fresh run with `config`; an invalid one is refused with its reason.
-    fn restart_with(&self, config: Config) -> AppState {
+    pub(crate) fn restart_with(&self, config: Config) -> AppState {
         let (seed_text, ttl_text) = field_texts(&config);
+        let story = self.story.as_ref().map(|s| s.rewound(&config));
         match Sim::new(config) {
             Ok(sim) => AppState {
                 sim: Rc::new(RefCell::new(sim)),
                 seed_text,
                 ttl_text,
-                story: self.story.as_ref().map(Story::rewound),
+                story,
                 run: self.run.wrapping_add(1),
                 running: false,
+                stop_at: None,
                 notice: None,
                 ..self.changed()
             },
@@ -206,11 +237,22 @@ impl AppState {
             // Nothing changes: returning the same state skips the re-render.
             return self;
         }
-        let target = self.sim.borrow().now().plus(self.frame_ms());
+        let mut target = self.sim.borrow().now().plus(self.frame_ms());
+        // A tour's Next stops exactly on its key moment.
+        let arrived = self.stop_at.filter(|&at| at <= target);
+        if let Some(at) = arrived {
+            target = at;
+        }
         let (story, refused) = self.play_story_until(target);
         let outcome = self.sim.borrow_mut().run_until(target);
         let next = AppState {
             story,
+            running: self.running && arrived.is_none(),
+            stop_at: if arrived.is_some() {
+                None
+            } else {
+                self.stop_at
+            },
             ..self.changed()
         };
         let next = match refused {
@@ -311,7 +353,7 @@ impl AppState {
 
 impl AppState {
     /// A fresh run of story `id` on the current backend and fencing, keeping the seed.
-    fn load_story(&self, id: &str, config: Config) -> AppState {
+    pub(crate) fn load_story(&self, id: &str, config: Config) -> AppState {
         let Some(preset) = presets::preset(id) else {
             return self.with_notice(Notice::Refused(format!("There is no story \"{id}\".")));
         };
@@ -323,8 +365,13 @@ impl AppState {
                 names.join(" and ")
             )));
         };
+        let story_config = Config {
+            seed: config.seed,
+            ..scenario.config.clone()
+        };
         let story = Story {
             preset,
+            tour: Story::tour_for(preset, &scenario.actions, &story_config),
             actions: Rc::new(scenario.actions),
             next: 0,
         };
@@ -367,14 +414,19 @@ impl Reducible for AppState {
             Action::Tick => return self.tick(),
             Action::Start => AppState {
                 running: true,
+                stop_at: None,
                 notice: None,
                 ..self.changed()
             },
             Action::Pause => AppState {
                 running: false,
+                stop_at: None,
                 ..self.changed()
             },
-            Action::Step => self.step(),
+            Action::Step => AppState {
+                stop_at: None,
+                ..self.step()
+            },
             Action::Reset => self.restart_with(config),
             Action::SetSeed(text) => {
                 let next = match parse_seed(&text) {
@@ -453,6 +505,19 @@ impl Reducible for AppState {
                 None => self.with_notice(Notice::Refused(format!("There is no story \"{id}\"."))),
             },
             Action::LoadStory => self.load_story(self.story_choice, config),
+            Action::LoadPreset(id) => self.load_preset(&id, config),
+            Action::TourNext => self.tour_next(),
+            Action::TourBack => self.tour_back(),
+            Action::TryThis(on) => self.try_this(on, config),
+            Action::Shortcut(key) => return self.shortcut(key),
+            Action::Select(selected) => AppState {
+                selected,
+                ..self.changed()
+            },
+            Action::ShowHelp(help) => AppState {
+                help,
+                ..self.changed()
+            },
             Action::UnloadStory => AppState {
                 story: None,
                 notice: Some(Notice::Info(

@@ -1,10 +1,14 @@
-//! More stories: the presets from `docs/scenarios.md`, each a fresh run
-//! with a script that plays as the clock passes its steps.
+//! Stories: the presets from `docs/scenarios.md`, one click each, grouped by
+//! backend. A loaded story plays its script as the clock runs; its tour
+//! stops at each key moment and points at what to look at; "try this"
+//! flips one setting so the difference shows.
 
-use super::dom::value_of;
+use super::guide::preset_groups;
 use super::state::{seconds_1, Action, AppState};
-use crate::sim::presets::{Preset, PRESETS};
-use crate::sim::types::Backend;
+use crate::sim::presets::Preset;
+use crate::sim::tour::Moment;
+use crate::sim::types::{Backend, Millis};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// How far a loaded story has got.
@@ -16,26 +20,44 @@ pub struct Progress {
     pub next_at_ms: Option<u64>,
 }
 
+/// The loaded story as the panel shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub preset: &'static Preset,
+    pub progress: Progress,
+    pub tour: Rc<Vec<Moment>>,
+    /// Key moments reached so far.
+    pub reached: usize,
+    /// Whether the suggested change is on.
+    pub tried: bool,
+}
+
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct StoriesProps {
     pub backend: Backend,
-    pub choice: &'static str,
-    pub progress: Option<Progress>,
+    pub loaded: Option<Loaded>,
     pub dispatch: Callback<Action>,
 }
 
 impl StoriesProps {
     pub fn from_state(state: &AppState, backend: Backend, dispatch: Callback<Action>) -> Self {
-        let progress = state.story.as_ref().map(|s| Progress {
-            title: s.preset.title,
-            done: s.next,
-            total: s.actions.len(),
-            next_at_ms: s.actions.get(s.next).map(|a| a.at_ms),
+        let sim = state.sim.borrow();
+        let now: Millis = sim.now();
+        let loaded = state.story.as_ref().map(|s| Loaded {
+            preset: s.preset,
+            progress: Progress {
+                title: s.preset.title,
+                done: s.next,
+                total: s.actions.len(),
+                next_at_ms: s.actions.get(s.next).map(|a| a.at_ms),
+            },
+            tour: s.tour.clone(),
+            reached: s.reached(now),
+            tried: s.preset.try_this.tweak.is_applied(sim.config()),
         });
         StoriesProps {
             backend,
-            choice: state.story_choice,
-            progress,
+            loaded,
             dispatch,
         }
     }
@@ -48,77 +70,148 @@ fn backends_words(p: &Preset) -> String {
 
 #[component]
 pub fn Stories(props: &StoriesProps) -> Html {
-    let chosen = PRESETS
-        .iter()
-        .find(|p| p.id == props.choice)
-        .or(PRESETS.first());
-    let on_choose = props
-        .dispatch
-        .reform(|e: Event| Action::ChooseStory(value_of(&e)));
-    let on_load = props.dispatch.reform(|_: MouseEvent| Action::LoadStory);
-    let on_unload = props.dispatch.reform(|_: MouseEvent| Action::UnloadStory);
-    let blocked = chosen
-        .filter(|p| !p.backends.contains(&props.backend))
-        .map(|p| {
-            format!(
-                "This story needs {}: switch the backend first",
-                backends_words(p)
-            )
-        });
+    let loaded_id = props.loaded.as_ref().map(|l| l.preset.id);
     html! {
-        <details class="panel stories" open={props.progress.is_some()}>
-            <summary class="stories__summary">
-                <span class="panel__title stories__title">{ "More stories" }</span>
-                <span class="stories__count">
-                    { match &props.progress {
-                        Some(p) => format!("playing \"{}\"", p.title),
-                        None => format!("{} scripted stories to load and watch", PRESETS.len()),
-                    } }
-                </span>
-            </summary>
+        <section class="panel stories" aria-labelledby="stories-title">
+            <h2 id="stories-title" class="panel__title">{ "Stories" }</h2>
             <p class="panel__note stories__intro">
-                { "Each loads a fresh run with a script that plays as the clock runs. Fencing and the Redis options stay yours: change one and the script replays from t=0." }
+                { "One click loads a scripted run. Next plays it to its next key moment and says what to look at; Start plays it all. A story for every backend stays on yours." }
             </p>
-            <div class="stories__pick">
-                <label class="field" for="story">
-                    <span class="field__label">{ "Story" }</span>
-                    <select id="story" class="field__select" onchange={on_choose}>
-                        { for PRESETS.iter().map(|p| html! {
-                            <option value={p.id} selected={p.id == props.choice}>
-                                { format!("{} ({})", p.title, backends_words(p)) }
-                            </option>
-                        }) }
-                    </select>
-                </label>
-                <button type="button" class="button button--primary" onclick={on_load}
-                    disabled={blocked.is_some()}
-                    title={blocked.clone().unwrap_or_else(|| "A fresh run that plays this story".into())}>
-                    { "Load story" }
-                </button>
-                if props.progress.is_some() {
-                    <button type="button" class="button" onclick={on_unload}
-                        title="Stop the script; the run goes on by hand">
-                        { "Unload story" }
-                    </button>
-                }
-            </div>
-            if let Some(p) = chosen {
-                <dl class="stories__text">
-                    <dt>{ "What happens" }</dt>
-                    <dd>{ p.story }</dd>
-                    <dt>{ "What fixes it" }</dt>
-                    <dd>{ p.fix }</dd>
-                </dl>
+            <nav class="stories__menu" aria-label="Stories by backend">
+                { for preset_groups().into_iter().map(|(group, presets)| html! {
+                    <div class="stories__group">
+                        <h3 class="stories__group-title">{ group }</h3>
+                        <ul class="stories__list">
+                            { for presets.into_iter().map(|p| story_button(props, p, loaded_id == Some(p.id))) }
+                        </ul>
+                    </div>
+                }) }
+            </nav>
+            if let Some(loaded) = &props.loaded {
+                { loaded_story(props, loaded) }
             }
-            { progress(props) }
-        </details>
+        </section>
     }
 }
 
-fn progress(props: &StoriesProps) -> Html {
-    let Some(p) = &props.progress else {
-        return html! {};
+fn story_button(props: &StoriesProps, p: &'static Preset, loaded: bool) -> Html {
+    let id = p.id;
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::LoadPreset(id.to_string()));
+    let title = if p.backends.contains(&props.backend) {
+        format!("Load \"{}\" on {}", p.title, props.backend.name())
+    } else {
+        format!("Load \"{}\" (switches to {})", p.title, backends_words(p))
     };
+    html! {
+        <li>
+            <button type="button" class="button button--story" {onclick} {title}
+                aria-pressed={if loaded { "true" } else { "false" }}>
+                { p.title }
+            </button>
+        </li>
+    }
+}
+
+fn loaded_story(props: &StoriesProps, loaded: &Loaded) -> Html {
+    let p = loaded.preset;
+    let on_unload = props.dispatch.reform(|_: MouseEvent| Action::UnloadStory);
+    html! {
+        <div class="stories__loaded">
+            <h3 class="stories__title">{ p.title }</h3>
+            <dl class="stories__text">
+                <dt>{ "What happens" }</dt>
+                <dd>{ p.story }</dd>
+                <dt>{ "What fixes it" }</dt>
+                <dd>{ p.fix }</dd>
+            </dl>
+            { tour(props, loaded) }
+            { try_this(props, loaded) }
+            <div class="stories__foot">
+                { progress(&loaded.progress) }
+                <button type="button" class="button" onclick={on_unload}
+                    title="Stop the script; the run goes on by hand">
+                    { "Unload story" }
+                </button>
+            </div>
+        </div>
+    }
+}
+
+fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
+    let total = loaded.tour.len();
+    let current = loaded
+        .reached
+        .checked_sub(1)
+        .and_then(|i| loaded.tour.get(i));
+    let on_next = props.dispatch.reform(|_: MouseEvent| Action::TourNext);
+    let on_back = props.dispatch.reform(|_: MouseEvent| Action::TourBack);
+    let (where_, caption) = match current {
+        Some(m) => (
+            format!(
+                "Key moment {} of {total}, t={}",
+                loaded.reached,
+                seconds_1(m.at.ms())
+            ),
+            html! {
+                <>
+                    { m.caption.clone() }
+                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
+                </>
+            },
+        ),
+        None => (
+            format!("{total} key moments"),
+            html! { { "Press Next to play to the first key moment." } },
+        ),
+    };
+    let at_end = loaded.reached >= total;
+    html! {
+        <div class="tour" role="group" aria-label="Tour">
+            <p class="tour__where">{ where_ }</p>
+            <p class="tour__caption" aria-live="polite">{ caption }</p>
+            <div class="tour__buttons">
+                <button type="button" class="button" onclick={on_back}
+                    disabled={loaded.reached == 0 && loaded.progress.done == 0}
+                    title="Back to the previous key moment, by replaying the run">
+                    { "Back" }
+                </button>
+                <button type="button" class="button button--primary" onclick={on_next}
+                    disabled={at_end}
+                    title={if at_end { "That was the last key moment" } else { "Play to the next key moment and stop there" }}>
+                    { "Next" }
+                </button>
+            </div>
+        </div>
+    }
+}
+
+fn try_this(props: &StoriesProps, loaded: &Loaded) -> Html {
+    let t = loaded.preset.try_this;
+    let tried = loaded.tried;
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::TryThis(!tried));
+    let label = if tried {
+        "Undo the change".to_string()
+    } else {
+        t.tweak.label()
+    };
+    html! {
+        <p class="try">
+            <strong class="try__head">{ if tried { "Trying: " } else { "Try this: " } }</strong>
+            { t.text }
+            { " " }
+            <button type="button" class="button button--small" {onclick}
+                title="The story replays from t=0 with this setting">
+                { label }
+            </button>
+        </p>
+    }
+}
+
+fn progress(p: &Progress) -> Html {
     let next = match p.next_at_ms {
         Some(at) => format!("next step at t={}", seconds_1(at)),
         None => "every step has run".into(),

@@ -1,0 +1,262 @@
+//! Guided stories and the keyboard: loading a preset in one click, its tour
+//! (play to the next key moment, or back to the last one by replay), its
+//! "try this" switch, and the shortcuts that drive the selected card.
+
+use super::state::{Action, AppState, Notice, Story};
+use crate::sim::engine::Sim;
+use crate::sim::presets::{self, Preset, PRESETS};
+use crate::sim::scenario::{Command, Config, PartitionScope, Scenario};
+use crate::sim::tour::{self, Moment};
+use crate::sim::types::{Backend, ClientId, Fencing, Millis};
+use std::rc::Rc;
+
+/// What a key asks for; resolved against the page's state by the reducer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shortcut {
+    StartPause,
+    Step,
+    /// Back in time.
+    Back,
+    Select(ClientId),
+    Acquire,
+    Write,
+    Release,
+    GcPause,
+    /// Partition the selected client, or heal it if it is cut off.
+    Partition,
+    Help,
+    /// Close the help.
+    Escape,
+}
+
+/// The shortcut for a key as `KeyboardEvent.key` names it, if any.
+pub fn shortcut_of(key: &str) -> Option<Shortcut> {
+    Some(match key {
+        " " | "Spacebar" => Shortcut::StartPause,
+        "ArrowRight" => Shortcut::Step,
+        "ArrowLeft" => Shortcut::Back,
+        "1" | "2" | "3" | "4" => {
+            let index = key.as_bytes()[0] - b'1';
+            Shortcut::Select(ClientId::new(index)?)
+        }
+        "a" | "A" => Shortcut::Acquire,
+        "w" | "W" => Shortcut::Write,
+        "r" | "R" => Shortcut::Release,
+        "g" | "G" => Shortcut::GcPause,
+        "p" | "P" => Shortcut::Partition,
+        "?" => Shortcut::Help,
+        "Escape" => Shortcut::Escape,
+        _ => return None,
+    })
+}
+
+/// Every shortcut, as the help lists it.
+pub const SHORTCUTS: &[(&str, &str)] = &[
+    ("Space", "start or pause the clock"),
+    ("→", "step to the next event"),
+    ("←", "back in time"),
+    ("1 – 4", "select client A to D"),
+    ("a", "acquire, on the selected client"),
+    ("w", "write"),
+    ("r", "release"),
+    ("g", "GC pause, for the length chosen on its card"),
+    ("p", "partition, or heal"),
+    ("?", "show or hide these shortcuts"),
+];
+
+/// The presets grouped the way the stories menu shows them.
+pub fn preset_groups() -> Vec<(&'static str, Vec<&'static Preset>)> {
+    let every = |p: &&Preset| p.backends.len() > 1;
+    let only = |b: Backend| move |p: &&Preset| p.backends == [b];
+    vec![
+        ("Every backend", PRESETS.iter().filter(every).collect()),
+        (
+            "Redlock",
+            PRESETS.iter().filter(only(Backend::Redlock)).collect(),
+        ),
+        (
+            "ZooKeeper",
+            PRESETS.iter().filter(only(Backend::ZooKeeper)).collect(),
+        ),
+        ("etcd", PRESETS.iter().filter(only(Backend::Etcd)).collect()),
+    ]
+}
+
+impl Story {
+    /// The key moments of this story's script run with `config`.
+    pub fn tour_for(
+        preset: &'static Preset,
+        actions: &[crate::sim::scenario::TimedAction],
+        config: &Config,
+    ) -> Rc<Vec<Moment>> {
+        let scenario = Scenario {
+            actions: actions.to_vec(),
+            ..Scenario::new(config.clone())
+        };
+        Rc::new(tour::moments(preset.id, &scenario, Millis(preset.run_ms)))
+    }
+
+    /// How many key moments the run has reached by `now`.
+    pub fn reached(&self, now: Millis) -> usize {
+        self.tour.iter().take_while(|m| m.at <= now).count()
+    }
+
+    /// The moment the run is at or last passed.
+    pub fn current(&self, now: Millis) -> Option<&Moment> {
+        self.reached(now)
+            .checked_sub(1)
+            .and_then(|i| self.tour.get(i))
+    }
+}
+
+impl AppState {
+    /// One click on a story: its backend if the current one does not suit
+    /// it, a fresh run, and the tour at its start.
+    pub(crate) fn load_preset(&self, id: &str, config: Config) -> AppState {
+        let Some(preset) = presets::preset(id) else {
+            return self.with_notice(Notice::Refused(format!("There is no story \"{id}\".")));
+        };
+        let backend = if preset.backends.contains(&config.backend) {
+            config.backend
+        } else {
+            preset.backends[0]
+        };
+        let chosen = AppState {
+            story_choice: preset.id,
+            ..self.clone()
+        };
+        let loaded = chosen.load_story(preset.id, Config { backend, ..config });
+        AppState {
+            stop_at: None,
+            ..loaded
+        }
+        .with_notice(Notice::Info(format!(
+            "Loaded \"{}\" on {}. Press Next to play to its first key moment, or Start to watch it all.",
+            preset.title,
+            backend.name()
+        )))
+    }
+
+    /// Plays to the next key moment and stops there.
+    pub(crate) fn tour_next(&self) -> AppState {
+        let now = self.sim.borrow().now();
+        let Some(story) = &self.story else {
+            return self.with_notice(Notice::Refused(
+                "Load a story first: its tour stops at each key moment.".into(),
+            ));
+        };
+        match story.tour.get(story.reached(now)) {
+            Some(moment) => AppState {
+                running: true,
+                stop_at: Some(moment.at),
+                notice: None,
+                ..self.changed()
+            },
+            None => self.with_notice(Notice::Info(
+                "That was the last key moment. Start lets the run go on, or try the suggested change.".into(),
+            )),
+        }
+    }
+
+    /// Back to the previous key moment (or the start), by replaying the run.
+    pub(crate) fn tour_back(&self) -> AppState {
+        let now = self.sim.borrow().now();
+        let Some(story) = &self.story else {
+            return self.with_notice(Notice::Refused(
+                "Load a story first: its tour stops at each key moment.".into(),
+            ));
+        };
+        let reached = story.reached(now);
+        let target = match reached.checked_sub(2) {
+            Some(i) => story.tour[i].at,
+            None => Millis(0),
+        };
+        self.replayed_to(target)
+    }
+
+    /// The run as it was at `t`: replayed from the start with the same
+    /// clicks, the story's later steps still to come.
+    pub(crate) fn replayed_to(&self, t: Millis) -> AppState {
+        let scenario = self.sim.borrow().scenario();
+        let sim = match Sim::replay(&scenario, t) {
+            Ok(sim) => sim,
+            Err(e) => {
+                return self.with_notice(Notice::Refused(format!(
+                    "The run could not be replayed: {e}"
+                )))
+            }
+        };
+        let story = self.story.as_ref().map(|s| Story {
+            next: s.actions.iter().take_while(|a| a.at_ms <= t.ms()).count(),
+            ..s.clone()
+        });
+        AppState {
+            sim: Rc::new(std::cell::RefCell::new(sim)),
+            story,
+            running: false,
+            stop_at: None,
+            notice: None,
+            ..self.changed()
+        }
+    }
+
+    /// Flips the loaded story's suggested setting on or off; the story
+    /// replays from t=0 with it.
+    pub(crate) fn try_this(&self, on: bool, config: Config) -> AppState {
+        let Some(story) = &self.story else {
+            return self.with_notice(Notice::Refused("Load a story first.".into()));
+        };
+        let preset = story.preset;
+        let tweak = preset.try_this.tweak;
+        let next = if on {
+            tweak.apply(&config)
+        } else {
+            let original = presets::scenario(preset.id, config.backend, Fencing::Off)
+                .map(|s| s.config)
+                .unwrap_or_else(|| config.clone());
+            tweak.revert(&config, &original)
+        };
+        self.restart_with(next)
+    }
+
+    /// Resolves a key against the page as it is now.
+    pub(crate) fn shortcut(self: Rc<Self>, key: Shortcut) -> Rc<AppState> {
+        let c = self.selected;
+        let act = |command| Action::Client(c, command);
+        let action = match key {
+            Shortcut::StartPause if self.running => Action::Pause,
+            Shortcut::StartPause => Action::Start,
+            Shortcut::Step => Action::Step,
+            Shortcut::Back => return Rc::new(self.step_back()),
+            Shortcut::Select(c) => Action::Select(c),
+            Shortcut::Acquire => act(Command::Acquire),
+            Shortcut::Write => act(Command::Write),
+            Shortcut::Release => act(Command::Release),
+            Shortcut::GcPause => act(Command::GcPause {
+                pause_ms: self.pause_s[c.index()] * 1_000,
+            }),
+            Shortcut::Partition if self.sim.borrow().client_view(c).partition.is_some() => {
+                act(Command::Heal)
+            }
+            Shortcut::Partition => act(Command::Partition {
+                scope: PartitionScope::Service,
+            }),
+            Shortcut::Help => Action::ShowHelp(!self.help),
+            Shortcut::Escape => Action::ShowHelp(false),
+        };
+        yew::Reducible::reduce(self, action)
+    }
+
+    /// One step back in time: the previous key moment of a story's tour,
+    /// otherwise a second earlier.
+    fn step_back(&self) -> AppState {
+        if self.story.is_some() {
+            return self.tour_back();
+        }
+        let now = self.sim.borrow().now();
+        self.replayed_to(Millis(now.ms().saturating_sub(STEP_BACK_MS)))
+    }
+}
+
+/// How far ← goes back outside a story.
+pub const STEP_BACK_MS: u64 = 1_000;

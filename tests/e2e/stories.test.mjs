@@ -1,0 +1,133 @@
+// Stories, tours, "try this" and the keyboard, in headless Chromium against
+// the release build, clicking and typing as a visitor would.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/`
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { launchBrowser, recordProblems } from "./browser.mjs";
+import { startServer } from "./serve.mjs";
+import { card, cardText, openPage, poll, rejectedCount, statusText, waitForCardState } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 90_000;
+const named = (name) => ({ name, exact: true });
+
+let server;
+let browser;
+const problems = [];
+
+before(async () => {
+  server = await startServer(process.env.DIST_DIR || "dist");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function freshPage(t) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  recordProblems(context, server.origin, problems);
+  t.after(() => context.close());
+  return openPage(context, server.url);
+}
+
+const tour = (page) => page.getByRole("group", named("Tour"));
+const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
+
+/** Presses Next and waits for the clock to stop on the next key moment. */
+async function next(page) {
+  const before = await tourText(page);
+  await tour(page).getByRole("button", named("Next")).click();
+  return poll(
+    async () => {
+      const now = await tourText(page);
+      const stopped = (await page.getByRole("button", named("Start")).count()) === 1;
+      return stopped && now !== before && now;
+    },
+    { what: "the tour to stop on its next key moment" },
+  );
+}
+
+/** Plays the whole tour; returns the last caption. */
+async function playTour(page) {
+  let text = await tourText(page);
+  while (await tour(page).getByRole("button", named("Next")).isEnabled()) text = await next(page);
+  return text;
+}
+
+describe("stories", { timeout: TEST_TIMEOUT_MS }, () => {
+  test("one click loads a story on a backend it suits, and its tour walks to the stale write", async (t) => {
+    const page = await freshPage(t);
+    await page.getByRole("button", named("Unique is not monotonic")).click();
+    assert.ok(await page.getByRole("radio", named("Redlock")).isChecked(), "switched to Redlock");
+    assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "the story turns fencing on");
+    assert.match(await tourText(page), /Press Next/);
+
+    const first = await next(page);
+    assert.match(first, /Key moment 1 of \d+/);
+    assert.match(first, /A holds the lock/);
+    assert.match(first, /Look at client A/);
+    assert.ok(await card(page, "A").evaluate((e) => e.classList.contains("is-spotlit")), "card A is pointed at");
+
+    const last = await playTour(page);
+    assert.match(last, /stale write/, last);
+    await poll(async () => (await page.getByText("Two holders, one corrupted counter").count()) > 0, {
+      what: "the corruption banner",
+    });
+
+    // Back replays to the moment before.
+    const total = Number(last.match(/of (\d+)/)[1]);
+    await tour(page).getByRole("button", named("Back")).click();
+    await poll(async () => (await tourText(page)).includes(`Key moment ${total - 1} of ${total}`), {
+      what: "the previous key moment",
+    });
+
+    // Try this: fsync keeps node 1's counter, so A's old token is refused.
+    await page.getByRole("button", named("Turn on fsync")).click();
+    assert.match(await tourText(page), /Press Next/, "the story starts again");
+    const fixed = await playTour(page);
+    assert.match(fixed, /rejected/, fixed);
+    assert.equal(await rejectedCount(page), 1);
+    await page.getByRole("button", named("Undo the change")).click();
+    await page.getByRole("button", named("Turn on fsync")).waitFor();
+  });
+
+  test("keys act on the selected client, and never while typing", async (t) => {
+    const page = await freshPage(t);
+    await page.locator("body").click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press("2");
+    await poll(async () => /\bkeys\b/i.test(await cardText(page, "B")), { what: "B selected" });
+    await page.keyboard.press("a");
+    await page.keyboard.press(" ");
+    await waitForCardState(page, "B", "holding");
+    await page.keyboard.press(" ");
+    await poll(async () => (await statusText(page)).includes("stopped"), { what: "the clock to stop" });
+
+    await page.keyboard.press("p");
+    await waitForCardState(page, "B", "partitioned");
+    await page.keyboard.press("p");
+    await poll(async () => !(await cardText(page, "B")).includes("partitioned"), { what: "B healed" });
+
+    // Letters typed into a field stay in the field.
+    const seed = page.getByRole("textbox", named("Seed"));
+    await seed.fill("");
+    await seed.type("a");
+    assert.equal(await seed.inputValue(), "a");
+    assert.ok(!(await cardText(page, "A")).includes("acquiring"), "a typed in a field does not acquire");
+
+    await page.locator("body").click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press("?");
+    const help = page.getByRole("region", named("Keyboard shortcuts"));
+    await help.waitFor();
+    assert.match(await help.innerText(), /select client A to D/);
+    await page.keyboard.press("Escape");
+    await help.waitFor({ state: "detached" });
+  });
+
+  test("the suite saw no console error, warning or off-origin request", () => {
+    assert.deepEqual(problems, [], problems.join("\n"));
+  });
+});

@@ -372,6 +372,11 @@ impl Sim {
         self.core.events_run
     }
 
+    /// The commands run so far, each with its time, in order.
+    pub fn script(&self) -> &[TimedAction] {
+        &self.script
+    }
+
     /// The run so far as a replayable scenario.
     pub fn scenario(&self) -> Scenario {
         Scenario {

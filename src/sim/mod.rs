@@ -13,6 +13,7 @@ pub mod oracle;
 pub mod presets;
 pub mod resource;
 pub mod scenario;
+pub mod timeline;
 pub mod tour;
 pub mod types;
 

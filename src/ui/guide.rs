@@ -3,7 +3,6 @@
 //! "try this" switch, and the shortcuts that drive the selected card.
 
 use super::state::{Action, AppState, Notice, Story};
-use crate::sim::engine::Sim;
 use crate::sim::presets::{self, Preset, PRESETS};
 use crate::sim::scenario::{Command, Config, PartitionScope, Scenario};
 use crate::sim::tour::{self, Moment};
@@ -175,29 +174,9 @@ impl AppState {
     }
 
     /// The run as it was at `t`: replayed from the start with the same
-    /// clicks, the story's later steps still to come.
+    /// clicks, the later ones kept to play again (see `travel.rs`).
     pub(crate) fn replayed_to(&self, t: Millis) -> AppState {
-        let scenario = self.sim.borrow().scenario();
-        let sim = match Sim::replay(&scenario, t) {
-            Ok(sim) => sim,
-            Err(e) => {
-                return self.with_notice(Notice::Refused(format!(
-                    "The run could not be replayed: {e}"
-                )))
-            }
-        };
-        let story = self.story.as_ref().map(|s| Story {
-            next: s.actions.iter().take_while(|a| a.at_ms <= t.ms()).count(),
-            ..s.clone()
-        });
-        AppState {
-            sim: Rc::new(std::cell::RefCell::new(sim)),
-            story,
-            running: false,
-            stop_at: None,
-            notice: None,
-            ..self.changed()
-        }
+        self.travel_to(t)
     }
 
     /// Flips the loaded story's suggested setting on or off; the story

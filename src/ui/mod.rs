@@ -15,6 +15,10 @@ pub mod service_panel;
 pub mod state;
 pub mod status;
 pub mod stories;
+pub mod timeline;
+pub mod timeline_dom;
+pub mod timeline_draw;
+pub mod travel;
 
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
@@ -28,6 +32,7 @@ use service_panel::{ServicePanel, ServicePanelProps};
 use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
+use timeline::{PictureCache, Timeline};
 
 use crate::sim::tour::Look;
 use crate::sim::types::ClientId;
@@ -91,7 +96,21 @@ pub fn App(props: &AppProps) -> Html {
     let resource = ResourcePanelProps::from_sim(&sim);
     let messages = MessagesProps::from_sim(&sim);
     let stories = StoriesProps::from_state(&state, sim.config().backend, dispatch.clone());
+    let backend = sim.config().backend;
+    let now_ms = sim.now().ms();
     drop(sim);
+    // The timeline draws the whole run, also while the page shows its past.
+    let picture_cache = use_mut_ref(PictureCache::default);
+    let picture = match &state.future {
+        Some(whole) => picture_cache.borrow_mut().get(whole.history(), state.run),
+        None => picture_cache
+            .borrow_mut()
+            .get(state.sim.borrow().history(), state.run),
+    };
+    let run_file = {
+        let state = state.clone();
+        Callback::from(move |()| state.run_file())
+    };
     use_spotlight_scroll(moment.map(|(reached, _)| (reached, state.run)));
     let spot = |part: Look| classes!("spot", (look == Some(part)).then_some("is-spotlit"));
 
@@ -107,6 +126,8 @@ pub fn App(props: &AppProps) -> Html {
                 <div class="clients">
                     { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
                 </div>
+                <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
+                    {backend} dispatch={dispatch.clone()} {run_file} />
                 <div class="page__pair">
                     <div class={spot(Look::Service)}><ServicePanel ..service /></div>
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>

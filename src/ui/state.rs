@@ -83,6 +83,9 @@ pub struct AppState {
     pub selected: ClientId,
     /// Whether the keyboard shortcuts are shown.
     pub help: bool,
+    /// The whole run while the page shows an earlier moment of it (the
+    /// playhead moved back); `None` at the head of the run.
+    pub future: Option<Rc<Sim>>,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -160,6 +163,8 @@ pub enum Action {
     /// The client the keyboard acts on.
     Select(ClientId),
     ShowHelp(bool),
+    /// Move the playhead: show the run as it was at this virtual time.
+    Seek(u64),
 }
 
 impl AppState {
@@ -185,6 +190,7 @@ impl AppState {
             stop_at: None,
             selected: ClientId::ALL[0],
             help: false,
+            future: None,
         }
     }
 
@@ -226,6 +232,7 @@ impl AppState {
                 running: false,
                 stop_at: None,
                 notice: None,
+                future: None,
                 ..self.changed()
             },
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
@@ -243,17 +250,25 @@ impl AppState {
         if let Some(at) = arrived {
             target = at;
         }
-        let (story, refused) = self.play_story_until(target);
-        let outcome = self.sim.borrow_mut().run_until(target);
+        // Past the end of a kept future, the run goes on live from its end.
+        let this = match &self.future {
+            Some(whole) if target >= whole.now() => Rc::new(self.at_head(whole)),
+            _ => self,
+        };
+        let (story, refused) = match this.future {
+            Some(_) => (this.replay_recorded_until(target), None),
+            None => this.play_story_until(target),
+        };
+        let outcome = this.sim.borrow_mut().run_until(target);
         let next = AppState {
             story,
-            running: self.running && arrived.is_none(),
+            running: this.running && arrived.is_none(),
             stop_at: if arrived.is_some() {
                 None
             } else {
-                self.stop_at
+                this.stop_at
             },
-            ..self.changed()
+            ..this.changed()
         };
         let next = match refused {
             Some(message) => next.with_notice(Notice::Refused(message)),
@@ -295,6 +310,9 @@ impl AppState {
     }
 
     fn step(&self) -> AppState {
+        if self.future.is_some() {
+            return self.step_recorded();
+        }
         // A story step due before the next event runs first, as one step.
         let next_event = self.sim.borrow().next_event_at();
         let story_at = self
@@ -334,7 +352,8 @@ impl AppState {
             Ok(()) => AppState {
                 notice: None,
                 ..self.changed()
-            },
+            }
+            .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
         }
     }
@@ -345,7 +364,8 @@ impl AppState {
             Ok(()) => AppState {
                 notice: None,
                 ..self.changed()
-            },
+            }
+            .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
         }
     }
@@ -514,6 +534,7 @@ impl Reducible for AppState {
                 selected,
                 ..self.changed()
             },
+            Action::Seek(ms) => self.travel_to(Millis(ms)),
             Action::ShowHelp(help) => AppState {
                 help,
                 ..self.changed()

@@ -1,0 +1,441 @@
+//! The run as a space-time picture: what each lane shows over time, built
+//! from the history alone. The page draws it; tests check it without a
+//! browser. New records are fed in as they arrive, so a long run is not
+//! walked again on every frame.
+
+use super::history::{Event, Record, RejectReason, ServiceEvent};
+use super::net::{Body, Endpoint};
+use super::types::{ClientId, NodeId, Token};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// A stretch of time. `to_ms` is `None` while it is still going on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span {
+    pub from_ms: u64,
+    pub to_ms: Option<u64>,
+    /// The sentence of the record that opened it.
+    pub text: Rc<str>,
+}
+
+impl Span {
+    fn open(from_ms: u64, text: Rc<str>) -> Span {
+        Span {
+            from_ms,
+            to_ms: None,
+            text,
+        }
+    }
+
+    /// Where it ends when drawn at time `now_ms`.
+    pub fn end_ms(&self, now_ms: u64) -> u64 {
+        self.to_ms.unwrap_or(now_ms).max(self.from_ms)
+    }
+}
+
+/// A lease held, as the service grants it or as a client believes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Held {
+    pub client: ClientId,
+    pub token: Option<Token>,
+    pub span: Span,
+}
+
+/// A point in time worth a mark, with its sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mark {
+    pub at_ms: u64,
+    /// A few words drawn beside the mark ("token 2", "rev 7"); may be empty.
+    pub label: Rc<str>,
+    pub text: Rc<str>,
+}
+
+/// What the resource did with a write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteOutcome {
+    Accepted,
+    /// Accepted from a client that was not the holder: the corruption.
+    Stale,
+    Rejected(RejectReason),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteMark {
+    pub at_ms: u64,
+    pub client: ClientId,
+    pub token: Option<Token>,
+    pub outcome: WriteOutcome,
+    pub text: Rc<str>,
+}
+
+/// One message from its sending to its arrival (or its loss).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arrow {
+    pub from: Endpoint,
+    pub to: Endpoint,
+    pub sent_ms: u64,
+    pub arrive_ms: u64,
+    pub dropped: bool,
+    pub text: Rc<str>,
+}
+
+/// Where a client believes it holds but the service says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Zone {
+    pub client: ClientId,
+    pub from_ms: u64,
+    pub to_ms: u64,
+    /// Who the service says holds meanwhile; `None`: nobody (the lease is gone).
+    pub other: Option<ClientId>,
+}
+
+/// What one client's lane shows.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClientLane {
+    pub believed: Vec<Held>,
+    pub pauses: Vec<Span>,
+    pub partitions: Vec<Span>,
+    pub crashes: Vec<Span>,
+    /// Renewals, keepalives and heartbeats that were answered.
+    pub renewals: Vec<u64>,
+    /// Losses, releases and refusals: the end of a belief, with its reason.
+    pub marks: Vec<Mark>,
+}
+
+/// What one Redis node's lane shows (Redlock only).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NodeLane {
+    pub keys: Vec<Held>,
+    pub down: Vec<Span>,
+    pub slow: Vec<Span>,
+    pub marks: Vec<Mark>,
+    /// The node's wall clock minus true time, from each jump on.
+    pub skew: Vec<(u64, i64)>,
+}
+
+impl NodeLane {
+    /// The node's clock skew now.
+    pub fn skew_ms(&self) -> i64 {
+        self.skew.last().map_or(0, |&(_, s)| s)
+    }
+}
+
+/// The whole picture of a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Picture {
+    pub clients: [ClientLane; 4],
+    /// Who the service says holds the lock, one span per holder.
+    pub holders: Vec<Held>,
+    /// Service-side events: revisions, znodes, sessions, lease expiry.
+    pub service: Vec<Mark>,
+    pub nodes: [NodeLane; 5],
+    pub writes: Vec<WriteMark>,
+    pub arrows: Vec<Arrow>,
+    /// The time of the last record fed.
+    pub last_ms: u64,
+    /// Records fed so far.
+    fed: usize,
+    /// Arrows by message id, to mark the ones lost on the way.
+    arrow_of: BTreeMap<u64, usize>,
+}
+
+impl Picture {
+    pub fn from_history(history: &[Record]) -> Picture {
+        let mut picture = Picture::default();
+        picture.feed(history);
+        picture
+    }
+
+    /// How many records of the history the picture has taken in.
+    pub fn fed(&self) -> usize {
+        self.fed
+    }
+
+    /// Takes in the records of `history` not seen yet. The history must
+    /// extend the one fed before; start a new picture otherwise.
+    pub fn feed(&mut self, history: &[Record]) {
+        for record in history.iter().skip(self.fed) {
+            self.take(record);
+        }
+        self.fed = self.fed.max(history.len());
+    }
+
+    fn take(&mut self, record: &Record) {
+        let at = record.at.ms();
+        self.last_ms = self.last_ms.max(at);
+        let text = || -> Rc<str> { record.to_string().into() };
+        use Event::*;
+        match &record.event {
+            Acquired { client, token, .. } => self.lane(*client).believed.push(Held {
+                client: *client,
+                token: *token,
+                span: Span::open(at, text()),
+            }),
+            Released { client } | Lost { client, .. } => {
+                self.end_belief(*client, at);
+                self.lane(*client).marks.push(mark(at, "", text()));
+            }
+            Renewed { client, .. } => self.lane(*client).renewals.push(at),
+            Paused { client, .. } => self.lane(*client).pauses.push(Span::open(at, text())),
+            Woke { client } => close_last(&mut self.lane(*client).pauses, at),
+            Partitioned { client, .. } => {
+                self.lane(*client).partitions.push(Span::open(at, text()))
+            }
+            Healed { client } => close_last(&mut self.lane(*client).partitions, at),
+            Crashed { client } => {
+                self.end_belief(*client, at);
+                self.lane(*client).crashes.push(Span::open(at, text()));
+            }
+            Restarted { client } => close_last(&mut self.lane(*client).crashes, at),
+            AcquireFailed { client, .. } | AcquireRetry { client, .. } => {
+                self.lane(*client).marks.push(mark(at, "", text()))
+            }
+            HolderChanged { holder, token } => self.holder_changed(at, *holder, *token, text()),
+            WriteAccepted {
+                client,
+                token,
+                stale,
+                ..
+            } => self.write(at, *client, *token, outcome_of(*stale), text()),
+            WriteRejected {
+                client,
+                token,
+                reason,
+                ..
+            } => self.write(at, *client, *token, WriteOutcome::Rejected(*reason), text()),
+            Service(event) => self.service_event(at, event, text()),
+            NodeCrashed { node, .. } => self.node(*node).down.push(Span::open(at, text())),
+            NodeRestarted { node, .. } => close_last(&mut self.node(*node).down, at),
+            NodeRestartDelayed { node, .. } => self.node(*node).marks.push(mark(at, "", text())),
+            ClockJumped { node, jump_ms } => self.clock_jumped(at, *node, *jump_ms, text()),
+            NodeSlow { node, extra_ms } => self.node_slow(at, *node, *extra_ms, text()),
+            MessageSent {
+                id,
+                from,
+                to,
+                deliver_ms,
+                body,
+            } => {
+                // ZooKeeper's answered heartbeat is its renewal.
+                if let (Body::ZkPingReply { alive: true }, Endpoint::Client(c)) = (body, to) {
+                    self.lane(*c).renewals.push(*deliver_ms);
+                }
+                self.message_sent(at, *id, *from, *to, *deliver_ms, text())
+            }
+            MessageDropped { id, .. } => self.message_dropped(at, *id),
+            _ => {}
+        }
+    }
+
+    fn lane(&mut self, c: ClientId) -> &mut ClientLane {
+        &mut self.clients[c.index()]
+    }
+
+    fn node(&mut self, n: NodeId) -> &mut NodeLane {
+        &mut self.nodes[n.index()]
+    }
+
+    fn end_belief(&mut self, c: ClientId, at: u64) {
+        if let Some(held) = self.lane(c).believed.last_mut() {
+            held.span.to_ms.get_or_insert(at);
+        }
+    }
+
+    fn holder_changed(
+        &mut self,
+        at: u64,
+        holder: Option<ClientId>,
+        token: Option<Token>,
+        text: Rc<str>,
+    ) {
+        // Redlock names the holder first and its fence token a moment later.
+        if let Some(last) = self.holders.last_mut() {
+            if last.span.to_ms.is_none() && Some(last.client) == holder && last.token.is_none() {
+                last.token = token;
+                return;
+            }
+        }
+        if let Some(last) = self.holders.last_mut() {
+            last.span.to_ms.get_or_insert(at);
+        }
+        if let Some(client) = holder {
+            self.holders.push(Held {
+                client,
+                token,
+                span: Span::open(at, text),
+            });
+        }
+    }
+
+    fn write(
+        &mut self,
+        at: u64,
+        client: ClientId,
+        token: Option<Token>,
+        outcome: WriteOutcome,
+        text: Rc<str>,
+    ) {
+        self.writes.push(WriteMark {
+            at_ms: at,
+            client,
+            token,
+            outcome,
+            text,
+        });
+    }
+
+    fn service_event(&mut self, at: u64, event: &ServiceEvent, text: Rc<str>) {
+        use ServiceEvent::*;
+        match event {
+            RedisKeySet { node, client } => self.node(*node).keys.push(Held {
+                client: *client,
+                token: None,
+                span: Span::open(at, text),
+            }),
+            RedisKeyExpired { node, client }
+            | RedisKeyDeleted {
+                node,
+                owner: client,
+                ..
+            } => {
+                let lane = self.node(*node);
+                if let Some(key) = lane.keys.iter_mut().rev().find(|k| k.client == *client) {
+                    key.span.to_ms.get_or_insert(at);
+                }
+                lane.marks.push(mark(at, "", text));
+            }
+            RedisFenceReset { node } => self.node(*node).marks.push(mark(at, "INCR reset", text)),
+            EtcdKeyPut { create_rev, .. } => self.service.push(revision(at, *create_rev, text)),
+            EtcdKeyDeleted { revision: rev, .. } => self.service.push(revision(at, *rev, text)),
+            ZkZnodeCreated { seq, .. } => self.service.push(mark(at, &format!("lock-{seq}"), text)),
+            ZkSessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
+            EtcdLeaseExpired { .. } => self.service.push(mark(at, "lease expired", text)),
+            _ => self.service.push(mark(at, "", text)),
+        }
+    }
+
+    fn clock_jumped(&mut self, at: u64, node: NodeId, jump_ms: i64, text: Rc<str>) {
+        let lane = self.node(node);
+        let skew = lane.skew_ms() + jump_ms;
+        lane.skew.push((at, skew));
+        lane.marks.push(mark(at, &skew_words(skew), text));
+    }
+
+    fn node_slow(&mut self, at: u64, node: NodeId, extra_ms: u64, text: Rc<str>) {
+        let lane = self.node(node);
+        close_last(&mut lane.slow, at);
+        if extra_ms > 0 {
+            lane.slow.push(Span::open(at, text));
+        }
+    }
+
+    fn message_sent(
+        &mut self,
+        at: u64,
+        id: u64,
+        from: Endpoint,
+        to: Endpoint,
+        deliver_ms: u64,
+        text: Rc<str>,
+    ) {
+        self.arrow_of.insert(id, self.arrows.len());
+        self.arrows.push(Arrow {
+            from,
+            to,
+            sent_ms: at,
+            arrive_ms: deliver_ms,
+            dropped: false,
+            text,
+        });
+    }
+
+    fn message_dropped(&mut self, at: u64, id: u64) {
+        let Some(&i) = self.arrow_of.get(&id) else {
+            return;
+        };
+        let arrow = &mut self.arrows[i];
+        arrow.dropped = true;
+        let (due, to) = (arrow.arrive_ms, arrow.to);
+        arrow.arrive_ms = at;
+        // A heartbeat answer lost on the way renewed nothing.
+        if let Endpoint::Client(c) = to {
+            let renewals = &mut self.lane(c).renewals;
+            if let Some(k) = renewals.iter().rposition(|&t| t == due) {
+                renewals.remove(k);
+            }
+        }
+    }
+
+    /// Where client `c` believes it holds while the service says someone
+    /// else holds (or nobody does), up to `now_ms`.
+    pub fn zones(&self, c: ClientId, now_ms: u64) -> Vec<Zone> {
+        let mut zones = Vec::new();
+        for belief in &self.clients[c.index()].believed {
+            let (b0, b1) = (belief.span.from_ms, belief.span.end_ms(now_ms));
+            let mut at = b0;
+            for held in &self.holders {
+                let (h0, h1) = (held.span.from_ms.max(b0), held.span.end_ms(now_ms).min(b1));
+                if h0 >= h1 {
+                    continue;
+                }
+                if h0 > at {
+                    zones.push(zone(c, at, h0, None));
+                }
+                if held.client != c {
+                    zones.push(zone(c, h0, h1, Some(held.client)));
+                }
+                at = at.max(h1);
+            }
+            if at < b1 {
+                zones.push(zone(c, at, b1, None));
+            }
+        }
+        zones
+    }
+}
+
+fn zone(client: ClientId, from_ms: u64, to_ms: u64, other: Option<ClientId>) -> Zone {
+    Zone {
+        client,
+        from_ms,
+        to_ms,
+        other,
+    }
+}
+
+fn close_last(spans: &mut [Span], at: u64) {
+    if let Some(span) = spans.last_mut() {
+        span.to_ms.get_or_insert(at);
+    }
+}
+
+fn mark(at_ms: u64, label: &str, text: Rc<str>) -> Mark {
+    Mark {
+        at_ms,
+        label: label.into(),
+        text,
+    }
+}
+
+fn revision(at_ms: u64, rev: u64, text: Rc<str>) -> Mark {
+    mark(at_ms, &format!("rev {rev}"), text)
+}
+
+fn outcome_of(stale: bool) -> WriteOutcome {
+    if stale {
+        WriteOutcome::Stale
+    } else {
+        WriteOutcome::Accepted
+    }
+}
+
+/// A clock skew as drawn: "+2.0 s", "-500 ms", "0".
+pub fn skew_words(skew_ms: i64) -> String {
+    let sign = if skew_ms < 0 { "-" } else { "+" };
+    let abs = skew_ms.unsigned_abs();
+    match abs {
+        0 => "skew 0".into(),
+        1..=999 => format!("skew {sign}{abs} ms"),
+        _ => format!("skew {sign}{}.{} s", abs / 1000, (abs % 1000) / 100),
+    }
+}

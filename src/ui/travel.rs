@@ -1,0 +1,176 @@
+//! Time travel. The page can show any earlier moment of the run while
+//! keeping the whole run: moving the playhead replays the recorded commands
+//! from the start (the core is deterministic, so the replay *is* the run at
+//! that time); playing on from there runs the recorded commands again at
+//! their times; a new command in the past forks the run and drops the rest.
+
+use super::state::{seconds_1, AppState, Notice, Story};
+use crate::sim::engine::Sim;
+use crate::sim::types::Millis;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+impl AppState {
+    /// How far the run has gone: the end of the kept future, or now.
+    pub fn end(&self) -> Millis {
+        match &self.future {
+            Some(whole) => whole.now(),
+            None => self.sim.borrow().now(),
+        }
+    }
+
+    /// The whole run as a JSON file: its commands, where the playhead
+    /// stands, and the history in the core's own format.
+    pub fn run_file(&self) -> String {
+        let now = self.sim.borrow().now().ms();
+        let history = |sim: &Sim| {
+            serde_json::json!({
+                "version": crate::sim::scenario::SCENARIO_VERSION,
+                "config": sim.config(),
+                "actions": sim.script(),
+                "playhead_ms": now,
+                "history": sim.history(),
+            })
+            .to_string()
+        };
+        match &self.future {
+            Some(whole) => history(whole),
+            None => history(&self.sim.borrow()),
+        }
+    }
+
+    /// The page as it was (or will be, up to the end of the run) at `t`.
+    pub(crate) fn travel_to(&self, t: Millis) -> AppState {
+        let now = self.sim.borrow().now();
+        let whole = match &self.future {
+            Some(whole) => whole.clone(),
+            // At the head, only the past can be visited.
+            None if t >= now => return self.paused(),
+            None => Rc::new(self.sim.borrow().clone()),
+        };
+        if t >= whole.now() {
+            return AppState {
+                running: false,
+                ..self.at_head(&whole)
+            };
+        }
+        match Sim::replay(&whole.scenario(), t) {
+            Ok(sim) => AppState {
+                story: story_at(&self.story, t),
+                sim: Rc::new(RefCell::new(sim)),
+                future: Some(whole),
+                running: false,
+                stop_at: None,
+                notice: None,
+                ..self.changed()
+            },
+            Err(e) => self.with_notice(Notice::Refused(format!(
+                "The run could not be replayed to {}: {e}",
+                seconds_1(t.ms())
+            ))),
+        }
+    }
+
+    fn paused(&self) -> AppState {
+        AppState {
+            running: false,
+            stop_at: None,
+            ..self.changed()
+        }
+    }
+
+    /// Back at the end of the recorded run, which goes on live from there.
+    pub(crate) fn at_head(&self, whole: &Rc<Sim>) -> AppState {
+        AppState {
+            story: story_at(&self.story, whole.now()),
+            sim: Rc::new(RefCell::new(Sim::clone(whole))),
+            future: None,
+            ..self.changed()
+        }
+    }
+
+    /// Runs the recorded commands due by `target` at their times, as the
+    /// first run did (events due at a command's time run before it).
+    pub(crate) fn replay_recorded_until(&self, target: Millis) -> Option<Story> {
+        let whole = self.future.as_ref()?;
+        let mut sim = self.sim.borrow_mut();
+        while let Some(timed) = whole.script().get(sim.script().len()).copied() {
+            if timed.at_ms > target.ms() {
+                break;
+            }
+            sim.run_until(Millis(timed.at_ms));
+            // The same command at the same moment of the same run: accepted again.
+            let _same = sim.act(timed.action);
+        }
+        story_at(&self.story, target)
+    }
+
+    /// One event (or one recorded command) forward through the kept future.
+    pub(crate) fn step_recorded(&self) -> AppState {
+        let Some(whole) = self.future.clone() else {
+            return self.clone();
+        };
+        {
+            let mut sim = self.sim.borrow_mut();
+            let next_command = whole.script().get(sim.script().len()).copied();
+            let next_event = sim.next_event_at();
+            match next_command {
+                Some(timed) if next_event.is_none_or(|e| e.ms() > timed.at_ms) => {
+                    sim.run_until(Millis(timed.at_ms));
+                    let _same = sim.act(timed.action);
+                }
+                _ => {
+                    sim.step();
+                }
+            }
+        }
+        let now = self.sim.borrow().now();
+        let done = self.sim.borrow().script().len() >= whole.script().len();
+        AppState {
+            story: story_at(&self.story, now),
+            future: if done && now >= whole.now() {
+                None
+            } else {
+                Some(whole)
+            },
+            running: false,
+            ..self.changed()
+        }
+    }
+
+    /// A command given while looking at the past: the run after this
+    /// moment is dropped and the command starts a new future.
+    pub(crate) fn forked(&self) -> AppState {
+        let Some(whole) = &self.future else {
+            return self.clone();
+        };
+        let now = self.sim.borrow().now();
+        let dropped = whole
+            .script()
+            .len()
+            .saturating_sub(self.sim.borrow().script().len() - 1);
+        let commands = match dropped {
+            0 => "no recorded commands".to_string(),
+            1 => "1 recorded command".to_string(),
+            n => format!("{n} recorded commands"),
+        };
+        AppState {
+            future: None,
+            notice: Some(Notice::Info(format!(
+                "Forked at {}: the run after it ({} to {}, {commands}) was dropped, and your command starts a new future.",
+                seconds_1(now.ms()),
+                seconds_1(now.ms()),
+                seconds_1(whole.now().ms()),
+            ))),
+            ..self.clone()
+        }
+    }
+}
+
+/// A story with its next step the first one after `t`.
+fn story_at(story: &Option<Story>, t: Millis) -> Option<Story> {
+    story.as_ref().map(|s| Story {
+        next: s.actions.iter().take_while(|a| a.at_ms <= t.ms()).count(),
+        ..s.clone()
+    })
+}

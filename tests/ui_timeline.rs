@@ -1,0 +1,264 @@
+//! The timeline panel rendered to a string, and moving through time with
+//! the page's reducer: back, forward, playing the recorded run again, and
+//! forking it with a new command.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use distlock::sim::scenario::{Command, Config};
+use distlock::sim::types::{Backend, ClientId, Fencing, Millis, Seed};
+use distlock::sim::{ClientState, Sim};
+use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
+use distlock::ui::{App, AppProps};
+use std::rc::Rc;
+use yew::{LocalServerRenderer, Reducible};
+
+const SEED: u64 = 1;
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).expect("clients are A to D")
+}
+
+/// The scenario to run first, clicked as a visitor would, up to 10 s.
+fn first_scenario(backend: Backend, fencing: Fencing) -> Sim {
+    let config = Config {
+        backend,
+        fencing,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let mut sim = Sim::new(config).expect("valid config");
+    let must = |r: Result<(), _>, what: &str| {
+        r.unwrap_or_else(|e| panic!("{what} refused (DISTLOCK_SEED={SEED}): {e}"))
+    };
+    must(sim.command(client('A'), Command::Acquire), "A acquire");
+    sim.run_until(Millis(1_000));
+    must(
+        sim.command(client('A'), Command::GcPause { pause_ms: 8_000 }),
+        "A pause",
+    );
+    must(sim.command(client('A'), Command::Write), "A write");
+    sim.run_until(Millis(6_000));
+    must(sim.command(client('B'), Command::Acquire), "B acquire");
+    sim.run_until(Millis(7_000));
+    must(sim.command(client('B'), Command::Write), "B write");
+    sim.run_until(Millis(10_000));
+    sim
+}
+
+async fn render(sim: Sim) -> String {
+    let props = AppProps {
+        start: Some(StartSim(Rc::new(sim))),
+    };
+    LocalServerRenderer::<App>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}
+
+/// The markup of the timeline panel alone.
+fn timeline_of(html: &str) -> &str {
+    let start = html
+        .find("class=\"panel timeline\"")
+        .expect("the page has a timeline");
+    let end = start + html[start..].find("</section>").expect("the panel closes");
+    &html[start..end]
+}
+
+#[tokio::test]
+async fn the_first_scenario_draws_the_overlap_the_grant_and_the_stale_write() {
+    let html = render(first_scenario(Backend::Redlock, Fencing::Off)).await;
+    let timeline = timeline_of(&html);
+    assert!(timeline.contains("<svg"), "the picture is an SVG");
+    assert!(
+        timeline.contains("tl-zone--alarm")
+            && timeline.contains("Believed holder: A still believes it holds while the service has given the lock to B"),
+        "an alarm band on A's lane (DISTLOCK_SEED={SEED})"
+    );
+    assert!(
+        timeline.contains(">believed holder</text>"),
+        "the band is labelled"
+    );
+    assert!(
+        timeline.contains(">B token 2</text>"),
+        "the service grants B token 2"
+    );
+    assert!(
+        timeline.contains(">holds token 2</text>"),
+        "B's lane shows its grant"
+    );
+    assert!(
+        timeline.contains("tl-write--stale"),
+        "A's write is a stale write accepted"
+    );
+    assert!(
+        timeline.contains(">A t1 STALE</text>"),
+        "the write carries its token"
+    );
+    assert!(!timeline.contains("tl-write--rejected"));
+    for words in [
+        "Legend",
+        "believed holder: the service gave the lock to another client",
+        "GC pause",
+    ] {
+        assert!(timeline.contains(words), "the legend says {words}");
+    }
+    assert!(
+        timeline.contains("role=\"slider\""),
+        "the playhead is a slider"
+    );
+    assert!(
+        timeline.contains("aria-valuenow=\"10000\""),
+        "at the clock's time"
+    );
+}
+
+#[tokio::test]
+async fn with_fencing_on_the_stale_write_is_drawn_rejected_with_its_reason() {
+    let html = render(first_scenario(Backend::Redlock, Fencing::On)).await;
+    let timeline = timeline_of(&html);
+    assert!(
+        timeline.contains("tl-write--rejected"),
+        "A's write is rejected"
+    );
+    assert!(
+        timeline.contains("token 1 &lt; highest accepted 2"),
+        "its reason is in its sentence"
+    );
+    assert!(!timeline.contains("tl-write--stale"));
+}
+
+#[tokio::test]
+async fn each_backend_draws_its_own_internals() {
+    let etcd = render(first_scenario(Backend::Etcd, Fencing::Off)).await;
+    assert!(
+        timeline_of(&etcd).contains(">rev 4</text>"),
+        "etcd prints the revision of each write"
+    );
+    let redlock = render(first_scenario(Backend::Redlock, Fencing::Off)).await;
+    let timeline = timeline_of(&redlock);
+    assert!(
+        timeline.contains(">Redis 1-5</text>"),
+        "the five nodes fold into one lane"
+    );
+    assert!(
+        timeline.contains("Show each Redis node"),
+        "and unfold on request"
+    );
+}
+
+fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
+    state.reduce(action)
+}
+
+fn at_end() -> Rc<AppState> {
+    Rc::new(AppState::new(Some(StartSim(Rc::new(first_scenario(
+        Backend::Etcd,
+        Fencing::Off,
+    ))))))
+}
+
+fn state_of(state: &AppState, letter: char) -> ClientState {
+    state.sim.borrow().client_view(client(letter)).state
+}
+
+#[test]
+fn moving_the_playhead_back_shows_the_page_as_it_was() {
+    let end = at_end();
+    let past = reduce(end.clone(), Action::Seek(6_500));
+    assert_eq!(past.sim.borrow().now(), Millis(6_500));
+    assert_eq!(past.end(), Millis(10_000), "the whole run is kept");
+    assert_eq!(
+        state_of(&past, 'A'),
+        ClientState::Paused,
+        "A is still frozen at 6.5 s"
+    );
+    assert_eq!(
+        state_of(&past, 'B'),
+        ClientState::Holding,
+        "B holds at 6.5 s"
+    );
+    assert_eq!(
+        past.sim.borrow().resource().accepted(),
+        0,
+        "no write has landed yet"
+    );
+    // Forward again to the end: the very same run.
+    let back = reduce(past, Action::Seek(10_000));
+    assert!(back.future.is_none());
+    assert_eq!(back.sim.borrow().history(), end.sim.borrow().history());
+}
+
+#[test]
+fn playing_on_from_the_past_runs_the_recorded_commands_again() {
+    let end = at_end();
+    let mut state = reduce(end.clone(), Action::Seek(500));
+    state = reduce(state, Action::Start);
+    for _ in 0..10_000 {
+        if state.future.is_none() && state.sim.borrow().now() >= Millis(10_000) {
+            break;
+        }
+        state = reduce(state, Action::Tick);
+    }
+    let replayed = Sim::replay(&state.sim.borrow().scenario(), Millis(10_000)).expect("replays");
+    assert_eq!(replayed.history(), end.sim.borrow().history());
+    assert_eq!(state.sim.borrow().script(), end.sim.borrow().script());
+}
+
+#[test]
+fn stepping_in_the_past_walks_the_recorded_run() {
+    let end = at_end();
+    let mut state = reduce(end.clone(), Action::Seek(0));
+    let mut steps = 0;
+    while state.future.is_some() && steps < 100_000 {
+        state = reduce(state, Action::Step);
+        steps += 1;
+    }
+    assert!(state.future.is_none(), "stepping reaches the end");
+    let history = state.sim.borrow().history().to_vec();
+    let original = end.sim.borrow().history().to_vec();
+    let n = history.len().min(original.len());
+    assert_eq!(history[..n], original[..n], "the same run, event by event");
+}
+
+#[test]
+fn a_command_in_the_past_forks_the_run() {
+    let end = at_end();
+    let past = reduce(end, Action::Seek(6_500));
+    let forked = reduce(past, Action::Client(client('C'), Command::Acquire));
+    assert!(forked.future.is_none(), "the future is dropped");
+    assert_eq!(forked.end(), Millis(6_500));
+    let script = forked.sim.borrow().script().to_vec();
+    assert_eq!(
+        script.last().map(|a| a.at_ms),
+        Some(6_500),
+        "the new command is recorded"
+    );
+    assert!(
+        script.iter().all(|a| a.at_ms <= 6_500),
+        "later commands are gone"
+    );
+    match &forked.notice {
+        Some(Notice::Info(text)) => assert!(text.starts_with("Forked at 6.5 s"), "{text}"),
+        other => panic!("the fork is announced, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_refused_command_in_the_past_keeps_the_recorded_run() {
+    let past = reduce(at_end(), Action::Seek(6_500));
+    // C holds nothing, so its release is refused.
+    let refused = reduce(past, Action::Client(client('C'), Command::Release));
+    assert!(
+        matches!(refused.notice, Some(Notice::Refused(_))),
+        "{:?}",
+        refused.notice
+    );
+    assert!(refused.future.is_some(), "nothing changed");
+}
+
+#[test]
+fn the_left_arrow_goes_back_a_second_and_keeps_the_run() {
+    let end = at_end();
+    let back = reduce(end, Action::Shortcut(distlock::ui::guide::Shortcut::Back));
+    assert_eq!(back.sim.borrow().now(), Millis(9_000));
+    assert_eq!(back.end(), Millis(10_000));
+}

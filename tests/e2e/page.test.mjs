@@ -23,6 +23,7 @@ import {
   eventLines,
   openPage,
   pauseClock,
+  playScenarioToRunFirst,
   poll,
   rejectedCount,
   setFencing,
@@ -61,41 +62,6 @@ async function freshPage(t) {
   recordProblems(context, server.origin, problems);
   t.after(() => context.close());
   return openPage(context, server.url);
-}
-
-/**
- * The scenario to run first (docs/scenarios.md): etcd, TTL 5 s, A acquires,
- * A is paused 8 s by its garbage collector with a write queued, B acquires
- * once A's lease is gone and writes, then A wakes and its write goes out.
- *
- * The clock is frozen while clicks arrange each step, so the story plays out
- * the same on a slow machine as on a fast one.
- */
-async function playScenarioToRunFirst(page, { fencing }) {
-  await chooseBackend(page, "etcd");
-  await setFencing(page, fencing);
-  await setTtl(page, 5);
-  await setMaxSpeed(page);
-
-  await cardButton(page, "A", "Acquire").click();
-  await startClock(page);
-  await waitForCardState(page, "A", "holding");
-
-  await pauseClock(page);
-  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
-  await cardButton(page, "A", "GC pause").click();
-  await waitForCardState(page, "A", "paused");
-  // Queued while A is frozen; it leaves the instant A wakes.
-  await cardButton(page, "A", "Write").click();
-
-  await startClock(page);
-  await waitForClock(page, 5);
-  await pauseClock(page);
-
-  await cardButton(page, "B", "Acquire").click();
-  await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "B")), "Client B holding");
-  await cardButton(page, "B", "Write").click();
-  await startClock(page);
 }
 
 /** Lines in `now` that were not in `earlier` (as multisets, order-free). */

@@ -175,3 +175,38 @@ export async function visibleCount(page, text) {
   for (const el of await matches.all()) if (await el.isVisible()) shown += 1;
   return shown;
 }
+
+/**
+ * The scenario to run first (docs/scenarios.md): etcd, TTL 5 s, A acquires,
+ * A is paused 8 s by its garbage collector with a write queued, B acquires
+ * once A's lease is gone and writes, then A wakes and its write goes out.
+ *
+ * The clock is frozen while clicks arrange each step, so the story plays out
+ * the same on a slow machine as on a fast one.
+ */
+export async function playScenarioToRunFirst(page, { fencing }) {
+  await chooseBackend(page, "etcd");
+  await setFencing(page, fencing);
+  await setTtl(page, 5);
+  await setMaxSpeed(page);
+
+  await cardButton(page, "A", "Acquire").click();
+  await startClock(page);
+  await waitForCardState(page, "A", "holding");
+
+  await pauseClock(page);
+  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
+  await cardButton(page, "A", "GC pause").click();
+  await waitForCardState(page, "A", "paused");
+  // Queued while A is frozen; it leaves the instant A wakes.
+  await cardButton(page, "A", "Write").click();
+
+  await startClock(page);
+  await waitForClock(page, 5);
+  await pauseClock(page);
+
+  await cardButton(page, "B", "Acquire").click();
+  await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "B")), "Client B holding");
+  await cardButton(page, "B", "Write").click();
+  await startClock(page);
+}

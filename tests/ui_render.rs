@@ -25,6 +25,7 @@ fn client(letter: char) -> ClientId {
 async fn render_app(start: Option<Sim>) -> String {
     let props = AppProps {
         start: start.map(|sim| StartSim(Rc::new(sim))),
+        request: None,
     };
     let html = LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

@@ -47,6 +47,7 @@ fn first_scenario(backend: Backend, fencing: Fencing) -> Sim {
 async fn render(sim: Sim) -> String {
     let props = AppProps {
         start: Some(StartSim(Rc::new(sim))),
+        request: None,
     };
     LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

@@ -4,6 +4,7 @@
 pub mod client_card;
 pub mod controls;
 pub mod dom;
+pub mod embed;
 pub mod event_log;
 pub mod frames;
 pub mod guide;
@@ -22,6 +23,7 @@ pub mod travel;
 
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
+use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use frames::FrameLoop;
 use intro::{Intro, Masthead};
@@ -43,6 +45,9 @@ pub struct AppProps {
     /// A run to start from instead of a fresh one (tests and shared runs).
     #[prop_or_default]
     pub start: Option<StartSim>,
+    /// What the address asks for; `None` reads the browser's address.
+    #[prop_or_default]
+    pub request: Option<PageRequest>,
 }
 
 /// Advances the clock one frame at a time while it runs. The frame loop is
@@ -62,8 +67,17 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
 
 #[component]
 pub fn App(props: &AppProps) -> Html {
+    let request = use_memo((), {
+        let asked = props.request.clone();
+        move |_| asked.unwrap_or_else(PageRequest::from_location)
+    });
     let start = props.start.clone();
-    let state = use_reducer(move || AppState::new(start));
+    let state = use_reducer({
+        let request = request.clone();
+        move || AppState::opened(start, &request)
+    });
+    let embed = request.embed;
+    use_height_report(embed);
     let dispatch = state.dispatcher().to_callback();
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
@@ -114,6 +128,45 @@ pub fn App(props: &AppProps) -> Html {
     use_spotlight_scroll(moment.map(|(reached, _)| (reached, state.run)));
     let spot = |part: Look| classes!("spot", (look == Some(part)).then_some("is-spotlit"));
 
+    let cards = html! {
+        <div class="clients">
+            { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
+        </div>
+    };
+    let timeline = html! {
+        <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
+            {backend} dispatch={dispatch.clone()} {run_file} />
+    };
+    let log = html! {
+        <EventLog {lines} total={history_len} dropped={history_dropped}
+            with_messages={state.log_messages} dispatch={dispatch.clone()} />
+    };
+    if embed {
+        // The compact layout for a frame: no header or long text.
+        return html! {
+            <div class="page page--embed">
+                <main class="page__main">
+                    <p class="embed__bar">
+                        <strong class="embed__name">{ "Distributed Lock Simulator" }</strong>
+                        <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener">
+                            { "Open the full page" }
+                        </a>
+                    </p>
+                    <Stories compact=true ..stories />
+                    <Controls ..controls />
+                    <div class={spot(Look::Status)}><Status ..status /></div>
+                    { cards }
+                    { timeline }
+                    <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
+                    <details class="panel embed__log">
+                        <summary>{ "Event log: the run in sentences" }</summary>
+                        { log }
+                    </details>
+                </main>
+            </div>
+        };
+    }
+
     html! {
         <div class="page">
             <Masthead />
@@ -123,18 +176,14 @@ pub fn App(props: &AppProps) -> Html {
                 <Controls ..controls />
                 <div class={spot(Look::Status)}><Status ..status /></div>
                 <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
-                <div class="clients">
-                    { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
-                </div>
-                <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-                    {backend} dispatch={dispatch.clone()} {run_file} />
+                { cards }
+                { timeline }
                 <div class="page__pair">
                     <div class={spot(Look::Service)}><ServicePanel ..service /></div>
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
                 <Messages ..messages />
-                <EventLog {lines} total={history_len} dropped={history_dropped}
-                    with_messages={state.log_messages} dispatch={dispatch} />
+                { log }
             </main>
         </div>
     }

@@ -37,6 +37,9 @@ pub struct StoriesProps {
     pub backend: Backend,
     pub loaded: Option<Loaded>,
     pub dispatch: Callback<Action>,
+    /// Embedded: only the loaded story's title and its tour.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 impl StoriesProps {
@@ -59,6 +62,7 @@ impl StoriesProps {
             backend,
             loaded,
             dispatch,
+            compact: false,
         }
     }
 }
@@ -70,6 +74,17 @@ fn backends_words(p: &Preset) -> String {
 
 #[component]
 pub fn Stories(props: &StoriesProps) -> Html {
+    if props.compact {
+        return match &props.loaded {
+            Some(loaded) => html! {
+                <section class="panel stories stories--compact" aria-label="Story">
+                    <h2 class="stories__title">{ loaded.preset.title }</h2>
+                    { tour(props, loaded) }
+                </section>
+            },
+            None => Html::default(),
+        };
+    }
     let loaded_id = props.loaded.as_ref().map(|l| l.preset.id);
     html! {
         <section class="panel stories" aria-labelledby="stories-title">

@@ -1,0 +1,200 @@
+//! How the page was asked for: embedded in another page or not, a story to
+//! open and whether to play it at once, a shared run in the fragment. And,
+//! when embedded, the page's height told to the host so it can size the
+//! frame.
+//!
+//! The height message, posted to the parent window whenever the page's
+//! height changes: `{ "type": "distlock:height", "height": <CSS pixels> }`.
+
+use super::state::{AppState, Notice, StartSim};
+use yew::prelude::*;
+
+/// The `type` of the height message posted to a host page.
+pub const HEIGHT_MESSAGE: &str = "distlock:height";
+
+/// What the page's address asks for.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PageRequest {
+    /// The compact layout for an iframe.
+    pub embed: bool,
+    /// A story to open (`?preset=gc-pause`).
+    pub preset: Option<String>,
+    /// Start the clock at once (`&autoplay=1`).
+    pub autoplay: bool,
+    /// A shared run: the fragment, without its `#`.
+    pub link: Option<String>,
+}
+
+impl PageRequest {
+    /// Reads the query string (with or without `?`) and fragment (with or
+    /// without `#`). Inside a frame the page embeds itself unless the
+    /// address says `embed=0`.
+    pub fn parse(search: &str, hash: &str, framed: bool) -> PageRequest {
+        let mut request = PageRequest {
+            embed: framed,
+            ..PageRequest::default()
+        };
+        for pair in search.trim_start_matches('?').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, "1"));
+            match key {
+                "embed" => request.embed = is_yes(value),
+                "autoplay" => request.autoplay = is_yes(value),
+                "preset" if !value.is_empty() => request.preset = Some(value.to_string()),
+                _ => {}
+            }
+        }
+        let fragment = hash.trim_start_matches('#');
+        if !fragment.is_empty() {
+            request.link = Some(fragment.to_string());
+        }
+        request
+    }
+
+    /// The page's own address as the browser shows it (natively: nothing).
+    pub fn from_location() -> PageRequest {
+        browser::location()
+            .map(|(search, hash, framed)| PageRequest::parse(&search, &hash, framed))
+            .unwrap_or_default()
+    }
+}
+
+impl AppState {
+    /// The page's first state: a run handed in, or what the address asks
+    /// for. A request that cannot be met says why and opens the default page.
+    pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
+        let fresh = AppState::new(start);
+        let config = fresh.config();
+        let opened = match &request.preset {
+            Some(id) => match crate::sim::presets::preset(id) {
+                Some(_) => fresh.load_preset(id, config),
+                None => {
+                    return fresh.with_notice(Notice::Refused(format!(
+                        "This address asks for a story called \"{id}\", which this page does not have: the default page is open instead."
+                    )))
+                }
+            },
+            None => fresh,
+        };
+        let notice = match (&opened.story, request.autoplay) {
+            (Some(story), true) => Some(Notice::Info(format!(
+                "Playing \"{}\" on {}. Pause stops it; Back and Next move between its key moments.",
+                story.preset.title,
+                opened.config().backend.name()
+            ))),
+            _ => opened.notice.clone(),
+        };
+        AppState {
+            running: request.autoplay,
+            notice,
+            ..opened
+        }
+    }
+}
+
+fn is_yes(value: &str) -> bool {
+    matches!(value, "1" | "true" | "yes" | "on" | "")
+}
+
+/// While embedded, tells the host page the content's height whenever it
+/// changes. The observer is dropped with the page.
+#[hook]
+pub fn use_height_report(embed: bool) {
+    use_effect_with(embed, move |&embed| {
+        let observer = embed.then(browser::HeightReport::start).flatten();
+        // Dropping the observer on cleanup disconnects it.
+        move || {
+            let _disconnected = observer;
+        }
+    });
+}
+
+/// The address of the whole page (not embedded) for the same run.
+pub fn full_page_href(fragment: &str) -> String {
+    if fragment.is_empty() {
+        "./".to_string()
+    } else {
+        format!("./#{fragment}")
+    }
+}
+
+#[cfg(target_arch = "wasm32")]
+mod browser {
+    use super::HEIGHT_MESSAGE;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::{JsCast, JsValue};
+
+    /// The query, the fragment, and whether the page sits in a frame.
+    pub fn location() -> Option<(String, String, bool)> {
+        let window = web_sys::window()?;
+        let location = window.location();
+        let framed = match window.top() {
+            Ok(Some(top)) => top != window,
+            // A frame whose parent cannot be reached is a frame all the same.
+            _ => true,
+        };
+        Some((
+            location.search().unwrap_or_default(),
+            location.hash().unwrap_or_default(),
+            framed,
+        ))
+    }
+
+    pub struct HeightReport {
+        observer: web_sys::ResizeObserver,
+        _callback: Closure<dyn FnMut(js_sys::Array)>,
+    }
+
+    impl HeightReport {
+        pub fn start() -> Option<HeightReport> {
+            let window = web_sys::window()?;
+            let body = window.document()?.body()?;
+            let measured = body.clone();
+            let callback = Closure::new(move |_entries: js_sys::Array| {
+                let height = measured.scroll_height().max(measured.offset_height());
+                post_height(&window, height);
+            });
+            let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+            observer.observe(&body);
+            Some(HeightReport {
+                observer,
+                _callback: callback,
+            })
+        }
+    }
+
+    impl Drop for HeightReport {
+        fn drop(&mut self) {
+            self.observer.disconnect();
+        }
+    }
+
+    fn post_height(window: &web_sys::Window, height: i32) {
+        let Ok(Some(parent)) = window.parent() else {
+            return;
+        };
+        if &parent == window {
+            return;
+        }
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &JsValue::from(height));
+        // The height is no secret: any host may read it.
+        let _ = parent.post_message(&message, "*");
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+mod browser {
+    pub fn location() -> Option<(String, String, bool)> {
+        None
+    }
+
+    /// Natively there is no host page to tell.
+    pub struct HeightReport;
+
+    impl HeightReport {
+        pub fn start() -> Option<HeightReport> {
+            None
+        }
+    }
+}

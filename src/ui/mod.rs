@@ -125,7 +125,12 @@ pub fn App(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |()| state.run_file())
     };
-    use_spotlight_scroll(moment.map(|(reached, _)| (reached, state.run)));
+    // Embedded, the page never scrolls its host to a spotlight.
+    use_spotlight_scroll(
+        moment
+            .filter(|_| !embed)
+            .map(|(reached, _)| (reached, state.run)),
+    );
     let spot = |part: Look| classes!("spot", (look == Some(part)).then_some("is-spotlit"));
 
     let cards = html! {
@@ -147,7 +152,7 @@ pub fn App(props: &AppProps) -> Html {
             <div class="page page--embed">
                 <main class="page__main">
                     <p class="embed__bar">
-                        <strong class="embed__name">{ "Distributed Lock Simulator" }</strong>
+                        <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
                         <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener">
                             { "Open the full page" }
                         </a>

@@ -7,8 +7,6 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 
 import { launchBrowser, recordProblems } from "./browser.mjs";
 import { startServer } from "./serve.mjs";
@@ -171,21 +169,6 @@ describe("the page in a real browser", () => {
       `no keepalive lines after the partition at t=${partitionedAt} s; new lines were:\n${fresh.join("\n")}`,
     );
     assert.match(await cardText(page, "A"), /\bpartitioned\b/i, "A stays partitioned until healed");
-  });
-
-  test("no serious accessibility violations (axe-core)", { timeout: TEST_TIMEOUT_MS }, async (t) => {
-    const page = await freshPage(t);
-    const require = createRequire(import.meta.url);
-    // Evaluated through the DevTools protocol, which the page's
-    // Content-Security-Policy does not govern; nothing is added to the page.
-    await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-    const violations = await page.evaluate(async () => {
-      const result = await window.axe.run(document, { resultTypes: ["violations"] });
-      return result.violations
-        .filter((v) => v.impact === "serious" || v.impact === "critical")
-        .map((v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-    });
-    assert.deepEqual(violations, [], violations.join("\n"));
   });
 
   // Runs last: it checks what the page did during every test above.

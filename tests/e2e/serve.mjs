@@ -77,6 +77,9 @@ export async function startServer(dir = "dist", port = 0) {
       "Content-Length": body.length,
       "Cache-Control": "no-cache",
       "X-Content-Type-Options": "nosniff",
+      // In an iframe with sandbox="allow-scripts" the page has an opaque
+      // origin: its own script and wasm arrive as cross-origin requests.
+      "Access-Control-Allow-Origin": "*",
     });
     res.end(req.method === "HEAD" ? undefined : body);
   });

@@ -98,6 +98,12 @@ pub fn App(props: &AppProps) -> Html {
         s.current(sim.now()).map(|m| (reached, m.look))
     });
     let look = moment.map(|(_, look)| look);
+    // The timeline marks the moment a tour stopped on.
+    let key_moment = state
+        .story
+        .as_ref()
+        .and_then(|s| s.current(sim.now()))
+        .map(|m| m.at.ms());
     let cards: Vec<ClientCardProps> = ClientId::ALL
         .iter()
         .map(|&c| ClientCardProps {
@@ -140,7 +146,7 @@ pub fn App(props: &AppProps) -> Html {
     };
     let timeline = html! {
         <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-            {backend} dispatch={dispatch.clone()} {run_file} />
+            {backend} dispatch={dispatch.clone()} {run_file} {key_moment} />
     };
     let log = html! {
         <EventLog {lines} total={history_len} dropped={history_dropped}

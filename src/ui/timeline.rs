@@ -70,6 +70,9 @@ pub struct TimelineProps {
     pub dispatch: Callback<Action>,
     /// The run as a JSON file, made only when asked for.
     pub run_file: Callback<(), String>,
+    /// The key moment a story's tour stopped on, marked in the picture.
+    #[prop_or_default]
+    pub key_moment: Option<u64>,
 }
 
 /// Zoom and pan: `None` fits the whole run.
@@ -275,6 +278,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { for lanes }
                     { messages }
                     { draw::future_veil(&scale, bottom, now, props.end_ms) }
+                    { props.key_moment.map(|at| draw::key_moment(&scale, bottom, at)).unwrap_or_default() }
                     { draw::playhead(&scale, bottom, now) }
                     <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
                         aria-valuemin="0" aria-valuemax={props.end_ms.max(now).to_string()} aria-valuenow={now.to_string()}

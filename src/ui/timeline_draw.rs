@@ -698,3 +698,19 @@ pub fn future_veil(scale: &Scale, bottom: f64, now_ms: u64, end_ms: u64) -> Html
             fill="#ffffff" fill-opacity="0.55" aria-hidden="true" />
     }
 }
+
+/// The key moment a story's tour stopped on: an outlined stripe.
+pub fn key_moment(scale: &Scale, bottom: f64, at_ms: u64) -> Html {
+    if !scale.shows(at_ms, at_ms) {
+        return Html::default();
+    }
+    let x = scale.x(at_ms);
+    html! {
+        <g class="tl-key-moment">
+            <title>{ format!("The tour's key moment, t={}", tick_words(at_ms)) }</title>
+            <rect x={f(x - 5.0)} y={f(AXIS_H)} width="10" height={f(bottom - AXIS_H)}
+                fill={SAVE} fill-opacity="0.12" stroke={SAVE} stroke-dasharray="3 2" />
+            { text(x + 7.0, AXIS_H + 10.0, "tl-key-label", SAVE, "key moment".into()) }
+        </g>
+    }
+}

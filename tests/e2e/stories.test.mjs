@@ -71,6 +71,7 @@ describe("stories", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.match(first, /A holds the lock/);
     assert.match(first, /Look at client A/);
     assert.ok(await card(page, "A").evaluate((e) => e.classList.contains("is-spotlit")), "card A is pointed at");
+    assert.equal(await page.locator(".timeline .tl-key-moment").count(), 1, "the timeline marks the key moment");
 
     const last = await playTour(page);
     assert.match(last, /stale write/, last);

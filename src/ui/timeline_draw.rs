@@ -15,7 +15,7 @@ const AXIS_H: f64 = 24.0;
 const CLIENT_H: f64 = 44.0;
 const SERVICE_H: f64 = 32.0;
 const NODE_H: f64 = 24.0;
-const RESOURCE_H: f64 = 36.0;
+const RESOURCE_H: f64 = 48.0;
 /// Past this many messages in view, arrows give way to a traffic strip.
 pub const ARROWS_DRAWN_MAX: usize = 250;
 /// Past this many writes in view, they are drawn as ticks without labels.
@@ -136,6 +136,12 @@ fn end_y(rows: &[Row], end: Endpoint) -> Option<f64> {
     end_row(rows, end).map(|i| rows[i].y + rows[i].h / 2.0)
 }
 
+/// Whether `label` fits inside a bar drawn from `x0` to `x1` (about 6.2
+/// pixels a character at 11 px); a bar too short keeps it in its tooltip.
+fn fits(label: &str, x0: f64, x1: f64) -> bool {
+    x1 - x0.max(LABEL_W) >= label.chars().count() as f64 * 6.2 + 6.0
+}
+
 fn f(v: f64) -> String {
     format!("{v:.1}")
 }
@@ -217,11 +223,25 @@ pub fn axis(scale: &Scale, bottom: f64) -> Html {
                 html! {
                     <g>
                         <line class="tl-grid" x1={f(x)} x2={f(x)} y1={f(AXIS_H - 4.0)} y2={f(bottom)} stroke={GRID} />
-                        { text(x + 3.0, 14.0, "tl-tick", MUTED, tick_words(t)) }
+                        // A label that would run off the right edge is left out.
+                        if x + 34.0 <= scale.width {
+                            { text(x + 3.0, 14.0, "tl-tick", MUTED, tick_words(t)) }
+                        }
                     </g>
                 }
             }) }
         </g>
+    }
+}
+
+/// A node's clock against true time, short enough for the lane's name.
+fn clock_words(skew_ms: i64) -> String {
+    let sign = if skew_ms < 0 { "-" } else { "+" };
+    let abs = skew_ms.unsigned_abs();
+    match abs {
+        0 => "clock ok".into(),
+        1..=999 => format!("{sign}{abs} ms"),
+        _ => format!("{sign}{}.{} s", abs / 1000, (abs % 1000) / 100),
     }
 }
 
@@ -243,7 +263,7 @@ pub fn labels(rows: &[Row], picture: &Picture, backend: &str, nodes_open: bool) 
                     Lane::Resource => "resource".into(),
                 };
                 let skew = match row.lane {
-                    Lane::Node(n) => Some(crate::sim::timeline::skew_words(picture.nodes[n.index()].skew_ms())),
+                    Lane::Node(n) => Some(clock_words(picture.nodes[n.index()].skew_ms())),
                     Lane::Nodes if !nodes_open => Some("click to open".into()),
                     _ => None,
                 };
@@ -307,7 +327,7 @@ fn bar(
             <rect class={class} x={f(x0)} y={f(y)} width={f((x1 - x0).max(2.0))} height="11" rx="2"
                 fill={colour.to_string()} fill-opacity={if believed { "0.25" } else { "0.85" }}
                 stroke={colour.to_string()} stroke-width="1.2" />
-            if x1 - x0 > 70.0 || scale.x(t0) >= LABEL_W {
+            if fits(&label, x0, x1) {
                 { text(x0.max(LABEL_W) + 3.0, y + 9.0, if believed { "tl-bar-label tl-bar-label--believed" } else { "tl-bar-label" }, if believed { INK } else { "#ffffff" }, label) }
             }
         </>
@@ -474,13 +494,16 @@ pub fn service_lane(scale: &Scale, row: Row, picture: &Picture, now_ms: u64) -> 
             { for picture.holders.iter().filter_map(|h| {
                 let colour = CLIENT_COLOURS[h.client.index()];
                 let (t0, t1) = (h.span.from_ms, h.span.end_ms(now_ms));
+                let label = format!("{} {}", h.client, token_label(h.token));
                 scale.shows(t0, t1).then(|| {
                     let (x0, x1) = (scale.cx(t0), scale.cx(t1));
                     tip("tl-holder", &h.span.text, html! {
                         <>
                             <rect class="tl-holder-bar" x={f(x0)} y={f(row.y + 5.0)} width={f((x1 - x0).max(2.0))} height="10" rx="2"
                                 fill={colour.to_string()} fill-opacity="0.85" />
-                            { text(x0.max(LABEL_W) + 3.0, row.y + 13.5, "tl-bar-label", "#ffffff", format!("{} {}", h.client, token_label(h.token))) }
+                            if fits(&label, x0, x1) {
+                                { text(x0.max(LABEL_W) + 3.0, row.y + 13.5, "tl-bar-label", "#ffffff", label.clone()) }
+                            }
                         </>
                     })
                 })
@@ -538,14 +561,38 @@ pub fn resource_lane(scale: &Scale, row: Row, picture: &Picture) -> Html {
         .filter(|w| scale.shows(w.at_ms, w.at_ms))
         .collect();
     let labelled = shown.len() <= WRITES_LABELLED_MAX;
+    // Labels of writes close together take turns on two lines.
+    let mut free_x = [f64::NEG_INFINITY; 2];
+    let mut line_of = |x: f64, words: usize| {
+        let line = usize::from(x - 10.0 < free_x[0]);
+        free_x[line] = free_x[line].max(x - 10.0 + words as f64 * 6.2 + 4.0);
+        line
+    };
     html! {
         <g class="tl-resource">
-            { for shown.into_iter().map(|w| write_mark(scale, row, w, labelled)) }
+            { for shown.into_iter().map(|w| {
+                let label = write_label(w);
+                let line = line_of(scale.x(w.at_ms), label.chars().count());
+                write_mark(scale, row, w, labelled.then_some((label, line)))
+            }) }
         </g>
     }
 }
 
-fn write_mark(scale: &Scale, row: Row, w: &WriteMark, labelled: bool) -> Html {
+/// "A t1 STALE": who wrote, with which token, and what came of it.
+fn write_label(w: &WriteMark) -> String {
+    let words = match w.outcome {
+        WriteOutcome::Accepted => "ok",
+        WriteOutcome::Rejected(_) => "rejected",
+        WriteOutcome::Stale => "STALE",
+    };
+    match w.token {
+        Some(t) => format!("{} t{t} {words}", w.client),
+        None => format!("{} {words}", w.client),
+    }
+}
+
+fn write_mark(scale: &Scale, row: Row, w: &WriteMark, label: Option<(String, usize)>) -> Html {
     let x = scale.x(w.at_ms);
     let y = row.y + 13.0;
     let (class, symbol) = match w.outcome {
@@ -577,18 +624,9 @@ fn write_mark(scale: &Scale, row: Row, w: &WriteMark, labelled: bool) -> Html {
             },
         ),
     };
-    let words = match w.outcome {
-        WriteOutcome::Accepted => "ok",
-        WriteOutcome::Rejected(_) => "rejected",
-        WriteOutcome::Stale => "STALE",
-    };
     let colour = match w.outcome {
         WriteOutcome::Stale => ALARM,
         _ => INK,
-    };
-    let short = match w.token {
-        Some(t) => format!("{} t{t} {words}", w.client),
-        None => format!("{} {words}", w.client),
     };
     tip(
         class,
@@ -596,8 +634,8 @@ fn write_mark(scale: &Scale, row: Row, w: &WriteMark, labelled: bool) -> Html {
         html! {
             <>
                 { symbol }
-                if labelled {
-                    { text(x - 10.0, row.y + row.h - 3.0, "tl-write-label", colour, short) }
+                if let Some((words, line)) = label {
+                    { text(x - 10.0, row.y + 32.0 + line as f64 * 11.0, "tl-write-label", colour, words) }
                 }
             </>
         },

@@ -1,0 +1,207 @@
+//! Links and run files: every preset survives the trip through a link, and
+//! every bad link in `tests/bad_links.txt` (and a few made here) is refused
+//! with a message that names what is wrong.
+
+use distlock::sim::engine::Sim;
+use distlock::sim::link::{self, base64url, RunLink, LINK_LEN_MAX};
+use distlock::sim::presets::{self, PRESETS};
+use distlock::sim::scenario::Config;
+use distlock::sim::types::{Fencing, Millis};
+use proptest::prelude::*;
+
+/// A page address in front of the fragment, as long as a real one.
+const PAGE_URL: &str = "https://example.github.io/distributed-lock-simulator/#";
+const LINK_CHARS_MAX: usize = 2_000;
+
+/// Every preset on every backend it suits, fencing off and on, run for a
+/// while past its last command, with the playhead half way.
+fn preset_runs() -> Vec<(String, RunLink)> {
+    let mut runs = Vec::new();
+    for preset in PRESETS {
+        for &backend in preset.backends {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let scenario = presets::scenario(preset.id, backend, fencing)
+                    .expect("the preset suits its backends");
+                let end = Millis(scenario.last_at_ms() + 5_000);
+                let whole = Sim::replay(&scenario, end).expect("presets replay");
+                let name = format!("{} on {backend}, fencing {fencing:?}", preset.id);
+                runs.push((name, RunLink::of(&whole, Millis(end.ms() / 2))));
+            }
+        }
+    }
+    runs
+}
+
+#[test]
+fn every_preset_survives_a_link_and_stays_under_2000_characters() {
+    let mut longest = (0, String::new());
+    for (name, run) in preset_runs() {
+        let fragment = link::encode(&run);
+        let decoded = link::decode(&fragment).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded, run, "{name}: link -> run");
+        assert_eq!(
+            link::encode(&decoded),
+            fragment,
+            "{name}: link -> run -> link"
+        );
+        let url_len = PAGE_URL.len() + fragment.len();
+        assert!(url_len < LINK_CHARS_MAX, "{name}: {url_len} characters");
+        if url_len > longest.0 {
+            longest = (url_len, name);
+        }
+    }
+    println!(
+        "longest preset link: {} characters ({})",
+        longest.0, longest.1
+    );
+}
+
+#[test]
+fn a_run_file_reads_back_as_the_same_run() {
+    for (name, run) in preset_runs().into_iter().step_by(5) {
+        let whole = run.replay().expect("replays");
+        let file = link::to_run_file(&run, whole.history());
+        assert!(
+            file.contains("\"history\""),
+            "{name}: the file carries the history"
+        );
+        assert_eq!(link::from_run_file(&file), Ok(run), "{name}");
+    }
+}
+
+/// A link whose JSON is `json` as it stands, packed the way real links are.
+fn pack(json: &str) -> String {
+    format!(
+        "v1.{}",
+        base64url(&miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9))
+    )
+}
+
+fn expect_refused(name: &str, fragment: &str, words: &str) {
+    match link::decode(fragment) {
+        Ok(run) => panic!("{name}: opened a bad link as {run:?}"),
+        Err(e) => {
+            let message = e.to_string();
+            assert!(message.starts_with("This link "), "{name}: {message}");
+            assert!(
+                message.contains(words),
+                "{name}: expected \"{words}\" in \"{message}\""
+            );
+        }
+    }
+}
+
+#[test]
+fn every_bad_link_in_the_corpus_says_what_is_wrong() {
+    let config = serde_json::to_string(&Config::default()).expect("serializes");
+    let corpus = include_str!("bad_links.txt");
+    let mut checked = 0;
+    for line in corpus
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+    {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [name, kind, payload, words] = fields[..] else {
+            panic!("a corpus line has four tab-separated fields: {line:?}");
+        };
+        let fragment = match kind {
+            "raw" => payload.to_string(),
+            "json" => pack(&payload.replace("$CONFIG", &config)),
+            other => panic!("{name}: unknown kind {other}"),
+        };
+        expect_refused(name, &fragment, words);
+        checked += 1;
+    }
+    assert!(checked >= 30, "the corpus has {checked} entries");
+}
+
+#[test]
+fn links_cut_short_changed_oversized_or_bombed_are_refused() {
+    let (_, run) = &preset_runs()[0];
+    let good = link::encode(run);
+    for cut in [good.len() / 2, good.len() - 3, 5] {
+        expect_refused("cut short", &good[..cut], "cut short");
+    }
+    // One character changed in the middle of the packed data.
+    let middle = good.len() / 2;
+    let flipped = if &good[middle..=middle] == "A" {
+        "B"
+    } else {
+        "A"
+    };
+    let changed = format!("{}{flipped}{}", &good[..middle], &good[middle + 1..]);
+    assert!(link::decode(&changed).is_err(), "a changed link is refused");
+    let long = format!("v1.{}", "A".repeat(LINK_LEN_MAX));
+    expect_refused(
+        "too long",
+        &long,
+        &format!("over the limit of {LINK_LEN_MAX}"),
+    );
+    let bomb = format!(
+        "v1.{}",
+        base64url(&miniz_oxide::deflate::compress_to_vec(
+            &vec![b' '; 4 << 20],
+            9
+        ))
+    );
+    assert!(
+        bomb.len() < LINK_LEN_MAX,
+        "the bomb fits in a link: {}",
+        bomb.len()
+    );
+    expect_refused("deflate bomb", &bomb, "unpacks to more than");
+    assert_eq!(
+        link::decode(&format!("#{good}")),
+        Ok(run.clone()),
+        "a leading # is fine"
+    );
+}
+
+#[test]
+fn bad_run_files_get_the_same_messages() {
+    let message = link::from_run_file("{\"version\":1,\"config\":")
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        message,
+        "This file is cut short: part of the run is missing."
+    );
+    let message = link::from_run_file("[]").unwrap_err().to_string();
+    assert!(
+        message.starts_with("This file does not hold a run"),
+        "{message}"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Whatever the address holds, reading it returns; it never panics.
+    #[test]
+    fn any_text_is_read_without_panicking(text in "\\PC{0,200}") {
+        let _ = link::decode(&text);
+        let _ = link::from_run_file(&text);
+    }
+
+    #[test]
+    fn any_bytes_behind_the_version_are_read_without_panicking(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
+        let _ = link::decode(&format!("v1.{}", base64url(&bytes)));
+        let _ = link::decode(&pack(&String::from_utf8_lossy(&bytes)));
+    }
+
+    #[test]
+    fn damaged_preset_links_are_read_without_panicking(which in 0usize..40, at in 0usize..2_000, cut in any::<bool>(), c in "[A-Za-z0-9_#%.-]") {
+        let runs = preset_runs();
+        let good = link::encode(&runs[which % runs.len()].1);
+        let at = at % good.len();
+        let damaged = if cut {
+            good[..at].to_string()
+        } else {
+            format!("{}{c}{}", &good[..at], &good[at..])
+        };
+        if let Ok(run) = link::decode(&damaged) {
+            // A change that still reads must still be a run that replays.
+            prop_assert!(run.replay().is_ok());
+        }
+    }
+}

@@ -205,3 +205,15 @@ proptest! {
         }
     }
 }
+
+/// Writes every preset's link into `FUZZ_SEEDS_DIR`, the fuzzer's starting
+/// corpus (run by `scripts/fuzz.sh`).
+#[test]
+#[ignore = "run by scripts/fuzz.sh"]
+fn write_fuzz_seeds() {
+    let dir = std::env::var("FUZZ_SEEDS_DIR").expect("FUZZ_SEEDS_DIR names the corpus folder");
+    for (i, (_, run)) in preset_runs().iter().enumerate() {
+        std::fs::write(format!("{dir}/preset-{i:02}"), link::encode(run))
+            .expect("the corpus folder is writable");
+    }
+}

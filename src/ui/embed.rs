@@ -63,6 +63,11 @@ impl AppState {
     /// for. A request that cannot be met says why and opens the default page.
     pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
         let fresh = AppState::new(start);
+        if let Some(fragment) = &request.link {
+            let opened = fresh.open_run(crate::sim::link::decode(fragment));
+            let running = request.autoplay && !matches!(opened.notice, Some(Notice::Refused(_)));
+            return AppState { running, ..opened };
+        }
         let config = fresh.config();
         let opened = match &request.preset {
             Some(id) => match crate::sim::presets::preset(id) {
@@ -117,6 +122,13 @@ pub fn full_page_href(fragment: &str) -> String {
     }
 }
 
+/// The full page's link carries the run as it is when clicked.
+pub fn open_full_page(make_link: Callback<(), String>) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        browser::point_link(&e, &full_page_href(&make_link.emit(())))
+    })
+}
+
 #[cfg(target_arch = "wasm32")]
 mod browser {
     use super::HEIGHT_MESSAGE;
@@ -137,6 +149,19 @@ mod browser {
             location.hash().unwrap_or_default(),
             framed,
         ))
+    }
+
+    /// Points the clicked link at `href` before the browser follows it.
+    pub fn point_link(e: &yew::MouseEvent, href: &str) {
+        use wasm_bindgen::JsCast;
+        if let Some(a) = e
+            .current_target()
+            .or_else(|| e.target())
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("a").ok().flatten())
+        {
+            let _ = a.set_attribute("href", href);
+        }
     }
 
     pub struct HeightReport {
@@ -185,6 +210,8 @@ mod browser {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod browser {
+    pub fn point_link(_e: &yew::MouseEvent, _href: &str) {}
+
     pub fn location() -> Option<(String, String, bool)> {
         None
     }

@@ -13,6 +13,7 @@ pub mod keys;
 pub mod messages;
 pub mod resource_panel;
 pub mod service_panel;
+pub mod share;
 pub mod state;
 pub mod status;
 pub mod stories;
@@ -31,6 +32,7 @@ use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
+use share::Share;
 use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
@@ -131,6 +133,10 @@ pub fn App(props: &AppProps) -> Html {
         let state = state.clone();
         Callback::from(move |()| state.run_file())
     };
+    let make_link = {
+        let state = state.clone();
+        Callback::from(move |()| state.link())
+    };
     // Embedded, the page never scrolls its host to a spotlight.
     use_spotlight_scroll(
         moment
@@ -159,7 +165,8 @@ pub fn App(props: &AppProps) -> Html {
                 <main class="page__main">
                     <p class="embed__bar">
                         <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                        <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener">
+                        <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
+                            onclick={embed::open_full_page(make_link.clone())}>
                             { "Open the full page" }
                         </a>
                     </p>
@@ -185,6 +192,7 @@ pub fn App(props: &AppProps) -> Html {
                 <Intro dispatch={dispatch.clone()} />
                 <Stories ..stories />
                 <Controls ..controls />
+                <Share dispatch={dispatch.clone()} {make_link} />
                 <div class={spot(Look::Status)}><Status ..status /></div>
                 <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
                 { cards }

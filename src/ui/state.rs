@@ -165,6 +165,10 @@ pub enum Action {
     ShowHelp(bool),
     /// Move the playhead: show the run as it was at this virtual time.
     Seek(u64),
+    /// Open a shared run from a link's fragment.
+    OpenLink(String),
+    /// Open a run from a file's text (or say why the file could not be read).
+    ImportRun(Result<String, String>),
 }
 
 impl AppState {
@@ -535,6 +539,9 @@ impl Reducible for AppState {
                 ..self.changed()
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
+            Action::OpenLink(fragment) => self.open_run(crate::sim::link::decode(&fragment)),
+            Action::ImportRun(Ok(text)) => self.open_run(crate::sim::link::from_run_file(&text)),
+            Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,
                 ..self.changed()

@@ -19,26 +19,6 @@ impl AppState {
         }
     }
 
-    /// The whole run as a JSON file: its commands, where the playhead
-    /// stands, and the history in the core's own format.
-    pub fn run_file(&self) -> String {
-        let now = self.sim.borrow().now().ms();
-        let history = |sim: &Sim| {
-            serde_json::json!({
-                "version": crate::sim::scenario::SCENARIO_VERSION,
-                "config": sim.config(),
-                "actions": sim.script(),
-                "playhead_ms": now,
-                "history": sim.history(),
-            })
-            .to_string()
-        };
-        match &self.future {
-            Some(whole) => history(whole),
-            None => history(&self.sim.borrow()),
-        }
-    }
-
     /// The page as it was (or will be, up to the end of the run) at `t`.
     pub(crate) fn travel_to(&self, t: Millis) -> AppState {
         let now = self.sim.borrow().now();

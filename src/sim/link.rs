@@ -144,7 +144,16 @@ pub fn decode(fragment: &str) -> Result<RunLink, ReadRunError> {
         source: Source::Link,
         problem,
     };
-    let text = fragment.strip_prefix('#').unwrap_or(fragment).trim();
+    if fragment.len() > LINK_LEN_MAX * 3 {
+        return Err(fail(Problem::TooLong {
+            len: fragment.chars().count(),
+            max: LINK_LEN_MAX,
+        }));
+    }
+    // Browsers percent-encode what does not belong in an address (a space
+    // becomes %20); read what the person typed or pasted.
+    let decoded = percent_decoded(fragment);
+    let text = decoded.strip_prefix('#').unwrap_or(&decoded).trim();
     if text.is_empty() {
         return Err(fail(Problem::Empty));
     }
@@ -183,6 +192,33 @@ pub fn from_run_file(text: &str) -> Result<RunLink, ReadRunError> {
         });
     }
     read_json(text.as_bytes(), Source::File)
+}
+
+/// `%XX` sequences turned back into the characters they stand for; any
+/// other `%` is kept as it is.
+pub fn percent_decoded(text: &str) -> String {
+    if !text.contains('%') {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 fn strip_version(text: &str) -> Result<&str, Problem> {

@@ -1,0 +1,122 @@
+// Links that reproduce a run, in headless Chromium against the release
+// build: a copied link opens the same run at the same moment; every bad
+// link of tests/bad_links.txt shows its message and the default page.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/`
+
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { deflateRawSync } from "node:zlib";
+
+import { launchBrowser, recordProblems } from "./browser.mjs";
+import { startServer } from "./serve.mjs";
+import { CLIENTS, cardText, clockSeconds, openPage, pauseClock, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 120_000;
+const named = (name) => ({ name, exact: true });
+
+let server;
+let browser;
+const problems = [];
+
+before(async () => {
+  server = await startServer(process.env.DIST_DIR || "dist");
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  assert.deepEqual(problems, [], problems.join("\n"));
+});
+
+async function freshContext(t, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  recordProblems(context, server.origin, problems);
+  t.after(() => context.close());
+  return context;
+}
+
+const resourceText = async (page) =>
+  (await page.getByRole("region", named("Resource")).innerText()).replace(/\s+/g, " ");
+const notice = (page) => page.locator(".notice").first();
+
+/** What the page shows of a run: the clock, the four cards, the resource. */
+async function snapshot(page) {
+  const cards = [];
+  for (const id of CLIENTS) cards.push(await cardText(page, id));
+  return { clock: await clockSeconds(page), cards, resource: await resourceText(page) };
+}
+
+test("a copied link opens the same run at the same moment, in a new page", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const context = await freshContext(t, { permissions: ["clipboard-read", "clipboard-write"] });
+  const page = await openPage(context, `${server.url}?preset=gc-pause`);
+  await setMaxSpeed(page);
+  await startClock(page);
+  await waitForClock(page, 11);
+  await pauseClock(page);
+  // Look back at 9 s: the link carries the whole run and the playhead.
+  await page.getByRole("slider", named("Playhead: the moment the page shows")).focus();
+  const end = await clockSeconds(page);
+  for (let s = end; s > 9.05; s -= 1) await page.keyboard.press("ArrowLeft");
+  const before = await snapshot(page);
+
+  await page.getByRole("button", named("Copy link")).click();
+  const field = page.getByRole("textbox", named("Link to this run"));
+  await field.waitFor();
+  const url = await field.inputValue();
+  assert.match(url, /#v1\.[A-Za-z0-9_-]+$/, url);
+  assert.ok(url.length < 2000, `${url.length} characters`);
+  await poll(async () => (await page.getByText("Link copied.").count()) === 1, { what: "the clipboard to take the link" });
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), url);
+  assert.equal(await page.evaluate(() => location.href), url, "the address bar holds the link too");
+
+  const other = await openPage(await freshContext(t), url);
+  await poll(async () => (await snapshot(other)).clock === before.clock, { what: "the shared moment" });
+  assert.deepEqual(await snapshot(other), before);
+  assert.match(await resourceText(other), /accepted\s*2/i, "both writes landed by 11 s");
+  assert.match(await other.getByRole("region", named("Timeline")).innerText(), /Looking back at/);
+  assert.match(await notice(other).innerText(), /Opened a shared run/);
+});
+
+/** The corpus's fragment for an entry, packed as the core packs links. */
+function fragmentOf(kind, payload, config) {
+  if (kind === "raw") return payload;
+  const json = payload.replaceAll("$CONFIG", config);
+  return `v1.${deflateRawSync(Buffer.from(json), { level: 9 }).toString("base64url")}`;
+}
+
+test("every bad link of the corpus says what is wrong and opens the default page", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const config = JSON.stringify({
+    backend: "etcd", fencing: "off", ttl_ms: 5000, seed: 1, latency_scale: 10, renewal: [true, true, true, true],
+    redis: { release: "check-value", extend: "check-value", persistence: "none", restart: "immediate" },
+  });
+  const corpus = (await readFile(new URL("../bad_links.txt", import.meta.url), "utf8"))
+    .split("\n")
+    .filter((line) => line.trim() && !line.startsWith("#"))
+    .map((line) => line.split("\t"));
+  const context = await freshContext(t);
+  const page = await context.newPage();
+  let checked = 0;
+  for (const [name, kind, payload, words] of corpus) {
+    if (payload === "") continue; // an empty fragment is simply no link
+    await page.goto(`${server.url}?case=${checked}#${fragmentOf(kind, payload, config)}`);
+    const alert = page.getByRole("alert");
+    await alert.waitFor({ timeout: 15_000 }).catch(() => {
+      throw new Error(`${name}: no message`);
+    });
+    // The notice ends with its dismiss button (×).
+    const text = (await alert.innerText()).replace(/\s+/g, " ").replace(/\s*×\s*$/, "");
+    assert.ok(text.includes(words), `${name}: expected "${words}" in "${text}"`);
+    assert.ok(text.endsWith("The default page is open instead."), `${name}: ${text}`);
+    assert.match(await statusText(page), /t=0\.0 s/, `${name}: the clock at 0`);
+    assert.ok(await page.getByRole("radio", named("etcd")).isChecked(), `${name}: the default backend`);
+    checked += 1;
+  }
+  assert.ok(checked >= 30, `${checked} bad links checked`);
+
+  // A bad link pasted into the open page's address bar is refused too.
+  await page.evaluate(() => { location.hash = "v1.cut"; });
+  await poll(async () => /cut short|damaged/.test(await page.getByRole("alert").innerText()), { what: "the refusal" });
+});

@@ -8,8 +8,12 @@
 //      Yew page (aim: at most 1.5x).
 //   3. Main-thread time per frame while running at 8x with all four clients
 //      active, median and p95 over ~5 s (aim: p95 under 4 ms).
+//   4. The timeline with a long run (over 10,000 events, opened from the
+//      link `cargo run --release --example big_run` prints): main-thread
+//      time per frame while it plays on at 8x with the whole run in view,
+//      and the time to move the playhead to the middle and back to the end.
 //
-// Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR]
+// Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE]
 
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -28,7 +32,11 @@ const FRAME_WINDOW_MS = 5_000;
 const RENDER_TIMEOUT_MS = 20_000;
 
 const { values: args } = parseArgs({
-  options: { dist: { type: "string", default: "dist" }, minimal: { type: "string" } },
+  options: {
+    dist: { type: "string", default: "dist" },
+    minimal: { type: "string" },
+    "big-run": { type: "string" },
+  },
 });
 
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -207,6 +215,33 @@ function mainThreadPerFrame(events) {
   return busy;
 }
 
+/** Traces ~FRAME_WINDOW_MS of `page` and prints main-thread time per frame. */
+async function printFrames(browser, page) {
+  await browser.startTracing(page, {
+    categories: [
+      "__metadata",
+      "toplevel",
+      "devtools.timeline",
+      "disabled-by-default-devtools.timeline",
+      "disabled-by-default-devtools.timeline.frame",
+    ],
+  });
+  await page.waitForTimeout(FRAME_WINDOW_MS);
+  const trace = JSON.parse((await browser.stopTracing()).toString());
+  const busy = mainThreadPerFrame(trace.traceEvents ?? trace).sort((a, b) => a - b);
+  if (busy.length === 0) {
+    console.log("   not measured: the trace held no frames");
+    return;
+  }
+  const p95 = quantile(busy, 0.95);
+  const verdict = p95 < FRAME_P95_AIM_MS ? "meets" : "misses";
+  console.log(`   frames:  ${busy.length}`);
+  console.log(`   median:  ${ms(median(busy))}`);
+  console.log(`   p95:     ${ms(p95)}   (${verdict} the aim of p95 under ${FRAME_P95_AIM_MS} ms)`);
+  console.log(`   mean:    ${ms(busy.reduce((sum, b) => sum + b, 0) / busy.length)}`);
+  console.log(`   max:     ${ms(busy[busy.length - 1])}`);
+}
+
 /** Budget 3: prints the figures. */
 async function frameCost(browser, dist) {
   console.log(`\n3. Main-thread time per frame at 8x with four active clients (~${FRAME_WINDOW_MS / 1000} s)`);
@@ -218,29 +253,46 @@ async function frameCost(browser, dist) {
     await startClock(page);
     await setMaxSpeed(page);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
-    await browser.startTracing(page, {
-      categories: [
-        "__metadata",
-        "toplevel",
-        "devtools.timeline",
-        "disabled-by-default-devtools.timeline",
-        "disabled-by-default-devtools.timeline.frame",
-      ],
-    });
-    await page.waitForTimeout(FRAME_WINDOW_MS);
-    const trace = JSON.parse((await browser.stopTracing()).toString());
-    const busy = mainThreadPerFrame(trace.traceEvents ?? trace).sort((a, b) => a - b);
-    if (busy.length === 0) {
-      console.log("   not measured: the trace held no frames");
-      return;
-    }
-    const p95 = quantile(busy, 0.95);
-    const verdict = p95 < FRAME_P95_AIM_MS ? "meets" : "misses";
-    console.log(`   frames:  ${busy.length}`);
-    console.log(`   median:  ${ms(median(busy))}`);
-    console.log(`   p95:     ${ms(p95)}   (${verdict} the aim of p95 under ${FRAME_P95_AIM_MS} ms)`);
-    console.log(`   mean:    ${ms(busy.reduce((sum, b) => sum + b, 0) / busy.length)}`);
-    console.log(`   max:     ${ms(busy[busy.length - 1])}`);
+    await printFrames(browser, page);
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+}
+
+/** Budget 4: the timeline with a run of more than 10,000 events. */
+async function timelineAtScale(browser, dist, linkFile) {
+  console.log(`\n4. The timeline with a long run: frames at 8x with the whole run in view, and seeking`);
+  if (!linkFile) {
+    console.log("   not measured: no --big-run link file given");
+    return;
+  }
+  const fragment = (await readFile(linkFile, "utf8")).trim();
+  const server = await startServer(dist);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await openPage(context, `${server.url}#${fragment}`);
+    const events = await page.getByText(/of \d+ events\./).innerText();
+    console.log(`   run:     ${events.match(/of (\d+) events/)[1]} events, link of ${fragment.length} characters`);
+    const playhead = page.getByRole("slider", { name: "Playhead: the moment the page shows", exact: true });
+    const clock = async () => (await page.getByRole("region", { name: "Status", exact: true }).innerText()).match(/t=([\d.]+) s/)[1];
+    const seek = async (key) => {
+      const before = await clock();
+      const start = performance.now();
+      await playhead.press(key);
+      while ((await clock()) === before) await page.waitForTimeout(1);
+      return performance.now() - start;
+    };
+    await playhead.focus();
+    const back = await seek("Home");
+    const forth = await seek("End");
+    console.log(`   seek:    to t=0 in ${ms(back)}, back to the end in ${ms(forth)} (replaying every event, drawn)`);
+    await startClock(page);
+    await setMaxSpeed(page);
+    await page.waitForTimeout(500);
+    await printFrames(browser, page);
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
   } finally {
@@ -254,6 +306,7 @@ const browser = await launchBrowser();
 try {
   await firstRender(browser, args.dist, args.minimal);
   await frameCost(browser, args.dist);
+  await timelineAtScale(browser, args.dist, args["big-run"]);
 } finally {
   await browser.close();
 }

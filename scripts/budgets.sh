@@ -90,4 +90,8 @@ else
   echo "$key" >"$minimal/.inputs"
 fi
 
-exec node scripts/budgets.mjs --dist dist --minimal "$minimal/dist"
+# A run of more than 10,000 events for the timeline's figure.
+big_run="$inputs/big-run.link"
+cargo run --quiet --release --example big_run >"$big_run"
+
+node scripts/budgets.mjs --dist dist --minimal "$minimal/dist" --big-run "$big_run"

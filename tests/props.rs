@@ -3,6 +3,7 @@
 //! cases comes from PROPTEST_CASES (CI sets 1000). A failing case prints the
 //! whole input, seed included.
 
+use distlock::sim::link::{self, RunLink};
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, Scenario, Seed, Sim, Token,
@@ -116,6 +117,16 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     prop_assert!(
         replayed.history() == sim.history(),
         "seed {}: replay differs",
+        seed
+    );
+
+    // The same run through a link: read back as written, at any playhead.
+    let run = RunLink::of(&sim, Millis(sim.now().ms() / 2));
+    let fragment = link::encode(&run);
+    prop_assert_eq!(
+        link::decode(&fragment),
+        Ok(run),
+        "seed {}: link round trip",
         seed
     );
     Ok(())

@@ -781,3 +781,23 @@ async fn a_full_history_says_how_many_events_it_left_out() {
         .await;
     assert!(!room.contains("history is full"), "{room}");
 }
+
+#[test]
+fn decimals_are_read_as_people_type_them() {
+    use distlock::ui::state::{parse_thousandths, ttl_words};
+    assert_eq!(parse_thousandths("2.5"), Some(2_500));
+    assert_eq!(parse_thousandths(" 30 "), Some(30_000));
+    assert_eq!(parse_thousandths(".125"), Some(125));
+    assert_eq!(parse_thousandths("7."), Some(7_000));
+    assert_eq!(parse_thousandths("1.0005"), Some(1_001), "rounded half up");
+    assert_eq!(parse_thousandths("1.0004"), Some(1_000));
+    for bad in ["", ".", "-1", "+1", "1e3", "1,5", "one", "1.2.3", "99999999999999999999"] {
+        assert_eq!(parse_thousandths(bad), None, "{bad:?}");
+    }
+    assert_eq!(ttl_words(5_000), "5");
+    assert_eq!(ttl_words(2_500), "2.5");
+    assert_eq!(ttl_words(1_025), "1.025");
+    assert_eq!(parse_ttl_ms("2.5"), Ok(2_500));
+    assert_eq!(parse_speed_quarters("1.1"), Ok(4), "rounded to a quarter");
+    assert_eq!(parse_speed_quarters("0.125x"), Ok(1), "half a quarter rounds up");
+}

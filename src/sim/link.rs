@@ -1,42 +1,69 @@
 //! A whole run in a link, or in a file: its settings, every command with its
 //! time, and the moment the page showed. Replaying it gives the same run.
 //!
-//! A link's fragment is `v1.` and then the run's JSON, deflated and written
-//! in URL-safe base64 without padding. A run file is the same JSON, pretty,
-//! with the history added (the core's own record format); reading a file
-//! ignores the history and replays the commands.
+//! A link's fragment is `v1.` and then the run's JSON in URL-safe base64
+//! without padding. A run file is the same JSON with the history added (the
+//! core's own record format); reading a file ignores the history and
+//! replays the commands. (Deflating the JSON would shorten long links, but
+//! a compressor costs the page more bytes than every preset's link saves:
+//! the longest is well under 2,000 characters as it is.)
 //!
 //! Nothing read here is trusted: every way a link or file can be wrong gets
 //! a sentence that says what is wrong, and reading never panics.
 
 use super::engine::Sim;
 use super::history::Record;
+use super::json::{self, Json, JsonError};
 use super::scenario::{
-    Command, NodeCommand, Scenario, ScenarioError, SCENARIO_VERSION, SCRIPT_LEN_MAX,
-    SCRIPT_TIME_MS_MAX,
+    Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
+    TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
-use super::types::{Backend, Millis};
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use super::types::{
+    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    RestartPolicy, Seed,
+};
+use serde::Serialize;
 use std::fmt;
 
 /// The version written at the start of every link.
 pub const LINK_VERSION: u32 = 1;
-/// Longer links are refused unread.
-pub const LINK_LEN_MAX: usize = 16_000;
-/// A link inflates to at most this much JSON.
-pub const LINK_JSON_MAX: usize = 1 << 20;
+/// Longer links are refused unread (a script of 1,000 commands fits).
+pub const LINK_LEN_MAX: usize = 100_000;
 /// Run files larger than this are refused unread (a full history is ~40 MB).
 pub const RUN_FILE_LEN_MAX: usize = 64 << 20;
 
 /// A run as shared: the scenario, where the playhead stood, and how far the
 /// run had gone (past the playhead when the page showed its past).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunLink {
-    #[serde(flatten)]
     pub scenario: Scenario,
     pub playhead_ms: u64,
     pub end_ms: u64,
+}
+
+/// The run as JSON writes it, field for field (a file adds the history).
+#[derive(Serialize)]
+struct WireOut<'a> {
+    version: u32,
+    config: &'a Config,
+    actions: &'a [TimedAction],
+    playhead_ms: u64,
+    end_ms: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    history: Option<&'a [Record]>,
+}
+
+impl RunLink {
+    fn wire<'a>(&'a self, history: Option<&'a [Record]>) -> WireOut<'a> {
+        WireOut {
+            version: self.scenario.version,
+            config: &self.scenario.config,
+            actions: &self.scenario.actions,
+            playhead_ms: self.playhead_ms,
+            end_ms: self.end_ms,
+            history,
+        }
+    }
 }
 
 impl RunLink {
@@ -72,7 +99,6 @@ pub enum Problem {
     NotBase64 { at: usize, found: char },
     CutShort,
     Damaged,
-    TooBig,
     NotJson(String),
     NotARun,
     Field(String),
@@ -119,7 +145,6 @@ impl fmt::Display for ReadRunError {
                 Source::File => write!(f, "{this} is cut short: part of the run is missing."),
             },
             Problem::Damaged => write!(f, "{this} is damaged: its run cannot be unpacked."),
-            Problem::TooBig => write!(f, "{this} unpacks to more than {} bytes: it was not read.", LINK_JSON_MAX),
             Problem::NotJson(e) => write!(f, "{this} is damaged: its run is not valid JSON ({e})."),
             Problem::NotARun => write!(f, "{this} does not hold a run of this page (settings, commands and times)."),
             Problem::Field(what) => write!(f, "{this} cannot be replayed: {what}."),
@@ -132,9 +157,9 @@ impl std::error::Error for ReadRunError {}
 
 /// The fragment for `run`, without its `#`.
 pub fn encode(run: &RunLink) -> String {
-    let json = serde_json::to_vec(run).expect("a run always serializes");
-    let packed = miniz_oxide::deflate::compress_to_vec(&json, 9);
-    format!("v{LINK_VERSION}.{}", base64url(&packed))
+    // Serializing plain data cannot fail; an empty result would read as "cut short".
+    let json = serde_json::to_vec(&run.wire(None)).unwrap_or_default();
+    format!("v{LINK_VERSION}.{}", base64url(&json))
 }
 
 /// Reads a link's fragment (with or without `#`) and checks that its run
@@ -164,20 +189,14 @@ pub fn decode(fragment: &str) -> Result<RunLink, ReadRunError> {
         }));
     }
     let payload = strip_version(text).map_err(fail)?;
-    let packed = unbase64url(payload).map_err(fail)?;
-    let json = inflate(&packed).map_err(fail)?;
-    read_json(&json, Source::Link)
+    let json = unbase64url(payload).map_err(fail)?;
+    let json = std::str::from_utf8(&json).map_err(|_| fail(Problem::Damaged))?;
+    read_json(json, Source::Link)
 }
 
-/// A run file: the run's JSON, pretty, with its history for reading.
+/// A run file: the run's JSON with its history.
 pub fn to_run_file(run: &RunLink, history: &[Record]) -> String {
-    #[derive(Serialize)]
-    struct RunFile<'a> {
-        #[serde(flatten)]
-        run: &'a RunLink,
-        history: &'a [Record],
-    }
-    serde_json::to_string_pretty(&RunFile { run, history }).expect("a run always serializes")
+    serde_json::to_string(&run.wire(Some(history))).unwrap_or_default()
 }
 
 /// Reads a run file (its history is not needed: the run replays).
@@ -191,7 +210,7 @@ pub fn from_run_file(text: &str) -> Result<RunLink, ReadRunError> {
             },
         });
     }
-    read_json(text.as_bytes(), Source::File)
+    read_json(text, Source::File)
 }
 
 /// `%XX` sequences turned back into the characters they stand for; any
@@ -240,15 +259,6 @@ fn strip_version(text: &str) -> Result<&str, Problem> {
         return Err(Problem::CutShort);
     }
     Ok(payload)
-}
-
-fn inflate(packed: &[u8]) -> Result<Vec<u8>, Problem> {
-    use miniz_oxide::inflate::{decompress_to_vec_with_limit, TINFLStatus};
-    decompress_to_vec_with_limit(packed, LINK_JSON_MAX).map_err(|e| match e.status {
-        TINFLStatus::HasMoreOutput => Problem::TooBig,
-        TINFLStatus::FailedCannotMakeProgress | TINFLStatus::NeedsMoreInput => Problem::CutShort,
-        _ => Problem::Damaged,
-    })
 }
 
 const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
@@ -306,17 +316,16 @@ fn strip_len_hint() -> usize {
 
 /// Parses and checks the run's JSON, field by field for clear messages,
 /// then checks that it replays.
-fn read_json(json: &[u8], source: Source) -> Result<RunLink, ReadRunError> {
+fn read_json(json: &str, source: Source) -> Result<RunLink, ReadRunError> {
     let fail = |problem| ReadRunError { source, problem };
-    let value: Value = serde_json::from_slice(json).map_err(|e| {
-        fail(match e.classify() {
-            serde_json::error::Category::Eof => Problem::CutShort,
-            _ => Problem::NotJson(e.to_string()),
+    let value = json::parse(json).map_err(|e| {
+        fail(match e {
+            JsonError::CutShort => Problem::CutShort,
+            e => Problem::NotJson(e.to_string()),
         })
     })?;
     check_fields(&value).map_err(fail)?;
-    let run: RunLink = serde_json::from_value(value)
-        .map_err(|e| fail(Problem::Field(plain_serde(&e.to_string()))))?;
+    let run = run_of(&value).map_err(fail)?;
     run.scenario
         .validate()
         .map_err(|e| fail(Problem::Scenario(e)))?;
@@ -332,21 +341,20 @@ fn read_json(json: &[u8], source: Source) -> Result<RunLink, ReadRunError> {
 }
 
 /// The checks a person can follow: versions, backend, times, clients, nodes.
-fn check_fields(value: &Value) -> Result<(), Problem> {
-    let Some(run) = value.as_object() else {
+fn check_fields(run: &Json) -> Result<(), Problem> {
+    if !run.is_object() {
         return Err(Problem::NotARun);
-    };
-    match run.get("version").and_then(Value::as_u64) {
+    }
+    match run.get("version").and_then(Json::as_u64) {
         Some(v) if v == u64::from(SCENARIO_VERSION) => {}
         Some(v) => {
-            return Err(Problem::Scenario(ScenarioError::Version {
-                found: v.min(u64::from(u32::MAX)) as u32,
-            }))
+            let found = v.min(u64::from(u32::MAX)) as u32;
+            return Err(Problem::Scenario(ScenarioError::Version { found }));
         }
         None => return Err(Problem::NotARun),
     }
     let backend = run.get("config").and_then(|c| c.get("backend"));
-    match backend.and_then(Value::as_str) {
+    match backend.and_then(Json::as_str) {
         Some(slug) if Backend::from_slug(slug).is_some() => {}
         Some(slug) => {
             return Err(Problem::Field(format!(
@@ -357,12 +365,12 @@ fn check_fields(value: &Value) -> Result<(), Problem> {
         None => return Err(Problem::NotARun),
     }
     for key in ["playhead_ms", "end_ms"] {
-        check_time(
+        time_of(
             run.get(key),
             &format!("its {}", key.trim_end_matches("_ms")),
         )?;
     }
-    let Some(actions) = run.get("actions").and_then(Value::as_array) else {
+    let Some(actions) = run.get("actions").and_then(Json::as_array) else {
         return Err(Problem::NotARun);
     };
     if actions.len() > SCRIPT_LEN_MAX {
@@ -370,71 +378,267 @@ fn check_fields(value: &Value) -> Result<(), Problem> {
             len: actions.len(),
         }));
     }
-    actions
-        .iter()
-        .enumerate()
-        .try_for_each(|(i, a)| check_action(i, a))
+    Ok(())
 }
 
-fn check_time(time: Option<&Value>, what: &str) -> Result<(), Problem> {
+/// A time in milliseconds: present, whole, not negative, within a day.
+fn time_of(time: Option<&Json>, what: &str) -> Result<u64, Problem> {
     let Some(time) = time else {
         return Err(Problem::Field(format!("{what} time is missing")));
     };
-    if time.as_i64().is_some_and(|t| t < 0) || time.as_f64().is_some_and(|t| t < 0.0) {
+    if time.is_negative() {
         return Err(Problem::Field(format!("{what} time is negative")));
     }
     match time.as_u64() {
-        Some(t) if t <= SCRIPT_TIME_MS_MAX => Ok(()),
+        Some(t) if t <= SCRIPT_TIME_MS_MAX => Ok(t),
         Some(_) => Err(Problem::Field(format!(
             "{what} time is after the one-day limit"
         ))),
+        None if time.is_number()
+            && time.as_i64().is_none()
+            && !time.to_text().contains(['.', 'e', 'E']) =>
+        {
+            Err(Problem::Field(format!(
+                "{what} time is after the one-day limit"
+            )))
+        }
         None => Err(Problem::Field(format!(
             "{what} time is not a whole number of milliseconds"
         ))),
     }
 }
 
-fn check_action(index: usize, action: &Value) -> Result<(), Problem> {
-    let n = index + 1;
-    check_time(action.get("at_ms"), &format!("command {n}'s"))?;
-    if let Some(client) = action.get("client") {
-        let letter = client.as_str().unwrap_or("?");
-        if !matches!(letter, "A" | "B" | "C" | "D") {
+fn run_of(value: &Json) -> Result<RunLink, Problem> {
+    let config = config_of(value.get("config").unwrap_or(&Json::Null))?;
+    let actions = value
+        .get("actions")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    let actions = actions
+        .iter()
+        .enumerate()
+        .map(|(i, a)| action_of(i + 1, a))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RunLink {
+        scenario: Scenario {
+            version: SCENARIO_VERSION,
+            config,
+            actions,
+        },
+        playhead_ms: time_of(value.get("playhead_ms"), "its playhead")?,
+        end_ms: time_of(value.get("end_ms"), "its end")?,
+    })
+}
+
+/// One of the names in `table`, or a message naming what was found.
+fn pick<T: Copy>(what: &str, found: Option<&Json>, table: &[(&str, T)]) -> Result<T, Problem> {
+    let name = found.and_then(Json::as_str);
+    if let Some(&(_, value)) = table.iter().find(|(n, _)| Some(*n) == name) {
+        return Ok(value);
+    }
+    let known: Vec<&str> = table.iter().map(|(n, _)| *n).collect();
+    let found = found.map_or("nothing".to_string(), |f| clip(&f.to_text()));
+    Err(Problem::Field(format!(
+        "{what} is {found}, and this page knows {}",
+        known.join(", ")
+    )))
+}
+
+fn number_of(what: &str, found: Option<&Json>) -> Result<u64, Problem> {
+    found
+        .and_then(Json::as_u64)
+        .ok_or_else(|| Problem::Field(format!("{what} is not a whole number from 0 up")))
+}
+
+fn config_of(c: &Json) -> Result<Config, Problem> {
+    let renewal = c
+        .get("renewal")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
+    let renewal: Vec<bool> = renewal.iter().filter_map(Json::as_bool).collect();
+    let renewal: [bool; 4] = renewal.try_into().map_err(|_| {
+        Problem::Field(
+            "its renewal setting is not four true or false values, one per client".into(),
+        )
+    })?;
+    let latency = number_of("its latency scale", c.get("latency_scale"))?;
+    Ok(Config {
+        backend: pick("its backend", c.get("backend"), &BACKENDS)?,
+        fencing: pick(
+            "its fencing",
+            c.get("fencing"),
+            &[("on", Fencing::On), ("off", Fencing::Off)],
+        )?,
+        ttl_ms: number_of("its TTL", c.get("ttl_ms"))?,
+        seed: Seed(number_of("its seed", c.get("seed"))?),
+        latency_scale: u32::try_from(latency).unwrap_or(u32::MAX),
+        renewal,
+        redis: match c.get("redis") {
+            Some(r) => redis_of(r)?,
+            None => RedisOptions::default(),
+        },
+    })
+}
+
+const BACKENDS: [(&str, Backend); 3] = [
+    ("redlock", Backend::Redlock),
+    ("zookeeper", Backend::ZooKeeper),
+    ("etcd", Backend::Etcd),
+];
+
+fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
+    Ok(RedisOptions {
+        release: pick(
+            "its Redis release",
+            r.get("release"),
+            &[
+                ("check-value", ReleaseMode::CheckValue),
+                ("plain-del", ReleaseMode::PlainDel),
+            ],
+        )?,
+        extend: pick(
+            "its Redis extension",
+            r.get("extend"),
+            &[
+                ("check-value", ExtendMode::CheckValue),
+                ("blind-set", ExtendMode::BlindSet),
+            ],
+        )?,
+        persistence: pick(
+            "its Redis persistence",
+            r.get("persistence"),
+            &[("fsync", Persistence::Fsync), ("none", Persistence::None)],
+        )?,
+        restart: pick(
+            "its Redis restart",
+            r.get("restart"),
+            &[
+                ("immediate", RestartPolicy::Immediate),
+                ("delayed", RestartPolicy::Delayed),
+            ],
+        )?,
+    })
+}
+
+fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {
+    let at_ms = time_of(a.get("at_ms"), &format!("command {n}'s"))?;
+    let command = a.get("command");
+    if command.and_then(|c| c.get("do")).is_none() {
+        if a.get("client").is_none() && a.get("node").is_none() {
             return Err(Problem::Field(format!(
-                "command {n} is for client {}, and the clients are A to D",
-                clip(letter)
+                "command {n} names no client and no node"
             )));
         }
-    }
-    if let Some(node) = action.get("node") {
-        if !node.as_u64().is_some_and(|k| (1..=5).contains(&k)) {
-            return Err(Problem::Field(format!(
-                "command {n} is for Redis node {}, and the nodes are 1 to 5",
-                clip(&node.to_string())
-            )));
-        }
-    }
-    if action.get("client").is_none() && action.get("node").is_none() {
-        return Err(Problem::Field(format!(
-            "command {n} names no client and no node"
-        )));
-    }
-    if action.get("command").and_then(|c| c.get("do")).is_none() {
         return Err(Problem::Field(format!("command {n} says nothing to do")));
     }
-    // Read the command alone: serde then names the value it does not know.
-    let command = action.get("command").cloned().unwrap_or(Value::Null);
-    let read = if action.get("client").is_some() {
-        serde_json::from_value::<Command>(command).map(|_| ())
-    } else {
-        serde_json::from_value::<NodeCommand>(command).map(|_| ())
+    let command = command.unwrap_or(&Json::Null);
+    let action = match (a.get("client"), a.get("node")) {
+        (Some(client), _) => Action::Client {
+            client: client_of(n, client)?,
+            command: command_of(n, command)?,
+        },
+        (None, Some(node)) => Action::Node {
+            node: node_of(n, node)?,
+            command: node_command_of(n, command)?,
+        },
+        (None, None) => {
+            return Err(Problem::Field(format!(
+                "command {n} names no client and no node"
+            )))
+        }
     };
-    read.map_err(|e| {
+    Ok(TimedAction { at_ms, action })
+}
+
+fn client_of(n: usize, client: &Json) -> Result<ClientId, Problem> {
+    let letter = client.as_str().unwrap_or("?");
+    let mut chars = letter.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if c.is_ascii_uppercase() => ClientId::from_letter(c),
+        _ => None,
+    }
+    .ok_or_else(|| {
         Problem::Field(format!(
-            "command {n} cannot be read: {}",
-            plain_serde(&e.to_string())
+            "command {n} is for client {}, and the clients are A to D",
+            clip(letter)
         ))
     })
+}
+
+fn node_of(n: usize, node: &Json) -> Result<NodeId, Problem> {
+    node.as_u64()
+        .and_then(|k| u8::try_from(k).ok())
+        .and_then(NodeId::new)
+        .ok_or_else(|| {
+            Problem::Field(format!(
+                "command {n} is for Redis node {}, and the nodes are 1 to 5",
+                clip(&node.to_text())
+            ))
+        })
+}
+
+fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
+    let what = format!("command {n}'s");
+    let ms = |key: &str| number_of(&format!("{what} {key}"), c.get(key));
+    let name = c.get("do").and_then(Json::as_str).unwrap_or_default();
+    Ok(match name {
+        "acquire" => Command::Acquire,
+        "write" => Command::Write,
+        "write-delayed" => Command::WriteDelayed {
+            extra_ms: ms("extra_ms")?,
+        },
+        "release" => Command::Release,
+        "gc-pause" => Command::GcPause {
+            pause_ms: ms("pause_ms")?,
+        },
+        "partition" => Command::Partition {
+            scope: pick(
+                &format!("{what} partition scope"),
+                c.get("scope"),
+                &[
+                    ("service", PartitionScope::Service),
+                    ("service-and-resource", PartitionScope::ServiceAndResource),
+                ],
+            )?,
+        },
+        "heal" => Command::Heal,
+        "crash" => Command::Crash,
+        "restart" => Command::Restart,
+        "renewal" => Command::Renewal {
+            on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {
+                Problem::Field(format!("command {n} turns renewal neither on nor off"))
+            })?,
+        },
+        _ => return Err(unknown_command(n, c)),
+    })
+}
+
+fn node_command_of(n: usize, c: &Json) -> Result<NodeCommand, Problem> {
+    let name = c.get("do").and_then(Json::as_str).unwrap_or_default();
+    Ok(match name {
+        "crash" => NodeCommand::Crash,
+        "restart" => NodeCommand::Restart,
+        "clock-jump" => NodeCommand::ClockJump {
+            jump_ms: c.get("jump_ms").and_then(Json::as_i64).ok_or_else(|| {
+                Problem::Field(format!(
+                    "command {n}'s clock jump is not a whole number of milliseconds"
+                ))
+            })?,
+        },
+        "slow" => NodeCommand::Slow {
+            extra_ms: number_of(&format!("command {n}'s extra_ms"), c.get("extra_ms"))?,
+        },
+        _ => return Err(unknown_command(n, c)),
+    })
+}
+
+fn unknown_command(n: usize, c: &Json) -> Problem {
+    let found = c
+        .get("do")
+        .map_or("nothing".to_string(), |d| clip(&d.to_text()));
+    Problem::Field(format!(
+        "command {n} asks for {found}, which this page does not know"
+    ))
 }
 
 /// At most 24 characters of something read, for a message.
@@ -445,10 +649,4 @@ fn clip(text: &str) -> String {
     } else {
         clipped
     }
-}
-
-/// serde's words for a mismatch, made a little plainer.
-fn plain_serde(message: &str) -> String {
-    let message = message.replace("unknown variant", "unknown value");
-    format!("a value does not fit this page ({message})")
 }

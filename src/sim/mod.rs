@@ -8,6 +8,7 @@ pub mod client;
 pub mod engine;
 pub mod error;
 pub mod history;
+pub mod json;
 pub mod link;
 pub mod net;
 pub mod oracle;

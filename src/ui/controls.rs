@@ -83,7 +83,9 @@ pub fn backend_line(sim: &Sim) -> String {
 }
 
 fn speed_value(quarters: u32) -> String {
-    format!("{}", f64::from(quarters) / 4.0)
+    super::state::speed_words(quarters)
+        .trim_end_matches('x')
+        .to_string()
 }
 
 #[component]

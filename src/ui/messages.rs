@@ -107,8 +107,11 @@ fn column_x(index: usize, count: usize) -> f64 {
 const HEAD_PX: usize = 26;
 const ROW_PX: usize = 26;
 
+/// A percentage with two decimals, written with integers (the page
+/// carries no floating-point formatting).
 fn pct(x: f64) -> String {
-    format!("{x:.2}%")
+    let hundredths = (x * 100.0).round().max(0.0) as u64;
+    format!("{}.{:02}%", hundredths / 100, hundredths % 100)
 }
 
 /// One message as SVG: its path from sender to receiver and where it is now.

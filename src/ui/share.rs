@@ -191,10 +191,18 @@ mod browser {
             return;
         };
         let promise = window.navigator().clipboard().write_text(text);
-        // A frame without clipboard access refuses: the link stays on show.
-        yew::platform::spawn_local(async move {
-            done(wasm_bindgen_futures::JsFuture::from(promise).await.is_ok());
-        });
+        // A page without clipboard access refuses: the link stays on show.
+        // Each callback frees itself once called.
+        let done = Rc::new(done);
+        let (ok, refused) = (done.clone(), done);
+        let on_ok = Closure::once_into_js(move |_: JsValue| ok(true));
+        let on_refused = Closure::once_into_js(move |_: JsValue| refused(false));
+        let then = js_sys::Reflect::get(&promise, &"then".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+        if let Some(then) = then {
+            let _ = then.call2(&promise, &on_ok, &on_refused);
+        }
     }
 
     pub fn click(input: &NodeRef) {
@@ -227,7 +235,7 @@ mod browser {
         if file.size() > crate::sim::link::RUN_FILE_LEN_MAX as f64 {
             dispatch.emit(Action::ImportRun(Err(format!(
                 "This file is {} bytes, over the limit of {}: it was not read.",
-                file.size(),
+                file.size() as u64,
                 crate::sim::link::RUN_FILE_LEN_MAX
             ))));
             return;

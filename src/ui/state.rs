@@ -174,7 +174,9 @@ pub enum Action {
 impl AppState {
     pub fn new(start: Option<StartSim>) -> AppState {
         let sim = match start {
-            Some(StartSim(sim)) => Sim::clone(&sim),
+            // A run handed in is the page's to change: a copy, unless it is
+            // the only reference.
+            Some(StartSim(sim)) => Rc::try_unwrap(sim).unwrap_or_else(|shared| Sim::clone(&shared)),
             None => fresh_sim(Config::default()),
         };
         let (seed_text, ttl_text) = field_texts(sim.config());
@@ -578,11 +580,39 @@ fn field_texts(config: &Config) -> (String, String) {
 
 /// The TTL as the field shows it: "5" or "2.5".
 pub fn ttl_words(ttl_ms: u64) -> String {
-    if ttl_ms % 1000 == 0 {
-        (ttl_ms / 1000).to_string()
-    } else {
-        format!("{}", ttl_ms as f64 / 1000.0)
+    let fraction = format!("{:03}", ttl_ms % 1000);
+    match fraction.trim_end_matches('0') {
+        "" => (ttl_ms / 1000).to_string(),
+        digits => format!("{}.{digits}", ttl_ms / 1000),
     }
+}
+
+/// A decimal number as typed ("2.5", " 30 ", "0.125") in thousandths,
+/// rounded half up past the third decimal; `None` for anything else
+/// (signs, exponents, words).
+pub fn parse_thousandths(text: &str) -> Option<u64> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let mut thousandths = 0;
+    for (i, b) in fraction
+        .bytes()
+        .chain(std::iter::repeat(b'0'))
+        .take(3)
+        .enumerate()
+    {
+        thousandths += u64::from(b - b'0') * [100, 10, 1][i];
+    }
+    let round_up = u64::from(fraction.as_bytes().get(3).is_some_and(|&b| b >= b'5'));
+    whole.checked_mul(1000)?.checked_add(thousandths + round_up)
 }
 
 fn fresh_sim(config: Config) -> Sim {
@@ -622,33 +652,21 @@ pub fn parse_ttl_ms(text: &str) -> Result<u64, String> {
         TTL_MS_MIN / 1000,
         TTL_MS_MAX / 1000
     );
-    let seconds: f64 = text.trim().parse().map_err(|_| range.clone())?;
-    if !seconds.is_finite() {
-        return Err(range);
-    }
-    let ms = (seconds * 1000.0).round();
-    if ms < TTL_MS_MIN as f64 || ms > TTL_MS_MAX as f64 {
-        return Err(range);
-    }
-    Ok(ms as u64)
+    parse_thousandths(text)
+        .filter(|ms| (TTL_MS_MIN..=TTL_MS_MAX).contains(ms))
+        .ok_or(range)
 }
 
 /// Speed as a multiple, 0.25 to 8, rounded to a quarter.
 pub fn parse_speed_quarters(text: &str) -> Result<u32, String> {
     let range = "Speed: choose from 0.25x to 8x.".to_string();
-    let speed: f64 = text
-        .trim()
-        .trim_end_matches(['x', 'X'])
-        .parse()
-        .map_err(|_| range.clone())?;
-    if !speed.is_finite() {
-        return Err(range);
-    }
-    let quarters = (speed * 4.0).round();
-    if quarters < f64::from(SPEED_QUARTERS_MIN) || quarters > f64::from(SPEED_QUARTERS_MAX) {
-        return Err(range);
-    }
-    Ok(quarters as u32)
+    let thousandths = parse_thousandths(text.trim().trim_end_matches(['x', 'X']));
+    // Rounded to the nearest quarter, as the slider steps.
+    let quarters = thousandths
+        .map(|t| (t.saturating_mul(4).saturating_add(500) / 1000).min(u64::from(u32::MAX)) as u32);
+    quarters
+        .filter(|q| (SPEED_QUARTERS_MIN..=SPEED_QUARTERS_MAX).contains(q))
+        .ok_or(range)
 }
 
 /// One of the pause lengths the card offers.

@@ -3,7 +3,7 @@
 
 use super::state::{seconds_1, Action};
 use super::timeline_dom as tdom;
-use super::timeline_draw::{self as draw, Lane, Scale, LABEL_W, VIEW_MS_MIN};
+use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
 use crate::sim::timeline::Picture;
 use crate::sim::types::Backend;
 use std::cell::RefCell;
@@ -226,22 +226,30 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let on_key = playhead_keys(props);
 
-    let backend_name = props.backend.name();
-    let mut lanes = Vec::new();
+    // The picture itself is written as one piece of markup (see
+    // timeline_draw.rs); only the playhead's slider is a live element.
+    let mut svg = draw::Svg::default();
+    draw::defs(&mut svg);
+    draw::labels(&mut svg, &rows, &picture, props.backend.name(), *nodes_open);
+    draw::axis(&mut svg, &scale, bottom);
     for row in &rows {
-        lanes.push(match row.lane {
-            Lane::Client(c) => draw::client_lane(&scale, *row, &picture, c, until),
-            Lane::Service => draw::service_lane(&scale, *row, &picture, until),
-            Lane::Nodes => draw::node_lane(&scale, *row, &picture, None, until),
-            Lane::Node(n) => draw::node_lane(&scale, *row, &picture, Some(n), until),
-            Lane::Resource => draw::resource_lane(&scale, *row, &picture),
-        });
+        match row.lane {
+            Lane::Client(c) => draw::client_lane(&mut svg, &scale, *row, &picture, c, until),
+            Lane::Service => draw::service_lane(&mut svg, &scale, *row, &picture, until),
+            Lane::Nodes => draw::node_lane(&mut svg, &scale, *row, &picture, None, until),
+            Lane::Node(n) => draw::node_lane(&mut svg, &scale, *row, &picture, Some(n), until),
+            Lane::Resource => draw::resource_lane(&mut svg, &scale, *row, &picture),
+        }
     }
-    let messages = if show_arrows {
-        draw::messages(&scale, &rows, &picture.arrows)
-    } else {
-        Html::default()
-    };
+    if show_arrows {
+        draw::messages(&mut svg, &scale, &rows, &picture.arrows);
+    }
+    draw::future_veil(&mut svg, &scale, bottom, now, props.end_ms);
+    if let Some(at) = props.key_moment {
+        draw::key_moment(&mut svg, &scale, bottom, at);
+    }
+    draw::playhead(&mut svg, &scale, bottom, now);
+    let drawing = Html::from_html_unchecked(AttrValue::from(svg.0));
     let width = scale.width;
     let valuetext = format!(
         "t={} of {}",
@@ -265,25 +273,18 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             }
             <div class="timeline__frame" ref={holder}>
                 <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
-                    width={format!("{width:.0}")} height={format!("{bottom:.0}")}
-                    viewBox={format!("0 0 {width:.0} {bottom:.0}")}
+                    width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))}
+                    viewBox={format!("0 0 {width} {bottom}", width = Px(width), bottom = Px(bottom))}
                     font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
                     role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
                     onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
                     onmouseover={on_hover} onfocusin={on_focus} onmouseleave={on_leave} onfocusout={on_blur}>
-                    <rect class="tl-bg" x="0" y="0" width={format!("{width:.0}")} height={format!("{bottom:.0}")} fill="#ffffff" />
-                    { draw::defs() }
-                    { draw::labels(&rows, &picture, backend_name, *nodes_open) }
-                    { draw::axis(&scale, bottom) }
-                    { for lanes }
-                    { messages }
-                    { draw::future_veil(&scale, bottom, now, props.end_ms) }
-                    { props.key_moment.map(|at| draw::key_moment(&scale, bottom, at)).unwrap_or_default() }
-                    { draw::playhead(&scale, bottom, now) }
+                    <rect class="tl-bg" x="0" y="0" width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))} fill="#ffffff" />
+                    { drawing }
                     <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
                         aria-valuemin="0" aria-valuemax={props.end_ms.max(now).to_string()} aria-valuenow={now.to_string()}
                         aria-valuetext={valuetext} onkeydown={on_key}>
-                        <rect class="tl-playhead-hit" x={format!("{:.1}", playhead_x - 8.0)} y="0" width="16" height={format!("{bottom:.0}")} fill="transparent" />
+                        <rect class="tl-playhead-hit" x={format!("{}", Px(playhead_x - 8.0))} y="0" width="16" height={format!("{bottom}", bottom = Px(bottom))} fill="transparent" />
                     </g>
                 </svg>
             </div>

@@ -54,7 +54,7 @@ mod browser {
     pub fn tip_of(e: &Event) -> Option<String> {
         let target: web_sys::Element = e.target()?.dyn_into().ok()?;
         let mark = target
-            .closest(".tl-mark, .tl-msg, .tl-renewal, .tl-traffic")
+            .closest(".tl-mark, .tl-msg, .tl-renewal, .tl-traffic, .tl-dense, .tl-key-moment")
             .ok()??;
         let title = mark.query_selector("title").ok()??;
         title.text_content()

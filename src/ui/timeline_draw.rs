@@ -1,13 +1,18 @@
-//! Drawing the timeline: lanes, bars and marks as SVG, from a `Picture`
-//! and a window of time. Pure functions of their inputs, so the markup can
-//! be checked without a browser. Colours are SVG attributes (the light
-//! palette) so a downloaded SVG looks right on its own; the page's style
-//! sheet restyles them for dark mode.
+//! Drawing the timeline: lanes, bars and marks as SVG markup, from a
+//! `Picture` and a window of time. Pure functions of their inputs, so the
+//! markup can be checked without a browser.
+//!
+//! The picture is written as text and handed to the page whole: a long run
+//! has thousands of marks, and one string is far cheaper to build (and to
+//! ship in the page's WebAssembly) than a virtual node per mark. Only what
+//! is in view is drawn, and where marks crowd, they merge into one shape.
+//! Colours are SVG attributes (the light palette) so a downloaded SVG looks
+//! right on its own; the page's style sheet restyles them for dark mode.
 
 use crate::sim::net::Endpoint;
 use crate::sim::timeline::{Arrow, Held, Mark, Picture, Span, WriteMark, WriteOutcome, Zone};
 use crate::sim::types::{ClientId, NodeId, Token};
-use yew::prelude::*;
+use std::fmt::Write;
 
 pub const LABEL_W: f64 = 64.0;
 const RIGHT_PAD: f64 = 14.0;
@@ -20,6 +25,9 @@ const RESOURCE_H: f64 = 48.0;
 pub const ARROWS_DRAWN_MAX: usize = 250;
 /// Past this many writes in view, they are drawn as ticks without labels.
 const WRITES_LABELLED_MAX: usize = 120;
+/// Past this many spans or marks of one kind on one lane in view, they are
+/// merged into one shape (zoom in to see each one).
+const MARKS_EACH_MAX: usize = 60;
 /// Narrowest window of time the view zooms to.
 pub const VIEW_MS_MIN: u64 = 200;
 
@@ -136,14 +144,92 @@ fn end_y(rows: &[Row], end: Endpoint) -> Option<f64> {
     end_row(rows, end).map(|i| rows[i].y + rows[i].h / 2.0)
 }
 
+/// A coordinate as SVG markup writes it: tenths of a pixel, written with
+/// integers (the page carries no floating-point formatting for this).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Px(pub f64);
+
+impl std::fmt::Display for Px {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tenths = (self.0 * 10.0).round() as i64;
+        let sign = if tenths < 0 { "-" } else { "" };
+        let abs = tenths.unsigned_abs();
+        write!(f, "{sign}{}.{}", abs / 10, abs % 10)
+    }
+}
+
+/// SVG markup being written. Every number is written with one decimal
+/// (`Px`); every text is escaped.
+#[derive(Debug, Default)]
+pub struct Svg(pub String);
+
+impl Svg {
+    fn raw(&mut self, markup: &str) {
+        self.0.push_str(markup);
+    }
+
+    /// A focusable mark: its sentence is its title, shown on hover or focus.
+    fn open_mark(&mut self, class: &str, sentence: &str) {
+        let _ = write!(
+            self.0,
+            r#"<g class="tl-mark {class}" tabindex="0" role="img"><title>{}</title>"#,
+            escape(sentence)
+        );
+    }
+
+    fn close(&mut self) {
+        self.0.push_str("</g>");
+    }
+
+    fn rect(&mut self, class: &str, x0: f64, x1: f64, y: f64, h: f64, paint: &str) {
+        let _ = write!(
+            self.0,
+            r#"<rect class="{class}" x="{x0}" y="{y}" width="{}" height="{h}" {paint}/>"#,
+            Px((x1 - x0).max(1.5)),
+            x0 = Px(x0),
+            y = Px(y),
+            h = Px(h)
+        );
+    }
+
+    fn text(&mut self, class: &str, x: f64, y: f64, fill: &str, words: &str) {
+        let _ = write!(
+            self.0,
+            r#"<text class="{class}" x="{x}" y="{y}" fill="{fill}">{}</text>"#,
+            escape(words),
+            x = Px(x),
+            y = Px(y)
+        );
+    }
+
+    fn path(&mut self, class: &str, d: &str, paint: &str, title: Option<&str>) {
+        let _ = write!(self.0, r#"<path class="{class}" d="{d}" {paint}>"#);
+        if let Some(title) = title {
+            let _ = write!(self.0, "<title>{}</title>", escape(title));
+        }
+        self.0.push_str("</path>");
+    }
+}
+
+/// Text made safe inside SVG markup.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// Whether `label` fits inside a bar drawn from `x0` to `x1` (about 6.2
 /// pixels a character at 11 px); a bar too short keeps it in its tooltip.
 fn fits(label: &str, x0: f64, x1: f64) -> bool {
     x1 - x0.max(LABEL_W) >= label.chars().count() as f64 * 6.2 + 6.0
-}
-
-fn f(v: f64) -> String {
-    format!("{v:.1}")
 }
 
 fn token_label(token: Option<Token>) -> String {
@@ -153,38 +239,106 @@ fn token_label(token: Option<Token>) -> String {
     }
 }
 
-/// A focusable mark: its sentence is its title, shown on hover or focus.
-fn tip(class: &'static str, text: &str, body: Html) -> Html {
-    html! {
-        <g class={classes!("tl-mark", class)} tabindex="0" role="img">
-            <title>{ text }</title>
-            { body }
-        </g>
-    }
+/// A stretch to draw: where, in which colour, and what it was.
+struct Stretch<'a> {
+    x0: f64,
+    x1: f64,
+    colour: &'a str,
+    text: &'a str,
+    label: Option<String>,
 }
 
-fn rect(x0: f64, x1: f64, y: f64, h: f64, class: &'static str, fill: &str) -> Html {
-    html! {
-        <rect class={class} x={f(x0)} y={f(y)} width={f((x1 - x0).max(1.5))} height={f(h)} fill={fill.to_string()} />
+/// Stretches on one band of a lane: each its own mark while few; merged
+/// where they touch into one shape per colour when many.
+fn stretches(
+    svg: &mut Svg,
+    class: &str,
+    y: f64,
+    h: f64,
+    paint: &str,
+    items: Vec<Stretch>,
+    label_fill: &str,
+) {
+    if items.len() <= MARKS_EACH_MAX {
+        for item in &items {
+            svg.open_mark(class, item.text);
+            let fill = format!(r#"fill="{}" {paint}"#, item.colour);
+            svg.rect(&format!("{class}-shape"), item.x0, item.x1, y, h, &fill);
+            if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
+                // Dark ink on a light bar turns light in dark mode (the style sheet).
+                let class = if label_fill == INK {
+                    "tl-bar-label tl-bar-label--ink"
+                } else {
+                    "tl-bar-label"
+                };
+                svg.text(
+                    class,
+                    item.x0.max(LABEL_W) + 3.0,
+                    y + h - 2.5,
+                    label_fill,
+                    label,
+                );
+            }
+            svg.close();
+        }
+        return;
     }
-}
-
-fn text(x: f64, y: f64, class: &'static str, fill: &str, words: String) -> Html {
-    html! { <text class={class} x={f(x)} y={f(y)} fill={fill.to_string()}>{ words }</text> }
+    let mut colours: Vec<&str> = Vec::new();
+    for item in &items {
+        if !colours.contains(&item.colour) {
+            colours.push(item.colour);
+        }
+    }
+    for colour in colours {
+        let mut d = String::new();
+        let mut open: Option<(f64, f64)> = None;
+        for item in items.iter().filter(|i| i.colour == colour) {
+            open = match open {
+                Some((a, b)) if item.x0 <= b + 1.0 => Some((a, b.max(item.x1))),
+                Some((a, b)) => {
+                    let _ = write!(
+                        d,
+                        "M{a} {y}h{}v{h}h{}z",
+                        Px((b - a).max(1.0)),
+                        Px(-(b - a).max(1.0)),
+                        a = Px(a),
+                        y = Px(y),
+                        h = Px(h)
+                    );
+                    Some((item.x0, item.x1))
+                }
+                None => Some((item.x0, item.x1)),
+            };
+        }
+        if let Some((a, b)) = open {
+            let _ = write!(
+                d,
+                "M{a} {y}h{}v{h}h{}z",
+                Px((b - a).max(1.0)),
+                Px(-(b - a).max(1.0)),
+                a = Px(a),
+                y = Px(y),
+                h = Px(h)
+            );
+        }
+        let title = format!("{} of these in view: zoom in to point at each", items.len());
+        svg.path(
+            &format!("{class}-shape tl-dense"),
+            &d,
+            &format!(r#"fill="{colour}" {paint}"#),
+            Some(&title),
+        );
+    }
 }
 
 /// Shared pieces: the hatch for pauses, arrow heads.
-pub fn defs() -> Html {
-    html! {
-        <defs>
-            <pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-                <line class="tl-hatch" x1="0" y1="0" x2="0" y2="6" stroke={MUTED} stroke-width="2.5" />
-            </pattern>
-            <marker id="tl-head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
-                <path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#94a3b8" />
-            </marker>
-        </defs>
-    }
+pub fn defs(svg: &mut Svg) {
+    svg.raw(concat!(
+        r#"<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"#,
+        r##"<line class="tl-hatch" x1="0" y1="0" x2="0" y2="6" stroke="#6b7280" stroke-width="2.5"/></pattern>"##,
+        r#"<marker id="tl-head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">"#,
+        r##"<path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#94a3b8"/></marker></defs>"##,
+    ));
 }
 
 /// Time step between labelled ticks: about 80 pixels apart.
@@ -210,28 +364,28 @@ fn tick_words(ms: u64) -> String {
 }
 
 /// The time axis and its grid lines down through every lane.
-pub fn axis(scale: &Scale, bottom: f64) -> Html {
+pub fn axis(svg: &mut Svg, scale: &Scale, bottom: f64) {
     let step = tick_step_ms(scale);
     let first = scale.v0.div_ceil(step) * step;
-    let ticks = (0..)
+    svg.raw(r#"<g class="tl-axis" aria-hidden="true">"#);
+    for t in (0..)
         .map(|i| first + i * step)
-        .take_while(|&t| t <= scale.v1);
-    html! {
-        <g class="tl-axis" aria-hidden="true">
-            { for ticks.map(|t| {
-                let x = scale.x(t);
-                html! {
-                    <g>
-                        <line class="tl-grid" x1={f(x)} x2={f(x)} y1={f(AXIS_H - 4.0)} y2={f(bottom)} stroke={GRID} />
-                        // A label that would run off the right edge is left out.
-                        if x + 34.0 <= scale.width {
-                            { text(x + 3.0, 14.0, "tl-tick", MUTED, tick_words(t)) }
-                        }
-                    </g>
-                }
-            }) }
-        </g>
+        .take_while(|&t| t <= scale.v1)
+    {
+        let x = scale.x(t);
+        let _ = write!(
+            svg.0,
+            r#"<line class="tl-grid" x1="{x}" x2="{x}" y1="{}" y2="{bottom}" stroke="{GRID}"/>"#,
+            Px(AXIS_H - 4.0),
+            x = Px(x),
+            bottom = Px(bottom)
+        );
+        // A label that would run off the right edge is left out.
+        if x + 34.0 <= scale.width {
+            svg.text("tl-tick", x + 3.0, 14.0, MUTED, &tick_words(t));
+        }
     }
+    svg.close();
 }
 
 /// A node's clock against true time, short enough for the lane's name.
@@ -245,338 +399,400 @@ fn clock_words(skew_ms: i64) -> String {
     }
 }
 
-/// The lane names down the left edge.
-pub fn labels(rows: &[Row], picture: &Picture, backend: &str, nodes_open: bool) -> Html {
-    html! {
-        <g class="tl-labels">
-            { for rows.iter().enumerate().map(|(i, row)| {
-                let y = row.y + row.h / 2.0 + 4.0;
-                let band = html! {
-                    <rect class={classes!("tl-band", (i % 2 == 1).then_some("tl-band--alt"))} x="0" y={f(row.y)} width="100%" height={f(row.h)}
-                        fill={if i % 2 == 1 { "#f8fafc" } else { "none" }} />
-                };
-                let name = match row.lane {
-                    Lane::Client(c) => c.to_string(),
-                    Lane::Service => backend.to_string(),
-                    Lane::Nodes => "Redis 1-5".into(),
-                    Lane::Node(n) => format!("Redis {}", n.number()),
-                    Lane::Resource => "resource".into(),
-                };
-                let skew = match row.lane {
-                    Lane::Node(n) => Some(clock_words(picture.nodes[n.index()].skew_ms())),
-                    Lane::Nodes if !nodes_open => Some("click to open".into()),
-                    _ => None,
-                };
-                html! {
-                    <g>
-                        { band }
-                        { text(6.0, if skew.is_some() { y - 5.0 } else { y }, "tl-lane", INK, name) }
-                        if let Some(skew) = skew {
-                            { text(6.0, y + 6.0, "tl-lane-sub", MUTED, skew) }
-                        }
-                    </g>
-                }
-            }) }
-        </g>
+/// The lane names down the left edge, on alternating bands.
+pub fn labels(svg: &mut Svg, rows: &[Row], picture: &Picture, backend: &str, nodes_open: bool) {
+    svg.raw(r#"<g class="tl-labels">"#);
+    for (i, row) in rows.iter().enumerate() {
+        let alt = i % 2 == 1;
+        let _ = write!(
+            svg.0,
+            r#"<rect class="tl-band{}" x="0" y="{}" width="100%" height="{}" fill="{}"/>"#,
+            if alt { " tl-band--alt" } else { "" },
+            Px(row.y),
+            Px(row.h),
+            if alt { "#f8fafc" } else { "none" }
+        );
+        let name = match row.lane {
+            Lane::Client(c) => c.to_string(),
+            Lane::Service => backend.to_string(),
+            Lane::Nodes => "Redis 1-5".into(),
+            Lane::Node(n) => format!("Redis {}", n.number()),
+            Lane::Resource => "resource".into(),
+        };
+        let sub = match row.lane {
+            Lane::Node(n) => Some(clock_words(picture.nodes[n.index()].skew_ms())),
+            Lane::Nodes if !nodes_open => Some("click to open".into()),
+            _ => None,
+        };
+        let y = row.y + row.h / 2.0 + 4.0;
+        match sub {
+            Some(sub) => {
+                svg.text("tl-lane", 6.0, y - 5.0, INK, &name);
+                svg.text("tl-lane-sub", 6.0, y + 6.0, MUTED, &sub);
+            }
+            None => svg.text("tl-lane", 6.0, y, INK, &name),
+        }
     }
+    svg.close();
+}
+
+fn span_stretch<'a>(
+    scale: &Scale,
+    span: &'a Span,
+    until_ms: u64,
+    colour: &'a str,
+) -> Option<Stretch<'a>> {
+    let (t0, t1) = (span.from_ms, span.end_ms(until_ms));
+    scale.shows(t0, t1).then(|| Stretch {
+        x0: scale.cx(t0),
+        x1: scale.cx(t1),
+        colour,
+        text: &span.text,
+        label: None,
+    })
+}
+
+fn held_stretch<'a>(
+    scale: &Scale,
+    held: &'a Held,
+    until_ms: u64,
+    label: String,
+) -> Option<Stretch<'a>> {
+    span_stretch(
+        scale,
+        &held.span,
+        until_ms,
+        CLIENT_COLOURS[held.client.index()],
+    )
+    .map(|s| Stretch {
+        label: Some(label),
+        ..s
+    })
+}
+
+fn spans_of<'a>(
+    scale: &Scale,
+    list: &'a [Span],
+    until_ms: u64,
+    colour: &'a str,
+) -> Vec<Stretch<'a>> {
+    list.iter()
+        .filter_map(|s| span_stretch(scale, s, until_ms, colour))
+        .collect()
 }
 
 /// Everything drawn on one client's lane.
-pub fn client_lane(scale: &Scale, row: Row, picture: &Picture, c: ClientId, now_ms: u64) -> Html {
+pub fn client_lane(
+    svg: &mut Svg,
+    scale: &Scale,
+    row: Row,
+    picture: &Picture,
+    c: ClientId,
+    until_ms: u64,
+) {
     let lane = &picture.clients[c.index()];
-    let colour = CLIENT_COLOURS[c.index()];
+    svg.raw(r#"<g class="tl-client">"#);
+    let band = (row.y + 1.0, row.h - 2.0);
+    stretches(
+        svg,
+        "tl-partition",
+        band.0,
+        band.1,
+        r##"fill-opacity="0.08" stroke="#6b7280" stroke-dasharray="5 3""##,
+        spans_of(scale, &lane.partitions, until_ms, MUTED),
+        MUTED,
+    );
+    stretches(
+        svg,
+        "tl-pause",
+        band.0,
+        band.1,
+        r#"fill-opacity="0.45""#,
+        spans_of(scale, &lane.pauses, until_ms, "url(#tl-hatch)"),
+        MUTED,
+    );
+    zones(svg, scale, row, picture, c, until_ms);
     let granted = picture.holders.iter().filter(|h| h.client == c);
-    html! {
-        <g class="tl-client">
-            { for lane.partitions.iter().filter_map(|s| partition(scale, row, s, now_ms)) }
-            { for lane.pauses.iter().filter_map(|s| pause(scale, row, s, now_ms)) }
-            { for picture.zones(c, now_ms).iter().filter_map(|z| zone(scale, row, z)) }
-            { for granted.filter_map(|h| bar(scale, row.y + 6.0, h, now_ms, colour, "tl-granted", "service")) }
-            { for lane.believed.iter().filter_map(|h| bar(scale, row.y + 21.0, h, now_ms, colour, "tl-believed", "believes")) }
-            { for lane.crashes.iter().filter_map(|s| crash(scale, row, s, now_ms)) }
-            { renewal_ticks(scale, row, &lane.renewals, now_ms) }
-            { dots(scale, row.y + 26.0, &lane.marks, MUTED) }
-        </g>
+    let granted = granted.filter_map(|h| {
+        held_stretch(
+            scale,
+            h,
+            until_ms,
+            format!("holds {}", token_label(h.token)),
+        )
+    });
+    stretches(
+        svg,
+        "tl-granted",
+        row.y + 5.0,
+        11.0,
+        r#"fill-opacity="0.85""#,
+        granted.collect(),
+        "#ffffff",
+    );
+    let believed = lane.believed.iter().filter_map(|h| {
+        held_stretch(
+            scale,
+            h,
+            until_ms,
+            format!("believes {}", token_label(h.token)),
+        )
+    });
+    let colour = CLIENT_COLOURS[c.index()];
+    let outline = format!(r#"fill-opacity="0.25" stroke="{colour}" stroke-width="1.2""#);
+    stretches(
+        svg,
+        "tl-believed",
+        row.y + 19.0,
+        11.0,
+        &outline,
+        believed.collect(),
+        INK,
+    );
+    stretches(
+        svg,
+        "tl-crash",
+        band.0,
+        band.1,
+        r#"fill-opacity="0.15""#,
+        spans_of(scale, &lane.crashes, until_ms, INK),
+        INK,
+    );
+    for crash in lane
+        .crashes
+        .iter()
+        .filter(|s| scale.shows(s.from_ms, s.from_ms))
+    {
+        cut(svg, scale.x(crash.from_ms), row);
+    }
+    span_words(svg, scale, row, &lane.pauses, until_ms, "GC pause");
+    span_words(svg, scale, row, &lane.partitions, until_ms, "partition");
+    renewal_ticks(svg, scale, row, &lane.renewals, until_ms);
+    dots(svg, scale, row.y + 26.0, &lane.marks, MUTED);
+    svg.close();
+}
+
+/// A word at the start of each wide enough span (pause, partition).
+fn span_words(svg: &mut Svg, scale: &Scale, row: Row, spans: &[Span], until_ms: u64, words: &str) {
+    let shown: Vec<&Span> = spans
+        .iter()
+        .filter(|s| scale.shows(s.from_ms, s.end_ms(until_ms)))
+        .collect();
+    if shown.len() > MARKS_EACH_MAX {
+        return;
+    }
+    for s in shown {
+        let (x0, x1) = (scale.cx(s.from_ms), scale.cx(s.end_ms(until_ms)));
+        if x1 - x0 > 60.0 {
+            svg.text("tl-small", x0 + 3.0, row.y + row.h - 4.0, MUTED, words);
+        }
     }
 }
 
-/// A lease bar: granted by the service (solid) or believed (outlined).
-fn bar(
-    scale: &Scale,
-    y: f64,
-    held: &Held,
-    now_ms: u64,
-    colour: &str,
-    class: &'static str,
-    who: &str,
-) -> Option<Html> {
-    let (t0, t1) = (held.span.from_ms, held.span.end_ms(now_ms));
-    if !scale.shows(t0, t1) {
-        return None;
-    }
-    let (x0, x1) = (scale.cx(t0), scale.cx(t1));
-    let believed = class == "tl-believed";
-    let label = format!(
-        "{} {}",
-        if believed { "believes" } else { "holds" },
-        token_label(held.token)
+/// A crash: a zig-zag cut across the lane.
+fn cut(svg: &mut Svg, x: f64, row: Row) {
+    let (top, q) = (row.y + 2.0, (row.h - 4.0) / 4.0);
+    let d = format!(
+        "M{x} {top}l4 {q}l-8 {q}l8 {q}l-4 {q}",
+        x = Px(x),
+        top = Px(top),
+        q = Px(q)
     );
-    let words = format!("{who}: {}", held.span.text);
-    let shape = html! {
-        <>
-            <rect class={class} x={f(x0)} y={f(y)} width={f((x1 - x0).max(2.0))} height="11" rx="2"
-                fill={colour.to_string()} fill-opacity={if believed { "0.25" } else { "0.85" }}
-                stroke={colour.to_string()} stroke-width="1.2" />
-            if fits(&label, x0, x1) {
-                { text(x0.max(LABEL_W) + 3.0, y + 9.0, if believed { "tl-bar-label tl-bar-label--believed" } else { "tl-bar-label" }, if believed { INK } else { "#ffffff" }, label) }
-            }
-        </>
-    };
-    Some(tip(class, &words, shape))
+    svg.path(
+        "tl-cut",
+        &d,
+        r##"fill="none" stroke="#1f2937" stroke-width="2""##,
+        None,
+    );
+    svg.text("tl-small", x + 6.0, row.y + row.h - 4.0, INK, "crash");
 }
 
 /// Believed while the service says otherwise: the alarm band.
-fn zone(scale: &Scale, row: Row, zone: &Zone) -> Option<Html> {
-    if zone.to_ms <= zone.from_ms || !scale.shows(zone.from_ms, zone.to_ms) {
-        return None;
-    }
-    let (x0, x1) = (scale.cx(zone.from_ms), scale.cx(zone.to_ms));
-    let (class, fill, words) = match zone.other {
-        Some(other) => (
-            "tl-zone--alarm",
-            ALARM,
-            format!(
-                "Believed holder: {} still believes it holds while the service has given the lock to {other}",
-                zone.client
-            ),
-        ),
-        None => (
-            "tl-zone--gone",
-            MUTED,
-            format!(
-                "{} still believes it holds, but its lease is gone at the service",
-                zone.client
-            ),
-        ),
-    };
-    let alarm = zone.other.is_some();
-    let body = html! {
-        <>
-            <rect class={classes!("tl-zone", class)} x={f(x0)} y={f(row.y + 2.0)} width={f((x1 - x0).max(2.0))} height={f(row.h - 4.0)}
-                fill={fill.to_string()} fill-opacity={if alarm { "0.22" } else { "0.12" }} />
-            if alarm && x1 - x0 > 96.0 {
-                { text(x0 + 3.0, row.y + row.h - 5.0, "tl-zone-label", ALARM, "believed holder".into()) }
-            }
-        </>
-    };
-    Some(tip(
-        "tl-zone-mark",
-        &format!(
-            "{} to {}: {words}",
-            tick_words(zone.from_ms),
-            tick_words(zone.to_ms)
-        ),
-        body,
-    ))
-}
-
-fn pause(scale: &Scale, row: Row, span: &Span, now_ms: u64) -> Option<Html> {
-    let (t0, t1) = (span.from_ms, span.end_ms(now_ms));
-    scale.shows(t0, t1).then(|| {
-        let (x0, x1) = (scale.cx(t0), scale.cx(t1));
-        tip("tl-pause", &span.text, html! {
-            <>
-                <rect class="tl-pause-fill" x={f(x0)} y={f(row.y + 2.0)} width={f((x1 - x0).max(2.0))} height={f(row.h - 4.0)}
-                    fill="url(#tl-hatch)" fill-opacity="0.45" />
-                if x1 - x0 > 60.0 {
-                    { text(x0 + 3.0, row.y + 40.0, "tl-small", MUTED, "GC pause".into()) }
-                }
-            </>
-        })
-    })
-}
-
-fn partition(scale: &Scale, row: Row, span: &Span, now_ms: u64) -> Option<Html> {
-    let (t0, t1) = (span.from_ms, span.end_ms(now_ms));
-    scale.shows(t0, t1).then(|| {
-        let (x0, x1) = (scale.cx(t0), scale.cx(t1));
-        tip("tl-partition", &span.text, html! {
-            <>
-                <rect class="tl-partition-band" x={f(x0)} y={f(row.y + 1.0)} width={f((x1 - x0).max(2.0))} height={f(row.h - 2.0)}
-                    fill={MUTED} fill-opacity="0.08" stroke={MUTED} stroke-dasharray="5 3" />
-                if x1 - x0 > 60.0 {
-                    { text(x0 + 3.0, row.y + 40.0, "tl-small", MUTED, "partition".into()) }
-                }
-            </>
-        })
-    })
-}
-
-fn crash(scale: &Scale, row: Row, span: &Span, now_ms: u64) -> Option<Html> {
-    let (t0, t1) = (span.from_ms, span.end_ms(now_ms));
-    scale.shows(t0, t1).then(|| {
-        let (x0, x1) = (scale.cx(t0), scale.cx(t1));
-        let (top, bottom) = (row.y + 2.0, row.y + row.h - 2.0);
-        let cut = format!(
-            "M{} {} l4 {} l-8 {} l8 {} l-4 {}",
-            f(x0), f(top), f((bottom - top) / 4.0), f((bottom - top) / 4.0), f((bottom - top) / 4.0), f((bottom - top) / 4.0)
+fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId, until_ms: u64) {
+    let all = picture.zones(c, until_ms);
+    let shown: Vec<_> = all
+        .iter()
+        .filter(|z| z.to_ms > z.from_ms && scale.shows(z.from_ms, z.to_ms))
+        .collect();
+    let dense = shown.len() > MARKS_EACH_MAX;
+    for z in shown {
+        let (x0, x1) = (scale.cx(z.from_ms), scale.cx(z.to_ms));
+        let (class, fill, opacity) = match z.other {
+            Some(_) => ("tl-zone--alarm", ALARM, "0.22"),
+            None => ("tl-zone--gone", MUTED, "0.12"),
+        };
+        if !dense {
+            svg.open_mark("tl-zone-mark", &zone_words(z));
+        }
+        let paint = format!(r#"fill="{fill}" fill-opacity="{opacity}""#);
+        svg.rect(
+            &format!("tl-zone {class}"),
+            x0,
+            x1,
+            row.y + 2.0,
+            row.h - 4.0,
+            &paint,
         );
-        tip("tl-crash", &span.text, html! {
-            <>
-                <rect class="tl-crash-fill" x={f(x0)} y={f(top)} width={f((x1 - x0).max(1.0))} height={f(bottom - top)} fill={INK} fill-opacity="0.1" />
-                <path class="tl-cut" d={cut} fill="none" stroke={INK} stroke-width="2" />
-                { text(x0 + 6.0, row.y + 40.0, "tl-small", INK, "crash".into()) }
-            </>
-        })
-    })
+        if z.other.is_some() && x1 - x0 > 96.0 {
+            svg.text(
+                "tl-zone-label",
+                x0 + 3.0,
+                row.y + row.h - 5.0,
+                ALARM,
+                "believed holder",
+            );
+        }
+        if !dense {
+            svg.close();
+        }
+    }
+}
+
+fn zone_words(zone: &Zone) -> String {
+    let during = format!("{} to {}", tick_words(zone.from_ms), tick_words(zone.to_ms));
+    match zone.other {
+        Some(other) => format!(
+            "{during}: Believed holder: {} still believes it holds while the service has given the lock to {other}",
+            zone.client
+        ),
+        None => format!(
+            "{during}: {} still believes it holds, but its lease is gone at the service",
+            zone.client
+        ),
+    }
 }
 
 /// Renewals as small ticks, one path, at most one per pixel.
-fn renewal_ticks(scale: &Scale, row: Row, at: &[u64], until_ms: u64) -> Html {
+fn renewal_ticks(svg: &mut Svg, scale: &Scale, row: Row, at: &[u64], until_ms: u64) {
     let mut d = String::new();
     let mut last_px = f64::NEG_INFINITY;
-    let y = row.y + row.h - 8.0;
+    let y = row.y + 32.0;
     for &t in at.iter().filter(|&&t| t <= until_ms && scale.shows(t, t)) {
         let x = scale.x(t);
         if x - last_px >= 2.0 {
-            d.push_str(&format!("M{} {}v6", f(x), f(y)));
+            let _ = write!(d, "M{x} {y}v5", x = Px(x), y = Px(y));
             last_px = x;
         }
     }
-    if d.is_empty() {
-        return Html::default();
-    }
-    html! {
-        <path class="tl-renewal" d={d} stroke={OK} stroke-width="1.2">
-            <title>{ "Renewals that were answered (keepalives, heartbeats, extensions)" }</title>
-        </path>
+    if !d.is_empty() {
+        let title = "Renewals that were answered (keepalives, heartbeats, extensions)";
+        svg.path(
+            "tl-renewal",
+            &d,
+            r##"stroke="#15803d" stroke-width="1.2""##,
+            Some(title),
+        );
     }
 }
 
-/// Marks in view as small rings; a label only where it has room.
-fn dots(scale: &Scale, y: f64, marks: &[Mark], colour: &str) -> Html {
+/// Marks in view as small rings; a label only where it has room. Many
+/// marks become one path of rings.
+fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
+    let shown: Vec<&Mark> = marks
+        .iter()
+        .filter(|m| scale.shows(m.at_ms, m.at_ms))
+        .collect();
+    let paint = format!(r#"fill="none" stroke="{colour}" stroke-width="1.5""#);
+    if shown.len() > MARKS_EACH_MAX {
+        let mut d = String::new();
+        for m in &shown {
+            let _ = write!(
+                d,
+                "M{} {y}m-3 0a3 3 0 1 0 6 0a3 3 0 1 0 -6 0",
+                Px(scale.x(m.at_ms)),
+                y = Px(y)
+            );
+        }
+        let title = format!("{} events in view: zoom in to point at each", shown.len());
+        svg.path("tl-dot tl-dense", &d, &paint, Some(&title));
+        return;
+    }
     let mut free_x = f64::NEG_INFINITY;
-    let shown = marks.iter().filter(|m| scale.shows(m.at_ms, m.at_ms));
-    html! {
-        <>
-            { for shown.map(|m| {
-                let x = scale.x(m.at_ms);
-                // About 6 pixels per character at 11 px.
-                let room = !m.label.is_empty() && x + 4.0 >= free_x;
-                if room {
-                    free_x = x + 4.0 + m.label.chars().count() as f64 * 6.0 + 4.0;
-                }
-                dot(x, y, m, colour, room)
-            }) }
-        </>
+    for m in shown {
+        let x = scale.x(m.at_ms);
+        svg.open_mark("tl-event", &m.text);
+        let _ = write!(
+            svg.0,
+            r#"<circle class="tl-dot" cx="{x}" cy="{y}" r="3" {paint}/>"#,
+            x = Px(x),
+            y = Px(y)
+        );
+        // About 6 pixels per character at 11 px.
+        if !m.label.is_empty() && x + 4.0 >= free_x {
+            free_x = x + 4.0 + m.label.chars().count() as f64 * 6.0 + 4.0;
+            svg.text("tl-small", x + 4.0, y - 4.0, colour, &m.label);
+        }
+        svg.close();
     }
-}
-
-fn dot(x: f64, y: f64, m: &Mark, colour: &str, labelled: bool) -> Html {
-    tip(
-        "tl-event",
-        &m.text,
-        html! {
-            <>
-                <circle class="tl-dot" cx={f(x)} cy={f(y)} r="3" fill="none" stroke={colour.to_string()} stroke-width="1.5" />
-                if labelled {
-                    { text(x + 4.0, y - 4.0, "tl-small", colour, m.label.to_string()) }
-                }
-            </>
-        },
-    )
 }
 
 /// The service lane: who the service says holds, and its own events.
-pub fn service_lane(scale: &Scale, row: Row, picture: &Picture, now_ms: u64) -> Html {
-    html! {
-        <g class="tl-service">
-            { for picture.holders.iter().filter_map(|h| {
-                let colour = CLIENT_COLOURS[h.client.index()];
-                let (t0, t1) = (h.span.from_ms, h.span.end_ms(now_ms));
-                let label = format!("{} {}", h.client, token_label(h.token));
-                scale.shows(t0, t1).then(|| {
-                    let (x0, x1) = (scale.cx(t0), scale.cx(t1));
-                    tip("tl-holder", &h.span.text, html! {
-                        <>
-                            <rect class="tl-holder-bar" x={f(x0)} y={f(row.y + 5.0)} width={f((x1 - x0).max(2.0))} height="10" rx="2"
-                                fill={colour.to_string()} fill-opacity="0.85" />
-                            if fits(&label, x0, x1) {
-                                { text(x0.max(LABEL_W) + 3.0, row.y + 13.5, "tl-bar-label", "#ffffff", label.clone()) }
-                            }
-                        </>
-                    })
-                })
-            }) }
-            { dots(scale, row.y + 24.0, &picture.service, MUTED) }
-        </g>
-    }
+pub fn service_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, until_ms: u64) {
+    svg.raw(r#"<g class="tl-service">"#);
+    let held = picture.holders.iter().filter_map(|h| {
+        held_stretch(
+            scale,
+            h,
+            until_ms,
+            format!("{} {}", h.client, token_label(h.token)),
+        )
+    });
+    stretches(
+        svg,
+        "tl-holder",
+        row.y + 5.0,
+        10.0,
+        r#"fill-opacity="0.85""#,
+        held.collect(),
+        "#ffffff",
+    );
+    dots(svg, scale, row.y + 24.0, &picture.service, MUTED);
+    svg.close();
 }
 
-/// One Redis node's lane (or all five folded into one).
+/// One Redis node's lane, or all five folded into one (a thin band each).
 pub fn node_lane(
+    svg: &mut Svg,
     scale: &Scale,
     row: Row,
     picture: &Picture,
     node: Option<NodeId>,
-    now_ms: u64,
-) -> Html {
-    let lanes: Vec<(usize, &crate::sim::timeline::NodeLane)> = match node {
-        Some(n) => vec![(n.index(), &picture.nodes[n.index()])],
-        None => picture.nodes.iter().enumerate().collect(),
+    until_ms: u64,
+) {
+    svg.raw(r#"<g class="tl-nodes">"#);
+    let lanes: Vec<usize> = match node {
+        Some(n) => vec![n.index()],
+        None => (0..NodeId::COUNT).collect(),
     };
-    let slot = |i: usize| match node {
-        Some(_) => (row.y + 5.0, 12.0),
-        None => (row.y + 3.0 + i as f64 * 4.8, 4.0),
-    };
-    html! {
-        <g class="tl-nodes">
-            { for lanes.iter().map(|&(i, lane)| {
-                let (y, h) = slot(i);
-                html! {
-                    <g>
-                        { for lane.down.iter().filter(|s| scale.shows(s.from_ms, s.end_ms(now_ms))).map(|s| {
-                            let (x0, x1) = (scale.cx(s.from_ms), scale.cx(s.end_ms(now_ms)));
-                            tip("tl-down", &s.text, rect(x0, x1, y, h, "tl-down-fill", INK))
-                        }) }
-                        { for lane.keys.iter().filter(|k| scale.shows(k.span.from_ms, k.span.end_ms(now_ms))).map(|k| {
-                            let (x0, x1) = (scale.cx(k.span.from_ms), scale.cx(k.span.end_ms(now_ms)));
-                            tip("tl-key", &k.span.text, rect(x0, x1, y, h, "tl-key-bar", CLIENT_COLOURS[k.client.index()]))
-                        }) }
-                        if node.is_some() {
-                            { dots(scale, row.y + 19.0, &lane.marks, ALARM) }
-                        }
-                    </g>
-                }
-            }) }
-        </g>
+    for i in lanes {
+        let lane = &picture.nodes[i];
+        let (y, h) = match node {
+            Some(_) => (row.y + 5.0, 12.0),
+            None => (row.y + 3.0 + i as f64 * 4.8, 4.0),
+        };
+        let down = lane
+            .down
+            .iter()
+            .filter_map(|s| span_stretch(scale, s, until_ms, INK));
+        stretches(
+            svg,
+            "tl-down",
+            y,
+            h,
+            r#"fill-opacity="0.5""#,
+            down.collect(),
+            INK,
+        );
+        let keys = lane
+            .keys
+            .iter()
+            .filter_map(|k| held_stretch(scale, k, until_ms, String::new()));
+        stretches(svg, "tl-key", y, h, "", keys.collect(), INK);
+        if node.is_some() {
+            dots(svg, scale, row.y + 19.0, &lane.marks, ALARM);
+        }
     }
-}
-
-/// The resource lane: each write where it landed, and what it carried.
-pub fn resource_lane(scale: &Scale, row: Row, picture: &Picture) -> Html {
-    let shown: Vec<&WriteMark> = picture
-        .writes
-        .iter()
-        .filter(|w| scale.shows(w.at_ms, w.at_ms))
-        .collect();
-    let labelled = shown.len() <= WRITES_LABELLED_MAX;
-    // Labels of writes close together take turns on two lines.
-    let mut free_x = [f64::NEG_INFINITY; 2];
-    let mut line_of = |x: f64, words: usize| {
-        let line = usize::from(x - 10.0 < free_x[0]);
-        free_x[line] = free_x[line].max(x - 10.0 + words as f64 * 6.2 + 4.0);
-        line
-    };
-    html! {
-        <g class="tl-resource">
-            { for shown.into_iter().map(|w| {
-                let label = write_label(w);
-                let line = line_of(scale.x(w.at_ms), label.chars().count());
-                write_mark(scale, row, w, labelled.then_some((label, line)))
-            }) }
-        </g>
-    }
+    svg.close();
 }
 
 /// "A t1 STALE": who wrote, with which token, and what came of it.
@@ -592,92 +808,156 @@ fn write_label(w: &WriteMark) -> String {
     }
 }
 
-fn write_mark(scale: &Scale, row: Row, w: &WriteMark, label: Option<(String, usize)>) -> Html {
-    let x = scale.x(w.at_ms);
+/// The resource lane: each write where it landed, and what it carried.
+pub fn resource_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture) {
+    let shown: Vec<&WriteMark> = picture
+        .writes
+        .iter()
+        .filter(|w| scale.shows(w.at_ms, w.at_ms))
+        .collect();
+    svg.raw(r#"<g class="tl-resource">"#);
+    if shown.len() > WRITES_LABELLED_MAX {
+        dense_writes(svg, scale, row, &shown);
+        svg.close();
+        return;
+    }
+    // Labels of writes close together take turns on two lines.
+    let mut free_x = [f64::NEG_INFINITY; 2];
+    for w in shown {
+        let x = scale.x(w.at_ms);
+        let label = write_label(w);
+        let line = usize::from(x - 10.0 < free_x[0]);
+        free_x[line] = free_x[line].max(x - 10.0 + label.chars().count() as f64 * 6.2 + 4.0);
+        write_mark(svg, x, row, w, &label, line);
+    }
+    svg.close();
+}
+
+fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line: usize) {
     let y = row.y + 13.0;
-    let (class, symbol) = match w.outcome {
-        WriteOutcome::Accepted => (
-            "tl-write--accepted",
-            html! {
-                <>
-                    <circle cx={f(x)} cy={f(y)} r="7" fill={OK} />
-                    <path d={format!("M{} {}l3 3l5 -6", f(x - 4.0), f(y))} fill="none" stroke="#ffffff" stroke-width="2" />
-                </>
-            },
+    let (class, colour) = match w.outcome {
+        WriteOutcome::Accepted => ("tl-write--accepted", INK),
+        WriteOutcome::Rejected(_) => ("tl-write--rejected", INK),
+        WriteOutcome::Stale => ("tl-write--stale", ALARM),
+    };
+    svg.open_mark(class, &w.text);
+    let _ = match w.outcome {
+        WriteOutcome::Accepted => write!(
+            svg.0,
+            r##"<circle cx="{x}" cy="{y}" r="7" fill="{OK}"/><path d="M{} {y}l3 3l5 -6" fill="none" stroke="#ffffff" stroke-width="2"/>"##,
+            Px(x - 4.0),
+            x = Px(x),
+            y = Px(y)
         ),
-        WriteOutcome::Rejected(_) => (
-            "tl-write--rejected",
-            html! {
-                <>
-                    <circle cx={f(x)} cy={f(y)} r="7" fill={SAVE} />
-                    <path d={format!("M{} {}l7 7M{} {}l7 -7", f(x - 3.5), f(y - 3.5), f(x - 3.5), f(y + 3.5))} fill="none" stroke="#ffffff" stroke-width="2" />
-                </>
-            },
+        WriteOutcome::Rejected(_) => write!(
+            svg.0,
+            r##"<circle cx="{x}" cy="{y}" r="7" fill="{SAVE}"/><path d="M{a} {b}l7 7M{a} {c}l7 -7" fill="none" stroke="#ffffff" stroke-width="2"/>"##,
+            a = Px(x - 3.5),
+            b = Px(y - 3.5),
+            c = Px(y + 3.5),
+            x = Px(x),
+            y = Px(y)
         ),
-        WriteOutcome::Stale => (
-            "tl-write--stale",
-            html! {
-                <>
-                    <path d={format!("M{} {}l8 14h-16z", f(x), f(y - 8.0))} fill={ALARM} />
-                    <path d={format!("M{} {}v5m0 2.5v1.5", f(x), f(y - 3.5))} stroke="#ffffff" stroke-width="2" />
-                </>
-            },
+        WriteOutcome::Stale => write!(
+            svg.0,
+            r##"<path d="M{x} {}l8 14h-16z" fill="{ALARM}"/><path d="M{x} {}v5m0 2.5v1.5" stroke="#ffffff" stroke-width="2"/>"##,
+            Px(y - 8.0),
+            Px(y - 3.5),
+            x = Px(x)
         ),
     };
-    let colour = match w.outcome {
-        WriteOutcome::Stale => ALARM,
-        _ => INK,
-    };
-    tip(
-        class,
-        &w.text,
-        html! {
-            <>
-                { symbol }
-                if let Some((words, line)) = label {
-                    { text(x - 10.0, row.y + 32.0 + line as f64 * 11.0, "tl-write-label", colour, words) }
-                }
-            </>
-        },
-    )
+    svg.text(
+        "tl-write-label",
+        x - 10.0,
+        row.y + 32.0 + line as f64 * 11.0,
+        colour,
+        label,
+    );
+    svg.close();
+}
+
+/// Many writes: one path of ticks per outcome, no labels.
+fn dense_writes(svg: &mut Svg, scale: &Scale, row: Row, shown: &[&WriteMark]) {
+    let kinds = [
+        ("tl-write--accepted", OK, "accepted"),
+        ("tl-write--rejected", SAVE, "rejected"),
+        ("tl-write--stale", ALARM, "stale writes accepted"),
+    ];
+    for (k, (class, colour, words)) in kinds.into_iter().enumerate() {
+        let of_kind = |w: &&&WriteMark| match w.outcome {
+            WriteOutcome::Accepted => k == 0,
+            WriteOutcome::Rejected(_) => k == 1,
+            WriteOutcome::Stale => k == 2,
+        };
+        let mut d = String::new();
+        let count = shown.iter().filter(of_kind).count();
+        for w in shown.iter().filter(of_kind) {
+            let _ = write!(
+                d,
+                "M{} {}v16",
+                Px(scale.x(w.at_ms)),
+                Px(row.y + 5.0 + k as f64 * 4.0)
+            );
+        }
+        if count > 0 {
+            let title = format!("{count} writes {words} in view: zoom in to point at each");
+            let paint = format!(r#"stroke="{colour}" stroke-width="2""#);
+            svg.path(&format!("{class} tl-dense"), &d, &paint, Some(&title));
+        }
+    }
 }
 
 /// Messages in view: arrows when few, a traffic strip per lane when many.
-pub fn messages(scale: &Scale, rows: &[Row], arrows: &[Arrow]) -> Html {
+pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
     let shown: Vec<&Arrow> = arrows
         .iter()
         .filter(|a| scale.shows(a.sent_ms, a.arrive_ms))
         .collect();
     if shown.len() > ARROWS_DRAWN_MAX {
-        return traffic(scale, rows, &shown);
+        traffic(svg, scale, rows, &shown);
+        return;
     }
-    html! {
-        <g class="tl-messages">
-            { for shown.into_iter().filter_map(|a| arrow(scale, rows, a)) }
-        </g>
+    svg.raw(r#"<g class="tl-messages">"#);
+    for a in shown {
+        let (Some(y0), Some(y1)) = (end_y(rows, a.from), end_y(rows, a.to)) else {
+            continue;
+        };
+        let (x0, x1) = (scale.x(a.sent_ms), scale.x(a.arrive_ms));
+        let lost = if a.dropped {
+            " (lost in the partition)"
+        } else {
+            ""
+        };
+        let _ = write!(
+            svg.0,
+            r##"<g class="tl-msg{}"><title>{}{lost}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#94a3b8" stroke-width="1"{}/>"##,
+            if a.dropped { " tl-msg--dropped" } else { "" },
+            escape(&a.text),
+            if a.dropped {
+                ""
+            } else {
+                r#" marker-end="url(#tl-head)""#
+            },
+            x0 = Px(x0),
+            y0 = Px(y0),
+            x1 = Px(x1),
+            y1 = Px(y1)
+        );
+        if a.dropped {
+            let _ = write!(
+                svg.0,
+                r#"<path class="tl-msg-cross" d="M{} {}l6 6m0 -6l-6 6" stroke="{ALARM}" stroke-width="2"/>"#,
+                Px(x1 - 3.0),
+                Px(y1 - 3.0)
+            );
+        }
+        svg.close();
     }
-}
-
-fn arrow(scale: &Scale, rows: &[Row], a: &Arrow) -> Option<Html> {
-    let (y0, y1) = (end_y(rows, a.from)?, end_y(rows, a.to)?);
-    let (x0, x1) = (scale.x(a.sent_ms), scale.x(a.arrive_ms));
-    let cross = a
-        .dropped
-        .then(|| format!("M{} {}l6 6m0 -6l-6 6", f(x1 - 3.0), f(y1 - 3.0)));
-    Some(html! {
-        <g class={classes!("tl-msg", a.dropped.then_some("tl-msg--dropped"))}>
-            <title>{ format!("{}{}", a.text, if a.dropped { " (lost in the partition)" } else { "" }) }</title>
-            <line x1={f(x0)} y1={f(y0)} x2={f(x1)} y2={f(y1)} stroke="#94a3b8" stroke-width="1"
-                marker-end={if a.dropped { None } else { Some("url(#tl-head)") }} />
-            if let Some(d) = cross {
-                <path class="tl-msg-cross" d={d} stroke={ALARM} stroke-width="2" />
-            }
-        </g>
-    })
+    svg.close();
 }
 
 /// Many messages: how busy each lane's link is, in 4-pixel columns.
-fn traffic(scale: &Scale, rows: &[Row], shown: &[&Arrow]) -> Html {
+fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
     const COLUMN_PX: f64 = 4.0;
     let columns = (scale.plot_w() / COLUMN_PX).ceil() as usize + 1;
     let mut counts = vec![vec![0u32; columns]; rows.len()];
@@ -697,58 +977,72 @@ fn traffic(scale: &Scale, rows: &[Row], shown: &[&Arrow]) -> Html {
         for (col, &n) in counts[r].iter().enumerate().filter(|(_, &n)| n > 0) {
             let h = f64::from(n.min(8)) * 0.75 + 1.0;
             let x = LABEL_W + col as f64 * COLUMN_PX;
-            d.push_str(&format!(
-                "M{} {}h3v{}h-3z",
-                f(x),
-                f(row.y + row.h - 1.0),
-                f(-h)
-            ));
+            let _ = write!(
+                d,
+                "M{x} {}h3v{}h-3z",
+                Px(row.y + row.h - 1.0),
+                Px(-h),
+                x = Px(x)
+            );
         }
     }
-    html! {
-        <g class="tl-traffic">
-            <path d={d} fill="#94a3b8" fill-opacity="0.7">
-                <title>{ format!("{} messages in view: the strips show how busy each lane is. Zoom in to see them as arrows.", shown.len()) }</title>
-            </path>
-        </g>
-    }
+    let title = format!(
+        "{} messages in view: the strips show how busy each lane is. Zoom in to see them as arrows.",
+        shown.len()
+    );
+    svg.raw(r#"<g class="tl-traffic">"#);
+    svg.path(
+        "tl-traffic-strip",
+        &d,
+        r##"fill="#94a3b8" fill-opacity="0.7""##,
+        Some(&title),
+    );
+    svg.close();
 }
 
 /// The playhead: where the page's clock is.
-pub fn playhead(scale: &Scale, bottom: f64, now_ms: u64) -> Html {
+pub fn playhead(svg: &mut Svg, scale: &Scale, bottom: f64, now_ms: u64) {
     let x = scale.x(now_ms);
-    html! {
-        <g class="tl-playhead-mark" aria-hidden="true">
-            <line class="tl-playhead-line" x1={f(x)} x2={f(x)} y1="2" y2={f(bottom)} stroke={INK} stroke-width="1.5" />
-            <path class="tl-playhead-knob" d={format!("M{} 2h12v10l-6 6l-6 -6z", f(x - 6.0))} fill={INK} />
-        </g>
-    }
+    let _ = write!(
+        svg.0,
+        r#"<g class="tl-playhead-mark" aria-hidden="true"><line class="tl-playhead-line" x1="{x}" x2="{x}" y1="2" y2="{bottom}" stroke="{INK}" stroke-width="1.5"/><path class="tl-playhead-knob" d="M{} 2h12v10l-6 6l-6 -6z" fill="{INK}"/></g>"#,
+        Px(x - 6.0),
+        x = Px(x),
+        bottom = Px(bottom)
+    );
 }
 
 /// Faded cover over the recorded run that lies after the playhead.
-pub fn future_veil(scale: &Scale, bottom: f64, now_ms: u64, end_ms: u64) -> Html {
+pub fn future_veil(svg: &mut Svg, scale: &Scale, bottom: f64, now_ms: u64, end_ms: u64) {
     if end_ms <= now_ms || !scale.shows(now_ms, end_ms) {
-        return Html::default();
+        return;
     }
     let (x0, x1) = (scale.cx(now_ms), scale.cx(end_ms));
-    html! {
-        <rect class="tl-veil" x={f(x0)} y={f(AXIS_H)} width={f(x1 - x0)} height={f(bottom - AXIS_H)}
-            fill="#ffffff" fill-opacity="0.55" aria-hidden="true" />
-    }
+    let paint = r##"fill="#ffffff" fill-opacity="0.55" aria-hidden="true""##;
+    svg.rect("tl-veil", x0, x1, AXIS_H, bottom - AXIS_H, paint);
 }
 
 /// The key moment a story's tour stopped on: an outlined stripe.
-pub fn key_moment(scale: &Scale, bottom: f64, at_ms: u64) -> Html {
+pub fn key_moment(svg: &mut Svg, scale: &Scale, bottom: f64, at_ms: u64) {
     if !scale.shows(at_ms, at_ms) {
-        return Html::default();
+        return;
     }
     let x = scale.x(at_ms);
-    html! {
-        <g class="tl-key-moment">
-            <title>{ format!("The tour's key moment, t={}", tick_words(at_ms)) }</title>
-            <rect x={f(x - 5.0)} y={f(AXIS_H)} width="10" height={f(bottom - AXIS_H)}
-                fill={SAVE} fill-opacity="0.12" stroke={SAVE} stroke-dasharray="3 2" />
-            { text(x + 7.0, AXIS_H + 10.0, "tl-key-label", SAVE, "key moment".into()) }
-        </g>
-    }
+    let _ = write!(
+        svg.0,
+        r#"<g class="tl-key-moment"><title>The tour's key moment, t={}</title>"#,
+        tick_words(at_ms)
+    );
+    let paint =
+        format!(r#"fill="{SAVE}" fill-opacity="0.12" stroke="{SAVE}" stroke-dasharray="3 2""#);
+    svg.rect(
+        "tl-key-stripe",
+        x - 5.0,
+        x + 5.0,
+        AXIS_H,
+        bottom - AXIS_H,
+        &paint,
+    );
+    svg.text("tl-key-label", x + 7.0, AXIS_H + 10.0, SAVE, "key moment");
+    svg.close();
 }

@@ -22,32 +22,44 @@ impl AppState {
     /// The page as it was (or will be, up to the end of the run) at `t`.
     pub(crate) fn travel_to(&self, t: Millis) -> AppState {
         let now = self.sim.borrow().now();
-        let whole = match &self.future {
-            Some(whole) => whole.clone(),
+        let scenario = match &self.future {
+            Some(whole) if t >= whole.now() => {
+                return AppState {
+                    running: false,
+                    ..self.at_head(whole)
+                }
+            }
+            Some(whole) => whole.scenario(),
             // At the head, only the past can be visited.
             None if t >= now => return self.paused(),
-            None => Rc::new(self.sim.borrow().clone()),
+            None => self.sim.borrow().scenario(),
         };
-        if t >= whole.now() {
-            return AppState {
-                running: false,
-                ..self.at_head(&whole)
-            };
-        }
-        match Sim::replay(&whole.scenario(), t) {
-            Ok(sim) => AppState {
-                story: story_at(&self.story, t),
-                sim: Rc::new(RefCell::new(sim)),
-                future: Some(whole),
-                running: false,
-                stop_at: None,
-                notice: None,
-                ..self.changed()
+        let replayed = match Sim::replay(&scenario, t) {
+            Ok(sim) => sim,
+            Err(e) => {
+                return self.with_notice(Notice::Refused(format!(
+                    "The run could not be replayed to {}: {e}",
+                    seconds_1(t.ms())
+                )))
+            }
+        };
+        let future = match &self.future {
+            Some(whole) => whole.clone(),
+            // The run as it stands, kept by replaying it to now: the same
+            // run, and the page's live one is left as it was.
+            None => match Sim::replay(&scenario, now) {
+                Ok(whole) => Rc::new(whole),
+                Err(_) => return self.paused(),
             },
-            Err(e) => self.with_notice(Notice::Refused(format!(
-                "The run could not be replayed to {}: {e}",
-                seconds_1(t.ms())
-            ))),
+        };
+        AppState {
+            story: story_at(&self.story, t),
+            sim: Rc::new(RefCell::new(replayed)),
+            future: Some(future),
+            running: false,
+            stop_at: None,
+            notice: None,
+            ..self.changed()
         }
     }
 
@@ -61,9 +73,14 @@ impl AppState {
 
     /// Back at the end of the recorded run, which goes on live from there.
     pub(crate) fn at_head(&self, whole: &Rc<Sim>) -> AppState {
+        // Replaying the kept run to its end gives the run itself.
+        let sim = Sim::replay(&whole.scenario(), whole.now());
+        let Ok(sim) = sim else {
+            return self.clone();
+        };
         AppState {
             story: story_at(&self.story, whole.now()),
-            sim: Rc::new(RefCell::new(Sim::clone(whole))),
+            sim: Rc::new(RefCell::new(sim)),
             future: None,
             ..self.changed()
         }

@@ -791,7 +791,17 @@ fn decimals_are_read_as_people_type_them() {
     assert_eq!(parse_thousandths("7."), Some(7_000));
     assert_eq!(parse_thousandths("1.0005"), Some(1_001), "rounded half up");
     assert_eq!(parse_thousandths("1.0004"), Some(1_000));
-    for bad in ["", ".", "-1", "+1", "1e3", "1,5", "one", "1.2.3", "99999999999999999999"] {
+    for bad in [
+        "",
+        ".",
+        "-1",
+        "+1",
+        "1e3",
+        "1,5",
+        "one",
+        "1.2.3",
+        "99999999999999999999",
+    ] {
         assert_eq!(parse_thousandths(bad), None, "{bad:?}");
     }
     assert_eq!(ttl_words(5_000), "5");
@@ -799,5 +809,9 @@ fn decimals_are_read_as_people_type_them() {
     assert_eq!(ttl_words(1_025), "1.025");
     assert_eq!(parse_ttl_ms("2.5"), Ok(2_500));
     assert_eq!(parse_speed_quarters("1.1"), Ok(4), "rounded to a quarter");
-    assert_eq!(parse_speed_quarters("0.125x"), Ok(1), "half a quarter rounds up");
+    assert_eq!(
+        parse_speed_quarters("0.125x"),
+        Ok(1),
+        "half a quarter rounds up"
+    );
 }

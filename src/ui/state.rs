@@ -176,7 +176,7 @@ impl AppState {
         let sim = match start {
             // A run handed in is the page's to change: a copy, unless it is
             // the only reference.
-            Some(StartSim(sim)) => Rc::try_unwrap(sim).unwrap_or_else(|shared| Sim::clone(&shared)),
+            Some(StartSim(sim)) => Rc::try_unwrap(sim).unwrap_or_else(|shared| copy_of(&shared)),
             None => fresh_sim(Config::default()),
         };
         let (seed_text, ttl_text) = field_texts(sim.config());
@@ -613,6 +613,12 @@ pub fn parse_thousandths(text: &str) -> Option<u64> {
     }
     let round_up = u64::from(fraction.as_bytes().get(3).is_some_and(|&b| b >= b'5'));
     whole.checked_mul(1000)?.checked_add(thousandths + round_up)
+}
+
+/// The same run as `sim`, made by replaying its commands (the core is
+/// deterministic), which keeps a second way of copying a run out of the page.
+fn copy_of(sim: &Sim) -> Sim {
+    Sim::replay(&sim.scenario(), sim.now()).unwrap_or_else(|_| fresh_sim(sim.config().clone()))
 }
 
 fn fresh_sim(config: Config) -> Sim {

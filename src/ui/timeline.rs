@@ -86,6 +86,10 @@ struct View {
     pointers: Vec<(i32, f64)>,
     pinch: Option<(f64, (u64, u64))>,
     dragging: bool,
+    /// Messages drawn or not, when the visitor has chosen.
+    arrows: Option<bool>,
+    /// The five Redis node lanes unfolded.
+    nodes_open: bool,
 }
 
 impl View {
@@ -141,8 +145,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
     let caption = use_state(|| None::<String>);
-    let arrows_choice = use_state(|| None::<bool>);
-    let nodes_open = use_state(|| false);
     use_width(holder.clone(), view.clone(), redraw.clone());
     use_wheel(svg_ref.clone(), view.clone(), redraw.clone());
 
@@ -157,7 +159,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     }
     let scale = view.borrow().scale();
     let redlock = props.backend == Backend::Redlock;
-    let rows = draw::rows(redlock, *nodes_open);
+    let (arrows_choice, nodes_open) = (view.borrow().arrows, view.borrow().nodes_open);
+    let rows = draw::rows(redlock, nodes_open);
     let bottom = draw::height(&rows);
     let show_arrows = arrows_choice.unwrap_or(picture.arrows.len() <= ARROWS_BY_DEFAULT_MAX);
     let now = props.now_ms;
@@ -170,7 +173,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         svg_ref.clone(),
         view.clone(),
         rows.clone(),
-        nodes_open.clone(),
+        redraw.clone(),
     );
     let on_move = {
         let (dispatch, svg_ref, view, redraw, end) = (
@@ -230,7 +233,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // timeline_draw.rs); only the playhead's slider is a live element.
     let mut svg = draw::Svg::default();
     draw::defs(&mut svg);
-    draw::labels(&mut svg, &rows, &picture, props.backend.name(), *nodes_open);
+    draw::labels(&mut svg, &rows, &picture, props.backend.name(), nodes_open);
     draw::axis(&mut svg, &scale, bottom);
     for row in &rows {
         match row.lane {
@@ -263,7 +266,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         <section class="panel timeline" aria-labelledby="timeline-title">
             <div class="timeline__head">
                 <h2 id="timeline-title" class="panel__title">{ "Timeline" }</h2>
-                { toolbar(props, &view, &redraw, &arrows_choice, show_arrows, &nodes_open, redlock, &svg_ref) }
+                { toolbar(props, &view, &redraw, show_arrows, nodes_open, redlock, &svg_ref) }
             </div>
             if in_past {
                 <p class="timeline__note" role="status">{ format!(
@@ -330,7 +333,7 @@ fn seek_callback(
     svg_ref: NodeRef,
     view: Rc<RefCell<View>>,
     rows: Vec<draw::Row>,
-    nodes_open: UseStateHandle<bool>,
+    redraw: UseForceUpdateHandle,
 ) -> Callback<PointerEvent> {
     let (dispatch, end) = (props.dispatch.clone(), props.end_ms);
     Callback::from(move |e: PointerEvent| {
@@ -346,7 +349,10 @@ fn seek_callback(
             .iter()
             .any(|r| matches!(r.lane, Lane::Nodes | Lane::Node(_)) && y >= r.y && y < r.y + r.h);
         if on_nodes && x < LABEL_W {
-            nodes_open.set(!*nodes_open);
+            let mut v = view.borrow_mut();
+            v.nodes_open = !v.nodes_open;
+            drop(v);
+            redraw.force_update();
             return;
         }
         tdom::capture(&svg_ref, e.pointer_id());
@@ -392,9 +398,8 @@ fn toolbar(
     props: &TimelineProps,
     view: &Rc<RefCell<View>>,
     redraw: &UseForceUpdateHandle,
-    arrows_choice: &UseStateHandle<Option<bool>>,
     show_arrows: bool,
-    nodes_open: &UseStateHandle<bool>,
+    nodes_open: bool,
     redlock: bool,
     svg_ref: &NodeRef,
 ) -> Html {
@@ -422,12 +427,19 @@ fn toolbar(
         })
     };
     let on_arrows = {
-        let choice = arrows_choice.clone();
-        Callback::from(move |e: Event| choice.set(Some(super::dom::checked_of(&e))))
+        let (view, redraw) = (view.clone(), redraw.clone());
+        Callback::from(move |e: Event| {
+            view.borrow_mut().arrows = Some(super::dom::checked_of(&e));
+            redraw.force_update();
+        })
     };
     let on_nodes = {
-        let open = nodes_open.clone();
-        Callback::from(move |_: MouseEvent| open.set(!*open))
+        let (view, redraw) = (view.clone(), redraw.clone());
+        Callback::from(move |_: MouseEvent| {
+            let open = view.borrow().nodes_open;
+            view.borrow_mut().nodes_open = !open;
+            redraw.force_update();
+        })
     };
     let save = |kind: tdom::Kind| {
         let (svg_ref, run_file) = (svg_ref.clone(), props.run_file.clone());
@@ -448,7 +460,7 @@ fn toolbar(
             </label>
             if redlock {
                 <button type="button" class="button button--small" aria-pressed={nodes_open.to_string()} onclick={on_nodes}>
-                    { if **nodes_open { "Fold the Redis nodes" } else { "Show each Redis node" } }
+                    { if nodes_open { "Fold the Redis nodes" } else { "Show each Redis node" } }
                 </button>
             }
             <div class="timeline__group" role="group" aria-label="Download">

@@ -74,7 +74,6 @@ test("a copied link opens the same run at the same moment, in a new page", { tim
   const other = await openPage(await freshContext(t), url);
   await poll(async () => (await snapshot(other)).clock === before.clock, { what: "the shared moment" });
   assert.deepEqual(await snapshot(other), before);
-  assert.match(await resourceText(other), /accepted\s*2/i, "both writes landed by 11 s");
   assert.match(await other.getByRole("region", named("Timeline")).innerText(), /Looking back at/);
   assert.match(await notice(other).innerText(), /Opened a shared run/);
 });

@@ -369,11 +369,29 @@ impl Picture {
     /// Where client `c` believes it holds while the service says someone
     /// else holds (or nobody does), up to `now_ms`.
     pub fn zones(&self, c: ClientId, now_ms: u64) -> Vec<Zone> {
+        self.zones_between(c, now_ms, 0, u64::MAX)
+    }
+
+    /// The zones of `zones` that touch the window `from_ms..=to_ms`. Spans
+    /// are in time order and do not overlap, so each belief looks only at
+    /// the holders from its start on.
+    pub fn zones_between(&self, c: ClientId, now_ms: u64, from_ms: u64, to_ms: u64) -> Vec<Zone> {
         let mut zones = Vec::new();
-        for belief in &self.clients[c.index()].believed {
+        let beliefs = &self.clients[c.index()].believed;
+        let first = beliefs.partition_point(|b| b.span.end_ms(now_ms) < from_ms);
+        for belief in beliefs[first..]
+            .iter()
+            .take_while(|b| b.span.from_ms <= to_ms)
+        {
             let (b0, b1) = (belief.span.from_ms, belief.span.end_ms(now_ms));
             let mut at = b0;
-            for held in &self.holders {
+            let start = self
+                .holders
+                .partition_point(|h| h.span.end_ms(now_ms) <= b0);
+            for held in self.holders[start..]
+                .iter()
+                .take_while(|h| h.span.from_ms < b1)
+            {
                 let (h0, h1) = (held.span.from_ms.max(b0), held.span.end_ms(now_ms).min(b1));
                 if h0 >= h1 {
                     continue;

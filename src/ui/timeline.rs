@@ -231,7 +231,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     // The picture itself is written as one piece of markup (see
     // timeline_draw.rs); only the playhead's slider is a live element.
-    let mut svg = draw::Svg::default();
+    let detail = if props.running {
+        draw::Detail::Plain
+    } else {
+        draw::Detail::Marks
+    };
+    let mut svg = draw::Svg::new(detail);
     draw::defs(&mut svg);
     draw::labels(&mut svg, &rows, &picture, props.backend.name(), nodes_open);
     draw::axis(&mut svg, &scale, bottom);

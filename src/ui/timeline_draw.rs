@@ -161,9 +161,31 @@ impl std::fmt::Display for Px {
 /// SVG markup being written. Every number is written with one decimal
 /// (`Px`); every text is escaped.
 #[derive(Debug, Default)]
-pub struct Svg(pub String);
+pub struct Svg(pub String, Detail);
+
+/// How much a drawing carries: while the clock runs it is redrawn every
+/// frame, so marks merge into a few plain shapes; stopped, each mark is its
+/// own element with its sentence, to point at and to focus.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Detail {
+    #[default]
+    Marks,
+    Plain,
+}
 
 impl Svg {
+    pub fn new(detail: Detail) -> Svg {
+        Svg(String::new(), detail)
+    }
+
+    /// Past how many marks of one kind on one lane they merge.
+    fn each_max(&self) -> usize {
+        match self.1 {
+            Detail::Marks => MARKS_EACH_MAX,
+            Detail::Plain => 0,
+        }
+    }
+
     fn raw(&mut self, markup: &str) {
         self.0.push_str(markup);
     }
@@ -259,7 +281,7 @@ fn stretches(
     items: Vec<Stretch>,
     label_fill: &str,
 ) {
-    if items.len() <= MARKS_EACH_MAX {
+    if items.len() <= svg.each_max() {
         for item in &items {
             svg.open_mark(class, item.text);
             let fill = format!(r#"fill="{}" {paint}"#, item.colour);
@@ -326,8 +348,27 @@ fn stretches(
             &format!("{class}-shape tl-dense"),
             &d,
             &format!(r#"fill="{colour}" {paint}"#),
-            Some(&title),
+            (items.len() > MARKS_EACH_MAX).then_some(title.as_str()),
         );
+    }
+    // Few enough to read: their labels still show on the merged shapes.
+    if items.len() <= MARKS_EACH_MAX {
+        for item in &items {
+            if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
+                let class = if label_fill == INK {
+                    "tl-bar-label tl-bar-label--ink"
+                } else {
+                    "tl-bar-label"
+                };
+                svg.text(
+                    class,
+                    item.x0.max(LABEL_W) + 3.0,
+                    y + h - 2.5,
+                    label_fill,
+                    label,
+                );
+            }
+        }
     }
 }
 
@@ -609,12 +650,12 @@ fn cut(svg: &mut Svg, x: f64, row: Row) {
 
 /// Believed while the service says otherwise: the alarm band.
 fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId, until_ms: u64) {
-    let all = picture.zones(c, until_ms);
+    let all = picture.zones_between(c, until_ms, scale.v0, scale.v1);
     let shown: Vec<_> = all
         .iter()
         .filter(|z| z.to_ms > z.from_ms && scale.shows(z.from_ms, z.to_ms))
         .collect();
-    let dense = shown.len() > MARKS_EACH_MAX;
+    let dense = shown.len() > svg.each_max();
     for z in shown {
         let (x0, x1) = (scale.cx(z.from_ms), scale.cx(z.to_ms));
         let (class, fill, opacity) = match z.other {
@@ -693,7 +734,7 @@ fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
         .filter(|m| scale.shows(m.at_ms, m.at_ms))
         .collect();
     let paint = format!(r#"fill="none" stroke="{colour}" stroke-width="1.5""#);
-    if shown.len() > MARKS_EACH_MAX {
+    if shown.len() > svg.each_max() {
         let mut d = String::new();
         for m in &shown {
             let _ = write!(
@@ -917,6 +958,10 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         traffic(svg, scale, rows, &shown);
         return;
     }
+    if svg.1 == Detail::Plain {
+        plain_arrows(svg, scale, rows, &shown);
+        return;
+    }
     svg.raw(r#"<g class="tl-messages">"#);
     for a in shown {
         let (Some(y0), Some(y1)) = (end_y(rows, a.from), end_y(rows, a.to)) else {
@@ -953,6 +998,34 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         }
         svg.close();
     }
+    svg.close();
+}
+
+/// Arrows drawn as two paths (delivered, lost), for a picture redrawn every
+/// frame.
+fn plain_arrows(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
+    let (mut sent, mut lost) = (String::new(), String::new());
+    for a in shown {
+        let (Some(y0), Some(y1)) = (end_y(rows, a.from), end_y(rows, a.to)) else {
+            continue;
+        };
+        let (x0, x1) = (Px(scale.x(a.sent_ms)), Px(scale.x(a.arrive_ms)));
+        let d = if a.dropped { &mut lost } else { &mut sent };
+        let _ = write!(d, "M{x0} {}L{x1} {}", Px(y0), Px(y1));
+    }
+    svg.raw(r#"<g class="tl-messages">"#);
+    svg.path(
+        "tl-msg-plain",
+        &sent,
+        r##"fill="none" stroke="#94a3b8" stroke-width="1""##,
+        None,
+    );
+    svg.path(
+        "tl-msg-plain tl-msg--dropped",
+        &lost,
+        r##"fill="none" stroke="#dc2626" stroke-width="1" stroke-dasharray="3 2""##,
+        None,
+    );
     svg.close();
 }
 

@@ -120,6 +120,17 @@ test("zoom in, pan and fit the whole run", { timeout: TEST_TIMEOUT_MS }, async (
   assert.notDeepEqual(await labels(), zoomed, "panning moves the window");
   await timeline(page).getByRole("button", named("Fit the whole run")).click();
   assert.deepEqual(await labels(), whole);
+  // Ctrl + wheel (a trackpad pinch) zooms around the pointer; a plain wheel
+  // is left to the page.
+  const box = await picture(page).boundingBox();
+  await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+  await page.mouse.wheel(0, 300);
+  assert.deepEqual(await labels(), whole, "a plain wheel does not zoom");
+  await page.keyboard.down("Control");
+  for (let i = 0; i < 4; i++) await page.mouse.wheel(0, -100);
+  await page.keyboard.up("Control");
+  await poll(async () => !(await labels()).includes("0 s"), { what: "Ctrl + wheel to zoom in" });
+  await timeline(page).getByRole("button", named("Fit the whole run")).click();
   assert.equal(await picture(page).locator(".tl-write--rejected").count(), 1, "fencing on: A's write is rejected");
 });
 

@@ -263,3 +263,38 @@ fn the_left_arrow_goes_back_a_second_and_keeps_the_run() {
     assert_eq!(back.sim.borrow().now(), Millis(9_000));
     assert_eq!(back.end(), Millis(10_000));
 }
+
+#[test]
+fn any_width_and_window_draw_without_failing() {
+    use distlock::sim::timeline::Picture;
+    use distlock::ui::timeline_draw::{self as draw, Scale, Svg};
+    let sim = first_scenario(Backend::Redlock, Fencing::Off);
+    let picture = Picture::from_history(sim.history());
+    for width in [0.0, 10.0, 55.0, 390.0, 4000.0] {
+        for (v0, v1) in [(0, 1), (0, 12_000), (5_000, 5_200), (50_000, 90_000)] {
+            let scale = Scale { v0, v1, width };
+            let rows = draw::rows(true, true);
+            let mut svg = Svg::default();
+            draw::axis(&mut svg, &scale, draw::height(&rows));
+            for row in &rows {
+                match row.lane {
+                    draw::Lane::Client(c) => {
+                        draw::client_lane(&mut svg, &scale, *row, &picture, c, 12_000)
+                    }
+                    draw::Lane::Service => {
+                        draw::service_lane(&mut svg, &scale, *row, &picture, 12_000)
+                    }
+                    draw::Lane::Node(n) => {
+                        draw::node_lane(&mut svg, &scale, *row, &picture, Some(n), 12_000)
+                    }
+                    draw::Lane::Nodes => {
+                        draw::node_lane(&mut svg, &scale, *row, &picture, None, 12_000)
+                    }
+                    draw::Lane::Resource => draw::resource_lane(&mut svg, &scale, *row, &picture),
+                }
+            }
+            draw::messages(&mut svg, &scale, &rows, &picture.arrows);
+            assert!(!svg.0.contains("NaN"), "width {width}");
+        }
+    }
+}

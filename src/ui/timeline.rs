@@ -13,6 +13,8 @@ use yew::prelude::*;
 /// Width drawn before the page has measured its panel (and when rendered
 /// without a browser).
 pub const WIDTH_DEFAULT: f64 = 960.0;
+/// The narrowest picture drawn; a narrower panel scrolls sideways.
+pub const WIDTH_MIN: f64 = 240.0;
 /// Runs with at most this many messages show them as arrows at first.
 pub const ARROWS_BY_DEFAULT_MAX: usize = 400;
 /// The run always fills at least this much time when fitted.
@@ -510,7 +512,8 @@ fn use_width(holder: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHan
         let listener = tdom::on_resize(holder, move |width| {
             let mut v = view.borrow_mut();
             if (v.width - width).abs() >= 1.0 {
-                v.width = width;
+                // Below this the lanes cannot be told apart; the frame scrolls.
+                v.width = width.max(WIDTH_MIN);
                 drop(v);
                 redraw.force_update();
             }

@@ -49,6 +49,8 @@ pub struct Scale {
 }
 
 impl Scale {
+    /// The plot's width: never less than 40 pixels, however narrow the
+    /// panel (a picture too narrow to read is still drawn, not refused).
     pub fn plot_w(&self) -> f64 {
         (self.width - LABEL_W - RIGHT_PAD).max(40.0)
     }
@@ -73,7 +75,8 @@ impl Scale {
 
     /// `x` clamped to a little outside the plot, so long bars stay drawable.
     fn cx(&self, t: u64) -> f64 {
-        self.x(t).clamp(LABEL_W - 2.0, self.width - RIGHT_PAD + 2.0)
+        let right = LABEL_W + self.plot_w() + 2.0;
+        self.x(t).max(LABEL_W - 2.0).min(right)
     }
 }
 

@@ -145,7 +145,7 @@ impl AppState {
         let dropped = whole
             .script()
             .len()
-            .saturating_sub(self.sim.borrow().script().len() - 1);
+            .saturating_sub(self.sim.borrow().script().len().saturating_sub(1));
         let commands = match dropped {
             0 => "no recorded commands".to_string(),
             1 => "1 recorded command".to_string(),

@@ -165,6 +165,12 @@ pub fn encode(run: &RunLink) -> String {
 /// Reads a link's fragment (with or without `#`) and checks that its run
 /// replays.
 pub fn decode(fragment: &str) -> Result<RunLink, ReadRunError> {
+    open_link(fragment).map(|(run, _)| run)
+}
+
+/// `decode`, and the run replayed to its end (the check that it replays),
+/// for a page that opens it.
+pub fn open_link(fragment: &str) -> Result<(RunLink, Sim), ReadRunError> {
     let fail = |problem| ReadRunError {
         source: Source::Link,
         problem,
@@ -201,6 +207,11 @@ pub fn to_run_file(run: &RunLink, history: &[Record]) -> String {
 
 /// Reads a run file (its history is not needed: the run replays).
 pub fn from_run_file(text: &str) -> Result<RunLink, ReadRunError> {
+    open_run_file(text).map(|(run, _)| run)
+}
+
+/// `from_run_file`, and the run replayed to its end.
+pub fn open_run_file(text: &str) -> Result<(RunLink, Sim), ReadRunError> {
     if text.len() > RUN_FILE_LEN_MAX {
         return Err(ReadRunError {
             source: Source::File,
@@ -316,7 +327,7 @@ fn strip_len_hint() -> usize {
 
 /// Parses and checks the run's JSON, field by field for clear messages,
 /// then checks that it replays.
-fn read_json(json: &str, source: Source) -> Result<RunLink, ReadRunError> {
+fn read_json(json: &str, source: Source) -> Result<(RunLink, Sim), ReadRunError> {
     let fail = |problem| ReadRunError { source, problem };
     let value = json::parse(json).map_err(|e| {
         fail(match e {
@@ -336,8 +347,8 @@ fn read_json(json: &str, source: Source) -> Result<RunLink, ReadRunError> {
             Millis(run.end_ms)
         ))));
     }
-    run.replay().map_err(|e| fail(Problem::Scenario(e)))?;
-    Ok(run)
+    let whole = run.replay().map_err(|e| fail(Problem::Scenario(e)))?;
+    Ok((run, whole))
 }
 
 /// The checks a person can follow: versions, backend, times, clients, nodes.

@@ -64,7 +64,7 @@ impl AppState {
     pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
         let fresh = AppState::new(start);
         if let Some(fragment) = &request.link {
-            let opened = fresh.open_run(crate::sim::link::decode(fragment));
+            let opened = fresh.open_run(crate::sim::link::open_link(fragment));
             let running = request.autoplay && !matches!(opened.notice, Some(Notice::Refused(_)));
             return AppState { running, ..opened };
         }

@@ -170,13 +170,7 @@ impl AppState {
             Some(i) => story.tour[i].at,
             None => Millis(0),
         };
-        self.replayed_to(target)
-    }
-
-    /// The run as it was at `t`: replayed from the start with the same
-    /// clicks, the later ones kept to play again (see `travel.rs`).
-    pub(crate) fn replayed_to(&self, t: Millis) -> AppState {
-        self.travel_to(t)
+        self.travel_to(target)
     }
 
     /// Flips the loaded story's suggested setting on or off; the story
@@ -233,7 +227,7 @@ impl AppState {
             return self.tour_back();
         }
         let now = self.sim.borrow().now();
-        self.replayed_to(Millis(now.ms().saturating_sub(STEP_BACK_MS)))
+        self.travel_to(Millis(now.ms().saturating_sub(STEP_BACK_MS)))
     }
 }
 

@@ -123,12 +123,8 @@ pub fn App(props: &AppProps) -> Html {
     drop(sim);
     // The timeline draws the whole run, also while the page shows its past.
     let picture_cache = use_mut_ref(PictureCache::default);
-    let picture = match &state.future {
-        Some(whole) => picture_cache.borrow_mut().get(whole.history(), state.run),
-        None => picture_cache
-            .borrow_mut()
-            .get(state.sim.borrow().history(), state.run),
-    };
+    let picture =
+        state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
     let run_file = {
         let state = state.clone();
         Callback::from(move |()| state.run_file())

@@ -5,6 +5,7 @@
 use super::state::{seconds_1, Action, AppState, Notice};
 use crate::sim::engine::Sim;
 use crate::sim::link::{self, ReadRunError, RunLink};
+use crate::sim::types::Millis;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -12,10 +13,7 @@ impl AppState {
     /// The whole run (kept future included) with the playhead where it is.
     pub fn run_link(&self) -> RunLink {
         let now = self.sim.borrow().now();
-        match &self.future {
-            Some(whole) => RunLink::of(whole, now),
-            None => RunLink::of(&self.sim.borrow(), now),
-        }
+        self.with_whole(|whole| RunLink::of(whole, now))
     }
 
     /// The fragment (without `#`) that reopens this run at this moment.
@@ -27,24 +25,14 @@ impl AppState {
     /// stands, and the history in the core's own format.
     pub fn run_file(&self) -> String {
         let run = self.run_link();
-        match &self.future {
-            Some(whole) => link::to_run_file(&run, whole.history()),
-            None => link::to_run_file(&run, self.sim.borrow().history()),
-        }
+        self.with_whole(|whole| link::to_run_file(&run, whole.history()))
     }
 
-    /// Opens a shared run, or says why it cannot and opens the default page.
-    pub(crate) fn open_run(&self, read: Result<RunLink, ReadRunError>) -> AppState {
-        let opened = read.and_then(|run| {
-            // Reading checked that the run replays; replaying it is the same run.
-            let whole = run.replay().map_err(|e| ReadRunError {
-                source: link::Source::Link,
-                problem: link::Problem::Scenario(e),
-            })?;
-            Ok((run.playhead_ms, whole))
-        });
-        match opened {
-            Ok((playhead_ms, whole)) => self.opened_at(whole, playhead_ms),
+    /// Opens a shared run (read and replayed by `link::open_link` or
+    /// `link::open_run_file`), or says why it cannot and opens the default page.
+    pub(crate) fn open_run(&self, read: Result<(RunLink, Sim), ReadRunError>) -> AppState {
+        match read {
+            Ok((run, whole)) => self.opened_at(whole, run.playhead_ms),
             Err(e) => self.refused_run(&e.to_string()),
         }
     }
@@ -63,18 +51,24 @@ impl AppState {
     /// A fresh page showing `whole` at `playhead_ms`, its future kept.
     fn opened_at(&self, whole: Sim, playhead_ms: u64) -> AppState {
         let end = whole.now();
-        let fresh = AppState {
-            run: self.run.wrapping_add(1),
-            ..AppState::new(Some(super::state::StartSim(Rc::new(whole))))
+        let (sim, future) = if playhead_ms < end.ms() {
+            // The run is already whole: only the moment shown is replayed.
+            match Sim::replay(&whole.scenario(), Millis(playhead_ms)) {
+                Ok(at) => (at, Some(Rc::new(whole))),
+                Err(e) => return self.refused_run(&e.to_string()),
+            }
+        } else {
+            (whole, None)
         };
-        let at = fresh.travel_to(crate::sim::types::Millis(playhead_ms));
         AppState {
+            run: self.run.wrapping_add(1),
+            future,
             notice: Some(Notice::Info(format!(
                 "Opened a shared run of {}, at {}. Start plays it on; the timeline shows all of it.",
                 seconds_1(end.ms()),
                 seconds_1(playhead_ms)
             ))),
-            ..at
+            ..AppState::new(Some(super::state::StartSim(Rc::new(sim))))
         }
     }
 }

@@ -541,8 +541,8 @@ impl Reducible for AppState {
                 ..self.changed()
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
-            Action::OpenLink(fragment) => self.open_run(crate::sim::link::decode(&fragment)),
-            Action::ImportRun(Ok(text)) => self.open_run(crate::sim::link::from_run_file(&text)),
+            Action::OpenLink(fragment) => self.open_run(crate::sim::link::open_link(&fragment)),
+            Action::ImportRun(Ok(text)) => self.open_run(crate::sim::link::open_run_file(&text)),
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,

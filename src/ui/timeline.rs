@@ -186,7 +186,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             props.end_ms,
         );
         Callback::from(move |e: PointerEvent| {
-            let Some(x) = local_x(&svg_ref, e.client_x()) else {
+            let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
                 return;
             };
             let mut v = view.borrow_mut();
@@ -316,11 +316,6 @@ fn clock(ms: u64) -> String {
     format!("t={}", seconds_1(ms))
 }
 
-/// The pointer's x inside the picture, in the picture's pixels.
-fn local_x(svg_ref: &NodeRef, client_x: i32) -> Option<f64> {
-    tdom::local_x(svg_ref, client_x)
-}
-
 fn pinch(v: &mut View, _x: f64) {
     let distance = (v.pointers[0].1 - v.pointers[1].1).abs().max(10.0);
     match v.pinch {
@@ -347,7 +342,7 @@ fn seek_callback(
         if e.button() > 0 {
             return;
         }
-        let Some(x) = local_x(&svg_ref, e.client_x()) else {
+        let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
             return;
         };
         let y = tdom::local_y(&svg_ref, e.client_y()).unwrap_or(0.0);

@@ -289,21 +289,7 @@ fn stretches(
             svg.open_mark(class, item.text);
             let fill = format!(r#"fill="{}" {paint}"#, item.colour);
             svg.rect(&format!("{class}-shape"), item.x0, item.x1, y, h, &fill);
-            if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
-                // Dark ink on a light bar turns light in dark mode (the style sheet).
-                let class = if label_fill == INK {
-                    "tl-bar-label tl-bar-label--ink"
-                } else {
-                    "tl-bar-label"
-                };
-                svg.text(
-                    class,
-                    item.x0.max(LABEL_W) + 3.0,
-                    y + h - 2.5,
-                    label_fill,
-                    label,
-                );
-            }
+            bar_label(svg, item, y + h - 2.5, label_fill);
             svg.close();
         }
         return;
@@ -316,35 +302,23 @@ fn stretches(
     }
     for colour in colours {
         let mut d = String::new();
+        let mut push = |(a, b): (f64, f64)| {
+            let w = (b - a).max(1.0);
+            let _ = write!(d, "M{} {}h{}v{}h{}z", Px(a), Px(y), Px(w), Px(h), Px(-w));
+        };
         let mut open: Option<(f64, f64)> = None;
         for item in items.iter().filter(|i| i.colour == colour) {
             open = match open {
                 Some((a, b)) if item.x0 <= b + 1.0 => Some((a, b.max(item.x1))),
-                Some((a, b)) => {
-                    let _ = write!(
-                        d,
-                        "M{a} {y}h{}v{h}h{}z",
-                        Px((b - a).max(1.0)),
-                        Px(-(b - a).max(1.0)),
-                        a = Px(a),
-                        y = Px(y),
-                        h = Px(h)
-                    );
+                Some(done) => {
+                    push(done);
                     Some((item.x0, item.x1))
                 }
                 None => Some((item.x0, item.x1)),
             };
         }
-        if let Some((a, b)) = open {
-            let _ = write!(
-                d,
-                "M{a} {y}h{}v{h}h{}z",
-                Px((b - a).max(1.0)),
-                Px(-(b - a).max(1.0)),
-                a = Px(a),
-                y = Px(y),
-                h = Px(h)
-            );
+        if let Some(done) = open {
+            push(done);
         }
         let title = format!("{} of these in view: zoom in to point at each", items.len());
         svg.path(
@@ -357,21 +331,21 @@ fn stretches(
     // Few enough to read: their labels still show on the merged shapes.
     if items.len() <= MARKS_EACH_MAX {
         for item in &items {
-            if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
-                let class = if label_fill == INK {
-                    "tl-bar-label tl-bar-label--ink"
-                } else {
-                    "tl-bar-label"
-                };
-                svg.text(
-                    class,
-                    item.x0.max(LABEL_W) + 3.0,
-                    y + h - 2.5,
-                    label_fill,
-                    label,
-                );
-            }
+            bar_label(svg, item, y + h - 2.5, label_fill);
         }
+    }
+}
+
+/// A stretch's label, inside it where it fits. Dark ink on a light bar
+/// turns light in dark mode (the style sheet).
+fn bar_label(svg: &mut Svg, item: &Stretch, baseline: f64, fill: &str) {
+    if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
+        let class = if fill == INK {
+            "tl-bar-label tl-bar-label--ink"
+        } else {
+            "tl-bar-label"
+        };
+        svg.text(class, item.x0.max(LABEL_W) + 3.0, baseline, fill, label);
     }
 }
 

@@ -11,12 +11,18 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 impl AppState {
+    /// Calls `f` with the whole run: the kept future when the page shows
+    /// the past, the page's run otherwise.
+    pub fn with_whole<R>(&self, f: impl FnOnce(&Sim) -> R) -> R {
+        match &self.future {
+            Some(whole) => f(whole),
+            None => f(&self.sim.borrow()),
+        }
+    }
+
     /// How far the run has gone: the end of the kept future, or now.
     pub fn end(&self) -> Millis {
-        match &self.future {
-            Some(whole) => whole.now(),
-            None => self.sim.borrow().now(),
-        }
+        self.with_whole(Sim::now)
     }
 
     /// The page as it was (or will be, up to the end of the run) at `t`.

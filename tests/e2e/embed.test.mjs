@@ -5,32 +5,21 @@
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
 import { startServer } from "./serve.mjs";
+import { browserSuite } from "./suite.mjs";
 import { openPage, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer(process.env.DIST_DIR || "dist");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const suite = browserSuite();
 
 /** Another site's page that embeds the simulator as the README shows. */
 function hostPage(src) {
@@ -53,16 +42,14 @@ test("the page runs in a sandboxed iframe of another site and tells it its heigh
   // The host is another origin on this machine (browsers keep public pages
   // from framing local addresses, so a made-up public host would not do).
   const dir = await mkdtemp(join(tmpdir(), "distlock-host-"));
-  await writeFile(join(dir, "index.html"), hostPage(`${server.url}?preset=gc-pause&autoplay=1`));
+  await writeFile(join(dir, "index.html"), hostPage(`${suite.server.url}?preset=gc-pause&autoplay=1`));
   const host = await startServer(dir);
   t.after(async () => {
     await host.close();
     await rm(dir, { recursive: true, force: true });
   });
-  const context = await browser.newContext({ viewport: { width: 900, height: 800 } });
-  t.after(() => context.close());
   const problems = [];
-  recordProblems(context, server.origin, problems);
+  const context = await suite.context(t, { viewport: { width: 900, height: 800 } }, problems);
   const page = await context.newPage();
   await page.goto(host.url);
   const frame = page.frameLocator("#sim");
@@ -104,10 +91,8 @@ for (const [name, query] of [
   ["the embedded page", "?embed=1&preset=gc-pause"],
 ]) {
   test(`axe-core finds no accessibility violations on ${name}`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    t.after(() => context.close());
-    const problems = recordProblems(context, server.origin, []);
-    const page = await openPage(context, `${server.url}${query}`);
+    const problems = [];
+    const page = await openPage(await suite.context(t, {}, problems), `${suite.server.url}${query}`);
     if (query) {
       // Play a little so the timeline has marks to audit.
       await page.getByRole("button", named("Next")).click();

@@ -4,38 +4,20 @@
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { startServer } from "./serve.mjs";
+import { browserSuite } from "./suite.mjs";
 import { CLIENTS, cardText, clockSeconds, openPage, pauseClock, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
 
-let server;
-let browser;
-const problems = [];
+const suite = browserSuite();
+after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
 
-before(async () => {
-  server = await startServer(process.env.DIST_DIR || "dist");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  assert.deepEqual(problems, [], problems.join("\n"));
-});
-
-async function freshContext(t, options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
-  recordProblems(context, server.origin, problems);
-  t.after(() => context.close());
-  return context;
-}
+const freshContext = (t, options) => suite.context(t, options);
 
 const resourceText = async (page) =>
   (await page.getByRole("region", named("Resource")).innerText()).replace(/\s+/g, " ");
@@ -50,7 +32,7 @@ async function snapshot(page) {
 
 test("a copied link opens the same run at the same moment, in a new page", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const context = await freshContext(t, { permissions: ["clipboard-read", "clipboard-write"] });
-  const page = await openPage(context, `${server.url}?preset=gc-pause`);
+  const page = await openPage(context, `${suite.server.url}?preset=gc-pause`);
   await setMaxSpeed(page);
   await startClock(page);
   await waitForClock(page, 11);
@@ -99,7 +81,7 @@ test("every bad link of the corpus says what is wrong and opens the default page
   let checked = 0;
   for (const [name, kind, payload, words] of corpus) {
     if (payload === "") continue; // an empty fragment is simply no link
-    await page.goto(`${server.url}?case=${checked}#${fragmentOf(kind, payload, config)}`);
+    await page.goto(`${suite.server.url}?case=${checked}#${fragmentOf(kind, payload, config)}`);
     const alert = page.getByRole("alert");
     await alert.waitFor({ timeout: 15_000 }).catch(() => {
       throw new Error(`${name}: no message`);

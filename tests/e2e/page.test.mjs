@@ -5,11 +5,10 @@
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 // (DIST_DIR=some/dir serves another build instead of dist/).
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { startServer } from "./serve.mjs";
+import { browserSuite } from "./suite.mjs";
 import {
   CLIENTS,
   PATIENCE_MS,
@@ -19,7 +18,6 @@ import {
   chooseBackend,
   clockSeconds,
   eventLines,
-  openPage,
   pauseClock,
   playScenarioToRunFirst,
   poll,
@@ -39,28 +37,10 @@ const CORRUPTED = "Two holders, one corrupted counter";
 const SAVED = /fencing saved the counter/i;
 const TEST_TIMEOUT_MS = 90_000;
 
-let server;
-let browser;
+const suite = browserSuite();
 /** Everything the page did wrong during the whole suite; checked last. */
-const problems = [];
-
-before(async () => {
-  server = await startServer(process.env.DIST_DIR || "dist");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-/** A fresh context (empty cache and storage) and the loaded page. */
-async function freshPage(t) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  recordProblems(context, server.origin, problems);
-  t.after(() => context.close());
-  return openPage(context, server.url);
-}
+const problems = suite.problems;
+const freshPage = (t) => suite.page(t);
 
 /** Lines in `now` that were not in `earlier` (as multisets, order-free). */
 function newLines(earlier, now) {

@@ -3,36 +3,18 @@
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { startServer } from "./serve.mjs";
-import { card, cardText, openPage, poll, rejectedCount, statusText, waitForCardState } from "./ui.mjs";
+import { browserSuite } from "./suite.mjs";
+import { card, cardText, poll, rejectedCount, statusText, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
 
-let server;
-let browser;
-const problems = [];
-
-before(async () => {
-  server = await startServer(process.env.DIST_DIR || "dist");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
-
-async function freshPage(t) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  recordProblems(context, server.origin, problems);
-  t.after(() => context.close());
-  return openPage(context, server.url);
-}
+const suite = browserSuite();
+const problems = suite.problems;
+const freshPage = (t) => suite.page(t);
 
 const tour = (page) => page.getByRole("group", named("Tour"));
 const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");

@@ -4,17 +4,15 @@
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
-import { after, before, test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { startServer } from "./serve.mjs";
+import { browserSuite } from "./suite.mjs";
 import {
   cardButton,
   cardText,
   clockSeconds,
-  openPage,
   pauseClock,
   playScenarioToRunFirst,
   poll,
@@ -24,27 +22,10 @@ import {
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
 
-let server;
-let browser;
-const problems = [];
+const suite = browserSuite();
+after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
-before(async () => {
-  server = await startServer(process.env.DIST_DIR || "dist");
-  browser = await launchBrowser();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.close();
-  assert.deepEqual(problems, [], "no console errors, warnings or failed requests");
-});
-
-async function freshPage(t) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-  recordProblems(context, server.origin, problems);
-  t.after(() => context.close());
-  return openPage(context, server.url);
-}
+const freshPage = (t) => suite.page(t, "", { acceptDownloads: true });
 
 const timeline = (page) => page.getByRole("region", named("Timeline"));
 const picture = (page) => timeline(page).locator("svg.timeline__svg");

@@ -1,7 +1,7 @@
 //! Prints simulated events per second over a long randomized run, and runs
 //! per second of the scenario to run first. `cargo bench --bench sim`.
 
-use distlock::sim::presets::gc_pause;
+use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

@@ -6,10 +6,10 @@
 //! `cargo run --release --example big_run` prints the fragment (no `#`);
 //! `-- --count` prints the number of history records instead.
 
-use distlock::sim::engine::Sim;
-use distlock::sim::link::{self, RunLink};
-use distlock::sim::scenario::{Command, Config, SCRIPT_LEN_MAX};
-use distlock::sim::types::{Backend, ClientId, Millis, Seed};
+use distlock::sim::Sim;
+use distlock::sim::{Backend, ClientId, Millis, Seed};
+use distlock::sim::{Command, Config, SCRIPT_LEN_MAX};
+use distlock::wire::link::{self, RunLink};
 
 /// Virtual time between two commands.
 const STEP_MS: u64 = 60;

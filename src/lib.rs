@@ -1,2 +1,4 @@
+pub mod lesson;
 pub mod sim;
 pub mod ui;
+pub mod wire;

@@ -2,11 +2,11 @@
 //! every bad link in `tests/bad_links.txt` (and a few made here) is refused
 //! with a message that names what is wrong.
 
-use distlock::sim::engine::Sim;
-use distlock::sim::link::{self, base64url, RunLink, LINK_LEN_MAX};
-use distlock::sim::presets::{self, PRESETS};
-use distlock::sim::scenario::Config;
-use distlock::sim::types::{Fencing, Millis};
+use distlock::lesson::presets::{self, PRESETS};
+use distlock::sim::Config;
+use distlock::sim::Sim;
+use distlock::sim::{Fencing, Millis};
+use distlock::wire::link::{self, base64url, RunLink, LINK_LEN_MAX};
 use proptest::prelude::*;
 
 /// A page address in front of the fragment, as long as a real one.

@@ -1,7 +1,7 @@
 //! Each preset of scenarios.md that concerns the core, as a test of the
 //! behaviour its narrative promises.
 
-use distlock::sim::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, PRESETS};
 use distlock::sim::{
     Backend, ClientId, ClientState, Config, Event, ExtendMode, Fencing, Millis, ReleaseMode,
     RestartPolicy, Scenario, ServiceDetail, Sim, Token,
@@ -142,7 +142,8 @@ fn a_clock_jump_on_one_node_expires_the_key_early() {
     assert!(text.contains("node 3 expired A's lock key"), "{text}");
     assert_eq!(acquired(&sim, 'B').len(), 1, "{text}");
     assert!(!sim.oracle().overlaps().is_empty(), "{text}");
-    let ServiceDetail::Redlock { nodes } = sim.service_detail() else {
+    let ServiceDetail::Redlock(distlock::sim::RedlockDetail { nodes }) = sim.service_detail()
+    else {
         panic!("Redlock detail");
     };
     assert_eq!(
@@ -215,7 +216,8 @@ fn etcd_revision_moves_on_every_write_not_just_grants() {
     );
     let a = acquired(&sim, 'A')[0].1.unwrap();
     let b = acquired(&sim, 'B')[0].1.unwrap();
-    let ServiceDetail::Etcd { revision, .. } = sim.service_detail() else {
+    let ServiceDetail::Etcd(distlock::sim::EtcdDetail { revision, .. }) = sim.service_detail()
+    else {
         panic!("etcd detail");
     };
     assert_eq!(a, Token(2));

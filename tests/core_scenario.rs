@@ -2,7 +2,7 @@
 //! and on: B takes over with a larger token at about 5 s, and A's late write
 //! at 8.5 s is accepted (one corruption) or rejected (rejected = 1).
 
-use distlock::sim::presets::gc_pause;
+use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, Config, Event, Fencing, Millis, Record, Sim, Token};
 
 const BACKENDS: [Backend; 3] = [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];

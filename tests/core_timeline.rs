@@ -1,10 +1,10 @@
 //! The timeline's picture, built from the history alone: who the service
 //! says holds, who believes it holds, and where the two disagree.
 
-use distlock::sim::scenario::{Command, Config, PartitionScope, Scenario};
-use distlock::sim::timeline::{Picture, WriteOutcome};
-use distlock::sim::types::{Backend, ClientId, Fencing, Millis, Seed};
 use distlock::sim::Sim;
+use distlock::sim::{Backend, ClientId, Fencing, Millis, Seed};
+use distlock::sim::{Command, Config, PartitionScope, Scenario};
+use distlock::sim::{Picture, WriteOutcome};
 
 const SEED: u64 = 1;
 

@@ -1,9 +1,9 @@
 //! Guided tours: every story's key moments are found in its own run, on
 //! every backend it suits, in order, and say what the run really did.
 
-use distlock::sim::presets::{self, PRESETS};
-use distlock::sim::tour::{self, Look, Moment};
-use distlock::sim::types::{Backend, ClientId, Fencing, Millis};
+use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::tour::{self, Look, Moment};
+use distlock::sim::{Backend, ClientId, Fencing, Millis};
 
 fn tour_of(id: &str, backend: Backend, fencing: Fencing) -> Vec<Moment> {
     let preset = presets::preset(id).expect("a preset");
@@ -54,8 +54,8 @@ fn the_first_story_ends_on_the_stale_write_accepted_or_rejected() {
 
 #[test]
 fn a_fix_leaves_out_the_moment_that_no_longer_happens() {
-    use distlock::sim::scenario::Config;
-    use distlock::sim::types::RestartPolicy;
+    use distlock::sim::Config;
+    use distlock::sim::RestartPolicy;
     let config = || Config {
         backend: Backend::Redlock,
         ..Config::default()

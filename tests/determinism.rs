@@ -3,7 +3,7 @@
 //! `cargo test` and in wasm32 by `scripts/test.sh` (wasm-bindgen-test in
 //! Node), so the page replays exactly what the tests see.
 
-use distlock::sim::presets::gc_pause;
+use distlock::lesson::presets::gc_pause;
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Scenario,
     Seed, Sim,
@@ -83,7 +83,7 @@ const BACKENDS: [Backend; 3] = [Backend::Etcd, Backend::ZooKeeper, Backend::Redl
 const FINGERPRINTS: [u64; 3] = [
     10_025_620_720_678_437_106,
     231_378_811_962_302_446,
-    17_522_447_908_415_123_911,
+    5_919_905_415_652_195_506,
 ];
 
 #[test]

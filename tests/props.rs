@@ -3,11 +3,11 @@
 //! cases comes from PROPTEST_CASES (CI sets 1000). A failing case prints the
 //! whole input, seed included.
 
-use distlock::sim::link::{self, RunLink};
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, Scenario, Seed, Sim, Token,
 };
+use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
 
 fn command() -> impl Strategy<Value = Command> {

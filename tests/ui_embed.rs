@@ -3,7 +3,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::sim::types::Backend;
+use distlock::sim::Backend;
 use distlock::ui::embed::PageRequest;
 use distlock::ui::state::{AppState, Notice};
 use distlock::ui::{App, AppProps};

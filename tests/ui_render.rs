@@ -3,9 +3,9 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::sim::scenario::{Command, Config, NodeCommand};
-use distlock::sim::types::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use distlock::sim::Sim;
+use distlock::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use distlock::sim::{Command, Config, NodeCommand};
 use distlock::ui::resource_panel::{ResourcePanel, ResourcePanelProps};
 use distlock::ui::state::{
     first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_ttl_ms, Action,
@@ -287,7 +287,7 @@ async fn partition_turns_into_heal_and_the_card_says_partitioned() {
     sim.command(
         c,
         Command::Partition {
-            scope: distlock::sim::scenario::PartitionScope::Service,
+            scope: distlock::sim::PartitionScope::Service,
         },
     )
     .expect("C partitions");
@@ -563,7 +563,7 @@ fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
     let loaded = reduce(redlock, Action::LoadStory);
     assert_eq!(
         loaded.config().redis.release,
-        distlock::sim::types::ReleaseMode::PlainDel,
+        distlock::sim::ReleaseMode::PlainDel,
         "the story's own settings come with it"
     );
     let etcd = reduce(loaded, Action::SetBackend(Backend::Etcd));
@@ -580,7 +580,7 @@ async fn every_story_is_one_click_away_grouped_by_backend() {
     for group in ["Every backend", "Redlock", "ZooKeeper", "etcd"] {
         assert!(menu.contains(&format!(">{group}</h3>")), "{group}");
     }
-    for preset in distlock::sim::presets::PRESETS {
+    for preset in distlock::lesson::presets::PRESETS {
         assert!(
             menu.contains(&format!(">{}</button>", preset.title)),
             "{}",
@@ -665,7 +665,7 @@ async fn a_tour_points_at_what_to_look_at() {
     let moment = story
         .current(state.sim.borrow().now())
         .expect("at a key moment");
-    assert_eq!(moment.look, distlock::sim::tour::Look::Card(client('A')));
+    assert_eq!(moment.look, distlock::lesson::tour::Look::Card(client('A')));
     assert!(
         moment.caption.contains("A holds the lock"),
         "{}",
@@ -691,7 +691,7 @@ fn try_this_flips_one_setting_and_undo_puts_it_back() {
         Rc::new(AppState::default()),
         Action::LoadPreset("redlock-restart".into()),
     );
-    use distlock::sim::types::RestartPolicy;
+    use distlock::sim::RestartPolicy;
     assert_eq!(loaded.config().redis.restart, RestartPolicy::Immediate);
     let tried = reduce(loaded, Action::TryThis(true));
     assert_eq!(tried.config().redis.restart, RestartPolicy::Delayed);

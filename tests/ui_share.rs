@@ -3,13 +3,13 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::sim::link;
-use distlock::sim::presets::{self, PRESETS};
-use distlock::sim::types::{Fencing, Millis};
+use distlock::lesson::presets::{self, PRESETS};
 use distlock::sim::Sim;
+use distlock::sim::{Fencing, Millis};
 use distlock::ui::embed::PageRequest;
 use distlock::ui::state::{Action, AppState, Notice, StartSim};
 use distlock::ui::{App, AppProps};
+use distlock::wire::link;
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
 
@@ -84,12 +84,8 @@ fn a_bad_link_says_what_is_wrong_and_opens_the_default_page() {
 
 #[test]
 fn a_run_file_imports_and_a_bad_one_is_refused() {
-    let scenario = presets::scenario(
-        "gc-pause",
-        distlock::sim::types::Backend::Etcd,
-        Fencing::Off,
-    )
-    .expect("suits");
+    let scenario =
+        presets::scenario("gc-pause", distlock::sim::Backend::Etcd, Fencing::Off).expect("suits");
     let state = state_of(Sim::replay(&scenario, Millis(12_000)).expect("replays"));
     let file = state.run_file();
     let imported = Rc::new(AppState::default()).reduce(Action::ImportRun(Ok(file)));
@@ -112,7 +108,7 @@ fn a_run_file_imports_and_a_bad_one_is_refused() {
 fn a_link_pasted_into_an_open_page_opens_it() {
     let scenario = presets::scenario(
         "crashed-holder",
-        distlock::sim::types::Backend::ZooKeeper,
+        distlock::sim::Backend::ZooKeeper,
         Fencing::Off,
     )
     .expect("suits");

@@ -4,9 +4,9 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::sim::scenario::{Command, Config};
-use distlock::sim::types::{Backend, ClientId, Fencing, Millis, Seed};
+use distlock::sim::{Backend, ClientId, Fencing, Millis, Seed};
 use distlock::sim::{ClientState, Sim};
+use distlock::sim::{Command, Config};
 use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
 use distlock::ui::{App, AppProps};
 use std::rc::Rc;
@@ -266,7 +266,7 @@ fn the_left_arrow_goes_back_a_second_and_keeps_the_run() {
 
 #[test]
 fn any_width_and_window_draw_without_failing() {
-    use distlock::sim::timeline::Picture;
+    use distlock::sim::Picture;
     use distlock::ui::timeline_draw::{self as draw, Scale, Svg};
     let sim = first_scenario(Backend::Redlock, Fencing::Off);
     let picture = Picture::from_history(sim.history());

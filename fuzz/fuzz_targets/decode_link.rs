@@ -3,7 +3,7 @@
 
 #![no_main]
 
-use distlock::sim::link;
+use distlock::wire::link;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -1,5 +1,6 @@
 //! What each client believes, and the states a visitor sees on its card.
 
+use super::clock::Clock;
 use super::net::Message;
 use super::scenario::{Command, PartitionScope};
 use super::types::{ClientId, Millis, Token};
@@ -7,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// A client's belief about the lock. It can be wrong: that is the lesson.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "belief", rename_all = "kebab-case")]
 pub enum Belief {
     Idle,
@@ -40,7 +41,7 @@ impl Belief {
 }
 
 /// ZooKeeper's connection states, as Curator reports them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum ZkConn {
     Connected,
@@ -99,7 +100,7 @@ impl fmt::Display for ClientState {
 }
 
 /// The result of a client's latest write, as the resource answered it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LastWrite {
     InFlight,
@@ -108,14 +109,14 @@ pub enum LastWrite {
 }
 
 /// Something that reached a paused client and waits for it to wake.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Stashed {
     Message(Message),
-    Timer(super::engine::ClientTimer),
+    Timer(super::backend::Timer),
 }
 
 /// A client's whole state in the engine.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Hash)]
 pub(crate) struct Client {
     pub id: ClientId,
     /// Bumped by a crash: timers and replies of the old incarnation are ignored.
@@ -130,6 +131,8 @@ pub(crate) struct Client {
     pub queued: Vec<Command>,
     pub stash: Vec<Stashed>,
     pub last_write: Option<LastWrite>,
+    /// Its own clock, by which it judges its lease.
+    pub clock: Clock,
 }
 
 impl Client {
@@ -146,6 +149,7 @@ impl Client {
             queued: Vec::new(),
             stash: Vec::new(),
             last_write: None,
+            clock: Clock::default(),
         }
     }
 

@@ -1,22 +1,26 @@
 //! The discrete-event engine: a queue ordered by (time, sequence), the
-//! clients, the network, the resource, and a backend that answers them.
+//! clients, the network, the resource, and a lock system that answers them.
+//! Lock systems only return effects; this file applies them, and asserts
+//! the invariants, in one place.
 
-use super::backend::{new_service, HolderView, Service, ServiceDetail};
+use super::backend::{HolderView, Service, ServiceDetail, Timer, Validity};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed};
+use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
 use super::history::{Event, Record, HISTORY_LEN_MAX};
-use super::net::{latency_range_us, Body, Endpoint, Message};
+use super::net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
 use super::resource::{Resource, Verdict};
 use super::scenario::{
-    Action, Command, Config, NodeCommand, PartitionScope, Scenario, ScenarioError, TimedAction,
-    PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
+    Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, PAUSE_MS_MAX,
+    SCRIPT_LEN_MAX, SLOW_MS_MAX,
 };
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BinaryHeap};
+use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
 /// (the clock stays at the last event run) and says so.
@@ -26,44 +30,19 @@ pub const QUEUE_LEN_MAX: usize = 100_000;
 /// Commands a paused client keeps at most.
 pub const QUEUED_COMMANDS_MAX: usize = 16;
 
-/// Random streams: each part of the run draws from its own ChaCha stream of
-/// the master seed, so adding draws to one never shifts another.
+/// The network's random stream (the lock system draws from stream 2), so
+/// adding draws to one never shifts the other.
 const STREAM_NETWORK: u64 = 1;
-const STREAM_SERVICE: u64 = 2;
 
-/// Timers that belong to a client: they fire only while it runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ClientTimer {
-    /// Time to send the next keepalive, heartbeat or extension.
-    Renew { gen: u64 },
-    /// The lease end by the client's own clock.
-    LeaseDeadline { gen: u64 },
-    /// Redlock: the per-node timeout of one step of a round.
-    RedlockNodeTimeout { round: u64, step: u8 },
-    /// Redlock: retry after a random delay.
-    RedlockRetry { round: u64 },
-    /// ZooKeeper: no reply for two thirds of the session timeout.
-    ZkReadTimeout { gen: u64 },
-}
-
-/// Timers that belong to the service.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ServiceTimer {
-    RedisKeyExpiry { node: NodeId },
-    RedisRestart { node: NodeId },
-    EtcdLeaseExpiry { lease: u64 },
-    ZkSessionExpiry { session: u64 },
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Ev {
     Deliver(u64),
     Client {
         client: ClientId,
         epoch: u32,
-        timer: ClientTimer,
+        timer: Timer,
     },
-    Service(ServiceTimer),
+    Service(Timer),
     Wake {
         client: ClientId,
         epoch: u32,
@@ -75,7 +54,7 @@ enum Ev {
     },
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Scheduled {
     at: u64,
     seq: u64,
@@ -95,22 +74,21 @@ impl PartialOrd for Scheduled {
     }
 }
 
-/// The state every backend may read and change while it handles an event.
+/// The engine's state: everything but the lock system and the script.
 #[derive(Debug, Clone)]
-pub(crate) struct Core {
-    pub config: Config,
-    pub now: Millis,
+struct Core {
+    config: Config,
+    now: Millis,
     queue: BinaryHeap<Scheduled>,
     seq: u64,
-    pub in_flight: BTreeMap<u64, Message>,
+    in_flight: BTreeMap<u64, Message>,
     next_message: u64,
-    pub clients: [Client; 4],
-    pub resource: Resource,
-    pub oracle: Oracle,
+    clients: [Client; 4],
+    resource: Resource,
+    oracle: Oracle,
     history: Vec<Record>,
     history_dropped: u64,
     net_rng: ChaCha8Rng,
-    pub rng: ChaCha8Rng,
     events_run: u64,
 }
 
@@ -118,8 +96,6 @@ impl Core {
     fn new(config: Config) -> Core {
         let mut net_rng = ChaCha8Rng::seed_from_u64(config.seed.0);
         net_rng.set_stream(STREAM_NETWORK);
-        let mut rng = ChaCha8Rng::seed_from_u64(config.seed.0);
-        rng.set_stream(STREAM_SERVICE);
         let clients = ClientId::ALL.map(|id| Client::new(id, config.renewal[id.index()]));
         Core {
             config,
@@ -134,20 +110,26 @@ impl Core {
             history: Vec::new(),
             history_dropped: 0,
             net_rng,
-            rng,
             events_run: 0,
         }
     }
 
-    pub fn client(&self, c: ClientId) -> &Client {
+    fn view(&self) -> View<'_> {
+        View {
+            now: self.now,
+            clients: &self.clients,
+        }
+    }
+
+    fn client(&self, c: ClientId) -> &Client {
         &self.clients[c.index()]
     }
 
-    pub fn client_mut(&mut self, c: ClientId) -> &mut Client {
+    fn client_mut(&mut self, c: ClientId) -> &mut Client {
         &mut self.clients[c.index()]
     }
 
-    pub fn record(&mut self, event: Event) {
+    fn record(&mut self, event: Event) {
         if self.history.len() < HISTORY_LEN_MAX {
             self.history.push(Record {
                 at: self.now,
@@ -167,10 +149,15 @@ impl Core {
         });
     }
 
-    /// Starts a client timer; it belongs to the client's current incarnation.
-    pub fn client_timer(&mut self, c: ClientId, after_ms: u64, timer: ClientTimer) {
-        let epoch = self.client(c).epoch;
-        let at = self.now.ms().saturating_add(after_ms);
+    /// Starts a client timer of `after_ms` by the client's own clock; it
+    /// belongs to the client's current incarnation.
+    fn client_timer(&mut self, c: ClientId, after_ms: u64, timer: Timer) {
+        let client = self.client(c);
+        let epoch = client.epoch;
+        let at = self
+            .now
+            .ms()
+            .saturating_add(client.clock.virtual_ms(after_ms));
         self.schedule(
             at,
             Ev::Client {
@@ -181,22 +168,8 @@ impl Core {
         );
     }
 
-    pub fn service_timer(&mut self, at: Millis, timer: ServiceTimer) {
-        let at = at.max(self.now);
-        self.schedule(at.ms(), Ev::Service(timer));
-    }
-
-    /// A uniform draw in `lo..=hi` from the service's own stream.
-    pub fn draw(&mut self, lo: u64, hi: u64) -> u64 {
-        self.rng.random_range(lo..=hi)
-    }
-
-    pub fn send(&mut self, from: Endpoint, to: Endpoint, body: Body) {
-        self.send_delayed(from, to, body, 0);
-    }
-
     /// Sends a message that arrives after a drawn latency plus `extra_ms`.
-    pub fn send_delayed(&mut self, from: Endpoint, to: Endpoint, body: Body, extra_ms: u64) {
+    fn send(&mut self, from: Endpoint, to: Endpoint, body: Body, extra_ms: u64) {
         let (lo, hi) = latency_range_us(self.config.backend, from, to);
         let us = self.net_rng.random_range(lo..=hi) * u64::from(self.config.latency_scale);
         let latency_ms = (us / 1000).max(1) + extra_ms;
@@ -229,7 +202,7 @@ impl Core {
     }
 
     /// True when a partition lies between the two ends right now.
-    pub fn is_cut(&self, from: Endpoint, to: Endpoint) -> bool {
+    fn is_cut(&self, from: Endpoint, to: Endpoint) -> bool {
         let (client, other) = match (from, to) {
             (Endpoint::Client(c), other) | (other, Endpoint::Client(c)) => (c, other),
             _ => return false,
@@ -243,7 +216,7 @@ impl Core {
     }
 
     /// Changes a client's belief and lets the oracle count believed holders.
-    pub fn set_belief(&mut self, c: ClientId, belief: Belief) {
+    fn set_belief(&mut self, c: ClientId, belief: Belief) {
         self.client_mut(c).belief = belief;
         // A fixed array: this runs on every belief change.
         let mut holders = [ClientId::ALL[0]; 4];
@@ -266,18 +239,177 @@ impl Core {
         }
     }
 
-    pub fn pending_events(&self) -> usize {
+    /// Applies a lock system's answers in order. The invariants every lock
+    /// system must keep are asserted here: they are bugs, not bad input.
+    fn apply(&mut self, effects: &mut Effects) {
+        for effect in effects.take() {
+            match effect {
+                Effect::Send {
+                    from,
+                    to,
+                    body,
+                    extra_ms,
+                } => self.send(from, to, body, extra_ms),
+                Effect::ClientTimer {
+                    client,
+                    after_ms,
+                    timer,
+                } => self.client_timer(client, after_ms, timer),
+                Effect::ServiceTimer { at, timer } => {
+                    assert!(
+                        at >= self.now,
+                        "a timer set in the past: {at} at {} (seed {})",
+                        self.now,
+                        self.config.seed
+                    );
+                    self.schedule(at.ms(), Ev::Service(timer));
+                }
+                Effect::Record(event) => self.record(event),
+                Effect::Conn { client, state } => {
+                    if self.client(client).zk_conn != state {
+                        self.client_mut(client).zk_conn = state;
+                        if let Some(state) = state {
+                            self.record(Event::ZkState { client, state });
+                        }
+                    }
+                }
+                belief => self.apply_belief(belief),
+            }
+        }
+    }
+
+    fn apply_belief(&mut self, effect: Effect) {
+        let seed = self.config.seed;
+        match effect {
+            Effect::Grant {
+                client,
+                token,
+                lease_key,
+                until,
+            } => {
+                let before = self.client(client).belief;
+                assert!(
+                    matches!(before, Belief::Acquiring | Belief::Waiting { .. }),
+                    "{client} granted the lock from {before:?} (seed {seed})"
+                );
+                self.record(Event::Acquired {
+                    client,
+                    token,
+                    until,
+                });
+                let since = self.now;
+                self.set_belief(
+                    client,
+                    Belief::Holding {
+                        token,
+                        lease_key,
+                        since,
+                        until,
+                    },
+                );
+            }
+            Effect::Wait { client, token } => {
+                let before = self.client(client).belief;
+                assert!(
+                    before == Belief::Acquiring,
+                    "{client} queued from {before:?} (seed {seed})"
+                );
+                self.set_belief(client, Belief::Waiting { token });
+                self.record(Event::Waiting { client, token });
+            }
+            Effect::Lose { client, reason } => {
+                if self.client(client).belief == Belief::Idle {
+                    return;
+                }
+                self.record(Event::Lost { client, reason });
+                self.set_belief(client, Belief::Idle);
+            }
+            Effect::Fail { client, failure } => {
+                let before = self.client(client).belief;
+                assert!(
+                    before == Belief::Acquiring,
+                    "{client} failed to acquire from {before:?} (seed {seed})"
+                );
+                self.set_belief(client, Belief::Idle);
+                self.record(Event::AcquireFailed { client, failure });
+            }
+            Effect::Extend { client, until } => {
+                if let Belief::Holding {
+                    token,
+                    lease_key,
+                    since,
+                    ..
+                } = self.client(client).belief
+                {
+                    self.client_mut(client).belief = Belief::Holding {
+                        token,
+                        lease_key,
+                        since,
+                        until,
+                    };
+                }
+                self.record(Event::Renewed { client, until });
+            }
+            _ => unreachable!("only belief changes reach apply_belief"),
+        }
+    }
+
+    fn pending_events(&self) -> usize {
         self.queue.len()
+    }
+
+    /// The same state with an empty history.
+    fn without_history(&self) -> Core {
+        Core {
+            config: self.config.clone(),
+            now: self.now,
+            queue: self.queue.clone(),
+            seq: self.seq,
+            in_flight: self.in_flight.clone(),
+            next_message: self.next_message,
+            clients: self.clients.clone(),
+            resource: self.resource.clone(),
+            oracle: self.oracle.clone(),
+            history: Vec::new(),
+            history_dropped: 0,
+            net_rng: self.net_rng.clone(),
+            events_run: self.events_run,
+        }
     }
 }
 
-/// A whole simulation: the engine plus the lock service of one backend.
+impl Hash for Core {
+    /// Everything that decides what happens next; not the history.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.config.hash(state);
+        self.now.hash(state);
+        // The heap's layout depends on how it was filled: combine its
+        // entries in an order-free way.
+        let queue = self
+            .queue
+            .iter()
+            .fold(0u64, |sum, s| sum.wrapping_add(super::fingerprint::of(s)));
+        queue.hash(state);
+        self.seq.hash(state);
+        self.in_flight.hash(state);
+        self.next_message.hash(state);
+        self.clients.hash(state);
+        self.resource.hash(state);
+        self.oracle.hash(state);
+        self.net_rng.get_seed().hash(state);
+        self.net_rng.get_word_pos().hash(state);
+    }
+}
+
+/// A whole simulation: the engine plus the lock system of one backend.
 #[derive(Debug, Clone)]
 pub struct Sim {
     core: Core,
     service: Service,
     script: Vec<TimedAction>,
     last_holder: Option<(ClientId, Option<Token>)>,
+    /// Reused for every input, so handling one allocates nothing new.
+    out: Effects,
 }
 
 /// How a `run_until` call ended.
@@ -293,54 +425,38 @@ impl Sim {
     /// A fresh run. An out-of-range configuration is refused.
     pub fn new(config: Config) -> Result<Sim, CommandError> {
         config.validate()?;
-        let service = new_service(&config);
+        let service = Service::new(&config);
         Ok(Sim {
             core: Core::new(config),
             service,
             script: Vec::new(),
             last_holder: None,
+            out: Effects::default(),
         })
     }
 
-    /// Replays a scenario up to its last scripted action.
-    pub fn from_scenario(scenario: &Scenario) -> Result<Sim, ScenarioError> {
-        Sim::replay(scenario, Millis(scenario.last_at_ms()))
+    /// A copy of the run without its history: cheap enough to explore
+    /// many futures of one state.
+    pub fn snapshot(&self) -> Sim {
+        Sim {
+            core: self.core.without_history(),
+            service: self.service.clone(),
+            script: self.script.clone(),
+            last_holder: self.last_holder,
+            out: Effects::default(),
+        }
     }
 
-    /// Replays a scenario up to time `t`: the actions due by then, and the
-    /// clock moved to `t`. The same scenario and `t` give the same state.
-    pub fn replay(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
-        scenario.validate()?;
-        let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
-        for (index, timed) in scenario.actions.iter().enumerate() {
-            if timed.at_ms > t.ms() {
-                break;
-            }
-            sim.run_until(Millis(timed.at_ms));
-            sim.act(timed.action)
-                .map_err(|error| ScenarioError::Refused {
-                    index,
-                    at_ms: timed.at_ms,
-                    error,
-                })?;
-        }
-        sim.run_until(t);
-        Ok(sim)
-    }
-
-    /// Plays a story's script up to `t` the way the page plays it: a step
-    /// the run refuses (B writes, but a changed setting means B never got
-    /// the lock) is skipped, as the same click would be, and the rest go on.
-    pub fn play(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
-        scenario.validate()?;
-        let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
-        for timed in scenario.actions.iter().take_while(|a| a.at_ms <= t.ms()) {
-            sim.run_until(Millis(timed.at_ms));
-            // A refused step leaves the run as it was; the page says so.
-            let _refused = sim.act(timed.action);
-        }
-        sim.run_until(t);
-        Ok(sim)
+    /// A stable 64-bit fingerprint of the run's state (clients, service,
+    /// network, resource, oracle, queue, random streams), not its history
+    /// or script: two runs that reached the same state have the same one,
+    /// on every platform.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = super::fingerprint::Fnv::default();
+        self.core.hash(&mut h);
+        self.service.hash(&mut h);
+        self.last_holder.hash(&mut h);
+        h.finish()
     }
 
     pub fn config(&self) -> &Config {
@@ -398,22 +514,27 @@ impl Sim {
 
     /// Who the service says holds the lock now.
     pub fn holder(&self) -> Option<HolderView> {
-        self.service.get().holder(&self.core)
+        self.service.holder(&self.core.view())
     }
 
     pub fn service_detail(&self) -> ServiceDetail {
-        self.service.get().detail(&self.core)
+        self.service.detail(&self.core.view())
     }
 
     /// Whether the backend promises tokens that only grow.
     pub fn monotonic_tokens(&self) -> bool {
-        self.service.get().monotonic_tokens()
+        self.core.config.backend.monotonic_tokens()
+    }
+
+    /// Redlock's validity budget for a client acquiring or holding.
+    pub fn validity(&self, c: ClientId) -> Option<Validity> {
+        self.service.validity(&self.core.view(), c)
     }
 
     pub fn client_view(&self, c: ClientId) -> ClientView {
         let client = self.core.client(c);
         let holder = self.holder();
-        let service_until = self.service.get().lease_end(&self.core, c);
+        let service_until = self.service.lease_end(&self.core.view(), c);
         let stale = match client.belief {
             Belief::Holding { lease_key, .. } => {
                 holder.is_none_or(|h| h.client != c || h.lease_key != lease_key)
@@ -528,10 +649,10 @@ impl Sim {
         if self.core.pending_events() >= QUEUE_LEN_MAX || self.script.len() >= SCRIPT_LEN_MAX {
             return Err(CommandError::TooManyEvents);
         }
-        self.service.get().check_node_command(node, command)
+        self.service.check_node(node, command)
     }
 
-    /// Runs a Redis node command (Redlock only).
+    /// Runs a command on one node of the service (Redlock's Redis nodes).
     pub fn node_command(&mut self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
         self.check_node(node, command)?;
         self.script.push(TimedAction {
@@ -539,11 +660,17 @@ impl Sim {
             action: Action::Node { node, command },
         });
         self.core.record(Event::NodeClicked { node, command });
-        self.service
-            .get_mut()
-            .node_command(&mut self.core, node, command);
+        self.feed(Input::Node(node, command));
         self.note_holder();
         Ok(())
+    }
+
+    /// Hands one input to the lock system and applies what it answers.
+    fn feed(&mut self, input: Input<Body, Timer>) {
+        let mut out = std::mem::take(&mut self.out);
+        self.service.on_input(&self.core.view(), input, &mut out);
+        self.core.apply(&mut out);
+        self.out = out;
     }
 
     fn execute(&mut self, c: ClientId, command: Command) {
@@ -552,14 +679,14 @@ impl Sim {
             Command::Acquire => {
                 core.set_belief(c, Belief::Acquiring);
                 core.record(Event::AcquireStarted { client: c });
-                self.service.get_mut().acquire(core, c);
+                self.feed(Input::Acquire(c));
             }
-            Command::Write => send_write(core, c, 0),
-            Command::WriteDelayed { extra_ms } => send_write(core, c, extra_ms),
+            Command::Write => self.send_write(c, 0),
+            Command::WriteDelayed { extra_ms } => self.send_write(c, extra_ms),
             Command::Release => {
-                self.service.get_mut().release(core, c);
-                core.set_belief(c, Belief::Idle);
-                core.record(Event::Released { client: c });
+                self.feed(Input::Release(c));
+                self.core.set_belief(c, Belief::Idle);
+                self.core.record(Event::Released { client: c });
             }
             Command::GcPause { pause_ms } => {
                 let until = core.now.plus(pause_ms);
@@ -576,23 +703,24 @@ impl Sim {
                 core.client_mut(c).partition = None;
                 core.record(Event::Healed { client: c });
                 if !core.client(c).is_paused() {
-                    self.service.get_mut().on_heal(core, c);
+                    self.feed(Input::Healed(c));
                 }
             }
             Command::Crash => self.crash(c),
             Command::Restart => {
-                let renewal = core.client(c).renewal;
-                let epoch = core.client(c).epoch;
                 let client = core.client_mut(c);
-                *client = Client::new(c, renewal);
-                client.epoch = epoch;
+                *client = Client {
+                    epoch: client.epoch,
+                    clock: client.clock,
+                    ..Client::new(c, client.renewal)
+                };
                 core.record(Event::Restarted { client: c });
             }
             Command::Renewal { on } => {
                 core.client_mut(c).renewal = on;
                 core.record(Event::Renewal { client: c, on });
                 if on {
-                    self.service.get_mut().on_renewal_on(core, c);
+                    self.feed(Input::RenewalOn(c));
                 }
             }
         }
@@ -601,15 +729,16 @@ impl Sim {
     fn crash(&mut self, c: ClientId) {
         let core = &mut self.core;
         core.set_belief(c, Belief::Idle);
-        let renewal = core.client(c).renewal;
-        let epoch = core.client(c).epoch + 1;
         let client = core.client_mut(c);
-        *client = Client::new(c, renewal);
-        client.epoch = epoch;
-        client.crashed = true;
+        *client = Client {
+            epoch: client.epoch + 1,
+            clock: client.clock,
+            crashed: true,
+            ..Client::new(c, client.renewal)
+        };
         core.set_belief(c, Belief::Idle);
-        self.service.get_mut().on_crash(core, c);
-        core.record(Event::Crashed { client: c });
+        self.feed(Input::Crashed(c));
+        self.core.record(Event::Crashed { client: c });
     }
 
     fn dispatch(&mut self, ev: Ev) {
@@ -631,14 +760,9 @@ impl Sim {
                         .push(Stashed::Timer(timer));
                     return;
                 }
-                self.service
-                    .get_mut()
-                    .on_client_timer(&mut self.core, client, timer);
+                self.feed(Input::ClientTimer(client, timer));
             }
-            Ev::Service(timer) => self
-                .service
-                .get_mut()
-                .on_service_timer(&mut self.core, timer),
+            Ev::Service(timer) => self.feed(Input::ServiceTimer(timer)),
             Ev::Wake { client, epoch } => self.wake(client, epoch),
             Ev::Resume { client, epoch } => self.resume(client, epoch),
         }
@@ -649,7 +773,7 @@ impl Sim {
             return;
         };
         let cut = msg.doomed || self.core.is_cut(msg.from, msg.to);
-        if cut || !self.service.get().endpoint_up(msg.to) {
+        if cut {
             self.core.record(Event::MessageDropped {
                 id,
                 from: msg.from,
@@ -666,24 +790,27 @@ impl Sim {
                 self.core.client_mut(c).stash.push(Stashed::Message(msg));
                 return;
             }
-            if let Body::WriteReply { accepted } = msg.body {
-                self.core.client_mut(c).last_write = Some(if accepted {
+        }
+        self.receive(msg);
+    }
+
+    /// A message reaches a running client, the resource or the service.
+    fn receive(&mut self, msg: Message) {
+        match (msg.to, &msg.body) {
+            (Endpoint::Client(c), Body::Resource(ResourceMsg::WriteReply { accepted })) => {
+                self.core.client_mut(c).last_write = Some(if *accepted {
                     LastWrite::Accepted
                 } else {
                     LastWrite::Rejected
                 });
-                return;
             }
+            (Endpoint::Resource, _) => self.apply_write(msg),
+            _ => self.feed(Input::message(msg)),
         }
-        if msg.to == Endpoint::Resource {
-            self.apply_write(msg);
-            return;
-        }
-        self.service.get_mut().on_message(&mut self.core, msg);
     }
 
     fn apply_write(&mut self, msg: Message) {
-        let Body::Write { token, lease_key } = msg.body else {
+        let Body::Resource(ResourceMsg::Write { token, lease_key }) = msg.body else {
             return;
         };
         let Endpoint::Client(c) = msg.from else {
@@ -718,8 +845,12 @@ impl Sim {
             },
         };
         self.core.record(event);
-        self.core
-            .send(Endpoint::Resource, msg.from, Body::WriteReply { accepted });
+        self.core.send(
+            Endpoint::Resource,
+            msg.from,
+            ResourceMsg::WriteReply { accepted }.into(),
+            0,
+        );
     }
 
     fn wake(&mut self, c: ClientId, epoch: u32) {
@@ -755,26 +886,12 @@ impl Sim {
                 continue;
             }
             match item {
-                Stashed::Timer(timer) => {
-                    self.service
-                        .get_mut()
-                        .on_client_timer(&mut self.core, c, timer)
-                }
-                Stashed::Message(msg) => {
-                    if let Body::WriteReply { accepted } = msg.body {
-                        self.core.client_mut(c).last_write = Some(if accepted {
-                            LastWrite::Accepted
-                        } else {
-                            LastWrite::Rejected
-                        });
-                    } else {
-                        self.service.get_mut().on_message(&mut self.core, msg);
-                    }
-                }
+                Stashed::Timer(timer) => self.feed(Input::ClientTimer(c, timer)),
+                Stashed::Message(msg) => self.receive(msg),
             }
         }
         if self.core.client(c).partition.is_none() {
-            self.service.get_mut().on_heal(&mut self.core, c);
+            self.feed(Input::Healed(c));
         }
     }
 
@@ -800,23 +917,24 @@ impl Sim {
             token: now.and_then(|h| h.1),
         });
     }
-}
 
-fn send_write(core: &mut Core, c: ClientId, extra_ms: u64) {
-    let Belief::Holding {
-        token, lease_key, ..
-    } = core.client(c).belief
-    else {
-        return;
-    };
-    core.client_mut(c).last_write = Some(LastWrite::InFlight);
-    core.record(Event::WriteSent { client: c, token });
-    core.send_delayed(
-        Endpoint::Client(c),
-        Endpoint::Resource,
-        Body::Write { token, lease_key },
-        extra_ms,
-    );
+    fn send_write(&mut self, c: ClientId, extra_ms: u64) {
+        let core = &mut self.core;
+        let Belief::Holding {
+            token, lease_key, ..
+        } = core.client(c).belief
+        else {
+            return;
+        };
+        core.client_mut(c).last_write = Some(LastWrite::InFlight);
+        core.record(Event::WriteSent { client: c, token });
+        core.send(
+            Endpoint::Client(c),
+            Endpoint::Resource,
+            ResourceMsg::Write { token, lease_key }.into(),
+            extra_ms,
+        );
+    }
 }
 
 /// The rules of what a client may be asked, by its own belief.

@@ -3,7 +3,7 @@
 use super::client::ZkConn;
 use super::net::{Body, Endpoint};
 use super::scenario::{Command, NodeCommand, PartitionScope};
-use super::types::{ClientId, Millis, NodeId, Token};
+use super::types::{ClientId, Millis, NodeId, Persistence, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -308,11 +308,11 @@ pub enum Event {
     Service(ServiceEvent),
     NodeCrashed {
         node: NodeId,
-        keeps_data: bool,
+        persistence: Persistence,
     },
     NodeRestarted {
         node: NodeId,
-        empty: bool,
+        persistence: Persistence,
     },
     NodeRestartDelayed {
         node: NodeId,
@@ -560,15 +560,22 @@ impl fmt::Display for Event {
                 write!(f, "the service now says nobody holds the lock")
             }
             Service(e) => write!(f, "{e}"),
-            NodeCrashed { node, keeps_data } => write!(
+            NodeCrashed { node, persistence } => write!(
                 f,
                 "Redis {node} crashed{}",
-                if *keeps_data { " (its data is on disk)" } else { " (no persistence: its keys are gone)" }
+                match persistence {
+                    Persistence::Fsync => " (its data is on disk)",
+                    Persistence::None => " (no persistence: its keys are gone)",
+                }
             ),
-            NodeRestarted { node, empty: true } => write!(f, "Redis {node} restarted empty"),
-            NodeRestarted { node, empty: false } => {
-                write!(f, "Redis {node} restarted with its keys")
-            }
+            NodeRestarted {
+                node,
+                persistence: Persistence::None,
+            } => write!(f, "Redis {node} restarted empty"),
+            NodeRestarted {
+                node,
+                persistence: Persistence::Fsync,
+            } => write!(f, "Redis {node} restarted with its keys"),
             NodeRestartDelayed { node, until } => write!(
                 f,
                 "Redis {node} stays down until {until} (delayed restart: longer than the TTL)"

@@ -1,34 +1,55 @@
 //! The pure simulation core: a deterministic discrete-event engine with
-//! three lock services, four clients, a fenced resource and a safety oracle.
+//! the lock systems, four clients, a fenced resource and a safety oracle.
 //! No UI, no wall clock, no OS randomness: the same seed and the same timed
 //! commands give the same history on every machine.
+//!
+//! Its parts are private; everything a caller needs is named here, so each
+//! type has one path.
 
-pub mod backend;
-pub mod client;
-pub mod engine;
-pub mod error;
-pub mod history;
-pub mod json;
-pub mod link;
-pub mod net;
-pub mod oracle;
-pub mod presets;
-pub mod resource;
-pub mod scenario;
-pub mod timeline;
-pub mod tour;
-pub mod types;
+mod backend;
+mod client;
+mod clock;
+mod effects;
+mod engine;
+mod error;
+mod fingerprint;
+mod history;
+mod net;
+mod oracle;
+mod playback;
+mod resource;
+mod scenario;
+mod timeline;
+mod types;
 
-pub use backend::{HolderView, ServiceDetail};
+pub use backend::{
+    drift_ms, granted_ttl_ms, negotiated_timeout_ms, validity_ms, Backend, EtcdDetail, EtcdKeyView,
+    EtcdMsg, HolderView, LeaseView, Msg, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail,
+    ServiceDetail, SessionView, Validity, ZkDetail, ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
+};
 pub use client::{Belief, ClientState, ClientView, LastWrite, ZkConn};
+pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
 pub use engine::{RunOutcome, Sim, EVENTS_PER_RUN_MAX, QUEUED_COMMANDS_MAX, QUEUE_LEN_MAX};
 pub use error::CommandError;
-pub use history::{Event, EventKind, Record};
-pub use net::{Body, Endpoint, Message};
-pub use oracle::Oracle;
-pub use resource::{Resource, RESOURCE_NAME};
-pub use scenario::{Action, Command, Config, NodeCommand, PartitionScope, Scenario, ScenarioError};
+pub use history::{
+    AcquireFailure, Event, EventKind, LossReason, Record, RejectReason, ServiceEvent,
+    HISTORY_LEN_MAX,
+};
+pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
+pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
+pub use playback::{Playback, Refusals};
+pub use resource::{Resource, Verdict, RESOURCE_NAME};
+pub use scenario::{
+    Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
+    TimedAction, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
+    PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
+    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+};
+pub use timeline::{
+    skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,
+    Zone,
+};
 pub use types::{
-    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
-    RestartPolicy, Seed, Token,
+    ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
+    Token,
 };

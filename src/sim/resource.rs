@@ -17,7 +17,7 @@ pub enum Verdict {
 /// A counter that counts writes. With fencing on it accepts a write iff its
 /// token is at least the highest token it has accepted so far: equal tokens
 /// pass so that one holder can write many times.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Resource {
     value: u64,
     highest: Option<Token>,

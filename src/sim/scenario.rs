@@ -1,9 +1,9 @@
 //! A run's configuration and its script of timed commands, both serde JSON.
 
+use super::backend::Backend;
 use super::error::CommandError;
 use super::types::{
-    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
-    RestartPolicy, Seed,
+    ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -28,7 +28,7 @@ pub const SCRIPT_LEN_MAX: usize = 1_000;
 pub const SCRIPT_TIME_MS_MAX: u64 = 86_400_000;
 
 /// Options of the Redis flavours, ignored by the other backends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RedisOptions {
     pub release: ReleaseMode,
     pub extend: ExtendMode,
@@ -48,7 +48,7 @@ impl Default for RedisOptions {
 }
 
 /// Everything that decides a run besides the commands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Config {
     pub backend: Backend,
     pub fencing: Fencing,
@@ -93,7 +93,7 @@ impl Config {
 }
 
 /// Where a partition cuts a client off.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum PartitionScope {
     /// From the lock service only: the resource is still reachable.
@@ -103,7 +103,7 @@ pub enum PartitionScope {
 }
 
 /// What a visitor (or a script) asks one client to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "kebab-case")]
 pub enum Command {
     Acquire,

@@ -4,7 +4,7 @@
 //! walked again on every frame.
 
 use super::history::{Event, Record, RejectReason, ServiceEvent};
-use super::net::{Body, Endpoint};
+use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -216,8 +216,8 @@ impl Picture {
                 deliver_ms,
                 body,
             } => {
-                // ZooKeeper's answered heartbeat is its renewal.
-                if let (Body::ZkPingReply { alive: true }, Endpoint::Client(c)) = (body, to) {
+                // A session's answered heartbeat is its renewal.
+                if let (true, Endpoint::Client(c)) = (body.confirms_session(), to) {
                     self.lane(*c).renewals.push(*deliver_ms);
                 }
                 self.message_sent(at, *id, *from, *to, *deliver_ms, text())

@@ -153,55 +153,6 @@ impl fmt::Display for Seed {
     }
 }
 
-/// Which lock service the clients talk to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Backend {
-    Redlock,
-    #[serde(rename = "zookeeper")]
-    ZooKeeper,
-    Etcd,
-}
-
-impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Redlock, Backend::ZooKeeper, Backend::Etcd];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Backend::Redlock => "Redlock",
-            Backend::ZooKeeper => "ZooKeeper",
-            Backend::Etcd => "etcd",
-        }
-    }
-
-    pub fn slug(self) -> &'static str {
-        match self {
-            Backend::Redlock => "redlock",
-            Backend::ZooKeeper => "zookeeper",
-            Backend::Etcd => "etcd",
-        }
-    }
-
-    pub fn from_slug(slug: &str) -> Option<Backend> {
-        Backend::ALL.into_iter().find(|b| b.slug() == slug)
-    }
-
-    /// What a lease is called in this backend.
-    pub fn lease_word(self) -> &'static str {
-        match self {
-            Backend::Redlock => "key TTL",
-            Backend::ZooKeeper => "session",
-            Backend::Etcd => "lease",
-        }
-    }
-}
-
-impl fmt::Display for Backend {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// Whether the resource checks tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -3,10 +3,10 @@
 
 use super::dom::{checked_of, value_of};
 use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
-use crate::sim::client::{Belief, ClientState, ClientView, LastWrite};
-use crate::sim::engine::Sim;
-use crate::sim::scenario::{Command, PartitionScope};
-use crate::sim::types::{Backend, ClientId, Millis};
+use crate::sim::Sim;
+use crate::sim::{Backend, ClientId, Millis};
+use crate::sim::{Belief, ClientState, ClientView, LastWrite};
+use crate::sim::{Command, PartitionScope};
 use yew::prelude::*;
 
 /// The extra network time of a "Delayed send": longer than a default TTL,

@@ -3,9 +3,9 @@
 
 use super::dom::{checked_of, value_of};
 use super::state::{seconds_1, speed_words, Action, AppState, Notice};
-use crate::sim::engine::Sim;
-use crate::sim::scenario::Config;
-use crate::sim::types::{Backend, Fencing};
+use crate::sim::Config;
+use crate::sim::Sim;
+use crate::sim::{Backend, Fencing};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -64,13 +64,13 @@ impl AppState {
     pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
         let fresh = AppState::new(start);
         if let Some(fragment) = &request.link {
-            let opened = fresh.open_run(crate::sim::link::open_link(fragment));
+            let opened = fresh.open_run(crate::wire::link::open_link(fragment));
             let running = request.autoplay && !matches!(opened.notice, Some(Notice::Refused(_)));
             return AppState { running, ..opened };
         }
         let config = fresh.config();
         let opened = match &request.preset {
-            Some(id) => match crate::sim::presets::preset(id) {
+            Some(id) => match crate::lesson::presets::preset(id) {
                 Some(_) => fresh.load_preset(id, config),
                 None => {
                     return fresh.with_notice(Notice::Refused(format!(

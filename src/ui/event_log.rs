@@ -3,7 +3,7 @@
 
 use super::dom::checked_of;
 use super::state::Action;
-use crate::sim::history::{EventKind, Record, HISTORY_LEN_MAX};
+use crate::sim::{EventKind, Record, HISTORY_LEN_MAX};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -3,10 +3,10 @@
 //! "try this" switch, and the shortcuts that drive the selected card.
 
 use super::state::{Action, AppState, Notice, Story};
-use crate::sim::presets::{self, Preset, PRESETS};
-use crate::sim::scenario::{Command, Config, PartitionScope, Scenario};
-use crate::sim::tour::{self, Moment};
-use crate::sim::types::{Backend, ClientId, Fencing, Millis};
+use crate::lesson::presets::{self, Preset, PRESETS};
+use crate::lesson::tour::{self, Moment};
+use crate::sim::{Backend, ClientId, Fencing, Millis};
+use crate::sim::{Command, Config, PartitionScope, Scenario};
 use std::rc::Rc;
 
 /// What a key asks for; resolved against the page's state by the reducer.
@@ -85,7 +85,7 @@ impl Story {
     /// The key moments of this story's script run with `config`.
     pub fn tour_for(
         preset: &'static Preset,
-        actions: &[crate::sim::scenario::TimedAction],
+        actions: &[crate::sim::TimedAction],
         config: &Config,
     ) -> Rc<Vec<Moment>> {
         let scenario = Scenario {

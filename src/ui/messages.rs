@@ -1,9 +1,9 @@
 //! Messages in flight, drawn as dots moving from the sender's column to the
 //! receiver's, so a late or doomed message can be seen on its way.
 
-use crate::sim::engine::Sim;
-use crate::sim::net::{Endpoint, Message};
-use crate::sim::types::{Backend, ClientId, Millis, NodeId};
+use crate::sim::Sim;
+use crate::sim::{Backend, ClientId, Millis, NodeId};
+use crate::sim::{Endpoint, Message};
 use yew::prelude::*;
 
 /// Messages drawn at most; the rest are counted.

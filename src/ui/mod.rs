@@ -38,8 +38,8 @@ use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
 
-use crate::sim::tour::Look;
-use crate::sim::types::ClientId;
+use crate::lesson::tour::Look;
+use crate::sim::ClientId;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Default, Properties)]

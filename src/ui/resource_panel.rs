@@ -2,10 +2,10 @@
 //! banner that says when a stale write got through or was stopped.
 
 use super::state::seconds_1;
-use crate::sim::engine::Sim;
-use crate::sim::oracle::StaleWrite;
-use crate::sim::resource::RESOURCE_NAME;
-use crate::sim::types::{Fencing, Token};
+use crate::sim::Sim;
+use crate::sim::StaleWrite;
+use crate::sim::RESOURCE_NAME;
+use crate::sim::{Fencing, Token};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq, Properties)]

@@ -3,12 +3,13 @@
 
 use super::dom::checked_of;
 use super::state::{seconds_1, Action};
-use crate::sim::backend::{
-    EtcdKeyView, HolderView, LeaseView, RedisNodeView, ServiceDetail, SessionView, ZnodeView,
+use crate::sim::Sim;
+use crate::sim::{
+    EtcdDetail, EtcdKeyView, HolderView, LeaseView, RedisNodeView, RedlockDetail, ServiceDetail,
+    SessionView, ZkDetail, ZnodeView,
 };
-use crate::sim::engine::Sim;
-use crate::sim::scenario::{NodeCommand, RedisOptions};
-use crate::sim::types::{ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy};
+use crate::sim::{ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy};
+use crate::sim::{NodeCommand, RedisOptions};
 use yew::prelude::*;
 
 /// How far "Clock +10 s" moves a node's wall clock.
@@ -41,7 +42,7 @@ impl ServicePanelProps {
     pub fn from_sim(sim: &Sim, dispatch: Callback<Action>) -> Self {
         let detail = sim.service_detail();
         let node_checks = match &detail {
-            ServiceDetail::Redlock { nodes } => nodes
+            ServiceDetail::Redlock(RedlockDetail { nodes }) => nodes
                 .iter()
                 .map(|n| {
                     let why = |cmd| sim.check_node(n.node, cmd).err().map(|e| e.to_string());
@@ -74,18 +75,18 @@ impl ServicePanelProps {
 #[component]
 pub fn ServicePanel(props: &ServicePanelProps) -> Html {
     let body = match &props.detail {
-        ServiceDetail::Redlock { nodes } => redlock(props, nodes),
-        ServiceDetail::ZooKeeper {
+        ServiceDetail::Redlock(RedlockDetail { nodes }) => redlock(props, nodes),
+        ServiceDetail::ZooKeeper(ZkDetail {
             znodes,
             sessions,
             zxid,
             tick_ms,
-        } => zookeeper(props, znodes, sessions, *zxid, *tick_ms),
-        ServiceDetail::Etcd {
+        }) => zookeeper(props, znodes, sessions, *zxid, *tick_ms),
+        ServiceDetail::Etcd(EtcdDetail {
             keys,
             leases,
             revision,
-        } => etcd(props, keys, leases, *revision),
+        }) => etcd(props, keys, leases, *revision),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

@@ -3,9 +3,9 @@
 //! A link or file that cannot be read says why and opens the default page.
 
 use super::state::{seconds_1, Action, AppState, Notice};
-use crate::sim::engine::Sim;
-use crate::sim::link::{self, ReadRunError, RunLink};
-use crate::sim::types::Millis;
+use crate::sim::Millis;
+use crate::sim::Sim;
+use crate::wire::link::{self, ReadRunError, RunLink};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -226,11 +226,11 @@ mod browser {
         };
         // The same file chosen twice still counts as a choice.
         input.set_value("");
-        if file.size() > crate::sim::link::RUN_FILE_LEN_MAX as f64 {
+        if file.size() > crate::wire::link::RUN_FILE_LEN_MAX as f64 {
             dispatch.emit(Action::ImportRun(Err(format!(
                 "This file is {} bytes, over the limit of {}: it was not read.",
                 file.size() as u64,
-                crate::sim::link::RUN_FILE_LEN_MAX
+                crate::wire::link::RUN_FILE_LEN_MAX
             ))));
             return;
         }

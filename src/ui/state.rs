@@ -1,19 +1,19 @@
 //! The page's one reducer: the simulation, the clock controls and the
 //! choices a visitor makes, changed only through `Action`.
 
-use crate::sim::engine::{RunOutcome, Sim};
-use crate::sim::presets::{self, Preset, PRESETS};
-use crate::sim::scenario::{
+use crate::lesson::presets::{self, Preset, PRESETS};
+use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use crate::sim::{
     Command, Config, NodeCommand, RedisOptions, TimedAction, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
     TTL_MS_MAX, TTL_MS_MIN,
 };
-use crate::sim::types::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use crate::sim::{RunOutcome, Sim};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
 
 use super::guide::Shortcut;
-use crate::sim::tour::Moment;
+use crate::lesson::tour::Moment;
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only
 /// when a frame comes, never how far the simulation moves in it.
@@ -541,8 +541,8 @@ impl Reducible for AppState {
                 ..self.changed()
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
-            Action::OpenLink(fragment) => self.open_run(crate::sim::link::open_link(&fragment)),
-            Action::ImportRun(Ok(text)) => self.open_run(crate::sim::link::open_run_file(&text)),
+            Action::OpenLink(fragment) => self.open_run(crate::wire::link::open_link(&fragment)),
+            Action::ImportRun(Ok(text)) => self.open_run(crate::wire::link::open_run_file(&text)),
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,

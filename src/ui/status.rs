@@ -2,8 +2,8 @@
 //! how many writes the resource rejected, and the virtual clock.
 
 use super::state::clock_words;
-use crate::sim::engine::Sim;
-use crate::sim::types::{ClientId, Millis, Token};
+use crate::sim::Sim;
+use crate::sim::{ClientId, Millis, Token};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq, Properties)]

@@ -5,9 +5,9 @@
 
 use super::guide::preset_groups;
 use super::state::{seconds_1, Action, AppState};
-use crate::sim::presets::Preset;
-use crate::sim::tour::Moment;
-use crate::sim::types::{Backend, Millis};
+use crate::lesson::presets::Preset;
+use crate::lesson::tour::Moment;
+use crate::sim::{Backend, Millis};
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -4,8 +4,8 @@
 use super::state::{seconds_1, Action};
 use super::timeline_dom as tdom;
 use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
-use crate::sim::timeline::Picture;
-use crate::sim::types::Backend;
+use crate::sim::Backend;
+use crate::sim::Picture;
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -44,7 +44,7 @@ pub struct PictureCache {
 }
 
 impl PictureCache {
-    pub fn get(&mut self, history: &[crate::sim::history::Record], run: u64) -> PictureRef {
+    pub fn get(&mut self, history: &[crate::sim::Record], run: u64) -> PictureRef {
         let fed = self.picture.borrow().fed();
         if run != self.run || history.len() < fed {
             self.picture = Rc::new(RefCell::new(Picture::from_history(history)));

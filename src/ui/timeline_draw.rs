@@ -9,9 +9,9 @@
 //! Colours are SVG attributes (the light palette) so a downloaded SVG looks
 //! right on its own; the page's style sheet restyles them for dark mode.
 
-use crate::sim::net::Endpoint;
-use crate::sim::timeline::{Arrow, Held, Mark, Picture, Span, WriteMark, WriteOutcome, Zone};
-use crate::sim::types::{ClientId, NodeId, Token};
+use crate::sim::Endpoint;
+use crate::sim::{Arrow, Held, Mark, Picture, Span, WriteMark, WriteOutcome, Zone};
+use crate::sim::{ClientId, NodeId, Token};
 use std::fmt::Write;
 
 pub const LABEL_W: f64 = 64.0;

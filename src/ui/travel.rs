@@ -5,8 +5,8 @@
 //! their times; a new command in the past forks the run and drops the rest.
 
 use super::state::{seconds_1, AppState, Notice, Story};
-use crate::sim::engine::Sim;
-use crate::sim::types::Millis;
+use crate::sim::Millis;
+use crate::sim::Sim;
 use std::cell::RefCell;
 use std::rc::Rc;
 

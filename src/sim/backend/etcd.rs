@@ -5,14 +5,15 @@
 //! Simplified on purpose: the cluster is one always-available service (no
 //! Raft, no leader change), and every acquisition opens its own session.
 
-use super::{extend_belief, fail, grant, lose, renew_every_ms, EtcdKeyView, LeaseView};
-use super::{HolderView, LockService, ServiceDetail};
+use super::queue::{Contenders, Entry, Recheck};
+use super::{renew_every_ms, HolderView, LockSystem};
 use crate::sim::client::Belief;
-use crate::sim::engine::{ClientTimer, Core, ServiceTimer};
+use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
-use crate::sim::net::{Body, Endpoint, Message};
+use crate::sim::net::Endpoint;
 use crate::sim::scenario::Config;
 use crate::sim::types::{ClientId, Millis, Token};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
@@ -29,23 +30,83 @@ pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
         .max(ETCD_TTL_MS_MIN)
 }
 
-#[derive(Debug, Clone)]
+/// etcd's requests and answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum EtcdMsg {
+    #[serde(rename = "etcd-lease-grant")]
+    LeaseGrant { ttl_ms: u64 },
+    #[serde(rename = "etcd-lease-grant-reply")]
+    LeaseGrantReply { lease: u64, ttl_ms: u64 },
+    /// Put `<prefix>/<lease>` if it does not exist, attached to the lease.
+    #[serde(rename = "etcd-lock-txn")]
+    LockTxn { lease: u64 },
+    #[serde(rename = "etcd-lock-txn-reply")]
+    LockTxnReply {
+        create_rev: Option<u64>,
+        predecessor: Option<u64>,
+        revision: u64,
+    },
+    #[serde(rename = "etcd-keep-alive")]
+    KeepAlive { lease: u64 },
+    #[serde(rename = "etcd-keep-alive-reply")]
+    KeepAliveReply { lease: u64, ttl_ms: Option<u64> },
+    #[serde(rename = "etcd-delete")]
+    Delete { create_rev: u64 },
+    #[serde(rename = "etcd-watch-deleted")]
+    WatchDeleted { create_rev: u64 },
+    #[serde(rename = "etcd-get")]
+    Get { create_rev: u64 },
+    #[serde(rename = "etcd-get-reply")]
+    GetReply {
+        exists: bool,
+        predecessor: Option<u64>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum EtcdTimer {
+    /// Time to send the next keepalive.
+    Renew { gen: u64 },
+    /// The lease end by the client's own clock.
+    LeaseDeadline { gen: u64 },
+    /// The server's lease expiry.
+    LeaseExpiry { lease: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EtcdKeyView {
+    pub owner: ClientId,
+    pub lease: u64,
+    pub create_rev: u64,
+    pub mod_rev: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LeaseView {
+    pub lease: u64,
+    pub owner: ClientId,
+    pub ttl_ms: u64,
+    pub expires_at: Millis,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EtcdDetail {
+    /// Keys under the lock prefix, lowest create_revision (the holder) first.
+    pub keys: Vec<EtcdKeyView>,
+    pub leases: Vec<LeaseView>,
+    pub revision: u64,
+}
+
+#[derive(Debug, Clone, Hash)]
 struct Lease {
     owner: ClientId,
     ttl_ms: u64,
     expires_at: Millis,
 }
 
-#[derive(Debug, Clone)]
-struct Key {
-    owner: ClientId,
-    lease: u64,
-    mod_rev: u64,
-    put_at: Millis,
-}
-
 /// What one client's session knows, on the client's side of the wire.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 struct Side {
     lease: Option<u64>,
     /// The client's own lock key (its create_revision).
@@ -58,440 +119,110 @@ struct Side {
     deadline_polled: bool,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct EtcdService {
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct Etcd {
     ttl_ms: u64,
     revision: u64,
     leases: BTreeMap<u64, Lease>,
     /// Keys under the lock prefix by create_revision: the first one holds.
-    keys: BTreeMap<u64, Key>,
-    /// Deleted-key watches: watched create_revision -> watchers.
-    watchers: BTreeMap<u64, Vec<ClientId>>,
+    keys: Contenders,
     side: [Side; 4],
+    rng: super::ServiceRng,
 }
 
-impl EtcdService {
-    pub fn new(config: &Config) -> EtcdService {
-        EtcdService {
+impl LockSystem for Etcd {
+    type Msg = EtcdMsg;
+    type Timer = EtcdTimer;
+    type Detail = EtcdDetail;
+    const NAME: &'static str = "etcd";
+    const LEASE_WORD: &'static str = "lease";
+    /// A quorum write with fsync: 5-20 ms a round trip.
+    const LATENCY_US: (u64, u64) = (2_500, 10_000);
+    const MONOTONIC_TOKENS: bool = true;
+
+    fn new(config: &Config) -> Etcd {
+        Etcd {
             ttl_ms: config.ttl_ms,
             // A fresh cluster starts at revision 1.
             revision: 1,
             leases: BTreeMap::new(),
-            keys: BTreeMap::new(),
-            watchers: BTreeMap::new(),
+            keys: Contenders::default(),
             side: Default::default(),
+            rng: super::ServiceRng::new(config.seed),
         }
     }
 
-    fn side(&mut self, c: ClientId) -> &mut Side {
-        &mut self.side[c.index()]
-    }
-
-    fn predecessor(&self, own: u64) -> Option<u64> {
-        self.keys.range(..own).next_back().map(|(&rev, _)| rev)
-    }
-
-    fn watch(&mut self, watched: u64, c: ClientId) {
-        let list = self.watchers.entry(watched).or_default();
-        if !list.contains(&c) {
-            list.push(c);
-        }
-    }
-
-    /// Every delete is a write: the revision moves and watchers hear of it.
-    fn delete_key(&mut self, core: &mut Core, create_rev: u64) {
-        let Some(key) = self.keys.remove(&create_rev) else {
-            return;
-        };
-        self.revision += 1;
-        core.record(Event::Service(ServiceEvent::EtcdKeyDeleted {
-            client: key.owner,
-            create_rev,
-            revision: self.revision,
-        }));
-        for watcher in self.watchers.remove(&create_rev).unwrap_or_default() {
-            core.send(
-                Endpoint::Service,
-                Endpoint::Client(watcher),
-                Body::EtcdWatchDeleted { create_rev },
-            );
-        }
-    }
-
-    fn touch_lease(&mut self, core: &mut Core, lease: u64) -> Option<u64> {
-        let entry = self.leases.get_mut(&lease)?;
-        entry.expires_at = core.now.plus(entry.ttl_ms);
-        let (at, ttl_ms) = (entry.expires_at, entry.ttl_ms);
-        core.service_timer(at, ServiceTimer::EtcdLeaseExpiry { lease });
-        Some(ttl_ms)
-    }
-
-    fn on_service_message(&mut self, core: &mut Core, c: ClientId, body: Body) {
-        let reply = match body {
-            Body::EtcdLeaseGrant { ttl_ms } => {
-                let lease = core.draw(0x1000_0000_0000, 0x7fff_ffff_ffff);
-                let ttl_ms = granted_ttl_ms(ttl_ms);
-                let expires_at = core.now.plus(ttl_ms);
-                self.leases.insert(
-                    lease,
-                    Lease {
-                        owner: c,
-                        ttl_ms,
-                        expires_at,
+    fn on_input(&mut self, view: &View, input: Input<EtcdMsg, EtcdTimer>, out: &mut Effects) {
+        match input {
+            Input::Acquire(c) => {
+                self.forget(c);
+                out.ask(
+                    c,
+                    EtcdMsg::LeaseGrant {
+                        ttl_ms: self.ttl_ms,
                     },
                 );
-                core.service_timer(expires_at, ServiceTimer::EtcdLeaseExpiry { lease });
-                core.record(Event::Service(ServiceEvent::EtcdLeaseGranted {
-                    client: c,
-                    lease,
-                    ttl_ms,
-                }));
-                Body::EtcdLeaseGrantReply { lease, ttl_ms }
             }
-            Body::EtcdLockTxn { lease } => self.lock_txn(core, c, lease),
-            Body::EtcdKeepAlive { lease } => Body::EtcdKeepAliveReply {
-                lease,
-                ttl_ms: self.touch_lease(core, lease),
-            },
-            Body::EtcdDelete { create_rev } => {
-                // Unlock deletes the key; closing the session revokes its lease.
-                if let Some(key) = self.keys.get(&create_rev).filter(|k| k.owner == c) {
-                    let lease = key.lease;
-                    self.delete_key(core, create_rev);
-                    self.leases.remove(&lease);
-                }
-                return;
-            }
-            Body::EtcdGet { create_rev } => {
-                let exists = self.keys.contains_key(&create_rev);
-                let predecessor = if exists {
-                    self.predecessor(create_rev)
-                } else {
-                    None
-                };
-                if let Some(p) = predecessor {
-                    self.watch(p, c);
-                }
-                Body::EtcdGetReply {
-                    exists,
-                    predecessor,
-                }
-            }
-            _ => return,
-        };
-        core.send(Endpoint::Service, Endpoint::Client(c), reply);
-    }
-
-    /// Put `<prefix>/<lease>` if absent, attached to the lease; its
-    /// create_revision places the client in the queue.
-    fn lock_txn(&mut self, core: &mut Core, c: ClientId, lease: u64) -> Body {
-        if !self.leases.contains_key(&lease) {
-            return Body::EtcdLockTxnReply {
-                create_rev: None,
-                predecessor: None,
-                revision: self.revision,
-            };
-        }
-        self.revision += 1;
-        let rev = self.revision;
-        self.keys.insert(
-            rev,
-            Key {
-                owner: c,
-                lease,
-                mod_rev: rev,
-                put_at: core.now,
-            },
-        );
-        core.record(Event::Service(ServiceEvent::EtcdKeyPut {
-            client: c,
-            create_rev: rev,
-        }));
-        let predecessor = self.predecessor(rev);
-        if let Some(p) = predecessor {
-            self.watch(p, c);
-        }
-        Body::EtcdLockTxnReply {
-            create_rev: Some(rev),
-            predecessor,
-            revision: self.revision,
-        }
-    }
-
-    fn on_client_message(&mut self, core: &mut Core, c: ClientId, body: Body) {
-        let belief = core.client(c).belief;
-        match body {
-            Body::EtcdLeaseGrantReply { lease, ttl_ms } => {
-                if belief != Belief::Acquiring {
-                    return; // Released meanwhile: the lease simply runs out.
-                }
-                let side = self.side(c);
-                side.lease = Some(lease);
-                side.key = None;
-                self.set_deadline(core, c, ttl_ms);
-                self.arm_renew(core, c);
-                core.send(
-                    Endpoint::Client(c),
-                    Endpoint::Service,
-                    Body::EtcdLockTxn { lease },
-                );
-            }
-            Body::EtcdLockTxnReply {
-                create_rev,
-                predecessor,
-                ..
-            } => self.on_lock_reply(core, c, create_rev, predecessor),
-            Body::EtcdKeepAliveReply { lease, ttl_ms } => {
-                if self.side[c.index()].lease != Some(lease) {
-                    return;
-                }
-                match ttl_ms {
-                    Some(ttl_ms) => {
-                        self.set_deadline(core, c, ttl_ms);
-                        let until = self.side[c.index()].deadline;
-                        match belief {
-                            Belief::Holding { .. } => extend_belief(core, c, until),
-                            _ => core.record(Event::Renewed { client: c, until }),
-                        }
-                    }
-                    None => {
-                        self.forget(c);
-                        lose(core, c, LossReason::ServiceSaidGone);
-                    }
-                }
-            }
-            Body::EtcdWatchDeleted { .. } => {
-                if let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) {
-                    // Re-check that our own key still exists (etcd issue 11456).
-                    core.send(
-                        Endpoint::Client(c),
-                        Endpoint::Service,
-                        Body::EtcdGet { create_rev: own },
-                    );
-                }
-            }
-            Body::EtcdGetReply {
-                exists,
-                predecessor,
-            } => {
-                let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) else {
-                    return;
-                };
-                if !exists {
-                    self.forget(c);
-                    lose(core, c, LossReason::KeyGone);
-                } else if predecessor.is_none() {
-                    let until = self.side[c.index()].deadline;
-                    grant(core, c, Some(Token(own)), own, until);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn on_lock_reply(
-        &mut self,
-        core: &mut Core,
-        c: ClientId,
-        create_rev: Option<u64>,
-        predecessor: Option<u64>,
-    ) {
-        let belief = core.client(c).belief;
-        let Some(rev) = create_rev else {
-            if belief == Belief::Acquiring {
-                self.forget(c);
-                fail(core, c, AcquireFailure::LeaseGone);
-            }
-            return;
-        };
-        if belief != Belief::Acquiring {
-            // Released while the put was in flight: take the key back out.
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::EtcdDelete { create_rev: rev },
-            );
-            return;
-        }
-        self.side(c).key = Some(rev);
-        if predecessor.is_none() {
-            let until = self.side[c.index()].deadline;
-            grant(core, c, Some(Token(rev)), rev, until);
-        } else {
-            let token = Some(Token(rev));
-            core.set_belief(c, Belief::Waiting { token });
-            core.record(Event::Waiting { client: c, token });
-        }
-    }
-
-    /// The client's own lease deadline, from the reply it just got.
-    fn set_deadline(&mut self, core: &mut Core, c: ClientId, ttl_ms: u64) {
-        let side = self.side(c);
-        side.deadline = Some(core.now.plus(ttl_ms));
-        side.deadline_gen += 1;
-        side.deadline_polled = false;
-        let gen = side.deadline_gen;
-        core.client_timer(c, ttl_ms, ClientTimer::LeaseDeadline { gen });
-    }
-
-    fn arm_renew(&mut self, core: &mut Core, c: ClientId) {
-        let side = self.side(c);
-        side.renew_gen += 1;
-        let gen = side.renew_gen;
-        core.client_timer(c, renew_every_ms(self.ttl_ms), ClientTimer::Renew { gen });
-    }
-
-    fn forget(&mut self, c: ClientId) {
-        let side = self.side(c);
-        side.lease = None;
-        side.key = None;
-        side.deadline = None;
-        side.renew_gen += 1;
-        side.deadline_gen += 1;
-    }
-}
-
-impl LockService for EtcdService {
-    fn acquire(&mut self, core: &mut Core, c: ClientId) {
-        self.forget(c);
-        core.send(
-            Endpoint::Client(c),
-            Endpoint::Service,
-            Body::EtcdLeaseGrant {
-                ttl_ms: self.ttl_ms,
-            },
-        );
-    }
-
-    fn release(&mut self, core: &mut Core, c: ClientId) {
-        if let Some(create_rev) = self.side[c.index()].key {
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::EtcdDelete { create_rev },
-            );
-        }
-        self.forget(c);
-    }
-
-    fn on_message(&mut self, core: &mut Core, msg: Message) {
-        match (msg.from, msg.to) {
-            (Endpoint::Client(c), Endpoint::Service) => self.on_service_message(core, c, msg.body),
-            (Endpoint::Service, Endpoint::Client(c)) => self.on_client_message(core, c, msg.body),
-            _ => {}
-        }
-    }
-
-    fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer) {
-        let side = &self.side[c.index()];
-        match timer {
-            ClientTimer::Renew { gen } if gen == side.renew_gen => {
-                let Some(lease) = side.lease else { return };
-                if !core.client(c).renewal {
-                    return;
-                }
-                core.send(
-                    Endpoint::Client(c),
-                    Endpoint::Service,
-                    Body::EtcdKeepAlive { lease },
-                );
-                self.arm_renew(core, c);
-            }
-            ClientTimer::LeaseDeadline { gen }
-                if gen == side.deadline_gen && side.lease.is_some() =>
-            {
-                let late = side.deadline.is_some_and(|d| core.now > d);
-                if late && !side.deadline_polled && core.client(c).renewal {
-                    // Frozen past its deadline: the woken client first hears
-                    // from its keepalive ("lease not found"); its deadline
-                    // loop, which polls every 500 ms, is the fallback.
-                    self.side(c).deadline_polled = true;
-                    core.client_timer(c, DEADLINE_POLL_MS, ClientTimer::LeaseDeadline { gen });
-                    return;
+            Input::Release(c) => {
+                if let Some(create_rev) = self.side[c.index()].key {
+                    out.ask(c, EtcdMsg::Delete { create_rev });
                 }
                 self.forget(c);
-                lose(core, c, LossReason::LocalDeadline);
             }
+            Input::Message {
+                from: Endpoint::Client(c),
+                to: Endpoint::Service,
+                body,
+            } => self.on_server_message(view, c, body, out),
+            Input::Message {
+                from: Endpoint::Service,
+                to: Endpoint::Client(c),
+                body,
+            } => self.on_client_message(view, c, body, out),
+            Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
+            Input::ServiceTimer(EtcdTimer::LeaseExpiry { lease }) => {
+                self.on_lease_expiry(view, lease, out)
+            }
+            Input::Crashed(c) => self.forget(c),
+            Input::Healed(c) => {
+                // A watch resumes from its revision after a reconnect: re-check.
+                if let (Belief::Waiting { .. }, Some(own)) =
+                    (view.belief(c), self.side[c.index()].key)
+                {
+                    out.ask(c, EtcdMsg::Get { create_rev: own });
+                }
+            }
+            Input::RenewalOn(c) if self.side[c.index()].lease.is_some() => self.arm_renew(c, out),
             _ => {}
         }
     }
 
-    fn on_service_timer(&mut self, core: &mut Core, timer: ServiceTimer) {
-        let ServiceTimer::EtcdLeaseExpiry { lease } = timer else {
-            return;
-        };
-        let Some(entry) = self.leases.get(&lease) else {
-            return;
-        };
-        if entry.expires_at != core.now {
-            return; // A keepalive moved the expiry; a later timer handles it.
-        }
-        let owner = entry.owner;
-        self.leases.remove(&lease);
-        core.record(Event::Service(ServiceEvent::EtcdLeaseExpired {
-            client: owner,
-            lease,
-        }));
-        let attached: Vec<u64> = self
-            .keys
-            .iter()
-            .filter(|(_, k)| k.lease == lease)
-            .map(|(&rev, _)| rev)
-            .collect();
-        for rev in attached {
-            self.delete_key(core, rev);
-        }
-    }
-
-    fn on_crash(&mut self, _core: &mut Core, c: ClientId) {
-        self.forget(c);
-    }
-
-    fn on_heal(&mut self, core: &mut Core, c: ClientId) {
-        // A watch resumes from its revision after a reconnect: re-check.
-        if let (Belief::Waiting { .. }, Some(own)) =
-            (core.client(c).belief, self.side[c.index()].key)
-        {
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::EtcdGet { create_rev: own },
-            );
-        }
-    }
-
-    fn on_renewal_on(&mut self, core: &mut Core, c: ClientId) {
-        if self.side[c.index()].lease.is_some() {
-            self.arm_renew(core, c);
-        }
-    }
-
-    fn holder(&self, _core: &Core) -> Option<HolderView> {
-        let (&rev, key) = self.keys.iter().next()?;
+    fn holder(&self, _view: &View) -> Option<HolderView> {
+        let (rev, key) = self.keys.first()?;
         Some(HolderView {
             client: key.owner,
             token: Some(Token(rev)),
             lease_key: rev,
-            since: key.put_at,
-            until: self.leases.get(&key.lease).map(|l| l.expires_at),
+            since: key.since,
+            until: self.leases.get(&key.session).map(|l| l.expires_at),
         })
     }
 
-    fn lease_end(&self, _core: &Core, c: ClientId) -> Option<Millis> {
-        let lease = self.keys.values().find(|k| k.owner == c)?.lease;
+    fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
+        let lease = self.keys.of_client(c)?.session;
         self.leases.get(&lease).map(|l| l.expires_at)
     }
 
-    fn detail(&self, _core: &Core) -> ServiceDetail {
-        ServiceDetail::Etcd {
+    fn detail(&self, _view: &View) -> EtcdDetail {
+        EtcdDetail {
             keys: self
                 .keys
                 .iter()
-                .map(|(&rev, k)| EtcdKeyView {
+                .map(|(rev, k)| EtcdKeyView {
                     owner: k.owner,
-                    lease: k.lease,
+                    lease: k.session,
                     create_rev: rev,
-                    mod_rev: k.mod_rev,
+                    mod_rev: k.stamp,
                 })
                 .collect(),
             leases: self
@@ -508,7 +239,309 @@ impl LockService for EtcdService {
         }
     }
 
-    fn monotonic_tokens(&self) -> bool {
-        true
+    fn label(msg: &EtcdMsg) -> String {
+        match msg {
+            EtcdMsg::LeaseGrant { .. } => "LeaseGrant".into(),
+            EtcdMsg::LeaseGrantReply { lease, .. } => format!("lease {lease:x}"),
+            EtcdMsg::LockTxn { .. } => "txn: put if absent".into(),
+            EtcdMsg::LockTxnReply {
+                create_rev: Some(r),
+                ..
+            } => format!("rev {r}"),
+            EtcdMsg::LockTxnReply { .. } => "lease not found".into(),
+            EtcdMsg::KeepAlive { .. } => "keepalive".into(),
+            EtcdMsg::KeepAliveReply {
+                ttl_ms: Some(_), ..
+            } => "TTL renewed".into(),
+            EtcdMsg::KeepAliveReply { ttl_ms: None, .. } => "lease not found".into(),
+            EtcdMsg::Delete { .. } => "delete".into(),
+            EtcdMsg::WatchDeleted { .. } => "watch: deleted".into(),
+            EtcdMsg::Get { .. } => "get".into(),
+            EtcdMsg::GetReply { .. } => "keys".into(),
+        }
+    }
+}
+
+impl Etcd {
+    /// Every delete is a write: the revision moves and watchers hear of it.
+    fn delete_key(&mut self, create_rev: u64, out: &mut Effects) {
+        let Some((key, watchers)) = self.keys.remove(create_rev) else {
+            return;
+        };
+        self.revision += 1;
+        out.record(Event::Service(ServiceEvent::EtcdKeyDeleted {
+            client: key.owner,
+            create_rev,
+            revision: self.revision,
+        }));
+        for watcher in watchers {
+            out.answer(watcher, EtcdMsg::WatchDeleted { create_rev });
+        }
+    }
+
+    fn touch_lease(&mut self, view: &View, lease: u64, out: &mut Effects) -> Option<u64> {
+        let entry = self.leases.get_mut(&lease)?;
+        entry.expires_at = view.now.plus(entry.ttl_ms);
+        out.service_timer(entry.expires_at, EtcdTimer::LeaseExpiry { lease });
+        Some(entry.ttl_ms)
+    }
+
+    fn on_server_message(&mut self, view: &View, c: ClientId, body: EtcdMsg, out: &mut Effects) {
+        let reply = match body {
+            EtcdMsg::LeaseGrant { ttl_ms } => {
+                let lease = self.rng.draw(0x1000_0000_0000, 0x7fff_ffff_ffff);
+                let ttl_ms = granted_ttl_ms(ttl_ms);
+                let expires_at = view.now.plus(ttl_ms);
+                self.leases.insert(
+                    lease,
+                    Lease {
+                        owner: c,
+                        ttl_ms,
+                        expires_at,
+                    },
+                );
+                out.service_timer(expires_at, EtcdTimer::LeaseExpiry { lease });
+                out.record(Event::Service(ServiceEvent::EtcdLeaseGranted {
+                    client: c,
+                    lease,
+                    ttl_ms,
+                }));
+                EtcdMsg::LeaseGrantReply { lease, ttl_ms }
+            }
+            EtcdMsg::LockTxn { lease } => self.lock_txn(view, c, lease, out),
+            EtcdMsg::KeepAlive { lease } => EtcdMsg::KeepAliveReply {
+                lease,
+                ttl_ms: self.touch_lease(view, lease, out),
+            },
+            EtcdMsg::Delete { create_rev } => {
+                // Unlock deletes the key; closing the session revokes its lease.
+                if let Some(key) = self.keys.get(create_rev).filter(|k| k.owner == c) {
+                    let lease = key.session;
+                    self.delete_key(create_rev, out);
+                    self.leases.remove(&lease);
+                }
+                return;
+            }
+            EtcdMsg::Get { create_rev } => {
+                let (exists, predecessor) = self.keys.look(create_rev, c);
+                EtcdMsg::GetReply {
+                    exists,
+                    predecessor,
+                }
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    /// Put `<prefix>/<lease>` if absent, attached to the lease; its
+    /// create_revision places the client in the queue.
+    fn lock_txn(&mut self, view: &View, c: ClientId, lease: u64, out: &mut Effects) -> EtcdMsg {
+        if !self.leases.contains_key(&lease) {
+            return EtcdMsg::LockTxnReply {
+                create_rev: None,
+                predecessor: None,
+                revision: self.revision,
+            };
+        }
+        self.revision += 1;
+        let rev = self.revision;
+        let entry = Entry {
+            owner: c,
+            session: lease,
+            since: view.now,
+            stamp: rev,
+        };
+        out.record(Event::Service(ServiceEvent::EtcdKeyPut {
+            client: c,
+            create_rev: rev,
+        }));
+        let predecessor = self.keys.join(rev, entry);
+        EtcdMsg::LockTxnReply {
+            create_rev: Some(rev),
+            predecessor,
+            revision: self.revision,
+        }
+    }
+
+    fn on_client_message(&mut self, view: &View, c: ClientId, body: EtcdMsg, out: &mut Effects) {
+        let belief = view.belief(c);
+        match body {
+            EtcdMsg::LeaseGrantReply { lease, ttl_ms } => {
+                if belief != Belief::Acquiring {
+                    return; // Released meanwhile: the lease simply runs out.
+                }
+                let side = self.side(c);
+                side.lease = Some(lease);
+                side.key = None;
+                self.set_deadline(view, c, ttl_ms, out);
+                self.arm_renew(c, out);
+                out.ask(c, EtcdMsg::LockTxn { lease });
+            }
+            EtcdMsg::LockTxnReply {
+                create_rev,
+                predecessor,
+                ..
+            } => self.on_lock_reply(view, c, create_rev, predecessor, out),
+            EtcdMsg::KeepAliveReply { lease, ttl_ms } => {
+                if self.side[c.index()].lease != Some(lease) {
+                    return;
+                }
+                match ttl_ms {
+                    Some(ttl_ms) => {
+                        self.set_deadline(view, c, ttl_ms, out);
+                        let until = self.side[c.index()].deadline;
+                        match belief {
+                            Belief::Holding { .. } => out.extend(c, until),
+                            _ => out.record(Event::Renewed { client: c, until }),
+                        }
+                    }
+                    None => {
+                        self.forget(c);
+                        out.lose(c, LossReason::ServiceSaidGone);
+                    }
+                }
+            }
+            EtcdMsg::WatchDeleted { .. } => {
+                if let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) {
+                    // Re-check that our own key still exists (etcd issue 11456).
+                    out.ask(c, EtcdMsg::Get { create_rev: own });
+                }
+            }
+            EtcdMsg::GetReply {
+                exists,
+                predecessor,
+            } => {
+                let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) else {
+                    return;
+                };
+                match Recheck::of(exists, predecessor) {
+                    Recheck::Gone => {
+                        self.forget(c);
+                        out.lose(c, LossReason::KeyGone);
+                    }
+                    Recheck::Holds => {
+                        let until = self.side[c.index()].deadline;
+                        out.grant(c, Some(Token(own)), own, until);
+                    }
+                    Recheck::Waits => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_lock_reply(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        create_rev: Option<u64>,
+        predecessor: Option<u64>,
+        out: &mut Effects,
+    ) {
+        let belief = view.belief(c);
+        let Some(rev) = create_rev else {
+            if belief == Belief::Acquiring {
+                self.forget(c);
+                out.fail(c, AcquireFailure::LeaseGone);
+            }
+            return;
+        };
+        if belief != Belief::Acquiring {
+            // Released while the put was in flight: take the key back out.
+            out.ask(c, EtcdMsg::Delete { create_rev: rev });
+            return;
+        }
+        self.side(c).key = Some(rev);
+        if predecessor.is_none() {
+            let until = self.side[c.index()].deadline;
+            out.grant(c, Some(Token(rev)), rev, until);
+        } else {
+            out.wait(c, Some(Token(rev)));
+        }
+    }
+
+    fn on_client_timer(&mut self, view: &View, c: ClientId, timer: EtcdTimer, out: &mut Effects) {
+        let side = &self.side[c.index()];
+        match timer {
+            EtcdTimer::Renew { gen } if gen == side.renew_gen => {
+                let Some(lease) = side.lease else { return };
+                if !view.renewal(c) {
+                    return;
+                }
+                out.ask(c, EtcdMsg::KeepAlive { lease });
+                self.arm_renew(c, out);
+            }
+            EtcdTimer::LeaseDeadline { gen }
+                if gen == side.deadline_gen && side.lease.is_some() =>
+            {
+                let late = side.deadline.is_some_and(|d| view.now > d);
+                if late && !side.deadline_polled && view.renewal(c) {
+                    // Frozen past its deadline: the woken client first hears
+                    // from its keepalive ("lease not found"); its deadline
+                    // loop, which polls every 500 ms, is the fallback.
+                    self.side(c).deadline_polled = true;
+                    out.client_timer(c, DEADLINE_POLL_MS, EtcdTimer::LeaseDeadline { gen });
+                    return;
+                }
+                self.forget(c);
+                out.lose(c, LossReason::LocalDeadline);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_lease_expiry(&mut self, view: &View, lease: u64, out: &mut Effects) {
+        let Some(entry) = self.leases.get(&lease) else {
+            return;
+        };
+        if entry.expires_at != view.now {
+            return; // A keepalive moved the expiry; a later timer handles it.
+        }
+        let owner = entry.owner;
+        self.leases.remove(&lease);
+        out.record(Event::Service(ServiceEvent::EtcdLeaseExpired {
+            client: owner,
+            lease,
+        }));
+        for rev in self.keys.of_session(lease) {
+            self.delete_key(rev, out);
+        }
+    }
+
+    fn side(&mut self, c: ClientId) -> &mut Side {
+        &mut self.side[c.index()]
+    }
+
+    /// The client's own lease deadline, from the reply it just got.
+    fn set_deadline(&mut self, view: &View, c: ClientId, ttl_ms: u64, out: &mut Effects) {
+        let side = self.side(c);
+        side.deadline = Some(view.now.plus(ttl_ms));
+        side.deadline_gen += 1;
+        side.deadline_polled = false;
+        let gen = side.deadline_gen;
+        out.client_timer(c, ttl_ms, EtcdTimer::LeaseDeadline { gen });
+    }
+
+    fn arm_renew(&mut self, c: ClientId, out: &mut Effects) {
+        let every = renew_every_ms(self.ttl_ms);
+        let side = self.side(c);
+        side.renew_gen += 1;
+        out.client_timer(
+            c,
+            every,
+            EtcdTimer::Renew {
+                gen: side.renew_gen,
+            },
+        );
+    }
+
+    fn forget(&mut self, c: ClientId) {
+        let side = self.side(c);
+        side.lease = None;
+        side.key = None;
+        side.deadline = None;
+        side.renew_gen += 1;
+        side.deadline_gen += 1;
     }
 }

@@ -1,15 +1,24 @@
-//! One trait, three lock services: Redlock, ZooKeeper and etcd.
+//! The lock systems. Each is one file: a state machine that takes an input
+//! and answers with effects, with its own messages, timers and panel detail.
+//! `lock_systems!` at the foot of this file is the one list of them.
 
-pub mod etcd;
-pub mod redlock;
-pub mod zookeeper;
+mod etcd;
+mod queue;
+mod redlock;
+mod zookeeper;
 
-use super::engine::{ClientTimer, Core, ServiceTimer};
+pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
+pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
+pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
+
+use super::effects::{Effects, Input, View};
 use super::error::CommandError;
-use super::net::{Endpoint, Message};
+use super::net::Body;
 use super::scenario::{Config, NodeCommand};
-use super::types::{Backend, ClientId, Millis, NodeId, Token};
+use super::types::{ClientId, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::hash::Hash;
 
 /// Who the service says holds the lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -23,146 +32,53 @@ pub struct HolderView {
     pub until: Option<Millis>,
 }
 
-/// One Redis node as the lock-service panel draws it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedisNodeView {
-    pub node: NodeId,
-    pub up: bool,
-    /// The node's wall clock minus virtual time.
-    pub clock_offset_ms: i64,
-    pub clock_ms: i64,
-    pub slow_ms: u64,
-    /// The lock key: owner, value, milliseconds left by the node's clock.
-    pub key: Option<RedisKeyView>,
-    pub fence: u64,
-    /// A delayed restart: down until this time.
-    pub restart_at: Option<Millis>,
-}
+/// What a lock system is: a state machine over its own messages and timers.
+pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
+    type Msg: Clone + fmt::Debug + PartialEq + Eq + Hash + Serialize;
+    type Timer: Copy + fmt::Debug + PartialEq + Eq + Hash;
+    type Detail: Clone + fmt::Debug + PartialEq + Eq + Serialize;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RedisKeyView {
-    pub owner: ClientId,
-    pub value: u64,
-    pub ttl_left_ms: u64,
-}
+    /// The name the page shows.
+    const NAME: &'static str;
+    /// What a lease is called in this system.
+    const LEASE_WORD: &'static str;
+    /// One-way latency between a client and the service, microseconds at scale 1.
+    const LATENCY_US: (u64, u64);
+    /// Whether every grant carries a token larger than the last one.
+    const MONOTONIC_TOKENS: bool;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ZnodeView {
-    pub seq: u64,
-    pub owner: ClientId,
-    pub session: u64,
-    pub czxid: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SessionView {
-    pub session: u64,
-    pub owner: ClientId,
-    pub timeout_ms: u64,
-    /// When the server will expire it, counting in tick-sized buckets.
-    pub expires_at: Millis,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct EtcdKeyView {
-    pub owner: ClientId,
-    pub lease: u64,
-    pub create_rev: u64,
-    pub mod_rev: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LeaseView {
-    pub lease: u64,
-    pub owner: ClientId,
-    pub ttl_ms: u64,
-    pub expires_at: Millis,
-}
-
-/// The backend's internals, for the lock-service panel.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "backend", rename_all = "lowercase")]
-pub enum ServiceDetail {
-    Redlock {
-        nodes: Vec<RedisNodeView>,
-    },
-    #[serde(rename = "zookeeper")]
-    ZooKeeper {
-        /// The lock directory's children, lowest sequence (the holder) first.
-        znodes: Vec<ZnodeView>,
-        sessions: Vec<SessionView>,
-        zxid: u64,
-        tick_ms: u64,
-    },
-    Etcd {
-        /// Keys under the lock prefix, lowest create_revision (the holder) first.
-        keys: Vec<EtcdKeyView>,
-        leases: Vec<LeaseView>,
-        revision: u64,
-    },
-}
-
-/// What every lock service does. Handlers take the engine's state and an
-/// event and answer by sending messages and setting timers.
-pub(crate) trait LockService {
-    fn acquire(&mut self, core: &mut Core, c: ClientId);
-    /// The client gives up the lock or its place in the queue.
-    fn release(&mut self, core: &mut Core, c: ClientId);
-    fn on_message(&mut self, core: &mut Core, msg: Message);
-    fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer);
-    fn on_service_timer(&mut self, core: &mut Core, timer: ServiceTimer);
-    /// The client forgot everything; the service keeps what it had.
-    fn on_crash(&mut self, core: &mut Core, c: ClientId);
-    /// The client can reach the service again.
-    fn on_heal(&mut self, _core: &mut Core, _c: ClientId) {}
-    fn on_renewal_on(&mut self, _core: &mut Core, _c: ClientId) {}
-    fn check_node_command(&self, _node: NodeId, _cmd: NodeCommand) -> Result<(), CommandError> {
+    fn new(config: &Config) -> Self;
+    fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
+    fn holder(&self, view: &View) -> Option<HolderView>;
+    /// The service-side end of `c`'s lease, if the service holds one for it.
+    fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis>;
+    /// The system's own books, for the lock-service panel.
+    fn detail(&self, view: &View) -> Self::Detail;
+    /// Whether a node command would be accepted now.
+    fn check_node(&self, _node: NodeId, _cmd: NodeCommand) -> Result<(), CommandError> {
         Err(CommandError::NodesOnlyInRedlock)
     }
-    fn node_command(&mut self, _core: &mut Core, _node: NodeId, _cmd: NodeCommand) {}
-    /// False for a Redis node that is down: messages to it are lost.
-    fn endpoint_up(&self, _e: Endpoint) -> bool {
-        true
+    /// A short label for one of its messages, as drawn in flight.
+    fn label(msg: &Self::Msg) -> String;
+    /// Whether the message is the service confirming a session is alive.
+    fn confirms_session(_msg: &Self::Msg) -> bool {
+        false
     }
-    fn holder(&self, core: &Core) -> Option<HolderView>;
-    /// The service-side end of `c`'s lease, if the service holds one for it.
-    fn lease_end(&self, core: &Core, c: ClientId) -> Option<Millis>;
-    fn detail(&self, core: &Core) -> ServiceDetail;
-    fn monotonic_tokens(&self) -> bool;
-}
-
-/// The three implementations, as one cloneable value.
-#[derive(Debug, Clone)]
-pub(crate) enum Service {
-    Redlock(Box<redlock::RedlockService>),
-    ZooKeeper(zookeeper::ZkService),
-    Etcd(etcd::EtcdService),
-}
-
-impl Service {
-    pub fn get(&self) -> &dyn LockService {
-        match self {
-            Service::Redlock(s) => s.as_ref(),
-            Service::ZooKeeper(s) => s,
-            Service::Etcd(s) => s,
-        }
-    }
-
-    pub fn get_mut(&mut self) -> &mut dyn LockService {
-        match self {
-            Service::Redlock(s) => s.as_mut(),
-            Service::ZooKeeper(s) => s,
-            Service::Etcd(s) => s,
-        }
+    /// The Redlock validity budget of a client acquiring or holding.
+    fn validity(&self, _view: &View, _c: ClientId) -> Option<Validity> {
+        None
     }
 }
 
-pub(crate) fn new_service(config: &Config) -> Service {
-    match config.backend {
-        Backend::Redlock => Service::Redlock(Box::new(redlock::RedlockService::new(config))),
-        Backend::ZooKeeper => Service::ZooKeeper(zookeeper::ZkService::new(config)),
-        Backend::Etcd => Service::Etcd(etcd::EtcdService::new(config)),
-    }
+/// Redlock's budget while acquiring or holding: what is left of the TTL
+/// after the time the acquisition took and the allowance for clock drift.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Validity {
+    pub ttl_ms: u64,
+    pub elapsed_ms: u64,
+    pub drift_ms: u64,
+    /// ttl - elapsed - drift, by the client's own clock.
+    pub left_ms: i64,
 }
 
 /// How often a client renews: every third of the lease, as etcd's keepalive,
@@ -171,61 +87,181 @@ pub(crate) fn renew_every_ms(ttl_ms: u64) -> u64 {
     (ttl_ms / 3).max(1)
 }
 
-/// The client now believes it holds the lock.
-pub(crate) fn grant(
-    core: &mut Core,
-    c: ClientId,
-    token: Option<Token>,
-    lease_key: u64,
-    until: Option<Millis>,
-) {
-    let since = core.now;
-    core.record(crate::sim::history::Event::Acquired {
-        client: c,
-        token,
-        until,
-    });
-    core.set_belief(
-        c,
-        crate::sim::client::Belief::Holding {
-            token,
-            lease_key,
-            since,
-            until,
-        },
-    );
+macro_rules! lock_systems {
+    ($($variant:ident($slug:literal) => $module:ident::$system:ident($msg:ident, $detail:ident)),* $(,)?) => {
+        /// Which lock service the clients talk to.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum Backend {
+            $(#[serde(rename = $slug)] $variant,)*
+        }
+
+        const BACKEND_COUNT: usize = [$($slug),*].len();
+
+        impl Backend {
+            pub const ALL: [Backend; BACKEND_COUNT] = [$(Backend::$variant),*];
+
+            pub fn name(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::NAME,)* }
+            }
+
+            pub fn slug(self) -> &'static str {
+                match self { $(Backend::$variant => $slug,)* }
+            }
+
+            /// What a lease is called in this backend.
+            pub fn lease_word(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::LEASE_WORD,)* }
+            }
+
+            /// Whether the backend promises tokens that only grow.
+            pub fn monotonic_tokens(self) -> bool {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::MONOTONIC_TOKENS,)* }
+            }
+
+            pub(crate) fn latency_us(self) -> (u64, u64) {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::LATENCY_US,)* }
+            }
+        }
+
+        /// A message of one lock system.
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[serde(untagged)]
+        pub enum Msg {
+            $($variant($module::$msg),)*
+        }
+
+        $(impl From<$module::$msg> for Body {
+            fn from(m: $module::$msg) -> Body {
+                Body::Lock(Msg::$variant(m))
+            }
+        })*
+
+        impl Msg {
+            pub fn label(&self) -> String {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::label(m),)* }
+            }
+
+            pub fn confirms_session(&self) -> bool {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::confirms_session(m),)* }
+            }
+        }
+
+        /// A timer of one lock system.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub(crate) enum Timer {
+            $($variant(<$module::$system as LockSystem>::Timer),)*
+        }
+
+        $(impl From<<$module::$system as LockSystem>::Timer> for Timer {
+            fn from(t: <$module::$system as LockSystem>::Timer) -> Timer {
+                Timer::$variant(t)
+            }
+        })*
+
+        /// The backend's internals, for the lock-service panel.
+        #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+        #[serde(tag = "backend")]
+        pub enum ServiceDetail {
+            $(#[serde(rename = $slug)] $variant($module::$detail),)*
+        }
+
+        /// The running lock system, as one cloneable value.
+        #[derive(Debug, Clone, Hash)]
+        pub(crate) enum Service {
+            $($variant(Box<$module::$system>),)*
+        }
+
+        impl Service {
+            pub fn new(config: &Config) -> Service {
+                match config.backend {
+                    $(Backend::$variant => Service::$variant(Box::new(<$module::$system as LockSystem>::new(config))),)*
+                }
+            }
+
+            /// Hands the input to the system; a message or timer of another
+            /// system cannot reach it and is ignored.
+            pub fn on_input(&mut self, view: &View, input: Input<Body, Timer>, out: &mut Effects) {
+                match self {
+                    $(Service::$variant(s) => {
+                        let narrowed = input.narrow(
+                            |b| match b { Body::Lock(Msg::$variant(m)) => Some(m), _ => None },
+                            |t| match t { Timer::$variant(t) => Some(t), #[allow(unreachable_patterns)] _ => None },
+                        );
+                        if let Some(input) = narrowed {
+                            s.on_input(view, input, out);
+                        }
+                    })*
+                }
+            }
+
+            pub fn holder(&self, view: &View) -> Option<HolderView> {
+                match self { $(Service::$variant(s) => s.holder(view),)* }
+            }
+
+            pub fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
+                match self { $(Service::$variant(s) => s.lease_end(view, c),)* }
+            }
+
+            pub fn detail(&self, view: &View) -> ServiceDetail {
+                match self { $(Service::$variant(s) => ServiceDetail::$variant(s.detail(view)),)* }
+            }
+
+            pub fn check_node(&self, node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+                match self { $(Service::$variant(s) => s.check_node(node, cmd),)* }
+            }
+
+            pub fn validity(&self, view: &View, c: ClientId) -> Option<Validity> {
+                match self { $(Service::$variant(s) => s.validity(view, c),)* }
+            }
+        }
+    };
 }
 
-/// The client stops believing it holds or waits for the lock.
-pub(crate) fn lose(core: &mut Core, c: ClientId, reason: crate::sim::history::LossReason) {
-    if core.client(c).belief == crate::sim::client::Belief::Idle {
-        return;
+lock_systems! {
+    Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
+    ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
+    Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+}
+
+impl Backend {
+    pub fn from_slug(slug: &str) -> Option<Backend> {
+        Backend::ALL.into_iter().find(|b| b.slug() == slug)
     }
-    core.record(crate::sim::history::Event::Lost { client: c, reason });
-    core.set_belief(c, crate::sim::client::Belief::Idle);
 }
 
-/// The acquisition the client was making has failed.
-pub(crate) fn fail(core: &mut Core, c: ClientId, failure: crate::sim::history::AcquireFailure) {
-    core.set_belief(c, crate::sim::client::Belief::Idle);
-    core.record(crate::sim::history::Event::AcquireFailed { client: c, failure });
-}
-
-/// The client's believed lease end moved (a renewal came back).
-pub(crate) fn extend_belief(core: &mut Core, c: ClientId, until: Option<Millis>) {
-    if let crate::sim::client::Belief::Holding {
-        token,
-        lease_key,
-        since,
-        ..
-    } = core.client(c).belief
-    {
-        core.client_mut(c).belief = crate::sim::client::Belief::Holding {
-            token,
-            lease_key,
-            since,
-            until,
-        };
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
     }
-    core.record(crate::sim::history::Event::Renewed { client: c, until });
+}
+
+/// The lock system's own random stream (lease ids, lock values): its own
+/// ChaCha stream of the master seed, so drawing here never shifts the
+/// network's latencies.
+#[derive(Debug, Clone)]
+pub(crate) struct ServiceRng(rand_chacha::ChaCha8Rng);
+
+impl ServiceRng {
+    const STREAM: u64 = 2;
+
+    pub fn new(seed: super::types::Seed) -> ServiceRng {
+        use rand::SeedableRng;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.0);
+        rng.set_stream(Self::STREAM);
+        ServiceRng(rng)
+    }
+
+    /// A uniform draw in `lo..=hi`.
+    pub fn draw(&mut self, lo: u64, hi: u64) -> u64 {
+        use rand::RngExt;
+        self.0.random_range(lo..=hi)
+    }
+}
+
+impl Hash for ServiceRng {
+    /// The stream's position stands for its whole state.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.get_seed().hash(state);
+        self.0.get_word_pos().hash(state);
+    }
 }

@@ -9,17 +9,17 @@
 //! timeout does. The fencing token is an `INCR` counter on node 1, asked for
 //! once a quorum is held: growing only while node 1 keeps its data.
 
-use super::{extend_belief, fail, grant, lose, renew_every_ms, HolderView, LockService};
-use super::{RedisKeyView, RedisNodeView, ServiceDetail};
-use crate::sim::client::Belief;
-use crate::sim::engine::{ClientTimer, Core, ServiceTimer};
+use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
+use crate::sim::clock::Clock;
+use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
-use crate::sim::net::{Body, Endpoint, Message};
+use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand, RedisOptions, CLOCK_JUMP_MS_MAX, SLOW_MS_MAX};
 use crate::sim::types::{
     ClientId, ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Token,
 };
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub const NODES: usize = 5;
@@ -39,7 +39,83 @@ pub fn validity_ms(ttl_ms: u64, elapsed_ms: u64) -> i64 {
     ttl_ms as i64 - elapsed_ms as i64 - drift_ms(ttl_ms) as i64
 }
 
-#[derive(Debug, Clone, Copy)]
+/// What a Redis node is asked and answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum RedisMsg {
+    /// `SET lock value NX PX ttl`.
+    #[serde(rename = "redis-set")]
+    Set { value: u64, px_ms: u64, round: u64 },
+    #[serde(rename = "redis-set-reply")]
+    SetReply { ok: bool, round: u64 },
+    /// `INCR fence` on node 1, once a quorum is held: the token.
+    #[serde(rename = "redis-incr")]
+    Incr { round: u64 },
+    #[serde(rename = "redis-incr-reply")]
+    IncrReply { fence: u64, round: u64 },
+    /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
+    #[serde(rename = "redis-extend")]
+    Extend {
+        value: u64,
+        px_ms: u64,
+        mode: ExtendMode,
+        round: u64,
+    },
+    #[serde(rename = "redis-extend-reply")]
+    ExtendReply { ok: bool, round: u64 },
+    /// A node that is down refuses the connection at once.
+    #[serde(rename = "redis-refused")]
+    Refused { round: u64 },
+    /// Release: the checked script or a plain `DEL`.
+    #[serde(rename = "redis-unlock")]
+    Unlock { value: u64, mode: ReleaseMode },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum RedlockTimer {
+    /// Time to extend the lock.
+    Renew { gen: u64 },
+    /// The lease end by the client's own clock.
+    LeaseDeadline { gen: u64 },
+    /// The timeout of one step of a round.
+    NodeTimeout { round: u64, step: u8 },
+    /// Retry after a random delay.
+    Retry { round: u64 },
+    /// A node's key reaches its expiry by the node's clock.
+    KeyExpiry { node: NodeId },
+    /// A delayed restart is over.
+    Restart { node: NodeId },
+}
+
+/// One Redis node as the lock-service panel draws it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedisNodeView {
+    pub node: NodeId,
+    pub up: bool,
+    /// The node's wall clock minus virtual time.
+    pub clock_offset_ms: i64,
+    pub clock_ms: i64,
+    pub slow_ms: u64,
+    /// The lock key: owner, value, milliseconds left by the node's clock.
+    pub key: Option<RedisKeyView>,
+    pub fence: u64,
+    /// A delayed restart: down until this time.
+    pub restart_at: Option<Millis>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedisKeyView {
+    pub owner: ClientId,
+    pub value: u64,
+    pub ttl_left_ms: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RedlockDetail {
+    pub nodes: Vec<RedisNodeView>,
+}
+
+#[derive(Debug, Clone, Copy, Hash)]
 struct RedisKey {
     owner: ClientId,
     value: u64,
@@ -48,10 +124,10 @@ struct RedisKey {
     set_at: Millis,
 }
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 struct Node {
     down: bool,
-    clock_offset_ms: i64,
+    clock: Clock,
     slow_ms: u64,
     key: Option<RedisKey>,
     fence: u64,
@@ -60,23 +136,20 @@ struct Node {
 }
 
 impl Node {
-    fn clock(&self, now: Millis) -> i64 {
-        now.ms() as i64 + self.clock_offset_ms
-    }
-
     /// The key as a `GET` would see it: expired keys are gone.
     fn live_key(&self, now: Millis) -> Option<RedisKey> {
         self.key
-            .filter(|k| !self.down && k.expires_at_clock > self.clock(now))
+            .filter(|k| !self.down && k.expires_at_clock > self.clock.read(now))
     }
 
-    /// When, in virtual time, the node's clock reaches the key's expiry.
-    fn expiry_virtual(&self, key: &RedisKey) -> Millis {
-        Millis((key.expires_at_clock - self.clock_offset_ms).max(0) as u64)
+    /// When, in virtual time, the node's clock reaches the key's expiry
+    /// (`now` if it already has).
+    fn expiry_virtual(&self, key: &RedisKey, now: Millis) -> Millis {
+        self.clock.when_reads(key.expires_at_clock, now)
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
 enum Phase {
     #[default]
     Idle,
@@ -87,7 +160,7 @@ enum Phase {
 }
 
 /// One client's Redlock library state.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 struct Side {
     phase: Phase,
     round: u64,
@@ -101,8 +174,8 @@ struct Side {
     deadline_gen: u64,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct RedlockService {
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct Redlock {
     ttl_ms: u64,
     options: RedisOptions,
     nodes: [Node; NODES],
@@ -110,20 +183,148 @@ pub(crate) struct RedlockService {
     next_round: u64,
     /// The fence value node 1 returned with each lock value.
     fence_of: BTreeMap<u64, u64>,
+    rng: ServiceRng,
 }
 
-impl RedlockService {
-    pub fn new(config: &Config) -> RedlockService {
-        RedlockService {
+impl LockSystem for Redlock {
+    type Msg = RedisMsg;
+    type Timer = RedlockTimer;
+    type Detail = RedlockDetail;
+    const NAME: &'static str = "Redlock";
+    const LEASE_WORD: &'static str = "key TTL";
+    /// A Redis round trip on one LAN: 0.5-2 ms.
+    const LATENCY_US: (u64, u64) = (250, 1_000);
+    const MONOTONIC_TOKENS: bool = false;
+
+    fn new(config: &Config) -> Redlock {
+        Redlock {
             ttl_ms: config.ttl_ms,
             options: config.redis,
             nodes: Default::default(),
             side: Default::default(),
             next_round: 1,
             fence_of: BTreeMap::new(),
+            rng: ServiceRng::new(config.seed),
         }
     }
 
+    fn on_input(&mut self, view: &View, input: Input<RedisMsg, RedlockTimer>, out: &mut Effects) {
+        match input {
+            Input::Acquire(c) => {
+                self.side(c).attempt = 0;
+                self.start_attempt(view, c, out);
+            }
+            Input::Release(c) => {
+                self.unlock_all(c, self.options.release, out);
+                self.forget(c);
+            }
+            Input::Message {
+                from: Endpoint::Client(c),
+                to: Endpoint::Node(n),
+                body,
+            } => self.on_node_message(view, c, n, body, out),
+            Input::Message {
+                from: Endpoint::Node(_),
+                to: Endpoint::Client(c),
+                body,
+            } => self.on_reply(view, c, body, out),
+            Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
+            Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
+            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::RenewalOn(c) if view.belief(c).is_holding() => self.arm_renew(c, out),
+            Input::Node(n, cmd) => self.node_command(view, n, cmd, out),
+            _ => {}
+        }
+    }
+
+    fn holder(&self, view: &View) -> Option<HolderView> {
+        let (key, since, until) = self.quorum(view.now)?;
+        Some(HolderView {
+            client: key.owner,
+            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
+            lease_key: key.value,
+            since,
+            until: Some(until),
+        })
+    }
+
+    fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
+        self.holder(view).filter(|h| h.client == c)?.until
+    }
+
+    fn detail(&self, view: &View) -> RedlockDetail {
+        let nodes = NodeId::all()
+            .map(|n| {
+                let node = &self.nodes[n.index()];
+                let clock = node.clock.read(view.now);
+                RedisNodeView {
+                    node: n,
+                    up: !node.down,
+                    clock_offset_ms: node.clock.offset_ms(view.now),
+                    clock_ms: clock,
+                    slow_ms: node.slow_ms,
+                    key: node.live_key(view.now).map(|k| RedisKeyView {
+                        owner: k.owner,
+                        value: k.value,
+                        ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
+                    }),
+                    fence: node.fence,
+                    restart_at: node.restart_at,
+                }
+            })
+            .collect();
+        RedlockDetail { nodes }
+    }
+
+    fn check_node(&self, n: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        let node = &self.nodes[n.index()];
+        match cmd {
+            NodeCommand::Crash if node.down => Err(CommandError::NodeDown { node: n }),
+            NodeCommand::Restart if !node.down => Err(CommandError::NodeUp { node: n }),
+            NodeCommand::ClockJump { jump_ms } => {
+                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
+                    Err(CommandError::ClockJumpOutOfRange { jump_ms })
+                } else {
+                    Ok(())
+                }
+            }
+            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
+                Err(CommandError::DelayOutOfRange { extra_ms })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn label(msg: &RedisMsg) -> String {
+        match msg {
+            RedisMsg::Set { .. } => "SET NX PX".into(),
+            RedisMsg::SetReply { ok: true, .. } => "OK".into(),
+            RedisMsg::SetReply { ok: false, .. } => "nil (taken)".into(),
+            RedisMsg::Incr { .. } => "INCR fence".into(),
+            RedisMsg::IncrReply { fence, .. } => format!("fence {fence}"),
+            RedisMsg::Extend {
+                mode: ExtendMode::CheckValue,
+                ..
+            } => "extend if mine".into(),
+            RedisMsg::Extend {
+                mode: ExtendMode::BlindSet,
+                ..
+            } => "SET PX (blind)".into(),
+            RedisMsg::ExtendReply { ok, .. } => if *ok { "extended" } else { "not mine" }.into(),
+            RedisMsg::Refused { .. } => "connection refused".into(),
+            RedisMsg::Unlock {
+                mode: ReleaseMode::CheckValue,
+                ..
+            } => "DEL if mine".into(),
+            RedisMsg::Unlock {
+                mode: ReleaseMode::PlainDel,
+                ..
+            } => "DEL".into(),
+        }
+    }
+}
+
+impl Redlock {
     fn node(&mut self, n: NodeId) -> &mut Node {
         &mut self.nodes[n.index()]
     }
@@ -137,28 +338,34 @@ impl RedlockService {
     }
 
     /// Sends one request to every node and starts the round's timeout.
-    fn broadcast(&mut self, core: &mut Core, c: ClientId, body: impl Fn(NodeId) -> Body, step: u8) {
+    fn broadcast(
+        &mut self,
+        c: ClientId,
+        body: impl Fn(NodeId) -> RedisMsg,
+        step: u8,
+        out: &mut Effects,
+    ) {
         for n in NodeId::all() {
-            core.send(Endpoint::Client(c), Endpoint::Node(n), body(n));
+            out.send(Endpoint::Client(c), Endpoint::Node(n), body(n));
         }
         let round = self.side[c.index()].round;
-        core.client_timer(
+        out.client_timer(
             c,
             self.request_timeout_ms(),
-            ClientTimer::RedlockNodeTimeout { round, step },
+            RedlockTimer::NodeTimeout { round, step },
         );
     }
 
-    fn start_attempt(&mut self, core: &mut Core, c: ClientId) {
+    fn start_attempt(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let round = self.next_round;
         self.next_round += 1;
-        let value = core.draw(0x1000_0000_0000, 0xffff_ffff_ffff);
+        let value = self.rng.draw(0x1000_0000_0000, 0xffff_ffff_ffff);
         let side = self.side(c);
         *side = Side {
             phase: Phase::Acquiring,
             round,
             value: Some(value),
-            start: core.now,
+            start: view.now,
             attempt: side.attempt + 1,
             renew_gen: side.renew_gen + 1,
             deadline_gen: side.deadline_gen + 1,
@@ -166,18 +373,18 @@ impl RedlockService {
         };
         let px_ms = self.ttl_ms;
         self.broadcast(
-            core,
             c,
-            |_| Body::RedisSet {
+            |_| RedisMsg::Set {
                 value,
                 px_ms,
                 round,
             },
             0,
+            out,
         );
     }
 
-    fn start_extension(&mut self, core: &mut Core, c: ClientId) {
+    fn start_extension(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let Some(value) = self.side[c.index()].value else {
             return;
         };
@@ -186,38 +393,38 @@ impl RedlockService {
         let side = self.side(c);
         side.phase = Phase::Extending;
         side.round = round;
-        side.start = core.now;
+        side.start = view.now;
         side.replies = 0;
         side.oks = 0;
         let px_ms = self.ttl_ms;
-        let blind = self.options.extend == ExtendMode::BlindSet;
+        let mode = self.options.extend;
         self.broadcast(
-            core,
             c,
-            |_| Body::RedisExtend {
+            |_| RedisMsg::Extend {
                 value,
                 px_ms,
-                blind,
+                mode,
                 round,
             },
             1,
+            out,
         );
     }
 
     /// All answers are in, or the timeout fired: count them.
-    fn finish_attempt(&mut self, core: &mut Core, c: ClientId) {
+    fn finish_attempt(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         side.phase = Phase::Idle;
         let (oks, start, attempt, round) = (side.oks, side.start, side.attempt, side.round);
-        let validity = validity_ms(self.ttl_ms, start.until(core.now));
+        let validity = validity_ms(self.ttl_ms, start.until(view.now));
         if oks >= QUORUM && validity > 0 {
             self.side(c).phase = Phase::Fencing;
             let node1 = Endpoint::Node(NodeId::new(1).expect("node 1 exists"));
-            core.send(Endpoint::Client(c), node1, Body::RedisIncr { round });
-            core.client_timer(
+            out.send(Endpoint::Client(c), node1, RedisMsg::Incr { round });
+            out.client_timer(
                 c,
                 self.request_timeout_ms(),
-                ClientTimer::RedlockNodeTimeout { round, step: 2 },
+                RedlockTimer::NodeTimeout { round, step: 2 },
             );
             return;
         }
@@ -228,92 +435,102 @@ impl RedlockService {
                 validity_ms: validity,
             }
         };
-        self.unlock_all(core, c, false);
+        self.unlock_all(c, ReleaseMode::CheckValue, out);
         if attempt >= ATTEMPTS_MAX {
             self.side(c).value = None;
-            fail(core, c, failure);
+            out.fail(c, failure);
             return;
         }
-        let delay = core.draw(
+        let delay = self.rng.draw(
             RETRY_DELAY_MS - RETRY_JITTER_MS,
             RETRY_DELAY_MS + RETRY_JITTER_MS,
         );
-        core.record(Event::AcquireRetry {
+        out.record(Event::AcquireRetry {
             client: c,
             failure,
             attempt: attempt + 1,
-            retry_at: core.now.plus(delay),
+            retry_at: view.now.plus(delay),
         });
         let round = self.side[c.index()].round;
-        core.client_timer(c, delay, ClientTimer::RedlockRetry { round });
+        out.client_timer(c, delay, RedlockTimer::Retry { round });
     }
 
     /// The lock is held; the token is whatever node 1 answered, if anything.
-    fn finish_fencing(&mut self, core: &mut Core, c: ClientId) {
+    fn finish_fencing(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         side.phase = Phase::Idle;
         let (start, value, fence) = (side.start, side.value.unwrap_or_default(), side.fence);
         let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
-        if core.now >= until {
+        if view.now >= until {
             // The token came back after the lease it was for.
-            self.unlock_all(core, c, false);
+            self.unlock_all(c, ReleaseMode::CheckValue, out);
             self.forget(c);
-            let validity_ms = validity_ms(self.ttl_ms, start.until(core.now));
-            fail(core, c, AcquireFailure::NoValidity { validity_ms });
+            let validity_ms = validity_ms(self.ttl_ms, start.until(view.now));
+            out.fail(c, AcquireFailure::NoValidity { validity_ms });
             return;
         }
         if let Some(f) = fence {
             self.fence_of.insert(value, f);
         }
-        grant(core, c, fence.map(Token), value, Some(until));
-        self.arm_renew(core, c);
-        self.arm_deadline(core, c, until);
+        out.grant(c, fence.map(Token), value, Some(until));
+        self.arm_renew(c, out);
+        self.arm_deadline(view, c, until, out);
     }
 
-    fn finish_extension(&mut self, core: &mut Core, c: ClientId) {
+    fn finish_extension(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         side.phase = Phase::Idle;
         let (oks, start) = (side.oks, side.start);
-        let validity = validity_ms(self.ttl_ms, start.until(core.now));
-        if !core.client(c).belief.is_holding() {
+        let validity = validity_ms(self.ttl_ms, start.until(view.now));
+        if !view.belief(c).is_holding() {
             return;
         }
         if oks >= QUORUM && validity > 0 {
             let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
-            extend_belief(core, c, Some(until));
-            self.arm_renew(core, c);
-            self.arm_deadline(core, c, until);
+            out.extend(c, Some(until));
+            self.arm_renew(c, out);
+            self.arm_deadline(view, c, until, out);
         } else {
             self.forget(c);
-            lose(core, c, LossReason::ExtensionFailed);
+            out.lose(c, LossReason::ExtensionFailed);
         }
     }
 
-    fn unlock_all(&mut self, core: &mut Core, c: ClientId, plain_del: bool) {
+    fn unlock_all(&mut self, c: ClientId, mode: ReleaseMode, out: &mut Effects) {
         let Some(value) = self.side[c.index()].value else {
             return;
         };
         for n in NodeId::all() {
-            core.send(
+            out.send(
                 Endpoint::Client(c),
                 Endpoint::Node(n),
-                Body::RedisUnlock { value, plain_del },
+                RedisMsg::Unlock { value, mode },
             );
         }
     }
 
-    fn arm_renew(&mut self, core: &mut Core, c: ClientId) {
+    fn arm_renew(&mut self, c: ClientId, out: &mut Effects) {
+        let every = renew_every_ms(self.ttl_ms);
         let side = self.side(c);
         side.renew_gen += 1;
-        let gen = side.renew_gen;
-        core.client_timer(c, renew_every_ms(self.ttl_ms), ClientTimer::Renew { gen });
+        out.client_timer(
+            c,
+            every,
+            RedlockTimer::Renew {
+                gen: side.renew_gen,
+            },
+        );
     }
 
-    fn arm_deadline(&mut self, core: &mut Core, c: ClientId, until: Millis) {
+    fn arm_deadline(&mut self, view: &View, c: ClientId, until: Millis, out: &mut Effects) {
         let side = self.side(c);
         side.deadline_gen += 1;
         let gen = side.deadline_gen;
-        core.client_timer(c, core.now.until(until), ClientTimer::LeaseDeadline { gen });
+        out.client_timer(
+            c,
+            view.now.until(until),
+            RedlockTimer::LeaseDeadline { gen },
+        );
     }
 
     fn forget(&mut self, c: ClientId) {
@@ -325,93 +542,109 @@ impl RedlockService {
     }
 
     /// (Re)arms the node's expiry timer for its key.
-    fn schedule_expiry(&self, core: &mut Core, n: NodeId) {
+    fn schedule_expiry(&self, view: &View, n: NodeId, out: &mut Effects) {
         let node = &self.nodes[n.index()];
         if let Some(key) = node.key {
-            core.service_timer(
-                node.expiry_virtual(&key),
-                ServiceTimer::RedisKeyExpiry { node: n },
+            out.service_timer(
+                node.expiry_virtual(&key, view.now),
+                RedlockTimer::KeyExpiry { node: n },
             );
         }
     }
 
-    fn set_key(&mut self, core: &mut Core, n: NodeId, c: ClientId, value: u64, px_ms: u64) {
+    fn set_key(
+        &mut self,
+        view: &View,
+        n: NodeId,
+        c: ClientId,
+        value: u64,
+        px_ms: u64,
+        out: &mut Effects,
+    ) {
         let node = self.node(n);
-        let expires_at_clock = node.clock(core.now) + px_ms as i64;
+        let expires_at_clock = node.clock.read(view.now) + px_ms as i64;
         node.key = Some(RedisKey {
             owner: c,
             value,
             expires_at_clock,
-            set_at: core.now,
+            set_at: view.now,
         });
-        self.schedule_expiry(core, n);
-        core.record(Event::Service(ServiceEvent::RedisKeySet {
+        self.schedule_expiry(view, n, out);
+        out.record(Event::Service(ServiceEvent::RedisKeySet {
             node: n,
             client: c,
         }));
     }
 
-    fn on_node_message(&mut self, core: &mut Core, c: ClientId, n: NodeId, body: Body) {
+    fn on_node_message(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        n: NodeId,
+        body: RedisMsg,
+        out: &mut Effects,
+    ) {
         let node = &self.nodes[n.index()];
         let reply_delay = node.slow_ms;
         let down = node.down;
-        let live = node.live_key(core.now);
+        let live = node.live_key(view.now);
         if node.key.is_some() && live.is_none() && !down {
-            self.expire(core, n); // Lazy expiry, as a GET would do.
+            self.expire(n, out); // Lazy expiry, as a GET would do.
         }
         let reply = match body {
-            Body::RedisSet { round, .. }
-            | Body::RedisExtend { round, .. }
-            | Body::RedisIncr { round }
+            RedisMsg::Set { round, .. }
+            | RedisMsg::Extend { round, .. }
+            | RedisMsg::Incr { round }
                 if down =>
             {
-                Body::RedisRefused { round }
+                RedisMsg::Refused { round }
             }
-            Body::RedisSet {
+            RedisMsg::Set {
                 value,
                 px_ms,
                 round,
             } => {
                 let ok = live.is_none();
                 if ok {
-                    self.set_key(core, n, c, value, px_ms);
+                    self.set_key(view, n, c, value, px_ms, out);
                 }
-                Body::RedisSetReply { ok, round }
+                RedisMsg::SetReply { ok, round }
             }
-            Body::RedisIncr { round } => {
+            RedisMsg::Incr { round } => {
                 let node = self.node(n);
                 node.fence += 1;
-                Body::RedisIncrReply {
+                RedisMsg::IncrReply {
                     fence: node.fence,
                     round,
                 }
             }
-            Body::RedisExtend {
+            RedisMsg::Extend {
                 value,
                 px_ms,
-                blind,
+                mode,
                 round,
             } => {
                 let mine = live.is_some_and(|k| k.value == value);
                 // A blind SET takes the key whoever holds it: a renewal that
                 // arrives after expiry silently re-acquires.
-                let ok = mine || blind;
+                let ok = mine || mode == ExtendMode::BlindSet;
                 if mine {
                     let node = self.node(n);
-                    let expires_at_clock = node.clock(core.now) + px_ms as i64;
+                    let expires_at_clock = node.clock.read(view.now) + px_ms as i64;
                     if let Some(key) = node.key.as_mut() {
                         key.expires_at_clock = expires_at_clock;
                     }
-                    self.schedule_expiry(core, n);
+                    self.schedule_expiry(view, n, out);
                 } else if ok {
-                    self.set_key(core, n, c, value, px_ms);
+                    self.set_key(view, n, c, value, px_ms, out);
                 }
-                Body::RedisExtendReply { ok, round }
+                RedisMsg::ExtendReply { ok, round }
             }
-            Body::RedisUnlock { value, plain_del } => {
-                if let Some(key) = live.filter(|k| plain_del || k.value == value) {
+            RedisMsg::Unlock { value, mode } => {
+                let plain = mode == ReleaseMode::PlainDel;
+                if let Some(key) = live.filter(|k| plain || k.value == value) {
                     self.node(n).key = None;
-                    core.record(Event::Service(ServiceEvent::RedisKeyDeleted {
+                    out.record(Event::Service(ServiceEvent::RedisKeyDeleted {
                         node: n,
                         owner: key.owner,
                         by: c,
@@ -421,24 +654,24 @@ impl RedlockService {
             }
             _ => return,
         };
-        core.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
+        out.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
     }
 
-    fn expire(&mut self, core: &mut Core, n: NodeId) {
+    fn expire(&mut self, n: NodeId, out: &mut Effects) {
         if let Some(key) = self.node(n).key.take() {
-            core.record(Event::Service(ServiceEvent::RedisKeyExpired {
+            out.record(Event::Service(ServiceEvent::RedisKeyExpired {
                 node: n,
                 client: key.owner,
             }));
         }
     }
 
-    fn on_reply(&mut self, core: &mut Core, c: ClientId, body: Body) {
+    fn on_reply(&mut self, view: &View, c: ClientId, body: RedisMsg, out: &mut Effects) {
         let (round, ok, fence) = match body {
-            Body::RedisSetReply { ok, round } => (round, ok, None),
-            Body::RedisIncrReply { fence, round } => (round, true, Some(fence)),
-            Body::RedisExtendReply { ok, round } => (round, ok, None),
-            Body::RedisRefused { round } => (round, false, None),
+            RedisMsg::SetReply { ok, round } => (round, ok, None),
+            RedisMsg::IncrReply { fence, round } => (round, true, Some(fence)),
+            RedisMsg::ExtendReply { ok, round } => (round, ok, None),
+            RedisMsg::Refused { round } => (round, false, None),
             _ => return,
         };
         let side = self.side(c);
@@ -447,7 +680,7 @@ impl RedlockService {
         }
         if side.phase == Phase::Fencing {
             side.fence = fence;
-            self.finish_fencing(core, c);
+            self.finish_fencing(view, c, out);
             return;
         }
         side.replies += 1;
@@ -456,35 +689,138 @@ impl RedlockService {
             return;
         }
         match side.phase {
-            Phase::Acquiring => self.finish_attempt(core, c),
-            Phase::Extending => self.finish_extension(core, c),
+            Phase::Acquiring => self.finish_attempt(view, c, out),
+            Phase::Extending => self.finish_extension(view, c, out),
             Phase::Fencing | Phase::Idle => {}
         }
     }
 
-    fn bring_up(&mut self, core: &mut Core, n: NodeId) {
-        let keeps_data = self.options.persistence == Persistence::Fsync;
+    fn on_client_timer(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        timer: RedlockTimer,
+        out: &mut Effects,
+    ) {
+        let side = &self.side[c.index()];
+        let belief = view.belief(c);
+        match timer {
+            RedlockTimer::NodeTimeout { round, .. } if round == side.round => match side.phase {
+                Phase::Acquiring => self.finish_attempt(view, c, out),
+                Phase::Fencing => self.finish_fencing(view, c, out),
+                Phase::Extending => self.finish_extension(view, c, out),
+                Phase::Idle => {}
+            },
+            RedlockTimer::Retry { round }
+                if round == side.round
+                    && side.phase == Phase::Idle
+                    && belief == crate::sim::client::Belief::Acquiring =>
+            {
+                self.start_attempt(view, c, out);
+            }
+            RedlockTimer::Renew { gen }
+                if gen == side.renew_gen && belief.is_holding() && view.renewal(c) =>
+            {
+                self.start_extension(view, c, out);
+            }
+            RedlockTimer::LeaseDeadline { gen }
+                if gen == side.deadline_gen && belief.is_holding() =>
+            {
+                self.forget(c);
+                out.lose(c, LossReason::LocalDeadline);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_service_timer(&mut self, view: &View, timer: RedlockTimer, out: &mut Effects) {
+        match timer {
+            RedlockTimer::KeyExpiry { node: n } => {
+                let node = &self.nodes[n.index()];
+                let due = node
+                    .key
+                    .is_some_and(|k| node.expiry_virtual(&k, view.now) <= view.now && !node.down);
+                if due {
+                    self.expire(n, out);
+                }
+            }
+            RedlockTimer::Restart { node: n }
+                if self.nodes[n.index()].restart_at == Some(view.now) =>
+            {
+                self.bring_up(view, n, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn bring_up(&mut self, view: &View, n: NodeId, out: &mut Effects) {
+        let persistence = self.options.persistence;
         let node = self.node(n);
         node.down = false;
         node.restart_at = None;
         node.crashed_at = None;
-        if !keeps_data {
+        if persistence == Persistence::None {
             node.key = None;
             let had_fence = node.fence > 0;
             node.fence = 0;
             if had_fence {
-                core.record(Event::Service(ServiceEvent::RedisFenceReset { node: n }));
+                out.record(Event::Service(ServiceEvent::RedisFenceReset { node: n }));
             }
         }
-        core.record(Event::NodeRestarted {
+        out.record(Event::NodeRestarted {
             node: n,
-            empty: !keeps_data,
+            persistence,
         });
         let node = &self.nodes[n.index()];
-        if node.key.is_some() && node.live_key(core.now).is_none() {
-            self.expire(core, n);
+        if node.key.is_some() && node.live_key(view.now).is_none() {
+            self.expire(n, out);
         }
-        self.schedule_expiry(core, n);
+        self.schedule_expiry(view, n, out);
+    }
+
+    fn node_command(&mut self, view: &View, n: NodeId, cmd: NodeCommand, out: &mut Effects) {
+        let persistence = self.options.persistence;
+        match cmd {
+            NodeCommand::Crash => {
+                let node = self.node(n);
+                node.down = true;
+                node.crashed_at = Some(view.now);
+                node.restart_at = None;
+                out.record(Event::NodeCrashed {
+                    node: n,
+                    persistence,
+                });
+            }
+            NodeCommand::Restart => {
+                let crashed_at = self.nodes[n.index()].crashed_at.unwrap_or(view.now);
+                // A delayed restart keeps the node down longer than any lease
+                // it may have granted.
+                let ready = crashed_at.plus(self.ttl_ms);
+                if self.options.restart == RestartPolicy::Delayed && view.now < ready {
+                    self.node(n).restart_at = Some(ready);
+                    out.service_timer(ready, RedlockTimer::Restart { node: n });
+                    out.record(Event::NodeRestartDelayed {
+                        node: n,
+                        until: ready,
+                    });
+                } else {
+                    self.bring_up(view, n, out);
+                }
+            }
+            NodeCommand::ClockJump { jump_ms } => {
+                self.node(n).clock.jump(view.now, jump_ms);
+                out.record(Event::ClockJumped { node: n, jump_ms });
+                let node = &self.nodes[n.index()];
+                if node.key.is_some() && node.live_key(view.now).is_none() && !node.down {
+                    self.expire(n, out);
+                }
+                self.schedule_expiry(view, n, out);
+            }
+            NodeCommand::Slow { extra_ms } => {
+                self.node(n).slow_ms = extra_ms;
+                out.record(Event::NodeSlow { node: n, extra_ms });
+            }
+        }
     }
 
     /// The lock value held on a quorum of live nodes: the quorum formed when
@@ -493,7 +829,9 @@ impl RedlockService {
     fn quorum(&self, now: Millis) -> Option<(RedisKey, Millis, Millis)> {
         let mut live: [Option<(RedisKey, Millis)>; NODES] = [None; NODES];
         for (slot, node) in live.iter_mut().zip(&self.nodes) {
-            *slot = node.live_key(now).map(|k| (k, node.expiry_virtual(&k)));
+            *slot = node
+                .live_key(now)
+                .map(|k| (k, node.expiry_virtual(&k, now)));
         }
         let first = live.iter().flatten().find(|(k, _)| {
             live.iter()
@@ -518,198 +856,5 @@ impl RedlockService {
         expiry.sort_unstable_by(|a, b| b.cmp(a));
         let q = usize::from(QUORUM) - 1;
         Some((first.0, set_at[q], expiry[q]))
-    }
-}
-
-impl LockService for RedlockService {
-    fn acquire(&mut self, core: &mut Core, c: ClientId) {
-        self.side(c).attempt = 0;
-        self.start_attempt(core, c);
-    }
-
-    fn release(&mut self, core: &mut Core, c: ClientId) {
-        let plain_del = self.options.release == ReleaseMode::PlainDel;
-        self.unlock_all(core, c, plain_del);
-        self.forget(c);
-    }
-
-    fn on_message(&mut self, core: &mut Core, msg: Message) {
-        match (msg.from, msg.to) {
-            (Endpoint::Client(c), Endpoint::Node(n)) => self.on_node_message(core, c, n, msg.body),
-            (Endpoint::Node(_), Endpoint::Client(c)) => self.on_reply(core, c, msg.body),
-            _ => {}
-        }
-    }
-
-    fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer) {
-        let side = &self.side[c.index()];
-        match timer {
-            ClientTimer::RedlockNodeTimeout { round, .. } if round == side.round => {
-                match side.phase {
-                    Phase::Acquiring => self.finish_attempt(core, c),
-                    Phase::Fencing => self.finish_fencing(core, c),
-                    Phase::Extending => self.finish_extension(core, c),
-                    Phase::Idle => {}
-                }
-            }
-            ClientTimer::RedlockRetry { round }
-                if round == side.round
-                    && side.phase == Phase::Idle
-                    && core.client(c).belief == Belief::Acquiring =>
-            {
-                self.start_attempt(core, c);
-            }
-            ClientTimer::Renew { gen }
-                if gen == side.renew_gen
-                    && core.client(c).belief.is_holding()
-                    && core.client(c).renewal =>
-            {
-                self.start_extension(core, c);
-            }
-            ClientTimer::LeaseDeadline { gen }
-                if gen == side.deadline_gen && core.client(c).belief.is_holding() =>
-            {
-                self.forget(c);
-                lose(core, c, LossReason::LocalDeadline);
-            }
-            _ => {}
-        }
-    }
-
-    fn on_service_timer(&mut self, core: &mut Core, timer: ServiceTimer) {
-        match timer {
-            ServiceTimer::RedisKeyExpiry { node: n } => {
-                let node = &self.nodes[n.index()];
-                let due = node
-                    .key
-                    .is_some_and(|k| node.expiry_virtual(&k) <= core.now && !node.down);
-                if due {
-                    self.expire(core, n);
-                }
-            }
-            ServiceTimer::RedisRestart { node: n }
-                if self.nodes[n.index()].restart_at == Some(core.now) =>
-            {
-                self.bring_up(core, n);
-            }
-            _ => {}
-        }
-    }
-
-    fn on_crash(&mut self, _core: &mut Core, c: ClientId) {
-        self.side[c.index()] = Side::default();
-    }
-
-    fn on_renewal_on(&mut self, core: &mut Core, c: ClientId) {
-        if core.client(c).belief.is_holding() {
-            self.arm_renew(core, c);
-        }
-    }
-
-    fn check_node_command(&self, n: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
-        let node = &self.nodes[n.index()];
-        match cmd {
-            NodeCommand::Crash if node.down => Err(CommandError::NodeDown { node: n }),
-            NodeCommand::Restart if !node.down => Err(CommandError::NodeUp { node: n }),
-            NodeCommand::ClockJump { jump_ms } => {
-                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
-                    Err(CommandError::ClockJumpOutOfRange { jump_ms })
-                } else {
-                    Ok(())
-                }
-            }
-            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
-                Err(CommandError::DelayOutOfRange { extra_ms })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn node_command(&mut self, core: &mut Core, n: NodeId, cmd: NodeCommand) {
-        let keeps_data = self.options.persistence == Persistence::Fsync;
-        match cmd {
-            NodeCommand::Crash => {
-                let node = self.node(n);
-                node.down = true;
-                node.crashed_at = Some(core.now);
-                node.restart_at = None;
-                core.record(Event::NodeCrashed {
-                    node: n,
-                    keeps_data,
-                });
-            }
-            NodeCommand::Restart => {
-                let crashed_at = self.nodes[n.index()].crashed_at.unwrap_or(core.now);
-                // A delayed restart keeps the node down longer than any lease
-                // it may have granted.
-                let ready = crashed_at.plus(self.ttl_ms);
-                if self.options.restart == RestartPolicy::Delayed && core.now < ready {
-                    self.node(n).restart_at = Some(ready);
-                    core.service_timer(ready, ServiceTimer::RedisRestart { node: n });
-                    core.record(Event::NodeRestartDelayed {
-                        node: n,
-                        until: ready,
-                    });
-                } else {
-                    self.bring_up(core, n);
-                }
-            }
-            NodeCommand::ClockJump { jump_ms } => {
-                self.node(n).clock_offset_ms += jump_ms;
-                core.record(Event::ClockJumped { node: n, jump_ms });
-                let node = &self.nodes[n.index()];
-                if node.key.is_some() && node.live_key(core.now).is_none() && !node.down {
-                    self.expire(core, n);
-                }
-                self.schedule_expiry(core, n);
-            }
-            NodeCommand::Slow { extra_ms } => {
-                self.node(n).slow_ms = extra_ms;
-                core.record(Event::NodeSlow { node: n, extra_ms });
-            }
-        }
-    }
-
-    fn holder(&self, core: &Core) -> Option<HolderView> {
-        let (key, since, until) = self.quorum(core.now)?;
-        Some(HolderView {
-            client: key.owner,
-            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
-            lease_key: key.value,
-            since,
-            until: Some(until),
-        })
-    }
-
-    fn lease_end(&self, core: &Core, c: ClientId) -> Option<Millis> {
-        self.holder(core).filter(|h| h.client == c)?.until
-    }
-
-    fn detail(&self, core: &Core) -> ServiceDetail {
-        let nodes = NodeId::all()
-            .map(|n| {
-                let node = &self.nodes[n.index()];
-                let clock = node.clock(core.now);
-                RedisNodeView {
-                    node: n,
-                    up: !node.down,
-                    clock_offset_ms: node.clock_offset_ms,
-                    clock_ms: clock,
-                    slow_ms: node.slow_ms,
-                    key: node.live_key(core.now).map(|k| RedisKeyView {
-                        owner: k.owner,
-                        value: k.value,
-                        ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
-                    }),
-                    fence: node.fence,
-                    restart_at: node.restart_at,
-                }
-            })
-            .collect();
-        ServiceDetail::Redlock { nodes }
-    }
-
-    fn monotonic_tokens(&self) -> bool {
-        false
     }
 }

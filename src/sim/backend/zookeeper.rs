@@ -5,13 +5,15 @@
 //! Simplified on purpose: the ensemble is one always-available server (no
 //! ZAB, no leader election); each client opens one session and keeps it.
 
-use super::{fail, grant, lose, HolderView, LockService, ServiceDetail, SessionView, ZnodeView};
+use super::queue::{Contenders, Entry, Recheck};
+use super::{HolderView, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
-use crate::sim::engine::{ClientTimer, Core, ServiceTimer};
+use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
-use crate::sim::net::{Body, Endpoint, Message};
+use crate::sim::net::Endpoint;
 use crate::sim::scenario::Config;
 use crate::sim::types::{ClientId, Millis, Token};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// The server's tick; session timeouts are clamped to 2-20 ticks.
@@ -29,23 +31,84 @@ fn expiry_bucket(at_ms: u64) -> Millis {
     Millis((at_ms / TICK_MS + 1) * TICK_MS)
 }
 
-#[derive(Debug, Clone)]
+/// ZooKeeper's requests and answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum ZkMsg {
+    #[serde(rename = "zk-connect")]
+    Connect { timeout_ms: u64 },
+    #[serde(rename = "zk-connect-reply")]
+    ConnectReply { session: u64, timeout_ms: u64 },
+    /// `create -e -s` under the lock directory.
+    #[serde(rename = "zk-create")]
+    Create { session: u64 },
+    #[serde(rename = "zk-create-reply")]
+    CreateReply {
+        seq: Option<u64>,
+        predecessor: Option<u64>,
+    },
+    #[serde(rename = "zk-ping")]
+    Ping { session: u64 },
+    #[serde(rename = "zk-ping-reply")]
+    PingReply { alive: bool },
+    #[serde(rename = "zk-delete")]
+    Delete { seq: u64 },
+    #[serde(rename = "zk-watch-fired")]
+    WatchFired { deleted: u64 },
+    #[serde(rename = "zk-get-children")]
+    GetChildren { seq: u64 },
+    #[serde(rename = "zk-children-reply")]
+    ChildrenReply {
+        exists: bool,
+        predecessor: Option<u64>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum ZkTimer {
+    /// Time to send the next ping.
+    Ping { gen: u64 },
+    /// No reply for two thirds of the session timeout.
+    ReadTimeout { gen: u64 },
+    /// The server's session expiry.
+    SessionExpiry { session: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZnodeView {
+    pub seq: u64,
+    pub owner: ClientId,
+    pub session: u64,
+    pub czxid: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionView {
+    pub session: u64,
+    pub owner: ClientId,
+    pub timeout_ms: u64,
+    /// When the server will expire it, counting in tick-sized buckets.
+    pub expires_at: Millis,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZkDetail {
+    /// The lock directory's children, lowest sequence (the holder) first.
+    pub znodes: Vec<ZnodeView>,
+    pub sessions: Vec<SessionView>,
+    pub zxid: u64,
+    pub tick_ms: u64,
+}
+
+#[derive(Debug, Clone, Hash)]
 struct Session {
     owner: ClientId,
     timeout_ms: u64,
     expires_at: Millis,
 }
 
-#[derive(Debug, Clone)]
-struct Znode {
-    owner: ClientId,
-    session: u64,
-    czxid: u64,
-    created_at: Millis,
-}
-
 /// What one client knows, on its side of the wire.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Hash)]
 struct Side {
     session: Option<u64>,
     timeout_ms: u64,
@@ -57,452 +120,104 @@ struct Side {
     read_gen: u64,
 }
 
-#[derive(Debug, Clone)]
-pub(crate) struct ZkService {
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct ZooKeeper {
     requested_ms: u64,
     zxid: u64,
-    /// The lock directory's cversion: every child created or deleted bumps
-    /// it, and a sequential child is named after it.
+    /// The lock directory's cversion: a sequential child is named after it.
     cversion: u64,
     next_session: u64,
     sessions: BTreeMap<u64, Session>,
-    znodes: BTreeMap<u64, Znode>,
-    /// Watched sequence -> watchers.
-    watchers: BTreeMap<u64, Vec<ClientId>>,
+    /// The lock directory's children by sequence number.
+    znodes: Contenders,
     side: [Side; 4],
 }
 
-impl ZkService {
-    pub fn new(config: &Config) -> ZkService {
-        ZkService {
+impl LockSystem for ZooKeeper {
+    type Msg = ZkMsg;
+    type Timer = ZkTimer;
+    type Detail = ZkDetail;
+    const NAME: &'static str = "ZooKeeper";
+    const LEASE_WORD: &'static str = "session";
+    /// A quorum write with fsync: 5-20 ms a round trip.
+    const LATENCY_US: (u64, u64) = (2_500, 10_000);
+    const MONOTONIC_TOKENS: bool = true;
+
+    fn new(config: &Config) -> ZooKeeper {
+        ZooKeeper {
             requested_ms: config.ttl_ms,
             zxid: 0,
             cversion: 0,
             next_session: 0x1000,
             sessions: BTreeMap::new(),
-            znodes: BTreeMap::new(),
-            watchers: BTreeMap::new(),
+            znodes: Contenders::default(),
             side: Default::default(),
         }
     }
 
-    fn side(&mut self, c: ClientId) -> &mut Side {
-        &mut self.side[c.index()]
-    }
-
-    fn predecessor(&self, seq: u64) -> Option<u64> {
-        self.znodes.range(..seq).next_back().map(|(&s, _)| s)
-    }
-
-    fn watch(&mut self, watched: u64, c: ClientId) {
-        let list = self.watchers.entry(watched).or_default();
-        if !list.contains(&c) {
-            list.push(c);
-        }
-    }
-
-    /// Any request from a live session moves its expiry to a later bucket.
-    fn touch(&mut self, core: &mut Core, session: u64) -> bool {
-        let Some(s) = self.sessions.get_mut(&session) else {
-            return false;
-        };
-        s.expires_at = expiry_bucket(core.now.ms() + s.timeout_ms);
-        let at = s.expires_at;
-        core.service_timer(at, ServiceTimer::ZkSessionExpiry { session });
-        true
-    }
-
-    fn delete_znode(&mut self, core: &mut Core, seq: u64) {
-        let Some(node) = self.znodes.remove(&seq) else {
-            return;
-        };
-        self.zxid += 1;
-        self.cversion += 1;
-        core.record(Event::Service(ServiceEvent::ZkZnodeDeleted {
-            client: node.owner,
-            seq,
-            zxid: self.zxid,
-        }));
-        for watcher in self.watchers.remove(&seq).unwrap_or_default() {
-            core.send(
-                Endpoint::Service,
-                Endpoint::Client(watcher),
-                Body::ZkWatchFired { deleted: seq },
-            );
-        }
-    }
-
-    fn on_server_message(&mut self, core: &mut Core, c: ClientId, body: Body) {
-        let reply = match body {
-            Body::ZkConnect { timeout_ms } => {
-                let session = self.next_session;
-                self.next_session += 1;
-                self.zxid += 1;
-                let timeout_ms = negotiated_timeout_ms(timeout_ms);
-                self.sessions.insert(
-                    session,
-                    Session {
-                        owner: c,
-                        timeout_ms,
-                        expires_at: core.now,
-                    },
-                );
-                self.touch(core, session);
-                core.record(Event::Service(ServiceEvent::ZkSessionOpened {
-                    client: c,
-                    session,
-                    timeout_ms,
-                }));
-                Body::ZkConnectReply {
-                    session,
-                    timeout_ms,
+    fn on_input(&mut self, view: &View, input: Input<ZkMsg, ZkTimer>, out: &mut Effects) {
+        match input {
+            Input::Acquire(c) => self.acquire(c, out),
+            Input::Release(c) => {
+                if let Some(seq) = self.side(c).seq.take() {
+                    out.ask(c, ZkMsg::Delete { seq });
                 }
             }
-            Body::ZkCreate { session } => self.create(core, c, session),
-            Body::ZkPing { session } => Body::ZkPingReply {
-                alive: self.touch(core, session),
-            },
-            Body::ZkDelete { seq } => {
-                if self.znodes.get(&seq).is_some_and(|z| z.owner == c) {
-                    let session = self.znodes[&seq].session;
-                    self.touch(core, session);
-                    self.delete_znode(core, seq);
-                }
-                return;
+            Input::Message {
+                from: Endpoint::Client(c),
+                to: Endpoint::Service,
+                body,
+            } => self.on_server_message(view, c, body, out),
+            Input::Message {
+                from: Endpoint::Service,
+                to: Endpoint::Client(c),
+                body,
+            } => self.on_client_message(view, c, body, out),
+            Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
+            Input::ServiceTimer(ZkTimer::SessionExpiry { session }) => {
+                self.on_session_expiry(view, session, out)
             }
-            Body::ZkGetChildren { seq } => {
-                let exists = self.znodes.contains_key(&seq);
-                let predecessor = if exists { self.predecessor(seq) } else { None };
-                if let Some(p) = predecessor {
-                    self.watch(p, c);
-                }
-                Body::ZkChildrenReply {
-                    exists,
-                    predecessor,
-                }
-            }
-            _ => return,
-        };
-        core.send(Endpoint::Service, Endpoint::Client(c), reply);
-    }
-
-    /// create -e -s: the child is named after the directory's cversion.
-    fn create(&mut self, core: &mut Core, c: ClientId, session: u64) -> Body {
-        if !self.touch(core, session) {
-            return Body::ZkCreateReply {
-                seq: None,
-                predecessor: None,
-            };
-        }
-        let seq = self.cversion;
-        self.cversion += 1;
-        self.zxid += 1;
-        self.znodes.insert(
-            seq,
-            Znode {
-                owner: c,
-                session,
-                czxid: self.zxid,
-                created_at: core.now,
-            },
-        );
-        core.record(Event::Service(ServiceEvent::ZkZnodeCreated {
-            client: c,
-            seq,
-            zxid: self.zxid,
-        }));
-        let predecessor = self.predecessor(seq);
-        if let Some(p) = predecessor {
-            self.watch(p, c);
-        }
-        Body::ZkCreateReply {
-            seq: Some(seq),
-            predecessor,
-        }
-    }
-
-    fn on_client_message(&mut self, core: &mut Core, c: ClientId, body: Body) {
-        // Any reply proves the connection works: the read timeout restarts.
-        self.arm_read_timeout(core, c);
-        match body {
-            Body::ZkConnectReply {
-                session,
-                timeout_ms,
-            } => {
-                let side = self.side(c);
-                side.session = Some(session);
-                side.timeout_ms = timeout_ms;
-                side.connecting = false;
-                self.set_conn(core, c, ZkConn::Connected);
-                self.arm_ping(core, c);
-                self.arm_read_timeout(core, c);
-                if core.client(c).belief == Belief::Acquiring {
-                    core.send(
-                        Endpoint::Client(c),
-                        Endpoint::Service,
-                        Body::ZkCreate { session },
-                    );
-                }
-            }
-            Body::ZkCreateReply { seq, predecessor } => self.on_created(core, c, seq, predecessor),
-            Body::ZkPingReply { alive: true } => {
-                self.set_conn(core, c, ZkConn::Connected);
-            }
-            Body::ZkPingReply { alive: false } => self.session_lost(core, c),
-            Body::ZkWatchFired { .. } => {
+            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::Healed(c) => {
+                // Reconnecting: the server answers whether the session still lives.
+                self.ping(c, out);
                 if let (Belief::Waiting { .. }, Some(seq)) =
-                    (core.client(c).belief, self.side[c.index()].seq)
+                    (view.belief(c), self.side[c.index()].seq)
                 {
-                    core.send(
-                        Endpoint::Client(c),
-                        Endpoint::Service,
-                        Body::ZkGetChildren { seq },
-                    );
+                    out.ask(c, ZkMsg::GetChildren { seq });
                 }
             }
-            Body::ZkChildrenReply {
-                exists,
-                predecessor,
-            } => {
-                let (Belief::Waiting { .. }, Some(seq)) =
-                    (core.client(c).belief, self.side[c.index()].seq)
-                else {
-                    return;
-                };
-                if !exists {
-                    self.side(c).seq = None;
-                    lose(core, c, LossReason::KeyGone);
-                } else if predecessor.is_none() {
-                    grant(core, c, Some(Token(seq)), seq, None);
-                }
-            }
+            Input::RenewalOn(c) if self.side[c.index()].session.is_some() => self.arm_ping(c, out),
             _ => {}
         }
     }
 
-    fn on_created(
-        &mut self,
-        core: &mut Core,
-        c: ClientId,
-        seq: Option<u64>,
-        predecessor: Option<u64>,
-    ) {
-        let acquiring = core.client(c).belief == Belief::Acquiring;
-        let Some(seq) = seq else {
-            if acquiring {
-                fail(core, c, AcquireFailure::LeaseGone);
-                self.session_lost(core, c);
-            }
-            return;
-        };
-        if !acquiring {
-            // Released while the create was in flight: take the znode back.
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::ZkDelete { seq },
-            );
-            return;
-        }
-        self.side(c).seq = Some(seq);
-        if predecessor.is_none() {
-            grant(core, c, Some(Token(seq)), seq, None);
-        } else {
-            let token = Some(Token(seq));
-            core.set_belief(c, Belief::Waiting { token });
-            core.record(Event::Waiting { client: c, token });
-        }
-    }
-
-    /// Told the session expired: LOST. The application drops the lock.
-    fn session_lost(&mut self, core: &mut Core, c: ClientId) {
-        let side = self.side(c);
-        side.session = None;
-        side.seq = None;
-        side.connecting = false;
-        side.ping_gen += 1;
-        side.read_gen += 1;
-        self.set_conn(core, c, ZkConn::Lost);
-        lose(core, c, LossReason::SessionLost);
-    }
-
-    fn set_conn(&mut self, core: &mut Core, c: ClientId, state: ZkConn) {
-        if core.client(c).zk_conn != Some(state) {
-            core.client_mut(c).zk_conn = Some(state);
-            core.record(Event::ZkState { client: c, state });
-        }
-    }
-
-    /// Pings every third of the session timeout, as the client library does.
-    fn arm_ping(&mut self, core: &mut Core, c: ClientId) {
-        let side = self.side(c);
-        side.ping_gen += 1;
-        let (gen, every) = (side.ping_gen, (side.timeout_ms / 3).max(1));
-        core.client_timer(c, every, ClientTimer::Renew { gen });
-    }
-
-    /// No reply for two thirds of the timeout means SUSPENDED.
-    fn arm_read_timeout(&mut self, core: &mut Core, c: ClientId) {
-        let side = self.side(c);
-        if side.session.is_none() {
-            return;
-        }
-        side.read_gen += 1;
-        let (gen, after) = (side.read_gen, (side.timeout_ms * 2 / 3).max(1));
-        core.client_timer(c, after, ClientTimer::ZkReadTimeout { gen });
-    }
-
-    fn ping(&mut self, core: &mut Core, c: ClientId) {
-        if let Some(session) = self.side[c.index()].session {
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::ZkPing { session },
-            );
-        }
-    }
-}
-
-impl LockService for ZkService {
-    fn acquire(&mut self, core: &mut Core, c: ClientId) {
-        let side = self.side(c);
-        side.seq = None;
-        match side.session {
-            Some(session) => core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::ZkCreate { session },
-            ),
-            None if side.connecting => {}
-            None => {
-                side.connecting = true;
-                core.send(
-                    Endpoint::Client(c),
-                    Endpoint::Service,
-                    Body::ZkConnect {
-                        timeout_ms: self.requested_ms,
-                    },
-                );
-            }
-        }
-    }
-
-    fn release(&mut self, core: &mut Core, c: ClientId) {
-        if let Some(seq) = self.side(c).seq.take() {
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::ZkDelete { seq },
-            );
-        }
-    }
-
-    fn on_message(&mut self, core: &mut Core, msg: Message) {
-        match (msg.from, msg.to) {
-            (Endpoint::Client(c), Endpoint::Service) => self.on_server_message(core, c, msg.body),
-            (Endpoint::Service, Endpoint::Client(c)) => self.on_client_message(core, c, msg.body),
-            _ => {}
-        }
-    }
-
-    fn on_client_timer(&mut self, core: &mut Core, c: ClientId, timer: ClientTimer) {
-        let side = &self.side[c.index()];
-        match timer {
-            ClientTimer::Renew { gen }
-                if gen == side.ping_gen && side.session.is_some() && core.client(c).renewal =>
-            {
-                self.ping(core, c);
-                self.arm_ping(core, c);
-            }
-            ClientTimer::ZkReadTimeout { gen }
-                if gen == side.read_gen && side.session.is_some() =>
-            {
-                // Curator: treat your locks as suspended. The recipe itself
-                // still says "acquired".
-                self.set_conn(core, c, ZkConn::Suspended);
-            }
-            _ => {}
-        }
-    }
-
-    fn on_service_timer(&mut self, core: &mut Core, timer: ServiceTimer) {
-        let ServiceTimer::ZkSessionExpiry { session } = timer else {
-            return;
-        };
-        let Some(s) = self.sessions.get(&session) else {
-            return;
-        };
-        if s.expires_at != core.now {
-            return;
-        }
-        let owner = s.owner;
-        self.sessions.remove(&session);
-        self.zxid += 1;
-        core.record(Event::Service(ServiceEvent::ZkSessionExpired {
-            client: owner,
-            session,
-        }));
-        let ephemeral: Vec<u64> = self
-            .znodes
-            .iter()
-            .filter(|(_, z)| z.session == session)
-            .map(|(&seq, _)| seq)
-            .collect();
-        for seq in ephemeral {
-            self.delete_znode(core, seq);
-        }
-    }
-
-    fn on_crash(&mut self, _core: &mut Core, c: ClientId) {
-        self.side[c.index()] = Side::default();
-    }
-
-    fn on_heal(&mut self, core: &mut Core, c: ClientId) {
-        // Reconnecting: the server answers whether the session still lives.
-        self.ping(core, c);
-        if let (Belief::Waiting { .. }, Some(seq)) =
-            (core.client(c).belief, self.side[c.index()].seq)
-        {
-            core.send(
-                Endpoint::Client(c),
-                Endpoint::Service,
-                Body::ZkGetChildren { seq },
-            );
-        }
-    }
-
-    fn on_renewal_on(&mut self, core: &mut Core, c: ClientId) {
-        if self.side[c.index()].session.is_some() {
-            self.arm_ping(core, c);
-        }
-    }
-
-    fn holder(&self, _core: &Core) -> Option<HolderView> {
-        let (&seq, z) = self.znodes.iter().next()?;
+    fn holder(&self, _view: &View) -> Option<HolderView> {
+        let (seq, z) = self.znodes.first()?;
         Some(HolderView {
             client: z.owner,
             token: Some(Token(seq)),
             lease_key: seq,
-            since: z.created_at,
+            since: z.since,
             until: self.sessions.get(&z.session).map(|s| s.expires_at),
         })
     }
 
-    fn lease_end(&self, _core: &Core, c: ClientId) -> Option<Millis> {
-        let session = self.znodes.values().find(|z| z.owner == c)?.session;
+    fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
+        let session = self.znodes.of_client(c)?.session;
         self.sessions.get(&session).map(|s| s.expires_at)
     }
 
-    fn detail(&self, _core: &Core) -> ServiceDetail {
-        ServiceDetail::ZooKeeper {
+    fn detail(&self, _view: &View) -> ZkDetail {
+        ZkDetail {
             znodes: self
                 .znodes
                 .iter()
-                .map(|(&seq, z)| ZnodeView {
+                .map(|(seq, z)| ZnodeView {
                     seq,
                     owner: z.owner,
                     session: z.session,
-                    czxid: z.czxid,
+                    czxid: z.stamp,
                 })
                 .collect(),
             sessions: self
@@ -520,7 +235,312 @@ impl LockService for ZkService {
         }
     }
 
-    fn monotonic_tokens(&self) -> bool {
+    fn label(msg: &ZkMsg) -> String {
+        match msg {
+            ZkMsg::Connect { .. } => "connect".into(),
+            ZkMsg::ConnectReply { session, .. } => format!("session 0x{session:x}"),
+            ZkMsg::Create { .. } => "create -e -s".into(),
+            ZkMsg::CreateReply { seq: Some(s), .. } => format!("lock-{s:010}"),
+            ZkMsg::CreateReply { seq: None, .. } => "session expired".into(),
+            ZkMsg::Ping { .. } => "ping".into(),
+            ZkMsg::PingReply { alive: true } => "pong".into(),
+            ZkMsg::PingReply { alive: false } => "session expired".into(),
+            ZkMsg::Delete { .. } => "delete".into(),
+            ZkMsg::WatchFired { .. } => "watch: deleted".into(),
+            ZkMsg::GetChildren { .. } => "getChildren".into(),
+            ZkMsg::ChildrenReply { .. } => "children".into(),
+        }
+    }
+
+    fn confirms_session(msg: &ZkMsg) -> bool {
+        *msg == ZkMsg::PingReply { alive: true }
+    }
+}
+
+impl ZooKeeper {
+    fn side(&mut self, c: ClientId) -> &mut Side {
+        &mut self.side[c.index()]
+    }
+
+    fn acquire(&mut self, c: ClientId, out: &mut Effects) {
+        let requested_ms = self.requested_ms;
+        let side = self.side(c);
+        side.seq = None;
+        match side.session {
+            Some(session) => out.ask(c, ZkMsg::Create { session }),
+            None if side.connecting => {}
+            None => {
+                side.connecting = true;
+                out.ask(
+                    c,
+                    ZkMsg::Connect {
+                        timeout_ms: requested_ms,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Any request from a live session moves its expiry to a later bucket.
+    fn touch(&mut self, view: &View, session: u64, out: &mut Effects) -> bool {
+        let Some(s) = self.sessions.get_mut(&session) else {
+            return false;
+        };
+        s.expires_at = expiry_bucket(view.now.ms() + s.timeout_ms);
+        out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
         true
+    }
+
+    fn delete_znode(&mut self, seq: u64, out: &mut Effects) {
+        let Some((node, watchers)) = self.znodes.remove(seq) else {
+            return;
+        };
+        self.zxid += 1;
+        self.cversion += 1;
+        out.record(Event::Service(ServiceEvent::ZkZnodeDeleted {
+            client: node.owner,
+            seq,
+            zxid: self.zxid,
+        }));
+        for watcher in watchers {
+            out.answer(watcher, ZkMsg::WatchFired { deleted: seq });
+        }
+    }
+
+    fn on_server_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
+        let reply = match body {
+            ZkMsg::Connect { timeout_ms } => self.connect(view, c, timeout_ms, out),
+            ZkMsg::Create { session } => self.create(view, c, session, out),
+            ZkMsg::Ping { session } => ZkMsg::PingReply {
+                alive: self.touch(view, session, out),
+            },
+            ZkMsg::Delete { seq } => {
+                if let Some(z) = self.znodes.get(seq).filter(|z| z.owner == c) {
+                    let session = z.session;
+                    self.touch(view, session, out);
+                    self.delete_znode(seq, out);
+                }
+                return;
+            }
+            ZkMsg::GetChildren { seq } => {
+                let (exists, predecessor) = self.znodes.look(seq, c);
+                ZkMsg::ChildrenReply {
+                    exists,
+                    predecessor,
+                }
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn connect(&mut self, view: &View, c: ClientId, requested_ms: u64, out: &mut Effects) -> ZkMsg {
+        let session = self.next_session;
+        self.next_session += 1;
+        self.zxid += 1;
+        let timeout_ms = negotiated_timeout_ms(requested_ms);
+        self.sessions.insert(
+            session,
+            Session {
+                owner: c,
+                timeout_ms,
+                expires_at: view.now,
+            },
+        );
+        self.touch(view, session, out);
+        out.record(Event::Service(ServiceEvent::ZkSessionOpened {
+            client: c,
+            session,
+            timeout_ms,
+        }));
+        ZkMsg::ConnectReply {
+            session,
+            timeout_ms,
+        }
+    }
+
+    /// create -e -s: the child is named after the directory's cversion.
+    fn create(&mut self, view: &View, c: ClientId, session: u64, out: &mut Effects) -> ZkMsg {
+        if !self.touch(view, session, out) {
+            return ZkMsg::CreateReply {
+                seq: None,
+                predecessor: None,
+            };
+        }
+        let seq = self.cversion;
+        self.cversion += 1;
+        self.zxid += 1;
+        let entry = Entry {
+            owner: c,
+            session,
+            since: view.now,
+            stamp: self.zxid,
+        };
+        out.record(Event::Service(ServiceEvent::ZkZnodeCreated {
+            client: c,
+            seq,
+            zxid: self.zxid,
+        }));
+        let predecessor = self.znodes.join(seq, entry);
+        ZkMsg::CreateReply {
+            seq: Some(seq),
+            predecessor,
+        }
+    }
+
+    fn on_client_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
+        // Any reply proves the connection works: the read timeout restarts.
+        self.arm_read_timeout(c, out);
+        match body {
+            ZkMsg::ConnectReply {
+                session,
+                timeout_ms,
+            } => {
+                let side = self.side(c);
+                side.session = Some(session);
+                side.timeout_ms = timeout_ms;
+                side.connecting = false;
+                out.conn(c, Some(ZkConn::Connected));
+                self.arm_ping(c, out);
+                self.arm_read_timeout(c, out);
+                if view.belief(c) == Belief::Acquiring {
+                    out.ask(c, ZkMsg::Create { session });
+                }
+            }
+            ZkMsg::CreateReply { seq, predecessor } => {
+                self.on_created(view, c, seq, predecessor, out)
+            }
+            ZkMsg::PingReply { alive: true } => out.conn(c, Some(ZkConn::Connected)),
+            ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
+            ZkMsg::WatchFired { .. } => {
+                if let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                {
+                    out.ask(c, ZkMsg::GetChildren { seq });
+                }
+            }
+            ZkMsg::ChildrenReply {
+                exists,
+                predecessor,
+            } => {
+                let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                else {
+                    return;
+                };
+                match Recheck::of(exists, predecessor) {
+                    Recheck::Gone => {
+                        self.side(c).seq = None;
+                        out.lose(c, LossReason::KeyGone);
+                    }
+                    Recheck::Holds => out.grant(c, Some(Token(seq)), seq, None),
+                    Recheck::Waits => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn on_created(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        seq: Option<u64>,
+        predecessor: Option<u64>,
+        out: &mut Effects,
+    ) {
+        let acquiring = view.belief(c) == Belief::Acquiring;
+        let Some(seq) = seq else {
+            if acquiring {
+                out.fail(c, AcquireFailure::LeaseGone);
+                self.session_lost(c, out);
+            }
+            return;
+        };
+        if !acquiring {
+            // Released while the create was in flight: take the znode back.
+            out.ask(c, ZkMsg::Delete { seq });
+            return;
+        }
+        self.side(c).seq = Some(seq);
+        if predecessor.is_none() {
+            out.grant(c, Some(Token(seq)), seq, None);
+        } else {
+            out.wait(c, Some(Token(seq)));
+        }
+    }
+
+    fn on_client_timer(&mut self, view: &View, c: ClientId, timer: ZkTimer, out: &mut Effects) {
+        let side = &self.side[c.index()];
+        match timer {
+            ZkTimer::Ping { gen }
+                if gen == side.ping_gen && side.session.is_some() && view.renewal(c) =>
+            {
+                self.ping(c, out);
+                self.arm_ping(c, out);
+            }
+            ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
+                // Curator: treat your locks as suspended. The recipe itself
+                // still says "acquired".
+                out.conn(c, Some(ZkConn::Suspended));
+            }
+            _ => {}
+        }
+    }
+
+    fn on_session_expiry(&mut self, view: &View, session: u64, out: &mut Effects) {
+        let Some(s) = self.sessions.get(&session) else {
+            return;
+        };
+        if s.expires_at != view.now {
+            return;
+        }
+        let owner = s.owner;
+        self.sessions.remove(&session);
+        self.zxid += 1;
+        out.record(Event::Service(ServiceEvent::ZkSessionExpired {
+            client: owner,
+            session,
+        }));
+        for seq in self.znodes.of_session(session) {
+            self.delete_znode(seq, out);
+        }
+    }
+
+    /// Told the session expired: LOST. The application drops the lock.
+    fn session_lost(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        side.session = None;
+        side.seq = None;
+        side.connecting = false;
+        side.ping_gen += 1;
+        side.read_gen += 1;
+        out.conn(c, Some(ZkConn::Lost));
+        out.lose(c, LossReason::SessionLost);
+    }
+
+    /// Pings every third of the session timeout, as the client library does.
+    fn arm_ping(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        side.ping_gen += 1;
+        let every = (side.timeout_ms / 3).max(1);
+        out.client_timer(c, every, ZkTimer::Ping { gen: side.ping_gen });
+    }
+
+    /// No reply for two thirds of the timeout means SUSPENDED.
+    fn arm_read_timeout(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        if side.session.is_none() {
+            return;
+        }
+        side.read_gen += 1;
+        let after = (side.timeout_ms * 2 / 3).max(1);
+        out.client_timer(c, after, ZkTimer::ReadTimeout { gen: side.read_gen });
+    }
+
+    fn ping(&mut self, c: ClientId, out: &mut Effects) {
+        if let Some(session) = self.side[c.index()].session {
+            out.ask(c, ZkMsg::Ping { session });
+        }
     }
 }

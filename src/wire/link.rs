@@ -11,14 +11,12 @@
 //! Nothing read here is trusted: every way a link or file can be wrong gets
 //! a sentence that says what is wrong, and reading never panics.
 
-use super::engine::Sim;
-use super::history::Record;
 use super::json::{self, Json, JsonError};
-use super::scenario::{
-    Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
-    TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+use crate::sim::{
+    Action, Command, Config, NodeCommand, PartitionScope, Record, RedisOptions, Scenario,
+    ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
-use super::types::{
+use crate::sim::{
     Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
     RestartPolicy, Seed,
 };

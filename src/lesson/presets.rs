@@ -1,8 +1,10 @@
 //! The stories the page tells, as deterministic scripts: each preset is a
 //! configuration and a list of timed commands, for each backend it suits.
 
-use super::scenario::{Command, Config, NodeCommand, PartitionScope, Scenario};
-use super::types::{Backend, ExtendMode, Fencing, Persistence, ReleaseMode, RestartPolicy};
+use crate::sim::{
+    Backend, Command, Config, ExtendMode, Fencing, NodeCommand, PartitionScope, Persistence,
+    ReleaseMode, RestartPolicy, Scenario,
+};
 
 /// One story: what to watch, what goes wrong, what fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,11 +6,10 @@
 //! this" change where the story ends differently; a moment whose event never
 //! happens (no second holder once the fix is on) is simply left out.
 
-use super::engine::Sim;
-use super::history::{Event, Record, ServiceEvent};
-use super::scenario::{Command, Scenario};
-use super::types::{ClientId, Millis, Token};
-use super::ZkConn;
+use crate::sim::{
+    ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent, Sim, Token,
+    ZkConn,
+};
 
 /// What a moment asks the visitor to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -269,7 +268,7 @@ const REDLOCK_RESTART: &[Spec] = &[
         find: |e| matches!(e, Event::NodeRestarted { node, .. } | Event::NodeRestartDelayed { node, .. } if node.number() == 3),
         say: |e| {
             match e {
-            Event::NodeRestarted { node, empty: true } => format!(
+            Event::NodeRestarted { node, persistence: Persistence::None } => format!(
                 "Redis {node} restarts empty: no persistence, so A's key on it is gone. A now holds only two of five nodes, and does not know."
             ),
             Event::NodeRestartDelayed { node, until } => format!(

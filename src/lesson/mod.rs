@@ -1,0 +1,5 @@
+//! What the page teaches with the core: the stories (presets) and the key
+//! moments a guided tour stops at.
+
+pub mod presets;
+pub mod tour;

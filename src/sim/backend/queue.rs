@@ -1,0 +1,118 @@
+//! The waiting-line recipe ZooKeeper and etcd share (and Chubby or Consul
+//! waiters would too): every contender gets an entry ordered by a number the
+//! service assigns, the first entry holds, each waiter watches only the
+//! entry just before its own, and an expired session or lease deletes its
+//! entries, which fires the watch of the one behind.
+
+use crate::sim::types::{ClientId, Millis};
+use std::collections::BTreeMap;
+
+/// One contender's entry: a znode or a lock key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Entry {
+    pub owner: ClientId,
+    /// The session or lease the entry dies with.
+    pub session: u64,
+    pub since: Millis,
+    /// What else the service stamps on it: a czxid or a mod_revision.
+    pub stamp: u64,
+}
+
+/// The entries under one lock, lowest order (the holder) first, and who
+/// watches which entry for its deletion.
+#[derive(Debug, Clone, Default, Hash)]
+pub(crate) struct Contenders {
+    entries: BTreeMap<u64, Entry>,
+    watchers: BTreeMap<u64, Vec<ClientId>>,
+}
+
+/// What a waiter learns when it looks again after a watch fired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Recheck {
+    /// Its entry is first: it holds the lock.
+    Holds,
+    /// Another entry is still ahead of it; it watches that one now.
+    Waits,
+    /// Its own entry is gone (its session or lease expired meanwhile).
+    Gone,
+}
+
+impl Recheck {
+    pub fn of(exists: bool, predecessor: Option<u64>) -> Recheck {
+        match (exists, predecessor) {
+            (false, _) => Recheck::Gone,
+            (true, None) => Recheck::Holds,
+            (true, Some(_)) => Recheck::Waits,
+        }
+    }
+}
+
+impl Contenders {
+    /// Adds an entry and returns the one just before it, now watched.
+    pub fn join(&mut self, order: u64, entry: Entry) -> Option<u64> {
+        self.entries.insert(order, entry);
+        let predecessor = self.predecessor(order);
+        if let Some(p) = predecessor {
+            self.watch(p, entry.owner);
+        }
+        predecessor
+    }
+
+    /// Whether `order` still exists, and the entry before it (watched by `c`).
+    pub fn look(&mut self, order: u64, c: ClientId) -> (bool, Option<u64>) {
+        let exists = self.entries.contains_key(&order);
+        let predecessor = if exists {
+            self.predecessor(order)
+        } else {
+            None
+        };
+        if let Some(p) = predecessor {
+            self.watch(p, c);
+        }
+        (exists, predecessor)
+    }
+
+    /// Deletes an entry; returns it and the clients whose watch fires.
+    pub fn remove(&mut self, order: u64) -> Option<(Entry, Vec<ClientId>)> {
+        let entry = self.entries.remove(&order)?;
+        Some((entry, self.watchers.remove(&order).unwrap_or_default()))
+    }
+
+    /// The entries that die with `session`, in order.
+    pub fn of_session(&self, session: u64) -> Vec<u64> {
+        self.entries
+            .iter()
+            .filter(|(_, e)| e.session == session)
+            .map(|(&order, _)| order)
+            .collect()
+    }
+
+    pub fn get(&self, order: u64) -> Option<&Entry> {
+        self.entries.get(&order)
+    }
+
+    /// The holder's entry.
+    pub fn first(&self) -> Option<(u64, &Entry)> {
+        self.entries.iter().next().map(|(&o, e)| (o, e))
+    }
+
+    /// The first entry `c` owns.
+    pub fn of_client(&self, c: ClientId) -> Option<&Entry> {
+        self.entries.values().find(|e| e.owner == c)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
+        self.entries.iter().map(|(&o, e)| (o, e))
+    }
+
+    fn predecessor(&self, order: u64) -> Option<u64> {
+        self.entries.range(..order).next_back().map(|(&o, _)| o)
+    }
+
+    fn watch(&mut self, watched: u64, c: ClientId) {
+        let list = self.watchers.entry(watched).or_default();
+        if !list.contains(&c) {
+            list.push(c);
+        }
+    }
+}

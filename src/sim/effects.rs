@@ -1,0 +1,247 @@
+//! How a lock system talks to the engine: it reads a `View` of the run,
+//! takes one `Input`, and answers with `Effects` (messages to send, timers to
+//! set, beliefs to change, records to keep). The engine applies them in one
+//! place, in order, and asserts the invariants there.
+
+use super::backend::Timer;
+use super::client::{Belief, Client, ZkConn};
+use super::history::{AcquireFailure, Event, LossReason};
+use super::net::{Body, Endpoint, Message};
+use super::scenario::NodeCommand;
+use super::types::{ClientId, Millis, NodeId, Token};
+
+/// What a lock system may read while it handles an input.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct View<'a> {
+    pub now: Millis,
+    pub(crate) clients: &'a [Client; 4],
+}
+
+impl View<'_> {
+    pub fn belief(&self, c: ClientId) -> Belief {
+        self.clients[c.index()].belief
+    }
+
+    /// Whether the client renews its lease by itself.
+    pub fn renewal(&self, c: ClientId) -> bool {
+        self.clients[c.index()].renewal
+    }
+}
+
+/// One thing that happens to a lock system. `M` and `T` are its own
+/// message and timer types.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Input<M, T> {
+    /// The client asks for the lock (its belief is already Acquiring).
+    Acquire(ClientId),
+    /// The client gives up the lock or its place in the queue.
+    Release(ClientId),
+    Message {
+        from: Endpoint,
+        to: Endpoint,
+        body: M,
+    },
+    /// A timer of the client's fired while it runs.
+    ClientTimer(ClientId, T),
+    ServiceTimer(T),
+    /// The client forgot everything; the service keeps what it had.
+    Crashed(ClientId),
+    /// The client can reach the service again.
+    Healed(ClientId),
+    RenewalOn(ClientId),
+    /// A visitor's command to one node of the service.
+    Node(NodeId, NodeCommand),
+}
+
+impl<T> Input<Body, T> {
+    /// The input with the message narrowed to one lock system's type;
+    /// `None` for a message of another system.
+    pub fn narrow<M, U>(
+        self,
+        msg: impl FnOnce(Body) -> Option<M>,
+        timer: impl FnOnce(T) -> Option<U>,
+    ) -> Option<Input<M, U>> {
+        Some(match self {
+            Input::Acquire(c) => Input::Acquire(c),
+            Input::Release(c) => Input::Release(c),
+            Input::Message { from, to, body } => Input::Message {
+                from,
+                to,
+                body: msg(body)?,
+            },
+            Input::ClientTimer(c, t) => Input::ClientTimer(c, timer(t)?),
+            Input::ServiceTimer(t) => Input::ServiceTimer(timer(t)?),
+            Input::Crashed(c) => Input::Crashed(c),
+            Input::Healed(c) => Input::Healed(c),
+            Input::RenewalOn(c) => Input::RenewalOn(c),
+            Input::Node(n, cmd) => Input::Node(n, cmd),
+        })
+    }
+}
+
+impl Input<Body, Timer> {
+    pub fn message(msg: Message) -> Self {
+        Input::Message {
+            from: msg.from,
+            to: msg.to,
+            body: msg.body,
+        }
+    }
+}
+
+/// One answer of a lock system, applied by the engine in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Effect {
+    /// A message that arrives after a drawn latency plus `extra_ms`.
+    Send {
+        from: Endpoint,
+        to: Endpoint,
+        body: Body,
+        extra_ms: u64,
+    },
+    /// A timer of the client's, `after_ms` by its own clock.
+    ClientTimer {
+        client: ClientId,
+        after_ms: u64,
+        timer: Timer,
+    },
+    ServiceTimer {
+        at: Millis,
+        timer: Timer,
+    },
+    Record(Event),
+    /// The client now believes it holds the lock.
+    Grant {
+        client: ClientId,
+        token: Option<Token>,
+        lease_key: u64,
+        until: Option<Millis>,
+    },
+    /// The client is queued behind the holder.
+    Wait {
+        client: ClientId,
+        token: Option<Token>,
+    },
+    /// The client stops believing it holds or waits for the lock.
+    Lose {
+        client: ClientId,
+        reason: LossReason,
+    },
+    /// The acquisition the client was making has failed.
+    Fail {
+        client: ClientId,
+        failure: AcquireFailure,
+    },
+    /// The client's believed lease end moved (a renewal came back).
+    Extend {
+        client: ClientId,
+        until: Option<Millis>,
+    },
+    /// A ZooKeeper client's connection state changed.
+    Conn {
+        client: ClientId,
+        state: Option<ZkConn>,
+    },
+}
+
+/// The answers of one input, in the order they were given. Cloning gives
+/// an empty list: it only ever holds answers between two calls.
+#[derive(Debug, Default)]
+pub(crate) struct Effects {
+    list: Vec<Effect>,
+}
+
+impl Effects {
+    pub fn take(&mut self) -> std::vec::Drain<'_, Effect> {
+        self.list.drain(..)
+    }
+
+    pub fn send(&mut self, from: Endpoint, to: Endpoint, body: impl Into<Body>) {
+        self.send_delayed(from, to, body, 0);
+    }
+
+    pub fn send_delayed(
+        &mut self,
+        from: Endpoint,
+        to: Endpoint,
+        body: impl Into<Body>,
+        extra_ms: u64,
+    ) {
+        self.list.push(Effect::Send {
+            from,
+            to,
+            body: body.into(),
+            extra_ms,
+        });
+    }
+
+    /// A client's request to the service.
+    pub fn ask(&mut self, c: ClientId, body: impl Into<Body>) {
+        self.send(Endpoint::Client(c), Endpoint::Service, body);
+    }
+
+    /// The service's answer to a client.
+    pub fn answer(&mut self, c: ClientId, body: impl Into<Body>) {
+        self.send(Endpoint::Service, Endpoint::Client(c), body);
+    }
+
+    pub fn client_timer(&mut self, client: ClientId, after_ms: u64, timer: impl Into<Timer>) {
+        self.list.push(Effect::ClientTimer {
+            client,
+            after_ms,
+            timer: timer.into(),
+        });
+    }
+
+    pub fn service_timer(&mut self, at: Millis, timer: impl Into<Timer>) {
+        self.list.push(Effect::ServiceTimer {
+            at,
+            timer: timer.into(),
+        });
+    }
+
+    pub fn record(&mut self, event: Event) {
+        self.list.push(Effect::Record(event));
+    }
+
+    pub fn grant(
+        &mut self,
+        client: ClientId,
+        token: Option<Token>,
+        lease_key: u64,
+        until: Option<Millis>,
+    ) {
+        self.list.push(Effect::Grant {
+            client,
+            token,
+            lease_key,
+            until,
+        });
+    }
+
+    pub fn wait(&mut self, client: ClientId, token: Option<Token>) {
+        self.list.push(Effect::Wait { client, token });
+    }
+
+    pub fn lose(&mut self, client: ClientId, reason: LossReason) {
+        self.list.push(Effect::Lose { client, reason });
+    }
+
+    pub fn fail(&mut self, client: ClientId, failure: AcquireFailure) {
+        self.list.push(Effect::Fail { client, failure });
+    }
+
+    pub fn extend(&mut self, client: ClientId, until: Option<Millis>) {
+        self.list.push(Effect::Extend { client, until });
+    }
+
+    pub fn conn(&mut self, client: ClientId, state: Option<ZkConn>) {
+        self.list.push(Effect::Conn { client, state });
+    }
+}
+
+impl Clone for Effects {
+    fn clone(&self) -> Self {
+        Effects::default()
+    }
+}

@@ -1,0 +1,117 @@
+//! The one script player: a script ahead of the clock, each action run as
+//! the clock reaches its time. A story, a run kept after travelling back
+//! in time and a shared link all play through it.
+
+use super::engine::{RunOutcome, Sim};
+use super::scenario::{Scenario, ScenarioError, TimedAction};
+use super::types::Millis;
+
+/// What to do when the run refuses a scripted action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusals {
+    /// Stop with an error naming the action: a link or file must replay
+    /// exactly what was recorded.
+    Stop,
+    /// Skip it, as the same click would be refused, and go on: a story
+    /// replayed with a changed setting (B writes, but B never got the lock).
+    Skip,
+}
+
+/// The actions not yet run, in time order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Playback {
+    actions: Vec<TimedAction>,
+    next: usize,
+    refusals: Refusals,
+    /// Actions the run refused and `Skip` passed over.
+    skipped: usize,
+}
+
+impl Playback {
+    pub fn new(actions: Vec<TimedAction>, refusals: Refusals) -> Playback {
+        Playback {
+            actions,
+            next: 0,
+            refusals,
+            skipped: 0,
+        }
+    }
+
+    /// A fresh run of `scenario` played up to `t`.
+    pub fn start(
+        scenario: &Scenario,
+        refusals: Refusals,
+        t: Millis,
+    ) -> Result<(Sim, Playback), ScenarioError> {
+        scenario.validate()?;
+        let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
+        let mut playback = Playback::new(scenario.actions.clone(), refusals);
+        playback.run_to(&mut sim, t)?;
+        Ok((sim, playback))
+    }
+
+    /// Runs the actions due by `t`, each at its time, and moves the clock
+    /// to `t`. Actions scheduled before the clock are run now.
+    pub fn run_to(&mut self, sim: &mut Sim, t: Millis) -> Result<RunOutcome, ScenarioError> {
+        while let Some(timed) = self.actions.get(self.next).copied() {
+            if timed.at_ms > t.ms() {
+                break;
+            }
+            if let RunOutcome::Truncated { events } = sim.run_until(Millis(timed.at_ms)) {
+                return Ok(RunOutcome::Truncated { events });
+            }
+            self.next += 1;
+            if let Err(error) = sim.act(timed.action) {
+                match self.refusals {
+                    Refusals::Stop => {
+                        return Err(ScenarioError::Refused {
+                            index: self.next - 1,
+                            at_ms: timed.at_ms,
+                            error,
+                        })
+                    }
+                    Refusals::Skip => self.skipped += 1,
+                }
+            }
+        }
+        Ok(sim.run_until(t))
+    }
+
+    /// When the next action is due.
+    pub fn next_at(&self) -> Option<Millis> {
+        self.actions.get(self.next).map(|a| Millis(a.at_ms))
+    }
+
+    /// The actions not yet run.
+    pub fn ahead(&self) -> &[TimedAction] {
+        &self.actions[self.next..]
+    }
+
+    pub fn is_done(&self) -> bool {
+        self.next >= self.actions.len()
+    }
+
+    /// How many actions the run refused and were skipped.
+    pub fn skipped(&self) -> usize {
+        self.skipped
+    }
+}
+
+impl Sim {
+    /// Replays a scenario exactly up to time `t`: the actions due by then,
+    /// and the clock moved to `t`. A refused action is an error.
+    pub fn replay(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
+        Playback::start(scenario, Refusals::Stop, t).map(|(sim, _)| sim)
+    }
+
+    /// Replays a scenario up to its last scripted action.
+    pub fn from_scenario(scenario: &Scenario) -> Result<Sim, ScenarioError> {
+        Sim::replay(scenario, Millis(scenario.last_at_ms()))
+    }
+
+    /// Plays a story up to `t` the way the page plays it: a step the run
+    /// refuses is skipped, as the same click would be, and the rest go on.
+    pub fn play(scenario: &Scenario, t: Millis) -> Result<Sim, ScenarioError> {
+        Playback::start(scenario, Refusals::Skip, t).map(|(sim, _)| sim)
+    }
+}

@@ -3,7 +3,7 @@
 
 use crate::sim::{
     Backend, Command, Config, ExtendMode, Fencing, NodeCommand, PartitionScope, Persistence,
-    ReleaseMode, RestartPolicy, Scenario,
+    ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -38,6 +38,7 @@ pub enum Tweak {
     Persistence(Persistence),
     Restart(RestartPolicy),
     TtlMs(u64),
+    ZkClient(ZkClient),
 }
 
 impl Tweak {
@@ -51,6 +52,7 @@ impl Tweak {
             Tweak::Persistence(p) => c.redis.persistence = p,
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
+            Tweak::ZkClient(client) => c.zk.client = client,
         }
         c
     }
@@ -70,6 +72,7 @@ impl Tweak {
             Tweak::Persistence(_) => c.redis.persistence = original.redis.persistence,
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
+            Tweak::ZkClient(_) => c.zk.client = original.zk.client,
         }
         c
     }
@@ -88,6 +91,8 @@ impl Tweak {
             Tweak::Restart(RestartPolicy::Delayed) => "Turn on delayed restart".into(),
             Tweak::Restart(RestartPolicy::Immediate) => "Restart nodes at once".into(),
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
+            Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
+            Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
         }
     }
 }
@@ -172,13 +177,13 @@ pub const PRESETS: &[Preset] = &[
         id: "zk-partition",
         title: "SUSPENDED is not LOST",
         backends: &[Backend::ZooKeeper],
-        story: "A holds, B and C queue behind it. A is cut off from ZooKeeper: it goes SUSPENDED but keeps writing. Its session expires, B takes over, and A learns it is LOST only when the partition heals.",
+        story: "A holds, B and C queue behind it; every client runs the native ZooKeeper client (as kazoo does). A is cut off from ZooKeeper: it goes SUSPENDED but the recipe still says it holds the lock, and it keeps writing. Its session expires at the server and B takes over, and A learns it is LOST only when the partition heals.",
         fix: "Treat SUSPENDED as lost, and fence writes with the znode's sequence number.",
         try_this: TryThis {
-            tweak: Tweak::TtlMs(15_000),
-            text: "Set the session timeout to 15 s: it outlives the 8 s partition and B never takes over, at the price of a longer wait after a real crash.",
+            tweak: Tweak::ZkClient(ZkClient::Curator),
+            text: "Run Curator (3.0 or later) instead: once a session timeout has passed while SUSPENDED it declares A LOST itself, still cut off, and A's write at 10 s never goes out.",
         },
-        run_ms: 12_000,
+        run_ms: 14_000,
     },
     Preset {
         id: "etcd-keepalive",
@@ -208,13 +213,13 @@ pub const PRESETS: &[Preset] = &[
         id: "slow-acquire",
         title: "Acquiring takes longer than the TTL",
         backends: REDIS,
-        story: "Nodes 1-3 answer 5 s late. Every node says OK, but the time spent used up the lease: validity <= 0 means not acquired.",
-        fix: "Redlock already does the right thing here; when the nodes speed up, the next attempt succeeds.",
+        story: "A asks the five nodes for the lock and freezes for 6 s before it can count their answers. Every node said OK, but the time spent used up the lease: validity = TTL - elapsed - drift <= 0 means not acquired, so A unlocks every node and tries again.",
+        fix: "Redlock already does the right thing here: it measures the time the acquisition took and refuses a lock with no time left. (A slow or silent node costs only its per-node timeout, a few tens of milliseconds.)",
         try_this: TryThis {
             tweak: Tweak::TtlMs(15_000),
-            text: "Set the TTL to 15 s: the same slow nodes, but the lease outlasts the acquisition and A holds the lock at the first attempt.",
+            text: "Set the TTL to 15 s: the same pause, but the lease outlasts it and A holds the lock at the first attempt.",
         },
-        run_ms: 16_000,
+        run_ms: 9_000,
     },
     Preset {
         id: "renew-after-expiry",
@@ -271,22 +276,31 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
         .node(2_100, 1, NodeCommand::Restart)
         .client(5_000, 'B', Command::Acquire)
         .client(7_000, 'B', Command::Write),
-        "zk-partition" => Scenario::new(config)
-            .client(0, 'A', Command::Acquire)
-            .client(500, 'B', Command::Acquire)
-            .client(700, 'C', Command::Acquire)
-            .client(
-                1_000,
-                'A',
-                Command::Partition {
-                    scope: PartitionScope::Service,
-                },
-            )
-            .client(4_000, 'A', Command::Write)
-            .client(7_000, 'A', Command::Write)
-            .client(8_000, 'B', Command::Write)
-            .client(9_000, 'A', Command::Heal)
-            .client(10_000, 'B', Command::Release),
+        // The story is the native client's (and kazoo's); Curator, the
+        // page's default elsewhere, is its "try this".
+        "zk-partition" => Scenario::new(Config {
+            zk: ZkOptions {
+                client: ZkClient::Native,
+                ..config.zk
+            },
+            ..config
+        })
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'B', Command::Acquire)
+        .client(700, 'C', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        )
+        .client(4_000, 'A', Command::Write)
+        .client(7_000, 'A', Command::Write)
+        .client(8_500, 'B', Command::Write)
+        .client(10_000, 'A', Command::Write)
+        .client(12_000, 'A', Command::Heal)
+        .client(13_000, 'B', Command::Release),
         "etcd-keepalive" => Scenario::new(config)
             .client(0, 'A', Command::Acquire)
             .client(
@@ -311,14 +325,12 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
                 'B',
                 Command::Acquire,
             ),
+        // The pause strikes after the requests left and before any answer
+        // came back: a slow node cannot do this any more, since each node
+        // costs at most its timeout.
         "slow-acquire" => Scenario::new(config)
-            .node(0, 1, NodeCommand::Slow { extra_ms: 5_000 })
-            .node(0, 2, NodeCommand::Slow { extra_ms: 5_000 })
-            .node(0, 3, NodeCommand::Slow { extra_ms: 5_000 })
             .client(100, 'A', Command::Acquire)
-            .node(6_000, 1, NodeCommand::Slow { extra_ms: 0 })
-            .node(6_000, 2, NodeCommand::Slow { extra_ms: 0 })
-            .node(6_000, 3, NodeCommand::Slow { extra_ms: 0 }),
+            .client(101, 'A', Command::GcPause { pause_ms: 6_000 }),
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
         _ => return None,
     };

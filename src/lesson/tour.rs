@@ -7,8 +7,8 @@
 //! happens (no second holder once the fix is on) is simply left out.
 
 use crate::sim::{
-    ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent, Sim, Token,
-    ZkConn,
+    ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent, Sim, Standing,
+    Token, ZkConn,
 };
 
 /// What a moment asks the visitor to look at.
@@ -99,10 +99,19 @@ fn landing_words(e: &Event) -> String {
         Event::WriteAccepted {
             client,
             token,
-            stale: true,
+            standing: Standing::Stale,
             ..
         } => format!(
             "The resource accepts {client}'s stale write ({}): two holders, one corrupted counter.",
+            token_words(*token)
+        ),
+        Event::WriteAccepted {
+            client,
+            token,
+            standing: Standing::WithoutLease,
+            ..
+        } => format!(
+            "The resource accepts {client}'s write ({}) although its lease is gone: nobody else has had the lock since, so nothing is corrupted, and fencing accepts it too, its token still being the highest.",
             token_words(*token)
         ),
         Event::WriteAccepted { client, token, .. } => format!(
@@ -371,7 +380,7 @@ const ZK_PARTITION: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::ZkState { client, state: ZkConn::Lost } if *client == A),
         say: |_| {
-            "The partition heals and A learns it is LOST, long after B took over. SUSPENDED was the moment to stop.".into()
+            "A is told its session is LOST: with Curator once a session timeout has passed while SUSPENDED, still cut off; with the native client or kazoo only when the partition heals. Either way B took over first: SUSPENDED was the moment to stop.".into()
         },
         look: Look::Card(A),
     },
@@ -431,7 +440,10 @@ const CRASHED_HOLDER: &[Spec] = &[
 const SLOW_ACQUIRE: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Clicked { client, command: Command::Acquire } if *client == A),
-        say: |_| "Nodes 1-3 answer 5 s late. A asks all five nodes for the lock.".into(),
+        say: |_| {
+            "A asks all five nodes for the lock, and freezes before it can count their answers."
+                .into()
+        },
         look: Look::Service,
     },
     Spec {
@@ -439,7 +451,7 @@ const SLOW_ACQUIRE: &[Spec] = &[
         say: |e| {
             match e {
             Event::AcquireRetry { failure, .. } | Event::AcquireFailed { failure, .. } => format!(
-                "Not acquired: {failure}. By the time a quorum answered, the lease was already over."
+                "Not acquired: {failure}. By the time A counted the answers, the lease was already over."
             ),
             other => acquired_words(other),
         }

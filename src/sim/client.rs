@@ -133,6 +133,8 @@ pub(crate) struct Client {
     pub last_write: Option<LastWrite>,
     /// Its own clock, by which it judges its lease.
     pub clock: Clock,
+    /// Every message to or from it is lost.
+    pub losing: bool,
 }
 
 impl Client {
@@ -150,6 +152,7 @@ impl Client {
             stash: Vec::new(),
             last_write: None,
             clock: Clock::default(),
+            losing: false,
         }
     }
 
@@ -199,4 +202,8 @@ pub struct ClientView {
     /// True when the client believes it holds but the service has no lease
     /// for it or has granted the lock to someone else.
     pub stale: bool,
+    /// How far its own clock reads from true time, and how fast it runs.
+    pub clock_offset_ms: i64,
+    pub clock_rate_pct: i32,
+    pub losing: bool,
 }

@@ -26,6 +26,22 @@ impl View<'_> {
     pub fn renewal(&self, c: ClientId) -> bool {
         self.clients[c.index()].renewal
     }
+
+    /// The client's own clock reading: what it believes the time is.
+    pub fn local_now(&self, c: ClientId) -> i64 {
+        self.clients[c.index()].clock.read(self.now)
+    }
+
+    /// When, in true time, the client's clock will read `local`.
+    pub fn when_reads(&self, c: ClientId, local: i64) -> Millis {
+        self.clients[c.index()].clock.when_reads(local, self.now)
+    }
+
+    /// When, in true time, `local_ms` will have passed on the client's clock.
+    pub fn after_local(&self, c: ClientId, local_ms: u64) -> Millis {
+        self.now
+            .plus(self.clients[c.index()].clock.virtual_ms(local_ms))
+    }
 }
 
 /// One thing that happens to a lock system. `M` and `T` are its own

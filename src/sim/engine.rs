@@ -7,13 +7,13 @@ use super::backend::{HolderView, Service, ServiceDetail, Timer, Validity};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed};
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
-use super::history::{Event, Record, HISTORY_LEN_MAX};
+use super::history::{DropReason, Event, Record, Standing, HISTORY_LEN_MAX};
 use super::net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
 use super::resource::{Resource, Verdict};
 use super::scenario::{
-    Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, PAUSE_MS_MAX,
-    SCRIPT_LEN_MAX, SLOW_MS_MAX,
+    Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, CLOCK_JUMP_MS_MAX,
+    CLOCK_RATE_PCT_LIMIT, PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
 };
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
@@ -29,6 +29,12 @@ pub const EVENTS_PER_RUN_MAX: u64 = 1_000_000;
 pub const QUEUE_LEN_MAX: usize = 100_000;
 /// Commands a paused client keeps at most.
 pub const QUEUED_COMMANDS_MAX: usize = 16;
+
+/// TCP's retransmission timeout: the first, the largest, and how many
+/// retransmissions before the connection gives up (Linux's tcp_retries2).
+pub const TCP_RTO_MS_MIN: u64 = 200;
+pub const TCP_RTO_MS_MAX: u64 = 120_000;
+pub const TCP_RETRIES_MAX: u32 = 15;
 
 /// The network's random stream (the lock system draws from stream 2), so
 /// adding draws to one never shifts the other.
@@ -177,7 +183,6 @@ impl Core {
         self.next_message += 1;
         let epoch = to.client().map_or(0, |c| self.client(c).epoch);
         let deliver_ms = self.now.ms() + latency_ms;
-        let doomed = self.is_cut(from, to);
         self.record(Event::MessageSent {
             id,
             from,
@@ -194,11 +199,36 @@ impl Core {
                 sent_ms: self.now.ms(),
                 deliver_ms,
                 body,
-                doomed,
+                retransmits: 0,
                 epoch,
             },
         );
         self.schedule(deliver_ms, Ev::Deliver(id));
+    }
+
+    /// True when either end is a client that loses its messages.
+    fn is_losing(&self, from: Endpoint, to: Endpoint) -> bool {
+        [from, to]
+            .iter()
+            .any(|e| e.client().is_some_and(|c| self.client(c).losing))
+    }
+
+    /// TCP holds a message a partition cut off and sends it again after a
+    /// retransmission timeout that doubles each time (Linux: from 200 ms,
+    /// at most 120 s, 15 tries, about 15 minutes in all).
+    fn retransmit(&mut self, mut msg: Message) {
+        let rto_ms = (TCP_RTO_MS_MIN << msg.retransmits.min(16)).min(TCP_RTO_MS_MAX);
+        msg.retransmits += 1;
+        msg.deliver_ms = self.now.ms() + rto_ms;
+        self.record(Event::MessageRetransmitted {
+            id: msg.id,
+            from: msg.from,
+            to: msg.to,
+            deliver_ms: msg.deliver_ms,
+            attempt: msg.retransmits,
+        });
+        self.schedule(msg.deliver_ms, Ev::Deliver(msg.id));
+        self.in_flight.insert(msg.id, msg);
     }
 
     /// True when a partition lies between the two ends right now.
@@ -554,6 +584,9 @@ impl Sim {
             last_write: client.last_write,
             service_until,
             stale: stale && !client.crashed,
+            clock_offset_ms: client.clock.offset_ms(self.core.now),
+            clock_rate_pct: client.clock.rate_pct(),
+            losing: client.losing,
         }
     }
 
@@ -615,6 +648,9 @@ impl Sim {
                     | Command::Heal
                     | Command::Crash
                     | Command::Renewal { .. }
+                    | Command::ClockJump { .. }
+                    | Command::ClockRate { .. }
+                    | Command::LoseMessages { .. }
             );
             if !immediate {
                 return Err(CommandError::TooManyQueued { client: c });
@@ -709,9 +745,11 @@ impl Sim {
             Command::Crash => self.crash(c),
             Command::Restart => {
                 let client = core.client_mut(c);
+                // The machine's clock and network stay as they were.
                 *client = Client {
                     epoch: client.epoch,
                     clock: client.clock,
+                    losing: client.losing,
                     ..Client::new(c, client.renewal)
                 };
                 core.record(Event::Restarted { client: c });
@@ -723,6 +761,23 @@ impl Sim {
                     self.feed(Input::RenewalOn(c));
                 }
             }
+            Command::ClockJump { jump_ms } => {
+                let now = core.now;
+                core.client_mut(c).clock.jump(now, jump_ms);
+                core.record(Event::ClockJumpedOn { client: c, jump_ms });
+            }
+            Command::ClockRate { rate_pct } => {
+                let now = core.now;
+                core.client_mut(c).clock.set_rate(now, rate_pct);
+                core.record(Event::ClockRate {
+                    client: c,
+                    rate_pct,
+                });
+            }
+            Command::LoseMessages { on } => {
+                core.client_mut(c).losing = on;
+                core.record(Event::Losing { client: c, on });
+            }
         }
     }
 
@@ -733,6 +788,7 @@ impl Sim {
         *client = Client {
             epoch: client.epoch + 1,
             clock: client.clock,
+            losing: client.losing,
             crashed: true,
             ..Client::new(c, client.renewal)
         };
@@ -772,12 +828,23 @@ impl Sim {
         let Some(msg) = self.core.in_flight.remove(&id) else {
             return;
         };
-        let cut = msg.doomed || self.core.is_cut(msg.from, msg.to);
-        if cut {
+        let (from, to) = (msg.from, msg.to);
+        let reason = if self.core.is_losing(from, to) {
+            Some(DropReason::Lost)
+        } else if !self.core.is_cut(from, to) {
+            None
+        } else if msg.retransmits < TCP_RETRIES_MAX {
+            self.core.retransmit(msg);
+            return;
+        } else {
+            Some(DropReason::TcpGaveUp)
+        };
+        if let Some(reason) = reason {
             self.core.record(Event::MessageDropped {
                 id,
-                from: msg.from,
-                to: msg.to,
+                from,
+                to,
+                reason,
             });
             return;
         }
@@ -817,17 +884,18 @@ impl Sim {
             return;
         };
         let holder = self.holder();
-        let stale = holder.is_none_or(|h| h.client != c || h.lease_key != lease_key);
+        let standing = self.core.oracle.standing(c, lease_key, holder);
         let fencing = self.core.config.fencing;
         let verdict = self.core.resource.apply(fencing, token);
         let accepted = matches!(verdict, Verdict::Accepted { .. });
-        if stale {
+        if standing != Standing::Holder {
             self.core.oracle.record_stale(StaleWrite {
                 at: self.core.now,
                 client: c,
                 token,
                 holder: holder.map(|h| h.client),
                 accepted,
+                standing,
             });
         }
         let event = match verdict {
@@ -835,13 +903,13 @@ impl Sim {
                 client: c,
                 token,
                 value,
-                stale,
+                standing,
             },
             Verdict::Rejected(reason) => Event::WriteRejected {
                 client: c,
                 token,
                 reason,
-                stale,
+                standing,
             },
         };
         self.core.record(event);
@@ -898,7 +966,11 @@ impl Sim {
     /// Records a change of the service's holder, and checks that backends
     /// promising monotonic tokens never hand out a smaller one.
     fn note_holder(&mut self) {
-        let now = self.holder().map(|h| (h.client, h.token));
+        let holder = self.holder();
+        let now = holder.map(|h| (h.client, h.token));
+        if let Some(h) = holder {
+            self.core.oracle.note_grant(h.client, h.lease_key);
+        }
         if now == self.last_holder {
             return;
         }
@@ -990,5 +1062,26 @@ fn check_command(client: &Client, command: Command) -> Result<(), CommandError> 
             Err(CommandError::RenewalAlready { client: c, on })
         }
         Command::Renewal { .. } => Ok(()),
+        Command::ClockJump { jump_ms } => {
+            if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
+                Err(CommandError::ClockJumpOutOfRange { jump_ms })
+            } else {
+                Ok(())
+            }
+        }
+        Command::ClockRate { rate_pct } if rate_pct.abs() > CLOCK_RATE_PCT_LIMIT => {
+            Err(CommandError::ClockRateOutOfRange { rate_pct })
+        }
+        Command::ClockRate { rate_pct } if client.clock.rate_pct() == rate_pct => {
+            Err(CommandError::ClockRateAlready {
+                client: c,
+                rate_pct,
+            })
+        }
+        Command::ClockRate { .. } => Ok(()),
+        Command::LoseMessages { on } if client.losing == on => {
+            Err(CommandError::LosingAlready { client: c, on })
+        }
+        Command::LoseMessages { .. } => Ok(()),
     }
 }

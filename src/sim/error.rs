@@ -1,8 +1,8 @@
 //! Commands the simulation refuses, each with a sentence a visitor can read.
 
 use super::scenario::{
-    CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX,
-    TTL_MS_MIN,
+    CLOCK_JUMP_MS_MAX, CLOCK_RATE_PCT_LIMIT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX,
+    SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -66,6 +66,20 @@ pub enum CommandError {
     },
     LatencyScaleOutOfRange {
         scale: u32,
+    },
+    TickOutOfRange {
+        tick_ms: u64,
+    },
+    ClockRateOutOfRange {
+        rate_pct: i32,
+    },
+    ClockRateAlready {
+        client: ClientId,
+        rate_pct: i32,
+    },
+    LosingAlready {
+        client: ClientId,
+        on: bool,
     },
     TooManyEvents,
     TimeInPast {
@@ -138,6 +152,29 @@ impl fmt::Display for CommandError {
                 f,
                 "a latency scale of {scale}x is out of range: choose {LATENCY_SCALE_MIN}x to {LATENCY_SCALE_MAX}x"
             ),
+            TickOutOfRange { tick_ms } => write!(
+                f,
+                "a ZooKeeper tickTime of {} is out of range: choose {} to {}",
+                Millis(*tick_ms),
+                Millis(ZK_TICK_MS_MIN),
+                Millis(ZK_TICK_MS_MAX)
+            ),
+            ClockRateOutOfRange { rate_pct } => write!(
+                f,
+                "a clock {rate_pct}% off is out of range: choose -{CLOCK_RATE_PCT_LIMIT}% to +{CLOCK_RATE_PCT_LIMIT}%"
+            ),
+            ClockRateAlready { client, rate_pct: 0 } => {
+                write!(f, "{client}'s clock already runs true")
+            }
+            ClockRateAlready { client, rate_pct } => {
+                write!(f, "{client}'s clock already runs {rate_pct}% off")
+            }
+            LosingAlready { client, on: true } => {
+                write!(f, "{client} is already losing its messages")
+            }
+            LosingAlready { client, on: false } => {
+                write!(f, "{client}'s messages are not being lost")
+            }
             TooManyEvents => f.write_str(
                 "the simulation has too many events pending; let the clock run before adding more",
             ),

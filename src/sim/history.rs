@@ -85,6 +85,38 @@ impl fmt::Display for RejectReason {
     }
 }
 
+/// Where a write stood when the resource applied it, as the safety oracle
+/// (which sees every grant) judges it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Standing {
+    /// From the client the service says holds the lock, under that grant.
+    Holder,
+    /// From a client whose lease is gone while nobody else has been granted
+    /// the lock since: worth showing, but nothing it could corrupt, and
+    /// fencing rightly accepts it (its token is still the highest).
+    WithoutLease,
+    /// From a client after the lock was granted to another since its own
+    /// grant: accepted, it corrupts the data; rejected, fencing saved it.
+    Stale,
+}
+
+impl Standing {
+    pub fn is_stale(self) -> bool {
+        self == Standing::Stale
+    }
+}
+
+/// Why a message never arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DropReason {
+    /// The client loses its messages (the "lose messages" fault).
+    Lost,
+    /// A partition outlasted TCP's retransmissions and the connection gave up.
+    TcpGaveUp,
+}
+
 /// Service-side happenings that differ per backend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "what", rename_all = "kebab-case")]
@@ -109,6 +141,8 @@ pub enum ServiceEvent {
         client: ClientId,
         session: u64,
         timeout_ms: u64,
+        requested_ms: u64,
+        tick_ms: u64,
     },
     ZkSessionExpired {
         client: ClientId,
@@ -167,11 +201,24 @@ impl fmt::Display for ServiceEvent {
                 client,
                 session,
                 timeout_ms,
-            } => write!(
-                f,
-                "ZooKeeper opened session 0x{session:x} for {client}, timeout {}",
-                Millis(*timeout_ms)
-            ),
+                requested_ms,
+                tick_ms,
+            } => {
+                write!(
+                    f,
+                    "ZooKeeper opened session 0x{session:x} for {client}, timeout {}",
+                    Millis(*timeout_ms)
+                )?;
+                if timeout_ms != requested_ms {
+                    write!(
+                        f,
+                        " ({} was asked for: the server clamps to 2-20 x tickTime {})",
+                        Millis(*requested_ms),
+                        Millis(*tick_ms)
+                    )?;
+                }
+                Ok(())
+            }
             ZkSessionExpired { client, session } => write!(
                 f,
                 "ZooKeeper expired {client}'s session 0x{session:x} and deleted its ephemeral znodes"
@@ -269,13 +316,13 @@ pub enum Event {
         client: ClientId,
         token: Option<Token>,
         value: u64,
-        stale: bool,
+        standing: Standing,
     },
     WriteRejected {
         client: ClientId,
         token: Option<Token>,
         reason: RejectReason,
-        stale: bool,
+        standing: Standing,
     },
     Paused {
         client: ClientId,
@@ -298,6 +345,18 @@ pub enum Event {
         client: ClientId,
     },
     Renewal {
+        client: ClientId,
+        on: bool,
+    },
+    ClockJumpedOn {
+        client: ClientId,
+        jump_ms: i64,
+    },
+    ClockRate {
+        client: ClientId,
+        rate_pct: i32,
+    },
+    Losing {
         client: ClientId,
         on: bool,
     },
@@ -333,10 +392,20 @@ pub enum Event {
         body: Body,
         deliver_ms: u64,
     },
+    /// Cut off by a partition, the message waits for TCP to send it again.
+    MessageRetransmitted {
+        id: u64,
+        from: Endpoint,
+        to: Endpoint,
+        /// The next try, if the partition has healed by then.
+        deliver_ms: u64,
+        attempt: u32,
+    },
     MessageDropped {
         id: u64,
         from: Endpoint,
         to: Endpoint,
+        reason: DropReason,
     },
     TwoHolders {
         clients: Vec<ClientId>,
@@ -382,22 +451,32 @@ impl Event {
             Clicked { .. } | Queued { .. } | NodeClicked { .. } | Renewal { .. } => {
                 EventKind::Command
             }
+            ClockJumpedOn { .. } | ClockRate { .. } | Losing { .. } => EventKind::Fault,
             AcquireStarted { .. } | Acquired { .. } | Waiting { .. } | Released { .. } => {
                 EventKind::Lock
             }
             AcquireFailed { .. } | AcquireRetry { .. } | HolderChanged { .. } => EventKind::Lock,
             Renewed { .. } | Lost { .. } | ZkState { .. } => EventKind::Lease,
-            WriteSent { .. } | WriteAccepted { stale: false, .. } => EventKind::Write,
-            WriteRejected { stale: false, .. } => EventKind::Write,
-            WriteAccepted { stale: true, .. } | TwoHolders { .. } => EventKind::Alarm,
-            WriteRejected { stale: true, .. } | OneHolderAgain => EventKind::Save,
+            WriteAccepted {
+                standing: Standing::Stale,
+                ..
+            }
+            | TwoHolders { .. } => EventKind::Alarm,
+            WriteRejected {
+                standing: Standing::Stale,
+                ..
+            }
+            | OneHolderAgain => EventKind::Save,
+            WriteSent { .. } | WriteAccepted { .. } | WriteRejected { .. } => EventKind::Write,
             Paused { .. } | Woke { .. } | Partitioned { .. } | Healed { .. } => EventKind::Fault,
             Crashed { .. } | Restarted { .. } | NodeCrashed { .. } | NodeRestarted { .. } => {
                 EventKind::Fault
             }
             NodeRestartDelayed { .. } | ClockJumped { .. } | NodeSlow { .. } => EventKind::Fault,
             Service(_) => EventKind::Service,
-            MessageSent { .. } | MessageDropped { .. } => EventKind::Message,
+            MessageSent { .. } | MessageRetransmitted { .. } | MessageDropped { .. } => {
+                EventKind::Message
+            }
         }
     }
 
@@ -425,7 +504,10 @@ impl Event {
             | Healed { client }
             | Crashed { client }
             | Restarted { client }
-            | Renewal { client, .. } => Some(*client),
+            | Renewal { client, .. }
+            | ClockJumpedOn { client, .. }
+            | ClockRate { client, .. }
+            | Losing { client, .. } => Some(*client),
             _ => None,
         }
     }
@@ -501,7 +583,7 @@ impl fmt::Display for Event {
                 client,
                 token,
                 value,
-                stale: false,
+                standing: Standing::Holder,
             } => write!(
                 f,
                 "the resource accepted {client}'s write ({}), counter = {value}",
@@ -511,7 +593,17 @@ impl fmt::Display for Event {
                 client,
                 token,
                 value,
-                stale: true,
+                standing: Standing::WithoutLease,
+            } => write!(
+                f,
+                "WRITE WITHOUT A LEASE: {client}'s lease is gone but nobody else got the lock since, so the resource's write ({}) corrupts nothing; counter = {value}",
+                token_words(token)
+            ),
+            WriteAccepted {
+                client,
+                token,
+                value,
+                standing: Standing::Stale,
             } => write!(
                 f,
                 "STALE WRITE ACCEPTED: {client} is not the holder, yet the resource took its write ({}), counter = {value}",
@@ -520,12 +612,16 @@ impl fmt::Display for Event {
             WriteRejected {
                 client,
                 reason,
-                stale,
+                standing,
                 ..
             } => write!(
                 f,
                 "the resource rejected {client}'s write: {reason}{}",
-                if *stale { " (a stale write: fencing saved the counter)" } else { "" }
+                match standing {
+                    Standing::Stale => " (a stale write: fencing saved the counter)",
+                    Standing::WithoutLease => " (a write without a lease)",
+                    Standing::Holder => "",
+                }
             ),
             Paused { client, until } => write!(f, "{client} is frozen by a GC pause until {until}"),
             Woke { client } => write!(f, "{client} wakes from its pause, beliefs unchanged"),
@@ -543,6 +639,27 @@ impl fmt::Display for Event {
                 "{client} crashed and forgot everything; the service keeps its lease until it expires"
             ),
             Restarted { client } => write!(f, "{client} restarted with no lock"),
+            ClockJumpedOn { client, jump_ms } => write!(
+                f,
+                "{client}'s clock jumped {} {}",
+                if *jump_ms >= 0 { "forward" } else { "back" },
+                Millis(jump_ms.unsigned_abs())
+            ),
+            ClockRate {
+                client,
+                rate_pct: 0,
+            } => write!(f, "{client}'s clock runs true again"),
+            ClockRate { client, rate_pct } => write!(
+                f,
+                "{client}'s clock now runs {}% {}: it judges its lease by it",
+                rate_pct.unsigned_abs(),
+                if *rate_pct > 0 { "fast" } else { "slow" }
+            ),
+            Losing { client, on: true } => write!(
+                f,
+                "every message to or from {client} is now lost (not held for retransmission)"
+            ),
+            Losing { client, on: false } => write!(f, "{client}'s messages get through again"),
             Renewal { client, on } => write!(
                 f,
                 "{client} turned automatic renewal {}",
@@ -593,9 +710,32 @@ impl fmt::Display for Event {
             MessageSent { from, to, body, .. } => {
                 write!(f, "{from} sends \"{}\" to {to}", body.label())
             }
-            MessageDropped { from, to, .. } => {
-                write!(f, "a message from {from} to {to} was lost in the partition")
-            }
+            MessageRetransmitted {
+                from,
+                to,
+                deliver_ms,
+                attempt,
+                ..
+            } => write!(
+                f,
+                "a message from {from} to {to} is cut off by the partition: TCP sends it again (try {attempt}) at {}",
+                Millis(*deliver_ms)
+            ),
+            MessageDropped {
+                from,
+                to,
+                reason: DropReason::Lost,
+                ..
+            } => write!(f, "a message from {from} to {to} was lost"),
+            MessageDropped {
+                from,
+                to,
+                reason: DropReason::TcpGaveUp,
+                ..
+            } => write!(
+                f,
+                "a message from {from} to {to} was dropped: the partition outlasted TCP's retransmissions"
+            ),
             TwoHolders { clients } => {
                 let names: Vec<String> = clients.iter().map(|c| c.to_string()).collect();
                 let all = if names.len() == 2 { "both" } else { "all" };

@@ -29,11 +29,14 @@ pub use backend::{
 };
 pub use client::{Belief, ClientState, ClientView, LastWrite, ZkConn};
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
-pub use engine::{RunOutcome, Sim, EVENTS_PER_RUN_MAX, QUEUED_COMMANDS_MAX, QUEUE_LEN_MAX};
+pub use engine::{
+    RunOutcome, Sim, EVENTS_PER_RUN_MAX, QUEUED_COMMANDS_MAX, QUEUE_LEN_MAX, TCP_RETRIES_MAX,
+    TCP_RTO_MS_MAX, TCP_RTO_MS_MIN,
+};
 pub use error::CommandError;
 pub use history::{
-    AcquireFailure, Event, EventKind, LossReason, Record, RejectReason, ServiceEvent,
-    HISTORY_LEN_MAX,
+    AcquireFailure, DropReason, Event, EventKind, LossReason, Record, RejectReason, ServiceEvent,
+    Standing, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
@@ -41,9 +44,10 @@ pub use playback::{Playback, Refusals};
 pub use resource::{Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
-    TimedAction, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
-    PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
-    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, CLOCK_RATE_PCT_LIMIT, LATENCY_SCALE_DEFAULT,
+    LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT,
+    ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,
@@ -51,5 +55,5 @@ pub use timeline::{
 };
 pub use types::{
     ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
-    Token,
+    Token, ZkClient,
 };

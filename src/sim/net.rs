@@ -96,8 +96,8 @@ pub struct Message {
     pub sent_ms: u64,
     pub deliver_ms: u64,
     pub body: Body,
-    /// Sent across a partition: it travels, but will not arrive.
-    pub doomed: bool,
+    /// How many times TCP has sent it again because a partition cut it off.
+    pub retransmits: u32,
     /// The receiving client's incarnation when sent: a restart makes old replies moot.
     pub(crate) epoch: u32,
 }

@@ -1,10 +1,13 @@
 //! The safety oracle: it knows the truth no participant can see.
 
+use super::history::Standing;
 use super::types::{ClientId, Millis, Token};
 use serde::{Deserialize, Serialize};
 
 /// Oracle findings kept at most; past it, counts still grow.
 pub const FINDINGS_MAX: usize = 10_000;
+/// Grants remembered at most; a run has at most 1,000 commands, so far fewer.
+const GRANTS_MAX: usize = 100_000;
 
 /// A write applied at the resource by a client that was not the service's
 /// holder at that moment.
@@ -14,8 +17,9 @@ pub struct StaleWrite {
     pub client: ClientId,
     pub token: Option<Token>,
     pub holder: Option<ClientId>,
-    /// Accepted: a corruption. Rejected: a save by fencing.
+    /// Accepted and stale: a corruption. Rejected and stale: a save by fencing.
     pub accepted: bool,
+    pub standing: Standing,
 }
 
 /// A stretch of time in which two or more clients believed they held the lock.
@@ -31,6 +35,9 @@ pub struct Overlap {
 pub struct Oracle {
     corruptions: u64,
     saves: u64,
+    without_lease: u64,
+    /// Every grant the service made, in order: who, under which lease key.
+    grants: Vec<(ClientId, u64)>,
     stale_writes: Vec<StaleWrite>,
     overlaps: Vec<Overlap>,
 }
@@ -61,11 +68,49 @@ impl Oracle {
         self.overlaps.last().is_some_and(|o| o.to.is_none())
     }
 
-    pub(crate) fn record_stale(&mut self, stale: StaleWrite) {
-        if stale.accepted {
-            self.corruptions += 1;
+    /// Accepted writes from a client whose lease was gone while nobody else
+    /// had been granted the lock since: nothing corrupted.
+    pub fn writes_without_lease(&self) -> u64 {
+        self.without_lease
+    }
+
+    /// The service made a grant (or still holds one: repeats are ignored).
+    pub(crate) fn note_grant(&mut self, client: ClientId, lease_key: u64) {
+        if self.grants.last() != Some(&(client, lease_key)) && self.grants.len() < GRANTS_MAX {
+            self.grants.push((client, lease_key));
+        }
+    }
+
+    /// Where a write from `client` under `lease_key` stands: the holder's,
+    /// one without a lease, or stale (another client was granted the lock
+    /// after this client's grant: the real harness's definition).
+    pub(crate) fn standing(
+        &self,
+        client: ClientId,
+        lease_key: u64,
+        holder: Option<super::backend::HolderView>,
+    ) -> Standing {
+        if holder.is_some_and(|h| h.client == client && h.lease_key == lease_key) {
+            return Standing::Holder;
+        }
+        let own = self
+            .grants
+            .iter()
+            .rposition(|&g| g == (client, lease_key))
+            .map_or(0, |i| i + 1);
+        if self.grants[own..].iter().any(|&(c, _)| c != client) {
+            Standing::Stale
         } else {
-            self.saves += 1;
+            Standing::WithoutLease
+        }
+    }
+
+    pub(crate) fn record_stale(&mut self, stale: StaleWrite) {
+        match (stale.standing, stale.accepted) {
+            (Standing::Stale, true) => self.corruptions += 1,
+            (Standing::Stale, false) => self.saves += 1,
+            (_, true) => self.without_lease += 1,
+            (_, false) => {}
         }
         if self.stale_writes.len() < FINDINGS_MAX {
             self.stale_writes.push(stale);
@@ -114,6 +159,9 @@ impl std::hash::Hash for Oracle {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.corruptions.hash(state);
         self.saves.hash(state);
+        self.without_lease.hash(state);
+        self.grants.len().hash(state);
+        self.grants.last().hash(state);
         self.stale_writes.len().hash(state);
         self.overlaps.len().hash(state);
         self.overlaps.last().map(|o| (o.to, &o.clients)).hash(state);

@@ -4,6 +4,7 @@ use super::backend::Backend;
 use super::error::CommandError;
 use super::types::{
     ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
+    ZkClient,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -22,6 +23,13 @@ pub const LATENCY_SCALE_DEFAULT: u32 = 10;
 pub const PAUSE_MS_MAX: u64 = 600_000;
 pub const CLOCK_JUMP_MS_MAX: i64 = 600_000;
 pub const SLOW_MS_MAX: u64 = 60_000;
+/// ZooKeeper's tickTime: 2 s by default; short ticks make sessions expire
+/// in seconds, as test ensembles do.
+pub const ZK_TICK_MS_MIN: u64 = 100;
+pub const ZK_TICK_MS_MAX: u64 = 10_000;
+pub const ZK_TICK_MS_DEFAULT: u64 = 2_000;
+/// A client clock may run this many percent fast or slow.
+pub const CLOCK_RATE_PCT_LIMIT: i32 = 50;
 /// A script longer than this is refused; it keeps shared links and replays bounded.
 pub const SCRIPT_LEN_MAX: usize = 1_000;
 /// Scripted times beyond one day are refused.
@@ -47,6 +55,23 @@ impl Default for RedisOptions {
     }
 }
 
+/// ZooKeeper's settings, ignored by the other backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ZkOptions {
+    /// The server's tickTime: session timeouts are clamped to 2-20 ticks.
+    pub tick_ms: u64,
+    pub client: ZkClient,
+}
+
+impl Default for ZkOptions {
+    fn default() -> Self {
+        ZkOptions {
+            tick_ms: ZK_TICK_MS_DEFAULT,
+            client: ZkClient::Curator,
+        }
+    }
+}
+
 /// Everything that decides a run besides the commands.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Config {
@@ -59,6 +84,8 @@ pub struct Config {
     pub renewal: [bool; 4],
     #[serde(default)]
     pub redis: RedisOptions,
+    #[serde(default)]
+    pub zk: ZkOptions,
 }
 
 impl Default for Config {
@@ -71,6 +98,7 @@ impl Default for Config {
             latency_scale: LATENCY_SCALE_DEFAULT,
             renewal: [true; 4],
             redis: RedisOptions::default(),
+            zk: ZkOptions::default(),
         }
     }
 }
@@ -86,6 +114,11 @@ impl Config {
         if !(LATENCY_SCALE_MIN..=LATENCY_SCALE_MAX).contains(&self.latency_scale) {
             return Err(CommandError::LatencyScaleOutOfRange {
                 scale: self.latency_scale,
+            });
+        }
+        if !(ZK_TICK_MS_MIN..=ZK_TICK_MS_MAX).contains(&self.zk.tick_ms) {
+            return Err(CommandError::TickOutOfRange {
+                tick_ms: self.zk.tick_ms,
             });
         }
         Ok(())
@@ -125,6 +158,18 @@ pub enum Command {
     Renewal {
         on: bool,
     },
+    /// The client's clock jumps by `jump_ms` (negative: backwards).
+    ClockJump {
+        jump_ms: i64,
+    },
+    /// The client's clock runs `rate_pct` percent fast (negative: slow).
+    ClockRate {
+        rate_pct: i32,
+    },
+    /// Every message to or from the client is lost (on) or travels again (off).
+    LoseMessages {
+        on: bool,
+    },
 }
 
 impl fmt::Display for Command {
@@ -148,6 +193,19 @@ impl fmt::Display for Command {
             Command::Restart => f.write_str("restart"),
             Command::Renewal { on: true } => f.write_str("turn renewal on"),
             Command::Renewal { on: false } => f.write_str("turn renewal off"),
+            Command::ClockJump { jump_ms } if *jump_ms >= 0 => {
+                write!(f, "clock jumps forward {}", Millis(jump_ms.unsigned_abs()))
+            }
+            Command::ClockJump { jump_ms } => {
+                write!(f, "clock jumps back {}", Millis(jump_ms.unsigned_abs()))
+            }
+            Command::ClockRate { rate_pct: 0 } => f.write_str("clock runs true again"),
+            Command::ClockRate { rate_pct } if *rate_pct > 0 => {
+                write!(f, "clock runs {rate_pct}% fast")
+            }
+            Command::ClockRate { rate_pct } => write!(f, "clock runs {}% slow", -rate_pct),
+            Command::LoseMessages { on: true } => f.write_str("start losing messages"),
+            Command::LoseMessages { on: false } => f.write_str("stop losing messages"),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! browser. New records are fed in as they arrive, so a long run is not
 //! walked again on every frame.
 
-use super::history::{Event, Record, RejectReason, ServiceEvent};
+use super::history::{Event, Record, RejectReason, ServiceEvent, Standing};
 use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
 use std::collections::BTreeMap;
@@ -54,7 +54,10 @@ pub struct Mark {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WriteOutcome {
     Accepted,
-    /// Accepted from a client that was not the holder: the corruption.
+    /// Accepted from a client whose lease was gone, with nobody granted the
+    /// lock since: not a corruption.
+    WithoutLease,
+    /// Accepted from a client after another was granted the lock: the corruption.
     Stale,
     Rejected(RejectReason),
 }
@@ -76,6 +79,8 @@ pub struct Arrow {
     pub sent_ms: u64,
     pub arrive_ms: u64,
     pub dropped: bool,
+    /// Cut off by a partition and sent again by TCP: it arrives late.
+    pub held: bool,
     pub text: Rc<str>,
 }
 
@@ -194,9 +199,9 @@ impl Picture {
             WriteAccepted {
                 client,
                 token,
-                stale,
+                standing,
                 ..
-            } => self.write(at, *client, *token, outcome_of(*stale), text()),
+            } => self.write(at, *client, *token, outcome_of(*standing), text()),
             WriteRejected {
                 client,
                 token,
@@ -222,6 +227,7 @@ impl Picture {
                 }
                 self.message_sent(at, *id, *from, *to, *deliver_ms, text())
             }
+            MessageRetransmitted { id, deliver_ms, .. } => self.message_held(*id, *deliver_ms),
             MessageDropped { id, .. } => self.message_dropped(at, *id),
             _ => {}
         }
@@ -345,8 +351,27 @@ impl Picture {
             sent_ms: at,
             arrive_ms: deliver_ms,
             dropped: false,
+            held: false,
             text,
         });
+    }
+
+    /// TCP holds the message for another try: its arrow ends later, and a
+    /// heartbeat answer renews only when it finally arrives.
+    fn message_held(&mut self, id: u64, deliver_ms: u64) {
+        let Some(&i) = self.arrow_of.get(&id) else {
+            return;
+        };
+        let arrow = &mut self.arrows[i];
+        let (due, to) = (arrow.arrive_ms, arrow.to);
+        arrow.held = true;
+        arrow.arrive_ms = deliver_ms;
+        if let Endpoint::Client(c) = to {
+            let renewals = &mut self.lane(c).renewals;
+            if let Some(k) = renewals.iter().rposition(|&t| t == due) {
+                renewals[k] = deliver_ms;
+            }
+        }
     }
 
     fn message_dropped(&mut self, at: u64, id: u64) {
@@ -439,11 +464,11 @@ fn revision(at_ms: u64, rev: u64, text: Rc<str>) -> Mark {
     mark(at_ms, &format!("rev {rev}"), text)
 }
 
-fn outcome_of(stale: bool) -> WriteOutcome {
-    if stale {
-        WriteOutcome::Stale
-    } else {
-        WriteOutcome::Accepted
+fn outcome_of(standing: Standing) -> WriteOutcome {
+    match standing {
+        Standing::Stale => WriteOutcome::Stale,
+        Standing::WithoutLease => WriteOutcome::WithoutLease,
+        Standing::Holder => WriteOutcome::Accepted,
     }
 }
 

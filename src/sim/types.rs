@@ -197,6 +197,29 @@ pub enum Persistence {
     None,
 }
 
+/// Which ZooKeeper client library a client runs: they differ in when a
+/// client cut off from the ensemble is told its session is LOST.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ZkClient {
+    /// Curator 3.0 and later: once a session timeout has passed while
+    /// SUSPENDED, it declares LOST itself, still cut off.
+    #[default]
+    Curator,
+    /// The native client (and kazoo): LOST only when it reaches the
+    /// ensemble again and hears that the session expired.
+    Native,
+}
+
+impl ZkClient {
+    pub fn name(self) -> &'static str {
+        match self {
+            ZkClient::Curator => "Curator",
+            ZkClient::Native => "native client",
+        }
+    }
+}
+
 /// Whether a crashed Redis node must stay down for a whole TTL before rejoining.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -1,5 +1,5 @@
 //! Messages in flight, drawn as dots moving from the sender's column to the
-//! receiver's, so a late or doomed message can be seen on its way.
+//! receiver's, so a late or held message can be seen on its way.
 
 use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Millis, NodeId};
@@ -19,7 +19,8 @@ pub struct Flight {
     pub progress_permille: u32,
     pub label: String,
     pub describe: String,
-    pub doomed: bool,
+    /// Cut off by a partition and held by TCP for retransmission.
+    pub held: bool,
     /// Took longer than an ordinary hop: a delayed packet or a slow node.
     pub slow: bool,
 }
@@ -60,7 +61,11 @@ fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
     let span = m.deliver_ms.saturating_sub(m.sent_ms).max(1);
     let done = now.ms().saturating_sub(m.sent_ms).min(span);
     let label = m.body.label();
-    let fate = if m.doomed { ", will be dropped" } else { "" };
+    let fate = if m.retransmits > 0 {
+        ", held by TCP across a partition and sent again"
+    } else {
+        ""
+    };
     Flight {
         id: m.id,
         from: index(m.from),
@@ -73,7 +78,7 @@ fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
             Millis(m.deliver_ms)
         ),
         label,
-        doomed: m.doomed,
+        held: m.retransmits > 0,
         slow: span > 1_000,
     }
 }
@@ -124,7 +129,7 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     let label_y = (HEAD_PX + row * ROW_PX + ROW_PX / 2 - 3).to_string();
     let class = classes!(
         "flight",
-        f.doomed.then_some("flight--doomed"),
+        f.held.then_some("flight--held"),
         f.slow.then_some("flight--slow")
     );
     let arrow = if to < from { "← " } else { "" };
@@ -138,9 +143,9 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     html! {
         <g class={class} key={f.id}>
             <line class="flight__track" x1={pct(from)} x2={pct(to)} y1={y.clone()} y2={y.clone()} />
-            if f.doomed {
+            if f.held {
                 <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
-                    dominant-baseline="central">{ "✕" }</text>
+                    dominant-baseline="central">{ "⟳" }</text>
             } else {
                 <circle class="flight__dot" cx={pct(at)} cy={y} r="5" />
             }
@@ -188,7 +193,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
             }
             <p class="panel__note">
                 { "● a message on its way, from sender to receiver · " }
-                <span class="messages__key--doomed">{ "✕ on a dashed line: sent across a partition, it will be dropped" }</span>
+                <span class="messages__key--held">{ "⟳ on a dashed line: cut off by a partition, TCP sends it again until the partition heals (15 tries, about 15 minutes)" }</span>
                 if props.hidden > 0 {
                     { format!(" · {} older messages not drawn", props.hidden) }
                 }

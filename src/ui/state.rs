@@ -4,8 +4,8 @@
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use crate::sim::{
-    Command, Config, NodeCommand, RedisOptions, TimedAction, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
-    TTL_MS_MAX, TTL_MS_MIN,
+    Command, Config, NodeCommand, RedisOptions, TimedAction, ZkOptions, LATENCY_SCALE_DEFAULT,
+    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
 use crate::sim::{RunOutcome, Sim};
 use std::cell::RefCell;
@@ -570,6 +570,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         latency_scale: LATENCY_SCALE_DEFAULT,
         renewal: [true; 4],
         redis: RedisOptions::default(),
+        zk: ZkOptions::default(),
     }
 }
 

@@ -817,6 +817,7 @@ pub fn node_lane(
 fn write_label(w: &WriteMark) -> String {
     let words = match w.outcome {
         WriteOutcome::Accepted => "ok",
+        WriteOutcome::WithoutLease => "no lease",
         WriteOutcome::Rejected(_) => "rejected",
         WriteOutcome::Stale => "STALE",
     };
@@ -855,6 +856,7 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
     let y = row.y + 13.0;
     let (class, colour) = match w.outcome {
         WriteOutcome::Accepted => ("tl-write--accepted", INK),
+        WriteOutcome::WithoutLease => ("tl-write--no-lease", INK),
         WriteOutcome::Rejected(_) => ("tl-write--rejected", INK),
         WriteOutcome::Stale => ("tl-write--stale", ALARM),
     };
@@ -864,6 +866,13 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
             svg.0,
             r##"<circle cx="{x}" cy="{y}" r="7" fill="{OK}"/><path d="M{} {y}l3 3l5 -6" fill="none" stroke="#ffffff" stroke-width="2"/>"##,
             Px(x - 4.0),
+            x = Px(x),
+            y = Px(y)
+        ),
+        // Accepted, but from a client whose lease had run out: a hollow mark.
+        WriteOutcome::WithoutLease => write!(
+            svg.0,
+            r##"<circle cx="{x}" cy="{y}" r="6" fill="none" stroke="{OK}" stroke-width="2" stroke-dasharray="3 2"/>"##,
             x = Px(x),
             y = Px(y)
         ),
@@ -903,7 +912,7 @@ fn dense_writes(svg: &mut Svg, scale: &Scale, row: Row, shown: &[&WriteMark]) {
     ];
     for (k, (class, colour, words)) in kinds.into_iter().enumerate() {
         let of_kind = |w: &&&WriteMark| match w.outcome {
-            WriteOutcome::Accepted => k == 0,
+            WriteOutcome::Accepted | WriteOutcome::WithoutLease => k == 0,
             WriteOutcome::Rejected(_) => k == 1,
             WriteOutcome::Stale => k == 2,
         };
@@ -945,16 +954,21 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
             continue;
         };
         let (x0, x1) = (scale.x(a.sent_ms), scale.x(a.arrive_ms));
-        let lost = if a.dropped {
-            " (lost in the partition)"
-        } else {
-            ""
+        let fate = match (a.dropped, a.held) {
+            (true, _) => " (lost)",
+            (false, true) => " (cut off by a partition: TCP sent it again, so it arrived late)",
+            (false, false) => "",
         };
         let _ = write!(
             svg.0,
-            r##"<g class="tl-msg{}"><title>{}{lost}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#94a3b8" stroke-width="1"{}/>"##,
+            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#94a3b8" stroke-width="1"{}{}/>"##,
             if a.dropped { " tl-msg--dropped" } else { "" },
             escape(&a.text),
+            if a.held {
+                r#" stroke-dasharray="4 3""#
+            } else {
+                ""
+            },
             if a.dropped {
                 ""
             } else {

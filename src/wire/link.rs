@@ -18,7 +18,7 @@ use crate::sim::{
 };
 use crate::sim::{
     Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
-    RestartPolicy, Seed,
+    RestartPolicy, Seed, ZkClient, ZkOptions,
 };
 use serde::Serialize;
 use std::fmt;
@@ -472,7 +472,11 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
     })?;
     let latency = number_of("its latency scale", c.get("latency_scale"))?;
     Ok(Config {
-        backend: pick("its backend", c.get("backend"), &BACKENDS)?,
+        backend: pick(
+            "its backend",
+            c.get("backend"),
+            &Backend::ALL.map(|b| (b.slug(), b)),
+        )?,
         fencing: pick(
             "its fencing",
             c.get("fencing"),
@@ -486,14 +490,23 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(r) => redis_of(r)?,
             None => RedisOptions::default(),
         },
+        zk: match c.get("zk") {
+            Some(z) => zk_of(z)?,
+            None => ZkOptions::default(),
+        },
     })
 }
 
-const BACKENDS: [(&str, Backend); 3] = [
-    ("redlock", Backend::Redlock),
-    ("zookeeper", Backend::ZooKeeper),
-    ("etcd", Backend::Etcd),
-];
+fn zk_of(z: &Json) -> Result<ZkOptions, Problem> {
+    Ok(ZkOptions {
+        tick_ms: number_of("its ZooKeeper tickTime", z.get("tick_ms"))?,
+        client: pick(
+            "its ZooKeeper client",
+            z.get("client"),
+            &[("curator", ZkClient::Curator), ("native", ZkClient::Native)],
+        )?,
+    })
+}
 
 fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
     Ok(RedisOptions {
@@ -617,6 +630,31 @@ fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
             on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {
                 Problem::Field(format!("command {n} turns renewal neither on nor off"))
             })?,
+        },
+        "lose-messages" => Command::LoseMessages {
+            on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {
+                Problem::Field(format!(
+                    "command {n} turns losing messages neither on nor off"
+                ))
+            })?,
+        },
+        "clock-jump" => Command::ClockJump {
+            jump_ms: c.get("jump_ms").and_then(Json::as_i64).ok_or_else(|| {
+                Problem::Field(format!(
+                    "command {n}'s clock jump is not a whole number of milliseconds"
+                ))
+            })?,
+        },
+        "clock-rate" => Command::ClockRate {
+            rate_pct: c
+                .get("rate_pct")
+                .and_then(Json::as_i64)
+                .and_then(|r| i32::try_from(r).ok())
+                .ok_or_else(|| {
+                    Problem::Field(format!(
+                        "command {n}'s clock rate is not a whole number of percent"
+                    ))
+                })?,
         },
         _ => return Err(unknown_command(n, c)),
     })

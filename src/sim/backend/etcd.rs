@@ -19,8 +19,15 @@ use std::collections::BTreeMap;
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
 pub const ETCD_TTL_MS_MIN: u64 = 2_000;
 
-/// How often the client library checks its lease deadline.
+/// How often the client library checks its lease deadline (its deadline
+/// loop), and how often the server checks for expired leases.
 const DEADLINE_POLL_MS: u64 = 500;
+const EXPIRY_CHECK_MS: u64 = 500;
+
+/// The server's next expiry check at or after `at`.
+fn expiry_check(at: Millis) -> Millis {
+    Millis(at.ms().div_ceil(EXPIRY_CHECK_MS) * EXPIRY_CHECK_MS)
+}
 
 /// The TTL the server really grants for a requested one.
 pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
@@ -109,10 +116,14 @@ struct Lease {
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     lease: Option<u64>,
+    /// The TTL the server granted: keepalives go every third of it.
+    granted_ms: u64,
     /// The client's own lock key (its create_revision).
     key: Option<u64>,
     /// Lease end by the client's clock: last keepalive reply plus the TTL.
     deadline: Option<Millis>,
+    /// When its deadline loop will look at that deadline.
+    check_at: Millis,
     renew_gen: u64,
     deadline_gen: u64,
     /// The deadline passed while the client was frozen; one poll is pending.
@@ -282,7 +293,10 @@ impl Etcd {
     fn touch_lease(&mut self, view: &View, lease: u64, out: &mut Effects) -> Option<u64> {
         let entry = self.leases.get_mut(&lease)?;
         entry.expires_at = view.now.plus(entry.ttl_ms);
-        out.service_timer(entry.expires_at, EtcdTimer::LeaseExpiry { lease });
+        out.service_timer(
+            expiry_check(entry.expires_at),
+            EtcdTimer::LeaseExpiry { lease },
+        );
         Some(entry.ttl_ms)
     }
 
@@ -300,7 +314,7 @@ impl Etcd {
                         expires_at,
                     },
                 );
-                out.service_timer(expires_at, EtcdTimer::LeaseExpiry { lease });
+                out.service_timer(expiry_check(expires_at), EtcdTimer::LeaseExpiry { lease });
                 out.record(Event::Service(ServiceEvent::EtcdLeaseGranted {
                     client: c,
                     lease,
@@ -373,6 +387,7 @@ impl Etcd {
                 }
                 let side = self.side(c);
                 side.lease = Some(lease);
+                side.granted_ms = ttl_ms;
                 side.key = None;
                 self.set_deadline(view, c, ttl_ms, out);
                 self.arm_renew(c, out);
@@ -475,7 +490,8 @@ impl Etcd {
             EtcdTimer::LeaseDeadline { gen }
                 if gen == side.deadline_gen && side.lease.is_some() =>
             {
-                let late = side.deadline.is_some_and(|d| view.now > d);
+                // Frozen past its check: the timer fires only on waking.
+                let late = view.now > side.check_at;
                 if late && !side.deadline_polled && view.renewal(c) {
                     // Frozen past its deadline: the woken client first hears
                     // from its keepalive ("lease not found"); its deadline
@@ -495,7 +511,7 @@ impl Etcd {
         let Some(entry) = self.leases.get(&lease) else {
             return;
         };
-        if entry.expires_at != view.now {
+        if expiry_check(entry.expires_at) != view.now {
             return; // A keepalive moved the expiry; a later timer handles it.
         }
         let owner = entry.owner;
@@ -513,18 +529,25 @@ impl Etcd {
         &mut self.side[c.index()]
     }
 
-    /// The client's own lease deadline, from the reply it just got.
+    /// The client's own lease deadline, from the reply it just got: the TTL
+    /// by its own clock. Its deadline loop notices at its next 500 ms turn.
     fn set_deadline(&mut self, view: &View, c: ClientId, ttl_ms: u64, out: &mut Effects) {
+        let local_deadline = view.local_now(c) + ttl_ms as i64;
+        let to_turn = (DEADLINE_POLL_MS as i64
+            - local_deadline.rem_euclid(DEADLINE_POLL_MS as i64))
+            % DEADLINE_POLL_MS as i64;
         let side = self.side(c);
-        side.deadline = Some(view.now.plus(ttl_ms));
+        side.deadline = Some(view.after_local(c, ttl_ms));
+        side.check_at = view.after_local(c, ttl_ms + to_turn as u64);
         side.deadline_gen += 1;
         side.deadline_polled = false;
         let gen = side.deadline_gen;
-        out.client_timer(c, ttl_ms, EtcdTimer::LeaseDeadline { gen });
+        out.client_timer(c, ttl_ms + to_turn as u64, EtcdTimer::LeaseDeadline { gen });
     }
 
     fn arm_renew(&mut self, c: ClientId, out: &mut Effects) {
-        let every = renew_every_ms(self.ttl_ms);
+        let granted = self.side[c.index()].granted_ms;
+        let every = renew_every_ms(if granted > 0 { granted } else { self.ttl_ms });
         let side = self.side(c);
         side.renew_gen += 1;
         out.client_timer(

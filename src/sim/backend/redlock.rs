@@ -3,11 +3,14 @@
 //! with time left, value-checked release. Each node expires keys by its own
 //! wall clock, which can jump.
 //!
-//! Simplified on purpose: requests go to all nodes at once and the client
-//! waits for every answer (a down node refuses the connection at once) or
-//! for a request timeout of twice the TTL, as a client with no per-node
-//! timeout does. The fencing token is an `INCR` counter on node 1, asked for
-//! once a quorum is held: growing only while node 1 keeps its data.
+//! Requests go to all nodes at once, each with a per-node timeout of a few
+//! tens of milliseconds (5-50 ms for a 10 s TTL in the reference; here 5 ms
+//! per latency step, so it scales with the latency setting). The client
+//! decides as soon as three nodes said OK, or once every node answered or
+//! timed out: one slow or partitioned node costs at most the timeout. Time
+//! is measured by the client's own clock. The fencing token is an `INCR`
+//! counter on node 1, asked for once a quorum is held: growing only while
+//! node 1 keeps its data.
 
 use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
 use crate::sim::clock::Clock;
@@ -28,6 +31,8 @@ pub const QUORUM: u8 = 3;
 pub const ATTEMPTS_MAX: u32 = 10;
 pub const RETRY_DELAY_MS: u64 = 200;
 pub const RETRY_JITTER_MS: u64 = 100;
+/// The per-node timeout for each step of latency scale.
+pub const NODE_TIMEOUT_MS_PER_SCALE: u64 = 5;
 
 /// Clock drift allowance: 1% of the TTL plus 2 ms.
 pub fn drift_ms(ttl_ms: u64) -> u64 {
@@ -165,7 +170,8 @@ struct Side {
     phase: Phase,
     round: u64,
     value: Option<u64>,
-    start: Millis,
+    /// When the attempt or extension started, by the client's own clock.
+    start_local: i64,
     replies: u8,
     oks: u8,
     fence: Option<u64>,
@@ -177,6 +183,7 @@ struct Side {
 #[derive(Debug, Clone, Hash)]
 pub(crate) struct Redlock {
     ttl_ms: u64,
+    node_timeout_ms: u64,
     options: RedisOptions,
     nodes: [Node; NODES],
     side: [Side; 4],
@@ -199,6 +206,7 @@ impl LockSystem for Redlock {
     fn new(config: &Config) -> Redlock {
         Redlock {
             ttl_ms: config.ttl_ms,
+            node_timeout_ms: NODE_TIMEOUT_MS_PER_SCALE * u64::from(config.latency_scale),
             options: config.redis,
             nodes: Default::default(),
             side: Default::default(),
@@ -295,6 +303,21 @@ impl LockSystem for Redlock {
         }
     }
 
+    fn validity(&self, view: &View, c: ClientId) -> Option<super::Validity> {
+        let side = &self.side[c.index()];
+        let busy = side.phase != Phase::Idle || view.belief(c).is_holding();
+        if side.value.is_none() || !busy {
+            return None;
+        }
+        let elapsed_ms = self.elapsed_ms(view, c);
+        Some(super::Validity {
+            ttl_ms: self.ttl_ms,
+            elapsed_ms,
+            drift_ms: drift_ms(self.ttl_ms),
+            left_ms: validity_ms(self.ttl_ms, elapsed_ms),
+        })
+    }
+
     fn label(msg: &RedisMsg) -> String {
         match msg {
             RedisMsg::Set { .. } => "SET NX PX".into(),
@@ -333,8 +356,24 @@ impl Redlock {
         &mut self.side[c.index()]
     }
 
-    fn request_timeout_ms(&self) -> u64 {
-        self.ttl_ms * 2
+    /// Milliseconds since the client's attempt or extension started, by
+    /// its own clock (a clock that jumps back can make this small).
+    fn elapsed_ms(&self, view: &View, c: ClientId) -> u64 {
+        (view.local_now(c) - self.side[c.index()].start_local).max(0) as u64
+    }
+
+    /// The lease end by the client's clock: start + TTL - drift.
+    fn lease_until(&self, view: &View, c: ClientId) -> Millis {
+        let local = self.side[c.index()].start_local + (self.ttl_ms - drift_ms(self.ttl_ms)) as i64;
+        view.when_reads(c, local)
+    }
+
+    /// A fresh round number: late answers to older rounds are ignored.
+    fn new_round(&mut self, c: ClientId) -> u64 {
+        let round = self.next_round;
+        self.next_round += 1;
+        self.side(c).round = round;
+        round
     }
 
     /// Sends one request to every node and starts the round's timeout.
@@ -351,7 +390,7 @@ impl Redlock {
         let round = self.side[c.index()].round;
         out.client_timer(
             c,
-            self.request_timeout_ms(),
+            self.node_timeout_ms,
             RedlockTimer::NodeTimeout { round, step },
         );
     }
@@ -365,7 +404,7 @@ impl Redlock {
             phase: Phase::Acquiring,
             round,
             value: Some(value),
-            start: view.now,
+            start_local: view.local_now(c),
             attempt: side.attempt + 1,
             renew_gen: side.renew_gen + 1,
             deadline_gen: side.deadline_gen + 1,
@@ -388,12 +427,11 @@ impl Redlock {
         let Some(value) = self.side[c.index()].value else {
             return;
         };
-        let round = self.next_round;
-        self.next_round += 1;
+        let round = self.new_round(c);
+        let start_local = view.local_now(c);
         let side = self.side(c);
         side.phase = Phase::Extending;
-        side.round = round;
-        side.start = view.now;
+        side.start_local = start_local;
         side.replies = 0;
         side.oks = 0;
         let px_ms = self.ttl_ms;
@@ -411,19 +449,22 @@ impl Redlock {
         );
     }
 
-    /// All answers are in, or the timeout fired: count them.
+    /// A quorum said OK, every node answered, or the timeout fired: decide.
     fn finish_attempt(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let validity = validity_ms(self.ttl_ms, self.elapsed_ms(view, c));
         let side = self.side(c);
         side.phase = Phase::Idle;
-        let (oks, start, attempt, round) = (side.oks, side.start, side.attempt, side.round);
-        let validity = validity_ms(self.ttl_ms, start.until(view.now));
+        let (oks, attempt) = (side.oks, side.attempt);
         if oks >= QUORUM && validity > 0 {
+            // The token step gets its own round, so a late SET answer
+            // cannot pass for node 1's INCR answer.
+            let round = self.new_round(c);
             self.side(c).phase = Phase::Fencing;
             let node1 = Endpoint::Node(NodeId::new(1).expect("node 1 exists"));
             out.send(Endpoint::Client(c), node1, RedisMsg::Incr { round });
             out.client_timer(
                 c,
-                self.request_timeout_ms(),
+                self.node_timeout_ms,
                 RedlockTimer::NodeTimeout { round, step: 2 },
             );
             return;
@@ -457,15 +498,16 @@ impl Redlock {
 
     /// The lock is held; the token is whatever node 1 answered, if anything.
     fn finish_fencing(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let until = self.lease_until(view, c);
+        let elapsed_ms = self.elapsed_ms(view, c);
         let side = self.side(c);
         side.phase = Phase::Idle;
-        let (start, value, fence) = (side.start, side.value.unwrap_or_default(), side.fence);
-        let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
+        let (value, fence) = (side.value.unwrap_or_default(), side.fence);
         if view.now >= until {
             // The token came back after the lease it was for.
             self.unlock_all(c, ReleaseMode::CheckValue, out);
             self.forget(c);
-            let validity_ms = validity_ms(self.ttl_ms, start.until(view.now));
+            let validity_ms = validity_ms(self.ttl_ms, elapsed_ms);
             out.fail(c, AcquireFailure::NoValidity { validity_ms });
             return;
         }
@@ -474,22 +516,22 @@ impl Redlock {
         }
         out.grant(c, fence.map(Token), value, Some(until));
         self.arm_renew(c, out);
-        self.arm_deadline(view, c, until, out);
+        self.arm_deadline(view, c, out);
     }
 
     fn finish_extension(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let validity = validity_ms(self.ttl_ms, self.elapsed_ms(view, c));
+        let until = self.lease_until(view, c);
         let side = self.side(c);
         side.phase = Phase::Idle;
-        let (oks, start) = (side.oks, side.start);
-        let validity = validity_ms(self.ttl_ms, start.until(view.now));
+        let oks = side.oks;
         if !view.belief(c).is_holding() {
             return;
         }
         if oks >= QUORUM && validity > 0 {
-            let until = start.plus(self.ttl_ms - drift_ms(self.ttl_ms));
             out.extend(c, Some(until));
             self.arm_renew(c, out);
-            self.arm_deadline(view, c, until, out);
+            self.arm_deadline(view, c, out);
         } else {
             self.forget(c);
             out.lose(c, LossReason::ExtensionFailed);
@@ -522,15 +564,14 @@ impl Redlock {
         );
     }
 
-    fn arm_deadline(&mut self, view: &View, c: ClientId, until: Millis, out: &mut Effects) {
+    /// The client's own deadline: TTL - drift after the start, by its clock.
+    fn arm_deadline(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let lease_ms = self.ttl_ms - drift_ms(self.ttl_ms);
+        let left_ms = lease_ms.saturating_sub(self.elapsed_ms(view, c));
         let side = self.side(c);
         side.deadline_gen += 1;
         let gen = side.deadline_gen;
-        out.client_timer(
-            c,
-            view.now.until(until),
-            RedlockTimer::LeaseDeadline { gen },
-        );
+        out.client_timer(c, left_ms, RedlockTimer::LeaseDeadline { gen });
     }
 
     fn forget(&mut self, c: ClientId) {
@@ -685,7 +726,7 @@ impl Redlock {
         }
         side.replies += 1;
         side.oks += u8::from(ok);
-        if usize::from(side.replies) < NODES {
+        if side.oks < QUORUM && usize::from(side.replies) < NODES {
             return;
         }
         match side.phase {

@@ -12,23 +12,19 @@ use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::Config;
-use crate::sim::types::{ClientId, Millis, Token};
+use crate::sim::types::{ClientId, Millis, Token, ZkClient};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The server's tick; session timeouts are clamped to 2-20 ticks.
-pub const TICK_MS: u64 = 2_000;
-pub const SESSION_TIMEOUT_MS_MIN: u64 = 2 * TICK_MS;
-pub const SESSION_TIMEOUT_MS_MAX: u64 = 20 * TICK_MS;
-
-/// The timeout the server negotiates for a requested one.
-pub fn negotiated_timeout_ms(requested_ms: u64) -> u64 {
-    requested_ms.clamp(SESSION_TIMEOUT_MS_MIN, SESSION_TIMEOUT_MS_MAX)
+/// The timeout the server negotiates for a requested one: clamped to
+/// 2-20 ticks (minSessionTimeout and maxSessionTimeout's defaults).
+pub fn negotiated_timeout_ms(requested_ms: u64, tick_ms: u64) -> u64 {
+    requested_ms.clamp(2 * tick_ms, 20 * tick_ms)
 }
 
 /// Sessions expire in tick-sized buckets: a little after the timeout.
-fn expiry_bucket(at_ms: u64) -> Millis {
-    Millis((at_ms / TICK_MS + 1) * TICK_MS)
+fn expiry_bucket(at_ms: u64, tick_ms: u64) -> Millis {
+    Millis((at_ms / tick_ms + 1) * tick_ms)
 }
 
 /// ZooKeeper's requests and answers.
@@ -70,6 +66,8 @@ pub(crate) enum ZkTimer {
     Ping { gen: u64 },
     /// No reply for two thirds of the session timeout.
     ReadTimeout { gen: u64 },
+    /// Curator: a whole session timeout SUSPENDED means LOST.
+    SuspendedTooLong { gen: u64 },
     /// The server's session expiry.
     SessionExpiry { session: u64 },
 }
@@ -118,13 +116,17 @@ struct Side {
     connecting: bool,
     ping_gen: u64,
     read_gen: u64,
+    suspended_gen: u64,
 }
 
 #[derive(Debug, Clone, Hash)]
 pub(crate) struct ZooKeeper {
     requested_ms: u64,
+    tick_ms: u64,
+    client: ZkClient,
     zxid: u64,
-    /// The lock directory's cversion: a sequential child is named after it.
+    /// The lock directory's sequence counter: a sequential child is named
+    /// after it, and only creations advance it.
     cversion: u64,
     next_session: u64,
     sessions: BTreeMap<u64, Session>,
@@ -146,6 +148,8 @@ impl LockSystem for ZooKeeper {
     fn new(config: &Config) -> ZooKeeper {
         ZooKeeper {
             requested_ms: config.ttl_ms,
+            tick_ms: config.zk.tick_ms,
+            client: config.zk.client,
             zxid: 0,
             cversion: 0,
             next_session: 0x1000,
@@ -231,7 +235,7 @@ impl LockSystem for ZooKeeper {
                 })
                 .collect(),
             zxid: self.zxid,
-            tick_ms: TICK_MS,
+            tick_ms: self.tick_ms,
         }
     }
 
@@ -286,7 +290,7 @@ impl ZooKeeper {
         let Some(s) = self.sessions.get_mut(&session) else {
             return false;
         };
-        s.expires_at = expiry_bucket(view.now.ms() + s.timeout_ms);
+        s.expires_at = expiry_bucket(view.now.ms() + s.timeout_ms, self.tick_ms);
         out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
         true
     }
@@ -295,8 +299,9 @@ impl ZooKeeper {
         let Some((node, watchers)) = self.znodes.remove(seq) else {
             return;
         };
+        // A deletion is a transaction, but the sequence only advances on
+        // creation (ZooKeeper 3.5 and later).
         self.zxid += 1;
-        self.cversion += 1;
         out.record(Event::Service(ServiceEvent::ZkZnodeDeleted {
             client: node.owner,
             seq,
@@ -338,7 +343,7 @@ impl ZooKeeper {
         let session = self.next_session;
         self.next_session += 1;
         self.zxid += 1;
-        let timeout_ms = negotiated_timeout_ms(requested_ms);
+        let timeout_ms = negotiated_timeout_ms(requested_ms, self.tick_ms);
         self.sessions.insert(
             session,
             Session {
@@ -352,6 +357,8 @@ impl ZooKeeper {
             client: c,
             session,
             timeout_ms,
+            requested_ms,
+            tick_ms: self.tick_ms,
         }));
         ZkMsg::ConnectReply {
             session,
@@ -480,9 +487,21 @@ impl ZooKeeper {
                 self.arm_ping(c, out);
             }
             ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
-                // Curator: treat your locks as suspended. The recipe itself
-                // still says "acquired".
+                // Treat your locks as suspended. The recipe itself still
+                // says "acquired".
                 out.conn(c, Some(ZkConn::Suspended));
+                if self.client == ZkClient::Curator {
+                    let (gen, after) = (side.read_gen, side.timeout_ms);
+                    self.side(c).suspended_gen = gen;
+                    out.client_timer(c, after, ZkTimer::SuspendedTooLong { gen });
+                }
+            }
+            ZkTimer::SuspendedTooLong { gen }
+                if gen == side.read_gen && gen == side.suspended_gen && side.session.is_some() =>
+            {
+                // Curator 3.0+: no word from the ensemble for a whole session
+                // timeout since SUSPENDED, so the session must have expired.
+                self.session_lost(c, out);
             }
             _ => {}
         }

@@ -54,6 +54,53 @@ fn random_command(rng: &mut ChaCha8Rng) -> Command {
     }
 }
 
+/// Virtual seconds simulated per wall second: four clients clicking at
+/// random (acquire, write, release, short pauses) at latency scale 1.
+fn virtual_speed(backend: Backend) -> (u64, f64) {
+    const VIRTUAL_MS: u64 = 3_600_000;
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let config = Config {
+        backend,
+        latency_scale: 1,
+        seed: Seed(5),
+        ..Config::default()
+    };
+    let started = Instant::now();
+    let mut virtual_ms = 0;
+    while virtual_ms < VIRTUAL_MS {
+        // A run keeps at most 1,000 commands: start a fresh one after 900.
+        let mut sim = Sim::new(config.clone()).expect("valid config");
+        let mut t = 0;
+        for _ in 0..900 {
+            t += rng.random_range(50..=1_000);
+            sim.run_until(Millis(t));
+            let client = ClientId::new(rng.random_range(0..4)).unwrap();
+            let _ = sim.command(client, random_command(&mut rng));
+        }
+        virtual_ms += t;
+    }
+    (virtual_ms, started.elapsed().as_secs_f64())
+}
+
+/// Snapshots (a copy without the history) plus a state fingerprint, per
+/// second, of a run in the middle of the scenario to run first.
+fn snapshot_speed(backend: Backend) -> f64 {
+    const SNAPSHOTS: u32 = 200_000;
+    let scenario = gc_pause(Config {
+        backend,
+        ..Config::default()
+    });
+    let sim = Sim::replay(&scenario, Millis(7_500)).expect("the scenario runs");
+    let started = Instant::now();
+    let mut sum = 0u64;
+    for _ in 0..SNAPSHOTS {
+        let copy = std::hint::black_box(&sim).snapshot();
+        sum = sum.wrapping_add(copy.fingerprint());
+    }
+    std::hint::black_box(sum);
+    f64::from(SNAPSHOTS) / started.elapsed().as_secs_f64()
+}
+
 fn main() {
     println!("distlock simulation benchmark");
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
@@ -64,6 +111,21 @@ fn main() {
             events,
             secs,
             events as f64 / secs / 1e6
+        );
+    }
+    for backend in Backend::ALL {
+        let (virtual_ms, secs) = virtual_speed(backend);
+        println!(
+            "  {:<9} four clients at random, latency 1x: {:>8.0} virtual s per wall s",
+            backend.name(),
+            virtual_ms as f64 / 1000.0 / secs
+        );
+    }
+    for backend in Backend::ALL {
+        println!(
+            "  {:<9} snapshot + fingerprint: {:>9.0} per s",
+            backend.name(),
+            snapshot_speed(backend)
         );
     }
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {

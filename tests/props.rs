@@ -23,6 +23,9 @@ fn command() -> impl Strategy<Value = Command> {
         1 => Just(Command::Crash),
         1 => Just(Command::Restart),
         1 => any::<bool>().prop_map(|on| Command::Renewal { on }),
+        1 => (-20_000i64..20_000).prop_map(|jump_ms| Command::ClockJump { jump_ms }),
+        1 => (-30i32..=30).prop_map(|rate_pct| Command::ClockRate { rate_pct }),
+        1 => any::<bool>().prop_map(|on| Command::LoseMessages { on }),
     ]
 }
 
@@ -78,10 +81,11 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     for (gap, action) in steps {
         t += gap;
         sim.run_until(Millis(t));
-        let before = sim.history().len();
+        let (before, state) = (sim.history().len(), sim.fingerprint());
         if sim.act(action).is_err() {
             // A refused command changes nothing.
             prop_assert_eq!(sim.history().len(), before, "seed {}", seed);
+            prop_assert_eq!(sim.fingerprint(), state, "seed {}", seed);
         }
     }
     sim.run_until(Millis(t + 40_000));
@@ -117,6 +121,27 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     prop_assert!(
         replayed.history() == sim.history(),
         "seed {}: replay differs",
+        seed
+    );
+    prop_assert_eq!(
+        replayed.fingerprint(),
+        sim.fingerprint(),
+        "seed {}: same state, same fingerprint",
+        seed
+    );
+
+    // A snapshot is the same state without the history, and goes on the same.
+    let mut snapshot = sim.snapshot();
+    prop_assert!(snapshot.history().is_empty());
+    prop_assert_eq!(snapshot.fingerprint(), sim.fingerprint(), "seed {}", seed);
+    let mut original = sim.clone();
+    let later = Millis(sim.now().ms() + 20_000);
+    original.run_until(later);
+    snapshot.run_until(later);
+    prop_assert_eq!(
+        snapshot.fingerprint(),
+        original.fingerprint(),
+        "seed {}",
         seed
     );
 

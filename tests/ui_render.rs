@@ -815,3 +815,103 @@ fn decimals_are_read_as_people_type_them() {
         "half a quarter rounds up"
     );
 }
+
+/// A run on `config`'s backend driven by `steps` (time, client, command).
+fn scripted(config: Config, steps: &[(u64, char, Command)], until_ms: u64) -> Sim {
+    let mut sim = Sim::new(config).expect("valid config");
+    for &(at, who, command) in steps {
+        sim.run_until(Millis(at));
+        sim.command(client(who), command)
+            .unwrap_or_else(|e| panic!("{who} {command} refused (DISTLOCK_SEED={SEED}): {e}"));
+    }
+    sim.run_until(Millis(until_ms));
+    sim
+}
+
+#[tokio::test]
+async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_budget() {
+    let zk = Config {
+        backend: Backend::ZooKeeper,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let html = render_app(Some(scripted(zk, &[(0, 'A', Command::Acquire)], 1_000))).await;
+    assert!(
+        html.contains("ZooKeeper client: Curator: CONNECTED"),
+        "{html}"
+    );
+    assert!(
+        html.contains("Native client or kazoo"),
+        "the library is a setting"
+    );
+    let redlock = Config {
+        backend: Backend::Redlock,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let html = render_app(Some(scripted(
+        redlock,
+        &[(0, 'A', Command::Acquire)],
+        1_000,
+    )))
+    .await;
+    assert!(
+        html.contains("validity = TTL 5.0 s - elapsed 1.0 s - drift 52 ms = 3.9 s"),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn a_clamped_session_timeout_is_said_in_the_zookeeper_panel() {
+    let config = Config {
+        backend: Backend::ZooKeeper,
+        ttl_ms: 1_000,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let html = render_app(Some(Sim::new(config).unwrap())).await;
+    assert!(
+        html.contains("The clients ask for 1.0 s (the TTL setting); the server clamps it to 2-20 x tickTime and grants 4.0 s."),
+        "{html}"
+    );
+}
+
+#[tokio::test]
+async fn a_late_write_with_nobody_granted_since_is_called_a_write_without_a_lease() {
+    let config = first_scenario_config(Seed(SEED));
+    let sim = scripted(
+        config,
+        &[
+            (0, 'A', Command::Acquire),
+            (1_000, 'A', Command::GcPause { pause_ms: 8_000 }),
+            (1_000, 'A', Command::Write),
+        ],
+        10_000,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("Write without a lease: at t=9.0 s A wrote"),
+        "{html}"
+    );
+    assert!(!html.contains("banner--alarm"), "no corruption banner");
+}
+
+#[tokio::test]
+async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
+    let html = render_app(Some(first_scenario(Fencing::Off, SEED))).await;
+    for name in ["Slow clock (-20%)", "Clock +5 s", "Lose messages"] {
+        assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
+    }
+    let config = first_scenario_config(Seed(SEED));
+    let sim = scripted(
+        config,
+        &[
+            (0, 'B', Command::ClockRate { rate_pct: -20 }),
+            (0, 'B', Command::ClockJump { jump_ms: 5_000 }),
+        ],
+        1_000,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("its clock: 4.8 s ahead, running 20% slow"),
+        "{html}"
+    );
+    assert_eq!(count_buttons(&html, "Clock runs true"), 1);
+}

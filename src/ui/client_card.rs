@@ -6,12 +6,16 @@ use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Millis};
 use crate::sim::{Belief, ClientState, ClientView, LastWrite};
-use crate::sim::{Command, PartitionScope};
+use crate::sim::{Command, PartitionScope, Validity, ZkClient};
 use yew::prelude::*;
 
 /// The extra network time of a "Delayed send": longer than a default TTL,
 /// so a write sent in time can land after the next holder's.
 pub const LATE_WRITE_MS: u64 = 6_000;
+/// How slow "Slow clock" makes a client's clock run, in percent.
+pub const SLOW_CLOCK_PCT: i32 = -20;
+/// How far "Clock +5 s" moves a client's clock.
+pub const CLIENT_CLOCK_JUMP_MS: i64 = 5_000;
 
 /// Why each button is disabled, `None` when it is enabled.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -27,12 +31,17 @@ pub struct CardChecks {
     pub renewal: Option<String>,
     pub late_write: Option<String>,
     pub partition_all: Option<String>,
+    /// Slow clock, or back to true when it is off.
+    pub clock_rate: Option<String>,
+    pub clock_jump: Option<String>,
+    pub lose: Option<String>,
 }
 
 impl CardChecks {
     /// Asks the simulation, without running anything, which commands it would take.
-    pub fn from_sim(sim: &Sim, c: ClientId, renewal_on: bool, pause_s: u64) -> CardChecks {
+    pub fn from_sim(sim: &Sim, c: ClientId, view: &ClientView, pause_s: u64) -> CardChecks {
         let why = |command| sim.check(c, command).err().map(|e| e.to_string());
+        let renewal_on = view.renewal;
         CardChecks {
             acquire: why(Command::Acquire),
             write: why(Command::Write),
@@ -53,6 +62,11 @@ impl CardChecks {
             partition_all: why(Command::Partition {
                 scope: PartitionScope::ServiceAndResource,
             }),
+            clock_rate: why(clock_rate_command(view.clock_rate_pct)),
+            clock_jump: why(Command::ClockJump {
+                jump_ms: CLIENT_CLOCK_JUMP_MS,
+            }),
+            lose: why(Command::LoseMessages { on: !view.losing }),
         }
     }
 }
@@ -63,6 +77,9 @@ pub struct ClientCardProps {
     pub now: Millis,
     pub ttl_ms: u64,
     pub backend: Backend,
+    pub zk_client: ZkClient,
+    /// Redlock's budget (TTL - elapsed - drift) while acquiring or holding.
+    pub validity: Option<Validity>,
     /// The GC pause chosen on this card, in seconds.
     pub pause_s: u64,
     pub checks: CardChecks,
@@ -78,18 +95,27 @@ pub struct ClientCardProps {
 impl ClientCardProps {
     pub fn from_sim(sim: &Sim, c: ClientId, pause_s: u64, dispatch: Callback<Action>) -> Self {
         let view = sim.client_view(c);
-        let checks = CardChecks::from_sim(sim, c, view.renewal, pause_s);
+        let checks = CardChecks::from_sim(sim, c, &view, pause_s);
         ClientCardProps {
             view,
             now: sim.now(),
             ttl_ms: sim.config().ttl_ms,
             backend: sim.config().backend,
+            zk_client: sim.config().zk.client,
+            validity: sim.validity(c),
             pause_s,
             checks,
             selected: false,
             spotlit: false,
             dispatch,
         }
+    }
+}
+
+/// The clock switch: make a true clock slow, or a skewed one true again.
+fn clock_rate_command(rate_pct: i32) -> Command {
+    Command::ClockRate {
+        rate_pct: if rate_pct == 0 { SLOW_CLOCK_PCT } else { 0 },
     }
 }
 
@@ -143,6 +169,7 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
             { lease_bars(props) }
             <CardControls id={view.id} partitioned={view.partition.is_some()}
                 crashed={view.crashed} renewal={view.renewal} backend={props.backend}
+                clock_rate_pct={view.clock_rate_pct} losing={view.losing}
                 pause_s={props.pause_s} checks={props.checks.clone()}
                 dispatch={props.dispatch.clone()} />
         </section>
@@ -182,8 +209,27 @@ fn facts(props: &ClientCardProps) -> Html {
         }
         None => {}
     }
-    if let Some(conn) = view.zk_conn {
-        notes.push(format!("ZooKeeper connection: {conn}"));
+    if props.backend == Backend::ZooKeeper {
+        let conn = view.zk_conn.map_or(String::new(), |c| format!(": {c}"));
+        notes.push(format!(
+            "ZooKeeper client: {}{conn}",
+            props.zk_client.name()
+        ));
+    }
+    if let Some(v) = props.validity {
+        notes.push(format!(
+            "validity = TTL {} - elapsed {} - drift {} ms = {}",
+            seconds_1(v.ttl_ms),
+            seconds_1(v.elapsed_ms),
+            v.drift_ms,
+            signed_seconds(v.left_ms)
+        ));
+    }
+    if view.clock_offset_ms != 0 || view.clock_rate_pct != 0 {
+        notes.push(clock_words(view.clock_offset_ms, view.clock_rate_pct));
+    }
+    if view.losing {
+        notes.push("losing every message it sends or should receive".into());
     }
     if !view.queued.is_empty() {
         let list: Vec<String> = view.queued.iter().map(|c| c.to_string()).collect();
@@ -215,6 +261,27 @@ fn facts(props: &ClientCardProps) -> Html {
             }
         </>
     }
+}
+
+/// "-0.3 s" for a budget that has run out.
+fn signed_seconds(ms: i64) -> String {
+    let sign = if ms < 0 { "-" } else { "" };
+    format!("{sign}{}", seconds_1(ms.unsigned_abs()))
+}
+
+/// How the client's own clock differs from true time.
+fn clock_words(offset_ms: i64, rate_pct: i32) -> String {
+    let ahead = if offset_ms >= 0 { "ahead" } else { "behind" };
+    let mut words = format!("its clock: {} {ahead}", seconds_1(offset_ms.unsigned_abs()));
+    match rate_pct {
+        0 => {}
+        r if r > 0 => words.push_str(&format!(", running {r}% fast")),
+        r => words.push_str(&format!(
+            ", running {}% slow: it judges its lease by it",
+            -r
+        )),
+    }
+    words
 }
 
 /// One bar: how much lease is left, drawn against the TTL.
@@ -288,6 +355,8 @@ pub struct CardControlsProps {
     pub crashed: bool,
     pub renewal: bool,
     pub backend: Backend,
+    pub clock_rate_pct: i32,
+    pub losing: bool,
     pub pause_s: u64,
     pub checks: CardChecks,
     pub dispatch: Callback<Action>,
@@ -427,6 +496,23 @@ fn more_faults(props: &CardControlsProps) -> Html {
                         &checks.partition_all,
                         format!("Cut {c} off from the lock service and from the resource")) }
                 }
+                if props.clock_rate_pct == 0 {
+                    { command_button(props, "Slow clock (-20%)", clock_rate_command(0), &checks.clock_rate,
+                        format!("{c}'s clock runs 20% slow from now on: it believes its lease lasts longer than it does")) }
+                } else {
+                    { command_button(props, "Clock runs true", clock_rate_command(props.clock_rate_pct), &checks.clock_rate,
+                        format!("{c}'s clock runs at the true rate again")) }
+                }
+                { command_button(props, "Clock +5 s", Command::ClockJump { jump_ms: CLIENT_CLOCK_JUMP_MS }, &checks.clock_jump,
+                    format!("{c}'s clock jumps 5 s forward, as an NTP step would")) }
+                { command_button(props,
+                    if props.losing { "Stop losing messages" } else { "Lose messages" },
+                    Command::LoseMessages { on: !props.losing }, &checks.lose,
+                    if props.losing {
+                        format!("{c}'s messages get through again")
+                    } else {
+                        format!("Every message to or from {c} is lost, not held: unlike a partition, where TCP sends them again")
+                    }) }
             </div>
         </details>
     }

@@ -3,9 +3,9 @@
 
 use super::state::seconds_1;
 use crate::sim::Sim;
-use crate::sim::StaleWrite;
 use crate::sim::RESOURCE_NAME;
 use crate::sim::{Fencing, Token};
+use crate::sim::{StaleWrite, Standing};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq, Properties)]
@@ -21,6 +21,10 @@ pub struct ResourcePanelProps {
     pub last_corruption: Option<StaleWrite>,
     /// The latest stale write fencing rejected.
     pub last_save: Option<StaleWrite>,
+    /// The latest write accepted from a client whose lease was gone while
+    /// nobody else had been granted the lock: no corruption.
+    pub last_without_lease: Option<StaleWrite>,
+    pub writes_without_lease: u64,
 }
 
 impl ResourcePanelProps {
@@ -36,8 +40,22 @@ impl ResourcePanelProps {
             fencing: sim.config().fencing,
             corruptions: oracle.corruptions(),
             saves: oracle.saves(),
-            last_corruption: stale.iter().rev().find(|s| s.accepted).copied(),
-            last_save: stale.iter().rev().find(|s| !s.accepted).copied(),
+            last_corruption: stale
+                .iter()
+                .rev()
+                .find(|s| s.accepted && s.standing.is_stale())
+                .copied(),
+            last_save: stale
+                .iter()
+                .rev()
+                .find(|s| !s.accepted && s.standing.is_stale())
+                .copied(),
+            last_without_lease: stale
+                .iter()
+                .rev()
+                .find(|s| s.accepted && s.standing == Standing::WithoutLease)
+                .copied(),
+            writes_without_lease: oracle.writes_without_lease(),
         }
     }
 }
@@ -114,6 +132,27 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
     }
 }
 
+/// A late write that harmed nothing: said plainly, so it is not mistaken
+/// for the corruption (or for fencing failing).
+fn without_lease_note(props: &ResourcePanelProps) -> Html {
+    let Some(w) = props.last_without_lease else {
+        return html! {};
+    };
+    html! {
+        <p class="panel__note resource__no-lease" role="status">
+            <span aria-hidden="true">{ "○ " }</span>
+            { format!(
+                "Write without a lease: at t={} {} wrote with {} after its lease ran out, but nobody else had been granted the lock since, so nothing was corrupted{}. ({} so far.)",
+                seconds_1(w.at.ms()),
+                w.client,
+                token_words(w.token),
+                if props.fencing.is_on() { ", and fencing rightly let it through: its token is still the highest" } else { "" },
+                props.writes_without_lease
+            ) }
+        </p>
+    }
+}
+
 #[component]
 pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let highest = props.highest.map_or("—".to_string(), |t| t.to_string());
@@ -129,6 +168,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             </h2>
             { corruption_banner(props) }
             { save_banner(props) }
+            { without_lease_note(props) }
             <dl class="resource__facts">
                 <div><dt>{ "value" }</dt><dd>{ props.value }</dd></div>
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>

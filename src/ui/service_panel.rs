@@ -4,12 +4,12 @@
 use super::dom::checked_of;
 use super::state::{seconds_1, Action};
 use crate::sim::Sim;
+use crate::sim::{negotiated_timeout_ms, NodeCommand, RedisOptions, ZkClient, ZkOptions};
 use crate::sim::{
     EtcdDetail, EtcdKeyView, HolderView, LeaseView, RedisNodeView, RedlockDetail, ServiceDetail,
     SessionView, ZkDetail, ZnodeView,
 };
 use crate::sim::{ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy};
-use crate::sim::{NodeCommand, RedisOptions};
 use yew::prelude::*;
 
 /// How far "Clock +10 s" moves a node's wall clock.
@@ -33,6 +33,9 @@ pub struct ServicePanelProps {
     pub detail: ServiceDetail,
     pub holder: Option<HolderView>,
     pub redis: RedisOptions,
+    pub zk: ZkOptions,
+    /// The session timeout the clients ask ZooKeeper for: the TTL setting.
+    pub ttl_ms: u64,
     /// One per Redis node under Redlock, empty otherwise.
     pub node_checks: Vec<NodeChecks>,
     pub dispatch: Callback<Action>,
@@ -66,6 +69,8 @@ impl ServicePanelProps {
             detail,
             holder: sim.holder(),
             redis: sim.config().redis,
+            zk: sim.config().zk,
+            ttl_ms: sim.config().ttl_ms,
             node_checks,
             dispatch,
         }
@@ -244,7 +249,7 @@ fn redlock(props: &ServicePanelProps, nodes: &[RedisNodeView]) -> Html {
             </div>
             { redis_options(props) }
             <p class="panel__note">
-                { "Simplified on purpose: a client asks all five nodes at once and waits for every answer (a down node refuses at once); each node's clock is one offset from simulated time; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
+                { "Simplified on purpose: a client asks all five nodes at once, gives each a timeout of a few tens of milliseconds, and decides as soon as three said OK (a down node refuses at once); each node expires keys by its own clock; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
             </p>
         </>
     }
@@ -320,10 +325,60 @@ fn zookeeper(
             }
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
             { session_table(props.now, sessions) }
+            { zk_options(props) }
             <p class="panel__note">
-                { "Simplified on purpose: the ensemble is one always-available server (no ZAB, no leader election) and each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number." }
+                { "Simplified on purpose: the ensemble is one always-available server (no ZAB, no leader election) and each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number, which only creations advance." }
             </p>
         </>
+    }
+}
+
+/// The tickTimes offered: ZooKeeper's default, and shorter ones as test
+/// ensembles use so sessions expire in seconds.
+const TICK_CHOICES_MS: [u64; 4] = [500, 1_000, 2_000, 3_000];
+
+/// ZooKeeper's settings: tickTime (which clamps the session timeout) and
+/// the client library, which decides when a cut-off client hears LOST.
+fn zk_options(props: &ServicePanelProps) -> Html {
+    let zk = props.zk;
+    let negotiated = negotiated_timeout_ms(props.ttl_ms, zk.tick_ms);
+    let on_tick = props.dispatch.reform(move |e: Event| {
+        let tick_ms = super::dom::value_of(&e).parse().unwrap_or(zk.tick_ms);
+        Action::SetZk(ZkOptions { tick_ms, ..zk })
+    });
+    let library = |client: ZkClient, id: &'static str, words: &'static str| {
+        let onchange = props
+            .dispatch
+            .reform(move |_: Event| Action::SetZk(ZkOptions { client, ..zk }));
+        html! {
+            <label class="toggle" for={id}>
+                <input {id} type="radio" name="zk-client" class="toggle__input"
+                    checked={zk.client == client} {onchange} />
+                <span class="toggle__text">{ words }</span>
+            </label>
+        }
+    };
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "ZooKeeper settings (each starts a fresh run)" }</legend>
+            <label class="field" for="zk-tick">
+                <span>{ "tickTime" }</span>
+                <select id="zk-tick" onchange={on_tick}>
+                    { for TICK_CHOICES_MS.iter().map(|&t| html! {
+                        <option value={t.to_string()} selected={t == zk.tick_ms}>{ seconds_1(t) }</option>
+                    }) }
+                </select>
+            </label>
+            <p class="panel__note" id="zk-clamp">
+                if negotiated == props.ttl_ms {
+                    { format!("Session timeout {} (the TTL setting), within 2-20 x tickTime.", seconds_1(negotiated)) }
+                } else {
+                    { format!("The clients ask for {} (the TTL setting); the server clamps it to 2-20 x tickTime and grants {}.", seconds_1(props.ttl_ms), seconds_1(negotiated)) }
+                }
+            </p>
+            { library(ZkClient::Curator, "zk-curator", "Curator 3.0+: LOST once a session timeout has passed while SUSPENDED") }
+            { library(ZkClient::Native, "zk-native", "Native client or kazoo: LOST only on reaching the server again") }
+        </fieldset>
     }
 }
 

@@ -137,6 +137,7 @@ pub enum Action {
     SetBackend(Backend),
     SetFencing(bool),
     SetRedis(RedisOptions),
+    SetZk(ZkOptions),
     Client(ClientId, Command),
     Node(NodeId, NodeCommand),
     ChoosePause(ClientId, String),
@@ -488,6 +489,7 @@ impl Reducible for AppState {
                 self.restart_with(Config { fencing, ..config })
             }
             Action::SetRedis(redis) => self.restart_with(Config { redis, ..config }),
+            Action::SetZk(zk) => self.restart_with(Config { zk, ..config }),
             Action::Client(c, command) => self.client_command(c, command),
             Action::Node(node, command) => self.node_command(node, command),
             Action::ChoosePause(c, text) => match parse_pause_s(&text) {

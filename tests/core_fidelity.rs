@@ -1,0 +1,422 @@
+//! Each model behaves as the real system and its client library do, where
+//! an earlier model taught something false. One test per correction; the
+//! sources are in ../shared/docs/backends.md.
+
+use distlock::sim::{
+    AcquireFailure, Backend, ClientId, ClientState, Command, Config, DropReason, Event, Fencing,
+    Millis, NodeCommand, PartitionScope, Scenario, ServiceEvent, Sim, Standing, Token, ZkClient,
+    ZkOptions, TCP_RETRIES_MAX,
+};
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).expect("clients are A to D")
+}
+
+fn config(backend: Backend) -> Config {
+    Config {
+        backend,
+        ..Config::default()
+    }
+}
+
+fn run(scenario: &Scenario, until_ms: u64) -> Sim {
+    Sim::replay(scenario, Millis(until_ms)).unwrap_or_else(|e| panic!("the script runs: {e}"))
+}
+
+fn story(sim: &Sim) -> String {
+    sim.history()
+        .iter()
+        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
+        .map(|r| format!("{r}\n"))
+        .collect()
+}
+
+/// Grants to `who`: (time, token, believed lease end).
+fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>, Option<Millis>)> {
+    sim.history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::Acquired {
+                client: c,
+                token,
+                until,
+            } if c == client(who) => Some((r.at, token, until)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn redlock_decides_without_a_node_slowed_past_the_ttl() {
+    let scenario = Scenario::new(config(Backend::Redlock))
+        .node(0, 3, NodeCommand::Slow { extra_ms: 20_000 })
+        .client(100, 'A', Command::Acquire);
+    let sim = run(&scenario, 3_000);
+    let text = story(&sim);
+    let a = grants(&sim, 'A');
+    assert_eq!(a.len(), 1, "A acquires at the first attempt\n{text}");
+    let (at, _, until) = a[0];
+    assert!(
+        at.ms() < 250,
+        "three fast nodes decide at once, got {at}\n{text}"
+    );
+    let validity = at.until(until.expect("a Redlock lease has an end"));
+    assert!(
+        validity > 4_700,
+        "its validity is about a TTL, got {validity} ms\n{text}"
+    );
+}
+
+#[test]
+fn redlock_cut_off_from_every_node_fails_within_the_node_timeout() {
+    let scenario = Scenario::new(config(Backend::Redlock))
+        .client(
+            0,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        )
+        .client(100, 'A', Command::Acquire);
+    let sim = run(&scenario, 400);
+    let retry = sim
+        .history()
+        .iter()
+        .find(|r| matches!(r.event, Event::AcquireRetry { .. }))
+        .unwrap_or_else(|| panic!("the first attempt fails\n{}", story(&sim)));
+    // 5 ms per latency step at the default 10x: 50 ms.
+    assert_eq!(retry.at, Millis(150), "{}", story(&sim));
+    assert!(matches!(
+        retry.event,
+        Event::AcquireRetry {
+            failure: AcquireFailure::NoQuorum { oks: 0 },
+            ..
+        }
+    ));
+}
+
+/// A holds, pauses past its lease, and writes on waking.
+fn late_writer(backend: Backend, fencing: Fencing, b_acquires: bool) -> Sim {
+    let mut scenario = Scenario::new(Config {
+        fencing,
+        ..config(backend)
+    })
+    .client(0, 'A', Command::Acquire)
+    .client(500, 'A', Command::Write)
+    .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
+    .client(1_000, 'A', Command::Write);
+    if b_acquires {
+        scenario = scenario
+            .client(6_500, 'B', Command::Acquire)
+            .client(7_500, 'B', Command::Write);
+    }
+    run(&scenario, 10_000)
+}
+
+#[test]
+fn a_late_write_with_nobody_granted_since_is_a_write_without_a_lease() {
+    for backend in Backend::ALL {
+        for fencing in [Fencing::Off, Fencing::On] {
+            let sim = late_writer(backend, fencing, false);
+            let text = story(&sim);
+            let late = sim
+                .history()
+                .iter()
+                .rev()
+                .find_map(|r| match r.event {
+                    Event::WriteAccepted { standing, .. } => Some(standing),
+                    _ => None,
+                })
+                .unwrap_or_else(|| panic!("{backend} {fencing:?}: the late write lands\n{text}"));
+            assert_eq!(
+                late,
+                Standing::WithoutLease,
+                "{backend} {fencing:?}\n{text}"
+            );
+            assert_eq!(sim.oracle().corruptions(), 0, "{backend}\n{text}");
+            assert_eq!(sim.oracle().writes_without_lease(), 1, "{backend}\n{text}");
+            assert!(text.contains("WRITE WITHOUT A LEASE"), "{text}");
+            assert!(!text.contains("STALE WRITE ACCEPTED"), "{text}");
+        }
+    }
+}
+
+#[test]
+fn a_late_write_after_another_grant_is_the_corruption() {
+    for backend in Backend::ALL {
+        let sim = late_writer(backend, Fencing::Off, true);
+        let text = story(&sim);
+        assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{text}");
+        assert!(text.contains("STALE WRITE ACCEPTED"), "{text}");
+    }
+}
+
+#[test]
+fn zookeeper_sequence_numbers_advance_only_on_creation() {
+    let released = Scenario::new(config(Backend::ZooKeeper))
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::Release)
+        .client(2_000, 'B', Command::Acquire);
+    let expired = Scenario::new(config(Backend::ZooKeeper))
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::Crash)
+        .client(12_000, 'B', Command::Acquire);
+    for scenario in [released, expired] {
+        let sim = run(&scenario, 14_000);
+        let b = grants(&sim, 'B');
+        assert_eq!(b.len(), 1, "{}", story(&sim));
+        assert_eq!(
+            b[0].1,
+            Some(Token(1)),
+            "A's deleted znode used no number\n{}",
+            story(&sim)
+        );
+    }
+}
+
+/// A holds on ZooKeeper and is cut off for 20 s; B queues behind it.
+fn zk_cut_off(client_library: ZkClient) -> Sim {
+    let scenario = Scenario::new(Config {
+        zk: ZkOptions {
+            client: client_library,
+            ..ZkOptions::default()
+        },
+        ..config(Backend::ZooKeeper)
+    })
+    .client(0, 'A', Command::Acquire)
+    .client(500, 'B', Command::Acquire)
+    .client(
+        1_000,
+        'A',
+        Command::Partition {
+            scope: PartitionScope::Service,
+        },
+    )
+    .client(21_000, 'A', Command::Heal);
+    run(&scenario, 23_000)
+}
+
+fn lost_at(sim: &Sim) -> Millis {
+    sim.history()
+        .iter()
+        .find(|r| {
+            matches!(r.event, Event::ZkState { client: c, state } if c == client('A') && state == distlock::sim::ZkConn::Lost)
+        })
+        .map(|r| r.at)
+        .unwrap_or_else(|| panic!("A is told LOST\n{}", story(sim)))
+}
+
+#[test]
+fn curator_declares_lost_while_cut_off_and_the_native_client_on_reconnecting() {
+    let curator = zk_cut_off(ZkClient::Curator);
+    let native = zk_cut_off(ZkClient::Native);
+    // SUSPENDED two thirds of a 5 s timeout after the last answer, LOST a
+    // whole timeout later: about 9 s, with the partition still on.
+    let at = lost_at(&curator);
+    assert!(
+        (8_000..21_000).contains(&at.ms()),
+        "Curator: LOST at {at}\n{}",
+        story(&curator)
+    );
+    assert!(
+        lost_at(&native).ms() > 21_000,
+        "native: LOST only after the heal\n{}",
+        story(&native)
+    );
+}
+
+#[test]
+fn a_requested_session_timeout_is_clamped_to_two_to_twenty_ticks_and_said() {
+    for (tick_ms, ttl_ms, negotiated) in [(2_000, 1_000, 4_000), (500, 30_000, 10_000)] {
+        let scenario = Scenario::new(Config {
+            ttl_ms,
+            zk: ZkOptions {
+                tick_ms,
+                ..ZkOptions::default()
+            },
+            ..config(Backend::ZooKeeper)
+        })
+        .client(0, 'A', Command::Acquire);
+        let sim = run(&scenario, 1_000);
+        let opened = sim.history().iter().find_map(|r| match &r.event {
+            Event::Service(ServiceEvent::ZkSessionOpened { timeout_ms, .. }) => Some(*timeout_ms),
+            _ => None,
+        });
+        assert_eq!(opened, Some(negotiated), "{}", story(&sim));
+        assert!(
+            story(&sim).contains("was asked for: the server clamps to 2-20 x tickTime"),
+            "{}",
+            story(&sim)
+        );
+    }
+}
+
+#[test]
+fn a_write_sent_into_a_partition_is_retransmitted_and_lands_after_it_heals() {
+    let scenario = Scenario::new(config(Backend::Etcd))
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::ServiceAndResource,
+            },
+        )
+        .client(1_500, 'A', Command::Write)
+        .client(3_000, 'A', Command::Heal);
+    let sim = run(&scenario, 8_000);
+    let landed = sim
+        .history()
+        .iter()
+        .find(|r| matches!(r.event, Event::WriteAccepted { .. }))
+        .unwrap_or_else(|| panic!("the write lands\n{}", story(&sim)));
+    assert!(landed.at.ms() >= 3_000, "{}", story(&sim));
+    assert!(
+        story(&sim).contains("TCP sends it again"),
+        "{}",
+        story(&sim)
+    );
+    assert!(!sim
+        .history()
+        .iter()
+        .any(|r| matches!(r.event, Event::MessageDropped { .. })));
+}
+
+#[test]
+fn tcp_gives_up_after_its_retries_and_losing_messages_drops_them() {
+    let long = Scenario::new(config(Backend::Etcd))
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        );
+    let sim = run(&long, 1_100_000);
+    let gave_up = sim.history().iter().find_map(|r| match r.event {
+        Event::MessageDropped {
+            reason: DropReason::TcpGaveUp,
+            ..
+        } => Some(r.at),
+        _ => None,
+    });
+    let at = gave_up.unwrap_or_else(|| panic!("TCP gives up ({TCP_RETRIES_MAX} tries)"));
+    assert!((800_000..1_000_000).contains(&at.ms()), "gave up at {at}");
+
+    let lossy = Scenario::new(config(Backend::Etcd))
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::LoseMessages { on: true })
+        .client(1_500, 'A', Command::Write);
+    let sim = run(&lossy, 3_000);
+    assert!(sim.history().iter().any(|r| matches!(
+        r.event,
+        Event::MessageDropped {
+            reason: DropReason::Lost,
+            ..
+        }
+    )));
+    assert_eq!(sim.resource().accepted(), 0, "{}", story(&sim));
+}
+
+#[test]
+fn etcd_keeps_alive_at_a_third_of_the_granted_ttl() {
+    let scenario = Scenario::new(Config {
+        ttl_ms: 1_000,
+        ..config(Backend::Etcd)
+    })
+    .client(0, 'A', Command::Acquire);
+    let sim = run(&scenario, 5_000);
+    let sent: Vec<u64> = sim
+        .history()
+        .iter()
+        .filter(
+            |r| matches!(&r.event, Event::MessageSent { body, .. } if body.label() == "keepalive"),
+        )
+        .map(|r| r.at.ms())
+        .collect();
+    assert!(sent.len() >= 5, "{sent:?}");
+    for pair in sent.windows(2) {
+        assert_eq!(
+            pair[1] - pair[0],
+            666,
+            "granted 2 s, renewed every 666 ms: {sent:?}"
+        );
+    }
+}
+
+#[test]
+fn a_partitioned_etcd_client_knows_its_lease_is_gone_about_when_the_server_deletes_its_key() {
+    let scenario = Scenario::new(config(Backend::Etcd))
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        );
+    let sim = run(&scenario, 10_000);
+    let lost = sim
+        .history()
+        .iter()
+        .find(|r| matches!(r.event, Event::Lost { .. }))
+        .map(|r| r.at.ms())
+        .unwrap_or_else(|| panic!("A notices\n{}", story(&sim)));
+    let deleted = sim
+        .history()
+        .iter()
+        .find(|r| matches!(r.event, Event::Service(ServiceEvent::EtcdKeyDeleted { .. })))
+        .map(|r| r.at.ms())
+        .unwrap_or_else(|| panic!("the server deletes\n{}", story(&sim)));
+    assert!(
+        lost <= deleted + 600,
+        "A knew at {lost} ms, the key went at {deleted} ms\n{}",
+        story(&sim)
+    );
+}
+
+#[test]
+fn a_client_judges_its_lease_by_its_own_slow_clock() {
+    let scenario = Scenario::new(config(Backend::Redlock))
+        .client(0, 'A', Command::ClockRate { rate_pct: -20 })
+        .client(0, 'A', Command::Renewal { on: false })
+        .client(100, 'A', Command::Acquire);
+    let sim = run(&scenario, 1_000);
+    let (_, _, until) = grants(&sim, 'A')[0];
+    let service_until = sim
+        .holder()
+        .and_then(|h| h.until)
+        .expect("the service has an end");
+    let until = until.expect("a Redlock lease has an end");
+    assert!(
+        until.ms() > service_until.ms() + 1_000,
+        "a clock 20% slow believes the lease lasts a fifth longer: {until} vs {service_until}"
+    );
+    let validity = sim.validity(client('A')).expect("Redlock shows its budget");
+    assert!(
+        validity.left_ms > 0 && validity.left_ms < 5_000,
+        "{validity:?}"
+    );
+    let sim = run(&scenario, 5_500);
+    assert_eq!(
+        sim.client_view(client('A')).state,
+        ClientState::Holding,
+        "by its own clock A still holds after the service let go"
+    );
+    assert!(sim.client_view(client('A')).stale);
+}
+
+#[test]
+fn a_clock_jump_on_a_client_is_refused_when_zero_and_recorded_otherwise() {
+    let mut sim = Sim::new(config(Backend::Etcd)).unwrap();
+    assert!(sim
+        .command(client('A'), Command::ClockJump { jump_ms: 0 })
+        .is_err());
+    assert!(sim
+        .command(client('A'), Command::ClockRate { rate_pct: 90 })
+        .is_err());
+    sim.command(client('A'), Command::ClockJump { jump_ms: 3_000 })
+        .unwrap();
+    assert_eq!(sim.client_view(client('A')).clock_offset_ms, 3_000);
+}

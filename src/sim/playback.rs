@@ -3,8 +3,10 @@
 //! in time and a shared link all play through it.
 
 use super::engine::{RunOutcome, Sim};
+use super::error::CommandError;
 use super::scenario::{Scenario, ScenarioError, TimedAction};
 use super::types::Millis;
+use std::rc::Rc;
 
 /// What to do when the run refuses a scripted action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -17,23 +19,34 @@ pub enum Refusals {
     Skip,
 }
 
-/// The actions not yet run, in time order.
+/// A script and how far it has been played. Cloning shares the script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Playback {
-    actions: Vec<TimedAction>,
+    actions: Rc<[TimedAction]>,
     next: usize,
     refusals: Refusals,
     /// Actions the run refused and `Skip` passed over.
     skipped: usize,
+    /// The latest action `Skip` passed over, and why, until taken.
+    refused: Option<(TimedAction, CommandError)>,
 }
 
 impl Playback {
-    pub fn new(actions: Vec<TimedAction>, refusals: Refusals) -> Playback {
+    pub fn new(actions: impl Into<Rc<[TimedAction]>>, refusals: Refusals) -> Playback {
         Playback {
-            actions,
+            actions: actions.into(),
             next: 0,
             refusals,
             skipped: 0,
+            refused: None,
+        }
+    }
+
+    /// The same script with its first `done` actions already run.
+    pub fn resumed_at(self, done: usize) -> Playback {
+        Playback {
+            next: done.min(self.actions.len()),
+            ..self
         }
     }
 
@@ -45,7 +58,7 @@ impl Playback {
     ) -> Result<(Sim, Playback), ScenarioError> {
         scenario.validate()?;
         let mut sim = Sim::new(scenario.config.clone()).map_err(ScenarioError::Config)?;
-        let mut playback = Playback::new(scenario.actions.clone(), refusals);
+        let mut playback = Playback::new(scenario.actions.as_slice(), refusals);
         playback.run_to(&mut sim, t)?;
         Ok((sim, playback))
     }
@@ -60,21 +73,61 @@ impl Playback {
             if let RunOutcome::Truncated { events } = sim.run_until(Millis(timed.at_ms)) {
                 return Ok(RunOutcome::Truncated { events });
             }
-            self.next += 1;
-            if let Err(error) = sim.act(timed.action) {
-                match self.refusals {
-                    Refusals::Stop => {
-                        return Err(ScenarioError::Refused {
-                            index: self.next - 1,
-                            at_ms: timed.at_ms,
-                            error,
-                        })
-                    }
-                    Refusals::Skip => self.skipped += 1,
-                }
-            }
+            self.act_next(sim)?;
         }
         Ok(sim.run_until(t))
+    }
+
+    /// One step forward: the next action if it is due no later than the
+    /// next event (at its time), else the next event. False when neither
+    /// is left.
+    pub fn step(&mut self, sim: &mut Sim) -> Result<bool, ScenarioError> {
+        let due = self.next_at();
+        match (due, sim.next_event_at()) {
+            (Some(at), next_event) if next_event.is_none_or(|e| at <= e) => {
+                sim.run_until(at);
+                self.act_next(sim)?;
+                Ok(true)
+            }
+            _ => Ok(sim.step()),
+        }
+    }
+
+    fn act_next(&mut self, sim: &mut Sim) -> Result<(), ScenarioError> {
+        let Some(timed) = self.actions.get(self.next).copied() else {
+            return Ok(());
+        };
+        self.next += 1;
+        let Err(error) = sim.act(timed.action) else {
+            return Ok(());
+        };
+        match self.refusals {
+            Refusals::Stop => Err(ScenarioError::Refused {
+                index: self.next - 1,
+                at_ms: timed.at_ms,
+                error,
+            }),
+            Refusals::Skip => {
+                self.skipped += 1;
+                self.refused = Some((timed, error));
+                Ok(())
+            }
+        }
+    }
+
+    /// The latest action the run refused and `Skip` passed over, once.
+    pub fn take_refusal(&mut self) -> Option<(TimedAction, CommandError)> {
+        self.refused.take()
+    }
+
+    /// The whole script, played or not.
+    pub fn actions(&self) -> &[TimedAction] {
+        &self.actions
+    }
+
+    /// How many actions have been run (or skipped).
+    pub fn done(&self) -> usize {
+        self.next
     }
 
     /// When the next action is due.

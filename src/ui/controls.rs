@@ -26,10 +26,7 @@ pub struct ControlsProps {
 
 impl ControlsProps {
     pub fn from_sim(sim: &Sim, state: &AppState, dispatch: Callback<Action>) -> Self {
-        let story_pending = state
-            .story
-            .as_ref()
-            .is_some_and(|s| s.next < s.actions.len());
+        let story_pending = state.story.as_ref().is_some_and(|s| !s.script.is_done());
         let step_blocked = match sim.next_event_at() {
             Some(_) => None,
             None if story_pending => None,

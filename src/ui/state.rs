@@ -4,10 +4,10 @@
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use crate::sim::{
-    Command, Config, NodeCommand, RedisOptions, TimedAction, ZkOptions, LATENCY_SCALE_DEFAULT,
-    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
+    TTL_MS_MAX, TTL_MS_MIN,
 };
-use crate::sim::{RunOutcome, Sim};
+use crate::sim::{Playback, Refusals, RunOutcome, Sim};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -92,23 +92,37 @@ pub struct AppState {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Story {
     pub preset: &'static Preset,
-    pub actions: Rc<Vec<TimedAction>>,
-    /// The next action to run.
-    pub next: usize,
+    /// Its script ahead of the clock; a step the run refuses is skipped.
+    pub script: Playback,
     /// Its key moments with the current settings, found by playing it.
     pub tour: Rc<Vec<Moment>>,
 }
 
 impl Story {
-    fn pending(&self) -> Option<&TimedAction> {
-        self.actions.get(self.next)
+    /// When its next step is due.
+    pub fn next_at(&self) -> Option<Millis> {
+        self.script.next_at()
     }
 
     /// Back at its first step, its tour found again for `config`.
     fn rewound(&self, config: &Config) -> Story {
         Story {
-            next: 0,
-            tour: Story::tour_for(self.preset, &self.actions, config),
+            script: self.script.clone().resumed_at(0),
+            tour: Story::tour_for(self.preset, self.script.actions(), config),
+            ..self.clone()
+        }
+    }
+
+    /// The same story with its next step the first one after `t`.
+    pub(crate) fn at(&self, t: Millis) -> Story {
+        let done = self
+            .script
+            .actions()
+            .iter()
+            .take_while(|a| a.at_ms <= t.ms())
+            .count();
+        Story {
+            script: self.script.clone().resumed_at(done),
             ..self.clone()
         }
     }
@@ -292,27 +306,29 @@ impl AppState {
         }
     }
 
-    /// Runs the story's steps due by `target`, each at its own time.
-    /// Returns the story moved on, and the last refusal if a step was refused.
+    /// Plays the story's script up to `target` (the core's player: each
+    /// step at its time, a refused step skipped). Returns the story moved
+    /// on, and the last refusal if a step was refused.
     fn play_story_until(&self, target: Millis) -> (Option<Story>, Option<String>) {
+        self.play_story(|script, sim| {
+            // Skipping never stops the player with an error.
+            let _ = script.run_to(sim, target);
+        })
+    }
+
+    /// Runs `play` on a copy of the story's script against the run.
+    fn play_story(
+        &self,
+        play: impl FnOnce(&mut Playback, &mut Sim),
+    ) -> (Option<Story>, Option<String>) {
         let Some(mut story) = self.story.clone() else {
             return (None, None);
         };
-        let mut refused = None;
-        let mut sim = self.sim.borrow_mut();
-        while let Some(timed) = story.pending().copied() {
-            if timed.at_ms > target.ms() {
-                break;
-            }
-            sim.run_until(Millis(timed.at_ms));
-            if let Err(e) = sim.act(timed.action) {
-                refused = Some(format!(
-                    "The story's step \"{}\" was refused: {e}",
-                    timed.action
-                ));
-            }
-            story.next += 1;
-        }
+        play(&mut story.script, &mut self.sim.borrow_mut());
+        let refused = story
+            .script
+            .take_refusal()
+            .map(|(timed, e)| format!("The story's step \"{}\" was refused: {e}", timed.action));
         (Some(story), refused)
     }
 
@@ -322,13 +338,11 @@ impl AppState {
         }
         // A story step due before the next event runs first, as one step.
         let next_event = self.sim.borrow().next_event_at();
-        let story_at = self
-            .story
-            .as_ref()
-            .and_then(|s| s.pending())
-            .map(|a| Millis(a.at_ms));
-        if let Some(at) = story_at.filter(|&at| next_event.is_none_or(|e| at <= e)) {
-            let (story, refused) = self.play_story_until(at);
+        let story_at = self.story.as_ref().and_then(Story::next_at);
+        if story_at.is_some_and(|at| next_event.is_none_or(|e| at <= e)) {
+            let (story, refused) = self.play_story(|script, sim| {
+                let _ = script.step(sim);
+            });
             let next = AppState {
                 story,
                 running: false,
@@ -399,8 +413,7 @@ impl AppState {
         let story = Story {
             preset,
             tour: Story::tour_for(preset, &scenario.actions, &story_config),
-            actions: Rc::new(scenario.actions),
-            next: 0,
+            script: Playback::new(scenario.actions, Refusals::Skip),
         };
         let with_story = AppState {
             story: Some(story),

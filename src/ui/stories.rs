@@ -50,9 +50,9 @@ impl StoriesProps {
             preset: s.preset,
             progress: Progress {
                 title: s.preset.title,
-                done: s.next,
-                total: s.actions.len(),
-                next_at_ms: s.actions.get(s.next).map(|a| a.at_ms),
+                done: s.script.done(),
+                total: s.script.actions().len(),
+                next_at_ms: s.next_at().map(Millis::ms),
             },
             tour: s.tour.clone(),
             reached: s.reached(now),

@@ -6,7 +6,7 @@
 
 use super::state::{seconds_1, AppState, Notice, Story};
 use crate::sim::Millis;
-use crate::sim::Sim;
+use crate::sim::{Playback, Refusals, Sim};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -95,38 +95,25 @@ impl AppState {
     /// Runs the recorded commands due by `target` at their times, as the
     /// first run did (events due at a command's time run before it).
     pub(crate) fn replay_recorded_until(&self, target: Millis) -> Option<Story> {
-        let whole = self.future.as_ref()?;
-        let mut sim = self.sim.borrow_mut();
-        while let Some(timed) = whole.script().get(sim.script().len()).copied() {
-            if timed.at_ms > target.ms() {
-                break;
-            }
-            sim.run_until(Millis(timed.at_ms));
-            // The same command at the same moment of the same run: accepted again.
-            let _same = sim.act(timed.action);
-        }
+        let mut ahead = self.recorded_ahead()?;
+        // The same commands at the same moments of the same run: accepted again.
+        let _same = ahead.run_to(&mut self.sim.borrow_mut(), target);
         story_at(&self.story, target)
+    }
+
+    /// The kept future's commands not yet run, as a script ahead of the clock.
+    fn recorded_ahead(&self) -> Option<Playback> {
+        let whole = self.future.as_ref()?;
+        let done = self.sim.borrow().script().len();
+        Some(Playback::new(whole.script(), Refusals::Skip).resumed_at(done))
     }
 
     /// One event (or one recorded command) forward through the kept future.
     pub(crate) fn step_recorded(&self) -> AppState {
-        let Some(whole) = self.future.clone() else {
+        let (Some(whole), Some(mut ahead)) = (self.future.clone(), self.recorded_ahead()) else {
             return self.clone();
         };
-        {
-            let mut sim = self.sim.borrow_mut();
-            let next_command = whole.script().get(sim.script().len()).copied();
-            let next_event = sim.next_event_at();
-            match next_command {
-                Some(timed) if next_event.is_none_or(|e| e.ms() > timed.at_ms) => {
-                    sim.run_until(Millis(timed.at_ms));
-                    let _same = sim.act(timed.action);
-                }
-                _ => {
-                    sim.step();
-                }
-            }
-        }
+        let _same = ahead.step(&mut self.sim.borrow_mut());
         let now = self.sim.borrow().now();
         let done = self.sim.borrow().script().len() >= whole.script().len();
         AppState {
@@ -172,8 +159,5 @@ impl AppState {
 
 /// A story with its next step the first one after `t`.
 fn story_at(story: &Option<Story>, t: Millis) -> Option<Story> {
-    story.as_ref().map(|s| Story {
-        next: s.actions.iter().take_while(|a| a.at_ms <= t.ms()).count(),
-        ..s.clone()
-    })
+    story.as_ref().map(|s| s.at(t))
 }

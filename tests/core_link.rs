@@ -22,7 +22,7 @@ fn preset_runs() -> Vec<(String, RunLink)> {
             for fencing in [Fencing::Off, Fencing::On] {
                 let scenario = presets::scenario(preset.id, backend, fencing)
                     .expect("the preset suits its backends");
-                let end = Millis(scenario.last_at_ms() + 5_000);
+                let end = scenario.last_at().plus(5_000);
                 let whole = Sim::replay(&scenario, end).expect("presets replay");
                 let name = format!("{} on {backend}, fencing {fencing:?}", preset.id);
                 runs.push((name, RunLink::of(&whole, Millis(end.ms() / 2))));

@@ -69,10 +69,10 @@ fn random_scenario(backend: Backend, seed: u64) -> Scenario {
 fn run(scenario: &Scenario) -> Sim {
     let mut sim = Sim::new(scenario.config.clone()).unwrap();
     for timed in &scenario.actions {
-        sim.run_until(Millis(timed.at_ms));
+        sim.run_until(timed.at);
         let _ = sim.act(timed.action);
     }
-    sim.run_until(Millis(scenario.last_at_ms() + 30_000));
+    sim.run_until(scenario.last_at().plus(30_000));
     sim
 }
 
@@ -81,9 +81,9 @@ const BACKENDS: [Backend; 3] = [Backend::Etcd, Backend::ZooKeeper, Backend::Redl
 /// Recorded from a native run; a change here means replays and shared links
 /// made before it no longer reproduce the same story.
 const FINGERPRINTS: [u64; 3] = [
-    718_305_270_104_213_043,
-    13_362_453_224_477_767_787,
-    15_147_397_758_199_897_615,
+    4_615_328_873_050_862_304,
+    2_099_120_380_257_750_790,
+    16_547_910_917_043_778_498,
 ];
 
 #[test]

@@ -32,7 +32,7 @@ fn every_preset_goes_link_state_link_unchanged() {
     for preset in PRESETS {
         for &backend in preset.backends {
             let scenario = presets::scenario(preset.id, backend, Fencing::On).expect("suits");
-            let end = Millis(scenario.last_at_ms() + 3_000);
+            let end = scenario.last_at().plus(3_000);
             let at_end = state_of(Sim::replay(&scenario, end).expect("replays"));
             // Looking back half way, the whole run kept.
             let state = at_end.clone().reduce(Action::Seek(end.ms() / 2));

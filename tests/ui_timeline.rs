@@ -242,12 +242,12 @@ fn a_command_in_the_past_forks_the_run() {
     assert_eq!(forked.end(), Millis(6_500));
     let script = forked.sim.borrow().script().to_vec();
     assert_eq!(
-        script.last().map(|a| a.at_ms),
-        Some(6_500),
+        script.last().map(|a| a.at),
+        Some(Millis(6_500)),
         "the new command is recorded"
     );
     assert!(
-        script.iter().all(|a| a.at_ms <= 6_500),
+        script.iter().all(|a| a.at <= Millis(6_500)),
         "later commands are gone"
     );
     match &forked.notice {

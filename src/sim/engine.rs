@@ -182,13 +182,13 @@ impl Core {
         let id = self.next_message;
         self.next_message += 1;
         let epoch = to.client().map_or(0, |c| self.client(c).epoch);
-        let deliver_ms = self.now.ms() + latency_ms;
+        let deliver_at = self.now.plus(latency_ms);
         self.record(Event::MessageSent {
             id,
             from,
             to,
             body: body.clone(),
-            deliver_ms,
+            deliver_at,
         });
         self.in_flight.insert(
             id,
@@ -196,14 +196,14 @@ impl Core {
                 id,
                 from,
                 to,
-                sent_ms: self.now.ms(),
-                deliver_ms,
+                sent_at: self.now,
+                deliver_at,
                 body,
                 retransmits: 0,
                 epoch,
             },
         );
-        self.schedule(deliver_ms, Ev::Deliver(id));
+        self.schedule(deliver_at.ms(), Ev::Deliver(id));
     }
 
     /// True when either end is a client that loses its messages.
@@ -219,15 +219,15 @@ impl Core {
     fn retransmit(&mut self, mut msg: Message) {
         let rto_ms = (TCP_RTO_MS_MIN << msg.retransmits.min(16)).min(TCP_RTO_MS_MAX);
         msg.retransmits += 1;
-        msg.deliver_ms = self.now.ms() + rto_ms;
+        msg.deliver_at = self.now.plus(rto_ms);
         self.record(Event::MessageRetransmitted {
             id: msg.id,
             from: msg.from,
             to: msg.to,
-            deliver_ms: msg.deliver_ms,
+            deliver_at: msg.deliver_at,
             attempt: msg.retransmits,
         });
-        self.schedule(msg.deliver_ms, Ev::Deliver(msg.id));
+        self.schedule(msg.deliver_at.ms(), Ev::Deliver(msg.id));
         self.in_flight.insert(msg.id, msg);
     }
 
@@ -663,7 +663,7 @@ impl Sim {
     pub fn command(&mut self, c: ClientId, command: Command) -> Result<(), CommandError> {
         self.check(c, command)?;
         self.script.push(TimedAction {
-            at_ms: self.core.now.ms(),
+            at: self.core.now,
             action: Action::Client { client: c, command },
         });
         self.core.record(Event::Clicked { client: c, command });
@@ -692,7 +692,7 @@ impl Sim {
     pub fn node_command(&mut self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
         self.check_node(node, command)?;
         self.script.push(TimedAction {
-            at_ms: self.core.now.ms(),
+            at: self.core.now,
             action: Action::Node { node, command },
         });
         self.core.record(Event::NodeClicked { node, command });

@@ -390,7 +390,7 @@ pub enum Event {
         from: Endpoint,
         to: Endpoint,
         body: Body,
-        deliver_ms: u64,
+        deliver_at: Millis,
     },
     /// Cut off by a partition, the message waits for TCP to send it again.
     MessageRetransmitted {
@@ -398,7 +398,7 @@ pub enum Event {
         from: Endpoint,
         to: Endpoint,
         /// The next try, if the partition has healed by then.
-        deliver_ms: u64,
+        deliver_at: Millis,
         attempt: u32,
     },
     MessageDropped {
@@ -713,13 +713,12 @@ impl fmt::Display for Event {
             MessageRetransmitted {
                 from,
                 to,
-                deliver_ms,
+                deliver_at,
                 attempt,
                 ..
             } => write!(
                 f,
-                "a message from {from} to {to} is cut off by the partition: TCP sends it again (try {attempt}) at {}",
-                Millis(*deliver_ms)
+                "a message from {from} to {to} is cut off by the partition: TCP sends it again (try {attempt}) at {deliver_at}"
             ),
             MessageDropped {
                 from,

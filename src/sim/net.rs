@@ -1,7 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
-use super::types::{ClientId, NodeId, Token};
+use super::types::{ClientId, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -93,8 +93,9 @@ pub struct Message {
     pub id: u64,
     pub from: Endpoint,
     pub to: Endpoint,
-    pub sent_ms: u64,
-    pub deliver_ms: u64,
+    pub sent_at: Millis,
+    /// When it arrives (or, held by TCP, its next try).
+    pub deliver_at: Millis,
     pub body: Body,
     /// How many times TCP has sent it again because a partition cut it off.
     pub retransmits: u32,

@@ -67,10 +67,10 @@ impl Playback {
     /// to `t`. Actions scheduled before the clock are run now.
     pub fn run_to(&mut self, sim: &mut Sim, t: Millis) -> Result<RunOutcome, ScenarioError> {
         while let Some(timed) = self.actions.get(self.next).copied() {
-            if timed.at_ms > t.ms() {
+            if timed.at > t {
                 break;
             }
-            if let RunOutcome::Truncated { events } = sim.run_until(Millis(timed.at_ms)) {
+            if let RunOutcome::Truncated { events } = sim.run_until(timed.at) {
                 return Ok(RunOutcome::Truncated { events });
             }
             self.act_next(sim)?;
@@ -104,7 +104,7 @@ impl Playback {
         match self.refusals {
             Refusals::Stop => Err(ScenarioError::Refused {
                 index: self.next - 1,
-                at_ms: timed.at_ms,
+                at: timed.at,
                 error,
             }),
             Refusals::Skip => {
@@ -132,7 +132,7 @@ impl Playback {
 
     /// When the next action is due.
     pub fn next_at(&self) -> Option<Millis> {
-        self.actions.get(self.next).map(|a| Millis(a.at_ms))
+        self.actions.get(self.next).map(|a| a.at)
     }
 
     /// The actions not yet run.
@@ -159,7 +159,7 @@ impl Sim {
 
     /// Replays a scenario up to its last scripted action.
     pub fn from_scenario(scenario: &Scenario) -> Result<Sim, ScenarioError> {
-        Sim::replay(scenario, Millis(scenario.last_at_ms()))
+        Sim::replay(scenario, scenario.last_at())
     }
 
     /// Plays a story up to `t` the way the page plays it: a step the run

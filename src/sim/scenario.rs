@@ -263,7 +263,8 @@ impl fmt::Display for Action {
 /// An action at a virtual time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimedAction {
-    pub at_ms: u64,
+    #[serde(rename = "at_ms")]
+    pub at: Millis,
     #[serde(flatten)]
     pub action: Action,
 }
@@ -287,7 +288,10 @@ impl Scenario {
 
     /// Adds an action; scripts keep their actions in time order.
     pub fn at(mut self, at_ms: u64, action: Action) -> Scenario {
-        self.actions.push(TimedAction { at_ms, action });
+        self.actions.push(TimedAction {
+            at: Millis(at_ms),
+            action,
+        });
         self
     }
 
@@ -302,8 +306,8 @@ impl Scenario {
     }
 
     /// The last scripted time, zero for an empty script.
-    pub fn last_at_ms(&self) -> u64 {
-        self.actions.last().map_or(0, |a| a.at_ms)
+    pub fn last_at(&self) -> Millis {
+        self.actions.last().map_or(Millis::ZERO, |a| a.at)
     }
 
     /// Checks what can be checked without running: version, ranges, order.
@@ -319,15 +323,15 @@ impl Scenario {
                 len: self.actions.len(),
             });
         }
-        let mut last = 0;
+        let mut last = Millis::ZERO;
         for (index, timed) in self.actions.iter().enumerate() {
-            if timed.at_ms > SCRIPT_TIME_MS_MAX {
+            if timed.at.ms() > SCRIPT_TIME_MS_MAX {
                 return Err(ScenarioError::TimeTooLate { index });
             }
-            if timed.at_ms < last {
+            if timed.at < last {
                 return Err(ScenarioError::OutOfOrder { index });
             }
-            last = timed.at_ms;
+            last = timed.at;
         }
         Ok(())
     }
@@ -364,7 +368,7 @@ pub enum ScenarioError {
     /// A scripted action was refused when replayed.
     Refused {
         index: usize,
-        at_ms: u64,
+        at: Millis,
         error: CommandError,
     },
 }
@@ -394,16 +398,9 @@ impl fmt::Display for ScenarioError {
                 "command {} is scheduled before the command ahead of it",
                 index + 1
             ),
-            ScenarioError::Refused {
-                index,
-                at_ms,
-                error,
-            } => write!(
-                f,
-                "command {} at {} cannot run: {error}",
-                index + 1,
-                Millis(*at_ms)
-            ),
+            ScenarioError::Refused { index, at, error } => {
+                write!(f, "command {} at {at} cannot run: {error}", index + 1)
+            }
         }
     }
 }

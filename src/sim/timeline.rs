@@ -218,16 +218,16 @@ impl Picture {
                 id,
                 from,
                 to,
-                deliver_ms,
+                deliver_at,
                 body,
             } => {
                 // A session's answered heartbeat is its renewal.
                 if let (true, Endpoint::Client(c)) = (body.confirms_session(), to) {
-                    self.lane(*c).renewals.push(*deliver_ms);
+                    self.lane(*c).renewals.push(deliver_at.ms());
                 }
-                self.message_sent(at, *id, *from, *to, *deliver_ms, text())
+                self.message_sent(at, *id, *from, *to, deliver_at.ms(), text())
             }
-            MessageRetransmitted { id, deliver_ms, .. } => self.message_held(*id, *deliver_ms),
+            MessageRetransmitted { id, deliver_at, .. } => self.message_held(*id, deliver_at.ms()),
             MessageDropped { id, .. } => self.message_dropped(at, *id),
             _ => {}
         }

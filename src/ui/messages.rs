@@ -58,8 +58,8 @@ fn column_name(e: Endpoint, backend: Backend) -> String {
 
 fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
     let index = |e: Endpoint| cols.iter().position(|&c| c == e).unwrap_or(0);
-    let span = m.deliver_ms.saturating_sub(m.sent_ms).max(1);
-    let done = now.ms().saturating_sub(m.sent_ms).min(span);
+    let span = m.sent_at.until(m.deliver_at).max(1);
+    let done = m.sent_at.until(now).min(span);
     let label = m.body.label();
     let fate = if m.retransmits > 0 {
         ", held by TCP across a partition and sent again"
@@ -73,9 +73,7 @@ fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
         progress_permille: (done * 1000 / span) as u32,
         describe: format!(
             "{} to {}: {label}, arrives at t={}{fate}",
-            m.from,
-            m.to,
-            Millis(m.deliver_ms)
+            m.from, m.to, m.deliver_at
         ),
         label,
         held: m.retransmits > 0,

@@ -119,7 +119,7 @@ impl Story {
             .script
             .actions()
             .iter()
-            .take_while(|a| a.at_ms <= t.ms())
+            .take_while(|a| a.at <= t)
             .count();
         Story {
             script: self.script.clone().resumed_at(done),

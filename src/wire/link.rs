@@ -569,7 +569,10 @@ fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {
             )))
         }
     };
-    Ok(TimedAction { at_ms, action })
+    Ok(TimedAction {
+        at: Millis(at_ms),
+        action,
+    })
 }
 
 fn client_of(n: usize, client: &Json) -> Result<ClientId, Problem> {

@@ -126,6 +126,10 @@ struct RedisKey {
     value: u64,
     /// Expiry time by the node's own wall clock.
     expires_at_clock: i64,
+    /// When, in true time, the node's clock reaches it: kept in step with
+    /// the clock (worked out again when it jumps), because the holder is
+    /// asked for after every event and must be cheap.
+    expiry: Millis,
     set_at: Millis,
 }
 
@@ -143,14 +147,21 @@ struct Node {
 impl Node {
     /// The key as a `GET` would see it: expired keys are gone.
     fn live_key(&self, now: Millis) -> Option<RedisKey> {
-        self.key
-            .filter(|k| !self.down && k.expires_at_clock > self.clock.read(now))
+        self.key.filter(|k| !self.down && k.expiry > now)
     }
 
     /// When, in virtual time, the node's clock reaches the key's expiry
     /// (`now` if it already has).
     fn expiry_virtual(&self, key: &RedisKey, now: Millis) -> Millis {
-        self.clock.when_reads(key.expires_at_clock, now)
+        key.expiry.max(now)
+    }
+
+    /// The key's expiry worked out again from the node's clock.
+    fn resync_expiry(&mut self, now: Millis) {
+        let clock = self.clock;
+        if let Some(key) = self.key.as_mut() {
+            key.expiry = clock.when_reads(key.expires_at_clock, now);
+        }
     }
 }
 
@@ -608,6 +619,7 @@ impl Redlock {
             owner: c,
             value,
             expires_at_clock,
+            expiry: node.clock.when_reads(expires_at_clock, view.now),
             set_at: view.now,
         });
         self.schedule_expiry(view, n, out);
@@ -675,6 +687,7 @@ impl Redlock {
                     if let Some(key) = node.key.as_mut() {
                         key.expires_at_clock = expires_at_clock;
                     }
+                    node.resync_expiry(view.now);
                     self.schedule_expiry(view, n, out);
                 } else if ok {
                     self.set_key(view, n, c, value, px_ms, out);
@@ -849,7 +862,9 @@ impl Redlock {
                 }
             }
             NodeCommand::ClockJump { jump_ms } => {
-                self.node(n).clock.jump(view.now, jump_ms);
+                let node = self.node(n);
+                node.clock.jump(view.now, jump_ms);
+                node.resync_expiry(view.now);
                 out.record(Event::ClockJumped { node: n, jump_ms });
                 let node = &self.nodes[n.index()];
                 if node.key.is_some() && node.live_key(view.now).is_none() && !node.down {

@@ -113,7 +113,7 @@ def main():
     emit("ready")
     try:
         while not commands.closed:
-            ready = commands.wait(1.0, lock.fds())
+            ready = commands.wait(0.02, lock.fds())
             # Commands first: a pause strikes between "I hold it" and the write.
             for command in commands.pending():
                 handle(lock, command)

@@ -32,6 +32,8 @@ RETRY_DELAY_S = 0.200
 RETRY_JITTER_S = 0.100
 # A slow or silent node costs at most this much of an attempt.
 NODE_TIMEOUT_S = 0.050
+# How late a timer may fire at most.
+TICK_S = 0.010
 
 UNLOCK = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -196,7 +198,9 @@ def main():
     emit("ready")
     while not commands.closed:
         due = lock.next_timer()
-        commands.wait(1.0 if due is None else due - time.monotonic())
+        # Short waits: a select() stopped by SIGSTOP sleeps out the rest of
+        # its timeout after SIGCONT, which would hold overdue timers back.
+        commands.wait(TICK_S if due is None else min(TICK_S, due - time.monotonic()))
         # Commands first: a pause strikes between "I hold it" and the write.
         for command in commands.pending():
             handle(lock, command)

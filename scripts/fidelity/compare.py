@@ -57,11 +57,13 @@ def seconds(t_ms):
     return "%.2f s" % (t_ms / 1000) if t_ms is not None else "the end"
 
 
-def compare_lists(group, sim, real, tol):
+def compare_lists(group, sim, real, tol, end_ms):
     diffs = []
     for i in range(max(len(sim), len(real))):
         s = sim[i] if i < len(sim) else None
         r = real[i] if i < len(real) else None
+        if (s is None or r is None) and (s or r)[2] > end_ms - tol:
+            continue  # Within the tolerance of the end: the other may be just past it.
         if s and r and s[1] == r[1]:
             if abs(s[2] - r[2]) > tol:
                 diffs.append("%s: %s at %s in the simulator, %s on the real server (more than %d ms apart)"
@@ -73,29 +75,41 @@ def compare_lists(group, sim, real, tol):
     return diffs
 
 
-def compare_overlaps(sim, real, tol):
+def compare_overlaps(sim, real, tol, end_ms):
     def key(o):
         return " and ".join(o["clients"])
+
+    def words(o):
+        if o is None:
+            return "(none)"
+        return "%s believe they hold from %s until %s" % (
+            key(o), seconds(o["from_ms"]), seconds(o["to_ms"]))
+
+    def until(o):
+        # Stopping within the tolerance of the end agrees with running to it.
+        return None if o["to_ms"] is None or o["to_ms"] > end_ms - tol else o["to_ms"]
+
     diffs = []
     for i in range(max(len(sim), len(real))):
         s = sim[i] if i < len(sim) else None
         r = real[i] if i < len(real) else None
-        if s and r and key(s) == key(r):
-            for end in ("from_ms", "to_ms"):
-                a, b = s[end], r[end]
-                if (a is None) != (b is None) or (a is not None and abs(a - b) > tol):
-                    diffs.append("two holders (%s): %s %s in the simulator, %s on the real server"
-                                 % (key(s), "from" if end == "from_ms" else "until", seconds(a), seconds(b)))
+        if not (s and r and key(s) == key(r)):
+            diffs.append("two holders, row %d: simulator: %s | real: %s" % (i + 1, words(s), words(r)))
             continue
-        def words(o):
-            return "%s believe they hold from %s until %s" % (key(o), seconds(o["from_ms"]), seconds(o["to_ms"])) if o else "(none)"
-        diffs.append("two holders, row %d: simulator: %s | real: %s" % (i + 1, words(s), words(r)))
+        if abs(s["from_ms"] - r["from_ms"]) > tol:
+            diffs.append("two holders (%s): from %s in the simulator, %s on the real server"
+                         % (key(s), seconds(s["from_ms"]), seconds(r["from_ms"])))
+        a, b = until(s), until(r)
+        if (a is None) != (b is None) or (a is not None and abs(a - b) > tol):
+            diffs.append("two holders (%s): until %s in the simulator, %s on the real server"
+                         % (key(s), seconds(s["to_ms"]), seconds(r["to_ms"])))
     return diffs
 
 
 def compare(sim, real_rows, real_overlaps, backend):
     """The differing rows, as sentences; empty when the two agree."""
     tol = tolerance_ms(backend)
+    end_ms = sim["run_ms"]
     sim_keyed = keyed(sim["rows"], backend)
     real_keyed = keyed(real_rows, backend)
     groups = sorted({k[0] for k in sim_keyed + real_keyed},
@@ -103,6 +117,6 @@ def compare(sim, real_rows, real_overlaps, backend):
     diffs = []
     for group in groups:
         diffs += compare_lists(group, [k for k in sim_keyed if k[0] == group],
-                               [k for k in real_keyed if k[0] == group], tol)
-    diffs += compare_overlaps(sim["overlaps"], real_overlaps, tol)
+                               [k for k in real_keyed if k[0] == group], tol, end_ms)
+    diffs += compare_overlaps(sim["overlaps"], real_overlaps, tol, end_ms)
     return diffs

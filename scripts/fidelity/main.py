@@ -26,7 +26,7 @@ WAITING_SYSTEMS = ["postgres"]
 # The scenario to run first, fencing off and on, then every other story once.
 STORIES = [("gc-pause", "off"), ("gc-pause", "on"), ("delayed-write", "off"),
            ("release-other", "off"), ("redlock-restart", "off"), ("redlock-clock-jump", "off"),
-           ("redlock-no-fence", "off"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
+           ("redlock-no-fence", "on"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
            ("crashed-holder", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off")]
 # The simulator's ZooKeeper tick (sim/backend/zookeeper.rs), scaled with the story.
 ZK_TICK_MS = 2000

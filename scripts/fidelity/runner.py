@@ -251,15 +251,22 @@ class Story:
 
 
 def stale(write, t_ms, grants):
-    """The harness's definition: a token below one already granted to
-    another client (no token: another client was granted since)."""
-    others = [g for g in grants if g["client"] != write["client"] and g["t_ms"] <= t_ms]
+    """Whether a write came from a client the service had already replaced:
+    another client was granted a larger token before the write landed, or
+    was granted at all since the writer's own last grant (this second rule
+    is what catches tokens that repeat, as Redlock's INCR counter does after
+    node 1 restarts empty, and writes with no token)."""
+    own = [g["t_ms"] for g in grants if g["client"] == write["client"] and g["t_ms"] <= t_ms]
+    since = own[-1] if own else -1
     token = write["token"]
-    if token is None:
-        own = [g["t_ms"] for g in grants if g["client"] == write["client"] and g["t_ms"] <= t_ms]
-        since = own[-1] if own else -1
-        return any(g["t_ms"] > since for g in others)
-    return any(g["token"] is not None and g["token"] > token for g in others)
+    for g in grants:
+        if g["client"] == write["client"] or g["t_ms"] > t_ms:
+            continue
+        if g["t_ms"] > since:
+            return True
+        if token is not None and g["token"] is not None and g["token"] > token:
+            return True
+    return False
 
 
 def overlaps(rows, end_ms):

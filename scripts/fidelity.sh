@@ -3,7 +3,8 @@
 # ZooKeeper, and the same scripts through the simulator's core, and prints
 # one table: agree / differ, with the differing rows. Exits non-zero on any
 # difference. FIDELITY_ONLY=etcd (or a comma list of redlock, etcd,
-# zookeeper, postgres) runs a subset; FIDELITY_SCALE=0.5 plays every story
+# zookeeper, postgres) runs a subset, FIDELITY_STORIES=gc-pause,zk-partition
+# a subset of the stories; FIDELITY_SCALE=0.5 plays every story
 # at half its times (1 by default: server cadences, such as etcd's 500 ms
 # expiry check, do not scale).
 #
@@ -74,7 +75,7 @@ rm -rf "$OUT"
 status=0
 "$VENV/bin/python" scripts/fidelity/main.py \
   --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" \
-  --only "${FIDELITY_ONLY:-}" --scale "${FIDELITY_SCALE:-1}" &
+  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" &
 PY_PID=$!
 wait "$PY_PID" || status=$?
 PY_PID=""

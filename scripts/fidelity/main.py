@@ -2,8 +2,8 @@
 servers and through the simulator's core, and prints one table, story x
 system: agree / differ (with the differing rows). Exits 1 on any difference.
 
-usage: main.py --sim PATH_TO_EXAMPLE --tmp DIR [--only etcd,zookeeper,...]
-               [--scale 1.0] [--out DIR]
+usage: main.py --sim PATH_TO_EXAMPLE --tmp DIR --out DIR
+               [--only etcd,zookeeper,...] [--stories gc-pause,...] [--scale 1.0]
 """
 
 import argparse
@@ -132,6 +132,7 @@ def main():
     ap.add_argument("--sim", required=True)
     ap.add_argument("--tmp", required=True)
     ap.add_argument("--only", default="")
+    ap.add_argument("--stories", default="")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
@@ -146,7 +147,10 @@ def main():
     try:
         srv.start()
         suits = {p["id"]: p["backends"] for p in simulate(args.sim, "--list")}
+        only_stories = [s for s in args.stories.split(",") if s]
         for story, fencing in STORIES:
+            if only_stories and story not in only_stories:
+                continue
             cells = results.setdefault((story, fencing), {})
             for backend in systems:
                 if backend not in suits[story]:

@@ -25,12 +25,21 @@ class Link:
         self.open.set()
 
 
-class Proxy:
-    """Forwards 127.0.0.1:<port> to an upstream port while its link is open."""
+class Slowness:
+    """How much later than usual a server's answers arrive (a slow node)."""
 
-    def __init__(self, upstream_port, link):
+    def __init__(self):
+        self.delay_s = 0.0
+
+
+class Proxy:
+    """Forwards 127.0.0.1:<port> to an upstream port while its link is open,
+    the server's answers delayed by its slowness."""
+
+    def __init__(self, upstream_port, link, slowness):
         self.upstream_port = upstream_port
         self.link = link
+        self.slowness = slowness
         self.server = None
         self.port = None
         self.writers = []
@@ -47,22 +56,35 @@ class Proxy:
             return
         self.writers += [writer, up_writer]
         try:
-            await asyncio.gather(self._pump(reader, up_writer), self._pump(up_reader, writer),
+            await asyncio.gather(self._pump(reader, up_writer),
+                                 self._pump(up_reader, writer, self.slowness),
                                  return_exceptions=True)
         except asyncio.CancelledError:
             pass  # The story is over and its event loop closes.
 
-    async def _pump(self, reader, writer):
+    async def _pump(self, reader, writer, slowness=None):
+        loop = asyncio.get_running_loop()
         try:
             while True:
                 data = await reader.read(65536)
                 if not data:
                     break
                 await self.link.open.wait()
+                if slowness and slowness.delay_s > 0:
+                    # Later answers are not held behind this one: a slow
+                    # server, not a queue in the network.
+                    loop.call_later(slowness.delay_s, self._late_write, writer, data)
+                    continue
                 writer.write(data)
                 await writer.drain()
         finally:
-            writer.close()
+            if not (slowness and slowness.delay_s > 0):
+                writer.close()
+
+    @staticmethod
+    def _late_write(writer, data):
+        if not writer.is_closing():
+            writer.write(data)
 
     def close(self):
         if self.server:

@@ -15,7 +15,7 @@ import signal
 import sys
 import time
 
-from net import Counter, Link, Proxy
+from net import Counter, Link, Proxy, Slowness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS = "ABCD"
@@ -32,8 +32,6 @@ def check_playable(scenario):
         command = action["command"]["do"]
         if "node" in action and command == "clock-jump":
             raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
-        if "node" in action and command == "slow":
-            raise Unsupported("slow node answers are not emulated by the proxies yet")
         if command == "renewal" and config["backend"] != "redlock":
             raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
     if config["backend"] == "redlock" and config["redis"]["restart"] == "delayed":
@@ -106,6 +104,7 @@ class Story:
         self.clients = {}
         self.proxies = {c: [] for c in CLIENTS}
         self.links = {c: Link() for c in CLIENTS}
+        self.slowness = [Slowness() for _ in self.service_ports()]
         self.counter = Counter(self.config["fencing"] == "on")
         self.t0 = None
 
@@ -139,8 +138,8 @@ class Story:
     async def setup(self):
         for name in CLIENTS:
             await self.counter.listen(name)
-            for port in self.service_ports():
-                proxy = Proxy(port, self.links[name])
+            for port, slowness in zip(self.service_ports(), self.slowness):
+                proxy = Proxy(port, self.links[name], slowness)
                 await proxy.start()
                 self.proxies[name].append(proxy)
         await asyncio.gather(*(self.spawn(name) for name in CLIENTS))
@@ -159,7 +158,7 @@ class Story:
         args = action["command"]
         command = args["do"]
         if "node" in action:
-            await self.node_act(action["node"], command)
+            await self.node_act(action["node"], args)
             return
         name = action["client"]
         client = self.clients.get(name)
@@ -193,9 +192,12 @@ class Story:
         self.clients[name].signal(signal.SIGCONT)
         self.mark("woke", name)
 
-    async def node_act(self, node, command):
+    async def node_act(self, node, args):
+        command = args["do"]
         loop = asyncio.get_running_loop()
-        if command == "crash":
+        if command == "slow":
+            self.slowness[node - 1].delay_s = args["extra_ms"] * self.scale / 1000
+        elif command == "crash":
             await loop.run_in_executor(None, self.servers.redis.crash, node)
         elif command == "restart":
             await loop.run_in_executor(None, self.servers.redis.restart, node)

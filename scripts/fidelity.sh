@@ -31,8 +31,17 @@ install_missing() {
   if [ "${#missing[@]}" -gt 0 ]; then
     echo "installing ${missing[*]}"
     as_root apt-get update -qq
-    # No service is started: the packages' own units are never used here.
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    # The packages would start their own services (Redis on 6379, a
+    # PostgreSQL cluster...): Debian's policy-rc.d hook refuses that.
+    local policy=/usr/sbin/policy-rc.d own_policy=""
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+      as_root chmod 755 "$policy"
+      own_policy=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+      { [ -n "$own_policy" ] && as_root rm -f "$policy"; return 1; }
+    if [ -n "$own_policy" ]; then as_root rm -f "$policy"; fi
   fi
   if ! "$VENV/bin/python" -c "import redis, kazoo" 2>/dev/null; then
     echo "installing ${PY_PACKAGES[*]} into $VENV"

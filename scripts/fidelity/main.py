@@ -127,6 +127,11 @@ def table(results, systems):
     return "\n".join(lines)
 
 
+def interrupted(signum, frame):
+    """SIGTERM (from the shell's trap) unwinds like Ctrl-C, so servers stop."""
+    raise KeyboardInterrupt
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sim", required=True)
@@ -139,8 +144,7 @@ def main():
     wanted = [s for s in args.only.split(",") if s] or SYSTEMS + WAITING_SYSTEMS
     systems = [s for s in SYSTEMS if s in wanted]
     os.makedirs(args.out, exist_ok=True)
-    # SIGTERM (from the shell's trap) unwinds like Ctrl-C, so servers stop.
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    signal.signal(signal.SIGTERM, interrupted)
     started = time.monotonic()
     srv = Servers(args.tmp, wanted, args.scale)
     results = {}
@@ -188,4 +192,8 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("fidelity: interrupted; every server was stopped", file=sys.stderr)
+        sys.exit(130)

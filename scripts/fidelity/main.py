@@ -102,7 +102,7 @@ def run_one(sim_bin, srv, story, backend, fencing, scale, out_dir):
     os.makedirs(log_dir, exist_ok=True)
     story_run = runner.Story(scenario, sim["run_ms"], srv, scale, sim["zk_client"], run_id, log_dir)
     real_rows = asyncio.run(story_run.play())
-    real_overlaps = runner.overlaps(real_rows, sim["run_ms"])
+    real_overlaps = runner.overlaps(real_rows)
     diffs = compare.compare(sim, real_rows, real_overlaps, backend)
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump({"simulator": sim, "real": {"rows": real_rows, "overlaps": real_overlaps},

@@ -271,7 +271,7 @@ def stale(write, t_ms, grants):
     return False
 
 
-def overlaps(rows, end_ms):
+def overlaps(rows):
     """Stretches in which two or more clients believed they held the lock."""
     holding = {}
     out = []
@@ -280,7 +280,7 @@ def overlaps(rows, end_ms):
         name = r["client"]
         if r["what"] == "granted":
             holding[name] = True
-        elif r["what"] in ("lost", "released", "crashed") or (r["what"] == "failed"):
+        elif r["what"] in ("lost", "released", "crashed", "failed"):
             holding[name] = False
         else:
             continue

@@ -14,6 +14,7 @@ argv[1]: JSON settings from the runner (see runner.py).
 """
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -27,7 +28,8 @@ LOCK_NAME = "fidelity-lock"
 class EtcdLock:
     def __init__(self, settings, counter):
         self.endpoint = "127.0.0.1:%d" % settings["service_port"]
-        self.ttl_s = max(1, round(settings["ttl_ms"] / 1000))
+        # Whole seconds, rounded up as the simulator rounds etcd's TTL.
+        self.ttl_s = max(1, math.ceil(settings["ttl_ms"] / 1000))
         self.etcdctl = settings.get("etcdctl", "etcdctl")
         self.counter = counter
         self.proc = None

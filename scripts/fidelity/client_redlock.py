@@ -34,6 +34,8 @@ RETRY_JITTER_S = 0.100
 NODE_TIMEOUT_S = 0.050
 # How late a timer may fire at most.
 TICK_S = 0.010
+# Longer than any command takes here without a pause in between.
+STALL_S = 0.5
 
 UNLOCK = """
 if redis.call('get', KEYS[1]) == ARGV[1] then
@@ -205,9 +207,13 @@ def main():
         # its timeout after SIGCONT, which would hold overdue timers back.
         commands.wait(TICK_S if due is None else min(TICK_S, due - time.monotonic()))
         # Commands first: a pause strikes between "I hold it" and the write.
+        read_at = time.monotonic()
         for command in commands.pending():
             handle(lock, command)
-        lock.fire_timers()
+        # A SIGSTOP can also land between the read above and the timers: if
+        # time jumped since the read, read again before any timer fires.
+        if time.monotonic() - read_at < STALL_S:
+            lock.fire_timers()
 
 
 if __name__ == "__main__":

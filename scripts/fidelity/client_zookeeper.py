@@ -21,6 +21,7 @@ import time
 
 from kazoo.client import KazooClient, KazooState
 from kazoo.exceptions import KazooException
+from kazoo.retry import KazooRetry
 
 from client_base import Commands, Counter, emit
 
@@ -40,9 +41,18 @@ class ZkLock:
         self.state = None
 
     def connect(self):
-        self.zk = KazooClient(hosts=self.hosts, timeout=self.timeout_s)
+        """Opens the session and the lock directory before the story starts,
+        so that connecting (a variable few hundred milliseconds on a busy
+        machine) does not decide who queues first."""
+        # Retry the connection every 50 ms, without kazoo's default doubling
+        # backoff and jitter (0.1 s, x2, up to 0.4 s jitter), which would
+        # put LOST anywhere up to a second after a partition heals: the
+        # page's client reconnects as soon as it can.
+        retry = KazooRetry(max_tries=-1, delay=0.05, backoff=1, max_jitter=0)
+        self.zk = KazooClient(hosts=self.hosts, timeout=self.timeout_s, connection_retry=retry)
         self.zk.add_listener(self.on_state)
         self.zk.start(timeout=10)
+        self.zk.ensure_path(self.path)
 
     def on_state(self, state):
         """kazoo's connection listener (runs on kazoo's thread)."""
@@ -72,8 +82,6 @@ class ZkLock:
             self.lose()
 
     def acquire(self):
-        if self.zk is None:
-            self.connect()
         self.busy = True
         self.lock = self.zk.Lock(self.path)
         threading.Thread(target=self._acquire, args=(self.lock,), daemon=True).start()
@@ -130,6 +138,7 @@ def handle(lock, command):
 def main():
     settings = json.loads(sys.argv[1])
     lock = ZkLock(settings, Counter(settings["counter_port"], settings["name"]))
+    lock.connect()
     commands = Commands()
     emit("ready")
     while not commands.closed:

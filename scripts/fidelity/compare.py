@@ -45,6 +45,9 @@ def keyed(rows, backend):
                         r["t_ms"]))
         elif what == "zk":
             before, zk_state[c] = zk_state.get(c), r["state"]
+            if before is None and r["state"] == "CONNECTED":
+                # The real clients connect before the story starts.
+                continue
             if before == "LOST" and r["state"] == "CONNECTED":
                 # After LOST kazoo (like Curator) opens a new session at
                 # once; the page's client stops there. Not what a story is about.

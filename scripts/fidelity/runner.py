@@ -34,6 +34,8 @@ def check_playable(scenario):
             raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
         if command == "renewal" and config["backend"] != "redlock":
             raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
+    if config["backend"] != "redlock" and not all(config["renewal"]):
+        raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
     if config["backend"] == "redlock" and config["redis"]["restart"] == "delayed":
         raise Unsupported("a delayed restart is not scripted here yet")
     if config["backend"] == "redlock" and config["redis"]["persistence"] != "none":

@@ -116,6 +116,9 @@ mod core {
             Event::ZkState { client, state } => {
                 json!({ "t_ms": t, "what": "zk", "client": who(client), "state": state })
             }
+            // Not compared (the real servers' side is not watched), but it
+            // says why a token or a time came out as it did.
+            Event::Service(e) => json!({ "t_ms": t, "what": "service", "said": e.to_string() }),
             _ => return None,
         })
     }

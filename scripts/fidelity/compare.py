@@ -34,7 +34,7 @@ def keyed(rows, backend):
     out = []
     zk_state = {}
     for r in rows:
-        what, c = r["what"], r["client"]
+        what, c = r["what"], r.get("client")
         if what == "granted":
             out.append(("grants", "%s granted token %s" % (c, r["token"]), r["t_ms"]))
         elif what == "write":

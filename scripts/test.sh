@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test: formatting and lints, the core and component tests, the
-# wasm build, the release build, the real-browser suite and the budgets.
+# wasm build, the release build, the real-browser suite, the stories on the
+# real servers and the budgets.
 # Installs what is missing first (including Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +34,9 @@ trunk build --release --offline
 
 section "real browser (headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs
+
+section "fidelity: the stories on real Redis, etcd and ZooKeeper"
+bash scripts/fidelity.sh
 
 section "budgets"
 bash scripts/budgets.sh

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs the stories against real Redis (five nodes for Redlock), etcd and
+# ZooKeeper, and the same scripts through the simulator's core, and prints
+# one table: agree / differ, with the differing rows. Exits non-zero on any
+# difference. FIDELITY_ONLY=etcd (or a comma list of redlock, etcd,
+# zookeeper, postgres) runs a subset, FIDELITY_STORIES=gc-pause,zk-partition
+# a subset of the stories; FIDELITY_SCALE=0.5 plays every story
+# at half its times (1 by default: server cadences, such as etcd's 500 ms
+# expiry check, do not scale).
+#
+# Installs what is missing first: Debian's redis-server, etcd-server,
+# etcd-client, zookeeper and postgresql, and redis-py and kazoo in a venv
+# under the cache directory. Every server runs on a 127.0.0.1 port, with its
+# data in a temporary directory, and is stopped on the way out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/distlock-fidelity"
+VENV="$CACHE/venv"
+# Pinned so that a rerun talks to the servers with the same client code.
+PY_PACKAGES=(redis==8.1.0 kazoo==2.11.0)
+APT_PACKAGES=(redis-server etcd-server etcd-client zookeeper postgresql python3-venv)
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_missing() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "installing ${missing[*]}"
+    as_root apt-get update -qq
+    # The packages would start their own services (Redis on 6379, a
+    # PostgreSQL cluster...): Debian's policy-rc.d hook refuses that.
+    local policy=/usr/sbin/policy-rc.d own_policy=""
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\nexit 101\n' | as_root tee "$policy" >/dev/null
+      as_root chmod 755 "$policy"
+      own_policy=1
+    fi
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null ||
+      { [ -n "$own_policy" ] && as_root rm -f "$policy"; return 1; }
+    if [ -n "$own_policy" ]; then as_root rm -f "$policy"; fi
+  fi
+  if ! "$VENV/bin/python" -c "import redis, kazoo" 2>/dev/null; then
+    echo "installing ${PY_PACKAGES[*]} into $VENV"
+    mkdir -p "$CACHE"
+    python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}"
+  fi
+}
+
+TMP=""
+PY_PID=""
+cleanup() {
+  # The runner stops its servers itself; this catches whatever is left if
+  # it was killed outright (every server pid is listed in $TMP/pids).
+  if [ -n "$PY_PID" ] && kill -0 "$PY_PID" 2>/dev/null; then
+    kill -TERM "$PY_PID" 2>/dev/null || true
+    for _ in $(seq 1 50); do kill -0 "$PY_PID" 2>/dev/null || break; sleep 0.2; done
+  fi
+  if [ -n "$TMP" ] && [ -f "$TMP/pids" ]; then
+    while read -r pid; do
+      kill -KILL -- "-$pid" 2>/dev/null || true
+    done <"$TMP/pids"
+  fi
+  if [ -n "$TMP" ] && [ -d "$TMP/postgres/data" ] && [ -f "$TMP/postgres/data/postmaster.pid" ]; then
+    kill -KILL "$(head -1 "$TMP/postgres/data/postmaster.pid")" 2>/dev/null || true
+  fi
+  [ -n "$TMP" ] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+started=$(date +%s)
+install_missing
+cargo build --release --example fidelity
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/distlock-fidelity.XXXXXX")"
+chmod 755 "$TMP"
+OUT="target/fidelity"
+rm -rf "$OUT"
+
+status=0
+"$VENV/bin/python" scripts/fidelity/main.py \
+  --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" \
+  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" &
+PY_PID=$!
+wait "$PY_PID" || status=$?
+PY_PID=""
+echo "fidelity: $(( $(date +%s) - started )) s in all, installs and build included; rows in $OUT/"
+exit "$status"

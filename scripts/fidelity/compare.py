@@ -1,0 +1,140 @@
+"""Compares the simulator's rows with the real run's, row by row.
+
+What must be equal: the order of grants and their tokens; every write's
+client, token, verdict and whether it was stale; each client's own signals
+(lost leases with their reason, ZooKeeper connection states); which
+clients believed they held the lock at once. What is compared within a
+tolerance: the time of each of those rows (see `tolerance_ms`).
+"""
+
+# Scheduling, process wake-up and the simulator's scaled network latency.
+BASE_TOLERANCE_MS = 300
+
+
+def tolerance_ms(backend):
+    """Plus what neither side can choose: etcd's lessor checks for expired
+    leases every 500 ms from the server's start, a phase the script cannot
+    set; a Redlock client retries after a random 100-300 ms, drawn apart on
+    each side, so a grant after a retry lands anywhere in that window.
+    (ZooKeeper's session buckets the script can match: it starts on a tick
+    boundary.)"""
+    return BASE_TOLERANCE_MS + {"etcd": 500, "redlock": 300}.get(backend, 0)
+
+
+def normal_reason(backend, reason):
+    """The loss reasons a real client can tell apart. The etcd client only
+    knows its session ended (deadline passed or 'lease not found')."""
+    if backend == "etcd":
+        return "lease-gone"
+    return reason
+
+
+def keyed(rows, backend):
+    """The rows compared, each as (group, key, t_ms)."""
+    out = []
+    zk_state = {}
+    for r in rows:
+        what, c = r["what"], r.get("client")
+        if what == "granted":
+            out.append(("grants", "%s granted token %s" % (c, r["token"]), r["t_ms"]))
+        elif what == "write":
+            stale = " stale" if r["stale"] else ""
+            out.append(("writes", "%s's write, token %s: %s%s" % (c, r["token"], r["verdict"], stale),
+                        r["t_ms"]))
+        elif what == "failed":
+            out.append(("signals " + c, "%s did not get the lock" % c, r["t_ms"]))
+        elif what == "lost":
+            out.append(("signals " + c, "%s lost the lock (%s)" % (c, normal_reason(backend, r["reason"])),
+                        r["t_ms"]))
+        elif what == "zk":
+            before, zk_state[c] = zk_state.get(c), r["state"]
+            if before is None and r["state"] == "CONNECTED":
+                # The real clients connect before the story starts.
+                continue
+            if before == "LOST" and r["state"] == "CONNECTED":
+                # After LOST kazoo (like Curator) opens a new session at
+                # once; the page's client stops there. Not what a story is about.
+                continue
+            out.append(("signals " + c, "%s is %s" % (c, r["state"]), r["t_ms"]))
+    return out
+
+
+def seconds(t_ms):
+    return "%.2f s" % (t_ms / 1000) if t_ms is not None else "the end"
+
+
+def suspended_tolerance_ms(ttl_ms):
+    """When a ZooKeeper client notices silence depends on where in its
+    heartbeat cycle the partition lands: the Java client gives up two thirds
+    of the session timeout after the last answer, and answers come every
+    third of it; kazoo pings every third minus up to 0.4 s of jitter and
+    gives up when a ping has had no answer by the next. So SUSPENDED lands
+    anywhere in a window a third of the session timeout wide."""
+    return ttl_ms // 3
+
+
+def compare_lists(group, sim, real, tol, end_ms, ttl_ms):
+    diffs = []
+    for i in range(max(len(sim), len(real))):
+        s = sim[i] if i < len(sim) else None
+        r = real[i] if i < len(real) else None
+        if (s is None or r is None) and (s or r)[2] > end_ms - tol:
+            continue  # Within the tolerance of the end: the other may be just past it.
+        if s and r and s[1] == r[1]:
+            row_tol = tol + (suspended_tolerance_ms(ttl_ms) if s[1].endswith(" is SUSPENDED") else 0)
+            if abs(s[2] - r[2]) > row_tol:
+                diffs.append("%s: %s at %s in the simulator, %s on the real server (more than %d ms apart)"
+                             % (group, s[1], seconds(s[2]), seconds(r[2]), row_tol))
+            continue
+        diffs.append("%s, row %d: simulator: %s | real: %s" % (
+            group, i + 1, "%s at %s" % (s[1], seconds(s[2])) if s else "(none)",
+            "%s at %s" % (r[1], seconds(r[2])) if r else "(none)"))
+    return diffs
+
+
+def compare_overlaps(sim, real, tol, end_ms):
+    def key(o):
+        return " and ".join(o["clients"])
+
+    def words(o):
+        if o is None:
+            return "(none)"
+        return "%s believe they hold from %s until %s" % (
+            key(o), seconds(o["from_ms"]), seconds(o["to_ms"]))
+
+    def until(o):
+        # Stopping within the tolerance of the end agrees with running to it.
+        return None if o["to_ms"] is None or o["to_ms"] > end_ms - tol else o["to_ms"]
+
+    diffs = []
+    for i in range(max(len(sim), len(real))):
+        s = sim[i] if i < len(sim) else None
+        r = real[i] if i < len(real) else None
+        if not (s and r and key(s) == key(r)):
+            diffs.append("two holders, row %d: simulator: %s | real: %s" % (i + 1, words(s), words(r)))
+            continue
+        if abs(s["from_ms"] - r["from_ms"]) > tol:
+            diffs.append("two holders (%s): from %s in the simulator, %s on the real server"
+                         % (key(s), seconds(s["from_ms"]), seconds(r["from_ms"])))
+        a, b = until(s), until(r)
+        if (a is None) != (b is None) or (a is not None and abs(a - b) > tol):
+            diffs.append("two holders (%s): until %s in the simulator, %s on the real server"
+                         % (key(s), seconds(s["to_ms"]), seconds(r["to_ms"])))
+    return diffs
+
+
+def compare(sim, real_rows, real_overlaps, backend):
+    """The differing rows, as sentences; empty when the two agree."""
+    tol = tolerance_ms(backend)
+    end_ms = sim["run_ms"]
+    sim_keyed = keyed(sim["rows"], backend)
+    real_keyed = keyed(real_rows, backend)
+    groups = sorted({k[0] for k in sim_keyed + real_keyed},
+                    key=lambda g: (not g.startswith("grants"), not g.startswith("writes"), g))
+    diffs = []
+    for group in groups:
+        diffs += compare_lists(group, [k for k in sim_keyed if k[0] == group],
+                               [k for k in real_keyed if k[0] == group], tol, end_ms,
+                               sim["scenario"]["config"]["ttl_ms"])
+    diffs += compare_overlaps(sim["overlaps"], real_overlaps, tol, end_ms)
+    return diffs

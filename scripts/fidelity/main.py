@@ -1,0 +1,199 @@
+"""Runs every story that the real servers here can play, on the real
+servers and through the simulator's core, and prints one table, story x
+system: agree / differ (with the differing rows). Exits 1 on any difference.
+
+usage: main.py --sim PATH_TO_EXAMPLE --tmp DIR --out DIR
+               [--only etcd,zookeeper,...] [--stories gc-pause,...] [--scale 1.0]
+"""
+
+import argparse
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+
+import compare
+import runner
+import servers
+
+SYSTEMS = ["redlock", "etcd", "zookeeper"]
+# Systems with a server here but no story yet: started, checked and stopped.
+WAITING_SYSTEMS = ["postgres"]
+# The scenario to run first, fencing off and on, then every other story once.
+STORIES = [("gc-pause", "off"), ("gc-pause", "on"), ("delayed-write", "off"),
+           ("release-other", "off"), ("redlock-restart", "off"), ("redlock-clock-jump", "off"),
+           ("redlock-no-fence", "on"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
+           ("crashed-holder", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off")]
+# The simulator's ZooKeeper tick (sim/backend/zookeeper.rs), scaled with the story.
+ZK_TICK_MS = 2000
+PORTS = {"redis": [17101, 17102, 17103, 17104, 17105], "etcd": 17110, "etcd_peer": 17111,
+         "zookeeper": 17120, "postgres": 17130}
+
+
+class Servers:
+    def __init__(self, tmp, systems, scale):
+        self.redis = servers.RedisNodes(tmp, PORTS["redis"]) if "redlock" in systems else None
+        self.etcd = servers.Etcd(tmp, PORTS["etcd"], PORTS["etcd_peer"]) if "etcd" in systems else None
+        self.zookeeper = (servers.ZooKeeper(tmp, PORTS["zookeeper"], round(ZK_TICK_MS * scale))
+                          if "zookeeper" in systems else None)
+        self.postgres = servers.Postgres(tmp, PORTS["postgres"]) if "postgres" in systems else None
+        self.versions = {}
+
+    def all(self):
+        return [s for s in (self.redis, self.etcd, self.zookeeper, self.postgres) if s]
+
+    def start(self):
+        busy = [p for s in self.all() for p in self.ports_of(s) if not servers.port_free(p)]
+        if busy:
+            raise RuntimeError("ports already in use: %s" % busy)
+        for s in self.all():
+            s.start()
+        names = {"redis": "redlock", "etcd": "etcd", "zookeeper": "zookeeper", "postgres": "postgres"}
+        for attr, name in names.items():
+            s = getattr(self, attr)
+            if s:
+                self.versions[name] = s.version()
+
+    @staticmethod
+    def ports_of(s):
+        if isinstance(s, servers.RedisNodes):
+            return s.ports
+        if isinstance(s, servers.Etcd):
+            return [s.port, s.peer_port]
+        return [s.port]
+
+    def stop(self):
+        for s in self.all():
+            try:
+                s.stop()
+            except Exception as e:  # Stop the others whatever one does.
+                print("stopping %s: %r" % (type(s).__name__, e), file=sys.stderr)
+
+    def reset(self, backend):
+        if backend == "redlock":
+            self.redis.reset()
+        elif backend == "etcd":
+            self.etcd.reset()
+
+
+def simulate(sim_bin, *args):
+    done = subprocess.run([sim_bin, *args], capture_output=True, text=True, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError("simulator: " + done.stderr.strip())
+    return json.loads(done.stdout)
+
+
+def run_one(sim_bin, srv, story, backend, fencing, scale, out_dir):
+    """One story on one system: 'agree', 'differ' (with rows) or 'not run'."""
+    sim = simulate(sim_bin, "--preset", story, "--backend", backend, "--fencing", fencing)
+    scenario = sim["scenario"]
+    try:
+        runner.check_playable(scenario)
+    except runner.Unsupported as e:
+        return {"result": "not run", "why": str(e)}
+    srv.reset(backend)
+    run_id = uuid.uuid4().hex[:12]
+    name = "%s-%s-fencing-%s" % (story, backend, fencing)
+    log_dir = os.path.join(out_dir, name)
+    os.makedirs(log_dir, exist_ok=True)
+    story_run = runner.Story(scenario, sim["run_ms"], srv, scale, sim["zk_client"], run_id, log_dir)
+    real_rows = asyncio.run(story_run.play())
+    real_overlaps = runner.overlaps(real_rows)
+    diffs = compare.compare(sim, real_rows, real_overlaps, backend)
+    with open(os.path.join(out_dir, name + ".json"), "w") as f:
+        json.dump({"simulator": sim, "real": {"rows": real_rows, "overlaps": real_overlaps},
+                   "differences": diffs}, f, indent=1)
+    return {"result": "differ" if diffs else "agree", "rows": diffs}
+
+
+def table(results, systems):
+    lines = ["| story | " + " | ".join(systems) + " |", "|---" * (len(systems) + 1) + "|"]
+    for (story, fencing), cells in results.items():
+        label = story + (" (fencing on)" if fencing == "on" else "")
+        row = []
+        for system in systems:
+            cell = cells.get(system)
+            if cell is None:
+                row.append("")
+            elif cell["result"] == "not run":
+                row.append("not run")
+            else:
+                row.append(cell["result"] + (" (%d)" % len(cell["rows"]) if cell["rows"] else ""))
+        lines.append("| %s | %s |" % (label, " | ".join(row)))
+    return "\n".join(lines)
+
+
+def interrupted(signum, frame):
+    """SIGTERM (from the shell's trap) unwinds like Ctrl-C, so servers stop."""
+    raise KeyboardInterrupt
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sim", required=True)
+    ap.add_argument("--tmp", required=True)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--stories", default="")
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    wanted = [s for s in args.only.split(",") if s] or SYSTEMS + WAITING_SYSTEMS
+    systems = [s for s in SYSTEMS if s in wanted]
+    os.makedirs(args.out, exist_ok=True)
+    signal.signal(signal.SIGTERM, interrupted)
+    started = time.monotonic()
+    srv = Servers(args.tmp, wanted, args.scale)
+    results = {}
+    try:
+        srv.start()
+        suits = {p["id"]: p["backends"] for p in simulate(args.sim, "--list")}
+        only_stories = [s for s in args.stories.split(",") if s]
+        for story, fencing in STORIES:
+            if only_stories and story not in only_stories:
+                continue
+            cells = results.setdefault((story, fencing), {})
+            for backend in systems:
+                if backend not in suits[story]:
+                    continue
+                t = time.monotonic()
+                cells[backend] = run_one(args.sim, srv, story, backend, fencing, args.scale, args.out)
+                print("%-20s %-9s fencing %-3s %-7s %4.1f s" % (story, backend, fencing,
+                      cells[backend]["result"], time.monotonic() - t), flush=True)
+    finally:
+        srv.stop()
+    results = {k: v for k, v in results.items() if v}
+    print()
+    if systems:
+        print(table(results, systems))
+    print()
+    differ = False
+    for (story, fencing), cells in results.items():
+        for backend, cell in cells.items():
+            if cell["result"] == "differ":
+                differ = True
+                print("%s, %s, fencing %s differs:" % (story, backend, fencing))
+                for row in cell["rows"]:
+                    print("  - " + row)
+            elif cell["result"] == "not run":
+                print("%s, %s: not run: %s" % (story, backend, cell["why"]))
+    print()
+    print("Servers: " + ", ".join(srv.versions[k] for k in sorted(srv.versions)))
+    if systems:
+        print("Time scale %.2f; timings compared within %s." % (args.scale, ", ".join(
+            "%s %d ms" % (s, compare.tolerance_ms(s)) for s in systems)))
+    print("Took %.0f s." % (time.monotonic() - started))
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump({"versions": srv.versions, "table": table(results, systems)}, f, indent=1)
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        print("fidelity: interrupted; every server was stopped", file=sys.stderr)
+        sys.exit(130)

@@ -1,0 +1,150 @@
+"""The network between the clients and the rest: a TCP proxy per client and
+service that a partition stops, and the fenced counter.
+
+A cut proxy stops forwarding both ways but keeps what it read, and sends it
+on when the partition heals: TCP retransmits across a partition (within its
+retry limit, far longer than any story) rather than losing the bytes.
+"""
+
+import asyncio
+import json
+import time
+
+
+class Link:
+    """Whether one client's traffic to one place flows now."""
+
+    def __init__(self):
+        self.open = asyncio.Event()
+        self.open.set()
+
+    def cut(self):
+        self.open.clear()
+
+    def heal(self):
+        self.open.set()
+
+
+class Slowness:
+    """How much later than usual a server's answers arrive (a slow node)."""
+
+    def __init__(self):
+        self.delay_s = 0.0
+
+
+class Proxy:
+    """Forwards 127.0.0.1:<port> to an upstream port while its link is open,
+    the server's answers delayed by its slowness."""
+
+    def __init__(self, upstream_port, link, slowness):
+        self.upstream_port = upstream_port
+        self.link = link
+        self.slowness = slowness
+        self.server = None
+        self.port = None
+        self.writers = []
+
+    async def start(self):
+        self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
+        self.port = self.server.sockets[0].getsockname()[1]
+
+    async def _accept(self, reader, writer):
+        try:
+            up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.upstream_port)
+        except OSError:
+            writer.close()  # The server is down: the client sees a refused request.
+            return
+        self.writers += [writer, up_writer]
+        try:
+            await asyncio.gather(self._pump(reader, up_writer),
+                                 self._pump(up_reader, writer, self.slowness),
+                                 return_exceptions=True)
+        except asyncio.CancelledError:
+            pass  # The story is over and its event loop closes.
+
+    async def _pump(self, reader, writer, slowness=None):
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                await self.link.open.wait()
+                if slowness and slowness.delay_s > 0:
+                    # Later answers are not held behind this one: a slow
+                    # server, not a queue in the network.
+                    loop.call_later(slowness.delay_s, self._late_write, writer, data)
+                    continue
+                writer.write(data)
+                await writer.drain()
+        finally:
+            if not (slowness and slowness.delay_s > 0):
+                writer.close()
+
+    @staticmethod
+    def _late_write(writer, data):
+        if not writer.is_closing():
+            writer.write(data)
+
+    def close(self):
+        if self.server:
+            self.server.close()
+        for w in self.writers:
+            w.close()
+
+
+class Counter:
+    """The fenced shared counter: the page's rule, one listener per client
+    (so that a client's link to it can be cut or a write delayed).
+
+    Fencing on: accept a write iff its token >= the highest accepted token.
+    Fencing off: accept every write. Every write is recorded with its
+    arrival time and verdict.
+    """
+
+    def __init__(self, fencing_on):
+        self.fencing_on = fencing_on
+        self.highest = None
+        self.value = 0
+        self.writes = []
+        self.servers = []
+        self.ports = {}
+        self.links = {}
+
+    async def listen(self, client):
+        link = Link()
+        server = await asyncio.start_server(
+            lambda r, w: self._serve(r, w, link), "127.0.0.1", 0)
+        self.servers.append(server)
+        self.links[client] = link
+        self.ports[client] = server.sockets[0].getsockname()[1]
+
+    async def _serve(self, reader, writer, link):
+        while True:
+            line = await reader.readline()
+            if not line:
+                break
+            write = json.loads(line)
+            await link.open.wait()
+            if write.get("delay_ms"):
+                # The packet sits in the network; later writes do not wait for it.
+                asyncio.get_running_loop().call_later(write["delay_ms"] / 1000, self.apply, write)
+            else:
+                self.apply(write)
+        writer.close()
+
+    def apply(self, write):
+        token = write["token"]
+        if self.fencing_on and (token is None or (self.highest is not None and token < self.highest)):
+            verdict = "rejected"
+        else:
+            verdict = "accepted"
+            self.value += 1
+            if token is not None:
+                self.highest = token if self.highest is None else max(self.highest, token)
+        self.writes.append({"t": time.monotonic(), "client": write["client"], "token": token,
+                            "verdict": verdict})
+
+    def close(self):
+        for s in self.servers:
+            s.close()

@@ -1,0 +1,303 @@
+"""Plays one scenario (the core's Scenario JSON) against the real servers
+and returns what happened in the same rows the simulator prints.
+
+Each client A-D is its own OS process (client_<system>.py) in its own
+process group: a GC pause is SIGSTOP/SIGCONT of that group, a crash is
+SIGKILL, a partition cuts the client's proxies to the service (and to the
+counter when the scope says so). Times are the script's times multiplied
+by `scale`; rows come back in the simulator's milliseconds.
+"""
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+
+from net import Counter, Link, Proxy, Slowness
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CLIENTS = "ABCD"
+
+
+class Unsupported(Exception):
+    """A story step the real servers here cannot play."""
+
+
+def check_playable(scenario):
+    """Raises Unsupported, with the reason, for steps that cannot run here."""
+    config = scenario["config"]
+    for action in scenario["actions"]:
+        command = action["command"]["do"]
+        if "node" in action and command == "clock-jump":
+            raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
+        if command == "renewal" and config["backend"] != "redlock":
+            raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
+    if config["backend"] != "redlock" and not all(config["renewal"]):
+        raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
+    if config["backend"] == "redlock" and config["redis"]["restart"] == "delayed":
+        raise Unsupported("a delayed restart is not scripted here yet")
+    if config["backend"] == "redlock" and config["redis"]["persistence"] != "none":
+        raise Unsupported("the Redis nodes run with persistence off")
+
+
+class ClientProcess:
+    def __init__(self, name, argv, events, log):
+        self.name, self.argv, self.events, self.log = name, argv, events, log
+        self.proc = None
+        self.reader_task = None
+
+    async def start(self):
+        with open(self.log, "ab") as log:
+            self.proc = await asyncio.create_subprocess_exec(
+                *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                stderr=log, start_new_session=True, cwd=HERE)
+        ready = asyncio.get_running_loop().create_future()
+        self.reader_task = asyncio.create_task(self._read(ready))
+        await asyncio.wait_for(ready, 30)
+
+    async def _read(self, ready):
+        while True:
+            line = await self.proc.stdout.readline()
+            if not line:
+                return
+            event = json.loads(line)
+            event["client"] = self.name
+            if event["what"] == "ready":
+                if not ready.done():
+                    ready.set_result(True)
+                continue
+            self.events.append(event)
+
+    def send(self, command):
+        self.proc.stdin.write((json.dumps(command) + "\n").encode())
+
+    def signal(self, sig):
+        if self.proc and self.proc.returncode is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+
+    async def kill(self):
+        self.signal(signal.SIGCONT)
+        self.signal(signal.SIGKILL)
+        if self.proc:
+            await self.proc.wait()
+        if self.reader_task:
+            self.reader_task.cancel()
+
+
+class Story:
+    """One run of one scenario against the real servers."""
+
+    def __init__(self, scenario, run_ms, servers, scale, zk_client, run_id, log_dir):
+        self.scenario = scenario
+        self.config = scenario["config"]
+        self.backend = self.config["backend"]
+        self.run_ms = run_ms
+        self.servers = servers
+        self.scale = scale
+        self.zk_client = zk_client
+        self.run_id = run_id
+        self.log_dir = log_dir
+        self.events = []
+        self.clients = {}
+        self.proxies = {c: [] for c in CLIENTS}
+        self.links = {c: Link() for c in CLIENTS}
+        self.slowness = [Slowness() for _ in self.service_ports()]
+        self.counter = Counter(self.config["fencing"] == "on")
+        self.t0 = None
+
+    def service_ports(self):
+        if self.backend == "redlock":
+            return self.servers.redis.ports
+        if self.backend == "etcd":
+            return [self.servers.etcd.port]
+        return [self.servers.zookeeper.port]
+
+    def settings(self, name, proxy_ports):
+        ttl_ms = round(self.config["ttl_ms"] * self.scale)
+        renewal = self.config["renewal"][CLIENTS.index(name)]
+        return {
+            "name": name, "ttl_ms": ttl_ms, "counter_port": self.counter.ports[name],
+            "node_ports": proxy_ports, "service_port": proxy_ports[0],
+            "release": self.config["redis"]["release"], "extend": self.config["redis"]["extend"],
+            "renewal": renewal, "lock_path": "/fidelity/%s/lock" % self.run_id,
+            "zk_client": self.zk_client,
+        }
+
+    async def spawn(self, name):
+        ports = [p.port for p in self.proxies[name]]
+        argv = [sys.executable, os.path.join(HERE, "client_%s.py" % self.backend),
+                json.dumps(self.settings(name, ports))]
+        log = os.path.join(self.log_dir, "client-%s.log" % name)
+        client = ClientProcess(name, argv, self.events, log)
+        await client.start()
+        self.clients[name] = client
+
+    async def setup(self):
+        for name in CLIENTS:
+            await self.counter.listen(name)
+            for port, slowness in zip(self.service_ports(), self.slowness):
+                proxy = Proxy(port, self.links[name], slowness)
+                await proxy.start()
+                self.proxies[name].append(proxy)
+        await asyncio.gather(*(self.spawn(name) for name in CLIENTS))
+
+    def at(self, sim_ms):
+        return self.t0 + sim_ms * self.scale / 1000
+
+    async def sleep_until(self, sim_ms):
+        await asyncio.sleep(max(0.0, self.at(sim_ms) - time.monotonic()))
+
+    def mark(self, what, name, **fields):
+        fields.update(t=time.monotonic(), what=what, client=name)
+        self.events.append(fields)
+
+    async def act(self, action):
+        args = action["command"]
+        command = args["do"]
+        if "node" in action:
+            await self.node_act(action["node"], args)
+            return
+        name = action["client"]
+        client = self.clients.get(name)
+        if command in ("acquire", "write", "release"):
+            client.send({"do": command})
+        elif command == "write-delayed":
+            client.send({"do": command, "extra_ms": round(args["extra_ms"] * self.scale)})
+        elif command == "renewal":
+            client.send({"do": command, "on": args["on"]})
+        elif command == "gc-pause":
+            client.signal(signal.SIGSTOP)
+            self.mark("paused", name)
+            wake = self.at(action["at_ms"] + args["pause_ms"])
+            asyncio.get_running_loop().call_at(
+                asyncio.get_running_loop().time() + max(0.0, wake - time.monotonic()),
+                self.wake, name)
+        elif command == "partition":
+            self.links[name].cut()
+            if args["scope"] == "service-and-resource":
+                self.counter.links[name].cut()
+        elif command == "heal":
+            self.links[name].heal()
+            self.counter.links[name].heal()
+        elif command == "crash":
+            await client.kill()
+            self.mark("crashed", name)
+        elif command == "restart":
+            await self.spawn(name)
+
+    def wake(self, name):
+        self.clients[name].signal(signal.SIGCONT)
+        self.mark("woke", name)
+
+    async def node_act(self, node, args):
+        command = args["do"]
+        loop = asyncio.get_running_loop()
+        if command == "slow":
+            self.slowness[node - 1].delay_s = args["extra_ms"] * self.scale / 1000
+        elif command == "crash":
+            await loop.run_in_executor(None, self.servers.redis.crash, node)
+        elif command == "restart":
+            await loop.run_in_executor(None, self.servers.redis.restart, node)
+
+    def start_time(self):
+        """When the script's t=0 is. For ZooKeeper, on a tick boundary of the
+        machine's monotonic clock: the server puts session expiries in
+        buckets at multiples of tickTime of that clock (System.nanoTime), as
+        the simulator does from its own t=0, so the two expire alike."""
+        now = time.monotonic()
+        if self.backend != "zookeeper":
+            return now
+        tick_s = self.servers.zookeeper.tick_ms / 1000
+        return (int(now / tick_s) + 1) * tick_s
+
+    async def play(self):
+        await self.setup()
+        self.t0 = self.start_time()
+        await asyncio.sleep(max(0.0, self.t0 - time.monotonic()))
+        try:
+            for action in self.scenario["actions"]:
+                await self.sleep_until(action["at_ms"])
+                await self.act(action)
+            await self.sleep_until(self.run_ms)
+        finally:
+            for client in self.clients.values():
+                await client.kill()
+            for proxies in self.proxies.values():
+                for proxy in proxies:
+                    proxy.close()
+            self.counter.close()
+        return self.rows()
+
+    def sim_ms(self, t):
+        return round((t - self.t0) * 1000 / self.scale)
+
+    def rows(self):
+        """The real run in the simulator's rows and milliseconds."""
+        rows = []
+        for e in self.events:
+            row = {"t_ms": self.sim_ms(e["t"]), "what": e["what"], "client": e["client"]}
+            for key in ("token", "reason", "state", "said"):
+                if key in e:
+                    row[key] = e[key]
+            rows.append(row)
+        grants = [r for r in rows if r["what"] == "granted"]
+        for w in self.counter.writes:
+            t_ms = self.sim_ms(w["t"])
+            rows.append({"t_ms": t_ms, "what": "write", "client": w["client"], "token": w["token"],
+                         "verdict": w["verdict"], "stale": stale(w, t_ms, grants)})
+        rows.sort(key=lambda r: r["t_ms"])
+        return rows
+
+
+def stale(write, t_ms, grants):
+    """Whether a write came from a client the service had already replaced:
+    another client was granted a larger token before the write landed, or
+    was granted at all since the writer's own last grant (this second rule
+    is what catches tokens that repeat, as Redlock's INCR counter does after
+    node 1 restarts empty, and writes with no token)."""
+    own = [g["t_ms"] for g in grants if g["client"] == write["client"] and g["t_ms"] <= t_ms]
+    since = own[-1] if own else -1
+    token = write["token"]
+    for g in grants:
+        if g["client"] == write["client"] or g["t_ms"] > t_ms:
+            continue
+        if g["t_ms"] > since:
+            return True
+        if token is not None and g["token"] is not None and g["token"] > token:
+            return True
+    return False
+
+
+def overlaps(rows):
+    """Stretches in which two or more clients believed they held the lock."""
+    holding = {}
+    out = []
+    changes = []
+    for r in rows:
+        name = r["client"]
+        if r["what"] == "granted":
+            holding[name] = True
+        elif r["what"] in ("lost", "released", "crashed", "failed"):
+            holding[name] = False
+        else:
+            continue
+        believers = sorted(c for c, h in holding.items() if h)
+        changes.append((r["t_ms"], believers))
+    current = None
+    for t_ms, believers in changes:
+        if len(believers) >= 2:
+            if current and current["clients"] != believers:
+                current["to_ms"] = t_ms
+                current = None
+            if current is None:
+                current = {"from_ms": t_ms, "to_ms": None, "clients": believers}
+                out.append(current)
+        elif current:
+            current["to_ms"] = t_ms
+            current = None
+    return out

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 /// The core's API, in one place.
 mod core {
-    use distlock::sim::presets::{self, PRESETS};
+    use distlock::lesson::presets::{self, PRESETS};
     use distlock::sim::{Backend, Event, Fencing, Millis, Scenario, Sim};
     use serde_json::{json, Value};
 
@@ -71,9 +71,9 @@ mod core {
         Ok(json!({
             "rows": rows,
             "overlaps": overlaps,
-            // The only ZooKeeper client the core models today: the native
-            // client (kazoo's behaviour), which learns LOST on reconnecting.
-            "zk_client": "native",
+            // Which ZooKeeper client the story runs: kazoo plays the native
+            // client, or Curator with a listener that declares LOST itself.
+            "zk_client": serde_json::to_value(scenario.config.zk.client).unwrap_or_default(),
         }))
     }
 
@@ -95,20 +95,20 @@ mod core {
             Event::WriteAccepted {
                 client,
                 token,
-                stale,
+                standing,
                 ..
             } => json!({
                 "t_ms": t, "what": "write", "client": who(client), "token": tok(token),
-                "verdict": "accepted", "stale": stale,
+                "verdict": "accepted", "stale": standing.is_stale(),
             }),
             Event::WriteRejected {
                 client,
                 token,
-                stale,
+                standing,
                 ..
             } => json!({
                 "t_ms": t, "what": "write", "client": who(client), "token": tok(token),
-                "verdict": "rejected", "stale": stale,
+                "verdict": "rejected", "stale": standing.is_stale(),
             }),
             Event::Lost { client, reason } => {
                 json!({ "t_ms": t, "what": "lost", "client": who(client), "reason": reason })

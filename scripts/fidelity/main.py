@@ -28,7 +28,7 @@ STORIES = [("gc-pause", "off"), ("gc-pause", "on"), ("delayed-write", "off"),
            ("release-other", "off"), ("redlock-restart", "off"), ("redlock-clock-jump", "off"),
            ("redlock-no-fence", "on"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
            ("crashed-holder", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off")]
-# The simulator's ZooKeeper tick (sim/backend/zookeeper.rs), scaled with the story.
+# The stories' tickTime (ZooKeeper's default, and the page's), scaled with the story.
 ZK_TICK_MS = 2000
 PORTS = {"redis": [17101, 17102, 17103, 17104, 17105], "etcd": 17110, "etcd_peer": 17111,
          "zookeeper": 17120, "postgres": 17130}

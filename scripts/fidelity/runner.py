@@ -19,6 +19,8 @@ from net import Counter, Link, Proxy, Slowness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS = "ABCD"
+# The ZooKeeper server's tickTime here (main.ZK_TICK_MS).
+ZK_TICK_MS = 2000
 
 
 class Unsupported(Exception):
@@ -28,8 +30,17 @@ class Unsupported(Exception):
 def check_playable(scenario):
     """Raises Unsupported, with the reason, for steps that cannot run here."""
     config = scenario["config"]
+    acquired_at = {}
     for action in scenario["actions"]:
         command = action["command"]["do"]
+        client = action.get("client")
+        if command == "acquire":
+            acquired_at[client] = action["at_ms"]
+        if command == "gc-pause" and action["at_ms"] - acquired_at.get(client, -10**9) < 5:
+            raise Unsupported("the pause must strike inside an acquisition, which takes a fraction of a "
+                              "millisecond on loopback: a SIGSTOP cannot be placed there")
+        if config["backend"] == "zookeeper" and config.get("zk", {}).get("tick_ms", ZK_TICK_MS) != ZK_TICK_MS:
+            raise Unsupported("the ZooKeeper server here runs the default tickTime")
         if "node" in action and command == "clock-jump":
             raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
         if command == "renewal" and config["backend"] != "redlock":

@@ -209,19 +209,11 @@ impl LockSystem for Etcd {
     }
 
     fn holder(&self, _view: &View) -> Option<HolderView> {
-        let (rev, key) = self.keys.first()?;
-        Some(HolderView {
-            client: key.owner,
-            token: Some(Token(rev)),
-            lease_key: rev,
-            since: key.since,
-            until: self.leases.get(&key.session).map(|l| l.expires_at),
-        })
+        self.keys.holder(|lease| self.lease_expiry(lease))
     }
 
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
-        let lease = self.keys.of_client(c)?.session;
-        self.leases.get(&lease).map(|l| l.expires_at)
+        self.keys.lease_end(c, |lease| self.lease_expiry(lease))
     }
 
     fn detail(&self, _view: &View) -> EtcdDetail {
@@ -274,6 +266,10 @@ impl LockSystem for Etcd {
 }
 
 impl Etcd {
+    fn lease_expiry(&self, lease: u64) -> Option<Millis> {
+        self.leases.get(&lease).map(|l| l.expires_at)
+    }
+
     /// Every delete is a write: the revision moves and watchers hear of it.
     fn delete_key(&mut self, create_rev: u64, out: &mut Effects) {
         let Some((key, watchers)) = self.keys.remove(create_rev) else {

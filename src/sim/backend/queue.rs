@@ -4,7 +4,8 @@
 //! entry just before its own, and an expired session or lease deletes its
 //! entries, which fires the watch of the one behind.
 
-use crate::sim::types::{ClientId, Millis};
+use super::HolderView;
+use crate::sim::types::{ClientId, Millis, Token};
 use std::collections::BTreeMap;
 
 /// One contender's entry: a znode or a lock key.
@@ -99,6 +100,28 @@ impl Contenders {
     /// The first entry `c` owns.
     pub fn of_client(&self, c: ClientId) -> Option<&Entry> {
         self.entries.values().find(|e| e.owner == c)
+    }
+
+    /// The first entry as the service's holder: its order is the token,
+    /// and its lease ends when its session or lease does (`session_end`).
+    pub fn holder(&self, session_end: impl Fn(u64) -> Option<Millis>) -> Option<HolderView> {
+        let (order, e) = self.first()?;
+        Some(HolderView {
+            client: e.owner,
+            token: Some(Token(order)),
+            lease_key: order,
+            since: e.since,
+            until: session_end(e.session),
+        })
+    }
+
+    /// When the session or lease of `c`'s entry ends, if it has one.
+    pub fn lease_end(
+        &self,
+        c: ClientId,
+        session_end: impl Fn(u64) -> Option<Millis>,
+    ) -> Option<Millis> {
+        session_end(self.of_client(c)?.session)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {

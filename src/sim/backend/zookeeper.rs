@@ -197,19 +197,12 @@ impl LockSystem for ZooKeeper {
     }
 
     fn holder(&self, _view: &View) -> Option<HolderView> {
-        let (seq, z) = self.znodes.first()?;
-        Some(HolderView {
-            client: z.owner,
-            token: Some(Token(seq)),
-            lease_key: seq,
-            since: z.since,
-            until: self.sessions.get(&z.session).map(|s| s.expires_at),
-        })
+        self.znodes.holder(|session| self.session_expiry(session))
     }
 
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
-        let session = self.znodes.of_client(c)?.session;
-        self.sessions.get(&session).map(|s| s.expires_at)
+        self.znodes
+            .lease_end(c, |session| self.session_expiry(session))
     }
 
     fn detail(&self, _view: &View) -> ZkDetail {
@@ -262,6 +255,10 @@ impl LockSystem for ZooKeeper {
 }
 
 impl ZooKeeper {
+    fn session_expiry(&self, session: u64) -> Option<Millis> {
+        self.sessions.get(&session).map(|s| s.expires_at)
+    }
+
     fn side(&mut self, c: ClientId) -> &mut Side {
         &mut self.side[c.index()]
     }

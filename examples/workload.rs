@@ -4,7 +4,11 @@ use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 fn main() {
     let mut total = 0u64;
-    for backend in Backend::ALL {
+    let only = std::env::args().nth(1);
+    for backend in [Backend::Redlock, Backend::ZooKeeper, Backend::Etcd] {
+        if only.as_deref().is_some_and(|o| o != backend.slug()) {
+            continue;
+        }
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         for run in 0..4u64 {
             let config = Config {

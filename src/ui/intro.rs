@@ -35,13 +35,13 @@ pub fn Intro(props: &IntroProps) -> Html {
     html! {
         <div class="lead">
             <p class="lead__text">
-                { "Four clients, A to D, share one lock and one counter. Press Start or Step to run; the stories below the timeline each have a guided tour." }
+                { "Four clients, one lock, one counter: click Acquire on a card, then Start. Stories with guided tours follow the timeline." }
             </p>
             <button type="button" class="button button--primary lead__button" onclick={set_up}>
                 { "Set up the scenario to run first" }
             </button>
             <details class="lead__more">
-                <summary>{ "What you're looking at, and the scenario to run first" }</summary>
+                <summary>{ "What you're looking at, and the scenario step by step" }</summary>
                 { full_text() }
             </details>
             { props.children.clone() }

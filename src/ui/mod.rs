@@ -143,6 +143,8 @@ pub fn App(props: &AppProps) -> Html {
 
     let cards = html! {
         <div class="clients">
+            // Headings stay in order (the cards' names are h3) without a visible title.
+            <h2 class="visually-hidden">{ "Clients" }</h2>
             { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
         </div>
     };

@@ -185,10 +185,10 @@ export async function visibleCount(page, text) {
  *
  * Every step up to B's write is taken with Step, one event at a time, with
  * the clock stopped: how fast the machine draws frames cannot change when a
- * click lands in virtual time. Only then does the clock start, and what
- * follows is the script's own.
+ * click lands in virtual time. Only then does the clock start (unless
+ * `start` is false), and what follows is the run's own.
  */
-export async function playScenarioToRunFirst(page, { fencing }) {
+export async function playScenarioToRunFirst(page, { fencing, start = true }) {
   await chooseBackend(page, "etcd");
   await setFencing(page, fencing);
   await setTtl(page, 5);
@@ -209,5 +209,5 @@ export async function playScenarioToRunFirst(page, { fencing }) {
   await cardButton(page, "B", "Acquire").click();
   await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "B")), "Client B holding");
   await cardButton(page, "B", "Write").click();
-  await startClock(page);
+  if (start) await startClock(page);
 }

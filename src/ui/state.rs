@@ -58,8 +58,6 @@ impl PartialEq for StartSim {
 pub struct AppState {
     /// Shared by successive states: cloning a whole run every frame is too slow.
     pub sim: Rc<RefCell<Sim>>,
-    /// Bumped on every change to the run, so views know to draw again.
-    pub version: u64,
     /// Bumped on every fresh run.
     pub run: u64,
     pub running: bool,
@@ -182,7 +180,6 @@ impl AppState {
         let (seed_text, ttl_text) = field_texts(sim.config());
         AppState {
             sim: Rc::new(RefCell::new(sim)),
-            version: 0,
             run: 0,
             running: false,
             speed_quarters: SPEED_QUARTERS_DEFAULT,
@@ -209,18 +206,10 @@ impl AppState {
         FRAME_MS * u64::from(self.speed_quarters) / 4
     }
 
-    /// Like a successor state, with the run marked as changed.
-    pub(crate) fn changed(&self) -> AppState {
-        AppState {
-            version: self.version.wrapping_add(1),
-            ..self.clone()
-        }
-    }
-
     pub(crate) fn with_notice(&self, notice: Notice) -> AppState {
         AppState {
             notice: Some(notice),
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 
@@ -239,7 +228,7 @@ impl AppState {
                 stop_at: None,
                 notice: None,
                 future: None,
-                ..self.changed()
+                ..AppState::clone(self)
             },
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
         }
@@ -274,7 +263,7 @@ impl AppState {
             } else {
                 this.stop_at
             },
-            ..this.changed()
+            ..AppState::clone(&this)
         };
         let next = match refused {
             Some(message) => next.with_notice(Notice::Refused(message)),
@@ -331,7 +320,7 @@ impl AppState {
             let next = AppState {
                 story,
                 running: false,
-                ..self.changed()
+                ..AppState::clone(self)
             };
             return match refused {
                 Some(message) => next.with_notice(Notice::Refused(message)),
@@ -341,7 +330,7 @@ impl AppState {
         let ran = self.sim.borrow_mut().step();
         let next = AppState {
             running: false,
-            ..self.changed()
+            ..AppState::clone(self)
         };
         if ran {
             next
@@ -357,7 +346,7 @@ impl AppState {
         match result {
             Ok(()) => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(self)
             }
             .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
@@ -369,7 +358,7 @@ impl AppState {
         match result {
             Ok(()) => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(self)
             }
             .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
@@ -442,12 +431,12 @@ impl Reducible for AppState {
                 running: true,
                 stop_at: None,
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Pause => AppState {
                 running: false,
                 stop_at: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Step => AppState {
                 stop_at: None,
@@ -478,7 +467,7 @@ impl Reducible for AppState {
                 Ok(speed_quarters) => AppState {
                     speed_quarters,
                     notice: None,
-                    ..self.changed()
+                    ..AppState::clone(&self)
                 },
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
@@ -496,7 +485,7 @@ impl Reducible for AppState {
                     pause_s[c.index()] = seconds;
                     AppState {
                         pause_s,
-                        ..self.changed()
+                        ..AppState::clone(&self)
                     }
                 }
                 Err(message) => self.with_notice(Notice::Refused(message)),
@@ -517,16 +506,16 @@ impl Reducible for AppState {
             }
             Action::DismissNotice => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::ShowLogMessages(log_messages) => AppState {
                 log_messages,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::ChooseStory(id) => match presets::preset(&id) {
                 Some(p) => AppState {
                     story_choice: p.id,
-                    ..self.changed()
+                    ..AppState::clone(&self)
                 },
                 None => self.with_notice(Notice::Refused(format!("There is no story \"{id}\"."))),
             },
@@ -538,7 +527,7 @@ impl Reducible for AppState {
             Action::Shortcut(key) => return self.shortcut(key),
             Action::Select(selected) => AppState {
                 selected,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
             Action::OpenLink(fragment) => self.open_run(crate::sim::link::open_link(&fragment)),
@@ -546,14 +535,14 @@ impl Reducible for AppState {
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::UnloadStory => AppState {
                 story: None,
                 notice: Some(Notice::Info(
                     "The story's script is unloaded: the run goes on by hand.".into(),
                 )),
-                ..self.changed()
+                ..AppState::clone(&self)
             },
         };
         Rc::new(next)

@@ -5,13 +5,15 @@
 //      (at most 250 KiB).
 //   2. Time to first render: navigation start to the four "Client X" regions
 //      present, median of 5 cold loads, beside the same figure for a minimal
-//      Yew page (aim: at most 1.5x).
+//      Yew page (aim: at most 1.3x).
 //   3. Main-thread time per frame while running at 8x with all four clients
-//      active, median and p95 over ~5 s (aim: p95 under 4 ms).
+//      active, median and p95 over ~5 s (aim: median at most 2 ms, p95 at
+//      most 4 ms).
 //   4. The timeline with a long run (over 10,000 events, opened from the
 //      link `cargo run --release --example big_run` prints): main-thread
 //      time per frame while it plays on at 8x with the whole run in view,
-//      and the time to move the playhead to the middle and back to the end.
+//      (aim: p95 at most 8 ms), and the time to move the playhead to t=0
+//      and back to the end.
 //
 // Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE]
 
@@ -25,8 +27,9 @@ import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
 const SIZE_LIMIT_BYTES = 250 * 1024;
-const RENDER_RATIO_AIM = 1.5;
-const FRAME_P95_AIM_MS = 4;
+const RENDER_RATIO_AIM = 1.3;
+/** Aims for main-thread time per frame: four active clients, and the long run. */
+const FRAME_AIMS = { clients: { median: 2, p95: 4 }, longRun: { median: Infinity, p95: 8 } };
 const LOADS = 5;
 const FRAME_WINDOW_MS = 5_000;
 const RENDER_TIMEOUT_MS = 20_000;
@@ -216,7 +219,7 @@ function mainThreadPerFrame(events) {
 }
 
 /** Traces ~FRAME_WINDOW_MS of `page` and prints main-thread time per frame. */
-async function printFrames(browser, page) {
+async function printFrames(browser, page, aim) {
   await browser.startTracing(page, {
     categories: [
       "__metadata",
@@ -234,10 +237,12 @@ async function printFrames(browser, page) {
     return;
   }
   const p95 = quantile(busy, 0.95);
-  const verdict = p95 < FRAME_P95_AIM_MS ? "meets" : "misses";
+  const verdict = (value, limit) => (value <= limit ? "meets" : "misses");
   console.log(`   frames:  ${busy.length}`);
-  console.log(`   median:  ${ms(median(busy))}`);
-  console.log(`   p95:     ${ms(p95)}   (${verdict} the aim of p95 under ${FRAME_P95_AIM_MS} ms)`);
+  const mid = median(busy);
+  const medianAim = Number.isFinite(aim.median) ? `   (${verdict(mid, aim.median)} the aim of at most ${aim.median} ms)` : "";
+  console.log(`   median:  ${ms(mid)}${medianAim}`);
+  console.log(`   p95:     ${ms(p95)}   (${verdict(p95, aim.p95)} the aim of at most ${aim.p95} ms)`);
   console.log(`   mean:    ${ms(busy.reduce((sum, b) => sum + b, 0) / busy.length)}`);
   console.log(`   max:     ${ms(busy[busy.length - 1])}`);
 }
@@ -253,7 +258,7 @@ async function frameCost(browser, dist) {
     await startClock(page);
     await setMaxSpeed(page);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
-    await printFrames(browser, page);
+    await printFrames(browser, page, FRAME_AIMS.clients);
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
   } finally {
@@ -292,7 +297,7 @@ async function timelineAtScale(browser, dist, linkFile) {
     await startClock(page);
     await setMaxSpeed(page);
     await page.waitForTimeout(500);
-    await printFrames(browser, page);
+    await printFrames(browser, page, FRAME_AIMS.longRun);
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
   } finally {

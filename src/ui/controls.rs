@@ -22,6 +22,9 @@ pub struct ControlsProps {
     pub backend_line: String,
     pub notice: Option<Notice>,
     pub dispatch: Callback<Action>,
+    /// Embedded: the clock in one row, the run's settings folded.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 impl ControlsProps {
@@ -42,6 +45,7 @@ impl ControlsProps {
             backend_line: backend_line(sim),
             notice: state.notice.clone(),
             dispatch,
+            compact: false,
         }
     }
 }
@@ -87,11 +91,41 @@ fn speed_value(quarters: u32) -> String {
 
 #[component]
 pub fn Controls(props: &ControlsProps) -> Html {
+    if props.compact {
+        return compact(props);
+    }
     html! {
         <section class="controls" aria-label="Controls">
             { backend_switch(props) }
             { run_settings(props) }
             { clock(props) }
+            { notice(props) }
+        </section>
+    }
+}
+
+/// One row for a frame: the clock, and the settings behind a summary that
+/// says what they are.
+fn compact(props: &ControlsProps) -> Html {
+    let config = &props.config;
+    let fencing = match config.fencing {
+        Fencing::On => "fencing on",
+        Fencing::Off => "fencing off",
+    };
+    let summary = format!(
+        "{}, {fencing}, TTL {} s, seed {}",
+        config.backend.name(),
+        props.ttl_text,
+        props.seed_text
+    );
+    html! {
+        <section class="controls controls--compact" aria-label="Controls">
+            { clock(props) }
+            <details class="controls__settings">
+                <summary class="controls__summary">{ summary }</summary>
+                { backend_switch(props) }
+                { run_settings(props) }
+            </details>
             { notice(props) }
         </section>
     }

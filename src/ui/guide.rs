@@ -149,7 +149,7 @@ impl AppState {
                 running: true,
                 stop_at: Some(moment.at),
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(self)
             },
             None => self.with_notice(Notice::Info(
                 "That was the last key moment. Start lets the run go on, or try the suggested change.".into(),

@@ -1,5 +1,6 @@
-//! The page's own words: the title and thesis, what the panels show, and the
-//! scenario to run first with its one-click set-up.
+//! The page's own words: the title and thesis, a one-line lead with the
+//! one-click set-up of the scenario to run first, and the full text of
+//! both folded under it so the simulation stays in the first screen.
 
 use super::state::Action;
 use yew::prelude::*;
@@ -19,13 +20,36 @@ pub fn Masthead() -> Html {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct IntroProps {
     pub dispatch: Callback<Action>,
+    /// Shown at the end of the lead line (the keyboard help).
+    #[prop_or_default]
+    pub children: Html,
 }
 
+/// The lead line: what the page is in a sentence, the set-up button, and
+/// the long texts folded.
 #[component]
 pub fn Intro(props: &IntroProps) -> Html {
     let set_up = props
         .dispatch
         .reform(|_: MouseEvent| Action::SetUpFirstScenario);
+    html! {
+        <div class="lead">
+            <p class="lead__text">
+                { "Four clients, one lock, one counter: click Acquire on a card, then Start. Stories with guided tours follow the timeline." }
+            </p>
+            <button type="button" class="button button--primary lead__button" onclick={set_up}>
+                { "Set up the scenario to run first" }
+            </button>
+            <details class="lead__more">
+                <summary>{ "What you're looking at, and the scenario step by step" }</summary>
+                { full_text() }
+            </details>
+            { props.children.clone() }
+        </div>
+    }
+}
+
+fn full_text() -> Html {
     html! {
         <div class="intro">
             <section class="intro__part" aria-labelledby="looking-title">
@@ -40,7 +64,7 @@ pub fn Intro(props: &IntroProps) -> Html {
             <section class="intro__part" aria-labelledby="first-title">
                 <h2 id="first-title" class="intro__title">{ "The scenario to run first" }</h2>
                 <ol class="intro__steps">
-                    <li>{ "Set it up: etcd, fencing off, TTL 5 s." }</li>
+                    <li>{ "Set it up: etcd, fencing off, TTL 5 s (the button above does it)." }</li>
                     <li>{ "Click Acquire on A, then Start. A holds the lock with a token." }</li>
                     <li>{ "Click GC pause on A (8 s). A freezes; its keepalives stop, so its lease runs out at the service around t=5 s." }</li>
                     <li>{ "Click Write on A while it is frozen: the write waits inside A, the way a real pause strikes between \"I hold the lock\" and the write." }</li>
@@ -48,10 +72,7 @@ pub fn Intro(props: &IntroProps) -> Html {
                     <li>{ "At t=8 s A wakes and its write leaves at once, with its old token. Watch the resource panel." }</li>
                     <li>{ "Tick Fencing (that resets the run) and play it again: this time the counter rejects A's older token." }</li>
                 </ol>
-                <p class="intro__more">{ "Eleven more stories, each with a guided tour, are one click away under Stories below. Keyboard: press ? for the shortcuts." }</p>
-                <button type="button" class="button button--primary" onclick={set_up}>
-                    { "Set up the scenario to run first" }
-                </button>
+                <p class="intro__more">{ "Eleven more stories, each with a guided tour, are one click away under Stories below the timeline. Keyboard: press ? for the shortcuts." }</p>
             </section>
         </div>
     }

@@ -143,6 +143,8 @@ pub fn App(props: &AppProps) -> Html {
 
     let cards = html! {
         <div class="clients">
+            // Headings stay in order (the cards' names are h3) without a visible title.
+            <h2 class="visually-hidden">{ "Clients" }</h2>
             { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
         </div>
     };
@@ -155,22 +157,24 @@ pub fn App(props: &AppProps) -> Html {
             with_messages={state.log_messages} dispatch={dispatch.clone()} />
     };
     if embed {
-        // The compact layout for a frame: no header or long text.
+        // The compact layout for a frame: no header or long text, the
+        // controls in one row, and a story's tour docked at the frame's foot
+        // over the picture instead of above it.
         return html! {
             <div class="page page--embed">
                 <main class="page__main">
-                    <p class="embed__bar">
+                    <div class="embed__bar">
                         <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
                         <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
                             onclick={embed::open_full_page(make_link.clone())}>
                             { "Open the full page" }
                         </a>
-                    </p>
-                    <Stories compact=true ..stories />
-                    <Controls ..controls />
+                    </div>
+                    <Controls compact=true ..controls />
                     <div class={spot(Look::Status)}><Status ..status /></div>
                     { cards }
                     { timeline }
+                    <Stories compact=true ..stories />
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                     <details class="panel embed__log">
                         <summary>{ "Event log: the run in sentences" }</summary>
@@ -181,18 +185,21 @@ pub fn App(props: &AppProps) -> Html {
         };
     }
 
+    // The simulation first: the lead line, the controls, the status strip,
+    // the cards and the timeline; the stories and the panels after them.
     html! {
         <div class="page">
             <Masthead />
             <main class="page__main">
-                <Intro dispatch={dispatch.clone()} />
-                <Stories ..stories />
+                <Intro dispatch={dispatch.clone()}>
+                    <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
+                </Intro>
                 <Controls ..controls />
-                <Share dispatch={dispatch.clone()} {make_link} />
                 <div class={spot(Look::Status)}><Status ..status /></div>
-                <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
                 { cards }
                 { timeline }
+                <Share dispatch={dispatch.clone()} {make_link} />
+                <Stories ..stories />
                 <div class="page__pair">
                     <div class={spot(Look::Service)}><ServicePanel ..service /></div>
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>

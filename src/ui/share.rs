@@ -44,7 +44,7 @@ impl AppState {
             notice: Some(Notice::Refused(format!(
                 "{message} The default page is open instead."
             ))),
-            ..AppState::new(None).changed()
+            ..AppState::new(None)
         }
     }
 

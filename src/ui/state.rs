@@ -58,8 +58,6 @@ impl PartialEq for StartSim {
 pub struct AppState {
     /// Shared by successive states: cloning a whole run every frame is too slow.
     pub sim: Rc<RefCell<Sim>>,
-    /// Bumped on every change to the run, so views know to draw again.
-    pub version: u64,
     /// Bumped on every fresh run.
     pub run: u64,
     pub running: bool,
@@ -197,7 +195,6 @@ impl AppState {
         let (seed_text, ttl_text) = field_texts(sim.config());
         AppState {
             sim: Rc::new(RefCell::new(sim)),
-            version: 0,
             run: 0,
             running: false,
             speed_quarters: SPEED_QUARTERS_DEFAULT,
@@ -224,18 +221,10 @@ impl AppState {
         FRAME_MS * u64::from(self.speed_quarters) / 4
     }
 
-    /// Like a successor state, with the run marked as changed.
-    pub(crate) fn changed(&self) -> AppState {
-        AppState {
-            version: self.version.wrapping_add(1),
-            ..self.clone()
-        }
-    }
-
     pub(crate) fn with_notice(&self, notice: Notice) -> AppState {
         AppState {
             notice: Some(notice),
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 
@@ -254,7 +243,7 @@ impl AppState {
                 stop_at: None,
                 notice: None,
                 future: None,
-                ..self.changed()
+                ..AppState::clone(self)
             },
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
         }
@@ -289,7 +278,7 @@ impl AppState {
             } else {
                 this.stop_at
             },
-            ..this.changed()
+            ..AppState::clone(&this)
         };
         let next = match refused {
             Some(message) => next.with_notice(Notice::Refused(message)),
@@ -346,7 +335,7 @@ impl AppState {
             let next = AppState {
                 story,
                 running: false,
-                ..self.changed()
+                ..AppState::clone(self)
             };
             return match refused {
                 Some(message) => next.with_notice(Notice::Refused(message)),
@@ -356,7 +345,7 @@ impl AppState {
         let ran = self.sim.borrow_mut().step();
         let next = AppState {
             running: false,
-            ..self.changed()
+            ..AppState::clone(self)
         };
         if ran {
             next
@@ -372,7 +361,7 @@ impl AppState {
         match result {
             Ok(()) => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(self)
             }
             .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
@@ -384,7 +373,7 @@ impl AppState {
         match result {
             Ok(()) => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(self)
             }
             .forked(),
             Err(e) => self.with_notice(Notice::Refused(capitalize(&e.to_string()))),
@@ -456,12 +445,12 @@ impl Reducible for AppState {
                 running: true,
                 stop_at: None,
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Pause => AppState {
                 running: false,
                 stop_at: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Step => AppState {
                 stop_at: None,
@@ -492,7 +481,7 @@ impl Reducible for AppState {
                 Ok(speed_quarters) => AppState {
                     speed_quarters,
                     notice: None,
-                    ..self.changed()
+                    ..AppState::clone(&self)
                 },
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
@@ -511,7 +500,7 @@ impl Reducible for AppState {
                     pause_s[c.index()] = seconds;
                     AppState {
                         pause_s,
-                        ..self.changed()
+                        ..AppState::clone(&self)
                     }
                 }
                 Err(message) => self.with_notice(Notice::Refused(message)),
@@ -532,16 +521,16 @@ impl Reducible for AppState {
             }
             Action::DismissNotice => AppState {
                 notice: None,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::ShowLogMessages(log_messages) => AppState {
                 log_messages,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::ChooseStory(id) => match presets::preset(&id) {
                 Some(p) => AppState {
                     story_choice: p.id,
-                    ..self.changed()
+                    ..AppState::clone(&self)
                 },
                 None => self.with_notice(Notice::Refused(format!("There is no story \"{id}\"."))),
             },
@@ -553,7 +542,7 @@ impl Reducible for AppState {
             Action::Shortcut(key) => return self.shortcut(key),
             Action::Select(selected) => AppState {
                 selected,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
             Action::OpenLink(fragment) => self.open_run(crate::wire::link::open_link(&fragment)),
@@ -561,14 +550,14 @@ impl Reducible for AppState {
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,
-                ..self.changed()
+                ..AppState::clone(&self)
             },
             Action::UnloadStory => AppState {
                 story: None,
                 notice: Some(Notice::Info(
                     "The story's script is unloaded: the run goes on by hand.".into(),
                 )),
-                ..self.changed()
+                ..AppState::clone(&self)
             },
         };
         Rc::new(next)

@@ -78,7 +78,6 @@ pub fn Stories(props: &StoriesProps) -> Html {
         return match &props.loaded {
             Some(loaded) => html! {
                 <section class="panel stories stories--compact" aria-label="Story">
-                    <h2 class="stories__title">{ loaded.preset.title }</h2>
                     { tour(props, loaded) }
                 </section>
             },
@@ -184,7 +183,14 @@ fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
     let at_end = loaded.reached >= total;
     html! {
         <div class="tour" role="group" aria-label="Tour">
-            <p class="tour__where">{ where_ }</p>
+            <p class="tour__where">
+                // Embedded, the story's title heads its docked tour.
+                if props.compact {
+                    <strong class="stories__title">{ loaded.preset.title }</strong>
+                    { " · " }
+                }
+                { where_ }
+            </p>
             <p class="tour__caption" aria-live="polite">{ caption }</p>
             <div class="tour__buttons">
                 <button type="button" class="button" onclick={on_back}

@@ -124,10 +124,7 @@ impl View {
 fn window_of(view: &View, props: &TimelineProps, last_ms: u64) -> (u64, u64) {
     let end = props.end_ms.max(props.now_ms).max(last_ms);
     match view.window {
-        None => {
-            let span = end.max(FIT_MS_MIN);
-            (0, span + span / 40)
-        }
+        None => (0, fit_right_ms(end.max(FIT_MS_MIN))),
         Some((a, b)) if props.running && props.now_ms > b => {
             let span = b - a;
             let a = props.now_ms.saturating_sub(span * 17 / 20);
@@ -135,6 +132,21 @@ fn window_of(view: &View, props: &TimelineProps, last_ms: u64) -> (u64, u64) {
         }
         Some(window) => window,
     }
+}
+
+/// The right edge of the whole run's window: a little past its end,
+/// rounded up to a step of about a tenth of it, so while the clock runs the
+/// scale (and the markup of everything already drawn) stays the same for
+/// several frames at a time.
+pub fn fit_right_ms(span_ms: u64) -> u64 {
+    let wanted = span_ms + span_ms / 40;
+    let step = [1, 2, 5]
+        .iter()
+        .flat_map(|&m| (0..12).map(move |e| m * 10u64.pow(e)))
+        .filter(|&step| wanted / step <= 12)
+        .min()
+        .unwrap_or(1);
+    wanted.div_ceil(step) * step
 }
 
 #[component]
@@ -231,35 +243,49 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let on_key = playhead_keys(props);
 
-    // The picture itself is written as one piece of markup (see
-    // timeline_draw.rs); only the playhead's slider is a live element.
+    // The picture is written as markup (see timeline_draw.rs), in parts:
+    // a part whose markup has not changed since the last frame keeps its
+    // elements, so a frame re-parses only the lanes that moved and the
+    // playhead. Only the playhead's slider is a live element.
     let detail = if props.running {
         draw::Detail::Plain
     } else {
         draw::Detail::Marks
     };
-    let mut svg = draw::Svg::new(detail);
-    draw::defs(&mut svg);
-    draw::labels(&mut svg, &rows, &picture, props.backend.name(), nodes_open);
-    draw::axis(&mut svg, &scale, bottom);
-    for row in &rows {
-        match row.lane {
-            Lane::Client(c) => draw::client_lane(&mut svg, &scale, *row, &picture, c, until),
-            Lane::Service => draw::service_lane(&mut svg, &scale, *row, &picture, until),
-            Lane::Nodes => draw::node_lane(&mut svg, &scale, *row, &picture, None, until),
-            Lane::Node(n) => draw::node_lane(&mut svg, &scale, *row, &picture, Some(n), until),
-            Lane::Resource => draw::resource_lane(&mut svg, &scale, *row, &picture),
+    let part = |paint: &dyn Fn(&mut draw::Svg)| {
+        let mut svg = draw::Svg::new(detail);
+        paint(&mut svg);
+        Html::from_html_unchecked(AttrValue::from(svg.0))
+    };
+    let head = part(&|svg| {
+        draw::defs(svg);
+        draw::labels(svg, &rows, &picture, props.backend.name(), nodes_open);
+    });
+    let axis = part(&|svg| draw::axis(svg, &scale, bottom));
+    let lanes: Vec<Html> = rows
+        .iter()
+        .map(|row| {
+            part(&|svg| match row.lane {
+                Lane::Client(c) => draw::client_lane(svg, &scale, *row, &picture, c, until),
+                Lane::Service => draw::service_lane(svg, &scale, *row, &picture, until),
+                Lane::Nodes => draw::node_lane(svg, &scale, *row, &picture, None, until),
+                Lane::Node(n) => draw::node_lane(svg, &scale, *row, &picture, Some(n), until),
+                Lane::Resource => draw::resource_lane(svg, &scale, *row, &picture),
+            })
+        })
+        .collect();
+    let arrows = part(&|svg| {
+        if show_arrows {
+            draw::messages(svg, &scale, &rows, &picture.arrows);
         }
-    }
-    if show_arrows {
-        draw::messages(&mut svg, &scale, &rows, &picture.arrows);
-    }
-    draw::future_veil(&mut svg, &scale, bottom, now, props.end_ms);
-    if let Some(at) = props.key_moment {
-        draw::key_moment(&mut svg, &scale, bottom, at);
-    }
-    draw::playhead(&mut svg, &scale, bottom, now);
-    let drawing = Html::from_html_unchecked(AttrValue::from(svg.0));
+    });
+    let live = part(&|svg| {
+        draw::future_veil(svg, &scale, bottom, now, props.end_ms);
+        if let Some(at) = props.key_moment {
+            draw::key_moment(svg, &scale, bottom, at);
+        }
+        draw::playhead(svg, &scale, bottom, now);
+    });
     let width = scale.width;
     let valuetext = format!(
         "t={} of {}",
@@ -290,7 +316,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
                     onmouseover={on_hover} onfocusin={on_focus} onmouseleave={on_leave} onfocusout={on_blur}>
                     <rect class="tl-bg" x="0" y="0" width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))} fill="#ffffff" />
-                    { drawing }
+                    { head }
+                    { axis }
+                    { for lanes }
+                    { arrows }
+                    { live }
                     <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
                         aria-valuemin="0" aria-valuemax={props.end_ms.max(now).to_string()} aria-valuenow={now.to_string()}
                         aria-valuetext={valuetext} onkeydown={on_key}>

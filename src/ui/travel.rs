@@ -65,7 +65,7 @@ impl AppState {
             running: false,
             stop_at: None,
             notice: None,
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 
@@ -73,7 +73,7 @@ impl AppState {
         AppState {
             running: false,
             stop_at: None,
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 
@@ -88,7 +88,7 @@ impl AppState {
             story: story_at(&self.story, whole.now()),
             sim: Rc::new(RefCell::new(sim)),
             future: None,
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 
@@ -124,7 +124,7 @@ impl AppState {
                 Some(whole)
             },
             running: false,
-            ..self.changed()
+            ..AppState::clone(self)
         }
     }
 

@@ -1,0 +1,65 @@
+// Takes the README's screenshots of the release build in dist/, light and
+// dark: the laptop (1280 x 800) and the phone (390 x 844) after the scenario
+// to run first with fencing off, and the page embedded at 700 x 500 on the
+// first key moment of the GC pause story's tour.
+//
+// Usage: node scripts/screenshots.mjs [--dist dist] [--out assets]
+
+import { parseArgs } from "node:util";
+import { join } from "node:path";
+
+import { launchBrowser } from "../tests/e2e/browser.mjs";
+import { startServer } from "../tests/e2e/serve.mjs";
+import { clockButton, openPage, pauseClock, playScenarioToRunFirst, poll } from "../tests/e2e/ui.mjs";
+
+const { values: args } = parseArgs({
+  options: { dist: { type: "string", default: "dist" }, out: { type: "string", default: "assets" } },
+});
+
+const SHOTS = [
+  { name: "laptop", viewport: { width: 1280, height: 800 }, path: "", act: corruptedRun },
+  { name: "phone", viewport: { width: 390, height: 844 }, path: "", act: corruptedRun, scale: 2 },
+  { name: "embed", viewport: { width: 700, height: 500 }, path: "?embed=1&preset=gc-pause", act: secondKeyMoment },
+];
+
+/** The scenario to run first, fencing off, played to the corrupted counter. */
+async function corruptedRun(page) {
+  await playScenarioToRunFirst(page, { fencing: false });
+  await poll(async () => (await page.getByText("Counter corrupted").count()) > 0, { what: "the corrupted counter" });
+  await pauseClock(page);
+}
+
+async function secondKeyMoment(page) {
+  for (let i = 0; i < 2; i += 1) {
+    await page.getByRole("button", { name: "Next", exact: true }).click();
+    await poll(async () => (await clockButton(page, "Start").count()) === 1, { what: "a key moment" });
+  }
+}
+
+const server = await startServer(args.dist);
+const browser = await launchBrowser();
+try {
+  for (const shot of SHOTS) {
+    for (const scheme of ["light", "dark"]) {
+      const context = await browser.newContext({
+        viewport: shot.viewport,
+        colorScheme: scheme,
+        deviceScaleFactor: shot.scale ?? 1,
+      });
+      const page = await openPage(context, `${server.url}${shot.path}`);
+      await shot.act(page);
+      await page.evaluate(() => {
+        document.activeElement?.blur();
+        window.scrollTo(0, 0);
+      });
+      await page.mouse.move(0, 0);
+      const file = join(args.out, `screenshot-${shot.name}-${scheme}.png`);
+      await page.screenshot({ path: file });
+      console.log(`wrote ${file}`);
+      await context.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}

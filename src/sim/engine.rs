@@ -321,7 +321,8 @@ impl Core {
                 let before = self.client(client).belief;
                 assert!(
                     matches!(before, Belief::Acquiring | Belief::Waiting { .. }),
-                    "{client} granted the lock from {before:?} (seed {seed})"
+                    "{client} granted the lock while {} (seed {seed})",
+                    belief_words(before)
                 );
                 self.record(Event::Acquired {
                     client,
@@ -343,7 +344,8 @@ impl Core {
                 let before = self.client(client).belief;
                 assert!(
                     before == Belief::Acquiring,
-                    "{client} queued from {before:?} (seed {seed})"
+                    "{client} queued while {} (seed {seed})",
+                    belief_words(before)
                 );
                 self.set_belief(client, Belief::Waiting { token });
                 self.record(Event::Waiting { client, token });
@@ -359,7 +361,8 @@ impl Core {
                 let before = self.client(client).belief;
                 assert!(
                     before == Belief::Acquiring,
-                    "{client} failed to acquire from {before:?} (seed {seed})"
+                    "{client} failed to acquire while {} (seed {seed})",
+                    belief_words(before)
                 );
                 self.set_belief(client, Belief::Idle);
                 self.record(Event::AcquireFailed { client, failure });
@@ -1008,6 +1011,17 @@ impl Sim {
             ResourceMsg::Write { token, lease_key }.into(),
             extra_ms,
         );
+    }
+}
+
+/// A belief in a word, for the invariants' messages: `{:?}` would carry
+/// every Debug implementation it reaches into the page.
+fn belief_words(belief: Belief) -> &'static str {
+    match belief {
+        Belief::Idle => "idle",
+        Belief::Acquiring => "acquiring",
+        Belief::Waiting { .. } => "waiting",
+        Belief::Holding { .. } => "holding",
     }
 }
 

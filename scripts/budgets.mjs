@@ -2,7 +2,7 @@
 // fail (exit code 1); the timings are printed against their aims.
 //
 //   1. Transfer size: every file of the release build, gzip -9, and the total
-//      (at most 250 KiB).
+//      (at most 260 KiB).
 //   2. Time to first render: navigation start to the four "Client X" regions
 //      present, median of 5 cold loads, beside the same figure for a minimal
 //      Yew page (aim: at most 1.3x).
@@ -26,7 +26,11 @@ import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
-const SIZE_LIMIT_BYTES = 250 * 1024;
+// 250 KiB until the core became lock systems answering with effects and
+// gained the corrections' controls (ZooKeeper's tickTime and client
+// library, client clocks, lost messages, Redlock's live validity budget):
+// 9 KiB more. The page with all eight lock systems is budgeted at 300 KiB.
+const SIZE_LIMIT_BYTES = 260 * 1024;
 const RENDER_RATIO_AIM = 1.3;
 /** Aims for main-thread time per frame: four active clients, and the long run. */
 const FRAME_AIMS = { clients: { median: 2, p95: 4 }, longRun: { median: Infinity, p95: 8 } };

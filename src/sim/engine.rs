@@ -271,7 +271,6 @@ impl Core {
 
     /// Applies a lock system's answers in order. The invariants every lock
     /// system must keep are asserted here: they are bugs, not bad input.
-    #[inline]
     fn apply(&mut self, effects: &mut Effects) {
         for effect in effects.take() {
             match effect {
@@ -706,7 +705,6 @@ impl Sim {
     }
 
     /// Hands one input to the lock system and applies what it answers.
-    #[inline]
     fn feed(&mut self, input: Input<Body, Timer>) {
         let mut out = std::mem::take(&mut self.out);
         self.service.on_input(&self.core.view(), input, &mut out);

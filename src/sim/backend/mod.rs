@@ -180,7 +180,6 @@ macro_rules! lock_systems {
 
             /// Hands the input to the system; a message or timer of another
             /// system cannot reach it and is ignored.
-            #[inline]
             pub fn on_input(&mut self, view: &View, input: Input<Body, Timer>, out: &mut Effects) {
                 match self {
                     $(Service::$variant(s) => {

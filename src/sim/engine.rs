@@ -5,6 +5,7 @@
 
 use super::backend::{HolderView, Service, ServiceDetail, Timer, Validity};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed};
+use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
 use super::history::{DropReason, Event, Record, Standing, HISTORY_LEN_MAX};
@@ -13,7 +14,7 @@ use super::oracle::{Oracle, StaleWrite};
 use super::resource::{Resource, Verdict};
 use super::scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, CLOCK_JUMP_MS_MAX,
-    CLOCK_RATE_PCT_LIMIT, PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
+    PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
 };
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
@@ -1083,7 +1084,7 @@ fn check_command(client: &Client, command: Command) -> Result<(), CommandError> 
                 Ok(())
             }
         }
-        Command::ClockRate { rate_pct } if rate_pct.abs() > CLOCK_RATE_PCT_LIMIT => {
+        Command::ClockRate { rate_pct } if rate_pct.abs() > CLOCK_RATE_PCT_MAX => {
             Err(CommandError::ClockRateOutOfRange { rate_pct })
         }
         Command::ClockRate { rate_pct } if client.clock.rate_pct() == rate_pct => {

@@ -1,8 +1,9 @@
 //! Commands the simulation refuses, each with a sentence a visitor can read.
 
+use super::clock::CLOCK_RATE_PCT_MAX;
 use super::scenario::{
-    CLOCK_JUMP_MS_MAX, CLOCK_RATE_PCT_LIMIT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX,
-    SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX,
+    TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -161,7 +162,7 @@ impl fmt::Display for CommandError {
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,
-                "a clock {rate_pct}% off is out of range: choose -{CLOCK_RATE_PCT_LIMIT}% to +{CLOCK_RATE_PCT_LIMIT}%"
+                "a clock {rate_pct}% off is out of range: choose -{CLOCK_RATE_PCT_MAX}% to +{CLOCK_RATE_PCT_MAX}%"
             ),
             ClockRateAlready { client, rate_pct: 0 } => {
                 write!(f, "{client}'s clock already runs true")

@@ -44,10 +44,10 @@ pub use playback::{Playback, Refusals};
 pub use resource::{Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
-    TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, CLOCK_RATE_PCT_LIMIT, LATENCY_SCALE_DEFAULT,
-    LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX,
-    SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT,
-    ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX,
+    LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX,
+    ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,

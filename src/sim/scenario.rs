@@ -28,8 +28,6 @@ pub const SLOW_MS_MAX: u64 = 60_000;
 pub const ZK_TICK_MS_MIN: u64 = 100;
 pub const ZK_TICK_MS_MAX: u64 = 10_000;
 pub const ZK_TICK_MS_DEFAULT: u64 = 2_000;
-/// A client clock may run this many percent fast or slow.
-pub const CLOCK_RATE_PCT_LIMIT: i32 = 50;
 /// A script longer than this is refused; it keeps shared links and replays bounded.
 pub const SCRIPT_LEN_MAX: usize = 1_000;
 /// Scripted times beyond one day are refused.

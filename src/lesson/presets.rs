@@ -97,7 +97,7 @@ impl Tweak {
     }
 }
 
-const ALL: &[Backend] = &[Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];
+const ALL: &[Backend] = &Backend::ALL;
 const REDIS: &[Backend] = &[Backend::Redlock];
 
 pub const PRESETS: &[Preset] = &[

@@ -11,7 +11,7 @@ use super::error::CommandError;
 use super::history::{DropReason, Event, Record, Standing, HISTORY_LEN_MAX};
 use super::net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
-use super::resource::{Resource, Verdict};
+use super::resource::{FenceRule, Owner, Resource, Verdict};
 use super::scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, CLOCK_JUMP_MS_MAX,
     PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
@@ -125,6 +125,7 @@ impl Core {
         View {
             now: self.now,
             clients: &self.clients,
+            resource_version: Token(self.resource.value()),
         }
     }
 
@@ -241,7 +242,10 @@ impl Core {
         match (self.client(client).partition, other) {
             (None, _) => false,
             (Some(_), Endpoint::Service | Endpoint::Node(_)) => true,
-            (Some(scope), Endpoint::Resource) => scope == PartitionScope::ServiceAndResource,
+            (Some(scope), Endpoint::Resource) => {
+                scope == PartitionScope::ServiceAndResource
+                    || self.config.backend.resource_in_service()
+            }
             (Some(_), Endpoint::Client(_)) => false,
         }
     }
@@ -660,7 +664,8 @@ impl Sim {
                 return Err(CommandError::TooManyQueued { client: c });
             }
         }
-        check_command(client, command)
+        check_command(client, command)?;
+        self.service.check_command(c, command)
     }
 
     /// Runs a client command now. A refused command changes nothing.
@@ -868,12 +873,23 @@ impl Sim {
     /// A message reaches a running client, the resource or the service.
     fn receive(&mut self, msg: Message) {
         match (msg.to, &msg.body) {
-            (Endpoint::Client(c), Body::Resource(ResourceMsg::WriteReply { accepted })) => {
-                self.core.client_mut(c).last_write = Some(if *accepted {
+            (
+                Endpoint::Client(c),
+                Body::Resource(ResourceMsg::WriteReply { accepted, version }),
+            ) => {
+                let client = self.core.client_mut(c);
+                client.last_write = Some(if *accepted {
                     LastWrite::Accepted
                 } else {
                     LastWrite::Rejected
                 });
+                // Where the data carries its own version, the reply tells the
+                // writer the version it now holds: the next write names it.
+                if *accepted && self.core.config.backend.fence_rule() == FenceRule::Version {
+                    if let Belief::Holding { token, .. } = &mut self.core.client_mut(c).belief {
+                        *token = Some(*version);
+                    }
+                }
             }
             (Endpoint::Resource, _) => self.apply_write(msg),
             _ => self.feed(Input::message(msg)),
@@ -889,8 +905,13 @@ impl Sim {
         };
         let holder = self.holder();
         let standing = self.core.oracle.standing(c, lease_key, holder);
-        let fencing = self.core.config.fencing;
-        let verdict = self.core.resource.apply(fencing, token);
+        let config = &self.core.config;
+        let (fencing, rule) = (config.fencing, config.backend.fence_rule());
+        let owner = Owner {
+            owner: holder.map(|h| h.client),
+            writer: c,
+        };
+        let verdict = self.core.resource.apply(fencing, rule, token, owner);
         let accepted = matches!(verdict, Verdict::Accepted { .. });
         if standing != Standing::Holder {
             self.core.oracle.record_stale(StaleWrite {
@@ -917,10 +938,11 @@ impl Sim {
             },
         };
         self.core.record(event);
+        let version = Token(self.core.resource.value());
         self.core.send(
             Endpoint::Resource,
             msg.from,
-            ResourceMsg::WriteReply { accepted }.into(),
+            ResourceMsg::WriteReply { accepted, version }.into(),
             0,
         );
     }

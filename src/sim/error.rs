@@ -53,6 +53,10 @@ pub enum CommandError {
         on: bool,
     },
     NodesOnlyInRedlock,
+    /// A command this lock system does not have, with its reason.
+    Unsupported {
+        why: &'static str,
+    },
     NodeDown {
         node: NodeId,
     },
@@ -135,6 +139,7 @@ impl fmt::Display for CommandError {
                 if *on { "on" } else { "off" }
             ),
             NodesOnlyInRedlock => f.write_str("Redis nodes exist only under Redlock"),
+            Unsupported { why } => f.write_str(why),
             NodeDown { node } => write!(f, "Redis {node} is down: restart it first"),
             NodeUp { node } => write!(f, "Redis {node} is running: only a crashed node restarts"),
             ClockJumpOutOfRange { jump_ms } => write!(

@@ -70,8 +70,21 @@ impl fmt::Display for AcquireFailure {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "why", rename_all = "kebab-case")]
 pub enum RejectReason {
-    TokenBelowHighest { token: Token, highest: Token },
+    TokenBelowHighest {
+        token: Token,
+        highest: Token,
+    },
     NoToken,
+    /// The lock item names someone else (or no one) as the owner.
+    NotOwner {
+        writer: ClientId,
+        owner: Option<ClientId>,
+    },
+    /// `UPDATE ... WHERE version = n` matched no row: the data moved on.
+    VersionMoved {
+        version: Token,
+        current: Token,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -81,6 +94,16 @@ impl fmt::Display for RejectReason {
                 write!(f, "token {token} < highest accepted {highest}")
             }
             RejectReason::NoToken => f.write_str("the write carries no token"),
+            RejectReason::NotOwner {
+                writer,
+                owner: Some(owner),
+            } => write!(f, "the lock item names {owner} as owner, not {writer}"),
+            RejectReason::NotOwner { owner: None, .. } => f.write_str("the lock item has no owner"),
+            RejectReason::VersionMoved { version, current } => write!(
+                f,
+                "WHERE version = {} matched 0 rows: the version is {}",
+                version.0, current.0
+            ),
         }
     }
 }

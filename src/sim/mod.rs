@@ -41,7 +41,7 @@ pub use history::{
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
 pub use playback::{Playback, Refusals};
-pub use resource::{Resource, Verdict, RESOURCE_NAME};
+pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
     TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX,

@@ -56,9 +56,8 @@ pub enum ResourceMsg {
         token: Option<Token>,
         lease_key: u64,
     },
-    WriteReply {
-        accepted: bool,
-    },
+    /// `version` is the data's version after the write (its counter's value).
+    WriteReply { accepted: bool, version: Token },
 }
 
 impl From<ResourceMsg> for Body {
@@ -76,8 +75,10 @@ impl Body {
                 format!("write, token {t}")
             }
             Body::Resource(ResourceMsg::Write { token: None, .. }) => "write, no token".into(),
-            Body::Resource(ResourceMsg::WriteReply { accepted: true }) => "accepted".into(),
-            Body::Resource(ResourceMsg::WriteReply { accepted: false }) => "rejected".into(),
+            Body::Resource(ResourceMsg::WriteReply { accepted: true, .. }) => "accepted".into(),
+            Body::Resource(ResourceMsg::WriteReply {
+                accepted: false, ..
+            }) => "rejected".into(),
         }
     }
 

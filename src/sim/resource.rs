@@ -1,11 +1,29 @@
 //! The protected resource: a shared counter that may check fencing tokens.
 
 use super::history::RejectReason;
-use super::types::{Fencing, Token};
+use super::types::{ClientId, Fencing, Token};
 use serde::{Deserialize, Serialize};
 
 /// The resource's name as the page shows it.
 pub const RESOURCE_NAME: &str = "shared-counter";
+
+/// How the resource checks a write when fencing is on: each lock system
+/// offers its own way, and the page shows which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FenceRule {
+    /// The write carries the lock's token; it passes iff the token is at
+    /// least the highest the resource has accepted.
+    Highest,
+    /// The write is a transaction with a condition on the lock item: it
+    /// passes iff the lock service still names the writer as the owner
+    /// (DynamoDB's `TransactWriteItems` with a `ConditionCheck`).
+    LockOwner,
+    /// The data carries its own version: the write passes iff it names the
+    /// version the writer last read, and bumps it (`UPDATE ... WHERE
+    /// version = n`). The counter's value is that version.
+    Version,
+}
 
 /// What the resource decided about one write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,9 +77,23 @@ impl Resource {
         self.rejected
     }
 
-    pub fn apply(&mut self, fencing: Fencing, token: Option<Token>) -> Verdict {
+    /// Applies a write. `owner` is the client the lock service names as
+    /// the owner when the write arrives and whether it is the writer; only
+    /// `FenceRule::LockOwner` reads it.
+    pub fn apply(
+        &mut self,
+        fencing: Fencing,
+        rule: FenceRule,
+        token: Option<Token>,
+        owner: Owner,
+    ) -> Verdict {
         if fencing.is_on() {
-            if let Some(reason) = self.check(token) {
+            let refusal = match rule {
+                FenceRule::Highest => self.check(token),
+                FenceRule::LockOwner => owner.check(),
+                FenceRule::Version => self.check_version(token),
+            };
+            if let Some(reason) = refusal {
                 self.rejected += 1;
                 return Verdict::Rejected(reason);
             }
@@ -77,6 +109,17 @@ impl Resource {
         Verdict::Accepted { value: self.value }
     }
 
+    fn check_version(&self, token: Option<Token>) -> Option<RejectReason> {
+        match token {
+            Some(Token(v)) if v == self.value => None,
+            Some(version) => Some(RejectReason::VersionMoved {
+                version,
+                current: Token(self.value),
+            }),
+            None => Some(RejectReason::NoToken),
+        }
+    }
+
     fn check(&self, token: Option<Token>) -> Option<RejectReason> {
         let Some(token) = token else {
             return Some(RejectReason::NoToken);
@@ -87,5 +130,25 @@ impl Resource {
             }
             _ => None,
         }
+    }
+}
+
+/// Who the lock service names as the owner when a write arrives, as a
+/// conditional write would see it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owner {
+    pub owner: Option<ClientId>,
+    pub writer: ClientId,
+}
+
+impl Owner {
+    fn check(self) -> Option<RejectReason> {
+        if self.owner == Some(self.writer) {
+            return None;
+        }
+        Some(RejectReason::NotOwner {
+            writer: self.writer,
+            owner: self.owner,
+        })
     }
 }

@@ -208,7 +208,7 @@ impl fmt::Display for Command {
     }
 }
 
-/// What a visitor asks one Redis node to do (Redlock only).
+/// What a visitor asks one node of the lock service to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "kebab-case")]
 pub enum NodeCommand {
@@ -222,6 +222,10 @@ pub enum NodeCommand {
     Slow {
         extra_ms: u64,
     },
+    /// The service's leader or primary dies and another takes over, as
+    /// each system does it (a Redis replica promoted by Sentinel, a new
+    /// Raft leader, a PostgreSQL standby).
+    Failover,
 }
 
 impl fmt::Display for NodeCommand {
@@ -237,6 +241,7 @@ impl fmt::Display for NodeCommand {
             }
             NodeCommand::Slow { extra_ms: 0 } => f.write_str("answers at normal speed"),
             NodeCommand::Slow { extra_ms } => write!(f, "answers {} late", Millis(*extra_ms)),
+            NodeCommand::Failover => f.write_str("fails over"),
         }
     }
 }

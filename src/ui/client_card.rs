@@ -325,11 +325,7 @@ fn lease_bars(props: &ClientCardProps) -> Html {
         Belief::Acquiring => (None, "asking".into()),
         Belief::Idle => (None, "no lock".into()),
     };
-    let service_word = match props.backend {
-        Backend::Redlock => "Redis nodes say",
-        Backend::ZooKeeper => "ZooKeeper says",
-        Backend::Etcd => "etcd says",
-    };
+    let service_word = props.backend.service_says();
     let (service, service_words) = match view.service_until {
         Some(until) => {
             let left = now.until(until);
@@ -472,12 +468,10 @@ fn buttons(props: &CardControlsProps) -> Html {
 }
 
 fn renewal_hint(backend: Backend) -> String {
-    let what = match backend {
-        Backend::Redlock => "extends its key on a majority of nodes",
-        Backend::ZooKeeper => "heartbeats its session",
-        Backend::Etcd => "sends lease keepalives",
-    };
-    format!("While on, the client {what} every third of the TTL")
+    format!(
+        "While on, the client {} every third of the TTL",
+        backend.renewal_words()
+    )
 }
 
 fn more_faults(props: &CardControlsProps) -> Html {

@@ -58,29 +58,12 @@ pub fn backend_line(sim: &Sim) -> String {
         .and_then(|h| h.until)
         .map(|until| seconds_1(now.until(until)));
     let config = sim.config();
-    match config.backend {
-        Backend::Etcd => format!(
-            "etcd: token = create_revision of the lock key, {}",
-            match left {
-                Some(l) => format!("lease remaining {l}"),
-                None => "no lease holds the lock".into(),
-            }
-        ),
-        Backend::ZooKeeper => format!(
-            "ZooKeeper: token = sequence number of the lock znode; the lease is the session, {}",
-            match left {
-                Some(l) => format!("which expires in {l} without a heartbeat"),
-                None => "and no session holds the lock".into(),
-            }
-        ),
-        Backend::Redlock => format!(
-            "Redlock: the lock value is random (unique, not ordered); token = INCR fence counter on node 1, {}",
-            match left {
-                Some(l) => format!("key TTL remaining {l}"),
-                None => "no key holds the lock".into(),
-            }
-        ),
-    }
+    let backend = config.backend;
+    let lease = match left {
+        Some(l) => format!("{} remaining {l}", backend.lease_word()),
+        None => format!("no {} holds the lock", backend.lease_word()),
+    };
+    format!("{}: {}, {lease}", backend.name(), backend.token_line())
 }
 
 fn speed_value(quarters: u32) -> String {

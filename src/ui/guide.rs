@@ -64,21 +64,23 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
 ];
 
 /// The presets grouped the way the stories menu shows them.
-pub fn preset_groups() -> Vec<(&'static str, Vec<&'static Preset>)> {
-    let every = |p: &&Preset| p.backends.len() > 1;
-    let only = |b: Backend| move |p: &&Preset| p.backends == [b];
-    vec![
-        ("Every backend", PRESETS.iter().filter(every).collect()),
-        (
-            "Redlock",
-            PRESETS.iter().filter(only(Backend::Redlock)).collect(),
-        ),
-        (
-            "ZooKeeper",
-            PRESETS.iter().filter(only(Backend::ZooKeeper)).collect(),
-        ),
-        ("etcd", PRESETS.iter().filter(only(Backend::Etcd)).collect()),
-    ]
+pub fn preset_groups() -> Vec<(String, Vec<&'static Preset>)> {
+    let mut groups: Vec<(String, Vec<&'static Preset>)> = Vec::new();
+    for p in PRESETS {
+        let name = if p.backends.len() == Backend::ALL.len() {
+            "Every backend".to_string()
+        } else {
+            let names: Vec<&str> = p.backends.iter().map(|b| b.name()).collect();
+            names.join(" and ")
+        };
+        match groups.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, list)) => list.push(p),
+            None => groups.push((name, vec![p])),
+        }
+    }
+    // The stories every backend tells come first.
+    groups.sort_by_key(|(n, _)| n != "Every backend");
+    groups
 }
 
 impl Story {

@@ -47,10 +47,7 @@ fn endpoints(backend: Backend) -> Vec<Endpoint> {
 fn column_name(e: Endpoint, backend: Backend) -> String {
     match e {
         Endpoint::Client(c) => c.to_string(),
-        Endpoint::Service => match backend {
-            Backend::ZooKeeper => "ZooKeeper".into(),
-            _ => "etcd".into(),
-        },
+        Endpoint::Service => backend.name().into(),
         Endpoint::Node(n) => format!("R{}", n.number()),
         Endpoint::Resource => "counter".into(),
     }

@@ -148,8 +148,8 @@ pub enum Action {
     SetSpeed(String),
     SetBackend(Backend),
     SetFencing(bool),
-    SetRedis(RedisOptions),
-    SetZk(ZkOptions),
+    /// New settings for the run (a system's own options): a fresh run.
+    Reconfigure(Config),
     Client(ClientId, Command),
     Node(NodeId, NodeCommand),
     ChoosePause(ClientId, String),
@@ -490,8 +490,7 @@ impl Reducible for AppState {
                 let fencing = if on { Fencing::On } else { Fencing::Off };
                 self.restart_with(Config { fencing, ..config })
             }
-            Action::SetRedis(redis) => self.restart_with(Config { redis, ..config }),
-            Action::SetZk(zk) => self.restart_with(Config { zk, ..config }),
+            Action::Reconfigure(config) => self.restart_with(config),
             Action::Client(c, command) => self.client_command(c, command),
             Action::Node(node, command) => self.node_command(node, command),
             Action::ChoosePause(c, text) => match parse_pause_s(&text) {

@@ -668,6 +668,7 @@ fn node_command_of(n: usize, c: &Json) -> Result<NodeCommand, Problem> {
     Ok(match name {
         "crash" => NodeCommand::Crash,
         "restart" => NodeCommand::Restart,
+        "failover" => NodeCommand::Failover,
         "clock-jump" => NodeCommand::ClockJump {
             jump_ms: c.get("jump_ms").and_then(Json::as_i64).ok_or_else(|| {
                 Problem::Field(format!(

@@ -14,7 +14,8 @@ pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeVi
 use super::effects::{Effects, Input, View};
 use super::error::CommandError;
 use super::net::Body;
-use super::scenario::{Config, NodeCommand};
+use super::resource::FenceRule;
+use super::scenario::{Command, Config, NodeCommand};
 use super::types::{ClientId, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -46,6 +47,18 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const LATENCY_US: (u64, u64);
     /// Whether every grant carries a token larger than the last one.
     const MONOTONIC_TOKENS: bool;
+    /// What the client's token is, for the line under the backend switch:
+    /// "token = create_revision of the lock key".
+    const TOKEN_LINE: &'static str;
+    /// Who speaks for the service on a client card: "etcd says".
+    const SERVICE_SAYS: &'static str;
+    /// What renewal does, finishing "While on, the client ...".
+    const RENEWAL: &'static str;
+    /// How the resource checks a write with fencing on.
+    const FENCE: FenceRule = FenceRule::Highest;
+    /// Whether the lock and the data live in one server, so that a client
+    /// cut off from the lock service is cut off from the data too.
+    const RESOURCE_IN_SERVICE: bool = false;
 
     fn new(config: &Config) -> Self;
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
@@ -57,6 +70,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// Whether a node command would be accepted now.
     fn check_node(&self, _node: NodeId, _cmd: NodeCommand) -> Result<(), CommandError> {
         Err(CommandError::NodesOnlyInRedlock)
+    }
+    /// Whether this system offers a client command at all (PostgreSQL has
+    /// no lease to renew); the engine has checked the client's own state.
+    fn check_command(&self, _c: ClientId, _cmd: Command) -> Result<(), CommandError> {
+        Ok(())
     }
     /// A short label for one of its messages, as drawn in flight.
     fn label(msg: &Self::Msg) -> String;
@@ -116,6 +134,31 @@ macro_rules! lock_systems {
             /// Whether the backend promises tokens that only grow.
             pub fn monotonic_tokens(self) -> bool {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::MONOTONIC_TOKENS,)* }
+            }
+
+            /// What the client's token is, in a few words.
+            pub fn token_line(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_LINE,)* }
+            }
+
+            /// Who speaks for the service on a client card.
+            pub fn service_says(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::SERVICE_SAYS,)* }
+            }
+
+            /// What renewal does in this backend.
+            pub fn renewal_words(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::RENEWAL,)* }
+            }
+
+            /// How the resource checks a write with fencing on.
+            pub fn fence_rule(self) -> FenceRule {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE,)* }
+            }
+
+            /// Whether the lock and the data live in one server.
+            pub fn resource_in_service(self) -> bool {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::RESOURCE_IN_SERVICE,)* }
             }
 
             pub(crate) fn latency_us(self) -> (u64, u64) {
@@ -208,6 +251,10 @@ macro_rules! lock_systems {
 
             pub fn check_node(&self, node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
                 match self { $(Service::$variant(s) => s.check_node(node, cmd),)* }
+            }
+
+            pub fn check_command(&self, c: ClientId, cmd: Command) -> Result<(), CommandError> {
+                match self { $(Service::$variant(s) => s.check_command(c, cmd),)* }
             }
 
             pub fn validity(&self, view: &View, c: ClientId) -> Option<Validity> {

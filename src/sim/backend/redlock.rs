@@ -213,6 +213,10 @@ impl LockSystem for Redlock {
     /// A Redis round trip on one LAN: 0.5-2 ms.
     const LATENCY_US: (u64, u64) = (250, 1_000);
     const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_LINE: &'static str =
+        "the lock value is random (unique, not ordered); token = INCR fence counter on node 1";
+    const SERVICE_SAYS: &'static str = "Redis nodes say";
+    const RENEWAL: &'static str = "extends its key on a majority of nodes";
 
     fn new(config: &Config) -> Redlock {
         Redlock {
@@ -310,6 +314,9 @@ impl LockSystem for Redlock {
             NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
                 Err(CommandError::DelayOutOfRange { extra_ms })
             }
+            NodeCommand::Failover => Err(CommandError::Unsupported {
+                why: "Redlock's five nodes are independent masters with no replicas: nothing fails over (crash and restart a node instead)",
+            }),
             _ => Ok(()),
         }
     }
@@ -872,6 +879,7 @@ impl Redlock {
                 }
                 self.schedule_expiry(view, n, out);
             }
+            NodeCommand::Failover => {}
             NodeCommand::Slow { extra_ms } => {
                 self.node(n).slow_ms = extra_ms;
                 out.record(Event::NodeSlow { node: n, extra_ms });

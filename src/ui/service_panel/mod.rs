@@ -1,0 +1,108 @@
+//! The lock service's internals, as each system keeps its own books: one
+//! file per system beside this one, which draws the frame they share.
+
+mod etcd;
+mod redlock;
+mod zookeeper;
+
+use super::state::{seconds_1, Action};
+use crate::sim::{
+    Config, HolderView, Millis, NodeCommand, NodeId, RedlockDetail, ServiceDetail, Sim,
+};
+use yew::prelude::*;
+
+/// How far "Clock +10 s" moves a node's wall clock.
+pub const CLOCK_JUMP_MS: i64 = 10_000;
+/// How much later a slowed node answers.
+pub const SLOW_NODE_MS: u64 = 2_000;
+
+/// Why each node button is disabled, `None` when enabled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NodeChecks {
+    pub node: NodeId,
+    pub crash: Option<String>,
+    pub restart: Option<String>,
+    pub clock_jump: Option<String>,
+    pub slow: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct ServicePanelProps {
+    pub now: Millis,
+    pub detail: ServiceDetail,
+    pub holder: Option<HolderView>,
+    /// The run's settings, each system's own options among them.
+    pub config: Config,
+    /// One per Redis node under Redlock, empty otherwise.
+    pub node_checks: Vec<NodeChecks>,
+    pub dispatch: Callback<Action>,
+}
+
+impl ServicePanelProps {
+    pub fn from_sim(sim: &Sim, dispatch: Callback<Action>) -> Self {
+        let detail = sim.service_detail();
+        let node_checks = match &detail {
+            ServiceDetail::Redlock(RedlockDetail { nodes }) => nodes
+                .iter()
+                .map(|n| {
+                    let why = |cmd| sim.check_node(n.node, cmd).err().map(|e| e.to_string());
+                    NodeChecks {
+                        node: n.node,
+                        crash: why(NodeCommand::Crash),
+                        restart: why(NodeCommand::Restart),
+                        clock_jump: why(NodeCommand::ClockJump {
+                            jump_ms: CLOCK_JUMP_MS,
+                        }),
+                        slow: why(NodeCommand::Slow {
+                            extra_ms: if n.slow_ms > 0 { 0 } else { SLOW_NODE_MS },
+                        }),
+                    }
+                })
+                .collect(),
+            _ => Vec::new(),
+        };
+        ServicePanelProps {
+            now: sim.now(),
+            detail,
+            holder: sim.holder(),
+            config: sim.config().clone(),
+            node_checks,
+            dispatch,
+        }
+    }
+}
+
+#[component]
+pub fn ServicePanel(props: &ServicePanelProps) -> Html {
+    let body = match &props.detail {
+        ServiceDetail::Redlock(d) => redlock::panel(props, d),
+        ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
+        ServiceDetail::Etcd(d) => etcd::panel(props, d),
+    };
+    html! {
+        <section class="panel service" aria-label="Lock service">
+            <h2 class="panel__title">{ "Lock service" }</h2>
+            { holder_line(props) }
+            { body }
+        </section>
+    }
+}
+
+fn holder_line(props: &ServicePanelProps) -> Html {
+    let text = match props.holder {
+        Some(h) => {
+            let token = h
+                .token
+                .map_or("no token".to_string(), |t| format!("token {t}"));
+            let until = h.until.map_or(String::new(), |u| {
+                format!(", {} left", seconds_1(props.now.until(u)))
+            });
+            format!(
+                "The service says {} holds the lock ({token}{until}).",
+                h.client
+            )
+        }
+        None => "The service says nobody holds the lock.".into(),
+    };
+    html! { <p class="service__holder">{ text }</p> }
+}

@@ -1,0 +1,191 @@
+//! Redlock's five Redis nodes: keys, clocks, fence counters, and buttons to
+//! crash, restart, jump or slow each one.
+
+use super::{NodeChecks, ServicePanelProps, CLOCK_JUMP_MS, SLOW_NODE_MS};
+use crate::sim::{
+    Config, ExtendMode, NodeCommand, Persistence, RedisNodeView, RedisOptions, RedlockDetail,
+    ReleaseMode, RestartPolicy,
+};
+use crate::ui::dom::checked_of;
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+/// The random lock value, cut to its first 6 hex digits: enough to tell
+/// owners apart; the whole value is in the tooltip.
+fn short_value(value: u64) -> String {
+    let hex = format!("{value:x}");
+    match hex.get(..6) {
+        Some(head) if hex.len() > 6 => format!("{head}…"),
+        _ => hex,
+    }
+}
+
+fn signed_seconds(ms: i64) -> String {
+    let sign = if ms < 0 { "−" } else { "+" };
+    format!("{sign}{}", seconds_1(ms.unsigned_abs()))
+}
+
+fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
+    let n = node.node;
+    let checks = props.node_checks.iter().find(|c| c.node == n);
+    let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
+    let send = |command: NodeCommand| {
+        props
+            .dispatch
+            .reform(move |_: MouseEvent| Action::Node(n, command))
+    };
+    let (up_word, up_mark) = if node.up {
+        ("up", "▲")
+    } else {
+        ("down", "▼")
+    };
+    let key = match node.key {
+        Some(k) => html! {
+            <>
+                <td>{ k.owner.to_string() }</td>
+                <td><code title={format!("{:016x}", k.value)}>{ short_value(k.value) }</code></td>
+                <td>{ seconds_1(k.ttl_left_ms) }</td>
+            </>
+        },
+        None => html! { <><td>{ "—" }</td><td>{ "—" }</td><td>{ "—" }</td></> },
+    };
+    let down_note = node
+        .restart_at
+        .map(|at| format!(" until t={}", seconds_1(at.ms())))
+        .unwrap_or_default();
+    let (toggle_name, toggle_cmd, toggle_why) = if node.up {
+        ("Crash", NodeCommand::Crash, why(|c| &c.crash))
+    } else {
+        ("Restart", NodeCommand::Restart, why(|c| &c.restart))
+    };
+    let (slow_name, slow_label, slow_cmd) = if node.slow_ms > 0 {
+        (
+            "Speed up",
+            format!("Speed up node {}", n.number()),
+            NodeCommand::Slow { extra_ms: 0 },
+        )
+    } else {
+        (
+            "Slow",
+            format!("Slow node {} by 2 s", n.number()),
+            NodeCommand::Slow {
+                extra_ms: SLOW_NODE_MS,
+            },
+        )
+    };
+    let slow_why = why(|c| &c.slow);
+    let jump_why = why(|c| &c.clock_jump);
+    html! {
+        <tr class={classes!("nodes__row", (!node.up).then_some("nodes__row--down"))}>
+            <th scope="row">{ n.number() }</th>
+            <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }</td>
+            { key }
+            <td>{ signed_seconds(node.clock_offset_ms) }</td>
+            <td>{ node.fence }</td>
+            <td class="nodes__faults">
+                <div class="nodes__actions">
+                    <button type="button" class="button button--small"
+                        aria-label={format!("{toggle_name} node {}", n.number())}
+                        disabled={toggle_why.is_some()}
+                        title={toggle_why.clone().unwrap_or_else(|| toggle_hint(node.up))}
+                        onclick={send(toggle_cmd)}>{ toggle_name }</button>
+                    <button type="button" class="button button--small"
+                        aria-label={format!("Clock +10 s on node {}", n.number())}
+                        disabled={jump_why.is_some()}
+                        title={jump_why.clone().unwrap_or_else(|| "The node's wall clock jumps 10 s forward: its key expires early".into())}
+                        onclick={send(NodeCommand::ClockJump { jump_ms: CLOCK_JUMP_MS })}>{ "Clock +10 s" }</button>
+                    <button type="button" class="button button--small"
+                        aria-label={slow_label}
+                        disabled={slow_why.is_some()}
+                        title={slow_why.clone().unwrap_or_else(|| "The node answers 2 s later than usual, or normally again".into())}
+                        onclick={send(slow_cmd)}>{ slow_name }</button>
+                </div>
+            </td>
+        </tr>
+    }
+}
+
+fn toggle_hint(up: bool) -> String {
+    if up {
+        "The node goes down; without persistence it forgets its keys".into()
+    } else {
+        "The node comes back".into()
+    }
+}
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
+    let RedlockDetail { nodes } = detail;
+    html! {
+        <>
+            <p id="nodes-caption" class="service__caption">{ "Five independent Redis masters; a lock needs 3 of them." }</p>
+            <div class="table-wrap">
+                <table class="nodes" aria-labelledby="nodes-caption">
+                    <thead>
+                        <tr>
+                            <th scope="col">{ "node" }</th>
+                            <th scope="col">{ "state" }</th>
+                            <th scope="col">{ "key owner" }</th>
+                            <th scope="col">{ "value" }</th>
+                            <th scope="col">{ "TTL left" }</th>
+                            <th scope="col">{ "clock" }</th>
+                            <th scope="col">{ "fence" }</th>
+                            <th scope="col">{ "faults" }</th>
+                        </tr>
+                    </thead>
+                    <tbody>
+                        { for nodes.iter().map(|n| node_row(props, n)) }
+                    </tbody>
+                </table>
+            </div>
+            { redis_options(props) }
+            <p class="panel__note">
+                { "Simplified on purpose: a client asks all five nodes at once, gives each a timeout of a few tens of milliseconds, and decides as soon as three said OK (a down node refuses at once); each node expires keys by its own clock; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
+            </p>
+        </>
+    }
+}
+
+/// One Redis option as a checkbox; changing it starts a fresh run.
+fn redis_toggle(
+    props: &ServicePanelProps,
+    id: &'static str,
+    label: &'static str,
+    on: bool,
+    apply: fn(RedisOptions, bool) -> RedisOptions,
+) -> Html {
+    let config = props.config.clone();
+    let onchange = props.dispatch.reform(move |e: Event| {
+        let redis = apply(config.redis, checked_of(&e));
+        Action::Reconfigure(Config {
+            redis,
+            ..config.clone()
+        })
+    });
+    html! {
+        <label class="toggle" for={id}>
+            <input {id} type="checkbox" class="toggle__input" checked={on} {onchange} />
+            <span class="toggle__text">{ label }</span>
+        </label>
+    }
+}
+
+fn redis_options(props: &ServicePanelProps) -> Html {
+    let r = props.config.redis;
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "Redis options (each starts a fresh run)" }</legend>
+            { redis_toggle(props, "redis-release", "Value-checked release (off: plain DEL)",
+                r.release == ReleaseMode::CheckValue,
+                |o, on| RedisOptions { release: if on { ReleaseMode::CheckValue } else { ReleaseMode::PlainDel }, ..o }) }
+            { redis_toggle(props, "redis-extend", "Checked extension (off: blind SET)",
+                r.extend == ExtendMode::CheckValue,
+                |o, on| RedisOptions { extend: if on { ExtendMode::CheckValue } else { ExtendMode::BlindSet }, ..o }) }
+            { redis_toggle(props, "redis-persist", "Persistence: fsync always",
+                r.persistence == Persistence::Fsync,
+                |o, on| RedisOptions { persistence: if on { Persistence::Fsync } else { Persistence::None }, ..o }) }
+            { redis_toggle(props, "redis-delay", "Delayed restart (stay down a whole TTL)",
+                r.restart == RestartPolicy::Delayed,
+                |o, on| RedisOptions { restart: if on { RestartPolicy::Delayed } else { RestartPolicy::Immediate }, ..o }) }
+        </fieldset>
+    }
+}

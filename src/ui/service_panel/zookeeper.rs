@@ -1,0 +1,136 @@
+//! ZooKeeper's znode queue, its sessions and its settings.
+
+use super::ServicePanelProps;
+use crate::sim::{
+    negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
+};
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
+    let ZkDetail {
+        znodes,
+        sessions,
+        zxid,
+        tick_ms,
+    } = detail;
+    html! {
+        <>
+            <p class="service__counter">
+                { "zxid " }<strong>{ zxid }</strong>
+                { format!(" · tick {}", seconds_1(*tick_ms)) }
+            </p>
+            <h3 class="panel__subtitle">{ "/locks/shared-counter: the queue, lowest first" }</h3>
+            if znodes.is_empty() {
+                <p class="panel__empty">{ "No znodes: nobody holds or waits." }</p>
+            } else {
+                <ol class="queue">
+                    { for znodes.iter().enumerate().map(|(i, z)| html! {
+                        <li class={classes!("queue__item", (i == 0).then_some("queue__item--holder"))}>
+                            <code>{ format!("lock-{:010}", z.seq) }</code>
+                            { format!(" {} · session 0x{:x} · czxid {}", z.owner, z.session, z.czxid) }
+                            <span class="queue__role">{ if i == 0 { " · holds the lock" } else { " · waits (watches the one before)" } }</span>
+                        </li>
+                    }) }
+                </ol>
+            }
+            <h3 class="panel__subtitle">{ "Sessions" }</h3>
+            { session_table(props.now, sessions) }
+            { zk_options(props) }
+            <p class="panel__note">
+                { "Simplified on purpose: the ensemble is one always-available server (no ZAB, no leader election) and each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number, which only creations advance." }
+            </p>
+        </>
+    }
+}
+
+/// The tickTimes offered: ZooKeeper's default, and shorter ones as test
+/// ensembles use so sessions expire in seconds.
+const TICK_CHOICES_MS: [u64; 4] = [500, 1_000, 2_000, 3_000];
+
+/// ZooKeeper's settings: tickTime (which clamps the session timeout) and
+/// the client library, which decides when a cut-off client hears LOST.
+fn zk_options(props: &ServicePanelProps) -> Html {
+    let config = &props.config;
+    let zk = config.zk;
+    let negotiated = negotiated_timeout_ms(config.ttl_ms, zk.tick_ms);
+    let with = {
+        let config = config.clone();
+        move |zk: ZkOptions| {
+            Action::Reconfigure(Config {
+                zk,
+                ..config.clone()
+            })
+        }
+    };
+    let with_tick = with.clone();
+    let on_tick = props.dispatch.reform(move |e: Event| {
+        let tick_ms = crate::ui::dom::value_of(&e).parse().unwrap_or(zk.tick_ms);
+        with_tick(ZkOptions { tick_ms, ..zk })
+    });
+    let library = |client: ZkClient, id: &'static str, words: &'static str| {
+        let with = with.clone();
+        let onchange = props
+            .dispatch
+            .reform(move |_: Event| with(ZkOptions { client, ..zk }));
+        html! {
+            <label class="toggle" for={id}>
+                <input {id} type="radio" name="zk-client" class="toggle__input"
+                    checked={zk.client == client} {onchange} />
+                <span class="toggle__text">{ words }</span>
+            </label>
+        }
+    };
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "ZooKeeper settings (each starts a fresh run)" }</legend>
+            <label class="field" for="zk-tick">
+                <span>{ "tickTime" }</span>
+                <select id="zk-tick" onchange={on_tick}>
+                    { for TICK_CHOICES_MS.iter().map(|&t| html! {
+                        <option value={t.to_string()} selected={t == zk.tick_ms}>{ seconds_1(t) }</option>
+                    }) }
+                </select>
+            </label>
+            <p class="panel__note" id="zk-clamp">
+                if negotiated == props.config.ttl_ms {
+                    { format!("Session timeout {} (the TTL setting), within 2-20 x tickTime.", seconds_1(negotiated)) }
+                } else {
+                    { format!("The clients ask for {} (the TTL setting); the server clamps it to 2-20 x tickTime and grants {}.", seconds_1(props.config.ttl_ms), seconds_1(negotiated)) }
+                }
+            </p>
+            { library(ZkClient::Curator, "zk-curator", "Curator 3.0+: LOST once a session timeout has passed while SUSPENDED") }
+            { library(ZkClient::Native, "zk-native", "Native client or kazoo: LOST only on reaching the server again") }
+        </fieldset>
+    }
+}
+
+fn session_table(now: Millis, sessions: &[SessionView]) -> Html {
+    if sessions.is_empty() {
+        return html! { <p class="panel__empty">{ "No sessions open." }</p> };
+    }
+    html! {
+        <div class="table-wrap">
+            <table class="sessions">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "session" }</th>
+                        <th scope="col">{ "client" }</th>
+                        <th scope="col">{ "timeout" }</th>
+                        <th scope="col">{ "expires in" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for sessions.iter().map(|s| html! {
+                        <tr>
+                            <td><code>{ format!("0x{:x}", s.session) }</code></td>
+                            <td>{ s.owner.to_string() }</td>
+                            <td>{ seconds_1(s.timeout_ms) }</td>
+                            <td>{ seconds_1(now.until(s.expires_at)) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}

@@ -4,6 +4,7 @@
 
 mod etcd;
 mod queue;
+mod redis_node;
 mod redlock;
 mod zookeeper;
 

@@ -12,8 +12,8 @@
 //! counter on node 1, asked for once a quorum is held: growing only while
 //! node 1 keeps its data.
 
+use super::redis_node::{Node, RedisKey};
 use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
-use crate::sim::clock::Clock;
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -53,6 +53,13 @@ pub enum RedisMsg {
     Set { value: u64, px_ms: u64, round: u64 },
     #[serde(rename = "redis-set-reply")]
     SetReply { ok: bool, round: u64 },
+    /// `SET lock value NX PX ttl` and, if it was set, `INCR fence`, in one
+    /// script (single Redis): the token comes back with the key.
+    #[serde(rename = "redis-set-fence")]
+    SetFence { value: u64, px_ms: u64, round: u64 },
+    /// The fence counter, or nil when the key was taken.
+    #[serde(rename = "redis-set-fence-reply")]
+    SetFenceReply { fence: Option<u64>, round: u64 },
     /// `INCR fence` on node 1, once a quorum is held: the token.
     #[serde(rename = "redis-incr")]
     Incr { round: u64 },
@@ -118,51 +125,6 @@ pub struct RedisKeyView {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RedlockDetail {
     pub nodes: Vec<RedisNodeView>,
-}
-
-#[derive(Debug, Clone, Copy, Hash)]
-struct RedisKey {
-    owner: ClientId,
-    value: u64,
-    /// Expiry time by the node's own wall clock.
-    expires_at_clock: i64,
-    /// When, in true time, the node's clock reaches it: kept in step with
-    /// the clock (worked out again when it jumps), because the holder is
-    /// asked for after every event and must be cheap.
-    expiry: Millis,
-    set_at: Millis,
-}
-
-#[derive(Debug, Clone, Default, Hash)]
-struct Node {
-    down: bool,
-    clock: Clock,
-    slow_ms: u64,
-    key: Option<RedisKey>,
-    fence: u64,
-    crashed_at: Option<Millis>,
-    restart_at: Option<Millis>,
-}
-
-impl Node {
-    /// The key as a `GET` would see it: expired keys are gone.
-    fn live_key(&self, now: Millis) -> Option<RedisKey> {
-        self.key.filter(|k| !self.down && k.expiry > now)
-    }
-
-    /// When, in virtual time, the node's clock reaches the key's expiry
-    /// (`now` if it already has).
-    fn expiry_virtual(&self, key: &RedisKey, now: Millis) -> Millis {
-        key.expiry.max(now)
-    }
-
-    /// The key's expiry worked out again from the node's clock.
-    fn resync_expiry(&mut self, now: Millis) {
-        let clock = self.clock;
-        if let Some(key) = self.key.as_mut() {
-            key.expiry = clock.when_reads(key.expires_at_clock, now);
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -339,6 +301,9 @@ impl LockSystem for Redlock {
     fn label(msg: &RedisMsg) -> String {
         match msg {
             RedisMsg::Set { .. } => "SET NX PX".into(),
+            RedisMsg::SetFence { .. } => "SET NX PX + INCR".into(),
+            RedisMsg::SetFenceReply { fence: Some(f), .. } => format!("OK, fence {f}"),
+            RedisMsg::SetFenceReply { fence: None, .. } => "nil (taken)".into(),
             RedisMsg::SetReply { ok: true, .. } => "OK".into(),
             RedisMsg::SetReply { ok: false, .. } => "nil (taken)".into(),
             RedisMsg::Incr { .. } => "INCR fence".into(),
@@ -611,31 +576,6 @@ impl Redlock {
         }
     }
 
-    fn set_key(
-        &mut self,
-        view: &View,
-        n: NodeId,
-        c: ClientId,
-        value: u64,
-        px_ms: u64,
-        out: &mut Effects,
-    ) {
-        let node = self.node(n);
-        let expires_at_clock = node.clock.read(view.now) + px_ms as i64;
-        node.key = Some(RedisKey {
-            owner: c,
-            value,
-            expires_at_clock,
-            expiry: node.clock.when_reads(expires_at_clock, view.now),
-            set_at: view.now,
-        });
-        self.schedule_expiry(view, n, out);
-        out.record(Event::Service(ServiceEvent::RedisKeySet {
-            node: n,
-            client: c,
-        }));
-    }
-
     fn on_node_message(
         &mut self,
         view: &View,
@@ -644,87 +584,19 @@ impl Redlock {
         body: RedisMsg,
         out: &mut Effects,
     ) {
-        let node = &self.nodes[n.index()];
+        let node = &mut self.nodes[n.index()];
         let reply_delay = node.slow_ms;
-        let down = node.down;
-        let live = node.live_key(view.now);
-        if node.key.is_some() && live.is_none() && !down {
-            self.expire(n, out); // Lazy expiry, as a GET would do.
+        let handled = node.handle(view.now, n, c, body, out);
+        if handled.rearm {
+            self.schedule_expiry(view, n, out);
         }
-        let reply = match body {
-            RedisMsg::Set { round, .. }
-            | RedisMsg::Extend { round, .. }
-            | RedisMsg::Incr { round }
-                if down =>
-            {
-                RedisMsg::Refused { round }
-            }
-            RedisMsg::Set {
-                value,
-                px_ms,
-                round,
-            } => {
-                let ok = live.is_none();
-                if ok {
-                    self.set_key(view, n, c, value, px_ms, out);
-                }
-                RedisMsg::SetReply { ok, round }
-            }
-            RedisMsg::Incr { round } => {
-                let node = self.node(n);
-                node.fence += 1;
-                RedisMsg::IncrReply {
-                    fence: node.fence,
-                    round,
-                }
-            }
-            RedisMsg::Extend {
-                value,
-                px_ms,
-                mode,
-                round,
-            } => {
-                let mine = live.is_some_and(|k| k.value == value);
-                // A blind SET takes the key whoever holds it: a renewal that
-                // arrives after expiry silently re-acquires.
-                let ok = mine || mode == ExtendMode::BlindSet;
-                if mine {
-                    let node = self.node(n);
-                    let expires_at_clock = node.clock.read(view.now) + px_ms as i64;
-                    if let Some(key) = node.key.as_mut() {
-                        key.expires_at_clock = expires_at_clock;
-                    }
-                    node.resync_expiry(view.now);
-                    self.schedule_expiry(view, n, out);
-                } else if ok {
-                    self.set_key(view, n, c, value, px_ms, out);
-                }
-                RedisMsg::ExtendReply { ok, round }
-            }
-            RedisMsg::Unlock { value, mode } => {
-                let plain = mode == ReleaseMode::PlainDel;
-                if let Some(key) = live.filter(|k| plain || k.value == value) {
-                    self.node(n).key = None;
-                    out.record(Event::Service(ServiceEvent::RedisKeyDeleted {
-                        node: n,
-                        owner: key.owner,
-                        by: c,
-                    }));
-                }
-                return;
-            }
-            _ => return,
-        };
-        out.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
+        if let Some(reply) = handled.reply {
+            out.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
+        }
     }
 
     fn expire(&mut self, n: NodeId, out: &mut Effects) {
-        if let Some(key) = self.node(n).key.take() {
-            out.record(Event::Service(ServiceEvent::RedisKeyExpired {
-                node: n,
-                client: key.owner,
-            }));
-        }
+        self.nodes[n.index()].expire(n, out);
     }
 
     fn on_reply(&mut self, view: &View, c: ClientId, body: RedisMsg, out: &mut Effects) {

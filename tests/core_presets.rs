@@ -50,7 +50,7 @@ fn every_preset_runs_on_every_backend_it_names() {
                 assert!(sim.events_run() > 0, "{} on {backend}", p.id);
             }
         }
-        for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        for backend in Backend::ALL {
             if !p.backends.contains(&backend) {
                 assert!(presets::scenario(p.id, backend, Fencing::Off).is_none());
             }
@@ -60,7 +60,7 @@ fn every_preset_runs_on_every_backend_it_names() {
 
 #[test]
 fn delayed_write_sent_in_time_arrives_late_and_fencing_saves_it() {
-    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+    for backend in Backend::ALL {
         let off = preset("delayed-write", backend, Fencing::Off);
         assert_eq!(off.oracle().corruptions(), 1, "{backend}\n{}", story(&off));
         let stale = off.oracle().last_stale_write().unwrap();
@@ -233,7 +233,7 @@ fn etcd_revision_moves_on_every_write_not_just_grants() {
 
 #[test]
 fn a_crashed_holder_blocks_everyone_for_a_lease() {
-    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+    for backend in Backend::ALL {
         let sim = preset("crashed-holder", backend, Fencing::Off);
         let text = story(&sim);
         let b = acquired(&sim, 'B');

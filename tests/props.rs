@@ -33,6 +33,7 @@ fn node_command() -> impl Strategy<Value = NodeCommand> {
     prop_oneof![
         Just(NodeCommand::Crash),
         Just(NodeCommand::Restart),
+        Just(NodeCommand::Failover),
         (-20_000i64..20_000).prop_map(|jump_ms| NodeCommand::ClockJump { jump_ms }),
         (0u64..6_000).prop_map(|extra_ms| NodeCommand::Slow { extra_ms }),
     ]
@@ -43,10 +44,12 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
         client: ClientId::new(c).unwrap(),
         command,
     });
-    if backend != Backend::Redlock {
-        return client.boxed();
-    }
-    let node = (1u8..=5, node_command()).prop_map(|(n, command)| Action::Node {
+    let nodes = match backend {
+        Backend::Redlock => 5,
+        Backend::Redis => 2,
+        _ => return client.boxed(),
+    };
+    let node = (1u8..=nodes, node_command()).prop_map(|(n, command)| Action::Node {
         node: NodeId::new(n).unwrap(),
         command,
     });
@@ -165,6 +168,11 @@ proptest! {
 
     #[test]
     fn zookeeper_random_runs_hold_the_invariants((config, steps) in run_input(Backend::ZooKeeper)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn redis_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Redis)) {
         check_run(config, steps)?;
     }
 

@@ -39,6 +39,7 @@ pub enum Tweak {
     Restart(RestartPolicy),
     TtlMs(u64),
     ZkClient(ZkClient),
+    WaitReplica(bool),
 }
 
 impl Tweak {
@@ -53,6 +54,7 @@ impl Tweak {
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
+            Tweak::WaitReplica(on) => c.redis.wait_replica = on,
         }
         c
     }
@@ -73,6 +75,7 @@ impl Tweak {
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
+            Tweak::WaitReplica(_) => c.redis.wait_replica = original.redis.wait_replica,
         }
         c
     }
@@ -93,12 +96,16 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
             Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
+            Tweak::WaitReplica(true) => "WAIT for the replica".into(),
+            Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
         }
     }
 }
 
 const ALL: &[Backend] = &Backend::ALL;
-const REDIS: &[Backend] = &[Backend::Redlock];
+const REDLOCK: &[Backend] = &[Backend::Redlock];
+/// The stories of Redis's own scripts, which single Redis and Redlock share.
+const REDIS_FLAVOURS: &[Backend] = &[Backend::Redis, Backend::Redlock];
 
 pub const PRESETS: &[Preset] = &[
     Preset {
@@ -128,8 +135,8 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "release-other",
         title: "A plain DEL releases someone else's lock",
-        backends: REDIS,
-        story: "A's lease ran out during a pause and B holds the lock. A wakes and releases with a plain DEL, deleting B's keys; C acquires while B still believes it holds.",
+        backends: REDIS_FLAVOURS,
+        story: "A's lease ran out during a pause and B holds the lock. A wakes and releases with a plain DEL, deleting B's key; C acquires while B still believes it holds.",
         fix: "Release with the value-checked script: a node deletes the key only if it still holds your value.",
         try_this: TryThis {
             tweak: Tweak::Release(ReleaseMode::CheckValue),
@@ -140,7 +147,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "redlock-restart",
         title: "A Redis node restarts empty",
-        backends: REDIS,
+        backends: REDLOCK,
         story: "A holds nodes 1-3. Node 3 crashes and restarts without persistence, forgetting A's key; B then wins nodes 3-5. Two holders, no pause at all.",
         fix: "Delayed restart: keep a crashed node down longer than the TTL (or fsync every write).",
         try_this: TryThis {
@@ -152,7 +159,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "redlock-clock-jump",
         title: "One node's wall clock jumps",
-        backends: REDIS,
+        backends: REDLOCK,
         story: "A holds nodes 1-3. Node 3's wall clock jumps 10 s forward and it expires A's key early; B wins nodes 3-5.",
         fix: "Nothing in Redlock: it trusts every node's clock. Only a fencing token checked at the resource catches the second holder.",
         try_this: TryThis {
@@ -164,7 +171,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "redlock-no-fence",
         title: "Unique is not monotonic",
-        backends: REDIS,
+        backends: REDLOCK,
         story: "Fencing is on, using an INCR counter on node 1. Node 1 restarts without persistence and its counter starts again from 0: B gets the same token A had, and A's stale write is accepted.",
         fix: "A token from a service that keeps it through failures: etcd's revision or ZooKeeper's sequence number.",
         try_this: TryThis {
@@ -212,7 +219,7 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "slow-acquire",
         title: "Acquiring takes longer than the TTL",
-        backends: REDIS,
+        backends: REDLOCK,
         story: "A asks the five nodes for the lock and freezes for 6 s before it can count their answers. Every node said OK, but the time spent used up the lease: validity = TTL - elapsed - drift <= 0 means not acquired, so A unlocks every node and tries again.",
         fix: "Redlock already does the right thing here: it measures the time the acquisition took and refuses a lock with no time left. (A slow or silent node costs only its per-node timeout, a few tens of milliseconds.)",
         try_this: TryThis {
@@ -224,14 +231,26 @@ pub const PRESETS: &[Preset] = &[
     Preset {
         id: "renew-after-expiry",
         title: "A blind renewal re-acquires",
-        backends: REDIS,
-        story: "A freezes; its lease expires and B acquires. A wakes and its renewal, a blind SET, takes every node back from B, silently.",
+        backends: REDIS_FLAVOURS,
+        story: "A freezes; its lease expires and B acquires. A wakes and its renewal, a blind SET, takes the key back from B, silently.",
         fix: "Renew with the checked script: extend only if the node still holds your value.",
         try_this: TryThis {
             tweak: Tweak::Extend(ExtendMode::CheckValue),
             text: "Renew with the value check: A's late renewal finds B's value and fails, and B keeps the lock.",
         },
         run_ms: 10_000,
+    },
+    Preset {
+        id: "redis-failover",
+        title: "A failover hands out the same token twice",
+        backends: &[Backend::Redis],
+        story: "A takes the lock (TTL 30 s) and fence token 1 from the master, which dies 10 ms later, before its replica copied either. Sentinel promotes the replica 5.5 s later: the key is gone and its counter is one behind. B takes the \"same\" lock and the same token 1. Both write with token 1, and fencing with token >= highest accepts both: a token that repeats is no token. A learns only when its next extension finds B's value.",
+        fix: "WAIT 1 after taking the key (Redisson's way): no replica ack, no lock. Or a lock service whose token survives failover (ZooKeeper, etcd, Chubby, Consul's ModifyIndex).",
+        try_this: TryThis {
+            tweak: Tweak::WaitReplica(true),
+            text: "Turn on WAIT 1: the master dies before its replica acknowledged A's key, so A's acquisition fails instead of holding a lock the failover loses. B's fails too, since the promoted master has no replica left: WAIT 1 buys safety with availability.",
+        },
+        run_ms: 12_000,
     },
 ];
 
@@ -332,6 +351,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             .client(100, 'A', Command::Acquire)
             .client(101, 'A', Command::GcPause { pause_ms: 6_000 }),
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
+        "redis-failover" => redis_failover(config),
         _ => return None,
     };
     Some(s)
@@ -391,4 +411,19 @@ pub fn renew_after_expiry(mut config: Config, extend: ExtendMode) -> Scenario {
         .client(0, 'A', Command::Acquire)
         .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
         .client(5_500, 'B', Command::Acquire)
+}
+
+/// systems.md's failover story on single Redis: the master dies 10 ms after
+/// A's key and fence, before its replica copied them.
+pub fn redis_failover(config: Config) -> Scenario {
+    Scenario::new(Config {
+        ttl_ms: 30_000,
+        ..config
+    })
+    .client(0, 'A', Command::Acquire)
+    .node(10, 1, NodeCommand::Crash)
+    .client(2_000, 'A', Command::Write)
+    .client(6_000, 'B', Command::Acquire)
+    .client(7_000, 'B', Command::Write)
+    .client(8_000, 'A', Command::Write)
 }

@@ -197,6 +197,7 @@ fn specs(preset_id: &str) -> &'static [Spec] {
         "crashed-holder" => CRASHED_HOLDER,
         "slow-acquire" => SLOW_ACQUIRE,
         "renew-after-expiry" => RENEW_AFTER_EXPIRY,
+        "redis-failover" => REDIS_FAILOVER,
         _ => &[],
     }
 }
@@ -483,6 +484,54 @@ const RENEW_AFTER_EXPIRY: &[Spec] = &[
         find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
         say: |_| {
             "A wakes and sees its lease is over. With a checked renewal the nodes keep B's value; with a blind one they would not.".into()
+        },
+        look: Look::Card(A),
+    },
+];
+
+const REDIS_FAILOVER: &[Spec] = &[
+    A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::NodeCrashed { .. }),
+        say: |_| {
+            "The master dies 10 ms after A's SET and INCR, before its replica copied them: asynchronous replication.".into()
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::RedisPromoted { .. })),
+        say: |e| format!("{e}. The lock key is gone and the fence counter is one behind."),
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: |e| {
+            match e {
+            Event::Acquired { token, .. } => format!(
+                "B takes the \"same\" lock with {}: the number A already has. A still believes it holds.",
+                token_words(*token)
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Card(B),
+    },
+    B_WRITE_LANDS,
+    Spec {
+        find: |e| landed_from(e, A),
+        say: |e| {
+            format!(
+            "{} With fencing on it is accepted too: token >= highest passes a token that repeats.",
+            landing_words(e)
+        )
+        },
+        look: Look::Resource,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
+        say: |_| {
+            "A's extension finds B's value in the key: only now does A learn it lost the lock."
+                .into()
         },
         look: Look::Card(A),
     },

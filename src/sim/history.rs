@@ -25,6 +25,8 @@ pub enum LossReason {
     SessionLost,
     /// Its lock key was gone when it re-checked after waiting.
     KeyGone,
+    /// Its extension found the key gone or holding another client's value.
+    NotMine,
 }
 
 impl fmt::Display for LossReason {
@@ -35,6 +37,9 @@ impl fmt::Display for LossReason {
             LossReason::ExtensionFailed => "its extension did not reach a quorum in time",
             LossReason::SessionLost => "ZooKeeper says its session expired (LOST)",
             LossReason::KeyGone => "its lock key was gone when it checked",
+            LossReason::NotMine => {
+                "its extension found the key gone or holding another client's value"
+            }
         })
     }
 }
@@ -49,6 +54,8 @@ pub enum AcquireFailure {
     NoValidity { validity_ms: i64 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
+    /// Single Redis with `WAIT 1`: no replica acknowledged the lock key.
+    NoReplicaAck,
 }
 
 impl fmt::Display for AcquireFailure {
@@ -62,6 +69,9 @@ impl fmt::Display for AcquireFailure {
                 "a quorum said OK but validity = TTL - elapsed - drift = {validity_ms} ms, not above 0: not acquired"
             ),
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
+            AcquireFailure::NoReplicaAck => f.write_str(
+                "WAIT 1 found no replica with the key, so a failover could lose it: not acquired",
+            ),
         }
     }
 }
@@ -148,6 +158,16 @@ pub enum ServiceEvent {
         node: NodeId,
         client: ClientId,
     },
+    /// Sentinel made this server the master; `lost_writes` copies had not
+    /// reached it.
+    RedisPromoted {
+        node: NodeId,
+        lost_writes: u32,
+    },
+    /// A server came back as a replica and took the master's data.
+    RedisRejoined {
+        node: NodeId,
+    },
     RedisKeyExpired {
         node: NodeId,
         client: ClientId,
@@ -215,6 +235,18 @@ impl fmt::Display for ServiceEvent {
             RedisKeyDeleted { node, owner, by } => write!(
                 f,
                 "Redis {node} deleted {owner}'s lock key on {by}'s plain DEL"
+            ),
+            RedisPromoted {
+                node,
+                lost_writes: 0,
+            } => write!(f, "Sentinel promoted Redis {node} to master; it had every write"),
+            RedisPromoted { node, lost_writes } => write!(
+                f,
+                "Sentinel promoted Redis {node} to master; {lost_writes} writes had not reached it and are lost"
+            ),
+            RedisRejoined { node } => write!(
+                f,
+                "Redis {node} came back as a replica and copied the master's data over its own"
             ),
             RedisFenceReset { node } => write!(
                 f,

@@ -24,8 +24,9 @@ mod types;
 
 pub use backend::{
     drift_ms, granted_ttl_ms, negotiated_timeout_ms, validity_ms, Backend, EtcdDetail, EtcdKeyView,
-    EtcdMsg, HolderView, LeaseView, Msg, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail,
-    ServiceDetail, SessionView, Validity, ZkDetail, ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
+    EtcdMsg, HolderView, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
+    RedisServerView, RedlockDetail, ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail,
+    ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
 };
 pub use client::{Belief, ClientState, ClientView, LastWrite, ZkConn};
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};

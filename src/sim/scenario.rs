@@ -40,6 +40,10 @@ pub struct RedisOptions {
     pub extend: ExtendMode,
     pub persistence: Persistence,
     pub restart: RestartPolicy,
+    /// Single Redis: `WAIT 1` after taking the key, and fail without a
+    /// replica's ack (Redisson's way to survive a failover).
+    #[serde(default)]
+    pub wait_replica: bool,
 }
 
 impl Default for RedisOptions {
@@ -49,6 +53,7 @@ impl Default for RedisOptions {
             extend: ExtendMode::CheckValue,
             persistence: Persistence::None,
             restart: RestartPolicy::Immediate,
+            wait_replica: false,
         }
     }
 }

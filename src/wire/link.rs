@@ -539,6 +539,12 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
                 ("delayed", RestartPolicy::Delayed),
             ],
         )?,
+        wait_replica: match r.get("wait_replica") {
+            None => false,
+            Some(w) => w.as_bool().ok_or_else(|| {
+                Problem::Field("its Redis wait_replica setting is not true or false".into())
+            })?,
+        },
     })
 }
 

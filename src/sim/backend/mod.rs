@@ -4,11 +4,13 @@
 
 mod etcd;
 mod queue;
+mod redis;
 mod redis_node;
 mod redlock;
 mod zookeeper;
 
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
+pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
@@ -266,6 +268,7 @@ macro_rules! lock_systems {
 }
 
 lock_systems! {
+    Redis("redis") => redis::Redis(SingleRedisMsg, RedisDetail),
     Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),

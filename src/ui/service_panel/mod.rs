@@ -2,12 +2,14 @@
 //! file per system beside this one, which draws the frame they share.
 
 mod etcd;
+mod redis;
 mod redlock;
 mod zookeeper;
 
 use super::state::{seconds_1, Action};
 use crate::sim::{
-    Config, HolderView, Millis, NodeCommand, NodeId, RedlockDetail, ServiceDetail, Sim,
+    Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView, RedlockDetail,
+    ServiceDetail, Sim,
 };
 use yew::prelude::*;
 
@@ -24,6 +26,7 @@ pub struct NodeChecks {
     pub restart: Option<String>,
     pub clock_jump: Option<String>,
     pub slow: Option<String>,
+    pub failover: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -41,26 +44,31 @@ pub struct ServicePanelProps {
 impl ServicePanelProps {
     pub fn from_sim(sim: &Sim, dispatch: Callback<Action>) -> Self {
         let detail = sim.service_detail();
-        let node_checks = match &detail {
-            ServiceDetail::Redlock(RedlockDetail { nodes }) => nodes
-                .iter()
-                .map(|n| {
-                    let why = |cmd| sim.check_node(n.node, cmd).err().map(|e| e.to_string());
-                    NodeChecks {
-                        node: n.node,
-                        crash: why(NodeCommand::Crash),
-                        restart: why(NodeCommand::Restart),
-                        clock_jump: why(NodeCommand::ClockJump {
-                            jump_ms: CLOCK_JUMP_MS,
-                        }),
-                        slow: why(NodeCommand::Slow {
-                            extra_ms: if n.slow_ms > 0 { 0 } else { SLOW_NODE_MS },
-                        }),
-                    }
-                })
-                .collect(),
+        let nodes: Vec<&RedisNodeView> = match &detail {
+            ServiceDetail::Redlock(RedlockDetail { nodes }) => nodes.iter().collect(),
+            ServiceDetail::Redis(RedisDetail { servers, .. }) => {
+                servers.iter().map(|s| &s.node).collect()
+            }
             _ => Vec::new(),
         };
+        let node_checks = nodes
+            .into_iter()
+            .map(|n| {
+                let why = |cmd| sim.check_node(n.node, cmd).err().map(|e| e.to_string());
+                NodeChecks {
+                    node: n.node,
+                    crash: why(NodeCommand::Crash),
+                    restart: why(NodeCommand::Restart),
+                    clock_jump: why(NodeCommand::ClockJump {
+                        jump_ms: CLOCK_JUMP_MS,
+                    }),
+                    slow: why(NodeCommand::Slow {
+                        extra_ms: if n.slow_ms > 0 { 0 } else { SLOW_NODE_MS },
+                    }),
+                    failover: why(NodeCommand::Failover),
+                }
+            })
+            .collect();
         ServicePanelProps {
             now: sim.now(),
             detail,
@@ -75,6 +83,7 @@ impl ServicePanelProps {
 #[component]
 pub fn ServicePanel(props: &ServicePanelProps) -> Html {
     let body = match &props.detail {
+        ServiceDetail::Redis(d) => redis::panel(props, d),
         ServiceDetail::Redlock(d) => redlock::panel(props, d),
         ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
         ServiceDetail::Etcd(d) => etcd::panel(props, d),

@@ -25,7 +25,13 @@ fn signed_seconds(ms: i64) -> String {
     format!("{sign}{}", seconds_1(ms.unsigned_abs()))
 }
 
-fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
+/// One Redis server's row; `role` names it where roles differ (single
+/// Redis's master and replica), and a master gets a Failover button.
+pub(super) fn node_row(
+    props: &ServicePanelProps,
+    node: &RedisNodeView,
+    role: Option<&str>,
+) -> Html {
     let n = node.node;
     let checks = props.node_checks.iter().find(|c| c.node == n);
     let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
@@ -75,10 +81,19 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
     };
     let slow_why = why(|c| &c.slow);
     let jump_why = why(|c| &c.clock_jump);
+    let failover_why = why(|c| &c.failover);
+    let role_note = role.map(|r| format!(" · {r}")).unwrap_or_default();
+    let failover = (role == Some("master")).then(|| html! {
+        <button type="button" class="button button--small"
+            aria-label={format!("Fail over from node {}", n.number())}
+            disabled={failover_why.is_some()}
+            title={failover_why.clone().unwrap_or_else(|| "Sentinel fails over now: the replica becomes master with whatever it has copied".into())}
+            onclick={send(NodeCommand::Failover)}>{ "Fail over" }</button>
+    });
     html! {
         <tr class={classes!("nodes__row", (!node.up).then_some("nodes__row--down"))}>
             <th scope="row">{ n.number() }</th>
-            <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }</td>
+            <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }{ role_note }</td>
             { key }
             <td>{ signed_seconds(node.clock_offset_ms) }</td>
             <td>{ node.fence }</td>
@@ -99,6 +114,7 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView) -> Html {
                         disabled={slow_why.is_some()}
                         title={slow_why.clone().unwrap_or_else(|| "The node answers 2 s later than usual, or normally again".into())}
                         onclick={send(slow_cmd)}>{ slow_name }</button>
+                    { for failover }
                 </div>
             </td>
         </tr>
@@ -133,11 +149,11 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for nodes.iter().map(|n| node_row(props, n)) }
+                        { for nodes.iter().map(|n| node_row(props, n, None)) }
                     </tbody>
                 </table>
             </div>
-            { redis_options(props) }
+            { redis_options(props, false) }
             <p class="panel__note">
                 { "Simplified on purpose: a client asks all five nodes at once, gives each a timeout of a few tens of milliseconds, and decides as soon as three said OK (a down node refuses at once); each node expires keys by its own clock; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
             </p>
@@ -169,7 +185,9 @@ fn redis_toggle(
     }
 }
 
-fn redis_options(props: &ServicePanelProps) -> Html {
+/// The Redis options; `single` is a single master with its replica,
+/// where WAIT 1 applies and a delayed restart does not.
+pub(super) fn redis_options(props: &ServicePanelProps, single: bool) -> Html {
     let r = props.config.redis;
     html! {
         <fieldset class="service__options">
@@ -183,9 +201,15 @@ fn redis_options(props: &ServicePanelProps) -> Html {
             { redis_toggle(props, "redis-persist", "Persistence: fsync always",
                 r.persistence == Persistence::Fsync,
                 |o, on| RedisOptions { persistence: if on { Persistence::Fsync } else { Persistence::None }, ..o }) }
-            { redis_toggle(props, "redis-delay", "Delayed restart (stay down a whole TTL)",
-                r.restart == RestartPolicy::Delayed,
-                |o, on| RedisOptions { restart: if on { RestartPolicy::Delayed } else { RestartPolicy::Immediate }, ..o }) }
+            if single {
+                { redis_toggle(props, "redis-wait", "WAIT 1: fail unless the replica has the key",
+                    r.wait_replica,
+                    |o, on| RedisOptions { wait_replica: on, ..o }) }
+            } else {
+                { redis_toggle(props, "redis-delay", "Delayed restart (stay down a whole TTL)",
+                    r.restart == RestartPolicy::Delayed,
+                    |o, on| RedisOptions { restart: if on { RestartPolicy::Delayed } else { RestartPolicy::Immediate }, ..o }) }
+            }
         </fieldset>
     }
 }

@@ -1,0 +1,249 @@
+//! Single Redis with a replica and Sentinel, as systems.md §1 describes it:
+//! `SET NX PX` with an `INCR` fence in one script, no queue, value-checked
+//! release and extension, and a failover that loses what the replica had
+//! not copied.
+
+use distlock::lesson::presets::{self, scenario};
+use distlock::sim::{
+    AcquireFailure, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
+    RedisOptions, Scenario, ServiceEvent, Sim, Standing, Token,
+};
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).expect("clients are A to D")
+}
+
+fn config() -> Config {
+    Config {
+        backend: Backend::Redis,
+        ..Config::default()
+    }
+}
+
+fn play(scenario: &Scenario, until_ms: u64) -> Sim {
+    Sim::play(scenario, Millis(until_ms)).unwrap_or_else(|e| panic!("the script runs: {e}"))
+}
+
+fn story(sim: &Sim) -> String {
+    sim.history()
+        .iter()
+        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
+        .map(|r| format!("{r}\n"))
+        .collect()
+}
+
+/// Grants to `who`: (time, token).
+fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
+    sim.history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::Acquired {
+                client: c, token, ..
+            } if c == client(who) => Some((r.at, token)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Writes that landed: (client, accepted, standing).
+fn landings(sim: &Sim) -> Vec<(ClientId, bool, Standing)> {
+    sim.history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::WriteAccepted {
+                client, standing, ..
+            } => Some((client, true, standing)),
+            Event::WriteRejected {
+                client, standing, ..
+            } => Some((client, false, standing)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn the_scenario_to_run_first_corrupts_without_fencing() {
+    let s = scenario("gc-pause", Backend::Redis, Fencing::Off).expect("gc-pause runs on Redis");
+    let sim = play(&s, 12_000);
+    let text = story(&sim);
+    assert_eq!(grants(&sim, 'A').len(), 1, "{text}");
+    assert_eq!(grants(&sim, 'A')[0].1, Some(Token(1)), "{text}");
+    let b = grants(&sim, 'B');
+    assert_eq!(b.len(), 1, "B gets the lock once A's key expired\n{text}");
+    assert!(
+        b[0].0 >= Millis(5_000),
+        "not before A's key expired\n{text}"
+    );
+    assert_eq!(b[0].1, Some(Token(2)), "{text}");
+    assert_eq!(
+        landings(&sim),
+        vec![
+            (client('B'), true, Standing::Holder),
+            (client('A'), true, Standing::Stale)
+        ],
+        "{text}"
+    );
+    assert_eq!(sim.oracle().corruptions(), 1, "{text}");
+}
+
+#[test]
+fn the_scenario_to_run_first_is_fenced_by_the_incr_token() {
+    let s = scenario("gc-pause", Backend::Redis, Fencing::On).expect("gc-pause runs on Redis");
+    let sim = play(&s, 12_000);
+    let text = story(&sim);
+    assert_eq!(
+        landings(&sim),
+        vec![
+            (client('B'), true, Standing::Holder),
+            (client('A'), false, Standing::Stale)
+        ],
+        "{text}"
+    );
+    assert_eq!(sim.resource().rejected(), 1, "{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+}
+
+#[test]
+fn a_failover_repeats_the_token_and_fencing_accepts_both() {
+    let s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    let sim = play(&s, 12_000);
+    let text = story(&sim);
+    assert_eq!(
+        grants(&sim, 'A'),
+        vec![(grants(&sim, 'A')[0].0, Some(Token(1)))],
+        "{text}"
+    );
+    let promoted = sim.history().iter().find_map(|r| match r.event {
+        Event::Service(ServiceEvent::RedisPromoted { lost_writes, .. }) => {
+            Some((r.at, lost_writes))
+        }
+        _ => None,
+    });
+    let (at, lost) = promoted.expect("Sentinel promotes the replica");
+    assert_eq!(
+        at,
+        Millis(5_510),
+        "down-after 5 s plus 0.5 s after the crash at 10 ms\n{text}"
+    );
+    assert!(
+        lost >= 1,
+        "the key and the INCR had not reached the replica\n{text}"
+    );
+    let b = grants(&sim, 'B');
+    assert_eq!(b.len(), 1, "{text}");
+    assert_eq!(b[0].1, Some(Token(1)), "B gets the same token\n{text}");
+    assert_eq!(
+        landings(&sim),
+        vec![
+            // The key died with the master: nobody holds until B.
+            (client('A'), true, Standing::WithoutLease),
+            (client('B'), true, Standing::Holder),
+            (client('A'), true, Standing::Stale)
+        ],
+        "fencing with >= accepts the repeated token\n{text}"
+    );
+    assert_eq!(sim.oracle().corruptions(), 1, "{text}");
+    let lost_at = sim.history().iter().find_map(|r| match r.event {
+        Event::Lost { client: c, .. } if c == client('A') => Some(r.at),
+        _ => None,
+    });
+    let lost_at = lost_at.expect("A learns at its next extension");
+    assert!(
+        (Millis(10_000)..Millis(10_100)).contains(&lost_at),
+        "at t=10 s, a third of the 30 s TTL\n{text}"
+    );
+}
+
+#[test]
+fn wait_for_the_replica_makes_the_acquisition_fail_instead() {
+    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    s.config.redis = RedisOptions {
+        wait_replica: true,
+        ..s.config.redis
+    };
+    let sim = play(&s, 12_000);
+    let text = story(&sim);
+    assert!(grants(&sim, 'A').is_empty(), "A never holds\n{text}");
+    let failed = sim.history().iter().any(|r| {
+        matches!(r.event, Event::AcquireFailed { client: c, failure: AcquireFailure::NoReplicaAck } if c == client('A'))
+    });
+    assert!(failed, "A is told why\n{text}");
+    // The promoted master has no replica left to ack: nobody gets the
+    // lock until one comes back. Safety bought with availability.
+    assert!(grants(&sim, 'B').is_empty(), "{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+}
+
+#[test]
+fn a_taken_key_means_try_again_later_not_a_queue() {
+    let s = Scenario::new(config())
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'B', Command::Acquire)
+        .client(2_000, 'A', Command::Release);
+    let sim = play(&s, 3_000);
+    let text = story(&sim);
+    assert!(
+        sim.history()
+            .iter()
+            .all(|r| !matches!(r.event, Event::Waiting { .. })),
+        "nobody queues\n{text}"
+    );
+    let b = grants(&sim, 'B');
+    assert_eq!(b.len(), 1, "{text}");
+    // B polls every 100 ms: it gets the key within one sleep of the release.
+    assert!(b[0].0 > Millis(2_000) && b[0].0 < Millis(2_200), "{text}");
+}
+
+#[test]
+fn with_wait_and_a_healthy_replica_the_lock_is_granted() {
+    let mut c = config();
+    c.redis.wait_replica = true;
+    let sim = play(&Scenario::new(c).client(0, 'A', Command::Acquire), 1_000);
+    let a = grants(&sim, 'A');
+    assert_eq!(a.len(), 1, "{}", story(&sim));
+    assert!(
+        a[0].0 >= Millis(20),
+        "after the replica's copy, 20 ms behind"
+    );
+}
+
+#[test]
+fn a_restarted_old_master_rejoins_as_a_replica() {
+    let s = Scenario::new(config())
+        .client(0, 'A', Command::Acquire)
+        .node(10, 1, NodeCommand::Crash)
+        .node(7_000, 1, NodeCommand::Restart);
+    let sim = play(&s, 8_000);
+    let text = story(&sim);
+    assert!(
+        sim.history()
+            .iter()
+            .any(|r| matches!(r.event, Event::Service(ServiceEvent::RedisRejoined { .. }))),
+        "{text}"
+    );
+    assert!(
+        sim.holder().is_none(),
+        "the promoted master never had A's key\n{text}"
+    );
+}
+
+#[test]
+fn failover_is_refused_where_it_cannot_happen() {
+    let sim = Sim::new(config()).expect("a run");
+    assert!(sim
+        .check_node(
+            distlock::sim::NodeId::new(2).unwrap(),
+            NodeCommand::Failover
+        )
+        .is_err());
+    assert!(sim
+        .check_node(distlock::sim::NodeId::new(3).unwrap(), NodeCommand::Crash)
+        .is_err());
+    assert!(sim
+        .check_node(
+            distlock::sim::NodeId::new(1).unwrap(),
+            NodeCommand::Failover
+        )
+        .is_ok());
+    let _ = presets::preset("redis-failover").expect("the story is a preset");
+}

@@ -52,7 +52,10 @@ pub enum CommandError {
         client: ClientId,
         on: bool,
     },
-    NodesOnlyInRedlock,
+    /// The system runs as one replicated service here: no node to command.
+    NoNodes {
+        system: &'static str,
+    },
     /// A command this lock system does not have, with its reason.
     Unsupported {
         why: &'static str,
@@ -138,7 +141,10 @@ impl fmt::Display for CommandError {
                 "renewal for {client} is already {}",
                 if *on { "on" } else { "off" }
             ),
-            NodesOnlyInRedlock => f.write_str("Redis nodes exist only under Redlock"),
+            NoNodes { system } => write!(
+                f,
+                "{system} runs here as one replicated service that times leases with a monotonic clock: it has no node to crash, restart, slow or jump"
+            ),
             Unsupported { why } => f.write_str(why),
             NodeDown { node } => write!(f, "Redis {node} is down: restart it first"),
             NodeUp { node } => write!(f, "Redis {node} is running: only a crashed node restarts"),

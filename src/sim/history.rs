@@ -168,6 +168,11 @@ pub enum ServiceEvent {
     RedisRejoined {
         node: NodeId,
     },
+    /// A new leader took over a replicated service: the lock state and its
+    /// tokens are kept, and `renewed` leases or sessions start afresh.
+    LeaderChanged {
+        renewed: u32,
+    },
     RedisKeyExpired {
         node: NodeId,
         client: ClientId,
@@ -243,6 +248,10 @@ impl fmt::Display for ServiceEvent {
             RedisPromoted { node, lost_writes } => write!(
                 f,
                 "Sentinel promoted Redis {node} to master; {lost_writes} writes had not reached it and are lost"
+            ),
+            LeaderChanged { renewed } => write!(
+                f,
+                "a new leader took over: the replicated lock state and its tokens are kept, and {renewed} leases or sessions start a fresh timeout"
             ),
             RedisRejoined { node } => write!(
                 f,

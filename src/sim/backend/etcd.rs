@@ -9,10 +9,11 @@ use super::queue::{Contenders, Entry, Recheck};
 use super::{renew_every_ms, HolderView, LockSystem};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
+use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
-use crate::sim::scenario::Config;
-use crate::sim::types::{ClientId, Millis, Token};
+use crate::sim::scenario::{Config, NodeCommand};
+use crate::sim::types::{ClientId, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -198,6 +199,7 @@ impl LockSystem for Etcd {
                 self.on_lease_expiry(view, lease, out)
             }
             Input::Crashed(c) => self.forget(c),
+            Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // A watch resumes from its revision after a reconnect: re-check.
                 if let (Belief::Waiting { .. }, Some(own)) =
@@ -245,6 +247,13 @@ impl LockSystem for Etcd {
         }
     }
 
+    fn check_node(&self, _node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        match cmd {
+            NodeCommand::Failover => Ok(()),
+            _ => Err(CommandError::NoNodes { system: Self::NAME }),
+        }
+    }
+
     fn label(msg: &EtcdMsg) -> String {
         match msg {
             EtcdMsg::LeaseGrant { .. } => "LeaseGrant".into(),
@@ -287,6 +296,19 @@ impl Etcd {
         for watcher in watchers {
             out.answer(watcher, EtcdMsg::WatchDeleted { create_rev });
         }
+    }
+
+    /// A new leader takes over: the replicated state is kept, and the new
+    /// leader gives every lease a fresh timeout rather than expire one
+    /// whose keepalives went to the old leader.
+    fn leader_change(&mut self, view: &View, out: &mut Effects) {
+        let ids: Vec<u64> = self.leases.keys().copied().collect();
+        for id in &ids {
+            self.touch_lease(view, *id, out);
+        }
+        out.record(Event::Service(ServiceEvent::LeaderChanged {
+            renewed: ids.len() as u32,
+        }));
     }
 
     fn touch_lease(&mut self, view: &View, lease: u64, out: &mut Effects) -> Option<u64> {

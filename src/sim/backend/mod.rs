@@ -72,7 +72,7 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn detail(&self, view: &View) -> Self::Detail;
     /// Whether a node command would be accepted now.
     fn check_node(&self, _node: NodeId, _cmd: NodeCommand) -> Result<(), CommandError> {
-        Err(CommandError::NodesOnlyInRedlock)
+        Err(CommandError::NoNodes { system: Self::NAME })
     }
     /// Whether this system offers a client command at all (PostgreSQL has
     /// no lease to renew); the engine has checked the client's own state.

@@ -9,10 +9,11 @@ use super::queue::{Contenders, Entry, Recheck};
 use super::{HolderView, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
+use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
-use crate::sim::scenario::Config;
-use crate::sim::types::{ClientId, Millis, Token, ZkClient};
+use crate::sim::scenario::{Config, NodeCommand};
+use crate::sim::types::{ClientId, Millis, NodeId, Token, ZkClient};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -186,6 +187,7 @@ impl LockSystem for ZooKeeper {
                 self.on_session_expiry(view, session, out)
             }
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // Reconnecting: the server answers whether the session still lives.
                 self.ping(c, out);
@@ -233,6 +235,13 @@ impl LockSystem for ZooKeeper {
                 .collect(),
             zxid: self.zxid,
             tick_ms: self.tick_ms,
+        }
+    }
+
+    fn check_node(&self, _node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        match cmd {
+            NodeCommand::Failover => Ok(()),
+            _ => Err(CommandError::NoNodes { system: Self::NAME }),
         }
     }
 
@@ -287,6 +296,19 @@ impl ZooKeeper {
     }
 
     /// Any request from a live session moves its expiry to a later bucket.
+    /// A new leader takes over: the replicated state is kept, and the new
+    /// leader gives every session a fresh timeout rather than expire one
+    /// whose keepalives went to the old leader.
+    fn leader_change(&mut self, view: &View, out: &mut Effects) {
+        let ids: Vec<u64> = self.sessions.keys().copied().collect();
+        for id in &ids {
+            self.touch(view, *id, out);
+        }
+        out.record(Event::Service(ServiceEvent::LeaderChanged {
+            renewed: ids.len() as u32,
+        }));
+    }
+
     fn touch(&mut self, view: &View, session: u64, out: &mut Effects) -> bool {
         let Some(s) = self.sessions.get_mut(&session) else {
             return false;

@@ -4,8 +4,8 @@
 //! whole input, seed included.
 
 use distlock::sim::{
-    Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
-    PartitionScope, Scenario, Seed, Sim, Token,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
+    NodeId, PartitionScope, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
@@ -43,6 +43,14 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
         client: ClientId::new(c).unwrap(),
         command,
     });
+    if backend == Backend::Chubby {
+        // Chubby's one node command: the master fails over (any node names it).
+        let failover = (1u8..=5).prop_map(|n| Action::Node {
+            node: NodeId::new(n).unwrap(),
+            command: NodeCommand::Failover,
+        });
+        return prop_oneof![12 => client, 1 => failover].boxed();
+    }
     if backend != Backend::Redlock {
         return client.boxed();
     }
@@ -54,16 +62,28 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
 }
 
 fn config(backend: Backend) -> impl Strategy<Value = Config> {
-    (any::<u64>(), any::<bool>(), 1u64..=30, 1u32..=30).prop_map(
-        move |(seed, fencing, ttl_s, latency_scale)| Config {
-            backend,
-            fencing: if fencing { Fencing::On } else { Fencing::Off },
-            ttl_ms: ttl_s * 1_000,
-            seed: Seed(seed),
-            latency_scale,
-            ..Config::default()
-        },
+    (
+        (any::<u64>(), any::<bool>(), 1u64..=30, 1u32..=30),
+        0u64..=CHUBBY_LOCK_DELAY_MS_MAX,
     )
+        .prop_map(
+            move |((seed, fencing, ttl_s, latency_scale), lock_delay_ms)| Config {
+                backend,
+                fencing: if fencing { Fencing::On } else { Fencing::Off },
+                ttl_ms: ttl_s * 1_000,
+                seed: Seed(seed),
+                latency_scale,
+                // Only Chubby reads it; the others keep the default.
+                chubby: ChubbyOptions {
+                    lock_delay_ms: if backend == Backend::Chubby {
+                        lock_delay_ms
+                    } else {
+                        ChubbyOptions::default().lock_delay_ms
+                    },
+                },
+                ..Config::default()
+            },
+        )
 }
 
 /// A run: config plus actions at increasing times (gaps of 0-3 s).
@@ -165,6 +185,11 @@ proptest! {
 
     #[test]
     fn zookeeper_random_runs_hold_the_invariants((config, steps) in run_input(Backend::ZooKeeper)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn chubby_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Chubby)) {
         check_run(config, steps)?;
     }
 

@@ -115,7 +115,9 @@ fn late_writer(backend: Backend, fencing: Fencing, b_acquires: bool) -> Sim {
 
 #[test]
 fn a_late_write_with_nobody_granted_since_is_a_write_without_a_lease() {
-    for backend in Backend::ALL {
+    // Chubby's last KeepAlive answer and its lock-delay outlast this 8 s
+    // pause: tests/core_chubby.rs tells its version.
+    for backend in Backend::ALL.into_iter().filter(|&b| b != Backend::Chubby) {
         for fencing in [Fencing::Off, Fencing::On] {
             let sim = late_writer(backend, fencing, false);
             let text = story(&sim);
@@ -143,7 +145,9 @@ fn a_late_write_with_nobody_granted_since_is_a_write_without_a_lease() {
 
 #[test]
 fn a_late_write_after_another_grant_is_the_corruption() {
-    for backend in Backend::ALL {
+    // Chubby's last KeepAlive answer and its lock-delay outlast this 8 s
+    // pause: tests/core_chubby.rs tells its version.
+    for backend in Backend::ALL.into_iter().filter(|&b| b != Backend::Chubby) {
         let sim = late_writer(backend, Fencing::Off, true);
         let text = story(&sim);
         assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{text}");

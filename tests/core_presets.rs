@@ -16,7 +16,7 @@ fn run(scenario: &Scenario, until_ms: u64) -> Sim {
 fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
     let p = presets::preset(id).expect("preset exists");
     let scenario = presets::scenario(id, backend, fencing).expect("preset suits the backend");
-    run(&scenario, p.run_ms)
+    run(&scenario, p.run_ms_on(backend))
 }
 
 fn story(sim: &Sim) -> String {
@@ -324,7 +324,8 @@ fn every_try_this_changes_what_the_story_shows() {
                 config: tweak.apply(&scenario.config),
                 ..scenario.clone()
             };
-            let play = |s: &Scenario| Sim::play(s, Millis(p.run_ms)).expect("the story plays");
+            let run_ms = p.run_ms_on(backend);
+            let play = |s: &Scenario| Sim::play(s, Millis(run_ms)).expect("the story plays");
             let (before, after) = (play(&scenario), play(&tried));
             let (b, a) = (outcome(&before), outcome(&after));
             assert_ne!(

@@ -4,8 +4,8 @@
 //! whole input, seed included.
 
 use distlock::sim::{
-    Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
-    PartitionScope, Scenario, Seed, Sim, Token,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
+    NodeId, PartitionScope, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
@@ -47,7 +47,15 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
     let nodes = match backend {
         Backend::Redlock => 5,
         Backend::Redis => 2,
-        _ => return client.boxed(),
+        _ => {
+            // A replicated service's one node command: its leader fails
+            // over (any node names it; a system without one refuses).
+            let failover = (1u8..=5).prop_map(|n| Action::Node {
+                node: NodeId::new(n).unwrap(),
+                command: NodeCommand::Failover,
+            });
+            return prop_oneof![12 => client, 1 => failover].boxed();
+        }
     };
     let node = (1u8..=nodes, node_command()).prop_map(|(n, command)| Action::Node {
         node: NodeId::new(n).unwrap(),
@@ -57,16 +65,28 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
 }
 
 fn config(backend: Backend) -> impl Strategy<Value = Config> {
-    (any::<u64>(), any::<bool>(), 1u64..=30, 1u32..=30).prop_map(
-        move |(seed, fencing, ttl_s, latency_scale)| Config {
-            backend,
-            fencing: if fencing { Fencing::On } else { Fencing::Off },
-            ttl_ms: ttl_s * 1_000,
-            seed: Seed(seed),
-            latency_scale,
-            ..Config::default()
-        },
+    (
+        (any::<u64>(), any::<bool>(), 1u64..=30, 1u32..=30),
+        0u64..=CHUBBY_LOCK_DELAY_MS_MAX,
     )
+        .prop_map(
+            move |((seed, fencing, ttl_s, latency_scale), lock_delay_ms)| Config {
+                backend,
+                fencing: if fencing { Fencing::On } else { Fencing::Off },
+                ttl_ms: ttl_s * 1_000,
+                seed: Seed(seed),
+                latency_scale,
+                // Only Chubby reads it; the others keep the default.
+                chubby: ChubbyOptions {
+                    lock_delay_ms: if backend == Backend::Chubby {
+                        lock_delay_ms
+                    } else {
+                        ChubbyOptions::default().lock_delay_ms
+                    },
+                },
+                ..Config::default()
+            },
+        )
 }
 
 /// A run: config plus actions at increasing times (gaps of 0-3 s).
@@ -173,6 +193,11 @@ proptest! {
 
     #[test]
     fn redis_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Redis)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn chubby_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Chubby)) {
         check_run(config, steps)?;
     }
 

@@ -916,3 +916,49 @@ async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
     );
     assert_eq!(count_buttons(&html, "Clock runs true"), 1);
 }
+
+#[tokio::test]
+async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeopardy() {
+    let config = Config {
+        backend: Backend::Chubby,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let cut = Command::Partition {
+        scope: distlock::sim::PartitionScope::Service,
+    };
+    let steps = [
+        (0, 'A', Command::Acquire),
+        (500, 'B', Command::Acquire),
+        (1_000, 'A', cut),
+    ];
+    let html = render_app(Some(scripted(config.clone(), &steps, 7_000))).await;
+    for words in [
+        "Chubby's sequencer and lock-delay",
+        "lock generation number ",
+        "exclusive, generation 1",
+        "Acquire blocked at the master: B",
+        "aria-label=\"Master fails over\"",
+        "Simplified on purpose:",
+        "1 min (25.0 s here)",
+        "Chubby: token = the lock generation number",
+        "Chubby session: jeopardy.",
+        "grace period until t=",
+        "client-card--jeopardy",
+        "Chubby master says",
+    ] {
+        assert!(
+            html.contains(words),
+            "{words} (DISTLOCK_SEED={SEED})\n{html}"
+        );
+    }
+    // The master ends A's session near 9.7 s: the lock-delay holds it.
+    let html = render_app(Some(scripted(config, &steps, 12_000))).await;
+    assert!(
+        html.contains("free, but nobody may claim it for"),
+        "DISTLOCK_SEED={SEED}\n{html}"
+    );
+    assert!(
+        html.contains("tl-lock-delay"),
+        "drawn on the service lane (DISTLOCK_SEED={SEED})"
+    );
+}

@@ -112,7 +112,7 @@ pub const PRESETS: &[Preset] = &[
         id: "gc-pause",
         title: "A GC pause outlives the lease",
         backends: ALL,
-        story: "A holds the lock and freezes for 8 s. Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
+        story: "A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay). Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
         fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
@@ -252,10 +252,34 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 12_000,
     },
+    Preset {
+        id: "chubby-lock-delay",
+        title: "Lock-delay covers a short pause, not a long one",
+        backends: &[Backend::Chubby],
+        story: "Chubby, lock-delay 1 minute (25 s at this TTL). A holds the lock with generation 1 and freezes for 41.7 s (100 s in Chubby's time). The KeepAlive waiting at the master is answered once more, unread; then A's session ends, and the lock, lost by failure, stays out of reach for the lock-delay, drawn on the service lane. Had A woken inside it, its late write would have met a lock nobody held: harmless even unfenced. B, blocked since 16.7 s, gets the lock with generation 2 only when the lock-delay ends, and writes. A wakes, writes with generation 1 before its library notices, and only then goes into jeopardy (grace period) and hears its session expired.",
+        fix: "The sequencer: the resource keeps the highest generation number it has seen and refuses a lower one. Lock-delay only covers pauses shorter than the session's end plus the delay, and at most one minute.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: B's write showed the resource generation 2, so A's late write with generation 1 is rejected, however long A slept.",
+        },
+        run_ms: 50_000,
+    },
 ];
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
+}
+
+impl Preset {
+    /// How long the story plays out on `backend`: Chubby keeps a lost lock
+    /// out of reach for its lock-delay, so its stories of a lost lease take
+    /// longer.
+    pub fn run_ms_on(&self, backend: Backend) -> u64 {
+        match (self.id, backend) {
+            ("gc-pause" | "crashed-holder", Backend::Chubby) => 40_000,
+            _ => self.run_ms,
+        }
+    }
 }
 
 /// The preset's script for one backend; `None` if it does not suit it.
@@ -352,6 +376,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             .client(101, 'A', Command::GcPause { pause_ms: 6_000 }),
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
         "redis-failover" => redis_failover(config),
+        "chubby-lock-delay" => chubby_lock_delay(config, 41_700),
         _ => return None,
     };
     Some(s)
@@ -359,12 +384,32 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
 
 /// The scenario to run first.
 pub fn gc_pause(config: Config) -> Scenario {
+    // Chubby's master answers the KeepAlive A left waiting once more while
+    // A sleeps (its session ends near 9.7 s), and then keeps the lock out
+    // of reach for the lock-delay (25 s): only a pause past both loses it.
+    let (pause_ms, b_writes_at) = match config.backend {
+        Backend::Chubby => (36_500, 36_000),
+        _ => (8_000, 7_000),
+    };
     Scenario::new(config)
         .client(0, 'A', Command::Acquire)
-        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(500, 'A', Command::GcPause { pause_ms })
         .client(1_000, 'A', Command::Write)
         .client(5_000, 'B', Command::Acquire)
-        .client(7_000, 'B', Command::Write)
+        .client(b_writes_at, 'B', Command::Write)
+}
+
+/// chubby-lock-delay: systems.md's script scaled by TTL / 12 s (5/12 at
+/// the default TTL). A pauses at 13 s Chubby time for `pause_ms` (100 s
+/// in the story, 41.7 s here); B asks at 40 s (16.7 s) and writes at 95 s
+/// (39.6 s, here 40 s, just after its grant at the lock-delay's end).
+pub fn chubby_lock_delay(config: Config, pause_ms: u64) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(5_400, 'A', Command::GcPause { pause_ms })
+        .client(6_000, 'A', Command::Write)
+        .client(16_700, 'B', Command::Acquire)
+        .client(40_000, 'B', Command::Write)
 }
 
 /// release-other with a chosen release mode (the fix is `CheckValue`).

@@ -7,8 +7,8 @@
 //! happens (no second holder once the fix is on) is simply left out.
 
 use crate::sim::{
-    ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent, Sim, Standing,
-    Token, ZkConn,
+    ChubbySession, ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent,
+    Sim, Standing, Token, ZkConn,
 };
 
 /// What a moment asks the visitor to look at.
@@ -198,6 +198,7 @@ fn specs(preset_id: &str) -> &'static [Spec] {
         "slow-acquire" => SLOW_ACQUIRE,
         "renew-after-expiry" => RENEW_AFTER_EXPIRY,
         "redis-failover" => REDIS_FAILOVER,
+        "chubby-lock-delay" => CHUBBY_LOCK_DELAY,
         _ => &[],
     }
 }
@@ -206,8 +207,13 @@ const GC_PAUSE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
-        say: |_| {
-            "A freezes in an 8 s GC pause. Its keepalives stop; the Write clicked now waits inside the pause, after A's check that it holds the lock.".into()
+        say: |e| {
+            match e {
+            Event::Paused { until, .. } => format!(
+                "A freezes in a GC pause until {until}. Its keepalives stop; the Write clicked now waits inside the pause, after A's check that it holds the lock."
+            ),
+            other => other.to_string(),
+        }
         },
         look: Look::Card(A),
     },
@@ -432,7 +438,7 @@ const CRASHED_HOLDER: &[Spec] = &[
     Spec {
         find: |e| acquired_by(e, B),
         say: |_| {
-            "Only now, a full lease after A's last renewal, does B get the lock. A long TTL makes this wait long.".into()
+            "Only now, a full lease after A's last renewal (and on Chubby its lock-delay too), does B get the lock. A long TTL makes this wait long.".into()
         },
         look: Look::Card(B),
     },
@@ -484,6 +490,66 @@ const RENEW_AFTER_EXPIRY: &[Spec] = &[
         find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
         say: |_| {
             "A wakes and sees its lease is over. With a checked renewal the nodes keep B's value; with a blind one they would not.".into()
+        },
+        look: Look::Card(A),
+    },
+];
+
+const CHUBBY_LOCK_DELAY: &[Spec] = &[
+    A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+        say: |_| {
+            "A freezes. Its next KeepAlive already waits at the master, which will answer it once more, shortly before the lease ends: nobody reads the answer.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ChubbyLockFreed { .. })),
+        say: |e| {
+            match e {
+            Event::Service(ServiceEvent::ChubbyLockFreed { delay_until, .. }) => format!(
+                "A's session ends at the master. Lost by failure, the lock is free but nobody may claim it until {delay_until}: the lock-delay, hatched on the service lane. Had A woken before then, its late write would have met a lock nobody held: harmless even unfenced."
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Clicked { client, command: Command::Acquire } if *client == B),
+        say: |_| {
+            "B asks for the lock: its Acquire blocks at the master until the lock-delay ends."
+                .into()
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: |e| {
+            match e {
+            Event::Acquired { token, .. } => format!(
+                "The lock-delay is over and B gets the lock: the generation number rises to {}. A sleeps on, still believing.",
+                token.map_or("the next".to_string(), |t| t.to_string())
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Card(B),
+    },
+    B_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::ChubbyState { client, state: ChubbySession::Jeopardy { .. } } if *client == A),
+        say: |_| {
+            "A wakes and its queued write leaves at once. Only then does its library notice its local lease ran out long ago: jeopardy, cache flushed, calls blocked, and a grace period on A's card. Too late for the write already on its way.".into()
+        },
+        look: Look::Card(A),
+    },
+    A_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::ChubbyState { client, state: ChubbySession::Expired } if *client == A),
+        say: |_| {
+            "A's KeepAlive reaches the master, which no longer knows its session: expired. A lets go of the lock, after its stale write.".into()
         },
         look: Look::Card(A),
     },

@@ -62,6 +62,41 @@ impl fmt::Display for ZkConn {
     }
 }
 
+/// A Chubby client library's view of its session (OSDI '06 section 2.8):
+/// its local lease runs out into jeopardy, and a grace period decides.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "session", rename_all = "kebab-case")]
+pub enum ChubbySession {
+    /// KeepAlives are answered: the local lease runs.
+    Live,
+    /// The local lease ran out: the cache is flushed, calls block, and the
+    /// grace period runs until `grace_until`.
+    Jeopardy { grace_until: Millis },
+    /// A KeepAlive got through within the grace period: the session lives.
+    Safe,
+    /// The grace period ended without the master, or the master said the
+    /// session is gone.
+    Expired,
+}
+
+impl ChubbySession {
+    /// Chubby's own word for it.
+    pub fn word(self) -> &'static str {
+        match self {
+            ChubbySession::Live => "live",
+            ChubbySession::Jeopardy { .. } => "jeopardy",
+            ChubbySession::Safe => "safe",
+            ChubbySession::Expired => "expired",
+        }
+    }
+}
+
+impl fmt::Display for ChubbySession {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.word())
+    }
+}
+
 /// The one word a client card shows, most pressing first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -75,6 +110,10 @@ pub enum ClientState {
     Crashed,
     Suspended,
     Lost,
+    /// A Chubby session in jeopardy (its grace period running).
+    Jeopardy,
+    /// A Chubby session expired.
+    Expired,
 }
 
 impl ClientState {
@@ -89,6 +128,8 @@ impl ClientState {
             ClientState::Crashed => "crashed",
             ClientState::Suspended => "SUSPENDED",
             ClientState::Lost => "LOST",
+            ClientState::Jeopardy => "jeopardy",
+            ClientState::Expired => "expired",
         }
     }
 }
@@ -127,6 +168,7 @@ pub(crate) struct Client {
     pub crashed: bool,
     pub renewal: bool,
     pub zk_conn: Option<ZkConn>,
+    pub chubby: Option<ChubbySession>,
     /// Commands clicked while paused, run the instant the client wakes.
     pub queued: Vec<Command>,
     pub stash: Vec<Stashed>,
@@ -148,6 +190,7 @@ impl Client {
             crashed: false,
             renewal,
             zk_conn: None,
+            chubby: None,
             queued: Vec::new(),
             stash: Vec::new(),
             last_write: None,
@@ -170,6 +213,11 @@ impl Client {
         match self.zk_conn {
             Some(ZkConn::Lost) => return ClientState::Lost,
             Some(ZkConn::Suspended) => return ClientState::Suspended,
+            _ => {}
+        }
+        match self.chubby {
+            Some(ChubbySession::Jeopardy { .. }) => return ClientState::Jeopardy,
+            Some(ChubbySession::Expired) => return ClientState::Expired,
             _ => {}
         }
         if self.partition.is_some() {
@@ -195,6 +243,8 @@ pub struct ClientView {
     pub crashed: bool,
     pub renewal: bool,
     pub zk_conn: Option<ZkConn>,
+    /// A Chubby client's session, as its library reports it.
+    pub chubby: Option<ChubbySession>,
     pub queued: Vec<Command>,
     pub last_write: Option<LastWrite>,
     /// The lease end the service holds for this client, if it holds one.

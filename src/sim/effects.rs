@@ -4,7 +4,7 @@
 //! place, in order, and asserts the invariants there.
 
 use super::backend::Timer;
-use super::client::{Belief, Client, ZkConn};
+use super::client::{Belief, ChubbySession, Client, ZkConn};
 use super::history::{AcquireFailure, Event, LossReason};
 use super::net::{Body, Endpoint, Message};
 use super::scenario::NodeCommand;
@@ -162,6 +162,11 @@ pub(crate) enum Effect {
         client: ClientId,
         state: Option<ZkConn>,
     },
+    /// A Chubby client's session state changed.
+    ChubbySession {
+        client: ClientId,
+        state: Option<ChubbySession>,
+    },
 }
 
 /// The answers of one input, in the order they were given. Cloning gives
@@ -257,6 +262,10 @@ impl Effects {
 
     pub fn conn(&mut self, client: ClientId, state: Option<ZkConn>) {
         self.list.push(Effect::Conn { client, state });
+    }
+
+    pub fn chubby_session(&mut self, client: ClientId, state: Option<ChubbySession>) {
+        self.list.push(Effect::ChubbySession { client, state });
     }
 }
 

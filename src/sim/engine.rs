@@ -308,6 +308,14 @@ impl Core {
                         }
                     }
                 }
+                Effect::ChubbySession { client, state } => {
+                    if self.client(client).chubby != state {
+                        self.client_mut(client).chubby = state;
+                        if let Some(state) = state {
+                            self.record(Event::ChubbyState { client, state });
+                        }
+                    }
+                }
                 belief => self.apply_belief(belief),
             }
         }
@@ -588,6 +596,7 @@ impl Sim {
             crashed: client.crashed,
             renewal: client.renewal,
             zk_conn: client.zk_conn,
+            chubby: client.chubby,
             queued: client.queued.clone(),
             last_write: client.last_write,
             service_until,

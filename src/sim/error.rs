@@ -2,8 +2,8 @@
 
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::scenario::{
-    CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX,
-    TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
+    PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -78,6 +78,11 @@ pub enum CommandError {
     TickOutOfRange {
         tick_ms: u64,
     },
+    LockDelayOutOfRange {
+        lock_delay_ms: u64,
+    },
+    /// A failover while a new master is still being elected.
+    MasterElecting,
     ClockRateOutOfRange {
         rate_pct: i32,
     },
@@ -170,6 +175,15 @@ impl fmt::Display for CommandError {
                 Millis(*tick_ms),
                 Millis(ZK_TICK_MS_MIN),
                 Millis(ZK_TICK_MS_MAX)
+            ),
+            LockDelayOutOfRange { lock_delay_ms } => write!(
+                f,
+                "a lock-delay of {} is out of range: Chubby allows 0 to {}",
+                Millis(*lock_delay_ms),
+                Millis(CHUBBY_LOCK_DELAY_MS_MAX)
+            ),
+            MasterElecting => f.write_str(
+                "Chubby is already electing a new master: wait until it has taken over",
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,

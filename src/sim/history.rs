@@ -1,6 +1,6 @@
 //! The history of a run: typed records that render as plain sentences.
 
-use super::client::ZkConn;
+use super::client::{ChubbySession, ZkConn};
 use super::net::{Body, Endpoint};
 use super::scenario::{Command, NodeCommand, PartitionScope};
 use super::types::{ClientId, Millis, NodeId, Persistence, Token};
@@ -27,6 +27,8 @@ pub enum LossReason {
     KeyGone,
     /// Its extension found the key gone or holding another client's value.
     NotMine,
+    /// Chubby: the grace period after jeopardy ran out without the master.
+    GraceExpired,
 }
 
 impl fmt::Display for LossReason {
@@ -39,6 +41,9 @@ impl fmt::Display for LossReason {
             LossReason::KeyGone => "its lock key was gone when it checked",
             LossReason::NotMine => {
                 "its extension found the key gone or holding another client's value"
+            }
+            LossReason::GraceExpired => {
+                "its Chubby session's grace period ran out with no word from the master (expired)"
             }
         })
     }
@@ -224,6 +229,39 @@ pub enum ServiceEvent {
         create_rev: u64,
         revision: u64,
     },
+    ChubbySessionCreated {
+        client: ClientId,
+        session: u64,
+        lease_ms: u64,
+    },
+    ChubbySessionExpired {
+        client: ClientId,
+        session: u64,
+    },
+    ChubbyLockAcquired {
+        client: ClientId,
+        generation: u64,
+    },
+    /// Released by its holder: free at once, no lock-delay.
+    ChubbyLockReleased {
+        client: ClientId,
+        generation: u64,
+    },
+    /// Freed because its holder's session failed: nobody may claim it
+    /// until `delay_until` (the lock-delay).
+    ChubbyLockFreed {
+        client: ClientId,
+        generation: u64,
+        delay_until: Millis,
+    },
+    ChubbyLockDelayOver,
+    /// The master died; the replicas elect another, which takes over at `until`.
+    ChubbyMasterFailed {
+        until: Millis,
+    },
+    ChubbyMasterElected {
+        epoch: u64,
+    },
 }
 
 impl fmt::Display for ServiceEvent {
@@ -315,6 +353,44 @@ impl fmt::Display for ServiceEvent {
                 f,
                 "etcd deleted {client}'s lock key (created at {create_rev}) at revision {revision}"
             ),
+            ChubbySessionCreated {
+                client,
+                session,
+                lease_ms,
+            } => write!(
+                f,
+                "Chubby's master opened session {session:x} for {client}, lease {}",
+                Millis(*lease_ms)
+            ),
+            ChubbySessionExpired { client, session } => write!(
+                f,
+                "Chubby's master ended {client}'s session {session:x}: its lease ran out"
+            ),
+            ChubbyLockAcquired { client, generation } => write!(
+                f,
+                "Chubby's master gave the lock to {client}: generation number {generation} in its sequencer"
+            ),
+            ChubbyLockReleased { client, generation } => write!(
+                f,
+                "{client} released the lock (generation {generation}): free at once, no lock-delay"
+            ),
+            ChubbyLockFreed {
+                client,
+                generation,
+                delay_until,
+            } => write!(
+                f,
+                "{client}'s session failed, so its lock (generation {generation}) is free, but nobody may claim it until {delay_until}: the lock-delay"
+            ),
+            ChubbyLockDelayOver => f.write_str("Chubby's lock-delay is over: the lock can be claimed"),
+            ChubbyMasterFailed { until } => write!(
+                f,
+                "Chubby's master died: the replicas elect a new one by {until}; session timers stop meanwhile"
+            ),
+            ChubbyMasterElected { epoch } => write!(
+                f,
+                "Chubby's new master (epoch {epoch}) took over: locks and generation numbers came from the replicated database, every session lease was extended"
+            ),
         }
     }
 }
@@ -371,6 +447,10 @@ pub enum Event {
     ZkState {
         client: ClientId,
         state: ZkConn,
+    },
+    ChubbyState {
+        client: ClientId,
+        state: ChubbySession,
     },
     WriteSent {
         client: ClientId,
@@ -520,7 +600,7 @@ impl Event {
                 EventKind::Lock
             }
             AcquireFailed { .. } | AcquireRetry { .. } | HolderChanged { .. } => EventKind::Lock,
-            Renewed { .. } | Lost { .. } | ZkState { .. } => EventKind::Lease,
+            Renewed { .. } | Lost { .. } | ZkState { .. } | ChubbyState { .. } => EventKind::Lease,
             WriteAccepted {
                 standing: Standing::Stale,
                 ..
@@ -559,6 +639,7 @@ impl Event {
             | Released { client }
             | Lost { client, .. }
             | ZkState { client, .. }
+            | ChubbyState { client, .. }
             | WriteSent { client, .. }
             | WriteAccepted { client, .. }
             | WriteRejected { client, .. }
@@ -593,6 +674,11 @@ impl fmt::Display for Event {
                 f,
                 "{client} is paused: its {command} will run the instant it wakes"
             ),
+            // A failover is the whole service's, whichever node was clicked.
+            NodeClicked {
+                command: NodeCommand::Failover,
+                ..
+            } => f.write_str("the lock service's leader fails over"),
             NodeClicked { node, command } => write!(f, "Redis {node}: {command}"),
             AcquireStarted { client } => write!(f, "{client} asks for the lock"),
             Acquired {
@@ -640,6 +726,7 @@ impl fmt::Display for Event {
                 write!(f, "{client} no longer believes it holds the lock: {reason}")
             }
             ZkState { client, state } => write!(f, "{client}'s ZooKeeper connection is {state}"),
+            ChubbyState { client, state } => chubby_state_words(f, *client, *state),
             WriteSent { client, token } => {
                 write!(f, "{client} sends a write with {}", token_words(token))
             }
@@ -810,6 +897,26 @@ impl fmt::Display for Event {
             }
             OneHolderAgain => f.write_str("at most one client believes it holds the lock again"),
         }
+    }
+}
+
+/// A Chubby session's change, in the library's own words.
+fn chubby_state_words(
+    f: &mut fmt::Formatter<'_>,
+    client: ClientId,
+    state: ChubbySession,
+) -> fmt::Result {
+    match state {
+        ChubbySession::Live => write!(f, "{client}'s Chubby session is live"),
+        ChubbySession::Jeopardy { grace_until } => write!(
+            f,
+            "{client}'s Chubby session is in jeopardy: its local lease ran out, its cache is flushed and calls block; the grace period runs until {grace_until}"
+        ),
+        ChubbySession::Safe => write!(
+            f,
+            "{client}'s Chubby session is safe: a KeepAlive got through within the grace period"
+        ),
+        ChubbySession::Expired => write!(f, "{client}'s Chubby session expired"),
     }
 }
 

@@ -28,6 +28,12 @@ pub const SLOW_MS_MAX: u64 = 60_000;
 pub const ZK_TICK_MS_MIN: u64 = 100;
 pub const ZK_TICK_MS_MAX: u64 = 10_000;
 pub const ZK_TICK_MS_DEFAULT: u64 = 2_000;
+/// The lock-delay a Chubby client asks for, in Chubby's own time: "any
+/// lock-delay up to some bound, currently one minute" (OSDI '06 section 2.4).
+/// The paper names no default; the page's is the bound, the value its
+/// story needs (see `ChubbyOptions`).
+pub const CHUBBY_LOCK_DELAY_MS_MAX: u64 = 60_000;
+pub const CHUBBY_LOCK_DELAY_MS_DEFAULT: u64 = CHUBBY_LOCK_DELAY_MS_MAX;
 /// A script longer than this is refused; it keeps shared links and replays bounded.
 pub const SCRIPT_LEN_MAX: usize = 1_000;
 /// Scripted times beyond one day are refused.
@@ -75,6 +81,25 @@ impl Default for ZkOptions {
     }
 }
 
+/// Chubby's settings, ignored by the other backends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ChubbyOptions {
+    /// The lock-delay in Chubby's own time (0 to one minute, against its
+    /// 12 s lease); the run scales it by TTL / 12 s like every other
+    /// duration. The default is the one-minute bound: the paper gives none,
+    /// and the chubby-lock-delay story needs the longest, so that a pause
+    /// of a few leases is still covered and a longer one is not.
+    pub lock_delay_ms: u64,
+}
+
+impl Default for ChubbyOptions {
+    fn default() -> Self {
+        ChubbyOptions {
+            lock_delay_ms: CHUBBY_LOCK_DELAY_MS_DEFAULT,
+        }
+    }
+}
+
 /// Everything that decides a run besides the commands.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Config {
@@ -89,6 +114,8 @@ pub struct Config {
     pub redis: RedisOptions,
     #[serde(default)]
     pub zk: ZkOptions,
+    #[serde(default)]
+    pub chubby: ChubbyOptions,
 }
 
 impl Default for Config {
@@ -102,6 +129,7 @@ impl Default for Config {
             renewal: [true; 4],
             redis: RedisOptions::default(),
             zk: ZkOptions::default(),
+            chubby: ChubbyOptions::default(),
         }
     }
 }
@@ -122,6 +150,11 @@ impl Config {
         if !(ZK_TICK_MS_MIN..=ZK_TICK_MS_MAX).contains(&self.zk.tick_ms) {
             return Err(CommandError::TickOutOfRange {
                 tick_ms: self.zk.tick_ms,
+            });
+        }
+        if self.chubby.lock_delay_ms > CHUBBY_LOCK_DELAY_MS_MAX {
+            return Err(CommandError::LockDelayOutOfRange {
+                lock_delay_ms: self.chubby.lock_delay_ms,
             });
         }
         Ok(())
@@ -263,6 +296,10 @@ impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Action::Client { client, command } => write!(f, "{client}: {command}"),
+            Action::Node {
+                command: NodeCommand::Failover,
+                ..
+            } => f.write_str("the lock service's leader fails over"),
             Action::Node { node, command } => write!(f, "Redis {node}: {command}"),
         }
     }

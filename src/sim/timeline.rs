@@ -133,6 +133,8 @@ pub struct Picture {
     pub holders: Vec<Held>,
     /// Service-side events: revisions, znodes, sessions, lease expiry.
     pub service: Vec<Mark>,
+    /// Chubby's lock-delays: a lock lost by failure, out of reach.
+    pub lock_delays: Vec<Span>,
     pub nodes: [NodeLane; 5],
     pub writes: Vec<WriteMark>,
     pub arrows: Vec<Arrow>,
@@ -316,6 +318,21 @@ impl Picture {
             ZkZnodeCreated { seq, .. } => self.service.push(mark(at, &format!("lock-{seq}"), text)),
             ZkSessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
             EtcdLeaseExpired { .. } => self.service.push(mark(at, "lease expired", text)),
+            ChubbyLockAcquired { generation, .. } => {
+                self.service
+                    .push(mark(at, &format!("gen {generation}"), text))
+            }
+            ChubbySessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
+            ChubbyLockFreed { delay_until, .. } if delay_until.ms() > at => {
+                self.lock_delays.push(Span::open(at, text.clone()));
+                self.service.push(mark(at, "", text));
+            }
+            ChubbyLockDelayOver => close_last(&mut self.lock_delays, at),
+            ChubbyMasterFailed { .. } => self.service.push(mark(at, "master died", text)),
+            ChubbyMasterElected { epoch } => {
+                self.service
+                    .push(mark(at, &format!("master {epoch}"), text))
+            }
             _ => self.service.push(mark(at, "", text)),
         }
     }

@@ -5,7 +5,7 @@ use super::dom::{checked_of, value_of};
 use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Millis};
-use crate::sim::{Belief, ClientState, ClientView, LastWrite};
+use crate::sim::{Belief, ChubbySession, ClientState, ClientView, LastWrite};
 use crate::sim::{Command, PartitionScope, Validity, ZkClient};
 use yew::prelude::*;
 
@@ -131,6 +131,8 @@ fn state_look(state: ClientState) -> (&'static str, &'static str) {
         ClientState::Crashed => ("crashed", "✕"),
         ClientState::Suspended => ("suspended", "?"),
         ClientState::Lost => ("lost", "✕"),
+        ClientState::Jeopardy => ("jeopardy", "?"),
+        ClientState::Expired => ("expired", "✕"),
     }
 }
 
@@ -216,6 +218,9 @@ fn facts(props: &ClientCardProps) -> Html {
             props.zk_client.name()
         ));
     }
+    if let Some(session) = view.chubby {
+        notes.push(chubby_words(session, props.now));
+    }
     if let Some(v) = props.validity {
         notes.push(format!(
             "validity = TTL {} - elapsed {} - drift {} ms = {}",
@@ -260,6 +265,24 @@ fn facts(props: &ClientCardProps) -> Html {
                 </ul>
             }
         </>
+    }
+}
+
+/// A Chubby session as its library reports it, in Chubby's own words.
+fn chubby_words(session: ChubbySession, now: Millis) -> String {
+    match session {
+        ChubbySession::Live => "Chubby session: live (its KeepAlives are answered)".into(),
+        ChubbySession::Jeopardy { grace_until } => format!(
+            "Chubby session: jeopardy. Its local lease ran out; cache flushed, calls blocked; grace period until t={} ({} left)",
+            seconds_1(grace_until.ms()),
+            seconds_1(now.until(grace_until))
+        ),
+        ChubbySession::Safe => {
+            "Chubby session: safe (a KeepAlive got through in the grace period)".into()
+        }
+        ChubbySession::Expired => {
+            "Chubby session: expired (the lock went with it)".into()
+        }
     }
 }
 
@@ -468,6 +491,10 @@ fn buttons(props: &CardControlsProps) -> Html {
 }
 
 fn renewal_hint(backend: Backend) -> String {
+    // Chubby's KeepAlive is a long poll, not a timer.
+    if backend == Backend::Chubby {
+        return format!("While on, the client {}", backend.renewal_words());
+    }
     format!(
         "While on, the client {} every third of the TTL",
         backend.renewal_words()

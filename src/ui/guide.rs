@@ -94,7 +94,8 @@ impl Story {
             actions: actions.to_vec(),
             ..Scenario::new(config.clone())
         };
-        Rc::new(tour::moments(preset.id, &scenario, Millis(preset.run_ms)))
+        let run_ms = preset.run_ms_on(config.backend);
+        Rc::new(tour::moments(preset.id, &scenario, Millis(run_ms)))
     }
 
     /// How many key moments the run has reached by `now`.

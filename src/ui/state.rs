@@ -4,8 +4,8 @@
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use crate::sim::{
-    Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
-    TTL_MS_MAX, TTL_MS_MIN,
+    ChubbyOptions, Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT,
+    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
 use crate::sim::{Playback, Refusals, RunOutcome, Sim};
 use std::cell::RefCell;
@@ -23,7 +23,9 @@ pub const SPEED_QUARTERS_MIN: u32 = 1;
 pub const SPEED_QUARTERS_MAX: u32 = 32;
 pub const SPEED_QUARTERS_DEFAULT: u32 = 4;
 /// The GC pause lengths a card offers, in seconds.
-pub const PAUSE_CHOICES_S: [u64; 4] = [2, 5, 8, 15];
+/// 40 s outlasts a Chubby session's last extension and its one-minute
+/// lock-delay at the default TTL, so the first scenario can be clicked there too.
+pub const PAUSE_CHOICES_S: [u64; 5] = [2, 5, 8, 15, 40];
 pub const PAUSE_DEFAULT_S: u64 = 8;
 
 /// A message for the visitor: something refused, or something that happened.
@@ -574,6 +576,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         renewal: [true; 4],
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),
+        chubby: ChubbyOptions::default(),
     }
 }
 
@@ -685,7 +688,7 @@ pub fn parse_pause_s(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .filter(|s| PAUSE_CHOICES_S.contains(s))
-        .ok_or_else(|| "Pause (s): choose 2, 5, 8 or 15 seconds.".to_string())
+        .ok_or_else(|| "Pause (s): choose 2, 5, 8, 15 or 40 seconds.".to_string())
 }
 
 /// Speed for people: "0.25x", "1x", "8x".

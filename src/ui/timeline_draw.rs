@@ -764,6 +764,24 @@ pub fn service_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, u
         held.collect(),
         "#ffffff",
     );
+    // Chubby's lock-delay: free, yet nobody may claim it.
+    stretches(
+        svg,
+        "tl-lock-delay",
+        row.y + 5.0,
+        10.0,
+        r##"fill-opacity="0.45" stroke="#6b7280" stroke-dasharray="3 2""##,
+        spans_of(scale, &picture.lock_delays, until_ms, "url(#tl-hatch)"),
+        MUTED,
+    );
+    span_words(
+        svg,
+        scale,
+        row,
+        &picture.lock_delays,
+        until_ms,
+        "lock-delay",
+    );
     dots(svg, scale, row.y + 24.0, &picture.service, MUTED);
     svg.close();
 }

@@ -13,8 +13,9 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, Command, Config, NodeCommand, PartitionScope, Record, RedisOptions, Scenario,
-    ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    Action, ChubbyOptions, Command, Config, NodeCommand, PartitionScope, Record, RedisOptions,
+    Scenario, ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX,
 };
 use crate::sim::{
     Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
@@ -494,6 +495,16 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(z) => zk_of(z)?,
             None => ZkOptions::default(),
         },
+        chubby: match c.get("chubby") {
+            Some(ch) => chubby_of(ch)?,
+            None => ChubbyOptions::default(),
+        },
+    })
+}
+
+fn chubby_of(c: &Json) -> Result<ChubbyOptions, Problem> {
+    Ok(ChubbyOptions {
+        lock_delay_ms: number_of("its Chubby lock-delay", c.get("lock_delay_ms"))?,
     })
 }
 

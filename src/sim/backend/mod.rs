@@ -2,6 +2,7 @@
 //! and answers with effects, with its own messages, timers and panel detail.
 //! `lock_systems!` at the foot of this file is the one list of them.
 
+mod chubby;
 mod etcd;
 mod queue;
 mod redis;
@@ -9,6 +10,10 @@ mod redis_node;
 mod redlock;
 mod zookeeper;
 
+pub use chubby::{
+    chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
+    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+};
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
@@ -272,6 +277,7 @@ lock_systems! {
     Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+    Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
 }
 
 impl Backend {

@@ -1,0 +1,193 @@
+//! Chubby's sequencer and lock-delay: the lock node with its generation
+//! number, the sessions the master keeps, and the master itself.
+
+use super::ServicePanelProps;
+use crate::sim::{
+    chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySessionView, Config, Millis, NodeCommand,
+    NodeId, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+};
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+/// The lock-delays offered, in Chubby's own time: none, a quarter, half
+/// and the whole of the one-minute bound.
+const LOCK_DELAY_CHOICES_MS: [u64; 4] = [0, 15_000, 30_000, 60_000];
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
+    html! {
+        <>
+            <p class="service__counter">
+                { "lock generation number " }<strong>{ detail.generation }</strong>
+                { " (rises each time the lock goes from free to held; kept in the replicated database)" }
+            </p>
+            { master_line(props.now, detail) }
+            <h3 class="panel__subtitle">{ "Chubby's sequencer and lock-delay" }</h3>
+            { lock_line(props.now, detail) }
+            if !detail.blocked.is_empty() {
+                <p class="service__blocked">
+                    { format!("Acquire blocked at the master: {}",
+                        detail.blocked.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }
+                </p>
+            }
+            <h3 class="panel__subtitle">{ "Sessions" }</h3>
+            { session_table(props.now, &detail.sessions) }
+            { chubby_options(props, detail) }
+            <p class="panel__note">
+                { format!(
+                    "Times keep Chubby's ratios to its 12 s lease: the lease is the TTL setting, the client's grace period {} (45 s in Chubby), a one-minute lock-delay {}.",
+                    seconds_1(detail.grace_ms),
+                    seconds_1(chubby_scaled_ms(60_000, detail.lease_ms))
+                ) }
+            </p>
+            <p class="panel__note">
+                { "Simplified on purpose: the cell's five replicas and their Paxos are one master that can fail over (the replicated database keeps sessions, locks and generation numbers); each client opens one session and one handle on one lock node, all with the same lock-delay; blocked Acquires are served in arrival order; there is no file cache, no shared (reader) mode, no CheckSequencer() call (the resource keeps the highest generation it has seen, the paper's other way) and no master lease among the replicas. The client counts its lease from when it sent its KeepAlive, less 1% for the master's clock." }
+            </p>
+        </>
+    }
+}
+
+fn master_line(now: Millis, detail: &ChubbyDetail) -> Html {
+    let text = match detail.electing_until {
+        Some(until) => format!(
+            "No master: the replicas are electing one ({} left). Session timers are stopped meanwhile: no lease can run out.",
+            seconds_1(now.until(until))
+        ),
+        None => format!("master epoch {}", detail.master_epoch),
+    };
+    html! { <p class="service__master">{ text }</p> }
+}
+
+fn lock_line(now: Millis, detail: &ChubbyDetail) -> Html {
+    let sequencer = format!(
+        "/ls/cell/shared-counter: exclusive, generation {}",
+        detail.generation
+    );
+    let state = match (detail.holder, detail.lock_delay_until) {
+        (Some(h), _) => format!(
+            "held by {} (session {:x}) since t={}: its sequencer is ({sequencer})",
+            h.client,
+            h.session,
+            seconds_1(h.since.ms())
+        ),
+        (None, Some(until)) => format!(
+            "free, but nobody may claim it for {} more: the lock-delay after its holder's session failed (a release would have freed it at once)",
+            seconds_1(now.until(until))
+        ),
+        (None, None) => "free".into(),
+    };
+    html! {
+        <p class={classes!("service__lock", detail.lock_delay_until.is_some().then_some("service__lock--delay"))}>
+            <code>{ "/ls/cell/shared-counter" }</code>{ format!(" is {state}.") }
+        </p>
+    }
+}
+
+fn session_table(now: Millis, sessions: &[ChubbySessionView]) -> Html {
+    if sessions.is_empty() {
+        return html! { <p class="panel__empty">{ "No sessions open." }</p> };
+    }
+    html! {
+        <div class="table-wrap">
+            <table class="sessions">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "session" }</th>
+                        <th scope="col">{ "client" }</th>
+                        <th scope="col">{ "lease left" }</th>
+                        <th scope="col">{ "KeepAlive" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for sessions.iter().map(|s| html! {
+                        <tr>
+                            <td><code>{ format!("{:x}", s.session) }</code></td>
+                            <td>{ s.owner.to_string() }</td>
+                            <td>{ seconds_1(now.until(s.lease_end)) }</td>
+                            <td>{ if s.keep_alive_held { "held by the master" } else { "none waiting" } }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The lock-delay the clients ask for, and the master's failover.
+fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
+    let config = props.config.clone();
+    let options = config.chubby;
+    let on_delay = props.dispatch.reform(move |e: Event| {
+        let lock_delay_ms = crate::ui::dom::value_of(&e)
+            .parse()
+            .unwrap_or(options.lock_delay_ms);
+        Action::Reconfigure(Config {
+            chubby: ChubbyOptions { lock_delay_ms },
+            ..config.clone()
+        })
+    });
+    let master = NodeId::new(1).expect("node 1 exists");
+    let on_failover = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Node(master, NodeCommand::Failover));
+    let electing = detail.electing_until.is_some();
+    let title = if electing {
+        "A new master is already being elected".to_string()
+    } else {
+        format!(
+            "The master dies; the replicas elect another in a few seconds ({} to {} here: the paper's elections took 4 s and 6 s). Locks and generation numbers survive; session timers stop meanwhile.",
+            seconds_1(chubby_scaled_ms(4_000, props.config.ttl_ms)),
+            seconds_1(chubby_scaled_ms(6_000, props.config.ttl_ms))
+        )
+    };
+    let ttl = props.config.ttl_ms;
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "Chubby settings (each starts a fresh run)" }</legend>
+            <label class="field" for="chubby-lock-delay">
+                <span>{ "lock-delay" }</span>
+                <select id="chubby-lock-delay" onchange={on_delay}>
+                    { for LOCK_DELAY_CHOICES_MS.iter().map(|&d| html! {
+                        <option value={d.to_string()} selected={d == options.lock_delay_ms}>
+                            { delay_words(d, ttl) }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <p class="panel__note" id="chubby-lock-delay-note">
+                { format!(
+                    "A lock lost by failure (its holder's session expired) stays out of reach this long; a release frees it at once. Chubby allows up to one minute and names no default: the page starts at the minute, {} here against a {} lease ({} s in Chubby).",
+                    seconds_1(chubby_scaled_ms(60_000, ttl)),
+                    seconds_1(ttl),
+                    CHUBBY_LEASE_MS / 1_000
+                ) }
+            </p>
+            <button type="button" class="button" onclick={on_failover} disabled={electing} title={title}
+                aria-label="Master fails over">
+                { "Master fails over" }
+            </button>
+            <p class="panel__note">
+                { format!(
+                    "A client whose local lease runs out meanwhile is in jeopardy; its grace period ({} here, {} s in Chubby) outlasts the election, and the new master's first answer makes it safe.",
+                    seconds_1(chubby_scaled_ms(CHUBBY_GRACE_MS, ttl)),
+                    CHUBBY_GRACE_MS / 1_000
+                ) }
+            </p>
+        </fieldset>
+    }
+}
+
+/// "1 min (25.0 s here)", "none".
+fn delay_words(chubby_ms: u64, ttl_ms: u64) -> String {
+    if chubby_ms == 0 {
+        return "none".into();
+    }
+    let real = if chubby_ms % 60_000 == 0 {
+        format!("{} min", chubby_ms / 60_000)
+    } else {
+        format!("{} s", chubby_ms / 1_000)
+    };
+    format!(
+        "{real} ({} here)",
+        seconds_1(chubby_scaled_ms(chubby_ms, ttl_ms))
+    )
+}

@@ -110,13 +110,13 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
     let group = tag_around(&html, "role=\"radiogroup\"");
     assert!(group.contains("aria-labelledby=\"backend-legend\""));
     assert_eq!(text_after(&html, "id=\"backend-legend\""), "Backend");
-    for option in ["Redlock", "ZooKeeper", "etcd"] {
+    for option in Backend::ALL.map(Backend::name) {
         assert!(
             html.contains(&format!("<span>{option}</span>")),
             "radio {option}"
         );
     }
-    assert_eq!(html.matches("type=\"radio\"").count(), 3);
+    assert_eq!(html.matches("type=\"radio\"").count(), Backend::ALL.len());
     for label in ["Fencing", "TTL (s)", "Speed", "Seed", "Renewal"] {
         assert!(html.contains(&format!(">{label}</span>")), "label {label}");
     }

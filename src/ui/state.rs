@@ -574,6 +574,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         renewal: [true; 4],
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),
+        dynamo: crate::sim::DynamoOptions::default(),
     }
 }
 

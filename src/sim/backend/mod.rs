@@ -2,11 +2,15 @@
 //! and answers with effects, with its own messages, timers and panel detail.
 //! `lock_systems!` at the foot of this file is the one list of them.
 
+mod dynamodb;
 mod etcd;
 mod queue;
 mod redlock;
 mod zookeeper;
 
+pub use dynamodb::{
+    rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
+};
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
@@ -268,6 +272,7 @@ lock_systems! {
     Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+    DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
 }
 
 impl Backend {

@@ -216,6 +216,11 @@ fn facts(props: &ClientCardProps) -> Html {
             props.zk_client.name()
         ));
     }
+    if props.backend == Backend::DynamoDb && view.belief.is_holding() {
+        notes.push(
+            "no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it".into(),
+        );
+    }
     if let Some(v) = props.validity {
         notes.push(format!(
             "validity = TTL {} - elapsed {} - drift {} ms = {}",
@@ -468,6 +473,12 @@ fn buttons(props: &CardControlsProps) -> Html {
 }
 
 fn renewal_hint(backend: Backend) -> String {
+    if backend == Backend::DynamoDb {
+        return format!(
+            "While on, the client {} every heartbeat period (a quarter of the lease by default)",
+            backend.renewal_words()
+        );
+    }
     format!(
         "While on, the client {} every third of the TTL",
         backend.renewal_words()

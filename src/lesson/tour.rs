@@ -567,7 +567,7 @@ const DYNAMO_A_WRITE_LANDS: Spec = Spec {
 const DYNAMO_A_DROPS: Spec = Spec {
     find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
     say: |_| {
-        "Only now does A's library look: by A's own clock the lease ran out long ago, and its heartbeat thread drops the lock. The library only logs this; an application learns it by polling isExpired().".into()
+        "A's library looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago, and its heartbeat thread drops the lock. It only logs this; an application learns it by polling isExpired(). The write is already on its way.".into()
     },
     look: Look::Card(A),
 };
@@ -605,8 +605,8 @@ const DYNAMO_GC_PAUSE: &[Spec] = &[
         },
         look: Look::Card(A),
     },
-    DYNAMO_A_WRITE_LANDS,
     DYNAMO_A_DROPS,
+    DYNAMO_A_WRITE_LANDS,
 ];
 
 const DYNAMO_TAKEOVER: &[Spec] = &[
@@ -656,6 +656,6 @@ const DYNAMO_TAKEOVER: &[Spec] = &[
         },
         look: Look::Card(A),
     },
-    DYNAMO_A_WRITE_LANDS,
     DYNAMO_A_DROPS,
+    DYNAMO_A_WRITE_LANDS,
 ];

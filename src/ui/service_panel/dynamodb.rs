@@ -15,9 +15,9 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
             <p class="service__counter">
                 { format!(
                     "leaseDuration {} · heartbeat every {} · waiters read every {}",
-                    seconds_1(detail.lease_ms),
-                    seconds_1(detail.heartbeat_ms),
-                    seconds_1(detail.refresh_ms)
+                    Millis(detail.lease_ms),
+                    Millis(detail.heartbeat_ms),
+                    Millis(detail.refresh_ms)
                 ) }
             </p>
             <h3 class="panel__subtitle">{ "Table lockTable, item key = \"shared-counter\"" }</h3>
@@ -180,12 +180,12 @@ fn options(props: &ServicePanelProps) -> Html {
                 <select id="dynamo-heartbeat" onchange={on_beats}>
                     { for HEARTBEAT_CHOICES.iter().map(|&n| html! {
                         <option value={n.to_string()} selected={n == dynamo.heartbeats_per_lease}>
-                            { format!("lease / {n} = {}", seconds_1(config.ttl_ms / u64::from(n))) }
+                            { format!("lease / {n} = {}", Millis(config.ttl_ms / u64::from(n))) }
                         </option>
                     }) }
                     if !HEARTBEAT_CHOICES.contains(&dynamo.heartbeats_per_lease) {
                         <option value={dynamo.heartbeats_per_lease.to_string()} selected=true>
-                            { format!("lease / {} = {}", dynamo.heartbeats_per_lease, seconds_1(config.ttl_ms / u64::from(dynamo.heartbeats_per_lease.max(1)))) }
+                            { format!("lease / {} = {}", dynamo.heartbeats_per_lease, Millis(config.ttl_ms / u64::from(dynamo.heartbeats_per_lease.max(1)))) }
                         </option>
                     }
                 </select>

@@ -915,3 +915,41 @@ async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
     );
     assert_eq!(count_buttons(&html, "Clock runs true"), 1);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
+    use distlock::lesson::presets;
+    use distlock::sim::{rvn_text, ServiceDetail};
+    let scenario =
+        presets::scenario("dynamodb-takeover", Backend::DynamoDb, Fencing::On).expect("its story");
+    // At 5 s: A is frozen holding the item, B watches its last RVN.
+    let mut sim = Sim::play(&scenario, Millis(5_000)).expect("the story plays");
+    sim.run_until(Millis(5_000));
+    let ServiceDetail::DynamoDb(detail) = sim.service_detail() else {
+        panic!("a DynamoDB run (DISTLOCK_SEED={SEED})");
+    };
+    let item = detail.item.expect("A's item");
+    let html = render_app(Some(sim.clone())).await;
+    for words in [
+        "ownerName",
+        "leaseDuration",
+        rvn_text(item.rvn).as_str(),
+        "Waiters' watches",
+        "B saw A's RVN",
+        "Simplified on purpose: the table is one always-available service",
+        "DynamoDB lock client settings",
+        "no token: the lock item's RVN is a random UUID",
+    ] {
+        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+    }
+    assert!(tag_around(&html, "id=\"dynamo-wait\"").contains("select"));
+
+    // After A's late write: the save banner explains the condition on the item.
+    sim.run_until(Millis(14_000));
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("ConditionCheck that the lock item names its writer"),
+        "DISTLOCK_SEED={SEED}"
+    );
+    assert!(html.contains("cannot be ordered"), "DISTLOCK_SEED={SEED}");
+}

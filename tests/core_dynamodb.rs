@@ -732,3 +732,14 @@ fn the_same_seed_and_script_give_the_same_history() {
     let three = run(&other, 15_000);
     assert_ne!(rvns(&one), rvns(&three), "another seed, other RVNs");
 }
+
+#[test]
+fn the_timeline_marks_every_rvn_on_the_service_lane() {
+    use distlock::sim::{rvn_text, Picture};
+    let sim = takeover(Fencing::Off);
+    let picture = Picture::from_history(sim.history());
+    let labels: Vec<&str> = picture.service.iter().map(|m| &*m.label).collect();
+    for (_, rvn) in rvns(&sim) {
+        assert!(labels.contains(&rvn_text(rvn).as_str()), "{labels:?}");
+    }
+}

@@ -316,6 +316,10 @@ impl Picture {
             ZkZnodeCreated { seq, .. } => self.service.push(mark(at, &format!("lock-{seq}"), text)),
             ZkSessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
             EtcdLeaseExpired { .. } => self.service.push(mark(at, "lease expired", text)),
+            // A random RVN on every put and heartbeat: drawn, not counted.
+            DynamoItemPut { rvn, .. } | DynamoRvnChanged { to: rvn, .. } => self
+                .service
+                .push(mark(at, &super::backend::rvn_text(*rvn), text)),
             _ => self.service.push(mark(at, "", text)),
         }
     }

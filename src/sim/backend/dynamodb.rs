@@ -263,7 +263,7 @@ impl LockSystem for DynamoDb {
     const LATENCY_US: (u64, u64) = (2_500, 5_000);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_LINE: &'static str =
-        "no token: the lock item's RVN is a random UUID, new every heartbeat, so it cannot be ordered; fencing is a conditional check on the lock item";
+        "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner";
     const SERVICE_SAYS: &'static str = "DynamoDB's item says";
     const RENEWAL: &'static str = "heartbeats the lock item, writing a new random RVN";
     const FENCE: FenceRule = FenceRule::LockOwner;

@@ -67,6 +67,7 @@ fn b_takes_over_with_a_larger_token_at_five_seconds() {
             Backend::Redis => (1, 2),
             // Its lease outlives an 8 s pause: tests/core_chubby.rs.
             Backend::Chubby => unreachable!("not in BACKENDS"),
+            other => unreachable!("{other} is not in BACKENDS"),
         };
         assert_eq!((a_token.0, b_token.0), expected, "{backend}");
     }

@@ -4,8 +4,9 @@
 //! whole input, seed included.
 
 use distlock::sim::{
-    Action, Backend, ChubbyOptions, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
-    NodeId, PartitionScope, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, DynamoOptions, Event, FenceRule,
+    Fencing, Millis, NodeCommand, NodeId, PartitionScope, Scenario, Seed, Sim, Token,
+    CHUBBY_LOCK_DELAY_MS_MAX,
 };
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
@@ -97,6 +98,19 @@ fn run_input(backend: Backend) -> impl Strategy<Value = (Config, Vec<(u64, Actio
     )
 }
 
+/// A DynamoDB run, its heartbeat period and a waiter's patience drawn too.
+fn dynamo_input() -> impl Strategy<Value = (Config, Vec<(u64, Action)>)> {
+    (run_input(Backend::DynamoDb), 2u32..=10, 0u32..=400).prop_map(
+        |((config, steps), heartbeats_per_lease, extra_wait_pct)| {
+            let dynamo = DynamoOptions {
+                heartbeats_per_lease,
+                extra_wait_pct,
+            };
+            (Config { dynamo, ..config }, steps)
+        },
+    )
+}
+
 fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseError> {
     let seed = config.seed;
     let mut sim = Sim::new(config.clone()).unwrap();
@@ -113,11 +127,26 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     }
     sim.run_until(Millis(t + 40_000));
 
-    // With fencing on, no accepted write has a token below the highest.
+    // With fencing on, no accepted write has a token below the highest;
+    // where the check is on the lock item's owner, every accepted write
+    // comes from the client the service names as holder.
     let mut highest: Option<Token> = None;
     let mut grants: Option<Token> = None;
+    let mut holder: Option<ClientId> = None;
+    let owner_rule = config.backend.fence_rule() == FenceRule::LockOwner;
     for record in sim.history() {
+        if let Event::HolderChanged { holder: h, .. } = &record.event {
+            holder = *h;
+        }
         match &record.event {
+            Event::WriteAccepted { client, .. } if config.fencing == Fencing::On && owner_rule => {
+                prop_assert_eq!(
+                    holder,
+                    Some(*client),
+                    "seed {}: accepted while another owned the item",
+                    seed
+                );
+            }
             Event::WriteAccepted { token, .. } if config.fencing == Fencing::On => {
                 let token = token.expect("fencing on never accepts a write without a token");
                 if let Some(h) = highest {
@@ -203,6 +232,11 @@ proptest! {
 
     #[test]
     fn redlock_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Redlock)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn dynamodb_random_runs_hold_the_invariants((config, steps) in dynamo_input()) {
         check_run(config, steps)?;
     }
 }

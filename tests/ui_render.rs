@@ -117,6 +117,12 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
             "radio {option}"
         );
     }
+    for option in Backend::ALL.map(Backend::name) {
+        assert!(
+            html.contains(&format!("<span>{option}</span>")),
+            "radio {option}"
+        );
+    }
     assert_eq!(html.matches("type=\"radio\"").count(), Backend::ALL.len());
     for label in ["Fencing", "TTL (s)", "Speed", "Seed", "Renewal"] {
         assert!(html.contains(&format!(">{label}</span>")), "label {label}");
@@ -961,4 +967,41 @@ async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeop
         html.contains("tl-lock-delay"),
         "drawn on the service lane (DISTLOCK_SEED={SEED})"
     );
+}
+#[tokio::test(flavor = "current_thread")]
+async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
+    use distlock::lesson::presets;
+    use distlock::sim::{rvn_text, ServiceDetail};
+    let scenario =
+        presets::scenario("dynamodb-takeover", Backend::DynamoDb, Fencing::On).expect("its story");
+    // At 5 s: A is frozen holding the item, B watches its last RVN.
+    let mut sim = Sim::play(&scenario, Millis(5_000)).expect("the story plays");
+    sim.run_until(Millis(5_000));
+    let ServiceDetail::DynamoDb(detail) = sim.service_detail() else {
+        panic!("a DynamoDB run (DISTLOCK_SEED={SEED})");
+    };
+    let item = detail.item.expect("A's item");
+    let html = render_app(Some(sim.clone())).await;
+    for words in [
+        "ownerName",
+        "leaseDuration",
+        rvn_text(item.rvn).as_str(),
+        "Waiters' watches",
+        "B saw A's RVN",
+        "Simplified on purpose: the table is one always-available service",
+        "DynamoDB lock client settings",
+        "no token: the lock item's RVN is a random UUID",
+    ] {
+        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+    }
+    assert!(tag_around(&html, "id=\"dynamo-wait\"").contains("select"));
+
+    // After A's late write: the save banner explains the condition on the item.
+    sim.run_until(Millis(14_000));
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("ConditionCheck that the lock item names its writer"),
+        "DISTLOCK_SEED={SEED}"
+    );
+    assert!(html.contains("cannot be ordered"), "DISTLOCK_SEED={SEED}");
 }

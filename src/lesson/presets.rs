@@ -2,8 +2,8 @@
 //! configuration and a list of timed commands, for each backend it suits.
 
 use crate::sim::{
-    Backend, Command, Config, ExtendMode, Fencing, NodeCommand, PartitionScope, Persistence,
-    ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
+    Backend, Command, Config, DynamoOptions, ExtendMode, Fencing, NodeCommand, PartitionScope,
+    Persistence, ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -112,11 +112,11 @@ pub const PRESETS: &[Preset] = &[
         id: "gc-pause",
         title: "A GC pause outlives the lease",
         backends: ALL,
-        story: "A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay). Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
-        fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected.",
+        story: "A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay). Its lease runs out, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
+        fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected. (DynamoDB has no token to order: there the write is conditioned on the lock item naming its writer.)",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
-            text: "Turn fencing on: A's late write carries its old token and the resource rejects it.",
+            text: "Turn fencing on: the resource checks A's late write (its old token, or on DynamoDB the lock item's owner) and rejects it.",
         },
         run_ms: 12_000,
     },
@@ -264,6 +264,18 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 50_000,
     },
+    Preset {
+        id: "dynamodb-takeover",
+        title: "A whole lease of the same RVN",
+        backends: &[Backend::DynamoDb],
+        story: "A holds the lock item and heartbeats: each heartbeat writes a new random RVN. B keeps no place in any queue: it polls the item and starts counting again whenever the RVN changes, ready to wait three leases. A freezes for 10 s, the RVN stops changing, and once B has seen the same one for a whole lease by its own clock its conditional put takes the item. A wakes and writes.",
+        fix: "Fence with a conditional check on the lock item: a DynamoDB transaction whose ConditionCheck requires the item to name the writer. The RVN itself cannot fence: a new random UUID each heartbeat is unique, not ordered.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: A's write becomes a transaction with a ConditionCheck on the lock item, which names B now, so it is rejected.",
+        },
+        run_ms: 15_000,
+    },
 ];
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
@@ -377,6 +389,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
         "redis-failover" => redis_failover(config),
         "chubby-lock-delay" => chubby_lock_delay(config, 41_700),
+        "dynamodb-takeover" => dynamodb_takeover(config),
         _ => return None,
     };
     Some(s)
@@ -387,15 +400,19 @@ pub fn gc_pause(config: Config) -> Scenario {
     // Chubby's master answers the KeepAlive A left waiting once more while
     // A sleeps (its session ends near 9.7 s), and then keeps the lock out
     // of reach for the lock-delay (25 s): only a pause past both loses it.
-    let (pause_ms, b_writes_at) = match config.backend {
-        Backend::Chubby => (36_500, 36_000),
-        _ => (8_000, 7_000),
+    // A DynamoDB waiter takes the lock item over only after seeing its RVN
+    // unchanged for a whole lease: B starts watching at 1 s, so that it
+    // holds, and writes, by 7 s as everywhere else.
+    let (pause_ms, b_asks_at, b_writes_at) = match config.backend {
+        Backend::Chubby => (36_500, 5_000, 36_000),
+        Backend::DynamoDb => (8_000, 1_000, 7_000),
+        _ => (8_000, 5_000, 7_000),
     };
     Scenario::new(config)
         .client(0, 'A', Command::Acquire)
         .client(500, 'A', Command::GcPause { pause_ms })
         .client(1_000, 'A', Command::Write)
-        .client(5_000, 'B', Command::Acquire)
+        .client(b_asks_at, 'B', Command::Acquire)
         .client(b_writes_at, 'B', Command::Write)
 }
 
@@ -410,6 +427,25 @@ pub fn chubby_lock_delay(config: Config, pause_ms: u64) -> Scenario {
         .client(6_000, 'A', Command::Write)
         .client(16_700, 'B', Command::Acquire)
         .client(40_000, 'B', Command::Write)
+}
+
+/// systems.md's DynamoDB story at a quarter of its times (a 5 s lease for
+/// 20 s): B waits three leases (additionalTimeToWaitForLock 60 s), A
+/// pauses for two leases. B writes at 9 s rather than a quarter of 33 s,
+/// for the waiter's poll (a twentieth of the lease) to land in time.
+pub fn dynamodb_takeover(config: Config) -> Scenario {
+    Scenario::new(Config {
+        dynamo: DynamoOptions {
+            extra_wait_pct: 300,
+            ..config.dynamo
+        },
+        ..config
+    })
+    .client(0, 'A', Command::Acquire)
+    .client(750, 'B', Command::Acquire)
+    .client(3_000, 'A', Command::GcPause { pause_ms: 10_000 })
+    .client(3_000, 'A', Command::Write)
+    .client(9_000, 'B', Command::Write)
 }
 
 /// release-other with a chosen release mode (the fix is `CheckValue`).

@@ -7,8 +7,8 @@
 //! happens (no second holder once the fix is on) is simply left out.
 
 use crate::sim::{
-    ChubbySession, ClientId, Command, Event, Millis, Persistence, Record, Scenario, ServiceEvent,
-    Sim, Standing, Token, ZkConn,
+    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Millis, Persistence, Record,
+    Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
 };
 
 /// What a moment asks the visitor to look at.
@@ -57,7 +57,12 @@ pub fn moments(preset_id: &str, scenario: &Scenario, until: Millis) -> Vec<Momen
     let Ok(sim) = Sim::play(scenario, until) else {
         return Vec::new();
     };
-    find_moments(specs(preset_id), sim.history())
+    let specs = match (preset_id, scenario.config.backend) {
+        // DynamoDB has no token and no expiry in the service: its own words.
+        ("gc-pause", Backend::DynamoDb) => DYNAMO_GC_PAUSE,
+        _ => specs(preset_id),
+    };
+    find_moments(specs, sim.history())
 }
 
 fn find_moments(specs: &[Spec], history: &[Record]) -> Vec<Moment> {
@@ -199,6 +204,7 @@ fn specs(preset_id: &str) -> &'static [Spec] {
         "renew-after-expiry" => RENEW_AFTER_EXPIRY,
         "redis-failover" => REDIS_FAILOVER,
         "chubby-lock-delay" => CHUBBY_LOCK_DELAY,
+        "dynamodb-takeover" => DYNAMO_TAKEOVER,
         _ => &[],
     }
 }
@@ -601,4 +607,170 @@ const REDIS_FAILOVER: &[Spec] = &[
         },
         look: Look::Card(A),
     },
+];
+
+fn item_put_by(e: &Event, who: ClientId) -> bool {
+    matches!(e, Event::Service(ServiceEvent::DynamoItemPut { client, .. }) if *client == who)
+}
+
+/// A lock item put, in words: the item, its RVN, and that it is no token.
+fn item_put_words(e: &Event) -> String {
+    match e {
+        Event::Service(ServiceEvent::DynamoItemPut {
+            client,
+            rvn,
+            expected: None,
+            ..
+        }) => format!(
+            "{client}'s put created the lock item: owner {client}, RVN {}. {client} gets no token, only this RVN, a random UUID; it judges its lease by its own clock, from when it sent the put.",
+            rvn_text(*rvn)
+        ),
+        Event::Service(ServiceEvent::DynamoItemPut {
+            client,
+            rvn,
+            expected: Some(old),
+            replaced,
+        }) => format!(
+            "{client} saw RVN {} unchanged for a whole lease by its own clock, so its put, on condition the RVN is still {}, replaced {}'s item: owner {client}, RVN {}. DynamoDB expired nothing: {client} decided, and {} has not heard.",
+            rvn_text(*old),
+            rvn_text(*old),
+            replaced.map_or("the old".to_string(), |r| r.to_string()),
+            rvn_text(*rvn),
+            replaced.map_or("the old holder".to_string(), |r| r.to_string()),
+        ),
+        other => other.to_string(),
+    }
+}
+
+/// A write landing at the resource under DynamoDB: no token to compare.
+fn dynamo_landing_words(e: &Event) -> String {
+    match e {
+        Event::WriteAccepted {
+            client,
+            standing: Standing::Stale,
+            ..
+        } => format!(
+            "The resource accepts {client}'s stale write: two holders, one corrupted counter. Its RVN could not have stopped it: RVNs are random, unique but not ordered, so no resource can tell an old one from a new one."
+        ),
+        Event::WriteAccepted {
+            client,
+            standing: Standing::WithoutLease,
+            ..
+        } => format!(
+            "The resource accepts {client}'s write although its lease is over by its own clock: nobody has taken the item over, so nothing is corrupted."
+        ),
+        Event::WriteAccepted { client, .. } => format!(
+            "The resource accepts {client}'s write: {client} is the owner the lock item names. The write carries no token."
+        ),
+        Event::WriteRejected { client, reason, .. } => format!(
+            "Fencing by a conditional check on the lock item: {client}'s write is rejected, {reason}. No token could do this here: the RVN is a random UUID and cannot be ordered."
+        ),
+        other => other.to_string(),
+    }
+}
+
+const DYNAMO_B_WRITE_LANDS: Spec = Spec {
+    find: |e| landed_from(e, B),
+    say: dynamo_landing_words,
+    look: Look::Resource,
+};
+const DYNAMO_A_WRITE_LANDS: Spec = Spec {
+    find: |e| landed_from(e, A),
+    say: dynamo_landing_words,
+    look: Look::Resource,
+};
+const DYNAMO_A_DROPS: Spec = Spec {
+    find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
+    say: |_| {
+        "A's library looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago, and its heartbeat thread drops the lock. It only logs this; an application learns it by polling isExpired(). The write is already on its way.".into()
+    },
+    look: Look::Card(A),
+};
+
+const DYNAMO_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| item_put_by(e, A),
+        say: item_put_words,
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+        say: |_| {
+            "A freezes in an 8 s GC pause, and its heartbeat thread with it: the item's RVN stops changing. The Write clicked now waits inside the pause, after A's check that it holds the lock.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::AcquireStarted { client } if *client == B),
+        say: |_| {
+            "B asks for the lock. There is no queue: B reads the item, remembers its RVN and the time by its own clock, and reads again every twentieth of a lease. Only a whole lease of the same RVN lets it take over.".into()
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| item_put_by(e, B),
+        say: item_put_words,
+        look: Look::Service,
+    },
+    DYNAMO_B_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::Woke { client } if *client == A),
+        say: |_| {
+            "A wakes with its beliefs unchanged: by its own clock its lease ran out at 5 s, but it has not looked yet, and its queued write leaves at once.".into()
+        },
+        look: Look::Card(A),
+    },
+    DYNAMO_A_DROPS,
+    DYNAMO_A_WRITE_LANDS,
+];
+
+const DYNAMO_TAKEOVER: &[Spec] = &[
+    Spec {
+        find: |e| item_put_by(e, A),
+        say: item_put_words,
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::AcquireStarted { client } if *client == B),
+        say: |_| {
+            "B asks for the lock, ready to wait a lease plus three more. It reads the item, remembers the RVN with the time by its own clock, and reads again every twentieth of a lease.".into()
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::DynamoRvnChanged { client, .. }) if *client == A),
+        say: |e| {
+            match e {
+            Event::Service(ServiceEvent::DynamoRvnChanged { from, to, .. }) => format!(
+                "A's heartbeat replaces RVN {} with {}: a new random UUID, not a larger number. B starts counting again. Unique is not ordered: no resource could tell the older RVN from the newer.",
+                rvn_text(*from),
+                rvn_text(*to)
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+        say: |_| {
+            "A checks isExpired() (false) and freezes for 10 s before its write. Its heartbeat thread freezes with it: the RVN stops changing, and B's count runs on.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| item_put_by(e, B),
+        say: item_put_words,
+        look: Look::Service,
+    },
+    DYNAMO_B_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::Woke { client } if *client == A),
+        say: |_| {
+            "A wakes believing it holds the lock, and its write leaves before its library looks at the clock.".into()
+        },
+        look: Look::Card(A),
+    },
+    DYNAMO_A_DROPS,
+    DYNAMO_A_WRITE_LANDS,
 ];

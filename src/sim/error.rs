@@ -2,8 +2,9 @@
 
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::scenario::{
-    CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
-    PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_MAX,
+    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX,
+    TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -93,6 +94,14 @@ pub enum CommandError {
     LosingAlready {
         client: ClientId,
         on: bool,
+    },
+    /// DynamoDB: heartbeats per lease out of range.
+    HeartbeatsOutOfRange {
+        per_lease: u32,
+    },
+    /// DynamoDB: additionalTimeToWaitForLock out of range.
+    ExtraWaitOutOfRange {
+        pct: u32,
     },
     TooManyEvents,
     TimeInPast {
@@ -201,6 +210,14 @@ impl fmt::Display for CommandError {
             LosingAlready { client, on: false } => {
                 write!(f, "{client}'s messages are not being lost")
             }
+            HeartbeatsOutOfRange { per_lease } => write!(
+                f,
+                "{per_lease} DynamoDB heartbeats per lease is out of range: choose {DYNAMO_HEARTBEATS_MIN} to {DYNAMO_HEARTBEATS_MAX} (the client refuses a heartbeat longer than half the lease)"
+            ),
+            ExtraWaitOutOfRange { pct } => write!(
+                f,
+                "an extra wait of {pct}% of the lease is out of range: choose 0% to {DYNAMO_EXTRA_WAIT_PCT_MAX}%"
+            ),
             TooManyEvents => f.write_str(
                 "the simulation has too many events pending; let the clock run before adding more",
             ),

@@ -1,5 +1,6 @@
 //! The history of a run: typed records that render as plain sentences.
 
+use super::backend::rvn_text;
 use super::client::{ChubbySession, ZkConn};
 use super::net::{Body, Endpoint};
 use super::scenario::{Command, NodeCommand, PartitionScope};
@@ -61,6 +62,10 @@ pub enum AcquireFailure {
     LeaseGone,
     /// Single Redis with `WAIT 1`: no replica acknowledged the lock key.
     NoReplicaAck,
+    /// DynamoDB: the waiter's time ran out (a lease plus
+    /// additionalTimeToWaitForLock) before it saw the lock item free or its
+    /// RVN unchanged for a whole lease: LockNotGrantedException.
+    NotGranted { waited_ms: u64 },
 }
 
 impl fmt::Display for AcquireFailure {
@@ -76,6 +81,11 @@ impl fmt::Display for AcquireFailure {
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
             AcquireFailure::NoReplicaAck => f.write_str(
                 "WAIT 1 found no replica with the key, so a failover could lose it: not acquired",
+            ),
+            AcquireFailure::NotGranted { waited_ms } => write!(
+                f,
+                "LockNotGrantedException after {}: within a lease plus additionalTimeToWaitForLock it never saw the lock item free, or its RVN unchanged for a whole lease (there is no queue to wait in)",
+                Millis(*waited_ms)
             ),
         }
     }
@@ -262,6 +272,37 @@ pub enum ServiceEvent {
     ChubbyMasterElected {
         epoch: u64,
     },
+    /// DynamoDB took a conditional put: the lock item now names `client`.
+    DynamoItemPut {
+        client: ClientId,
+        rvn: u64,
+        /// The RVN the put was conditioned on; `None`: on the item's absence.
+        expected: Option<u64>,
+        replaced: Option<ClientId>,
+    },
+    /// DynamoDB refused a conditional put: the item was not as expected.
+    DynamoPutRefused {
+        client: ClientId,
+    },
+    /// A heartbeat replaced the item's RVN with a new random one.
+    DynamoRvnChanged {
+        client: ClientId,
+        from: u64,
+        to: u64,
+    },
+    DynamoItemDeleted {
+        client: ClientId,
+    },
+    /// The client library's log: a heartbeat failed its condition and the
+    /// library stopped heartbeating, telling the application nothing.
+    DynamoHeartbeatRefused {
+        client: ClientId,
+    },
+    /// The client library's log: a call got no answer within the SDK's
+    /// read timeout.
+    DynamoCallTimedOut {
+        client: ClientId,
+    },
 }
 
 impl fmt::Display for ServiceEvent {
@@ -390,6 +431,54 @@ impl fmt::Display for ServiceEvent {
             ChubbyMasterElected { epoch } => write!(
                 f,
                 "Chubby's new master (epoch {epoch}) took over: locks and generation numbers came from the replicated database, every session lease was extended"
+            ),
+            DynamoItemPut {
+                client,
+                rvn,
+                expected: None,
+                ..
+            } => write!(
+                f,
+                "DynamoDB put the lock item (if absent): owner {client}, RVN {}",
+                rvn_text(*rvn)
+            ),
+            DynamoItemPut {
+                client,
+                rvn,
+                expected: Some(expected),
+                replaced,
+            } => {
+                write!(f, "DynamoDB put {client}'s lock item")?;
+                if let Some(previous) = replaced {
+                    write!(f, " over {previous}'s")?;
+                }
+                write!(
+                    f,
+                    " (if RVN = {}): owner {client}, RVN {}",
+                    rvn_text(*expected),
+                    rvn_text(*rvn)
+                )
+            }
+            DynamoPutRefused { client } => write!(
+                f,
+                "DynamoDB refused {client}'s conditional put: the lock item had changed"
+            ),
+            DynamoRvnChanged { client, from, to } => write!(
+                f,
+                "{client}'s heartbeat replaced RVN {} with {}: a new random UUID, not a larger number",
+                rvn_text(*from),
+                rvn_text(*to)
+            ),
+            DynamoItemDeleted { client } => {
+                write!(f, "DynamoDB deleted {client}'s lock item (release)")
+            }
+            DynamoHeartbeatRefused { client } => write!(
+                f,
+                "{client}'s heartbeat failed its condition (the item no longer names {client} with the RVN it knows): the library stops heartbeating and only logs it"
+            ),
+            DynamoCallTimedOut { client } => write!(
+                f,
+                "{client}'s call to DynamoDB got no answer within the SDK's read timeout"
             ),
         }
     }

@@ -23,15 +23,14 @@ mod timeline;
 mod types;
 
 pub use backend::{
-    chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
-    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
-};
-pub use backend::{
-    drift_ms, granted_ttl_ms, negotiated_timeout_ms, validity_ms, Backend, EtcdDetail, EtcdKeyView,
-    EtcdMsg, HolderView, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
+    chubby_scaled_ms, drift_ms, granted_ttl_ms, negotiated_timeout_ms, rvn_text, validity_ms,
+    Backend, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView, DynamoDetail,
+    DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, EtcdDetail, EtcdKeyView, EtcdMsg,
+    HolderView, ItemSeen, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
     RedisServerView, RedlockDetail, ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail,
-    ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
+    ZkMsg, ZnodeView, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, ETCD_TTL_MS_MIN,
 };
+
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, ZkConn};
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
 pub use engine::{
@@ -48,11 +47,13 @@ pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
 pub use playback::{Playback, Refusals};
 pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
-    Action, ChubbyOptions, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario,
-    ScenarioError, TimedAction, ZkOptions, CHUBBY_LOCK_DELAY_MS_DEFAULT, CHUBBY_LOCK_DELAY_MS_MAX,
-    CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX,
-    SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX,
-    TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope,
+    RedisOptions, Scenario, ScenarioError, TimedAction, ZkOptions, CHUBBY_LOCK_DELAY_MS_DEFAULT,
+    CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+    DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_DEFAULT, DYNAMO_HEARTBEATS_MAX,
+    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
+    PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
+    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,

@@ -34,6 +34,16 @@ pub const ZK_TICK_MS_DEFAULT: u64 = 2_000;
 /// story needs (see `ChubbyOptions`).
 pub const CHUBBY_LOCK_DELAY_MS_MAX: u64 = 60_000;
 pub const CHUBBY_LOCK_DELAY_MS_DEFAULT: u64 = CHUBBY_LOCK_DELAY_MS_MAX;
+/// The DynamoDB lock client's heartbeats per lease: its default 20 s lease
+/// with a 5 s heartbeat is 4; its constructor refuses a heartbeat longer
+/// than half the lease, so at least 2.
+pub const DYNAMO_HEARTBEATS_MIN: u32 = 2;
+pub const DYNAMO_HEARTBEATS_MAX: u32 = 10;
+pub const DYNAMO_HEARTBEATS_DEFAULT: u32 = 4;
+/// additionalTimeToWaitForLock in percent of the lease: the default 1 s
+/// (DEFAULT_BUFFER_MS) of a 20 s lease is 5%; at most ten leases.
+pub const DYNAMO_EXTRA_WAIT_PCT_DEFAULT: u32 = 5;
+pub const DYNAMO_EXTRA_WAIT_PCT_MAX: u32 = 1_000;
 /// A script longer than this is refused; it keeps shared links and replays bounded.
 pub const SCRIPT_LEN_MAX: usize = 1_000;
 /// Scripted times beyond one day are refused.
@@ -99,6 +109,26 @@ impl Default for ChubbyOptions {
         }
     }
 }
+/// The DynamoDB lock client's settings, ignored by the other backends. Both
+/// are ratios to the lease (the TTL setting), as the library's defaults are
+/// to its 20 s lease.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct DynamoOptions {
+    /// heartbeatPeriod = lease / this.
+    pub heartbeats_per_lease: u32,
+    /// additionalTimeToWaitForLock, in percent of the lease: a waiter gives
+    /// up after a lease plus this.
+    pub extra_wait_pct: u32,
+}
+
+impl Default for DynamoOptions {
+    fn default() -> Self {
+        DynamoOptions {
+            heartbeats_per_lease: DYNAMO_HEARTBEATS_DEFAULT,
+            extra_wait_pct: DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+        }
+    }
+}
 
 /// Everything that decides a run besides the commands.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -116,6 +146,7 @@ pub struct Config {
     pub zk: ZkOptions,
     #[serde(default)]
     pub chubby: ChubbyOptions,
+    pub dynamo: DynamoOptions,
 }
 
 impl Default for Config {
@@ -130,6 +161,7 @@ impl Default for Config {
             redis: RedisOptions::default(),
             zk: ZkOptions::default(),
             chubby: ChubbyOptions::default(),
+            dynamo: DynamoOptions::default(),
         }
     }
 }
@@ -155,6 +187,15 @@ impl Config {
         if self.chubby.lock_delay_ms > CHUBBY_LOCK_DELAY_MS_MAX {
             return Err(CommandError::LockDelayOutOfRange {
                 lock_delay_ms: self.chubby.lock_delay_ms,
+            });
+        }
+        let per_lease = self.dynamo.heartbeats_per_lease;
+        if !(DYNAMO_HEARTBEATS_MIN..=DYNAMO_HEARTBEATS_MAX).contains(&per_lease) {
+            return Err(CommandError::HeartbeatsOutOfRange { per_lease });
+        }
+        if self.dynamo.extra_wait_pct > DYNAMO_EXTRA_WAIT_PCT_MAX {
+            return Err(CommandError::ExtraWaitOutOfRange {
+                pct: self.dynamo.extra_wait_pct,
             });
         }
         Ok(())

@@ -333,6 +333,10 @@ impl Picture {
                 self.service
                     .push(mark(at, &format!("master {epoch}"), text))
             }
+            // A random RVN on every put and heartbeat: drawn, not counted.
+            DynamoItemPut { rvn, .. } | DynamoRvnChanged { to: rvn, .. } => self
+                .service
+                .push(mark(at, &super::backend::rvn_text(*rvn), text)),
             _ => self.service.push(mark(at, "", text)),
         }
     }

@@ -221,6 +221,11 @@ fn facts(props: &ClientCardProps) -> Html {
     if let Some(session) = view.chubby {
         notes.push(chubby_words(session, props.now));
     }
+    if props.backend == Backend::DynamoDb && view.belief.is_holding() {
+        notes.push(
+            "no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it".into(),
+        );
+    }
     if let Some(v) = props.validity {
         notes.push(format!(
             "validity = TTL {} - elapsed {} - drift {} ms = {}",
@@ -494,6 +499,12 @@ fn renewal_hint(backend: Backend) -> String {
     // Chubby's KeepAlive is a long poll, not a timer.
     if backend == Backend::Chubby {
         return format!("While on, the client {}", backend.renewal_words());
+    }
+    if backend == Backend::DynamoDb {
+        return format!(
+            "While on, the client {} every heartbeat period (a quarter of the lease by default)",
+            backend.renewal_words()
+        );
     }
     format!(
         "While on, the client {} every third of the TTL",

@@ -4,7 +4,7 @@
 use super::state::seconds_1;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
-use crate::sim::{Fencing, Token};
+use crate::sim::{FenceRule, Fencing, Token};
 use crate::sim::{StaleWrite, Standing};
 use yew::prelude::*;
 
@@ -15,6 +15,8 @@ pub struct ResourcePanelProps {
     pub accepted: u64,
     pub rejected: u64,
     pub fencing: Fencing,
+    /// How the resource checks a write with fencing on.
+    pub rule: FenceRule,
     pub corruptions: u64,
     pub saves: u64,
     /// The latest stale write the resource accepted.
@@ -38,6 +40,7 @@ impl ResourcePanelProps {
             accepted: resource.accepted(),
             rejected: resource.rejected(),
             fencing: sim.config().fencing,
+            rule: sim.config().backend.fence_rule(),
             corruptions: oracle.corruptions(),
             saves: oracle.saves(),
             last_corruption: stale
@@ -93,7 +96,9 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     stale.client,
                     token_words(stale.token),
                     holder_words(&stale),
-                    if props.fencing.is_on() {
+                    if props.fencing.is_on() && props.rule == FenceRule::LockOwner {
+                        "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another."
+                    } else if props.fencing.is_on() {
                         "Fencing is on, but the counter had seen no newer token, so it could not tell."
                     } else {
                         "Fencing is off: nothing compared the token."
@@ -113,6 +118,12 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         None => "Stale write without a token rejected: fencing saved the counter".into(),
     };
     let highest = props.highest.map_or("none".to_string(), |t| t.to_string());
+    let why = if props.rule == FenceRule::LockOwner {
+        // DynamoDB: no token, a condition on the lock item instead.
+        "The write was a transaction with a ConditionCheck that the lock item names its writer, and the item names another owner, so it refused the write. No token could have done this: the RVN is a random UUID, and cannot be ordered.".to_string()
+    } else {
+        format!("The highest token the counter had accepted is {highest}, so it refused the write.")
+    };
     html! {
         <div class="banner banner--save" role="status">
             <p class="banner__title">
@@ -121,7 +132,7 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             </p>
             <p class="banner__text">
                 { format!(
-                    "At t={} {} wrote with {} {}. The highest token the counter had accepted is {highest}, so it refused the write.",
+                    "At t={} {} wrote with {} {}. {why}",
                     seconds_1(stale.at.ms()),
                     stale.client,
                     token_words(stale.token),
@@ -156,10 +167,18 @@ fn without_lease_note(props: &ResourcePanelProps) -> Html {
 #[component]
 pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let highest = props.highest.map_or("—".to_string(), |t| t.to_string());
-    let rule = if props.fencing.is_on() {
-        "Fencing on: it accepts a write only if its token is at least the highest it has accepted."
-    } else {
+    let owner_rule = props.rule == FenceRule::LockOwner;
+    let rule = if !props.fencing.is_on() {
         "Fencing off: it accepts every write, whatever the token."
+    } else if owner_rule {
+        "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner."
+    } else {
+        "Fencing on: it accepts a write only if its token is at least the highest it has accepted."
+    };
+    let knows = if owner_rule {
+        "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives."
+    } else {
+        "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against."
     };
     html! {
         <section class="panel resource" aria-label="Resource">
@@ -176,9 +195,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
                 <div><dt>{ "rejected" }</dt><dd>{ props.rejected }</dd></div>
             </dl>
             <p class="panel__note">{ rule }</p>
-            <p class="panel__note">
-                { "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against." }
-            </p>
+            <p class="panel__note">{ knows }</p>
         </section>
     }
 }

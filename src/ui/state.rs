@@ -577,6 +577,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),
         chubby: ChubbyOptions::default(),
+        dynamo: crate::sim::DynamoOptions::default(),
     }
 }
 

@@ -13,8 +13,8 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, ChubbyOptions, Command, Config, NodeCommand, PartitionScope, Record, RedisOptions,
-    Scenario, ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope, Record,
+    RedisOptions, Scenario, ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX,
     SCRIPT_TIME_MS_MAX,
 };
 use crate::sim::{
@@ -499,12 +499,28 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(ch) => chubby_of(ch)?,
             None => ChubbyOptions::default(),
         },
+        dynamo: match c.get("dynamo") {
+            Some(d) => dynamo_of(d)?,
+            None => DynamoOptions::default(),
+        },
     })
 }
 
 fn chubby_of(c: &Json) -> Result<ChubbyOptions, Problem> {
     Ok(ChubbyOptions {
         lock_delay_ms: number_of("its Chubby lock-delay", c.get("lock_delay_ms"))?,
+    })
+}
+fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
+    let per_lease = number_of(
+        "its DynamoDB heartbeats per lease",
+        d.get("heartbeats_per_lease"),
+    )?;
+    let pct = number_of("its DynamoDB extra wait", d.get("extra_wait_pct"))?;
+    // Out-of-range values are refused with the ranges by Config::validate.
+    Ok(DynamoOptions {
+        heartbeats_per_lease: u32::try_from(per_lease).unwrap_or(u32::MAX),
+        extra_wait_pct: u32::try_from(pct).unwrap_or(u32::MAX),
     })
 }
 

@@ -3,6 +3,7 @@
 //! `lock_systems!` at the foot of this file is the one list of them.
 
 mod chubby;
+mod dynamodb;
 mod etcd;
 mod queue;
 mod redis;
@@ -13,6 +14,9 @@ mod zookeeper;
 pub use chubby::{
     chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
     CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+};
+pub use dynamodb::{
+    rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
 };
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
@@ -278,6 +282,7 @@ lock_systems! {
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
     Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
+    DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
 }
 
 impl Backend {

@@ -2,6 +2,7 @@
 //! file per system beside this one, which draws the frame they share.
 
 mod chubby;
+mod dynamodb;
 mod etcd;
 mod redis;
 mod redlock;
@@ -89,6 +90,7 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
         ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
         ServiceDetail::Etcd(d) => etcd::panel(props, d),
         ServiceDetail::Chubby(d) => chubby::panel(props, d),
+        ServiceDetail::DynamoDb(d) => dynamodb::panel(props, d),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

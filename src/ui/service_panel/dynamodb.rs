@@ -1,0 +1,211 @@
+//! DynamoDB's lock item with its RVN and lease clock, each waiter's watch,
+//! each holder's own view of its lease, and the lock client's settings.
+
+use super::ServicePanelProps;
+use crate::sim::{
+    rvn_text, Config, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoOptions,
+    DynamoWatchView, Millis, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+};
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
+    html! {
+        <>
+            <p class="service__counter">
+                { format!(
+                    "leaseDuration {} · heartbeat every {} · waiters read every {}",
+                    Millis(detail.lease_ms),
+                    Millis(detail.heartbeat_ms),
+                    Millis(detail.refresh_ms)
+                ) }
+            </p>
+            <h3 class="panel__subtitle">{ "Table lockTable, item key = \"shared-counter\"" }</h3>
+            { item_table(props.now, detail.item.as_ref()) }
+            <p class="panel__note">
+                { "The item stores no expiry time. A waiter may replace it only after seeing the same RVN for a whole lease by its own clock; every heartbeat writes a new random RVN (a UUID): unique, not ordered, so no resource can compare two of them." }
+            </p>
+            <h3 class="panel__subtitle">{ "Waiters' watches (no queue: each polls the item)" }</h3>
+            { watches(&detail.watches) }
+            <h3 class="panel__subtitle">{ "Holders' own clocks (isExpired)" }</h3>
+            { holders(props.now, &detail.holders) }
+            { options(props) }
+            <p class="panel__note">
+                { "Simplified on purpose: the table is one always-available service (no regions, no throttling, no failover a client could see); each client runs one lock and its own heartbeat thread; a call that gets no answer fails after the SDK's read timeout (a lease and a half), without the SDK's retries; release deletes the item (deleteLockOnRelease); holdLockOnServiceUnavailable stays off. Fencing on is a DynamoDB transaction whose ConditionCheck requires the lock item to name the writer: the library writes no counter a resource could order." }
+            </p>
+        </>
+    }
+}
+
+fn item_table(now: Millis, item: Option<&DynamoItemView>) -> Html {
+    let Some(item) = item else {
+        return html! { <p class="panel__empty">{ "No lock item: nobody holds the lock." }</p> };
+    };
+    let idle = now.until(item.rvn_at.plus(item.lease_ms));
+    html! {
+        <div class="table-wrap">
+            <table class="keys dynamo-item">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "key" }</th>
+                        <th scope="col">{ "ownerName" }</th>
+                        <th scope="col">{ "RVN" }</th>
+                        <th scope="col">{ "leaseDuration" }</th>
+                        <th scope="col">{ "RVN written" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <tr class="keys__row--holder">
+                        <td><code>{ "shared-counter" }</code></td>
+                        <td>{ item.owner.to_string() }</td>
+                        <td><code>{ rvn_text(item.rvn) }</code></td>
+                        <td>{ seconds_1(item.lease_ms) }</td>
+                        <td>{ format!("t={} ({} heartbeats since the put)", seconds_1(item.rvn_at.ms()), item.heartbeats) }</td>
+                    </tr>
+                </tbody>
+            </table>
+            <p class="panel__note">
+                { format!(
+                    "A waiter that saw this RVN when it was written could take the item over in {}.",
+                    seconds_1(idle)
+                ) }
+            </p>
+        </div>
+    }
+}
+
+fn watches(list: &[DynamoWatchView]) -> Html {
+    if list.is_empty() {
+        return html! { <p class="panel__empty">{ "Nobody is asking for the lock." }</p> };
+    }
+    html! {
+        <ul class="queue">
+            { for list.iter().map(|w| html! { <li class="queue__item">{ watch_words(w) }</li> }) }
+        </ul>
+    }
+}
+
+fn watch_words(w: &DynamoWatchView) -> String {
+    let gives_up = format!(
+        "asking for {} of at most {}",
+        seconds_1(w.waited_ms),
+        seconds_1(w.wait_ms)
+    );
+    match (w.rvn, w.owner) {
+        (Some(rvn), Some(owner)) => format!(
+            "{} saw {owner}'s RVN {} at {} by its own clock: unchanged for {} ({gives_up})",
+            w.client,
+            rvn_text(rvn),
+            seconds_1(w.seen_local_ms.max(0) as u64),
+            seconds_1(w.watched_ms)
+        ),
+        _ => format!("{} is reading the item ({gives_up})", w.client),
+    }
+}
+
+fn holders(now: Millis, list: &[DynamoHolderView]) -> Html {
+    if list.is_empty() {
+        return html! { <p class="panel__empty">{ "No client believes it holds the lock." }</p> };
+    }
+    html! {
+        <ul class="queue">
+            { for list.iter().map(|h| html! {
+                <li class="queue__item">
+                    { format!(
+                        "{} knows RVN {}; by its own clock its lease ends in {}{}",
+                        h.client,
+                        rvn_text(h.rvn),
+                        seconds_1(now.until(h.expires_at)),
+                        if h.heartbeating { "" } else { " (its heartbeat failed its condition: the thread stopped, and only logged it)" }
+                    ) }
+                </li>
+            }) }
+        </ul>
+    }
+}
+
+/// Heartbeats per lease offered: twice (the least the client accepts),
+/// four times (its defaults: 5 s of 20 s), ten times.
+const HEARTBEAT_CHOICES: [u32; 3] = [2, 4, 10];
+/// additionalTimeToWaitForLock offered, in percent of the lease: the
+/// default 1 s of 20 s, and 60 s of 20 s as in systems.md's story.
+const WAIT_CHOICES_PCT: [(u32, &str); 2] = [
+    (
+        DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+        "a lease + 1/20 (the default 1 s of 20 s)",
+    ),
+    (300, "a lease + 3 leases (60 s of 20 s)"),
+];
+
+/// The lock client's settings; each change starts a fresh run.
+fn options(props: &ServicePanelProps) -> Html {
+    let config = &props.config;
+    let dynamo = config.dynamo;
+    let with = {
+        let config = config.clone();
+        move |dynamo: DynamoOptions| {
+            Action::Reconfigure(Config {
+                dynamo,
+                ..config.clone()
+            })
+        }
+    };
+    let with_beats = with.clone();
+    let on_beats = props.dispatch.reform(move |e: Event| {
+        let per_lease = crate::ui::dom::value_of(&e)
+            .parse()
+            .unwrap_or(dynamo.heartbeats_per_lease);
+        with_beats(DynamoOptions {
+            heartbeats_per_lease: per_lease,
+            ..dynamo
+        })
+    });
+    let on_wait = props.dispatch.reform(move |e: Event| {
+        let pct = crate::ui::dom::value_of(&e)
+            .parse()
+            .unwrap_or(dynamo.extra_wait_pct);
+        with(DynamoOptions {
+            extra_wait_pct: pct,
+            ..dynamo
+        })
+    });
+    let custom_wait = !WAIT_CHOICES_PCT
+        .iter()
+        .any(|&(p, _)| p == dynamo.extra_wait_pct);
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "DynamoDB lock client settings (each starts a fresh run)" }</legend>
+            <label class="field" for="dynamo-heartbeat">
+                <span>{ "heartbeatPeriod" }</span>
+                <select id="dynamo-heartbeat" onchange={on_beats}>
+                    { for HEARTBEAT_CHOICES.iter().map(|&n| html! {
+                        <option value={n.to_string()} selected={n == dynamo.heartbeats_per_lease}>
+                            { format!("lease / {n} = {}", Millis(config.ttl_ms / u64::from(n))) }
+                        </option>
+                    }) }
+                    if !HEARTBEAT_CHOICES.contains(&dynamo.heartbeats_per_lease) {
+                        <option value={dynamo.heartbeats_per_lease.to_string()} selected=true>
+                            { format!("lease / {} = {}", dynamo.heartbeats_per_lease, Millis(config.ttl_ms / u64::from(dynamo.heartbeats_per_lease.max(1)))) }
+                        </option>
+                    }
+                </select>
+            </label>
+            <label class="field" for="dynamo-wait">
+                <span>{ "a waiter gives up after" }</span>
+                <select id="dynamo-wait" onchange={on_wait}>
+                    { for WAIT_CHOICES_PCT.iter().map(|&(p, words)| html! {
+                        <option value={p.to_string()} selected={p == dynamo.extra_wait_pct}>{ words }</option>
+                    }) }
+                    if custom_wait {
+                        <option value={dynamo.extra_wait_pct.to_string()} selected=true>
+                            { format!("a lease + {}% of a lease", dynamo.extra_wait_pct) }
+                        </option>
+                    }
+                </select>
+            </label>
+            <p class="panel__note">
+                { "The lease is the TTL setting (the library's default is 20 s). A waiter behind a live holder sees a new RVN every heartbeat, so its count keeps starting again and it gives up with LockNotGrantedException: there is no queue." }
+            </p>
+        </fieldset>
+    }
+}

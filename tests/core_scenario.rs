@@ -63,6 +63,7 @@ fn b_takes_over_with_a_larger_token_at_five_seconds() {
             Backend::ZooKeeper => (0, 1),
             // node 1's INCR counter.
             Backend::Redlock => (1, 2),
+            Backend::Consul => unreachable!("Consul's first scenario is tests/core_consul.rs"),
         };
         assert_eq!((a_token.0, b_token.0), expected, "{backend}");
     }

@@ -7,6 +7,7 @@ use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, Scenario, Seed, Sim, Token,
 };
+use distlock::sim::{ConsulOptions, ConsulToken, KeyCleanup};
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
 
@@ -35,6 +36,7 @@ fn node_command() -> impl Strategy<Value = NodeCommand> {
         Just(NodeCommand::Restart),
         (-20_000i64..20_000).prop_map(|jump_ms| NodeCommand::ClockJump { jump_ms }),
         (0u64..6_000).prop_map(|extra_ms| NodeCommand::Slow { extra_ms }),
+        Just(NodeCommand::Failover),
     ]
 }
 
@@ -43,7 +45,7 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
         client: ClientId::new(c).unwrap(),
         command,
     });
-    if backend != Backend::Redlock {
+    if !matches!(backend, Backend::Redlock | Backend::Consul) {
         return client.boxed();
     }
     let node = (1u8..=5, node_command()).prop_map(|(n, command)| Action::Node {
@@ -64,6 +66,33 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
             ..Config::default()
         },
     )
+}
+
+/// Consul's settings drawn too: which index is the token, whether the key
+/// is deleted when a lock ends, and the lock-delay.
+fn consul_config() -> impl Strategy<Value = Config> {
+    (
+        config(Backend::Consul),
+        any::<bool>(),
+        any::<bool>(),
+        0u64..=60,
+    )
+        .prop_map(|(config, lock_index, delete, lock_delay_s)| Config {
+            consul: ConsulOptions {
+                token: if lock_index {
+                    ConsulToken::LockIndex
+                } else {
+                    ConsulToken::ModifyIndex
+                },
+                cleanup: if delete {
+                    KeyCleanup::Delete
+                } else {
+                    KeyCleanup::Keep
+                },
+                lock_delay_s,
+            },
+            ..config
+        })
 }
 
 /// A run: config plus actions at increasing times (gaps of 0-3 s).
@@ -170,6 +199,14 @@ proptest! {
 
     #[test]
     fn redlock_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Redlock)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn consul_random_runs_hold_the_invariants(
+        config in consul_config(),
+        steps in prop::collection::vec((0u64..3_000, action(Backend::Consul)), 1..40),
+    ) {
         check_run(config, steps)?;
     }
 }

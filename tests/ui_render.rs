@@ -110,13 +110,13 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
     let group = tag_around(&html, "role=\"radiogroup\"");
     assert!(group.contains("aria-labelledby=\"backend-legend\""));
     assert_eq!(text_after(&html, "id=\"backend-legend\""), "Backend");
-    for option in ["Redlock", "ZooKeeper", "etcd"] {
+    for option in Backend::ALL.map(|b| b.name()) {
         assert!(
             html.contains(&format!("<span>{option}</span>")),
             "radio {option}"
         );
     }
-    assert_eq!(html.matches("type=\"radio\"").count(), 3);
+    assert_eq!(html.matches("type=\"radio\"").count(), Backend::ALL.len());
     for label in ["Fencing", "TTL (s)", "Speed", "Seed", "Renewal"] {
         assert!(html.contains(&format!(">{label}</span>")), "label {label}");
     }
@@ -914,4 +914,38 @@ async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
         "{html}"
     );
     assert_eq!(count_buttons(&html, "Clock runs true"), 1);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
+    let config = Config {
+        backend: Backend::Consul,
+        ..Config::default()
+    };
+    let mut sim = Sim::new(config).expect("ok");
+    sim.command(client('A'), Command::Acquire).expect("A");
+    sim.run_until(Millis(1_000));
+    sim.command(client('B'), Command::Acquire).expect("B");
+    sim.run_until(Millis(2_000));
+    let html = render_app(Some(sim)).await;
+    assert!(html.contains("session and indexes: key locks/shared-counter"));
+    for column in [
+        "LockIndex",
+        "ModifyIndex (the token)",
+        "CreateIndex",
+        "invalidated in",
+        "serfHealth",
+    ] {
+        assert!(html.contains(column), "{column}");
+    }
+    assert!(html.contains("Waiters poll, in no order (no queue)"));
+    assert!(html.contains("aria-label=\"Fail over the Consul leader\""));
+    assert!(html.contains("Fence with LockIndex"));
+    assert!(html.contains("Behavior=delete"));
+    assert!(html.contains("id=\"consul-lock-delay\""));
+    assert!(html.contains("Simplified on purpose: the servers are one Raft cluster"));
+    // A's card: its session and an open leaderCh; B's: polling.
+    assert!(html.contains("holds; monitorLock watches the key (leaderCh open)"));
+    assert!(html.contains("Lock(): blocking GET until the key"));
+    assert!(html.contains("Consul says"));
 }

@@ -105,13 +105,14 @@ pub const PRESETS: &[Preset] = &[
         id: "gc-pause",
         title: "A GC pause outlives the lease",
         backends: ALL,
-        story: "A holds the lock and freezes for 8 s. Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
+        story: "A holds the lock and freezes in a GC pause that outlasts its lease (8 s; 20 s on Consul, whose server waits twice the TTL and then a lock-delay). Its lease ends at the service, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
         fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
             text: "Turn fencing on: A's late write carries its old token and the resource rejects it.",
         },
-        run_ms: 12_000,
+        // Consul's story takes longest: TTL x 2, a lock-delay, then B's poll.
+        run_ms: 22_000,
     },
     Preset {
         id: "delayed-write",
@@ -207,7 +208,8 @@ pub const PRESETS: &[Preset] = &[
             tweak: Tweak::TtlMs(2_000),
             text: "Set the TTL to 2 s: B gets the lock much sooner, and any pause longer than 2 s now outlives a lease.",
         },
-        run_ms: 10_000,
+        // Consul waits TTL x 2 and a lock-delay before B's poll succeeds.
+        run_ms: 19_000,
     },
     Preset {
         id: "slow-acquire",
@@ -339,12 +341,18 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
 
 /// The scenario to run first.
 pub fn gc_pause(config: Config) -> Scenario {
+    let (pause_ms, b_writes_ms) = match config.backend {
+        // Consul frees the key TTL x 2 after A's last renewal (10 s), then
+        // a lock-delay (5 s), and B's poll sees it within a retry (1.7 s).
+        Backend::Consul => (20_000, 19_000),
+        _ => (8_000, 7_000),
+    };
     Scenario::new(config)
         .client(0, 'A', Command::Acquire)
-        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(500, 'A', Command::GcPause { pause_ms })
         .client(1_000, 'A', Command::Write)
         .client(5_000, 'B', Command::Acquire)
-        .client(7_000, 'B', Command::Write)
+        .client(b_writes_ms, 'B', Command::Write)
 }
 
 /// release-other with a chosen release mode (the fix is `CheckValue`).

@@ -205,8 +205,13 @@ const GC_PAUSE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
-        say: |_| {
-            "A freezes in an 8 s GC pause. Its keepalives stop; the Write clicked now waits inside the pause, after A's check that it holds the lock.".into()
+        say: |e| {
+            match e {
+            Event::Paused { until, .. } => format!(
+                "A freezes in a GC pause until {until}. Its renewals stop; the Write clicked now waits inside the pause, after A's check that it holds the lock."
+            ),
+            other => other.to_string(),
+        }
         },
         look: Look::Card(A),
     },
@@ -431,7 +436,7 @@ const CRASHED_HOLDER: &[Spec] = &[
     Spec {
         find: |e| acquired_by(e, B),
         say: |_| {
-            "Only now, a full lease after A's last renewal, does B get the lock. A long TTL makes this wait long.".into()
+            "Only now, once the service has let A's lease go, does B get the lock. A long TTL makes this wait long.".into()
         },
         look: Look::Card(B),
     },

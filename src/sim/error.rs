@@ -1,5 +1,6 @@
 //! Commands the simulation refuses, each with a sentence a visitor can read.
 
+use super::backend::LOCK_DELAY_S_MAX;
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::scenario::{
     CLOCK_JUMP_MS_MAX, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX, TTL_MS_MAX,
@@ -74,6 +75,9 @@ pub enum CommandError {
     },
     TickOutOfRange {
         tick_ms: u64,
+    },
+    LockDelayOutOfRange {
+        lock_delay_s: u64,
     },
     ClockRateOutOfRange {
         rate_pct: i32,
@@ -164,6 +168,10 @@ impl fmt::Display for CommandError {
                 Millis(*tick_ms),
                 Millis(ZK_TICK_MS_MIN),
                 Millis(ZK_TICK_MS_MAX)
+            ),
+            LockDelayOutOfRange { lock_delay_s } => write!(
+                f,
+                "a Consul lock-delay of {lock_delay_s} s is out of range: choose 0 to {LOCK_DELAY_S_MAX} s"
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,

@@ -27,6 +27,11 @@ pub use backend::{
     EtcdMsg, HolderView, LeaseView, Msg, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail,
     ServiceDetail, SessionView, Validity, ZkDetail, ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
 };
+pub use backend::{
+    lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
+    ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
+};
 pub use client::{Belief, ClientState, ClientView, LastWrite, ZkConn};
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
 pub use engine::{

@@ -1,6 +1,6 @@
 //! A run's configuration and its script of timed commands, both serde JSON.
 
-use super::backend::Backend;
+use super::backend::{Backend, ConsulOptions};
 use super::error::CommandError;
 use super::types::{
     ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
@@ -84,6 +84,8 @@ pub struct Config {
     pub redis: RedisOptions,
     #[serde(default)]
     pub zk: ZkOptions,
+    #[serde(default)]
+    pub consul: ConsulOptions,
 }
 
 impl Default for Config {
@@ -97,6 +99,7 @@ impl Default for Config {
             renewal: [true; 4],
             redis: RedisOptions::default(),
             zk: ZkOptions::default(),
+            consul: ConsulOptions::default(),
         }
     }
 }
@@ -119,7 +122,7 @@ impl Config {
                 tick_ms: self.zk.tick_ms,
             });
         }
-        Ok(())
+        self.consul.validate()
     }
 }
 
@@ -258,6 +261,10 @@ impl fmt::Display for Action {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Action::Client { client, command } => write!(f, "{client}: {command}"),
+            Action::Node {
+                command: NodeCommand::Failover,
+                ..
+            } => f.write_str("the lock service's leader fails over"),
             Action::Node { node, command } => write!(f, "Redis {node}: {command}"),
         }
     }

@@ -316,6 +316,16 @@ impl Picture {
             ZkZnodeCreated { seq, .. } => self.service.push(mark(at, &format!("lock-{seq}"), text)),
             ZkSessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
             EtcdLeaseExpired { .. } => self.service.push(mark(at, "lease expired", text)),
+            ConsulKeyAcquired { lock_index, .. } => {
+                self.service
+                    .push(mark(at, &format!("LockIndex {lock_index}"), text))
+            }
+            ConsulSessionExpired { .. } | ConsulNodeFailed { .. } => {
+                self.service.push(mark(at, "session invalidated", text))
+            }
+            ConsulLockDelayRefused { .. } => self.service.push(mark(at, "lock-delay", text)),
+            ConsulKeyDeleted { .. } => self.service.push(mark(at, "key deleted", text)),
+            ConsulLeaderLost { .. } => self.service.push(mark(at, "no leader", text)),
             _ => self.service.push(mark(at, "", text)),
         }
     }

@@ -90,6 +90,10 @@ pub struct ClientCardProps {
     /// A story's tour points here.
     #[prop_or_default]
     pub spotlit: bool,
+    /// What this lock system says of the client beyond its belief (a
+    /// Consul session and its leaderCh).
+    #[prop_or_default]
+    pub system_note: Option<String>,
 }
 
 impl ClientCardProps {
@@ -107,8 +111,21 @@ impl ClientCardProps {
             checks,
             selected: false,
             spotlit: false,
+            system_note: system_note(sim, c),
             dispatch,
         }
+    }
+}
+
+/// What the lock system says of the client beyond its belief; the service's
+/// books are read only for a system that has something to say.
+fn system_note(sim: &Sim, c: ClientId) -> Option<String> {
+    if sim.config().backend != Backend::Consul {
+        return None;
+    }
+    match sim.service_detail() {
+        crate::sim::ServiceDetail::Consul(d) => d.card_line(c),
+        _ => None,
     }
 }
 
@@ -215,6 +232,9 @@ fn facts(props: &ClientCardProps) -> Html {
             "ZooKeeper client: {}{conn}",
             props.zk_client.name()
         ));
+    }
+    if let Some(note) = &props.system_note {
+        notes.push(note.clone());
     }
     if let Some(v) = props.validity {
         notes.push(format!(

@@ -2,6 +2,7 @@
 //! choices a visitor makes, changed only through `Action`.
 
 use crate::lesson::presets::{self, Preset, PRESETS};
+use crate::sim::ConsulOptions;
 use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use crate::sim::{
     Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
@@ -574,6 +575,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         renewal: [true; 4],
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),
+        consul: ConsulOptions::default(),
     }
 }
 

@@ -20,6 +20,7 @@ use crate::sim::{
     Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
     RestartPolicy, Seed, ZkClient, ZkOptions,
 };
+use crate::sim::{ConsulOptions, ConsulToken, KeyCleanup};
 use serde::Serialize;
 use std::fmt;
 
@@ -494,6 +495,29 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(z) => zk_of(z)?,
             None => ZkOptions::default(),
         },
+        consul: match c.get("consul") {
+            Some(o) => consul_of(o)?,
+            None => ConsulOptions::default(),
+        },
+    })
+}
+
+fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
+    Ok(ConsulOptions {
+        token: pick(
+            "its Consul token",
+            o.get("token"),
+            &[
+                ("modify-index", ConsulToken::ModifyIndex),
+                ("lock-index", ConsulToken::LockIndex),
+            ],
+        )?,
+        cleanup: pick(
+            "its Consul key cleanup",
+            o.get("cleanup"),
+            &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
+        )?,
+        lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
     })
 }
 

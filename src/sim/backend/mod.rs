@@ -2,11 +2,17 @@
 //! and answers with effects, with its own messages, timers and panel detail.
 //! `lock_systems!` at the foot of this file is the one list of them.
 
+mod consul;
 mod etcd;
 mod queue;
 mod redlock;
 mod zookeeper;
 
+pub use consul::{
+    lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
+    ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
+};
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
@@ -61,6 +67,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const RESOURCE_IN_SERVICE: bool = false;
 
     fn new(config: &Config) -> Self;
+    /// Whether every grant's token is at least the last one with these
+    /// settings (Consul's LockIndex restarts when its key is deleted).
+    fn monotonic_tokens_in(_config: &Config) -> bool {
+        Self::MONOTONIC_TOKENS
+    }
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
     fn holder(&self, view: &View) -> Option<HolderView>;
     /// The service-side end of `c`'s lease, if the service holds one for it.
@@ -134,6 +145,11 @@ macro_rules! lock_systems {
             /// Whether the backend promises tokens that only grow.
             pub fn monotonic_tokens(self) -> bool {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::MONOTONIC_TOKENS,)* }
+            }
+
+            /// Whether tokens only grow with this run's settings.
+            pub fn monotonic_tokens_in(self, config: &Config) -> bool {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::monotonic_tokens_in(config),)* }
             }
 
             /// What the client's token is, in a few words.
@@ -268,6 +284,7 @@ lock_systems! {
     Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+    Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
 }
 
 impl Backend {

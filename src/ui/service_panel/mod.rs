@@ -1,6 +1,7 @@
 //! The lock service's internals, as each system keeps its own books: one
 //! file per system beside this one, which draws the frame they share.
 
+mod consul;
 mod etcd;
 mod redlock;
 mod zookeeper;
@@ -78,6 +79,7 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
         ServiceDetail::Redlock(d) => redlock::panel(props, d),
         ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
         ServiceDetail::Etcd(d) => etcd::panel(props, d),
+        ServiceDetail::Consul(d) => consul::panel(props, d),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

@@ -186,6 +186,106 @@ fn the_default_8_s_pause_does_not_lose_a_consul_session() {
     assert!(lost(&sim, 'A').is_none(), "{text}");
 }
 
+// ---- 2. Consul's story -------------------------------------------------------
+
+fn lock_delay_story(token: ConsulToken) -> Sim {
+    let scenario = presets::consul_lock_delay(consul(ConsulOptions::default()), token);
+    let p = presets::preset("consul-lock-delay").expect("the story exists");
+    run(&scenario, p.run_ms)
+}
+
+#[test]
+fn consul_story_lockindex_restarts_after_a_delete_and_fencing_lets_the_stale_write_through() {
+    let sim = lock_delay_story(ConsulToken::LockIndex);
+    let text = story(&sim);
+    assert_eq!(sim.config().fencing, Fencing::On);
+    // t=0: A's session, LockIndex 1.
+    let a = grants(&sim, 'A');
+    assert_eq!(a.len(), 1, "{text}");
+    assert_eq!(a[0].1, Some(Token(1)), "{text}");
+    // t=0.3: B's Lock() polls; it is never queued.
+    assert_eq!(
+        count(&sim, |e| matches!(e, Event::Waiting { .. })),
+        0,
+        "{text}"
+    );
+    // t≈5: A renews just before it freezes: the server's timer moves to +10 s.
+    let renewed = sim
+        .history()
+        .iter()
+        .filter(|r| {
+            r.at.ms() < 5_333
+                && matches!(&r.event, Event::MessageSent { body, to, .. }
+                    if body.label() == "session renewed" && *to == distlock::sim::Endpoint::Client(client('A')))
+        })
+        .count();
+    assert_eq!(renewed, 2, "renewals at 2.5 s and 5 s\n{text}");
+    // t≈15: invalidated TTL x 2 after that renewal; the key is deleted.
+    let (at, silent, delay) = expired(&sim, 'A');
+    assert_eq!(silent, 10_000, "{text}");
+    assert!((15_000..15_400).contains(&at.ms()), "{at}\n{text}");
+    let deleted = service(&sim, |e| match e {
+        ServiceEvent::ConsulKeyDeleted { by: None, index } => Some(*index),
+        _ => None,
+    });
+    assert_eq!(deleted.map(|d| d.0), Some(at), "Behavior=delete\n{text}");
+    // Lock-delay to +5 s; B's acquire is refused meanwhile and retried.
+    let until = delay.expect("a lock-delay");
+    assert_eq!(until, at.plus(5_000));
+    let refused = count(
+        &sim,
+        |e| matches!(e, Event::Service(ServiceEvent::ConsulLockDelayRefused { client: c, until: u }) if *c == client('B') && *u == until),
+    );
+    assert!(refused >= 2, "B retries every 1.7 s: {refused}\n{text}");
+    // t≈20: B creates the key again: LockIndex 1, the same as A's.
+    let b = grants(&sim, 'B');
+    assert_eq!(b.len(), 1, "{text}");
+    assert!(b[0].0 > until, "{text}");
+    assert_eq!(b[0].1, Some(Token(1)), "a new key counts from 1\n{text}");
+    // B writes 1, A wakes and writes 1: 1 >= 1, accepted: corrupted.
+    assert_eq!(sim.resource().accepted(), 2, "{text}");
+    assert_eq!(
+        sim.oracle().corruptions(),
+        1,
+        "fencing on, still corrupted\n{text}"
+    );
+    // Then A's monitor closes leaderCh.
+    let (lost_at, reason) = lost(&sim, 'A').expect("A learns");
+    assert_eq!(reason, LossReason::ConsulSessionChanged);
+    assert!(lost_at.ms() > 35_333, "only after its write left\n{text}");
+    assert!(!sim.monotonic_tokens(), "LockIndex with deletes goes back");
+}
+
+#[test]
+fn consul_story_fenced_with_modifyindex_rejects_the_stale_write() {
+    let sim = lock_delay_story(ConsulToken::ModifyIndex);
+    let text = story(&sim);
+    let a = grants(&sim, 'A')[0].1.expect("a token");
+    let b = grants(&sim, 'B')[0].1.expect("a token");
+    assert!(b > a, "ModifyIndex grows across the delete: {a} then {b}");
+    assert_eq!(sim.resource().rejected(), 1, "{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+    assert!(sim.monotonic_tokens());
+}
+
+#[test]
+fn consul_story_as_systems_md_tells_it_keeps_the_key_and_lockindex_grows() {
+    // Behavior=release: LockIndex 1 then 2, and A's 1 < 2 is rejected.
+    let mut scenario =
+        presets::consul_lock_delay(consul(ConsulOptions::default()), ConsulToken::LockIndex);
+    scenario.config.consul.cleanup = KeyCleanup::Keep;
+    let sim = run(&scenario, 37_000);
+    let text = story(&sim);
+    assert_eq!(grants(&sim, 'A')[0].1, Some(Token(1)), "{text}");
+    assert_eq!(grants(&sim, 'B')[0].1, Some(Token(2)), "{text}");
+    assert_eq!(sim.resource().rejected(), 1, "{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+    // Fencing off: the same run corrupts.
+    scenario.config.fencing = Fencing::Off;
+    let off = run(&scenario, 37_000);
+    assert_eq!(off.oracle().corruptions(), 1, "{}", story(&off));
+}
+
 // ---- 3. Consul's mechanics ----------------------------------------------------
 
 #[test]

@@ -5,6 +5,7 @@ use crate::sim::{
     Backend, Command, Config, ExtendMode, Fencing, NodeCommand, PartitionScope, Persistence,
     ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
+use crate::sim::{ConsulOptions, ConsulToken, KeyCleanup};
 
 /// One story: what to watch, what goes wrong, what fixes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,6 +40,7 @@ pub enum Tweak {
     Restart(RestartPolicy),
     TtlMs(u64),
     ZkClient(ZkClient),
+    ConsulToken(ConsulToken),
 }
 
 impl Tweak {
@@ -53,6 +55,7 @@ impl Tweak {
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
+            Tweak::ConsulToken(token) => c.consul.token = token,
         }
         c
     }
@@ -73,6 +76,7 @@ impl Tweak {
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
+            Tweak::ConsulToken(_) => c.consul.token = original.consul.token,
         }
         c
     }
@@ -93,6 +97,8 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
             Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
+            Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
+            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
         }
     }
 }
@@ -235,6 +241,18 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 10_000,
     },
+    Preset {
+        id: "consul-lock-delay",
+        title: "The session TTL is a lower bound",
+        backends: &[Backend::Consul],
+        story: "Fencing is on, with LockIndex (the docs' sequencer) as the token, and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
+        fix: "Fence with ModifyIndex, the Raft index of the key's last write: it only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
+        try_this: TryThis {
+            tweak: Tweak::ConsulToken(ConsulToken::ModifyIndex),
+            text: "Fence with ModifyIndex: B's index is larger than A's, and A's late write is rejected.",
+        },
+        run_ms: 37_000,
+    },
 ];
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
@@ -334,6 +352,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             .client(100, 'A', Command::Acquire)
             .client(101, 'A', Command::GcPause { pause_ms: 6_000 }),
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
+        "consul-lock-delay" => consul_lock_delay(config, ConsulToken::LockIndex),
         _ => return None,
     };
     Some(s)
@@ -353,6 +372,25 @@ pub fn gc_pause(config: Config) -> Scenario {
         .client(1_000, 'A', Command::Write)
         .client(5_000, 'B', Command::Acquire)
         .client(b_writes_ms, 'B', Command::Write)
+}
+
+/// Consul's story (systems.md, scaled from a 15 s TTL to 5 s): A renews at
+/// 5 s and freezes for 30 s; its session goes at 15 s, the lock-delay ends
+/// at 20 s, B writes at 23 s and A at 35.3 s. Fencing is on, the session
+/// deletes its key, and the token is `token` (the story's is LockIndex).
+pub fn consul_lock_delay(mut config: Config, token: ConsulToken) -> Scenario {
+    config.fencing = Fencing::On;
+    config.consul = ConsulOptions {
+        token,
+        cleanup: KeyCleanup::Delete,
+        ..ConsulOptions::default()
+    };
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(333, 'B', Command::Acquire)
+        .client(5_333, 'A', Command::GcPause { pause_ms: 30_000 })
+        .client(5_333, 'A', Command::Write)
+        .client(23_000, 'B', Command::Write)
 }
 
 /// release-other with a chosen release mode (the fix is `CheckValue`).

@@ -6,9 +6,9 @@
 use distlock::lesson::presets::{self, gc_pause};
 use distlock::lesson::tour::{self, Look};
 use distlock::sim::{
-    AcquireFailure, Action, Backend, ClientId, Command, CommandError, Config, DynamoOptions, Event,
-    Fencing, LossReason, Millis, NodeCommand, NodeId, RejectReason, Scenario, Seed, ServiceDetail,
-    ServiceEvent, Sim, Standing,
+    rvn_text, AcquireFailure, Action, Backend, ClientId, Command, CommandError, Config,
+    DynamoOptions, Event, Fencing, LossReason, Millis, NodeCommand, NodeId, Picture, RejectReason,
+    Scenario, Seed, ServiceDetail, ServiceEvent, Sim, Standing,
 };
 use distlock::wire::link::{self, RunLink};
 
@@ -735,7 +735,6 @@ fn the_same_seed_and_script_give_the_same_history() {
 
 #[test]
 fn the_timeline_marks_every_rvn_on_the_service_lane() {
-    use distlock::sim::{rvn_text, Picture};
     let sim = takeover(Fencing::Off);
     let picture = Picture::from_history(sim.history());
     let labels: Vec<&str> = picture.service.iter().map(|m| &*m.label).collect();

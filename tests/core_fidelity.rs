@@ -97,20 +97,27 @@ fn redlock_cut_off_from_every_node_fails_within_the_node_timeout() {
 
 /// A holds, pauses past its lease, and writes on waking.
 fn late_writer(backend: Backend, fencing: Fencing, b_acquires: bool) -> Sim {
+    // (pause, B's write, end): Consul's server waits TTL x 2 and then a
+    // lock-delay before B's poll gets the key.
+    let (pause_ms, b_write_ms, end_ms) = match backend {
+        Backend::Consul => (18_500, 18_500, 21_000),
+        _ => (8_000, 7_500, 10_000),
+    };
     let mut scenario = Scenario::new(Config {
         fencing,
         ..config(backend)
     })
     .client(0, 'A', Command::Acquire)
     .client(500, 'A', Command::Write)
-    .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
+    .client(1_000, 'A', Command::GcPause { pause_ms })
     .client(1_000, 'A', Command::Write);
     if b_acquires {
-        scenario = scenario
-            .client(6_500, 'B', Command::Acquire)
-            .client(7_500, 'B', Command::Write);
+        scenario =
+            scenario
+                .client(6_500, 'B', Command::Acquire)
+                .client(b_write_ms, 'B', Command::Write);
     }
-    run(&scenario, 10_000)
+    run(&scenario, end_ms)
 }
 
 /// Every backend whose lease an 8 s pause outlives, told with this timing.

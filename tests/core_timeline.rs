@@ -2,9 +2,10 @@
 //! says holds, who believes it holds, and where the two disagree.
 
 use distlock::sim::Sim;
-use distlock::sim::{Backend, ClientId, Fencing, Millis, Seed};
-use distlock::sim::{Command, Config, PartitionScope, Scenario};
-use distlock::sim::{Picture, WriteOutcome};
+use distlock::sim::{
+    Backend, ClientId, Command, Config, Fencing, Millis, PartitionScope, Picture, Scenario, Seed,
+    WriteOutcome,
+};
 
 const SEED: u64 = 1;
 

@@ -4,10 +4,11 @@
 //! whole input, seed included.
 
 use distlock::sim::{
-    Action, Backend, ChubbyOptions, ClientId, Command, Config, DynamoOptions, Event, FenceRule,
-    Fencing, Millis, NodeCommand, NodeId, PartitionScope, Scenario, Seed, Sim, Token,
-    CHUBBY_LOCK_DELAY_MS_MAX,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
+    DynamoOptions, Event, FenceRule, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
+    PartitionScope, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
+
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
 
@@ -37,6 +38,7 @@ fn node_command() -> impl Strategy<Value = NodeCommand> {
         Just(NodeCommand::Failover),
         (-20_000i64..20_000).prop_map(|jump_ms| NodeCommand::ClockJump { jump_ms }),
         (0u64..6_000).prop_map(|extra_ms| NodeCommand::Slow { extra_ms }),
+        Just(NodeCommand::Failover),
     ]
 }
 
@@ -88,6 +90,33 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
                 ..Config::default()
             },
         )
+}
+
+/// Consul's settings drawn too: which index is the token, whether the key
+/// is deleted when a lock ends, and the lock-delay.
+fn consul_config() -> impl Strategy<Value = Config> {
+    (
+        config(Backend::Consul),
+        any::<bool>(),
+        any::<bool>(),
+        0u64..=60,
+    )
+        .prop_map(|(config, lock_index, delete, lock_delay_s)| Config {
+            consul: ConsulOptions {
+                token: if lock_index {
+                    ConsulToken::LockIndex
+                } else {
+                    ConsulToken::ModifyIndex
+                },
+                cleanup: if delete {
+                    KeyCleanup::Delete
+                } else {
+                    KeyCleanup::Keep
+                },
+                lock_delay_s,
+            },
+            ..config
+        })
 }
 
 /// A run: config plus actions at increasing times (gaps of 0-3 s).
@@ -237,6 +266,14 @@ proptest! {
 
     #[test]
     fn dynamodb_random_runs_hold_the_invariants((config, steps) in dynamo_input()) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn consul_random_runs_hold_the_invariants(
+        config in consul_config(),
+        steps in prop::collection::vec((0u64..3_000, action(Backend::Consul)), 1..40),
+    ) {
         check_run(config, steps)?;
     }
 }

@@ -4,9 +4,8 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::sim::{Backend, ClientId, Fencing, Millis, Seed};
-use distlock::sim::{ClientState, Sim};
-use distlock::sim::{Command, Config};
+use distlock::sim::{Backend, ClientId, ClientState, Command, Config, Fencing, Millis, Seed, Sim};
+
 use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
 use distlock::ui::{App, AppProps};
 use std::rc::Rc;

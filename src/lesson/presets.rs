@@ -2,8 +2,9 @@
 //! configuration and a list of timed commands, for each backend it suits.
 
 use crate::sim::{
-    Backend, Command, Config, DynamoOptions, ExtendMode, Fencing, NodeCommand, PartitionScope,
-    Persistence, ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
+    Backend, Command, Config, ConsulOptions, ConsulToken, DynamoOptions, ExtendMode, Fencing,
+    KeyCleanup, NodeCommand, PartitionScope, Persistence, ReleaseMode, RestartPolicy, Scenario,
+    ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -40,6 +41,7 @@ pub enum Tweak {
     TtlMs(u64),
     ZkClient(ZkClient),
     WaitReplica(bool),
+    ConsulToken(ConsulToken),
 }
 
 impl Tweak {
@@ -55,6 +57,7 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
             Tweak::WaitReplica(on) => c.redis.wait_replica = on,
+            Tweak::ConsulToken(token) => c.consul.token = token,
         }
         c
     }
@@ -76,6 +79,7 @@ impl Tweak {
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
             Tweak::WaitReplica(_) => c.redis.wait_replica = original.redis.wait_replica,
+            Tweak::ConsulToken(_) => c.consul.token = original.consul.token,
         }
         c
     }
@@ -98,6 +102,8 @@ impl Tweak {
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
             Tweak::WaitReplica(true) => "WAIT for the replica".into(),
             Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
+            Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
+            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
         }
     }
 }
@@ -112,13 +118,14 @@ pub const PRESETS: &[Preset] = &[
         id: "gc-pause",
         title: "A GC pause outlives the lease",
         backends: ALL,
-        story: "A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay). Its lease runs out, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
+        story: "A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay; 20 s on Consul, whose server waits twice the TTL and then a lock-delay). Its lease runs out, B takes the lock and writes. A wakes still believing it holds the lock and writes too.",
         fix: "Fencing: B's write raised the highest accepted token, so A's older token is rejected. (DynamoDB has no token to order: there the write is conditioned on the lock item naming its writer.)",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
             text: "Turn fencing on: the resource checks A's late write (its old token, or on DynamoDB the lock item's owner) and rejects it.",
         },
-        run_ms: 12_000,
+        // Consul's story takes longest: TTL x 2, a lock-delay, then B's poll.
+        run_ms: 22_000,
     },
     Preset {
         id: "delayed-write",
@@ -214,7 +221,8 @@ pub const PRESETS: &[Preset] = &[
             tweak: Tweak::TtlMs(2_000),
             text: "Set the TTL to 2 s: B gets the lock much sooner, and any pause longer than 2 s now outlives a lease.",
         },
-        run_ms: 10_000,
+        // Consul waits TTL x 2 and a lock-delay before B's poll succeeds.
+        run_ms: 19_000,
     },
     Preset {
         id: "slow-acquire",
@@ -276,6 +284,18 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 15_000,
     },
+    Preset {
+        id: "consul-lock-delay",
+        title: "The session TTL is a lower bound",
+        backends: &[Backend::Consul],
+        story: "Fencing is on, with LockIndex (the docs' sequencer) as the token, and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
+        fix: "Fence with ModifyIndex, the Raft index of the key's last write: it only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
+        try_this: TryThis {
+            tweak: Tweak::ConsulToken(ConsulToken::ModifyIndex),
+            text: "Fence with ModifyIndex: B's index is larger than A's, and A's late write is rejected.",
+        },
+        run_ms: 37_000,
+    },
 ];
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
@@ -289,6 +309,9 @@ impl Preset {
     pub fn run_ms_on(&self, backend: Backend) -> u64 {
         match (self.id, backend) {
             ("gc-pause" | "crashed-holder", Backend::Chubby) => 40_000,
+            // TTL x 2, a lock-delay, then B's poll.
+            ("gc-pause", Backend::Consul) => 22_000,
+            ("crashed-holder", Backend::Consul) => 19_000,
             _ => self.run_ms,
         }
     }
@@ -390,6 +413,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
         "redis-failover" => redis_failover(config),
         "chubby-lock-delay" => chubby_lock_delay(config, 41_700),
         "dynamodb-takeover" => dynamodb_takeover(config),
+        "consul-lock-delay" => consul_lock_delay(config, ConsulToken::LockIndex),
         _ => return None,
     };
     Some(s)
@@ -406,6 +430,9 @@ pub fn gc_pause(config: Config) -> Scenario {
     let (pause_ms, b_asks_at, b_writes_at) = match config.backend {
         Backend::Chubby => (36_500, 5_000, 36_000),
         Backend::DynamoDb => (8_000, 1_000, 7_000),
+        // Consul frees the key TTL x 2 after A's last renewal (10 s), then
+        // a lock-delay (5 s), and B's poll sees it within a retry (1.7 s).
+        Backend::Consul => (20_000, 5_000, 19_000),
         _ => (8_000, 5_000, 7_000),
     };
     Scenario::new(config)
@@ -507,4 +534,23 @@ pub fn redis_failover(config: Config) -> Scenario {
     .client(6_000, 'B', Command::Acquire)
     .client(7_000, 'B', Command::Write)
     .client(8_000, 'A', Command::Write)
+}
+
+/// Consul's story (systems.md, scaled from a 15 s TTL to 5 s): A renews at
+/// 5 s and freezes for 30 s; its session goes at 15 s, the lock-delay ends
+/// at 20 s, B writes at 23 s and A at 35.3 s. Fencing is on, the session
+/// deletes its key, and the token is `token` (the story's is LockIndex).
+pub fn consul_lock_delay(mut config: Config, token: ConsulToken) -> Scenario {
+    config.fencing = Fencing::On;
+    config.consul = ConsulOptions {
+        token,
+        cleanup: KeyCleanup::Delete,
+        ..ConsulOptions::default()
+    };
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(333, 'B', Command::Acquire)
+        .client(5_333, 'A', Command::GcPause { pause_ms: 30_000 })
+        .client(5_333, 'A', Command::Write)
+        .client(23_000, 'B', Command::Write)
 }

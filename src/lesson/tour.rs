@@ -205,6 +205,7 @@ fn specs(preset_id: &str) -> &'static [Spec] {
         "redis-failover" => REDIS_FAILOVER,
         "chubby-lock-delay" => CHUBBY_LOCK_DELAY,
         "dynamodb-takeover" => DYNAMO_TAKEOVER,
+        "consul-lock-delay" => CONSUL_LOCK_DELAY,
         _ => &[],
     }
 }
@@ -216,7 +217,7 @@ const GC_PAUSE: &[Spec] = &[
         say: |e| {
             match e {
             Event::Paused { until, .. } => format!(
-                "A freezes in a GC pause until {until}. Its keepalives stop; the Write clicked now waits inside the pause, after A's check that it holds the lock."
+                "A freezes in a GC pause until {until}. Its renewals stop; the Write clicked now waits inside the pause, after A's check that it holds the lock."
             ),
             other => other.to_string(),
         }
@@ -444,7 +445,7 @@ const CRASHED_HOLDER: &[Spec] = &[
     Spec {
         find: |e| acquired_by(e, B),
         say: |_| {
-            "Only now, a full lease after A's last renewal (and on Chubby its lock-delay too), does B get the lock. A long TTL makes this wait long.".into()
+            "Only now, once the service has let A's lease go (on Chubby and Consul after a lock-delay too), does B get the lock. A long TTL makes this wait long.".into()
         },
         look: Look::Card(B),
     },
@@ -773,4 +774,83 @@ const DYNAMO_TAKEOVER: &[Spec] = &[
     },
     DYNAMO_A_DROPS,
     DYNAMO_A_WRITE_LANDS,
+];
+
+const CONSUL_LOCK_DELAY: &[Spec] = &[
+    A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+        say: |_| {
+            "A freezes for 30 s, just after a renewal: the server restarted its session timer at twice the TTL. Its Write waits inside the pause.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ConsulSessionExpired { client, .. }) if *client == A),
+        say: |e| {
+            match e {
+            Event::Service(ServiceEvent::ConsulSessionExpired {
+                ttl_ms,
+                silent_ms,
+                lock_delay_until,
+                ..
+            }) => format!(
+                "Consul invalidates A's session {} after its last renewal, with a TTL of {}: the TTL is only a lower bound. Behavior=delete removes the key{}.",
+                Millis(*silent_ms),
+                Millis(*ttl_ms),
+                lock_delay_until.map_or(String::new(), |u| format!(
+                    ", and a lock-delay keeps it from everyone until {u}"
+                ))
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ConsulLockDelayRefused { client, .. }) if *client == B),
+        say: |_| {
+            "B is not in a queue: it was polling with a blocking GET. Its acquire is refused during the lock-delay, so it sleeps and polls again.".into()
+        },
+        look: Look::Service,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ConsulKeyAcquired { client, .. }) if *client == B),
+        say: |e| {
+            match e {
+            Event::Service(ServiceEvent::ConsulKeyAcquired {
+                lock_index: 1,
+                modify_index,
+                ..
+            }) => format!(
+                "B creates the key again: LockIndex 1, the same number A holds, since a new key counts from 1. Its ModifyIndex, {modify_index}, is a Raft index and only grows."
+            ),
+            Event::Service(ServiceEvent::ConsulKeyAcquired {
+                lock_index,
+                modify_index,
+                ..
+            }) => format!(
+                "B takes the key: LockIndex {lock_index}, ModifyIndex {modify_index}."
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::Woke { client } if *client == A),
+        say: |_| {
+            "A wakes 30 s later still believing it holds the lock, and its write leaves before any news can reach it.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
+        say: |_| {
+            "A moment later A reads the answer its monitor's GET got while it was frozen: the key's Session is not A's, so leaderCh closes. Too late: the write has left.".into()
+        },
+        look: Look::Card(A),
+    },
+    A_WRITE_LANDS,
 ];

@@ -567,9 +567,10 @@ impl Sim {
         self.service.detail(&self.core.view())
     }
 
-    /// Whether the backend promises tokens that only grow.
+    /// Whether the backend promises tokens that only grow, with this run's settings.
     pub fn monotonic_tokens(&self) -> bool {
-        self.core.config.backend.monotonic_tokens()
+        let config = &self.core.config;
+        config.backend.monotonic_tokens_in(config)
     }
 
     /// Redlock's validity budget for a client acquiring or holding.

@@ -1,5 +1,6 @@
 //! Commands the simulation refuses, each with a sentence a visitor can read.
 
+use super::backend::LOCK_DELAY_S_MAX;
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::scenario::{
     CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_MAX,
@@ -84,6 +85,9 @@ pub enum CommandError {
     },
     /// A failover while a new master is still being elected.
     MasterElecting,
+    ConsulLockDelayOutOfRange {
+        lock_delay_s: u64,
+    },
     ClockRateOutOfRange {
         rate_pct: i32,
     },
@@ -193,6 +197,10 @@ impl fmt::Display for CommandError {
             ),
             MasterElecting => f.write_str(
                 "Chubby is already electing a new master: wait until it has taken over",
+            ),
+            ConsulLockDelayOutOfRange { lock_delay_s } => write!(
+                f,
+                "a Consul lock-delay of {lock_delay_s} s is out of range: choose 0 to {LOCK_DELAY_S_MAX} s"
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,

@@ -13,7 +13,7 @@ use std::fmt;
 pub const HISTORY_LEN_MAX: usize = 200_000;
 
 /// Why a client stopped believing it holds (or waits for) the lock.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum LossReason {
     /// Its own clock says the lease is over.
@@ -30,6 +30,12 @@ pub enum LossReason {
     NotMine,
     /// Chubby: the grace period after jeopardy ran out without the master.
     GraceExpired,
+    /// Consul's monitorLock saw the key's Session is no longer its own and
+    /// closed leaderCh.
+    ConsulSessionChanged,
+    /// Consul's monitorLock got an error from the agent and closed leaderCh
+    /// (MonitorRetries is 0 by default).
+    ConsulMonitorError,
 }
 
 impl fmt::Display for LossReason {
@@ -45,6 +51,12 @@ impl fmt::Display for LossReason {
             }
             LossReason::GraceExpired => {
                 "its Chubby session's grace period ran out with no word from the master (expired)"
+            }
+            LossReason::ConsulSessionChanged => {
+                "Consul's monitor saw the key's Session is no longer its own and closed leaderCh"
+            }
+            LossReason::ConsulMonitorError => {
+                "Consul's monitor got an error from its agent and closed leaderCh"
             }
         })
     }
@@ -66,6 +78,9 @@ pub enum AcquireFailure {
     /// additionalTimeToWaitForLock) before it saw the lock item free or its
     /// RVN unchanged for a whole lease: LockNotGrantedException.
     NotGranted { waited_ms: u64 },
+    /// Consul: the client's agent could not reach the servers, so Lock()
+    /// returned an error.
+    AgentUnreachable,
 }
 
 impl fmt::Display for AcquireFailure {
@@ -87,6 +102,9 @@ impl fmt::Display for AcquireFailure {
                 "LockNotGrantedException after {}: within a lease plus additionalTimeToWaitForLock it never saw the lock item free, or its RVN unchanged for a whole lease (there is no queue to wait in)",
                 Millis(*waited_ms)
             ),
+            AcquireFailure::AgentUnreachable => {
+                f.write_str("its Consul agent cannot reach the servers, so Lock() returned an error")
+            }
         }
     }
 }
@@ -303,6 +321,68 @@ pub enum ServiceEvent {
     DynamoCallTimedOut {
         client: ClientId,
     },
+    ConsulSessionCreated {
+        client: ClientId,
+        session: u64,
+        ttl_ms: u64,
+        /// How long the server really waits for a renewal: TTL x 2.
+        invalidate_ms: u64,
+    },
+    ConsulSessionExpired {
+        client: ClientId,
+        session: u64,
+        ttl_ms: u64,
+        /// How long it went without a renewal.
+        silent_ms: u64,
+        lock_delay_until: Option<Millis>,
+    },
+    /// Serf declared the client's node failed: serfHealth critical.
+    ConsulNodeFailed {
+        client: ClientId,
+        session: u64,
+        lock_delay_until: Option<Millis>,
+    },
+    ConsulSessionDestroyed {
+        client: ClientId,
+        session: u64,
+        lock_delay_until: Option<Millis>,
+    },
+    ConsulNodeRejoined {
+        client: ClientId,
+    },
+    ConsulLockDelayRefused {
+        client: ClientId,
+        until: Millis,
+    },
+    ConsulKeyAcquired {
+        client: ClientId,
+        lock_index: u64,
+        modify_index: u64,
+        create_index: u64,
+    },
+    ConsulKeyReleased {
+        client: ClientId,
+        modify_index: u64,
+    },
+    ConsulKeyDeleted {
+        /// `None` when the session's Behavior=delete removed it.
+        by: Option<ClientId>,
+        index: u64,
+    },
+    ConsulLeaderLost {
+        until: Millis,
+    },
+    ConsulLeaderElected {
+        index: u64,
+        sessions_until: Millis,
+    },
+}
+
+/// " and the key refuses acquires until t" for an invalidation with a lock-delay.
+fn lock_delay_words(until: &Option<Millis>) -> String {
+    until.map_or(String::new(), |u| {
+        format!("; lock-delay: the key refuses every acquire until {u}")
+    })
 }
 
 impl fmt::Display for ServiceEvent {
@@ -479,6 +559,94 @@ impl fmt::Display for ServiceEvent {
             DynamoCallTimedOut { client } => write!(
                 f,
                 "{client}'s call to DynamoDB got no answer within the SDK's read timeout"
+            ),
+            ConsulSessionCreated {
+                client,
+                session,
+                ttl_ms,
+                invalidate_ms,
+            } => write!(
+                f,
+                "Consul created session {} for {client}, TTL {} (the server waits {} for a renewal)",
+                super::backend::session_words(*session),
+                Millis(*ttl_ms),
+                Millis(*invalidate_ms)
+            ),
+            ConsulSessionExpired {
+                client,
+                session,
+                ttl_ms,
+                silent_ms,
+                lock_delay_until,
+            } => write!(
+                f,
+                "Consul invalidated {client}'s session {} after {} without a renewal (TTL {}: the TTL is only a lower bound){}",
+                super::backend::session_words(*session),
+                Millis(*silent_ms),
+                Millis(*ttl_ms),
+                lock_delay_words(lock_delay_until)
+            ),
+            ConsulNodeFailed {
+                client,
+                session,
+                lock_delay_until,
+            } => write!(
+                f,
+                "serf declared {client}'s node failed: serfHealth is critical and Consul invalidated its session {}{}",
+                super::backend::session_words(*session),
+                lock_delay_words(lock_delay_until)
+            ),
+            ConsulSessionDestroyed {
+                client,
+                session,
+                lock_delay_until,
+            } => write!(
+                f,
+                "Consul destroyed {client}'s session {}{}",
+                super::backend::session_words(*session),
+                lock_delay_words(lock_delay_until)
+            ),
+            ConsulNodeRejoined { client } => {
+                write!(f, "serf hears from {client}'s node again: serfHealth passes")
+            }
+            ConsulLockDelayRefused { client, until } => write!(
+                f,
+                "Consul refused {client}'s acquire: the key is under lock-delay until {until}"
+            ),
+            ConsulKeyAcquired {
+                client,
+                lock_index,
+                modify_index,
+                create_index,
+            } => write!(
+                f,
+                "Consul gave the lock key to {client}'s session: LockIndex {lock_index}, ModifyIndex {modify_index}, CreateIndex {create_index}"
+            ),
+            ConsulKeyReleased {
+                client,
+                modify_index,
+            } => write!(
+                f,
+                "{client} released the lock key (ModifyIndex {modify_index}), with no lock-delay"
+            ),
+            ConsulKeyDeleted { by: Some(c), index } => write!(
+                f,
+                "{c}'s cleanup deleted the free lock key at index {index}: a new key starts again at LockIndex 1"
+            ),
+            ConsulKeyDeleted { by: None, index } => write!(
+                f,
+                "Behavior=delete: Consul deleted the lock key with the session at index {index}; a new key starts again at LockIndex 1"
+            ),
+            ConsulLeaderLost { until } => write!(
+                f,
+                "Consul's Raft leader is gone; the servers elect another until {until}, and requests wait"
+            ),
+            ConsulLeaderElected {
+                index,
+                sessions_until,
+            } => write!(
+                f,
+                "Consul has a new leader (index {index}): the KV store and its indexes are kept, and every session timer restarts, to {sessions_until}"
             ),
         }
     }

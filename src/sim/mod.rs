@@ -23,15 +23,19 @@ mod timeline;
 mod types;
 
 pub use backend::{
-    chubby_scaled_ms, drift_ms, granted_ttl_ms, negotiated_timeout_ms, rvn_text, validity_ms,
-    Backend, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView, DynamoDetail,
-    DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, EtcdDetail, EtcdKeyView, EtcdMsg,
-    HolderView, ItemSeen, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
+    chubby_scaled_ms, drift_ms, granted_ttl_ms, lock_delay_ms, negotiated_timeout_ms, rvn_text,
+    session_words, validity_ms, AcquireResult, Backend, ChubbyDetail, ChubbyHolderView, ChubbyMsg,
+    ChubbySessionView, ConsulClientView, ConsulDetail, ConsulKeyView, ConsulMsg, ConsulOptions,
+    ConsulPhase, ConsulSessionView, ConsulToken, DynamoDetail, DynamoHolderView, DynamoItemView,
+    DynamoMsg, DynamoWatchView, EtcdDetail, EtcdKeyView, EtcdMsg, GetPurpose, HolderView, ItemSeen,
+    KeyCleanup, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
     RedisServerView, RedlockDetail, ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail,
-    ZkMsg, ZnodeView, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, ETCD_TTL_MS_MIN,
+    ZkMsg, ZnodeView, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN,
+    LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
 };
 
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, ZkConn};
+
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
 pub use engine::{
     RunOutcome, Sim, EVENTS_PER_RUN_MAX, QUEUED_COMMANDS_MAX, QUEUE_LEN_MAX, TCP_RETRIES_MAX,

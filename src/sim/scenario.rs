@@ -1,6 +1,6 @@
 //! A run's configuration and its script of timed commands, both serde JSON.
 
-use super::backend::Backend;
+use super::backend::{Backend, ConsulOptions};
 use super::error::CommandError;
 use super::types::{
     ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
@@ -146,7 +146,10 @@ pub struct Config {
     pub zk: ZkOptions,
     #[serde(default)]
     pub chubby: ChubbyOptions,
+    #[serde(default)]
     pub dynamo: DynamoOptions,
+    #[serde(default)]
+    pub consul: ConsulOptions,
 }
 
 impl Default for Config {
@@ -162,6 +165,7 @@ impl Default for Config {
             zk: ZkOptions::default(),
             chubby: ChubbyOptions::default(),
             dynamo: DynamoOptions::default(),
+            consul: ConsulOptions::default(),
         }
     }
 }
@@ -198,7 +202,7 @@ impl Config {
                 pct: self.dynamo.extra_wait_pct,
             });
         }
-        Ok(())
+        self.consul.validate()
     }
 }
 

@@ -337,6 +337,16 @@ impl Picture {
             DynamoItemPut { rvn, .. } | DynamoRvnChanged { to: rvn, .. } => self
                 .service
                 .push(mark(at, &super::backend::rvn_text(*rvn), text)),
+            ConsulKeyAcquired { lock_index, .. } => {
+                self.service
+                    .push(mark(at, &format!("LockIndex {lock_index}"), text))
+            }
+            ConsulSessionExpired { .. } | ConsulNodeFailed { .. } => {
+                self.service.push(mark(at, "session invalidated", text))
+            }
+            ConsulLockDelayRefused { .. } => self.service.push(mark(at, "lock-delay", text)),
+            ConsulKeyDeleted { .. } => self.service.push(mark(at, "key deleted", text)),
+            ConsulLeaderLost { .. } => self.service.push(mark(at, "no leader", text)),
             _ => self.service.push(mark(at, "", text)),
         }
     }

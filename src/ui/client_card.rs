@@ -4,9 +4,11 @@
 use super::dom::{checked_of, value_of};
 use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
-use crate::sim::{Backend, ClientId, Millis};
-use crate::sim::{Belief, ChubbySession, ClientState, ClientView, LastWrite};
-use crate::sim::{Command, PartitionScope, Validity, ZkClient};
+use crate::sim::{
+    Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
+    PartitionScope, Validity, ZkClient,
+};
+
 use yew::prelude::*;
 
 /// The extra network time of a "Delayed send": longer than a default TTL,
@@ -90,6 +92,10 @@ pub struct ClientCardProps {
     /// A story's tour points here.
     #[prop_or_default]
     pub spotlit: bool,
+    /// What this lock system says of the client beyond its belief (a
+    /// Consul session and its leaderCh).
+    #[prop_or_default]
+    pub system_note: Option<String>,
 }
 
 impl ClientCardProps {
@@ -107,8 +113,21 @@ impl ClientCardProps {
             checks,
             selected: false,
             spotlit: false,
+            system_note: system_note(sim, c),
             dispatch,
         }
+    }
+}
+
+/// What the lock system says of the client beyond its belief; the service's
+/// books are read only for a system that has something to say.
+fn system_note(sim: &Sim, c: ClientId) -> Option<String> {
+    if sim.config().backend != Backend::Consul {
+        return None;
+    }
+    match sim.service_detail() {
+        crate::sim::ServiceDetail::Consul(d) => d.card_line(c),
+        _ => None,
     }
 }
 
@@ -225,6 +244,9 @@ fn facts(props: &ClientCardProps) -> Html {
         notes.push(
             "no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it".into(),
         );
+    }
+    if let Some(note) = &props.system_note {
+        notes.push(note.clone());
     }
     if let Some(v) = props.validity {
         notes.push(format!(

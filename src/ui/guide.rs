@@ -5,8 +5,8 @@
 use super::state::{Action, AppState, Notice, Story};
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::lesson::tour::{self, Moment};
-use crate::sim::{Backend, ClientId, Fencing, Millis};
-use crate::sim::{Command, Config, PartitionScope, Scenario};
+use crate::sim::{Backend, ClientId, Command, Config, Fencing, Millis, PartitionScope, Scenario};
+
 use std::rc::Rc;
 
 /// What a key asks for; resolved against the page's state by the reducer.

@@ -2,8 +2,8 @@
 //! receiver's, so a late or held message can be seen on its way.
 
 use crate::sim::Sim;
-use crate::sim::{Backend, ClientId, Millis, NodeId};
-use crate::sim::{Endpoint, Message};
+use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId};
+
 use yew::prelude::*;
 
 /// Messages drawn at most; the rest are counted.

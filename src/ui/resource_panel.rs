@@ -4,8 +4,8 @@
 use super::state::seconds_1;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
-use crate::sim::{FenceRule, Fencing, Token};
-use crate::sim::{StaleWrite, Standing};
+use crate::sim::{FenceRule, Fencing, StaleWrite, Standing, Token};
+
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq, Properties)]

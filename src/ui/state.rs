@@ -2,12 +2,13 @@
 //! choices a visitor makes, changed only through `Action`.
 
 use crate::lesson::presets::{self, Preset, PRESETS};
-use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
+use crate::sim::ConsulOptions;
 use crate::sim::{
-    ChubbyOptions, Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT,
+    Backend, ChubbyOptions, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId,
+    Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions, LATENCY_SCALE_DEFAULT,
     TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
-use crate::sim::{Playback, Refusals, RunOutcome, Sim};
+
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::Reducible;
@@ -578,6 +579,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         zk: ZkOptions::default(),
         chubby: ChubbyOptions::default(),
         dynamo: crate::sim::DynamoOptions::default(),
+        consul: ConsulOptions::default(),
     }
 }
 

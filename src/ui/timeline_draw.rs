@@ -10,8 +10,10 @@
 //! right on its own; the page's style sheet restyles them for dark mode.
 
 use crate::sim::Endpoint;
-use crate::sim::{Arrow, Held, Mark, Picture, Span, WriteMark, WriteOutcome, Zone};
-use crate::sim::{ClientId, NodeId, Token};
+use crate::sim::{
+    Arrow, ClientId, Held, Mark, NodeId, Picture, Span, Token, WriteMark, WriteOutcome, Zone,
+};
+
 use std::fmt::Write;
 
 pub const LABEL_W: f64 = 64.0;

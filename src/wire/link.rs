@@ -13,14 +13,12 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope, Record,
-    RedisOptions, Scenario, ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX,
-    SCRIPT_TIME_MS_MAX,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
+    DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId, PartitionScope,
+    Persistence, Record, RedisOptions, ReleaseMode, RestartPolicy, Scenario, ScenarioError, Seed,
+    Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
-use crate::sim::{
-    Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
-    RestartPolicy, Seed, ZkClient, ZkOptions,
-};
+
 use serde::Serialize;
 use std::fmt;
 
@@ -503,6 +501,10 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(d) => dynamo_of(d)?,
             None => DynamoOptions::default(),
         },
+        consul: match c.get("consul") {
+            Some(o) => consul_of(o)?,
+            None => ConsulOptions::default(),
+        },
     })
 }
 
@@ -521,6 +523,24 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
     Ok(DynamoOptions {
         heartbeats_per_lease: u32::try_from(per_lease).unwrap_or(u32::MAX),
         extra_wait_pct: u32::try_from(pct).unwrap_or(u32::MAX),
+    })
+}
+fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
+    Ok(ConsulOptions {
+        token: pick(
+            "its Consul token",
+            o.get("token"),
+            &[
+                ("modify-index", ConsulToken::ModifyIndex),
+                ("lock-index", ConsulToken::LockIndex),
+            ],
+        )?,
+        cleanup: pick(
+            "its Consul key cleanup",
+            o.get("cleanup"),
+            &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
+        )?,
+        lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
     })
 }
 

@@ -3,6 +3,7 @@
 //! `lock_systems!` at the foot of this file is the one list of them.
 
 mod chubby;
+mod consul;
 mod dynamodb;
 mod etcd;
 mod queue;
@@ -14,6 +15,11 @@ mod zookeeper;
 pub use chubby::{
     chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
     CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+};
+pub use consul::{
+    lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
+    ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
@@ -73,6 +79,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const RESOURCE_IN_SERVICE: bool = false;
 
     fn new(config: &Config) -> Self;
+    /// Whether every grant's token is at least the last one with these
+    /// settings (Consul's LockIndex restarts when its key is deleted).
+    fn monotonic_tokens_in(_config: &Config) -> bool {
+        Self::MONOTONIC_TOKENS
+    }
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
     fn holder(&self, view: &View) -> Option<HolderView>;
     /// The service-side end of `c`'s lease, if the service holds one for it.
@@ -146,6 +157,11 @@ macro_rules! lock_systems {
             /// Whether the backend promises tokens that only grow.
             pub fn monotonic_tokens(self) -> bool {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::MONOTONIC_TOKENS,)* }
+            }
+
+            /// Whether tokens only grow with this run's settings.
+            pub fn monotonic_tokens_in(self, config: &Config) -> bool {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::monotonic_tokens_in(config),)* }
             }
 
             /// What the client's token is, in a few words.
@@ -283,6 +299,7 @@ lock_systems! {
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
     Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
     DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
+    Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
 }
 
 impl Backend {

@@ -2,6 +2,7 @@
 //! file per system beside this one, which draws the frame they share.
 
 mod chubby;
+mod consul;
 mod dynamodb;
 mod etcd;
 mod redis;
@@ -91,6 +92,7 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
         ServiceDetail::Etcd(d) => etcd::panel(props, d),
         ServiceDetail::Chubby(d) => chubby::panel(props, d),
         ServiceDetail::DynamoDb(d) => dynamodb::panel(props, d),
+        ServiceDetail::Consul(d) => consul::panel(props, d),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

@@ -1,0 +1,231 @@
+//! Consul's session and indexes: the lock key with its Session, LockIndex,
+//! ModifyIndex and CreateIndex, the sessions with their timers, the
+//! lock-delay, the clients polling, and Consul's settings.
+
+use super::ServicePanelProps;
+use crate::sim::{
+    lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
+    ConsulSessionView, ConsulToken, KeyCleanup, Millis, NodeCommand, NodeId,
+};
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+/// The lock-delays offered, in real seconds: none, Consul's default, the
+/// docs' maximum, and two between.
+const LOCK_DELAY_CHOICES_S: [u64; 5] = [0, 5, 15, 30, 60];
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
+    let now = props.now;
+    html! {
+        <>
+            <p class="service__counter">
+                { "Raft index " }<strong>{ detail.raft_index }</strong>
+                { " (every write moves it: sessions, acquires, releases, deletes)" }
+            </p>
+            if let Some(until) = detail.electing_until {
+                <p class="service__alarm" role="status">
+                    { format!("No leader: the servers are electing one ({} left); requests wait.", seconds_1(now.until(until))) }
+                </p>
+            }
+            <h3 class="panel__subtitle">{ "Consul's session and indexes: key locks/shared-counter" }</h3>
+            { key_table(detail.key, detail.token) }
+            { lock_delay_line(now, detail.lock_delay_until) }
+            <h3 class="panel__subtitle">{ "Sessions" }</h3>
+            { session_table(now, &detail.sessions) }
+            { pollers(detail) }
+            { failover(props, detail) }
+            { consul_options(props) }
+            <p class="panel__note">
+                { "Simplified on purpose: the servers are one Raft cluster seen as one service, and a failover is a pause for an election with every request held, not failed (the agents' 7 s RPC hold outlasts it); the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's failure detection is a probe every second and a fixed 4 s suspicion (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
+            </p>
+        </>
+    }
+}
+
+fn key_table(key: Option<ConsulKeyView>, token: ConsulToken) -> Html {
+    let Some(k) = key else {
+        return html! {
+            <p class="panel__empty">{ "No key: nobody has locked it yet, or it was deleted. The next acquire creates it with LockIndex 1." }</p>
+        };
+    };
+    let session = match (k.session, k.owner) {
+        (Some(s), Some(owner)) => format!("{} ({owner})", session_words(s)),
+        _ => "empty: free".into(),
+    };
+    let mark = |which: ConsulToken| if which == token { " (the token)" } else { "" };
+    html! {
+        <div class="table-wrap">
+            <table class="keys">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "Session" }</th>
+                        <th scope="col">{ format!("LockIndex{}", mark(ConsulToken::LockIndex)) }</th>
+                        <th scope="col">{ format!("ModifyIndex{}", mark(ConsulToken::ModifyIndex)) }</th>
+                        <th scope="col">{ "CreateIndex" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    <tr class={classes!(k.session.is_some().then_some("keys__row--holder"))}>
+                        <td>{ session }</td>
+                        <td>{ k.lock_index }</td>
+                        <td>{ k.modify_index }</td>
+                        <td>{ k.create_index }</td>
+                    </tr>
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn lock_delay_line(now: Millis, until: Option<Millis>) -> Html {
+    match until.filter(|&u| u > now) {
+        Some(u) => html! {
+            <p class="service__lock-delay" role="status">
+                { format!("lock-delay: the key refuses every acquire until t={} ({} left).", seconds_1(u.ms()), seconds_1(now.until(u))) }
+            </p>
+        },
+        None => html! {},
+    }
+}
+
+fn session_table(now: Millis, sessions: &[ConsulSessionView]) -> Html {
+    if sessions.is_empty() {
+        return html! { <p class="panel__empty">{ "No sessions." }</p> };
+    }
+    html! {
+        <div class="table-wrap">
+            <table class="sessions">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "session" }</th>
+                        <th scope="col">{ "client" }</th>
+                        <th scope="col">{ "TTL" }</th>
+                        <th scope="col">{ "invalidated in" }</th>
+                        <th scope="col">{ "lock-delay" }</th>
+                        <th scope="col">{ "serfHealth" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for sessions.iter().map(|s| html! {
+                        <tr>
+                            <td><code>{ session_words(s.session) }</code></td>
+                            <td>{ s.owner.to_string() }</td>
+                            <td>{ seconds_1(s.ttl_ms) }</td>
+                            <td title="TTL x 2 after the last renewal: the TTL is only a lower bound">
+                                { seconds_1(now.until(s.invalidate_at)) }
+                            </td>
+                            <td>{ seconds_1(s.lock_delay_ms) }</td>
+                            <td>{ if s.node_healthy { "passing" } else { "critical" } }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// Waiters are not queued: each polls the key on its own.
+fn pollers(detail: &ConsulDetail) -> Html {
+    let waiting: Vec<String> = detail
+        .clients
+        .iter()
+        .filter(|c| {
+            !matches!(
+                c.phase,
+                ConsulPhase::Idle | ConsulPhase::Held | ConsulPhase::CreatingSession
+            )
+        })
+        .map(|c| format!("{}: {}", c.client, c.phase.words()))
+        .collect();
+    if waiting.is_empty() {
+        return html! {};
+    }
+    html! {
+        <>
+            <h3 class="panel__subtitle">{ "Waiters poll, in no order (no queue)" }</h3>
+            <ul class="service__pollers">
+                { for waiting.into_iter().map(|w| html! { <li>{ w }</li> }) }
+            </ul>
+        </>
+    }
+}
+
+fn failover(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
+    let why = detail
+        .electing_until
+        .map(|_| "Consul is already electing a new leader".to_string());
+    let node = NodeId::new(1).expect("node 1 exists");
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Node(node, NodeCommand::Failover));
+    let disabled = why.is_some();
+    html! {
+        <p class="service__actions">
+            <button type="button" class="button button--small" aria-label="Fail over the Consul leader"
+                {disabled}
+                title={why.unwrap_or_else(|| "The Raft leader dies: the KV store and its indexes survive, and the new leader restarts every session's timer".into())}
+                {onclick}>{ "Fail over the leader" }</button>
+        </p>
+    }
+}
+
+fn consul_options(props: &ServicePanelProps) -> Html {
+    let config = &props.config;
+    let o = config.consul;
+    let with = {
+        let config = config.clone();
+        move |consul: ConsulOptions| {
+            Action::Reconfigure(Config {
+                consul,
+                ..config.clone()
+            })
+        }
+    };
+    let radio = |name: &'static str,
+                 id: &'static str,
+                 words: &'static str,
+                 checked: bool,
+                 to: ConsulOptions| {
+        let with = with.clone();
+        let onchange = props.dispatch.reform(move |_: Event| with(to));
+        html! {
+            <label class="toggle" for={id}>
+                <input {id} type="radio" {name} class="toggle__input" {checked} {onchange} />
+                <span class="toggle__text">{ words }</span>
+            </label>
+        }
+    };
+    let with_delay = with.clone();
+    let on_delay = props.dispatch.reform(move |e: Event| {
+        let lock_delay_s = crate::ui::dom::value_of(&e)
+            .parse()
+            .unwrap_or(o.lock_delay_s);
+        with_delay(ConsulOptions { lock_delay_s, ..o })
+    });
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "Consul settings (each starts a fresh run)" }</legend>
+            { radio("consul-token", "consul-modify-index", "Fence with ModifyIndex: the Raft index of the key's last write, which only grows",
+                o.token == ConsulToken::ModifyIndex, ConsulOptions { token: ConsulToken::ModifyIndex, ..o }) }
+            { radio("consul-token", "consul-lock-index", "Fence with LockIndex: the docs' sequencer, which restarts at 1 when the key is created again",
+                o.token == ConsulToken::LockIndex, ConsulOptions { token: ConsulToken::LockIndex, ..o }) }
+            { radio("consul-cleanup", "consul-keep", "Keep the key when a lock ends (Behavior=release)",
+                o.cleanup == KeyCleanup::Keep, ConsulOptions { cleanup: KeyCleanup::Keep, ..o }) }
+            { radio("consul-cleanup", "consul-delete", "Delete the key when a lock ends (Behavior=delete, consul lock's cleanup)",
+                o.cleanup == KeyCleanup::Delete, ConsulOptions { cleanup: KeyCleanup::Delete, ..o }) }
+            <label class="field" for="consul-lock-delay">
+                <span>{ "lock-delay" }</span>
+                <select id="consul-lock-delay" onchange={on_delay}>
+                    { for LOCK_DELAY_CHOICES_S.iter().map(|&s| html! {
+                        <option value={s.to_string()} selected={s == o.lock_delay_s}>
+                            { format!("{s} s on a 15 s session: {} here", seconds_1(lock_delay_ms(s, config.ttl_ms))) }
+                        </option>
+                    }) }
+                </select>
+            </label>
+            <p class="panel__note">
+                { format!("The TTL setting ({}) stands for Consul's default 15 s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x 2).", seconds_1(config.ttl_ms), seconds_1(config.ttl_ms * 2)) }
+            </p>
+        </fieldset>
+    }
+}

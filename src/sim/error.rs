@@ -75,6 +75,12 @@ pub enum CommandError {
     TickOutOfRange {
         tick_ms: u64,
     },
+    /// One of PostgreSQL's tcp_keepalives_* settings out of range.
+    KeepaliveOutOfRange {
+        setting: &'static str,
+        value: u64,
+        max: u64,
+    },
     ClockRateOutOfRange {
         rate_pct: i32,
     },
@@ -164,6 +170,14 @@ impl fmt::Display for CommandError {
                 Millis(*tick_ms),
                 Millis(ZK_TICK_MS_MIN),
                 Millis(ZK_TICK_MS_MAX)
+            ),
+            KeepaliveOutOfRange {
+                setting,
+                value,
+                max,
+            } => write!(
+                f,
+                "PostgreSQL's {setting} of {value} is out of range: choose 1 to {max}"
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,

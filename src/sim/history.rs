@@ -25,6 +25,9 @@ pub enum LossReason {
     SessionLost,
     /// Its lock key was gone when it re-checked after waiting.
     KeyGone,
+    /// PostgreSQL (or the proxy before it) reset the connection its
+    /// blocked pg_advisory_lock call was waiting on.
+    ConnectionReset,
 }
 
 impl fmt::Display for LossReason {
@@ -35,6 +38,9 @@ impl fmt::Display for LossReason {
             LossReason::ExtensionFailed => "its extension did not reach a quorum in time",
             LossReason::SessionLost => "ZooKeeper says its session expired (LOST)",
             LossReason::KeyGone => "its lock key was gone when it checked",
+            LossReason::ConnectionReset => {
+                "its connection to PostgreSQL was reset while it waited in pg_advisory_lock"
+            }
         })
     }
 }
@@ -49,6 +55,8 @@ pub enum AcquireFailure {
     NoValidity { validity_ms: i64 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
+    /// PostgreSQL refused a new connection: max_connections reached.
+    TooManyConnections { max: u32 },
 }
 
 impl fmt::Display for AcquireFailure {
@@ -62,6 +70,10 @@ impl fmt::Display for AcquireFailure {
                 "a quorum said OK but validity = TTL - elapsed - drift = {validity_ms} ms, not above 0: not acquired"
             ),
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
+            AcquireFailure::TooManyConnections { max } => write!(
+                f,
+                "PostgreSQL refused its connection: sorry, too many clients already (max_connections {max})"
+            ),
         }
     }
 }
@@ -140,6 +152,17 @@ pub enum DropReason {
     TcpGaveUp,
 }
 
+/// Why PostgreSQL ended a client's session (its backend process exited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PgSessionEnd {
+    /// Every keepalive probe went unanswered: the host is gone or cut off.
+    KeepalivesGaveUp,
+    /// A probe was answered with a reset: the client host rebooted and
+    /// knows nothing of the connection.
+    ConnectionReset,
+}
+
 /// Service-side happenings that differ per backend.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "what", rename_all = "kebab-case")]
@@ -198,6 +221,44 @@ pub enum ServiceEvent {
         client: ClientId,
         create_rev: u64,
         revision: u64,
+    },
+    PgSessionStarted {
+        client: ClientId,
+        pid: u64,
+    },
+    PgLockGranted {
+        client: ClientId,
+        pid: u64,
+        /// The row's version the client read with the lock.
+        version: u64,
+    },
+    PgLockBlocked {
+        client: ClientId,
+        pid: u64,
+        holder: ClientId,
+    },
+    PgLockReleased {
+        client: ClientId,
+        pid: u64,
+    },
+    PgProbeUnanswered {
+        client: ClientId,
+        pid: u64,
+        failed: u64,
+        count: u64,
+    },
+    PgSessionEnded {
+        client: ClientId,
+        pid: u64,
+        why: PgSessionEnd,
+        /// Whether its advisory lock went with it.
+        freed_lock: bool,
+    },
+    PgFailover {
+        /// The promoted standby's timeline.
+        timeline: u32,
+        /// Who held advisory lock 42 on the old primary.
+        dropped: Option<ClientId>,
     },
 }
 
@@ -273,6 +334,72 @@ impl fmt::Display for ServiceEvent {
             } => write!(
                 f,
                 "etcd deleted {client}'s lock key (created at {create_rev}) at revision {revision}"
+            ),
+            PgSessionStarted { client, pid } => {
+                write!(f, "PostgreSQL started a session for {client} (backend pid {pid})")
+            }
+            PgLockGranted {
+                client,
+                pid,
+                version,
+            } => write!(
+                f,
+                "PostgreSQL granted advisory lock 42 to {client}'s pid {pid}; it read version {version}"
+            ),
+            PgLockBlocked {
+                client,
+                pid,
+                holder,
+            } => write!(
+                f,
+                "{client}'s pg_advisory_lock(42) blocks (pid {pid}, granted = false): {holder}'s session holds it"
+            ),
+            PgLockReleased { client, pid } => {
+                write!(f, "{client}'s pid {pid} released advisory lock 42")
+            }
+            PgProbeUnanswered {
+                client,
+                pid,
+                failed,
+                count,
+            } => write!(
+                f,
+                "PostgreSQL's keepalive probe {failed} of {count} to {client} (pid {pid}) went unanswered"
+            ),
+            PgSessionEnded {
+                client,
+                pid,
+                why,
+                freed_lock,
+            } => {
+                match why {
+                    PgSessionEnd::KeepalivesGaveUp => write!(
+                        f,
+                        "TCP keepalives gave up: PostgreSQL ended {client}'s session (pid {pid})"
+                    )?,
+                    PgSessionEnd::ConnectionReset => write!(
+                        f,
+                        "{client}'s rebooted host reset the connection: PostgreSQL ended its session (pid {pid})"
+                    )?,
+                }
+                if *freed_lock {
+                    write!(f, " and freed advisory lock 42; {client} is not told")?;
+                }
+                Ok(())
+            }
+            PgFailover {
+                timeline,
+                dropped: Some(holder),
+            } => write!(
+                f,
+                "PostgreSQL failed over: the standby is promoted (timeline {timeline}); advisory locks are never WAL-logged, so {holder}'s lock 42 is gone and {holder} still believes it holds it"
+            ),
+            PgFailover {
+                timeline,
+                dropped: None,
+            } => write!(
+                f,
+                "PostgreSQL failed over: the standby is promoted (timeline {timeline}) with no sessions and no advisory locks"
             ),
         }
     }
@@ -552,6 +679,11 @@ impl fmt::Display for Event {
                 f,
                 "{client} is paused: its {command} will run the instant it wakes"
             ),
+            // A failover is the service's, whichever server is its primary.
+            NodeClicked {
+                command: NodeCommand::Failover,
+                ..
+            } => f.write_str("the lock service's primary fails over"),
             NodeClicked { node, command } => write!(f, "Redis {node}: {command}"),
             AcquireStarted { client } => write!(f, "{client} asks for the lock"),
             Acquired {

@@ -24,8 +24,9 @@ mod types;
 
 pub use backend::{
     drift_ms, granted_ttl_ms, negotiated_timeout_ms, validity_ms, Backend, EtcdDetail, EtcdKeyView,
-    EtcdMsg, HolderView, LeaseView, Msg, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail,
-    ServiceDetail, SessionView, Validity, ZkDetail, ZkMsg, ZnodeView, ETCD_TTL_MS_MIN,
+    EtcdMsg, HolderView, LeaseView, Msg, PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg,
+    PgState, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail, ServiceDetail, SessionView,
+    Validity, ZkDetail, ZkMsg, ZnodeView, ETCD_TTL_MS_MIN, PG_LOCK_KEY, PG_MAX_CONNECTIONS,
 };
 pub use client::{Belief, ClientState, ClientView, LastWrite, ZkConn};
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
@@ -35,19 +36,19 @@ pub use engine::{
 };
 pub use error::CommandError;
 pub use history::{
-    AcquireFailure, DropReason, Event, EventKind, LossReason, Record, RejectReason, ServiceEvent,
-    Standing, HISTORY_LEN_MAX,
+    AcquireFailure, DropReason, Event, EventKind, LossReason, PgSessionEnd, Record, RejectReason,
+    ServiceEvent, Standing, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
 pub use playback::{Playback, Refusals};
 pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
-    Action, Command, Config, NodeCommand, PartitionScope, RedisOptions, Scenario, ScenarioError,
-    TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX,
-    LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
-    SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX,
-    ZK_TICK_MS_MIN,
+    Action, Command, Config, NodeCommand, PartitionScope, PgOptions, RedisOptions, Scenario,
+    ScenarioError, TimedAction, ZkOptions, CLOCK_JUMP_MS_MAX, LATENCY_SCALE_DEFAULT,
+    LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, PG_KEEPALIVE_COUNT_MAX, PG_KEEPALIVE_S_MAX,
+    SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX,
+    TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,

@@ -316,6 +316,11 @@ impl Picture {
             ZkZnodeCreated { seq, .. } => self.service.push(mark(at, &format!("lock-{seq}"), text)),
             ZkSessionExpired { .. } => self.service.push(mark(at, "session expired", text)),
             EtcdLeaseExpired { .. } => self.service.push(mark(at, "lease expired", text)),
+            PgSessionEnded { .. } => self.service.push(mark(at, "session ended", text)),
+            PgFailover { timeline, .. } => {
+                self.service
+                    .push(mark(at, &format!("timeline {timeline}"), text))
+            }
             _ => self.service.push(mark(at, "", text)),
         }
     }

@@ -4,8 +4,8 @@
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::sim::{Backend, ClientId, Fencing, Millis, NodeId, Seed};
 use crate::sim::{
-    Command, Config, NodeCommand, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT,
-    TTL_MS_MAX, TTL_MS_MIN,
+    Command, Config, NodeCommand, PgOptions, RedisOptions, ZkOptions, LATENCY_SCALE_DEFAULT,
+    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
 use crate::sim::{Playback, Refusals, RunOutcome, Sim};
 use std::cell::RefCell;
@@ -574,6 +574,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         renewal: [true; 4],
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),
+        pg: PgOptions::default(),
     }
 }
 

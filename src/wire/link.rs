@@ -13,8 +13,9 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, Command, Config, NodeCommand, PartitionScope, Record, RedisOptions, Scenario,
-    ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    Action, Command, Config, NodeCommand, PartitionScope, PgOptions, Record, RedisOptions,
+    Scenario, ScenarioError, Sim, TimedAction, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX,
 };
 use crate::sim::{
     Backend, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
@@ -494,6 +495,28 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(z) => zk_of(z)?,
             None => ZkOptions::default(),
         },
+        pg: match c.get("pg") {
+            Some(p) => pg_of(p)?,
+            None => PgOptions::default(),
+        },
+    })
+}
+
+/// PostgreSQL's keepalive settings; their ranges are checked with the rest.
+fn pg_of(p: &Json) -> Result<PgOptions, Problem> {
+    Ok(PgOptions {
+        keepalives_idle_s: number_of(
+            "its PostgreSQL tcp_keepalives_idle",
+            p.get("keepalives_idle_s"),
+        )?,
+        keepalives_interval_s: number_of(
+            "its PostgreSQL tcp_keepalives_interval",
+            p.get("keepalives_interval_s"),
+        )?,
+        keepalives_count: number_of(
+            "its PostgreSQL tcp_keepalives_count",
+            p.get("keepalives_count"),
+        )?,
     })
 }
 

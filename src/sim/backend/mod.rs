@@ -3,11 +3,16 @@
 //! `lock_systems!` at the foot of this file is the one list of them.
 
 mod etcd;
+mod postgres;
 mod queue;
 mod redlock;
 mod zookeeper;
 
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
+pub use postgres::{
+    PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState, PG_LOCK_KEY,
+    PG_MAX_CONNECTIONS,
+};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
@@ -268,6 +273,7 @@ lock_systems! {
     Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+    Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
 }
 
 impl Backend {

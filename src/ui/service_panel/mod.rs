@@ -2,6 +2,7 @@
 //! file per system beside this one, which draws the frame they share.
 
 mod etcd;
+mod postgres;
 mod redlock;
 mod zookeeper;
 
@@ -78,6 +79,7 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
         ServiceDetail::Redlock(d) => redlock::panel(props, d),
         ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
         ServiceDetail::Etcd(d) => etcd::panel(props, d),
+        ServiceDetail::Postgres(d) => postgres::panel(props, d),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

@@ -3,7 +3,7 @@
 
 use crate::sim::{
     Backend, Command, Config, ExtendMode, Fencing, NodeCommand, PartitionScope, Persistence,
-    ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
+    PgOptions, ReleaseMode, RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -39,6 +39,7 @@ pub enum Tweak {
     Restart(RestartPolicy),
     TtlMs(u64),
     ZkClient(ZkClient),
+    PgKeepalives(PgOptions),
 }
 
 impl Tweak {
@@ -53,6 +54,7 @@ impl Tweak {
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
+            Tweak::PgKeepalives(pg) => c.pg = pg,
         }
         c
     }
@@ -73,6 +75,7 @@ impl Tweak {
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
+            Tweak::PgKeepalives(_) => c.pg = original.pg,
         }
         c
     }
@@ -93,12 +96,17 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
             Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
+            Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
+                "Use Linux's default keepalives".into()
+            }
+            Tweak::PgKeepalives(_) => "Use the tuned keepalives".into(),
         }
     }
 }
 
 const ALL: &[Backend] = &Backend::ALL;
 const REDIS: &[Backend] = &[Backend::Redlock];
+const POSTGRES: &[Backend] = &[Backend::Postgres];
 
 pub const PRESETS: &[Preset] = &[
     Preset {
@@ -233,7 +241,63 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 10_000,
     },
+    Preset {
+        id: "postgres-no-lease",
+        title: "No lease, so no pause can lose it",
+        backends: POSTGRES,
+        story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel answers the server's keepalive probes through the pause. B's pg_advisory_lock blocks; A wakes still the holder, and its write is accepted. Then A's host dies holding the lock, and B waits on until TCP keepalives give up.",
+        fix: "Nothing to fix in the pause: a lock with no lease is never lost to one, fencing on or off. The price is liveness: a dead holder blocks everyone until the server's tcp_keepalives_* settings notice.",
+        try_this: TryThis {
+            tweak: Tweak::PgKeepalives(PgOptions::LINUX),
+            text: "Use Linux's default keepalives: B waits 2 h 11 min for a dead host's lock instead of about 25 s.",
+        },
+        run_ms: 30_000,
+    },
+    Preset {
+        id: "postgres-partition",
+        title: "Keepalives free the lock; the version column fences",
+        backends: POSTGRES,
+        story: "A holds advisory lock 42 and writes. Then A is cut off from PostgreSQL, from the lock and the data at once: they live in one server. The server frees the lock only when its keepalive probes give up, 25 s after A was last heard; B, blocked until then, gets it and writes. The partition heals and A, still believing, writes through a new connection.",
+        fix: "The version column: A's UPDATE names the version it read (WHERE version = n), and the data moved on, so it matches no row.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: A's UPDATE ... WHERE version = 1 matches no row, the version being 2, and it is rejected.",
+        },
+        run_ms: 45_000,
+    },
 ];
+
+/// A story's words as one backend tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Told {
+    pub story: &'static str,
+    pub fix: &'static str,
+    /// The "try this" sentence (the setting it flips is the preset's).
+    pub try_text: &'static str,
+}
+
+/// The preset's own words, unless `backend` tells the story otherwise:
+/// PostgreSQL's lock is no lease, so a pause cannot lose it and the TTL
+/// does not set the wait for a dead holder.
+pub fn told(p: &Preset, backend: Backend) -> Told {
+    match (p.id, backend) {
+        ("gc-pause", Backend::Postgres) => Told {
+            story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel keeps the connection alive through the pause. B's pg_advisory_lock blocks in the server; A wakes still the holder and writes; B gets the lock when A releases it, and writes.",
+            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder crashes\").",
+            try_text: "Turn fencing on (the version column): nothing changes, since A never stopped holding the lock and every write named the version it read.",
+        },
+        ("crashed-holder", Backend::Postgres) => Told {
+            story: "A's host dies holding the advisory lock. To PostgreSQL that looks like an idle client: it keeps A's session, and the lock, until its TCP keepalive probes give up (about 25 s with the tuned settings, 2 h 11 min with Linux's). B's pg_advisory_lock blocks all that time.",
+            fix: "Shorter keepalives on the server (tcp_keepalives_idle, _interval, _count) free the lock sooner, at the risk of ending a session that was only slow.",
+            try_text: "Set the TTL to 2 s: nothing changes, since PostgreSQL has no lease; the keepalive settings in the lock service panel set the wait.",
+        },
+        _ => Told {
+            story: p.story,
+            fix: p.fix,
+            try_text: p.try_this.text,
+        },
+    }
+}
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
@@ -332,6 +396,8 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             .client(100, 'A', Command::Acquire)
             .client(101, 'A', Command::GcPause { pause_ms: 6_000 }),
         "renew-after-expiry" => renew_after_expiry(config, ExtendMode::BlindSet),
+        "postgres-no-lease" => postgres_no_lease(config),
+        "postgres-partition" => postgres_partition(config),
         _ => return None,
     };
     Some(s)
@@ -339,6 +405,9 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
 
 /// The scenario to run first.
 pub fn gc_pause(config: Config) -> Scenario {
+    if config.backend == Backend::Postgres {
+        return gc_pause_postgres(config);
+    }
     Scenario::new(config)
         .client(0, 'A', Command::Acquire)
         .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
@@ -391,4 +460,52 @@ pub fn renew_after_expiry(mut config: Config, extend: ExtendMode) -> Scenario {
         .client(0, 'A', Command::Acquire)
         .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
         .client(5_500, 'B', Command::Acquire)
+}
+
+/// The scenario to run first on PostgreSQL: no pause loses a lock with no
+/// lease, so B blocks instead of taking over, and its write waits for A's
+/// release (a write clicked while B waits would be refused).
+fn gc_pause_postgres(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(5_000, 'B', Command::Acquire)
+        .client(9_000, 'A', Command::Release)
+        .client(10_000, 'B', Command::Write)
+}
+
+/// The scenario to run first on PostgreSQL, then its price: A's host dies
+/// holding the lock, and B waits until the keepalives give up (about 25 s
+/// after A was last heard, at t=0).
+pub fn postgres_no_lease(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(5_000, 'B', Command::Acquire)
+        .client(9_000, 'A', Command::Crash)
+        .client(27_000, 'B', Command::Write)
+}
+
+/// systems.md's PostgreSQL story with its tuned keepalives (10 s, 5 s, 3):
+/// A's lock connection, idle since t=0, fails its probes at 10, 15 and 20 s
+/// and the server ends its session at 25 s. B, blocked since 3 s, gets the
+/// lock and writes; A writes after the heal with the version it read.
+pub fn postgres_partition(mut config: Config) -> Scenario {
+    config.pg = PgOptions::TUNED;
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::Write)
+        .client(
+            2_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        )
+        .client(3_000, 'B', Command::Acquire)
+        .client(26_000, 'B', Command::Write)
+        .client(40_000, 'A', Command::Heal)
+        .client(41_000, 'A', Command::Write)
 }

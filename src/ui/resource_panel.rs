@@ -4,7 +4,7 @@
 use super::state::seconds_1;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
-use crate::sim::{Fencing, Token};
+use crate::sim::{FenceRule, Fencing, Token};
 use crate::sim::{StaleWrite, Standing};
 use yew::prelude::*;
 
@@ -25,6 +25,10 @@ pub struct ResourcePanelProps {
     /// nobody else had been granted the lock: no corruption.
     pub last_without_lease: Option<StaleWrite>,
     pub writes_without_lease: u64,
+    /// How the resource checks a write with fencing on, and whether it
+    /// lives in the lock service's own server.
+    pub rule: FenceRule,
+    pub in_service: Option<&'static str>,
 }
 
 impl ResourcePanelProps {
@@ -56,6 +60,11 @@ impl ResourcePanelProps {
                 .find(|s| s.accepted && s.standing == Standing::WithoutLease)
                 .copied(),
             writes_without_lease: oracle.writes_without_lease(),
+            rule: sim.config().backend.fence_rule(),
+            in_service: {
+                let backend = sim.config().backend;
+                backend.resource_in_service().then(|| backend.name())
+            },
         }
     }
 }
@@ -93,10 +102,10 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     stale.client,
                     token_words(stale.token),
                     holder_words(&stale),
-                    if props.fencing.is_on() {
-                        "Fencing is on, but the counter had seen no newer token, so it could not tell."
-                    } else {
-                        "Fencing is off: nothing compared the token."
+                    match (props.fencing.is_on(), props.rule) {
+                        (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
+                        (true, _) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
+                        (false, _) => "Fencing is off: nothing compared the token.",
                     },
                 ) }
             </p>
@@ -113,6 +122,13 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         None => "Stale write without a token rejected: fencing saved the counter".into(),
     };
     let highest = props.highest.map_or("none".to_string(), |t| t.to_string());
+    let why = match props.rule {
+        FenceRule::Version => format!(
+            "Its UPDATE named the version it had read, and the row had moved on to version {}, so it matched no row.",
+            props.value
+        ),
+        _ => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
+    };
     html! {
         <div class="banner banner--save" role="status">
             <p class="banner__title">
@@ -121,7 +137,7 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             </p>
             <p class="banner__text">
                 { format!(
-                    "At t={} {} wrote with {} {}. The highest token the counter had accepted is {highest}, so it refused the write.",
+                    "At t={} {} wrote with {} {}. {why}",
                     seconds_1(stale.at.ms()),
                     stale.client,
                     token_words(stale.token),
@@ -156,10 +172,15 @@ fn without_lease_note(props: &ResourcePanelProps) -> Html {
 #[component]
 pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let highest = props.highest.map_or("—".to_string(), |t| t.to_string());
-    let rule = if props.fencing.is_on() {
-        "Fencing on: it accepts a write only if its token is at least the highest it has accepted."
-    } else {
-        "Fencing off: it accepts every write, whatever the token."
+    let rule = match (props.fencing.is_on(), props.rule) {
+        (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
+        (true, _) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
+        (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
+        (false, _) => "Fencing off: it accepts every write, whatever the token.",
+    };
+    let knows = match props.rule {
+        FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
+        _ => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
     html! {
         <section class="panel resource" aria-label="Resource">
@@ -170,15 +191,18 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             { save_banner(props) }
             { without_lease_note(props) }
             <dl class="resource__facts">
-                <div><dt>{ "value" }</dt><dd>{ props.value }</dd></div>
+                <div><dt>{ if props.rule == FenceRule::Version { "value = version" } else { "value" } }</dt><dd>{ props.value }</dd></div>
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
                 <div><dt>{ "accepted" }</dt><dd>{ props.accepted }</dd></div>
                 <div><dt>{ "rejected" }</dt><dd>{ props.rejected }</dd></div>
             </dl>
+            if let Some(server) = props.in_service {
+                <p class="panel__note resource__in-service">
+                    { format!("Here the lock and the data live in one {server} server: the counter is a row, its value is the row's version column, and a client cut off from the lock is cut off from the data too.") }
+                </p>
+            }
             <p class="panel__note">{ rule }</p>
-            <p class="panel__note">
-                { "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against." }
-            </p>
+            <p class="panel__note">{ knows }</p>
         </section>
     }
 }

@@ -5,7 +5,7 @@
 
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
-    PartitionScope, Scenario, Seed, Sim, Token,
+    PartitionScope, PgOptions, Scenario, Seed, Sim, Token,
 };
 use distlock::wire::link::{self, RunLink};
 use proptest::prelude::*;
@@ -43,6 +43,18 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
         client: ClientId::new(c).unwrap(),
         command,
     });
+    if backend == Backend::Postgres {
+        // Failover on the primary (node 1); anything else is refused.
+        let node = (1u8..=5, node_command()).prop_map(|(n, command)| Action::Node {
+            node: NodeId::new(n).unwrap(),
+            command,
+        });
+        let failover = Just(Action::Node {
+            node: NodeId::new(1).unwrap(),
+            command: NodeCommand::Failover,
+        });
+        return prop_oneof![16 => client, 1 => failover, 1 => node].boxed();
+    }
     if backend != Backend::Redlock {
         return client.boxed();
     }
@@ -62,6 +74,20 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
             seed: Seed(seed),
             latency_scale,
             ..Config::default()
+        },
+    )
+}
+
+/// PostgreSQL with keepalives short enough to give up inside a run.
+fn pg_config() -> impl Strategy<Value = Config> {
+    (config(Backend::Postgres), 1u64..=20, 1u64..=10, 1u64..=5).prop_map(
+        |(config, keepalives_idle_s, keepalives_interval_s, keepalives_count)| Config {
+            pg: PgOptions {
+                keepalives_idle_s,
+                keepalives_interval_s,
+                keepalives_count,
+            },
+            ..config
         },
     )
 }
@@ -170,6 +196,14 @@ proptest! {
 
     #[test]
     fn redlock_random_runs_hold_the_invariants((config, steps) in run_input(Backend::Redlock)) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn postgres_random_runs_hold_the_invariants(
+        config in pg_config(),
+        steps in prop::collection::vec((0u64..3_000, action(Backend::Postgres)), 1..40),
+    ) {
         check_run(config, steps)?;
     }
 }

@@ -34,6 +34,7 @@ pub const PG_MAX_CONNECTIONS: u32 = 100;
 /// thousands on a busy host); a drawn pid is never one still in use.
 const PID_MIN: u64 = 1_000;
 const PID_MAX: u64 = 99_999;
+const PID_DRAWS_MAX: u32 = 16;
 
 /// PostgreSQL's requests and answers on a client's lock connection.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -503,14 +504,18 @@ impl Postgres {
         out.answer(c, PgMsg::ConnectReply { pid: Some(pid) });
     }
 
-    /// A pid no live backend has.
+    /// A pid no live backend has: drawn, and with at most 100 of 99,000
+    /// in use a few draws always do; past `PID_DRAWS_MAX` the first free one.
     fn draw_pid(&mut self) -> u64 {
-        loop {
+        for _ in 0..PID_DRAWS_MAX {
             let pid = self.rng.draw(PID_MIN, PID_MAX);
             if !self.conns.contains_key(&pid) {
                 return pid;
             }
         }
+        (PID_MIN..=PID_MAX)
+            .find(|pid| !self.conns.contains_key(pid))
+            .unwrap_or(PID_MAX)
     }
 
     fn lock(&mut self, view: &View, c: ClientId, pid: u64, attempt: u64, out: &mut Effects) {

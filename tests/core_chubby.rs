@@ -520,7 +520,7 @@ fn a_failover_keeps_the_lock_and_stops_session_timers_and_jeopardy_ends_safe() {
     let holder = sim.holder().unwrap();
     assert_eq!((holder.client, holder.token), (client('A'), Some(Token(1))));
     assert!(
-        text.contains("the lock service's leader fails over"),
+        text.contains("the lock service's leader or primary fails over"),
         "{text}"
     );
     let mut during = Sim::from_scenario(&scenario).unwrap();

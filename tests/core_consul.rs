@@ -452,7 +452,7 @@ fn a_failover_keeps_the_key_and_restarts_every_session_timer() {
     let sim = run(&scenario, 30_000);
     let text = story(&sim);
     assert!(
-        text.contains("the lock service's leader fails over"),
+        text.contains("the lock service's leader or primary fails over"),
         "{text}"
     );
     let (elected, sessions_until) = service(&sim, |e| match e {

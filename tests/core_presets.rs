@@ -309,12 +309,22 @@ fn outcome(sim: &Sim) -> Outcome {
     }
 }
 
+/// A story whose "try this" rightly changes nothing on a backend, and
+/// says so there (`presets::told`): PostgreSQL's lock is no lease, so
+/// fencing has no late write to catch and the TTL sets no wait.
+fn unchanged_on_purpose(id: &str, backend: Backend) -> bool {
+    backend == Backend::Postgres && matches!(id, "gc-pause" | "crashed-holder")
+}
+
 #[test]
 fn every_try_this_changes_what_the_story_shows() {
     for p in PRESETS {
         for &backend in p.backends {
             let scenario = presets::scenario(p.id, backend, Fencing::Off).unwrap();
             let tweak = p.try_this.tweak;
+            if unchanged_on_purpose(p.id, backend) {
+                continue;
+            }
             assert!(
                 !tweak.is_applied(&scenario.config),
                 "{}: already applied",

@@ -6,7 +6,7 @@
 use distlock::sim::{
     Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
     DynamoOptions, Event, FenceRule, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
+    PartitionScope, PgOptions, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 
 use distlock::wire::link::{self, RunLink};
@@ -50,6 +50,18 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
     let nodes = match backend {
         Backend::Redlock => 5,
         Backend::Redis => 2,
+        Backend::Postgres => {
+            // Failover on the primary (node 1); anything else is refused.
+            let node = (1u8..=5, node_command()).prop_map(|(n, command)| Action::Node {
+                node: NodeId::new(n).unwrap(),
+                command,
+            });
+            let failover = Just(Action::Node {
+                node: NodeId::new(1).unwrap(),
+                command: NodeCommand::Failover,
+            });
+            return prop_oneof![16 => client, 1 => failover, 1 => node].boxed();
+        }
         _ => {
             // A replicated service's one node command: its leader fails
             // over (any node names it; a system without one refuses).
@@ -117,6 +129,20 @@ fn consul_config() -> impl Strategy<Value = Config> {
             },
             ..config
         })
+}
+
+/// PostgreSQL with keepalives short enough to give up inside a run.
+fn pg_config() -> impl Strategy<Value = Config> {
+    (config(Backend::Postgres), 1u64..=20, 1u64..=10, 1u64..=5).prop_map(
+        |(config, keepalives_idle_s, keepalives_interval_s, keepalives_count)| Config {
+            pg: PgOptions {
+                keepalives_idle_s,
+                keepalives_interval_s,
+                keepalives_count,
+            },
+            ..config
+        },
+    )
 }
 
 /// A run: config plus actions at increasing times (gaps of 0-3 s).
@@ -273,6 +299,14 @@ proptest! {
     fn consul_random_runs_hold_the_invariants(
         config in consul_config(),
         steps in prop::collection::vec((0u64..3_000, action(Backend::Consul)), 1..40),
+    ) {
+        check_run(config, steps)?;
+    }
+
+    #[test]
+    fn postgres_random_runs_hold_the_invariants(
+        config in pg_config(),
+        steps in prop::collection::vec((0u64..3_000, action(Backend::Postgres)), 1..40),
     ) {
         check_run(config, steps)?;
     }

@@ -1034,3 +1034,72 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
     assert!(html.contains("Lock(): blocking GET until the key"));
     assert!(html.contains("Consul says"));
 }
+
+#[tokio::test]
+async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_data() {
+    let config = Config {
+        backend: Backend::Postgres,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let sim = scripted(
+        config,
+        &[
+            (0, 'A', Command::Acquire),
+            (500, 'B', Command::Acquire),
+            (1_000, 'C', Command::Crash),
+            (1_500, 'A', Command::Write),
+        ],
+        3_000,
+    );
+    let html = render_app(Some(sim)).await;
+    // The lock service's own books: pg_locks and each backend's keepalive.
+    for needle in [
+        "pg_locks: locktype advisory, objid 42, mode ExclusiveLock",
+        "t (holds it)",
+        "f (blocked)",
+        "active (waiting: advisory)",
+        "probes sent",
+        "0 of 3",
+        "Linux defaults (the settings at 0)",
+        "Fail over to the standby",
+        "Simplified on purpose: one primary with one asynchronous standby",
+        "counter row version ",
+    ] {
+        assert!(html.contains(needle), "{needle}\n{html}");
+    }
+    // The resource: one server, the value is the version column.
+    assert!(
+        html.contains("Here the lock and the data live in one PostgreSQL server"),
+        "{html}"
+    );
+    assert!(html.contains("value = version"), "{html}");
+    // The cards: the connection, no lease, no renewal, the host that dies.
+    assert!(
+        html.contains("holds advisory lock 42: no lease to run out"),
+        "{html}"
+    );
+    assert!(html.contains("blocked in pg_advisory_lock(42)"), "{html}");
+    assert!(html.contains("holds it, no lease to run out"), "{html}");
+    assert!(
+        html.contains("PostgreSQL's advisory lock has no lease to renew"),
+        "the renewal switch says why it is off\n{html}"
+    );
+    assert!(
+        tag_around(&html, "host dies: PostgreSQL keeps its session").contains("title="),
+        "the Crash button says what a crash is here"
+    );
+    // The controls: the TTL plays no part.
+    assert!(html.contains("PostgreSQL ignores the TTL"), "{html}");
+    assert!(
+        html.contains("PostgreSQL: no token from the lock; fencing = the row's version column"),
+        "{html}"
+    );
+    assert!(
+        html.contains("a session holds the lock, with no end"),
+        "{html}"
+    );
+    // Other backends keep their own words.
+    let html = render_app(Some(first_scenario(Fencing::Off, SEED))).await;
+    assert!(!html.contains("PostgreSQL ignores the TTL"));
+    assert!(!html.contains("live in one"));
+}

@@ -3,8 +3,8 @@
 
 use crate::sim::{
     Backend, Command, Config, ConsulOptions, ConsulToken, DynamoOptions, ExtendMode, Fencing,
-    KeyCleanup, NodeCommand, PartitionScope, Persistence, ReleaseMode, RestartPolicy, Scenario,
-    ZkClient, ZkOptions,
+    KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, RestartPolicy,
+    Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -42,6 +42,7 @@ pub enum Tweak {
     ZkClient(ZkClient),
     WaitReplica(bool),
     ConsulToken(ConsulToken),
+    PgKeepalives(PgOptions),
 }
 
 impl Tweak {
@@ -58,6 +59,7 @@ impl Tweak {
             Tweak::ZkClient(client) => c.zk.client = client,
             Tweak::WaitReplica(on) => c.redis.wait_replica = on,
             Tweak::ConsulToken(token) => c.consul.token = token,
+            Tweak::PgKeepalives(pg) => c.pg = pg,
         }
         c
     }
@@ -80,6 +82,7 @@ impl Tweak {
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
             Tweak::WaitReplica(_) => c.redis.wait_replica = original.redis.wait_replica,
             Tweak::ConsulToken(_) => c.consul.token = original.consul.token,
+            Tweak::PgKeepalives(_) => c.pg = original.pg,
         }
         c
     }
@@ -104,6 +107,10 @@ impl Tweak {
             Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
             Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
             Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
+            Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
+                "Use Linux's default keepalives".into()
+            }
+            Tweak::PgKeepalives(_) => "Use the tuned keepalives".into(),
         }
     }
 }
@@ -112,6 +119,7 @@ const ALL: &[Backend] = &Backend::ALL;
 const REDLOCK: &[Backend] = &[Backend::Redlock];
 /// The stories of Redis's own scripts, which single Redis and Redlock share.
 const REDIS_FLAVOURS: &[Backend] = &[Backend::Redis, Backend::Redlock];
+const POSTGRES: &[Backend] = &[Backend::Postgres];
 
 pub const PRESETS: &[Preset] = &[
     Preset {
@@ -296,7 +304,63 @@ pub const PRESETS: &[Preset] = &[
         },
         run_ms: 37_000,
     },
+    Preset {
+        id: "postgres-no-lease",
+        title: "No lease, so no pause can lose it",
+        backends: POSTGRES,
+        story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel answers the server's keepalive probes through the pause. B's pg_advisory_lock blocks; A wakes still the holder, and its write is accepted. Then A's host dies holding the lock, and B waits on until TCP keepalives give up.",
+        fix: "Nothing to fix in the pause: a lock with no lease is never lost to one, fencing on or off. The price is liveness: a dead holder blocks everyone until the server's tcp_keepalives_* settings notice.",
+        try_this: TryThis {
+            tweak: Tweak::PgKeepalives(PgOptions::LINUX),
+            text: "Use Linux's default keepalives: B waits 2 h 11 min for a dead host's lock instead of about 25 s.",
+        },
+        run_ms: 30_000,
+    },
+    Preset {
+        id: "postgres-partition",
+        title: "Keepalives free the lock; the version column fences",
+        backends: POSTGRES,
+        story: "A holds advisory lock 42 and writes. Then A is cut off from PostgreSQL, from the lock and the data at once: they live in one server. The server frees the lock only when its keepalive probes give up, 25 s after A was last heard; B, blocked until then, gets it and writes. The partition heals and A, still believing, writes through a new connection.",
+        fix: "The version column: A's UPDATE names the version it read (WHERE version = n), and the data moved on, so it matches no row.",
+        try_this: TryThis {
+            tweak: Tweak::Fencing(Fencing::On),
+            text: "Turn fencing on: A's UPDATE ... WHERE version = 1 matches no row, the version being 2, and it is rejected.",
+        },
+        run_ms: 45_000,
+    },
 ];
+
+/// A story's words as one backend tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Told {
+    pub story: &'static str,
+    pub fix: &'static str,
+    /// The "try this" sentence (the setting it flips is the preset's).
+    pub try_text: &'static str,
+}
+
+/// The preset's own words, unless `backend` tells the story otherwise:
+/// PostgreSQL's lock is no lease, so a pause cannot lose it and the TTL
+/// does not set the wait for a dead holder.
+pub fn told(p: &Preset, backend: Backend) -> Told {
+    match (p.id, backend) {
+        ("gc-pause", Backend::Postgres) => Told {
+            story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel keeps the connection alive through the pause. B's pg_advisory_lock blocks in the server; A wakes still the holder and writes; B gets the lock when A releases it, and writes.",
+            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder crashes\").",
+            try_text: "Turn fencing on (the version column): nothing changes, since A never stopped holding the lock and every write named the version it read.",
+        },
+        ("crashed-holder", Backend::Postgres) => Told {
+            story: "A's host dies holding the advisory lock. To PostgreSQL that looks like an idle client: it keeps A's session, and the lock, until its TCP keepalive probes give up (about 25 s with the tuned settings, 2 h 11 min with Linux's). B's pg_advisory_lock blocks all that time.",
+            fix: "Shorter keepalives on the server (tcp_keepalives_idle, _interval, _count) free the lock sooner, at the risk of ending a session that was only slow.",
+            try_text: "Set the TTL to 2 s: nothing changes, since PostgreSQL has no lease; the keepalive settings in the lock service panel set the wait.",
+        },
+        _ => Told {
+            story: p.story,
+            fix: p.fix,
+            try_text: p.try_this.text,
+        },
+    }
+}
 
 pub fn preset(id: &str) -> Option<&'static Preset> {
     PRESETS.iter().find(|p| p.id == id)
@@ -312,6 +376,8 @@ impl Preset {
             // TTL x 2, a lock-delay, then B's poll.
             ("gc-pause", Backend::Consul) => 22_000,
             ("crashed-holder", Backend::Consul) => 19_000,
+            // No lease: the server's TCP keepalives give up after 25 s.
+            ("crashed-holder", Backend::Postgres) => 30_000,
             _ => self.run_ms,
         }
     }
@@ -414,6 +480,8 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
         "chubby-lock-delay" => chubby_lock_delay(config, 41_700),
         "dynamodb-takeover" => dynamodb_takeover(config),
         "consul-lock-delay" => consul_lock_delay(config, ConsulToken::LockIndex),
+        "postgres-no-lease" => postgres_no_lease(config),
+        "postgres-partition" => postgres_partition(config),
         _ => return None,
     };
     Some(s)
@@ -421,6 +489,9 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
 
 /// The scenario to run first.
 pub fn gc_pause(config: Config) -> Scenario {
+    if config.backend == Backend::Postgres {
+        return gc_pause_postgres(config);
+    }
     // Chubby's master answers the KeepAlive A left waiting once more while
     // A sleeps (its session ends near 9.7 s), and then keeps the lock out
     // of reach for the lock-delay (25 s): only a pause past both loses it.
@@ -553,4 +624,52 @@ pub fn consul_lock_delay(mut config: Config, token: ConsulToken) -> Scenario {
         .client(5_333, 'A', Command::GcPause { pause_ms: 30_000 })
         .client(5_333, 'A', Command::Write)
         .client(23_000, 'B', Command::Write)
+}
+
+/// The scenario to run first on PostgreSQL: no pause loses a lock with no
+/// lease, so B blocks instead of taking over, and its write waits for A's
+/// release (a write clicked while B waits would be refused).
+fn gc_pause_postgres(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(5_000, 'B', Command::Acquire)
+        .client(9_000, 'A', Command::Release)
+        .client(10_000, 'B', Command::Write)
+}
+
+/// The scenario to run first on PostgreSQL, then its price: A's host dies
+/// holding the lock, and B waits until the keepalives give up (about 25 s
+/// after A was last heard, at t=0).
+pub fn postgres_no_lease(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(5_000, 'B', Command::Acquire)
+        .client(9_000, 'A', Command::Crash)
+        .client(27_000, 'B', Command::Write)
+}
+
+/// systems.md's PostgreSQL story with its tuned keepalives (10 s, 5 s, 3):
+/// A's lock connection, idle since t=0, fails its probes at 10, 15 and 20 s
+/// and the server ends its session at 25 s. B, blocked since 3 s, gets the
+/// lock and writes; A writes after the heal with the version it read.
+pub fn postgres_partition(mut config: Config) -> Scenario {
+    config.pg = PgOptions::TUNED;
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::Write)
+        .client(
+            2_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        )
+        .client(3_000, 'B', Command::Acquire)
+        .client(26_000, 'B', Command::Write)
+        .client(40_000, 'A', Command::Heal)
+        .client(41_000, 'A', Command::Write)
 }

@@ -7,8 +7,8 @@
 //! happens (no second holder once the fix is on) is simply left out.
 
 use crate::sim::{
-    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Millis, Persistence, Record,
-    Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
+    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Millis, Persistence, PgSessionEnd,
+    Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
 };
 
 /// What a moment asks the visitor to look at.
@@ -57,12 +57,7 @@ pub fn moments(preset_id: &str, scenario: &Scenario, until: Millis) -> Vec<Momen
     let Ok(sim) = Sim::play(scenario, until) else {
         return Vec::new();
     };
-    let specs = match (preset_id, scenario.config.backend) {
-        // DynamoDB has no token and no expiry in the service: its own words.
-        ("gc-pause", Backend::DynamoDb) => DYNAMO_GC_PAUSE,
-        _ => specs(preset_id),
-    };
-    find_moments(specs, sim.history())
+    find_moments(specs(preset_id, scenario.config.backend), sim.history())
 }
 
 fn find_moments(specs: &[Spec], history: &[Record]) -> Vec<Moment> {
@@ -189,8 +184,17 @@ const A_WRITE_LANDS: Spec = Spec {
     look: Look::Resource,
 };
 
-fn specs(preset_id: &str) -> &'static [Spec] {
+fn specs(preset_id: &str, backend: Backend) -> &'static [Spec] {
     match preset_id {
+        // PostgreSQL's lock is no lease: the stories every backend tells
+        // turn out otherwise there, and say so.
+        "gc-pause" if backend == Backend::Postgres => PG_GC_PAUSE,
+        // DynamoDB has no token and no expiry in the service: its own words.
+        "gc-pause" if backend == Backend::DynamoDb => DYNAMO_GC_PAUSE,
+        "delayed-write" if backend == Backend::Postgres => PG_DELAYED_WRITE,
+        "crashed-holder" if backend == Backend::Postgres => PG_CRASHED_HOLDER,
+        "postgres-no-lease" => PG_NO_LEASE,
+        "postgres-partition" => PG_PARTITION,
         "gc-pause" => GC_PAUSE,
         "delayed-write" => DELAYED_WRITE,
         "release-other" => RELEASE_OTHER,
@@ -853,4 +857,254 @@ const CONSUL_LOCK_DELAY: &[Spec] = &[
         look: Look::Card(A),
     },
     A_WRITE_LANDS,
+];
+
+fn pg_granted_words(e: &Event) -> String {
+    match e {
+        Event::Acquired { client, token, .. } => format!(
+            "{client} holds PostgreSQL's advisory lock 42 and read the counter row at version {}. No lease, no end: it holds as long as its session lives.",
+            token.map_or(0, |t| t.0)
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn pg_landing_words(e: &Event) -> String {
+    match e {
+        Event::WriteAccepted {
+            client,
+            token,
+            value,
+            standing: Standing::Stale,
+        } => format!(
+            "{client}'s write (it read version {}) is accepted, and the counter is {value}: two holders, one corrupted counter. The lock was freed under {client}, and nothing told it.",
+            token.map_or(0, |t| t.0)
+        ),
+        Event::WriteAccepted {
+            client,
+            token,
+            value,
+            ..
+        } => format!(
+            "{client}'s write (it read version {}) is accepted: the counter row is at version {value} now.",
+            token.map_or(0, |t| t.0)
+        ),
+        Event::WriteRejected {
+            client, reason, ..
+        } => format!(
+            "The version column fences: {client}'s write is rejected, {reason}. The data moved on while {client} was away."
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn pg_blocked_by(e: &Event, who: ClientId) -> bool {
+    matches!(e, Event::Service(ServiceEvent::PgLockBlocked { client, .. }) if *client == who)
+}
+
+const PG_A_HOLDS: Spec = Spec {
+    find: |e| acquired_by(e, A),
+    say: pg_granted_words,
+    look: Look::Card(A),
+};
+const PG_B_BLOCKS: Spec = Spec {
+    find: |e| pg_blocked_by(e, B),
+    say: |_| {
+        "B's pg_advisory_lock(42) blocks in the server: pg_locks shows its row with granted = false, behind A's.".into()
+    },
+    look: Look::Service,
+};
+const PG_A_PAUSES: Spec = Spec {
+    find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+    say: |_| {
+        "A freezes in an 8 s GC pause. No lease is running down: A's kernel still answers PostgreSQL's keepalive probes, so the server keeps A's session and its lock.".into()
+    },
+    look: Look::Card(A),
+};
+const PG_A_WAKES: Spec = Spec {
+    find: |e| matches!(e, Event::Woke { client } if *client == A),
+    say: |_| {
+        "A wakes believing it holds the lock, and this time the belief is true. Its queued write leaves at once.".into()
+    },
+    look: Look::Card(A),
+};
+const PG_A_WRITE_LANDS: Spec = Spec {
+    find: |e| landed_from(e, A),
+    say: pg_landing_words,
+    look: Look::Resource,
+};
+const PG_B_WRITE_LANDS: Spec = Spec {
+    find: |e| landed_from(e, B),
+    say: pg_landing_words,
+    look: Look::Resource,
+};
+const PG_SESSION_ENDS: Spec = Spec {
+    find: |e| matches!(e, Event::Service(ServiceEvent::PgSessionEnded { client, freed_lock: true, .. }) if *client == A),
+    say: |e| {
+        match e {
+        Event::Service(ServiceEvent::PgSessionEnded {
+            why: PgSessionEnd::ConnectionReset,
+            ..
+        }) => "A's rebooted host answers a probe with a reset: PostgreSQL ends A's session, and lock 42 goes with it.".into(),
+        _ => "The keepalives give up: PostgreSQL ends A's session, and lock 42 goes with it. Nobody tells A.".into(),
+    }
+    },
+    look: Look::Service,
+};
+const PG_B_GETS_IT: Spec = Spec {
+    find: |e| acquired_by(e, B),
+    say: |e| match e {
+        Event::Acquired { token, .. } => format!(
+            "B's blocked call returns: B holds lock 42 and read version {}.",
+            token.map_or(0, |t| t.0)
+        ),
+        other => other.to_string(),
+    },
+    look: Look::Card(B),
+};
+
+const PG_GC_PAUSE: &[Spec] = &[
+    PG_A_HOLDS,
+    PG_A_PAUSES,
+    PG_B_BLOCKS,
+    PG_A_WAKES,
+    Spec {
+        find: |e| landed_from(e, A),
+        say: |e| {
+            format!(
+                "{} A held the lock all along: fencing, on or off, has nothing to catch.",
+                pg_landing_words(e)
+            )
+        },
+        look: Look::Resource,
+    },
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: |e| {
+            match e {
+            Event::Acquired { token, .. } => format!(
+                "A releases, and PostgreSQL hands lock 42 to B, first in line; B reads version {}. B's only loss was time.",
+                token.map_or(0, |t| t.0)
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Card(B),
+    },
+    PG_B_WRITE_LANDS,
+];
+
+const PG_DELAYED_WRITE: &[Spec] = &[
+    PG_A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::WriteSent { client, .. } if *client == A),
+        say: |_| {
+            "A writes while it really holds the lock, naming the version it read, but this packet will sit in the network for 7 s.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: |e| {
+            match e {
+            Event::Acquired { token, .. } => format!(
+                "A released, and B holds lock 42, reading the same version {}: A's write has not landed yet.",
+                token.map_or(0, |t| t.0)
+            ),
+            other => other.to_string(),
+        }
+        },
+        look: Look::Service,
+    },
+    PG_B_WRITE_LANDS,
+    Spec {
+        find: |e| landed_from(e, A),
+        say: |e| format!("Sent in time, arrived late. {}", pg_landing_words(e)),
+        look: Look::Resource,
+    },
+];
+
+const PG_CRASHED_HOLDER: &[Spec] = &[
+    PG_A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::Crashed { client } if *client == A),
+        say: |_| {
+            "A's host dies holding the lock. To PostgreSQL a dead host looks like an idle client: only TCP keepalives can tell them apart.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| pg_blocked_by(e, B),
+        say: |_| {
+            "B's pg_advisory_lock(42) blocks behind A's dead session. With the tuned keepalives the server gives up on A 25 s after it last heard from it; with Linux's defaults, after 2 h 11 min. The TTL setting plays no part.".into()
+        },
+        look: Look::Service,
+    },
+    PG_SESSION_ENDS,
+    PG_B_GETS_IT,
+];
+
+const PG_NO_LEASE: &[Spec] = &[
+    PG_A_HOLDS,
+    PG_A_PAUSES,
+    PG_B_BLOCKS,
+    PG_A_WAKES,
+    Spec {
+        find: |e| landed_from(e, A),
+        say: |e| {
+            format!(
+                "{} Nothing was lost to the pause: no lease ran out, nobody else was granted the lock.",
+                pg_landing_words(e)
+            )
+        },
+        look: Look::Resource,
+    },
+    Spec {
+        find: |e| matches!(e, Event::Crashed { client } if *client == A),
+        say: |_| {
+            "Now the price. A's host dies holding the lock: PostgreSQL hears nothing more, which looks just like an idle client.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::PgProbeUnanswered { client, .. }) if *client == A),
+        say: |_| {
+            "A's connection has been silent for tcp_keepalives_idle: the server's first keepalive probe goes unanswered.".into()
+        },
+        look: Look::Service,
+    },
+    PG_SESSION_ENDS,
+    PG_B_GETS_IT,
+    PG_B_WRITE_LANDS,
+];
+
+const PG_PARTITION: &[Spec] = &[
+    PG_A_HOLDS,
+    PG_A_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::Partitioned { client, .. } if *client == A),
+        say: |_| {
+            "A is cut off from PostgreSQL, and so from the lock and the data at once: they live in one server.".into()
+        },
+        look: Look::Card(A),
+    },
+    PG_B_BLOCKS,
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::PgProbeUnanswered { client, .. }) if *client == A),
+        say: |_| {
+            "A's lock connection has been idle 10 s: PostgreSQL's first keepalive probe goes unanswered. Two more, 5 s apart, and it gives up.".into()
+        },
+        look: Look::Service,
+    },
+    PG_SESSION_ENDS,
+    PG_B_GETS_IT,
+    PG_B_WRITE_LANDS,
+    Spec {
+        find: |e| matches!(e, Event::Healed { client } if *client == A),
+        say: |_| {
+            "The partition heals. A still believes it holds the lock: it learns its session is gone only when it next uses that connection, and it writes through another.".into()
+        },
+        look: Look::Card(A),
+    },
+    PG_A_WRITE_LANDS,
 ];

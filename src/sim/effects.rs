@@ -17,7 +17,6 @@ pub(crate) struct View<'a> {
     pub(crate) clients: &'a [Client; 4],
     /// The version the resource's data is at (its counter's value), for a
     /// system whose lock lives beside the data.
-    #[allow(dead_code)] // PostgreSQL reads it; remove this line when it does
     pub resource_version: Token,
 }
 

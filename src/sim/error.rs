@@ -88,6 +88,12 @@ pub enum CommandError {
     ConsulLockDelayOutOfRange {
         lock_delay_s: u64,
     },
+    /// One of PostgreSQL's tcp_keepalives_* settings out of range.
+    KeepaliveOutOfRange {
+        setting: &'static str,
+        value: u64,
+        max: u64,
+    },
     ClockRateOutOfRange {
         rate_pct: i32,
     },
@@ -201,6 +207,14 @@ impl fmt::Display for CommandError {
             ConsulLockDelayOutOfRange { lock_delay_s } => write!(
                 f,
                 "a Consul lock-delay of {lock_delay_s} s is out of range: choose 0 to {LOCK_DELAY_S_MAX} s"
+            ),
+            KeepaliveOutOfRange {
+                setting,
+                value,
+                max,
+            } => write!(
+                f,
+                "PostgreSQL's {setting} of {value} is out of range: choose 1 to {max}"
             ),
             ClockRateOutOfRange { rate_pct } => write!(
                 f,

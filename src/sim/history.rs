@@ -36,6 +36,9 @@ pub enum LossReason {
     /// Consul's monitorLock got an error from the agent and closed leaderCh
     /// (MonitorRetries is 0 by default).
     ConsulMonitorError,
+    /// PostgreSQL (or the proxy before it) reset the connection its
+    /// blocked pg_advisory_lock call was waiting on.
+    ConnectionReset,
 }
 
 impl fmt::Display for LossReason {
@@ -57,6 +60,9 @@ impl fmt::Display for LossReason {
             }
             LossReason::ConsulMonitorError => {
                 "Consul's monitor got an error from its agent and closed leaderCh"
+            }
+            LossReason::ConnectionReset => {
+                "its connection to PostgreSQL was reset while it waited in pg_advisory_lock"
             }
         })
     }
@@ -81,6 +87,8 @@ pub enum AcquireFailure {
     /// Consul: the client's agent could not reach the servers, so Lock()
     /// returned an error.
     AgentUnreachable,
+    /// PostgreSQL refused a new connection: max_connections reached.
+    TooManyConnections { max: u32 },
 }
 
 impl fmt::Display for AcquireFailure {
@@ -105,6 +113,10 @@ impl fmt::Display for AcquireFailure {
             AcquireFailure::AgentUnreachable => {
                 f.write_str("its Consul agent cannot reach the servers, so Lock() returned an error")
             }
+            AcquireFailure::TooManyConnections { max } => write!(
+                f,
+                "PostgreSQL refused its connection: sorry, too many clients already (max_connections {max})"
+            ),
         }
     }
 }
@@ -181,6 +193,17 @@ pub enum DropReason {
     Lost,
     /// A partition outlasted TCP's retransmissions and the connection gave up.
     TcpGaveUp,
+}
+
+/// Why PostgreSQL ended a client's session (its backend process exited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PgSessionEnd {
+    /// Every keepalive probe went unanswered: the host is gone or cut off.
+    KeepalivesGaveUp,
+    /// A probe was answered with a reset: the client host rebooted and
+    /// knows nothing of the connection.
+    ConnectionReset,
 }
 
 /// Service-side happenings that differ per backend.
@@ -375,6 +398,44 @@ pub enum ServiceEvent {
     ConsulLeaderElected {
         index: u64,
         sessions_until: Millis,
+    },
+    PgSessionStarted {
+        client: ClientId,
+        pid: u64,
+    },
+    PgLockGranted {
+        client: ClientId,
+        pid: u64,
+        /// The row's version the client read with the lock.
+        version: u64,
+    },
+    PgLockBlocked {
+        client: ClientId,
+        pid: u64,
+        holder: ClientId,
+    },
+    PgLockReleased {
+        client: ClientId,
+        pid: u64,
+    },
+    PgProbeUnanswered {
+        client: ClientId,
+        pid: u64,
+        failed: u64,
+        count: u64,
+    },
+    PgSessionEnded {
+        client: ClientId,
+        pid: u64,
+        why: PgSessionEnd,
+        /// Whether its advisory lock went with it.
+        freed_lock: bool,
+    },
+    PgFailover {
+        /// The promoted standby's timeline.
+        timeline: u32,
+        /// Who held advisory lock 42 on the old primary.
+        dropped: Option<ClientId>,
     },
 }
 
@@ -647,6 +708,72 @@ impl fmt::Display for ServiceEvent {
             } => write!(
                 f,
                 "Consul has a new leader (index {index}): the KV store and its indexes are kept, and every session timer restarts, to {sessions_until}"
+            ),
+            PgSessionStarted { client, pid } => {
+                write!(f, "PostgreSQL started a session for {client} (backend pid {pid})")
+            }
+            PgLockGranted {
+                client,
+                pid,
+                version,
+            } => write!(
+                f,
+                "PostgreSQL granted advisory lock 42 to {client}'s pid {pid}; it read version {version}"
+            ),
+            PgLockBlocked {
+                client,
+                pid,
+                holder,
+            } => write!(
+                f,
+                "{client}'s pg_advisory_lock(42) blocks (pid {pid}, granted = false): {holder}'s session holds it"
+            ),
+            PgLockReleased { client, pid } => {
+                write!(f, "{client}'s pid {pid} released advisory lock 42")
+            }
+            PgProbeUnanswered {
+                client,
+                pid,
+                failed,
+                count,
+            } => write!(
+                f,
+                "PostgreSQL's keepalive probe {failed} of {count} to {client} (pid {pid}) went unanswered"
+            ),
+            PgSessionEnded {
+                client,
+                pid,
+                why,
+                freed_lock,
+            } => {
+                match why {
+                    PgSessionEnd::KeepalivesGaveUp => write!(
+                        f,
+                        "TCP keepalives gave up: PostgreSQL ended {client}'s session (pid {pid})"
+                    )?,
+                    PgSessionEnd::ConnectionReset => write!(
+                        f,
+                        "{client}'s rebooted host reset the connection: PostgreSQL ended its session (pid {pid})"
+                    )?,
+                }
+                if *freed_lock {
+                    write!(f, " and freed advisory lock 42; {client} is not told")?;
+                }
+                Ok(())
+            }
+            PgFailover {
+                timeline,
+                dropped: Some(holder),
+            } => write!(
+                f,
+                "PostgreSQL failed over: the standby is promoted (timeline {timeline}); advisory locks are never WAL-logged, so {holder}'s lock 42 is gone and {holder} still believes it holds it"
+            ),
+            PgFailover {
+                timeline,
+                dropped: None,
+            } => write!(
+                f,
+                "PostgreSQL failed over: the standby is promoted (timeline {timeline}) with no sessions and no advisory locks"
             ),
         }
     }
@@ -935,7 +1062,7 @@ impl fmt::Display for Event {
             NodeClicked {
                 command: NodeCommand::Failover,
                 ..
-            } => f.write_str("the lock service's leader fails over"),
+            } => f.write_str("the lock service's leader or primary fails over"),
             NodeClicked { node, command } => write!(f, "Redis {node}: {command}"),
             AcquireStarted { client } => write!(f, "{client} asks for the lock"),
             Acquired {

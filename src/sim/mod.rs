@@ -28,10 +28,11 @@ pub use backend::{
     ChubbySessionView, ConsulClientView, ConsulDetail, ConsulKeyView, ConsulMsg, ConsulOptions,
     ConsulPhase, ConsulSessionView, ConsulToken, DynamoDetail, DynamoHolderView, DynamoItemView,
     DynamoMsg, DynamoWatchView, EtcdDetail, EtcdKeyView, EtcdMsg, GetPurpose, HolderView, ItemSeen,
-    KeyCleanup, LeaseView, Msg, RedisDetail, RedisKeyView, RedisMsg, RedisNodeView,
-    RedisServerView, RedlockDetail, ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail,
-    ZkMsg, ZnodeView, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN,
-    LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
+    KeyCleanup, LeaseView, Msg, PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState,
+    RedisDetail, RedisKeyView, RedisMsg, RedisNodeView, RedisServerView, RedlockDetail,
+    ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail, ZkMsg, ZnodeView,
+    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN, LOCK_DELAY_S_DEFAULT,
+    LOCK_DELAY_S_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };
 
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, ZkConn};
@@ -43,21 +44,22 @@ pub use engine::{
 };
 pub use error::CommandError;
 pub use history::{
-    AcquireFailure, DropReason, Event, EventKind, LossReason, Record, RejectReason, ServiceEvent,
-    Standing, HISTORY_LEN_MAX,
+    AcquireFailure, DropReason, Event, EventKind, LossReason, PgSessionEnd, Record, RejectReason,
+    ServiceEvent, Standing, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
 pub use playback::{Playback, Refusals};
 pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
-    Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope,
+    Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope, PgOptions,
     RedisOptions, Scenario, ScenarioError, TimedAction, ZkOptions, CHUBBY_LOCK_DELAY_MS_DEFAULT,
     CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
     DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_DEFAULT, DYNAMO_HEARTBEATS_MAX,
     DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
-    PAUSE_MS_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
-    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    PAUSE_MS_MAX, PG_KEEPALIVE_COUNT_MAX, PG_KEEPALIVE_S_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT,
+    ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,

@@ -129,6 +129,62 @@ impl Default for DynamoOptions {
         }
     }
 }
+/// Linux's TCP keepalive limits, as PostgreSQL's tcp_keepalives_* settings
+/// take them (seconds; TCP_KEEPIDLE and TCP_KEEPINTVL stop at 32767,
+/// TCP_KEEPCNT at 127).
+pub const PG_KEEPALIVE_S_MAX: u64 = 32_767;
+pub const PG_KEEPALIVE_COUNT_MAX: u64 = 127;
+
+/// PostgreSQL's server-side TCP keepalive settings (tcp_keepalives_idle,
+/// tcp_keepalives_interval, tcp_keepalives_count), ignored by the other
+/// backends: they alone decide when the server notices that a client host
+/// is gone and ends its session, freeing its advisory lock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PgOptions {
+    /// Seconds without a packet from the client before the first probe.
+    pub keepalives_idle_s: u64,
+    /// Seconds between unanswered probes.
+    pub keepalives_interval_s: u64,
+    /// Unanswered probes before the connection is declared dead.
+    pub keepalives_count: u64,
+}
+
+impl PgOptions {
+    /// What 0 ("use the OS default") means on Linux: net.ipv4.tcp_keepalive_time
+    /// 7200 s, tcp_keepalive_intvl 75 s, tcp_keepalive_probes 9 (tcp(7)):
+    /// a dead host holds its lock for 7200 + 9 x 75 s, about 2 h 11 min.
+    pub const LINUX: PgOptions = PgOptions {
+        keepalives_idle_s: 7_200,
+        keepalives_interval_s: 75,
+        keepalives_count: 9,
+    };
+    /// The tuned values of the PostgreSQL story (10 s, 5 s, 3 probes: about 25 s).
+    pub const TUNED: PgOptions = PgOptions {
+        keepalives_idle_s: 10,
+        keepalives_interval_s: 5,
+        keepalives_count: 3,
+    };
+
+    /// How long after the client's last packet a dead host's session ends:
+    /// idle, then `count` probes `interval` apart.
+    pub fn dead_after_ms(self) -> u64 {
+        let interval_s = self
+            .keepalives_interval_s
+            .saturating_mul(self.keepalives_count);
+        self.keepalives_idle_s
+            .saturating_add(interval_s)
+            .saturating_mul(1_000)
+    }
+}
+
+impl Default for PgOptions {
+    /// The tuned values: with Linux's defaults a dead holder keeps the lock
+    /// for over two hours, longer than anyone watches a story; the panel
+    /// offers them a click away.
+    fn default() -> Self {
+        PgOptions::TUNED
+    }
+}
 
 /// Everything that decides a run besides the commands.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -150,6 +206,7 @@ pub struct Config {
     pub dynamo: DynamoOptions,
     #[serde(default)]
     pub consul: ConsulOptions,
+    pub pg: PgOptions,
 }
 
 impl Default for Config {
@@ -166,6 +223,7 @@ impl Default for Config {
             chubby: ChubbyOptions::default(),
             dynamo: DynamoOptions::default(),
             consul: ConsulOptions::default(),
+            pg: PgOptions::default(),
         }
     }
 }
@@ -202,7 +260,34 @@ impl Config {
                 pct: self.dynamo.extra_wait_pct,
             });
         }
-        self.consul.validate()
+        self.consul.validate()?;
+        let pg = self.pg;
+        for (setting, value, max) in [
+            (
+                "tcp_keepalives_idle",
+                pg.keepalives_idle_s,
+                PG_KEEPALIVE_S_MAX,
+            ),
+            (
+                "tcp_keepalives_interval",
+                pg.keepalives_interval_s,
+                PG_KEEPALIVE_S_MAX,
+            ),
+            (
+                "tcp_keepalives_count",
+                pg.keepalives_count,
+                PG_KEEPALIVE_COUNT_MAX,
+            ),
+        ] {
+            if !(1..=max).contains(&value) {
+                return Err(CommandError::KeepaliveOutOfRange {
+                    setting,
+                    value,
+                    max,
+                });
+            }
+        }
+        Ok(())
     }
 }
 
@@ -344,7 +429,7 @@ impl fmt::Display for Action {
             Action::Node {
                 command: NodeCommand::Failover,
                 ..
-            } => f.write_str("the lock service's leader fails over"),
+            } => f.write_str("the lock service's leader or primary fails over"),
             Action::Node { node, command } => write!(f, "Redis {node}: {command}"),
         }
     }

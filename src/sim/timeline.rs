@@ -347,6 +347,11 @@ impl Picture {
             ConsulLockDelayRefused { .. } => self.service.push(mark(at, "lock-delay", text)),
             ConsulKeyDeleted { .. } => self.service.push(mark(at, "key deleted", text)),
             ConsulLeaderLost { .. } => self.service.push(mark(at, "no leader", text)),
+            PgSessionEnded { .. } => self.service.push(mark(at, "session ended", text)),
+            PgFailover { timeline, .. } => {
+                self.service
+                    .push(mark(at, &format!("timeline {timeline}"), text))
+            }
             _ => self.service.push(mark(at, "", text)),
         }
     }

@@ -6,7 +6,7 @@ use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{
     Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
-    PartitionScope, Validity, ZkClient,
+    PartitionScope, ServiceDetail, Validity, ZkClient,
 };
 
 use yew::prelude::*;
@@ -96,12 +96,25 @@ pub struct ClientCardProps {
     /// Consul session and its leaderCh).
     #[prop_or_default]
     pub system_note: Option<String>,
+    /// What the lock system's own books say of this client's connection
+    /// (PostgreSQL's backend session), if anything.
+    #[prop_or_default]
+    pub service_note: Option<String>,
 }
 
 impl ClientCardProps {
     pub fn from_sim(sim: &Sim, c: ClientId, pause_s: u64, dispatch: Callback<Action>) -> Self {
         let view = sim.client_view(c);
         let checks = CardChecks::from_sim(sim, c, &view, pause_s);
+        // Only PostgreSQL's books say something of a client's connection;
+        // the others' are not built for every card on every frame.
+        let service_note = match sim.config().backend {
+            Backend::Postgres => match sim.service_detail() {
+                ServiceDetail::Postgres(d) => d.card_note(c, view.crashed),
+                _ => None,
+            },
+            _ => None,
+        };
         ClientCardProps {
             view,
             now: sim.now(),
@@ -114,6 +127,7 @@ impl ClientCardProps {
             selected: false,
             spotlit: false,
             system_note: system_note(sim, c),
+            service_note,
             dispatch,
         }
     }
@@ -229,6 +243,9 @@ fn facts(props: &ClientCardProps) -> Html {
             notes.push("cut off from the lock service and the resource".into())
         }
         None => {}
+    }
+    if let Some(note) = &props.service_note {
+        notes.push(note.clone());
     }
     if props.backend == Backend::ZooKeeper {
         let conn = view.zk_conn.map_or(String::new(), |c| format!(": {c}"));
@@ -381,6 +398,11 @@ fn lease_bars(props: &ClientCardProps) -> Html {
             let left = now.until(until);
             (Some(left), format!("{} left", seconds_1(left)))
         }
+        // A lock with no lease (PostgreSQL's): full while the service says
+        // it is the holder, and it never runs down.
+        None if view.belief.is_holding() && !view.stale && props.backend == Backend::Postgres => {
+            (Some(props.ttl_ms), "holds it, no lease to run out".into())
+        }
         None if view.belief.is_holding() => (Some(0), "no lease for it".into()),
         None => (None, "no lease".into()),
     };
@@ -462,7 +484,11 @@ fn buttons(props: &CardControlsProps) -> Html {
                 scope: PartitionScope::Service,
             },
             &checks.partition,
-            format!("Cut {c} off from the lock service; it can still reach the resource"),
+            if props.backend.resource_in_service() {
+                format!("Cut {c} off from {}: from the lock and the data at once, which live in one server", props.backend.name())
+            } else {
+                format!("Cut {c} off from the lock service; it can still reach the resource")
+            },
         )
     };
     let crash = if props.crashed {
@@ -479,7 +505,11 @@ fn buttons(props: &CardControlsProps) -> Html {
             "Crash",
             Command::Crash,
             &checks.crash,
-            format!("{c} forgets everything; the service keeps its lease until it expires"),
+            if props.backend == Backend::Postgres {
+                format!("{c}'s host dies: PostgreSQL keeps its session and lock until TCP keepalives give up")
+            } else {
+                format!("{c} forgets everything; the service keeps its lease until it expires")
+            },
         )
     };
     html! {

@@ -61,6 +61,10 @@ pub fn backend_line(sim: &Sim) -> String {
     let backend = config.backend;
     let lease = match left {
         Some(l) => format!("{} remaining {l}", backend.lease_word()),
+        // A lock with no lease (PostgreSQL's) has a holder and no end.
+        None if sim.holder().is_some() => {
+            format!("a {} holds the lock, with no end", backend.lease_word())
+        }
         None => format!("no {} holds the lock", backend.lease_word()),
     };
     format!("{}: {}, {lease}", backend.name(), backend.token_line())
@@ -168,6 +172,11 @@ fn run_settings(props: &ControlsProps) -> Html {
                     autocomplete="off" spellcheck="false"
                     value={props.seed_text.clone()} oninput={on_seed} />
             </label>
+            if config.backend == Backend::Postgres {
+                <p class="controls__hint" id="ttl-unused">
+                    { "PostgreSQL ignores the TTL: an advisory lock has no lease. How long a dead holder keeps it is set by the keepalive settings in the lock service panel." }
+                </p>
+            }
             <p class="controls__hint">{ "Changing any of these starts a fresh run." }</p>
         </div>
     }

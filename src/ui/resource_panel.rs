@@ -15,8 +15,6 @@ pub struct ResourcePanelProps {
     pub accepted: u64,
     pub rejected: u64,
     pub fencing: Fencing,
-    /// How the resource checks a write with fencing on.
-    pub rule: FenceRule,
     pub corruptions: u64,
     pub saves: u64,
     /// The latest stale write the resource accepted.
@@ -27,6 +25,10 @@ pub struct ResourcePanelProps {
     /// nobody else had been granted the lock: no corruption.
     pub last_without_lease: Option<StaleWrite>,
     pub writes_without_lease: u64,
+    /// How the resource checks a write with fencing on, and whether it
+    /// lives in the lock service's own server.
+    pub rule: FenceRule,
+    pub in_service: Option<&'static str>,
 }
 
 impl ResourcePanelProps {
@@ -40,7 +42,6 @@ impl ResourcePanelProps {
             accepted: resource.accepted(),
             rejected: resource.rejected(),
             fencing: sim.config().fencing,
-            rule: sim.config().backend.fence_rule(),
             corruptions: oracle.corruptions(),
             saves: oracle.saves(),
             last_corruption: stale
@@ -59,6 +60,11 @@ impl ResourcePanelProps {
                 .find(|s| s.accepted && s.standing == Standing::WithoutLease)
                 .copied(),
             writes_without_lease: oracle.writes_without_lease(),
+            rule: sim.config().backend.fence_rule(),
+            in_service: {
+                let backend = sim.config().backend;
+                backend.resource_in_service().then(|| backend.name())
+            },
         }
     }
 }
@@ -96,12 +102,11 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     stale.client,
                     token_words(stale.token),
                     holder_words(&stale),
-                    if props.fencing.is_on() && props.rule == FenceRule::LockOwner {
-                        "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another."
-                    } else if props.fencing.is_on() {
-                        "Fencing is on, but the counter had seen no newer token, so it could not tell."
-                    } else {
-                        "Fencing is off: nothing compared the token."
+                    match (props.fencing.is_on(), props.rule) {
+                        (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
+                        (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
+                        (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
+                        (false, _) => "Fencing is off: nothing compared the token.",
                     },
                 ) }
             </p>
@@ -118,11 +123,14 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         None => "Stale write without a token rejected: fencing saved the counter".into(),
     };
     let highest = props.highest.map_or("none".to_string(), |t| t.to_string());
-    let why = if props.rule == FenceRule::LockOwner {
+    let why = match props.rule {
         // DynamoDB: no token, a condition on the lock item instead.
-        "The write was a transaction with a ConditionCheck that the lock item names its writer, and the item names another owner, so it refused the write. No token could have done this: the RVN is a random UUID, and cannot be ordered.".to_string()
-    } else {
-        format!("The highest token the counter had accepted is {highest}, so it refused the write.")
+        FenceRule::LockOwner => "The write was a transaction with a ConditionCheck that the lock item names its writer, and the item names another owner, so it refused the write. No token could have done this: the RVN is a random UUID, and cannot be ordered.".to_string(),
+        FenceRule::Version => format!(
+            "Its UPDATE named the version it had read, and the row had moved on to version {}, so it matched no row.",
+            props.value
+        ),
+        FenceRule::Highest => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
     };
     html! {
         <div class="banner banner--save" role="status">
@@ -167,18 +175,17 @@ fn without_lease_note(props: &ResourcePanelProps) -> Html {
 #[component]
 pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let highest = props.highest.map_or("—".to_string(), |t| t.to_string());
-    let owner_rule = props.rule == FenceRule::LockOwner;
-    let rule = if !props.fencing.is_on() {
-        "Fencing off: it accepts every write, whatever the token."
-    } else if owner_rule {
-        "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner."
-    } else {
-        "Fencing on: it accepts a write only if its token is at least the highest it has accepted."
+    let rule = match (props.fencing.is_on(), props.rule) {
+        (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
+        (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
+        (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
+        (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
+        (false, _) => "Fencing off: it accepts every write, whatever the token.",
     };
-    let knows = if owner_rule {
-        "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives."
-    } else {
-        "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against."
+    let knows = match props.rule {
+        FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
+        FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
+        FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
     html! {
         <section class="panel resource" aria-label="Resource">
@@ -189,11 +196,16 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             { save_banner(props) }
             { without_lease_note(props) }
             <dl class="resource__facts">
-                <div><dt>{ "value" }</dt><dd>{ props.value }</dd></div>
+                <div><dt>{ if props.rule == FenceRule::Version { "value = version" } else { "value" } }</dt><dd>{ props.value }</dd></div>
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
                 <div><dt>{ "accepted" }</dt><dd>{ props.accepted }</dd></div>
                 <div><dt>{ "rejected" }</dt><dd>{ props.rejected }</dd></div>
             </dl>
+            if let Some(server) = props.in_service {
+                <p class="panel__note resource__in-service">
+                    { format!("Here the lock and the data live in one {server} server: the counter is a row, its value is the row's version column, and a client cut off from the lock is cut off from the data too.") }
+                </p>
+            }
             <p class="panel__note">{ rule }</p>
             <p class="panel__note">{ knows }</p>
         </section>

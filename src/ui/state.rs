@@ -5,8 +5,8 @@ use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::sim::ConsulOptions;
 use crate::sim::{
     Backend, ChubbyOptions, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId,
-    Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions, LATENCY_SCALE_DEFAULT,
-    TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    PgOptions, Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions,
+    LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
 
 use std::cell::RefCell;
@@ -580,6 +580,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         chubby: ChubbyOptions::default(),
         dynamo: crate::sim::DynamoOptions::default(),
         consul: ConsulOptions::default(),
+        pg: PgOptions::default(),
     }
 }
 

@@ -5,7 +5,7 @@
 
 use super::guide::preset_groups;
 use super::state::{seconds_1, Action, AppState};
-use crate::lesson::presets::Preset;
+use crate::lesson::presets::{self, Preset};
 use crate::lesson::tour::Moment;
 use crate::sim::{Backend, Millis};
 use std::rc::Rc;
@@ -130,15 +130,16 @@ fn story_button(props: &StoriesProps, p: &'static Preset, loaded: bool) -> Html 
 
 fn loaded_story(props: &StoriesProps, loaded: &Loaded) -> Html {
     let p = loaded.preset;
+    let told = presets::told(p, props.backend);
     let on_unload = props.dispatch.reform(|_: MouseEvent| Action::UnloadStory);
     html! {
         <div class="stories__loaded">
             <h3 class="stories__title">{ p.title }</h3>
             <dl class="stories__text">
                 <dt>{ "What happens" }</dt>
-                <dd>{ p.story }</dd>
+                <dd>{ told.story }</dd>
                 <dt>{ "What fixes it" }</dt>
-                <dd>{ p.fix }</dd>
+                <dd>{ told.fix }</dd>
             </dl>
             { tour(props, loaded) }
             { try_this(props, loaded) }
@@ -222,7 +223,7 @@ fn try_this(props: &StoriesProps, loaded: &Loaded) -> Html {
     html! {
         <p class="try">
             <strong class="try__head">{ if tried { "Trying: " } else { "Try this: " } }</strong>
-            { t.text }
+            { presets::told(loaded.preset, props.backend).try_text }
             { " " }
             <button type="button" class="button button--small" {onclick}
                 title="The story replays from t=0 with this setting">

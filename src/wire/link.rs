@@ -15,8 +15,9 @@ use super::json::{self, Json, JsonError};
 use crate::sim::{
     Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
     DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId, PartitionScope,
-    Persistence, Record, RedisOptions, ReleaseMode, RestartPolicy, Scenario, ScenarioError, Seed,
-    Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    Persistence, PgOptions, Record, RedisOptions, ReleaseMode, RestartPolicy, Scenario,
+    ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX,
 };
 
 use serde::Serialize;
@@ -505,6 +506,10 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(o) => consul_of(o)?,
             None => ConsulOptions::default(),
         },
+        pg: match c.get("pg") {
+            Some(p) => pg_of(p)?,
+            None => PgOptions::default(),
+        },
     })
 }
 
@@ -541,6 +546,23 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
         )?,
         lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
+    })
+}
+/// PostgreSQL's keepalive settings; their ranges are checked with the rest.
+fn pg_of(p: &Json) -> Result<PgOptions, Problem> {
+    Ok(PgOptions {
+        keepalives_idle_s: number_of(
+            "its PostgreSQL tcp_keepalives_idle",
+            p.get("keepalives_idle_s"),
+        )?,
+        keepalives_interval_s: number_of(
+            "its PostgreSQL tcp_keepalives_interval",
+            p.get("keepalives_interval_s"),
+        )?,
+        keepalives_count: number_of(
+            "its PostgreSQL tcp_keepalives_count",
+            p.get("keepalives_count"),
+        )?,
     })
 }
 

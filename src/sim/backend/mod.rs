@@ -6,6 +6,7 @@ mod chubby;
 mod consul;
 mod dynamodb;
 mod etcd;
+mod postgres;
 mod queue;
 mod redis;
 mod redis_node;
@@ -25,6 +26,10 @@ pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
 };
 pub use etcd::{granted_ttl_ms, EtcdDetail, EtcdKeyView, EtcdMsg, LeaseView, ETCD_TTL_MS_MIN};
+pub use postgres::{
+    PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState, PG_LOCK_KEY,
+    PG_MAX_CONNECTIONS,
+};
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
@@ -300,6 +305,7 @@ lock_systems! {
     Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
     DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
     Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
+    Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
 }
 
 impl Backend {

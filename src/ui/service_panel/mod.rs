@@ -5,6 +5,7 @@ mod chubby;
 mod consul;
 mod dynamodb;
 mod etcd;
+mod postgres;
 mod redis;
 mod redlock;
 mod zookeeper;
@@ -93,6 +94,7 @@ pub fn ServicePanel(props: &ServicePanelProps) -> Html {
         ServiceDetail::Chubby(d) => chubby::panel(props, d),
         ServiceDetail::DynamoDb(d) => dynamodb::panel(props, d),
         ServiceDetail::Consul(d) => consul::panel(props, d),
+        ServiceDetail::Postgres(d) => postgres::panel(props, d),
     };
     html! {
         <section class="panel service" aria-label="Lock service">

@@ -1,0 +1,783 @@
+//! PostgreSQL's session-level advisory lock, `pg_advisory_lock(42)`: held
+//! by one backend (the server process of one client connection) until it
+//! is unlocked or the session ends. There is no lease and no token: a
+//! paused client keeps its lock, because its kernel keeps answering TCP;
+//! a dead or cut-off client keeps it too, until the server's TCP
+//! keepalives give up. Waiters block in the server, first come first served.
+//! Fencing lives in the data: the counter is a row whose version the
+//! client read with the lock, and `UPDATE ... WHERE version = n` is the
+//! check (the engine's `FenceRule::Version`).
+//!
+//! Simplified on purpose: one primary with one asynchronous standby; each
+//! client keeps one connection for the lock and writes through another
+//! (a pool), so its writes never touch the lock's connection; a probe's
+//! answer is decided when it is sent; Cancel is a message on the lock's
+//! connection rather than a second one; a failover drops the sessions and
+//! locks but not the last commits.
+
+use super::{HolderView, LockSystem, ServiceRng};
+use crate::sim::client::Belief;
+use crate::sim::effects::{Effects, Input, View};
+use crate::sim::error::CommandError;
+use crate::sim::history::{AcquireFailure, Event, LossReason, PgSessionEnd, ServiceEvent};
+use crate::sim::net::Endpoint;
+use crate::sim::scenario::{Command, Config, NodeCommand, PgOptions};
+use crate::sim::types::{ClientId, Millis, NodeId, Token};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The advisory lock's key, as the page's SQL names it.
+pub const PG_LOCK_KEY: u64 = 42;
+/// max_connections' default (postgresql.conf): one more is refused.
+pub const PG_MAX_CONNECTIONS: u32 = 100;
+/// Backend pids are drawn from this range (Linux hands out pids in the
+/// thousands on a busy host); a drawn pid is never one still in use.
+const PID_MIN: u64 = 1_000;
+const PID_MAX: u64 = 99_999;
+const PID_DRAWS_MAX: u32 = 16;
+
+/// PostgreSQL's requests and answers on a client's lock connection.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum PgMsg {
+    /// Startup: a new connection and its backend process.
+    #[serde(rename = "pg-connect")]
+    Connect,
+    /// `None`: refused, max_connections reached.
+    #[serde(rename = "pg-connect-reply")]
+    ConnectReply { pid: Option<u64> },
+    /// `SELECT pg_advisory_lock(42); SELECT version FROM counter`.
+    /// `attempt` tells one acquisition of the client from the next.
+    #[serde(rename = "pg-advisory-lock")]
+    Lock { pid: u64, attempt: u64 },
+    /// The blocked call returned: the lock, and the version read with it.
+    #[serde(rename = "pg-locked")]
+    Locked {
+        pid: u64,
+        attempt: u64,
+        grant: u64,
+        version: u64,
+    },
+    #[serde(rename = "pg-advisory-unlock")]
+    Unlock { pid: u64 },
+    /// The client gives up waiting (libpq's PQcancel).
+    #[serde(rename = "pg-cancel")]
+    Cancel { pid: u64, attempt: u64 },
+    /// A TCP reset: the server (or the proxy before it) knows no such
+    /// connection any more.
+    #[serde(rename = "pg-reset")]
+    Reset { pid: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum PgTimer {
+    /// The server's kernel's keepalive timer for one connection.
+    Keepalive { pid: u64 },
+}
+
+/// A backend's state as pg_stat_activity shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PgState {
+    /// Between statements: a lock holder sits here.
+    Idle,
+    /// Running a statement: blocked in pg_advisory_lock, waiting for the lock.
+    Active,
+}
+
+/// One row of `pg_locks WHERE locktype = 'advisory' AND objid = 42`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgLockRow {
+    pub pid: u64,
+    pub client: ClientId,
+    pub granted: bool,
+    /// When it was granted, or when it began to wait.
+    pub since: Millis,
+}
+
+/// One client connection as the server sees it, with its TCP keepalive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgBackendView {
+    pub pid: u64,
+    pub client: ClientId,
+    pub state: PgState,
+    /// The last packet the server had from the client (state_change).
+    pub last_heard: Millis,
+    pub probes_sent: u64,
+    /// Unanswered in a row, since the client was last heard.
+    pub probes_failed: u64,
+    pub next_probe_at: Millis,
+}
+
+/// What a client's side knows of its lock connection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "conn", rename_all = "kebab-case")]
+pub enum PgClientConn {
+    None,
+    Connecting,
+    Open {
+        pid: u64,
+    },
+    /// Reset under it: it learned when it last used it.
+    Reset {
+        pid: u64,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PgDetail {
+    /// pg_locks rows for advisory lock 42: the holder, then the waiters in order.
+    pub locks: Vec<PgLockRow>,
+    pub backends: Vec<PgBackendView>,
+    /// Each client's own side of its lock connection, A to D.
+    pub clients: Vec<PgClientConn>,
+    /// The counter row's version: the counter's value.
+    pub version: u64,
+    /// Bumped by each promotion of a standby.
+    pub timeline: u32,
+    pub options: PgOptions,
+}
+
+impl PgDetail {
+    /// What a client card says of `c`'s connection, if anything.
+    pub fn card_note(&self, c: ClientId, crashed: bool) -> Option<String> {
+        let ghost = self.backends.iter().find(|b| b.client == c);
+        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
+        if crashed {
+            return Some(match ghost {
+                Some(b) if holds(b.pid) => format!(
+                    "host down: PostgreSQL keeps its session (pid {}) and lock 42 until TCP keepalives give up",
+                    b.pid
+                ),
+                Some(b) => format!(
+                    "host down: PostgreSQL keeps its session (pid {}) until TCP keepalives give up",
+                    b.pid
+                ),
+                None => "host down".into(),
+            });
+        }
+        let side = *self.clients.get(c.index())?;
+        Some(match side {
+            PgClientConn::None => return None,
+            PgClientConn::Connecting => "connecting to PostgreSQL".into(),
+            PgClientConn::Reset { pid } => {
+                format!("connection pid {pid} was reset; its next statement on it fails, and the next acquire opens a new one")
+            }
+            PgClientConn::Open { pid } => match self.backends.iter().find(|b| b.pid == pid) {
+                None => format!(
+                    "connection pid {pid}: PostgreSQL has ended this session; {c} learns when it next uses it"
+                ),
+                Some(_) if holds(pid) => {
+                    format!("connection pid {pid}, idle, holds advisory lock 42: no lease to run out")
+                }
+                Some(b) if b.state == PgState::Active => {
+                    format!("connection pid {pid}, blocked in pg_advisory_lock(42)")
+                }
+                Some(_) => format!("connection pid {pid}, idle"),
+            },
+        })
+    }
+}
+
+/// One client connection's backend, on the server.
+#[derive(Debug, Clone, Hash)]
+struct Conn {
+    client: ClientId,
+    /// The client's incarnation that opened it: a rebooted host resets it.
+    epoch: u32,
+    last_heard: Millis,
+    next_probe_at: Millis,
+    probes_sent: u64,
+    probes_failed: u64,
+}
+
+#[derive(Debug, Clone, Copy, Hash)]
+struct Held {
+    pid: u64,
+    client: ClientId,
+    grant: u64,
+    since: Millis,
+    /// Advisory locks are re-entrant: each lock needs its own unlock.
+    count: u32,
+}
+
+#[derive(Debug, Clone, Copy, Hash)]
+struct Waiter {
+    pid: u64,
+    client: ClientId,
+    attempt: u64,
+    since: Millis,
+}
+
+/// What one client knows, on its side of the wire.
+#[derive(Debug, Clone, Copy, Default, Hash)]
+struct Side {
+    pid: Option<u64>,
+    connecting: bool,
+    /// The last connection was reset under it.
+    reset: bool,
+    /// Its current acquisition; replies to an older one are stale.
+    attempt: u64,
+}
+
+/// How a client host answers a keepalive probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProbeAnswer {
+    /// Its kernel acknowledges, even while the process is frozen.
+    Ack,
+    /// Nothing comes back: the host is down or cut off.
+    Silent,
+    /// The host rebooted and answers with a reset.
+    Reset,
+}
+
+#[derive(Debug, Clone, Hash)]
+pub(crate) struct Postgres {
+    options: PgOptions,
+    conns: BTreeMap<u64, Conn>,
+    held: Option<Held>,
+    /// Backends blocked in pg_advisory_lock(42), first come first.
+    waiters: Vec<Waiter>,
+    grants: u64,
+    timeline: u32,
+    side: [Side; 4],
+    rng: ServiceRng,
+}
+
+impl LockSystem for Postgres {
+    type Msg = PgMsg;
+    type Timer = PgTimer;
+    type Detail = PgDetail;
+    const NAME: &'static str = "PostgreSQL";
+    const LEASE_WORD: &'static str = "session";
+    /// A statement on one server: 0.1-0.5 ms a round trip, against 5-20 ms
+    /// for etcd's and ZooKeeper's quorum writes (a fortieth of theirs).
+    const LATENCY_US: (u64, u64) = (50, 250);
+    /// Advisory locks carry no token at all.
+    const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_LINE: &'static str =
+        "no token from the lock; fencing = the row's version column (WHERE version = n)";
+    const SERVICE_SAYS: &'static str = "PostgreSQL says";
+    const RENEWAL: &'static str = "has nothing to renew: the lock lasts as long as its session";
+    const FENCE: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
+    const RESOURCE_IN_SERVICE: bool = true;
+
+    fn new(config: &Config) -> Postgres {
+        Postgres {
+            options: config.pg,
+            conns: BTreeMap::new(),
+            held: None,
+            waiters: Vec::new(),
+            grants: 0,
+            timeline: 1,
+            side: Default::default(),
+            rng: ServiceRng::new(config.seed),
+        }
+    }
+
+    fn on_input(&mut self, view: &View, input: Input<PgMsg, PgTimer>, out: &mut Effects) {
+        match input {
+            Input::Acquire(c) => self.acquire(c, out),
+            Input::Release(c) => self.release(view, c, out),
+            Input::Message {
+                from: Endpoint::Client(c),
+                to: Endpoint::Service,
+                body,
+            } => self.on_server_message(view, c, body, out),
+            Input::Message {
+                from: Endpoint::Service,
+                to: Endpoint::Client(c),
+                body,
+            } => self.on_client_message(view, c, body, out),
+            Input::ServiceTimer(PgTimer::Keepalive { pid }) => self.on_keepalive(view, pid, out),
+            // The host died: the client forgets, the server is not told.
+            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::Node(_, NodeCommand::Failover) => self.failover(out),
+            _ => {}
+        }
+    }
+
+    fn holder(&self, _view: &View) -> Option<HolderView> {
+        self.held.map(|h| HolderView {
+            client: h.client,
+            token: None,
+            lease_key: h.grant,
+            since: h.since,
+            until: None,
+        })
+    }
+
+    /// No lease: nothing ends unless the session does.
+    fn lease_end(&self, _view: &View, _c: ClientId) -> Option<Millis> {
+        None
+    }
+
+    fn detail(&self, view: &View) -> PgDetail {
+        let mut locks: Vec<PgLockRow> = self
+            .held
+            .iter()
+            .map(|h| PgLockRow {
+                pid: h.pid,
+                client: h.client,
+                granted: true,
+                since: h.since,
+            })
+            .collect();
+        locks.extend(self.waiters.iter().map(|w| PgLockRow {
+            pid: w.pid,
+            client: w.client,
+            granted: false,
+            since: w.since,
+        }));
+        let backends = self
+            .conns
+            .iter()
+            .map(|(&pid, conn)| PgBackendView {
+                pid,
+                client: conn.client,
+                state: if self.waiters.iter().any(|w| w.pid == pid) {
+                    PgState::Active
+                } else {
+                    PgState::Idle
+                },
+                last_heard: conn.last_heard,
+                probes_sent: conn.probes_sent,
+                probes_failed: conn.probes_failed,
+                next_probe_at: conn.next_probe_at,
+            })
+            .collect();
+        let clients = self
+            .side
+            .iter()
+            .map(|s| match (s.pid, s.connecting, s.reset) {
+                (_, true, _) => PgClientConn::Connecting,
+                (Some(pid), false, true) => PgClientConn::Reset { pid },
+                (Some(pid), false, false) => PgClientConn::Open { pid },
+                (None, false, _) => PgClientConn::None,
+            })
+            .collect();
+        PgDetail {
+            locks,
+            backends,
+            clients,
+            version: view.resource_version.0,
+            timeline: self.timeline,
+            options: self.options,
+        }
+    }
+
+    fn check_node(&self, node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        match cmd {
+            NodeCommand::Failover if node.number() == 1 => Ok(()),
+            NodeCommand::Failover => Err(CommandError::Unsupported {
+                why: "PostgreSQL here is one primary (node 1) with one standby: fail over node 1",
+            }),
+            _ => Err(CommandError::Unsupported {
+                why: "PostgreSQL here is one primary with a standby: its only server command is Failover (promote the standby)",
+            }),
+        }
+    }
+
+    fn check_command(&self, _c: ClientId, cmd: Command) -> Result<(), CommandError> {
+        match cmd {
+            Command::Renewal { .. } => Err(CommandError::Unsupported {
+                why: "PostgreSQL's advisory lock has no lease to renew: it lasts as long as the session's connection",
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    fn label(msg: &PgMsg) -> String {
+        match msg {
+            PgMsg::Connect => "connect".into(),
+            PgMsg::ConnectReply { pid: Some(pid) } => format!("pid {pid}"),
+            PgMsg::ConnectReply { pid: None } => "too many clients".into(),
+            PgMsg::Lock { .. } => format!("pg_advisory_lock({PG_LOCK_KEY})"),
+            PgMsg::Locked { version, .. } => format!("locked, version {version}"),
+            PgMsg::Unlock { .. } => format!("pg_advisory_unlock({PG_LOCK_KEY})"),
+            PgMsg::Cancel { .. } => "cancel".into(),
+            PgMsg::Reset { .. } => "connection reset".into(),
+        }
+    }
+}
+
+impl Postgres {
+    fn side(&mut self, c: ClientId) -> &mut Side {
+        &mut self.side[c.index()]
+    }
+
+    /// Locks on the open connection, or opens one first.
+    fn acquire(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        side.attempt += 1;
+        let attempt = side.attempt;
+        match (side.pid, side.reset, side.connecting) {
+            (_, _, true) => {} // The connect reply sends the lock request.
+            (Some(pid), false, false) => out.ask(c, PgMsg::Lock { pid, attempt }),
+            _ => {
+                *side = Side {
+                    connecting: true,
+                    attempt,
+                    ..Side::default()
+                };
+                out.ask(c, PgMsg::Connect);
+            }
+        }
+    }
+
+    fn release(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let side = self.side[c.index()];
+        let Some(pid) = side.pid.filter(|_| !side.reset && !side.connecting) else {
+            return;
+        };
+        match view.belief(c) {
+            Belief::Holding { .. } => out.ask(c, PgMsg::Unlock { pid }),
+            Belief::Acquiring | Belief::Waiting { .. } => out.ask(
+                c,
+                PgMsg::Cancel {
+                    pid,
+                    attempt: side.attempt,
+                },
+            ),
+            Belief::Idle => {}
+        }
+    }
+
+    /// The client was heard on `pid`: its keepalive timer starts again.
+    fn heard(&mut self, view: &View, pid: u64, out: &mut Effects) {
+        let idle_ms = self.options.keepalives_idle_s.saturating_mul(1_000);
+        if let Some(conn) = self.conns.get_mut(&pid) {
+            conn.last_heard = view.now;
+            conn.probes_failed = 0;
+            conn.next_probe_at = view.now.plus(idle_ms);
+            out.service_timer(conn.next_probe_at, PgTimer::Keepalive { pid });
+        }
+    }
+
+    /// The connection `pid` if it is `c`'s; a TCP reset answers any other.
+    fn conn_of(&mut self, view: &View, c: ClientId, pid: u64, out: &mut Effects) -> bool {
+        if self.conns.get(&pid).is_some_and(|conn| conn.client == c) {
+            self.heard(view, pid, out);
+            return true;
+        }
+        out.answer(c, PgMsg::Reset { pid });
+        false
+    }
+
+    fn on_server_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
+        match body {
+            PgMsg::Connect => self.connect(view, c, out),
+            PgMsg::Lock { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.lock(view, c, pid, attempt, out)
+            }
+            PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
+            PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.waiters
+                    .retain(|w| !(w.pid == pid && w.attempt == attempt));
+            }
+            _ => {}
+        }
+    }
+
+    fn connect(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        if self.conns.len() >= PG_MAX_CONNECTIONS as usize {
+            out.answer(c, PgMsg::ConnectReply { pid: None });
+            return;
+        }
+        let pid = self.draw_pid();
+        self.conns.insert(
+            pid,
+            Conn {
+                client: c,
+                epoch: view.clients[c.index()].epoch,
+                last_heard: view.now,
+                next_probe_at: view.now,
+                probes_sent: 0,
+                probes_failed: 0,
+            },
+        );
+        self.heard(view, pid, out);
+        out.record(Event::Service(ServiceEvent::PgSessionStarted {
+            client: c,
+            pid,
+        }));
+        out.answer(c, PgMsg::ConnectReply { pid: Some(pid) });
+    }
+
+    /// A pid no live backend has: drawn, and with at most 100 of 99,000
+    /// in use a few draws always do; past `PID_DRAWS_MAX` the first free one.
+    fn draw_pid(&mut self) -> u64 {
+        for _ in 0..PID_DRAWS_MAX {
+            let pid = self.rng.draw(PID_MIN, PID_MAX);
+            if !self.conns.contains_key(&pid) {
+                return pid;
+            }
+        }
+        (PID_MIN..=PID_MAX)
+            .find(|pid| !self.conns.contains_key(pid))
+            .unwrap_or(PID_MAX)
+    }
+
+    fn lock(&mut self, view: &View, c: ClientId, pid: u64, attempt: u64, out: &mut Effects) {
+        match self.held {
+            None => self.grant(view, pid, c, attempt, out),
+            Some(mut h) if h.pid == pid => {
+                // Re-entrant: the same session locks again, and must unlock twice.
+                h.count = h.count.saturating_add(1);
+                self.held = Some(h);
+                out.answer(
+                    c,
+                    PgMsg::Locked {
+                        pid,
+                        attempt,
+                        grant: h.grant,
+                        version: view.resource_version.0,
+                    },
+                );
+            }
+            Some(h) => {
+                if let Some(w) = self.waiters.iter_mut().find(|w| w.pid == pid) {
+                    w.attempt = attempt;
+                } else {
+                    self.waiters.push(Waiter {
+                        pid,
+                        client: c,
+                        attempt,
+                        since: view.now,
+                    });
+                }
+                out.record(Event::Service(ServiceEvent::PgLockBlocked {
+                    client: c,
+                    pid,
+                    holder: h.client,
+                }));
+                // The client's call is blocked in the server now, not in flight.
+                if view.belief(c) == Belief::Acquiring && self.side[c.index()].attempt == attempt {
+                    out.wait(c, None);
+                }
+            }
+        }
+    }
+
+    fn grant(&mut self, view: &View, pid: u64, c: ClientId, attempt: u64, out: &mut Effects) {
+        debug_assert!(self.held.is_none(), "one holder of advisory lock 42");
+        self.grants += 1;
+        self.held = Some(Held {
+            pid,
+            client: c,
+            grant: self.grants,
+            since: view.now,
+            count: 1,
+        });
+        let version = view.resource_version.0;
+        out.record(Event::Service(ServiceEvent::PgLockGranted {
+            client: c,
+            pid,
+            version,
+        }));
+        out.answer(
+            c,
+            PgMsg::Locked {
+                pid,
+                attempt,
+                grant: self.grants,
+                version,
+            },
+        );
+    }
+
+    fn unlock(&mut self, view: &View, pid: u64, out: &mut Effects) {
+        let Some(mut h) = self.held.filter(|h| h.pid == pid) else {
+            return; // "you don't own a lock of type ExclusiveLock"
+        };
+        h.count -= 1;
+        if h.count > 0 {
+            self.held = Some(h);
+            return;
+        }
+        self.held = None;
+        out.record(Event::Service(ServiceEvent::PgLockReleased {
+            client: h.client,
+            pid,
+        }));
+        self.grant_next(view, out);
+    }
+
+    /// The first waiter still connected gets the free lock.
+    fn grant_next(&mut self, view: &View, out: &mut Effects) {
+        if self.held.is_some() || self.waiters.is_empty() {
+            return;
+        }
+        let w = self.waiters.remove(0);
+        self.grant(view, w.pid, w.client, w.attempt, out);
+    }
+
+    fn on_client_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
+        let belief = view.belief(c);
+        let side = self.side[c.index()];
+        match body {
+            PgMsg::ConnectReply { pid: Some(pid) } => {
+                *self.side(c) = Side {
+                    pid: Some(pid),
+                    attempt: side.attempt,
+                    ..Side::default()
+                };
+                if belief == Belief::Acquiring {
+                    out.ask(
+                        c,
+                        PgMsg::Lock {
+                            pid,
+                            attempt: side.attempt,
+                        },
+                    );
+                }
+            }
+            PgMsg::ConnectReply { pid: None } => {
+                self.side(c).connecting = false;
+                if belief == Belief::Acquiring {
+                    out.fail(
+                        c,
+                        AcquireFailure::TooManyConnections {
+                            max: PG_MAX_CONNECTIONS,
+                        },
+                    );
+                }
+            }
+            PgMsg::Locked {
+                pid,
+                attempt,
+                grant,
+                version,
+            } => {
+                let wanted = matches!(belief, Belief::Acquiring | Belief::Waiting { .. })
+                    && side.attempt == attempt
+                    && side.pid == Some(pid);
+                if wanted {
+                    out.grant(c, Some(Token(version)), grant, None);
+                } else if !belief.is_holding() {
+                    // Given up meanwhile: hand the lock straight back.
+                    out.ask(c, PgMsg::Unlock { pid });
+                }
+            }
+            PgMsg::Reset { pid } if side.pid == Some(pid) => self.on_reset(view, c, out),
+            _ => {}
+        }
+    }
+
+    /// The client learns its connection is gone, as libpq does: on using it.
+    fn on_reset(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        self.side(c).reset = true;
+        match view.belief(c) {
+            // Its lock request found no connection: open a new one.
+            Belief::Acquiring => self.acquire_again(c, out),
+            // The call it was blocked in fails.
+            Belief::Waiting { .. } => out.lose(c, LossReason::ConnectionReset),
+            // A holder is not reading its connection: it learns nothing.
+            Belief::Holding { .. } | Belief::Idle => {}
+        }
+    }
+
+    fn acquire_again(&mut self, c: ClientId, out: &mut Effects) {
+        let attempt = self.side[c.index()].attempt;
+        *self.side(c) = Side {
+            connecting: true,
+            attempt,
+            ..Side::default()
+        };
+        out.ask(c, PgMsg::Connect);
+    }
+
+    /// The server's kernel probes an idle connection: after `idle` with
+    /// nothing heard, then every `interval`; `count` unanswered probes in
+    /// a row end the session. A frozen process's kernel still answers.
+    fn on_keepalive(&mut self, view: &View, pid: u64, out: &mut Effects) {
+        let options = self.options;
+        let Some(conn) = self.conns.get(&pid) else {
+            return;
+        };
+        if conn.next_probe_at != view.now {
+            return; // Heard from since: a later timer is set.
+        }
+        if conn.probes_failed >= options.keepalives_count {
+            self.end_session(view, pid, PgSessionEnd::KeepalivesGaveUp, out);
+            return;
+        }
+        let answer = probe_answer(view, conn.client, conn.epoch);
+        let client = conn.client;
+        if answer == ProbeAnswer::Reset {
+            self.end_session(view, pid, PgSessionEnd::ConnectionReset, out);
+            return;
+        }
+        let Some(conn) = self.conns.get_mut(&pid) else {
+            return;
+        };
+        conn.probes_sent += 1;
+        let after_s = if answer == ProbeAnswer::Ack {
+            conn.probes_failed = 0;
+            options.keepalives_idle_s
+        } else {
+            conn.probes_failed += 1;
+            out.record(Event::Service(ServiceEvent::PgProbeUnanswered {
+                client,
+                pid,
+                failed: conn.probes_failed,
+                count: options.keepalives_count,
+            }));
+            options.keepalives_interval_s
+        };
+        conn.next_probe_at = view.now.plus(after_s.saturating_mul(1_000));
+        out.service_timer(conn.next_probe_at, PgTimer::Keepalive { pid });
+    }
+
+    /// The backend exits: its advisory lock and its place in line go with it.
+    fn end_session(&mut self, view: &View, pid: u64, why: PgSessionEnd, out: &mut Effects) {
+        let Some(conn) = self.conns.remove(&pid) else {
+            return;
+        };
+        self.waiters.retain(|w| w.pid != pid);
+        let freed_lock = self.held.is_some_and(|h| h.pid == pid);
+        if freed_lock {
+            self.held = None;
+        }
+        out.record(Event::Service(ServiceEvent::PgSessionEnded {
+            client: conn.client,
+            pid,
+            why,
+            freed_lock,
+        }));
+        self.grant_next(view, out);
+    }
+
+    /// The primary dies and the asynchronous standby is promoted. Advisory
+    /// locks are never WAL-logged, so the new primary has none, and no
+    /// sessions: the proxy resets every client's connection. A client
+    /// blocked in pg_advisory_lock sees its call fail; a holder, not
+    /// reading its connection, still believes it holds the lock.
+    fn failover(&mut self, out: &mut Effects) {
+        self.timeline += 1;
+        let dropped = self.held.take().map(|h| h.client);
+        self.waiters.clear();
+        let conns = std::mem::take(&mut self.conns);
+        out.record(Event::Service(ServiceEvent::PgFailover {
+            timeline: self.timeline,
+            dropped,
+        }));
+        for (pid, conn) in conns {
+            out.answer(conn.client, PgMsg::Reset { pid });
+        }
+    }
+}
+
+/// How `c`'s host answers a keepalive probe now: a frozen process's kernel
+/// still answers; a dead, cut-off or message-losing host does not; a host
+/// that rebooted since the connection opened answers with a reset.
+fn probe_answer(view: &View, c: ClientId, epoch: u32) -> ProbeAnswer {
+    let client = &view.clients[c.index()];
+    if client.crashed || client.partition.is_some() || client.losing {
+        ProbeAnswer::Silent
+    } else if client.epoch != epoch {
+        ProbeAnswer::Reset
+    } else {
+        ProbeAnswer::Ack
+    }
+}

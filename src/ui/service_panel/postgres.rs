@@ -1,0 +1,184 @@
+//! PostgreSQL's books: the pg_locks rows of advisory lock 42, each client's
+//! backend connection with its TCP keepalive, the keepalive settings, and
+//! the standby a visitor can promote.
+
+use super::ServicePanelProps;
+use crate::sim::{
+    Config, Millis, NodeCommand, NodeId, PgBackendView, PgDetail, PgLockRow, PgOptions, PgState,
+    PG_LOCK_KEY,
+};
+use crate::ui::state::{seconds_1, Action};
+use yew::prelude::*;
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
+    html! {
+        <>
+            <p class="service__counter">
+                { "counter row version " }<strong>{ detail.version }</strong>
+                { format!(" · timeline {}", detail.timeline) }
+                { " (the lock and the data live in this one server)" }
+            </p>
+            <h3 class="panel__subtitle">
+                { format!("pg_locks: locktype advisory, objid {PG_LOCK_KEY}, mode ExclusiveLock") }
+            </h3>
+            { lock_table(props.now, &detail.locks) }
+            <h3 class="panel__subtitle">{ "Connections: each client's backend and its TCP keepalive" }</h3>
+            { backend_table(props.now, &detail.backends, detail.options) }
+            { pg_options(props, detail.options) }
+            { failover(props) }
+            <p class="panel__note">
+                { "Simplified on purpose: one primary with one asynchronous standby; each client keeps one connection for the lock and writes through another (a pool), so writing never tells it that its lock connection is gone; a keepalive probe is answered or not at the moment it is sent, and data left unacknowledged is not timed separately (no tcp_user_timeout); lock_timeout is 0, so a waiter waits for ever; a failover drops every session and advisory lock, but the counter keeps its last commits (a real asynchronous standby can lose them and hand out a version number again). The TTL setting plays no part: there is no lease." }
+            </p>
+        </>
+    }
+}
+
+fn lock_table(now: Millis, locks: &[PgLockRow]) -> Html {
+    if locks.is_empty() {
+        return html! {
+            <p class="panel__empty">{ "No rows: nobody holds or waits for advisory lock 42." }</p>
+        };
+    }
+    html! {
+        <div class="table-wrap">
+            <table class="keys">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "pid" }</th>
+                        <th scope="col">{ "client" }</th>
+                        <th scope="col">{ "granted" }</th>
+                        <th scope="col">{ "for" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for locks.iter().map(|l| html! {
+                        <tr class={classes!(l.granted.then_some("keys__row--holder"))}>
+                            <td><code>{ l.pid }</code></td>
+                            <td>{ l.client.to_string() }</td>
+                            <td>{ if l.granted { "t (holds it)" } else { "f (blocked)" } }</td>
+                            <td>{ seconds_1(l.since.until(now)) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+fn backend_table(now: Millis, backends: &[PgBackendView], options: PgOptions) -> Html {
+    if backends.is_empty() {
+        return html! { <p class="panel__empty">{ "No client connections." }</p> };
+    }
+    html! {
+        <div class="table-wrap">
+            <table class="sessions">
+                <thead>
+                    <tr>
+                        <th scope="col">{ "pid" }</th>
+                        <th scope="col">{ "client" }</th>
+                        <th scope="col">{ "state" }</th>
+                        <th scope="col">{ "last heard" }</th>
+                        <th scope="col">{ "probes sent" }</th>
+                        <th scope="col">{ "failed" }</th>
+                        <th scope="col">{ "next probe in" }</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for backends.iter().map(|b| html! {
+                        <tr>
+                            <td><code>{ b.pid }</code></td>
+                            <td>{ b.client.to_string() }</td>
+                            <td>{ match b.state {
+                                PgState::Idle => "idle",
+                                PgState::Active => "active (waiting: advisory)",
+                            } }</td>
+                            <td>{ format!("{} ago", seconds_1(b.last_heard.until(now))) }</td>
+                            <td>{ b.probes_sent }</td>
+                            <td>{ format!("{} of {}", b.probes_failed, options.keepalives_count) }</td>
+                            <td>{ seconds_1(now.until(b.next_probe_at)) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// The two keepalive settings a visitor can choose, and what they cost.
+fn pg_options(props: &ServicePanelProps, pg: PgOptions) -> Html {
+    let choice = |options: PgOptions, id: &'static str, words: &'static str| {
+        let config = props.config.clone();
+        let onchange = props.dispatch.reform(move |_: Event| {
+            Action::Reconfigure(Config {
+                pg: options,
+                ..config.clone()
+            })
+        });
+        html! {
+            <label class="toggle" for={id}>
+                <input {id} type="radio" name="pg-keepalives" class="toggle__input"
+                    checked={pg == options} {onchange} />
+                <span class="toggle__text">{ words }</span>
+            </label>
+        }
+    };
+    let custom = pg != PgOptions::TUNED && pg != PgOptions::LINUX;
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "PostgreSQL's TCP keepalives (each starts a fresh run)" }</legend>
+            { choice(PgOptions::TUNED, "pg-tuned",
+                "Tuned: tcp_keepalives_idle 10 s, interval 5 s, count 3 (about 25 s)") }
+            { choice(PgOptions::LINUX, "pg-linux",
+                "Linux defaults (the settings at 0): 7200 s, then 9 probes 75 s apart (about 2 h 11 min)") }
+            <p class="panel__note" id="pg-keepalive-cost">
+                { format!(
+                    "{}A dead or cut-off holder keeps advisory lock 42 for {} after its last packet: only then does the server end its session. A paused holder keeps it for ever: its kernel answers the probes.",
+                    if custom {
+                        format!(
+                            "From the link: idle {} s, interval {} s, count {}. ",
+                            pg.keepalives_idle_s, pg.keepalives_interval_s, pg.keepalives_count
+                        )
+                    } else {
+                        String::new()
+                    },
+                    duration_words(pg.dead_after_ms())
+                ) }
+            </p>
+        </fieldset>
+    }
+}
+
+/// "25 s", "2 h 11 min 15 s".
+fn duration_words(ms: u64) -> String {
+    let s = ms / 1_000;
+    let (h, m, s) = (s / 3_600, s / 60 % 60, s % 60);
+    let mut parts = Vec::new();
+    if h > 0 {
+        parts.push(format!("{h} h"));
+    }
+    if m > 0 {
+        parts.push(format!("{m} min"));
+    }
+    if s > 0 || parts.is_empty() {
+        parts.push(format!("{s} s"));
+    }
+    parts.join(" ")
+}
+
+fn failover(props: &ServicePanelProps) -> Html {
+    let Some(primary) = NodeId::new(1) else {
+        return Html::default();
+    };
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Node(primary, NodeCommand::Failover));
+    html! {
+        <p class="service__failover">
+            <button type="button" class="button" {onclick}
+                title="The primary dies and the asynchronous standby is promoted: advisory locks are never WAL-logged, so every lock is gone, and the proxy resets every connection">
+                { "Fail over to the standby" }
+            </button>
+            { " Advisory locks exist only in the primary's memory: the promoted standby has none, and a holder, idle on its connection, still believes it holds the lock." }
+        </p>
+    }
+}

@@ -310,20 +310,23 @@ fn judge(sim: &Sim) -> Cell {
             ),
         };
     }
-    let others = sim
-        .history()
-        .iter()
-        .any(|r| matches!(r.event, Event::Acquired { client, .. } if client != A));
-    if !others {
-        return Cell {
+    // A lock taken from A shows as A's loss; one A gave up by releasing
+    // it, or never lost, does not.
+    let lost = sim.history().iter().find_map(|r| match &r.event {
+        Event::Lost { client, reason } if *client == A => Some((r.at, *reason)),
+        _ => None,
+    });
+    match lost {
+        Some((at, reason)) => Cell {
+            outcome: Outcome::Safe,
+            why: format!(
+                "A stopped believing at {at} ({reason}) and no stale write of its landed."
+            ),
+        },
+        None => Cell {
             outcome: Outcome::NeverLost,
-            why: "A kept the lock the whole run: nobody else was granted it.".into(),
-        };
-    }
-    Cell {
-        outcome: Outcome::Safe,
-        why: "The lock changed hands and A wrote nothing after: it learned, or could not write, in time."
-            .into(),
+            why: "A never lost the lock: nobody was granted it while A believed it held it.".into(),
+        },
     }
 }
 

@@ -228,6 +228,7 @@ impl LockSystem for Chubby {
     /// The generation number lives in the replicated database: it only
     /// grows, across master failovers too.
     const MONOTONIC_TOKENS: bool = true;
+    const TOKEN_SHORT: &'static str = "lock generation number (sequencer)";
     const TOKEN_LINE: &'static str =
         "token = the lock generation number in its sequencer; the lease is the session's";
     const SERVICE_SAYS: &'static str = "Chubby master says";

@@ -402,6 +402,7 @@ impl LockSystem for Consul {
     /// ModifyIndex, the default, only grows; `monotonic_tokens_in` says
     /// when the chosen options break it.
     const MONOTONIC_TOKENS: bool = true;
+    const TOKEN_SHORT: &'static str = "ModifyIndex (LockIndex restarts on delete)";
     const TOKEN_LINE: &'static str =
         "token = the lock key's ModifyIndex (or its LockIndex, a setting); the lease is a session";
     const SERVICE_SAYS: &'static str = "Consul says";

@@ -262,6 +262,7 @@ impl LockSystem for DynamoDb {
     /// as an etcd quorum write at its fastest, and two of them to acquire.
     const LATENCY_US: (u64, u64) = (2_500, 5_000);
     const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_SHORT: &'static str = "none: the RVN is a random UUID";
     const TOKEN_LINE: &'static str =
         "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner";
     const SERVICE_SAYS: &'static str = "DynamoDB's item says";

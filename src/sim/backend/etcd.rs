@@ -151,6 +151,7 @@ impl LockSystem for Etcd {
     /// A quorum write with fsync: 5-20 ms a round trip.
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
+    const TOKEN_SHORT: &'static str = "create_revision of the key";
     const TOKEN_LINE: &'static str = "token = create_revision of the lock key";
     const SERVICE_SAYS: &'static str = "etcd says";
     const RENEWAL: &'static str = "sends lease keepalives";

@@ -73,6 +73,8 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// What the client's token is, for the line under the backend switch:
     /// "token = create_revision of the lock key".
     const TOKEN_LINE: &'static str;
+    /// The token in a few words, for the comparison: "create_revision".
+    const TOKEN_SHORT: &'static str;
     /// Who speaks for the service on a client card: "etcd says".
     const SERVICE_SAYS: &'static str;
     /// What renewal does, finishing "While on, the client ...".
@@ -172,6 +174,11 @@ macro_rules! lock_systems {
             /// What the client's token is, in a few words.
             pub fn token_line(self) -> &'static str {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_LINE,)* }
+            }
+
+            /// The token in a few words.
+            pub fn token_short(self) -> &'static str {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_SHORT,)* }
             }
 
             /// Who speaks for the service on a client card.
@@ -303,8 +310,8 @@ lock_systems! {
     ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
     Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
     Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
-    DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
     Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
+    DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
     Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
 }
 

@@ -255,6 +255,7 @@ impl LockSystem for Postgres {
     const LATENCY_US: (u64, u64) = (50, 250);
     /// Advisory locks carry no token at all.
     const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_SHORT: &'static str = "none for the lock; the row's version column";
     const TOKEN_LINE: &'static str =
         "no token from the lock; fencing = the row's version column (WHERE version = n)";
     const SERVICE_SAYS: &'static str = "PostgreSQL says";

@@ -159,6 +159,7 @@ impl LockSystem for Redis {
     /// One round trip to one server: 0.2-1 ms.
     const LATENCY_US: (u64, u64) = (100, 500);
     const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_SHORT: &'static str = "INCR counter on the master";
     const TOKEN_LINE: &'static str =
         "the lock value is random (unique, not ordered); token = INCR fence counter on the master, which a failover can repeat";
     const SERVICE_SAYS: &'static str = "the Redis master says";

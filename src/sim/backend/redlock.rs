@@ -175,6 +175,7 @@ impl LockSystem for Redlock {
     /// A Redis round trip on one LAN: 0.5-2 ms.
     const LATENCY_US: (u64, u64) = (250, 1_000);
     const MONOTONIC_TOKENS: bool = false;
+    const TOKEN_SHORT: &'static str = "none: a random value (INCR on node 1 at best)";
     const TOKEN_LINE: &'static str =
         "the lock value is random (unique, not ordered); token = INCR fence counter on node 1";
     const SERVICE_SAYS: &'static str = "Redis nodes say";

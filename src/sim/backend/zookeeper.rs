@@ -145,6 +145,7 @@ impl LockSystem for ZooKeeper {
     /// A quorum write with fsync: 5-20 ms a round trip.
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
+    const TOKEN_SHORT: &'static str = "znode sequence number";
     const TOKEN_LINE: &'static str =
         "token = sequence number of the lock znode; the lease is the session";
     const SERVICE_SAYS: &'static str = "ZooKeeper says";

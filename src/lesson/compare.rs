@@ -237,13 +237,14 @@ fn settle_at(scenario: &Scenario) -> Millis {
     end.plus(5_000)
 }
 
-/// Runs one cell.
-pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
+/// One cell's run, played as far as it was judged, or why it has none.
+pub fn run(column: &str, backend: Backend, fencing: Fencing) -> Result<Sim, Cell> {
+    let not_run = |why: &str| Cell {
+        outcome: Outcome::NotApplicable(why.into()),
+        why: why.into(),
+    };
     let Some(scenario) = scenario(column, backend, fencing) else {
-        return Cell {
-            outcome: Outcome::NotApplicable("this story does not run on it".into()),
-            why: String::new(),
-        };
+        return Err(not_run("this story does not run on it"));
     };
     if let Some(cmd) = fault(column) {
         let node = NodeId::new(1).expect("node 1 exists");
@@ -257,19 +258,36 @@ pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
             } else {
                 Outcome::NotApplicable(why.clone())
             };
-            return Cell { outcome, why };
+            return Err(Cell { outcome, why });
         }
     }
-    if column == "crashed-holder" {
-        return crashed_holder(&scenario);
-    }
-    let Ok(sim) = Sim::play(&scenario, settle_at(&scenario)) else {
-        return Cell {
-            outcome: Outcome::NotApplicable("the script does not run".into()),
-            why: String::new(),
-        };
+    let end = if column == "crashed-holder" {
+        scenario.last_at()
+    } else {
+        settle_at(&scenario)
     };
-    judge(&sim)
+    let mut sim = Sim::play(&scenario, end).map_err(|_| not_run("the script does not run"))?;
+    if column == "crashed-holder" {
+        // On until B holds the crashed holder's lock, and a moment more.
+        let cap = crash_at(&scenario).plus(WAIT_CAP_MS);
+        while sim.now() < cap && !sim.client_view(B).belief.is_holding() {
+            if !sim.step() {
+                break;
+            }
+        }
+        let more = sim.now().plus(1_000).min(cap);
+        sim.run_until(more);
+    }
+    Ok(sim)
+}
+
+/// Runs one cell and judges it.
+pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
+    match run(column, backend, fencing) {
+        Err(cell) => cell,
+        Ok(sim) if column == "crashed-holder" => waited(&sim),
+        Ok(sim) => judge(&sim),
+    }
 }
 
 fn judge(sim: &Sim) -> Cell {
@@ -330,9 +348,8 @@ fn judge(sim: &Sim) -> Cell {
     }
 }
 
-/// Runs until B holds the crashed holder's lock, or the cap.
-fn crashed_holder(scenario: &Scenario) -> Cell {
-    let crash_at = scenario
+fn crash_at(scenario: &Scenario) -> Millis {
+    scenario
         .actions
         .iter()
         .find(|a| {
@@ -344,33 +361,34 @@ fn crashed_holder(scenario: &Scenario) -> Cell {
                 }
             )
         })
-        .map_or(Millis(0), |a| a.at);
-    let Ok(mut sim) = Sim::play(scenario, scenario.last_at()) else {
-        return Cell {
-            outcome: Outcome::NotApplicable("the script does not run".into()),
-            why: String::new(),
-        };
-    };
-    let cap = crash_at.plus(WAIT_CAP_MS);
-    while sim.now() < cap && !sim.client_view(B).belief.is_holding() {
-        if !sim.step() {
-            break;
+        .map_or(Millis(0), |a| a.at)
+}
+
+/// How long B waited for the crashed holder's lock.
+fn waited(sim: &Sim) -> Cell {
+    let crashed = crash_at(&sim.scenario());
+    let got = sim.history().iter().find_map(|r| match r.event {
+        Event::Acquired { client, .. } if client == B => Some(r.at),
+        _ => None,
+    });
+    match got {
+        Some(at) => {
+            let ms = crashed.until(at);
+            Cell {
+                outcome: Outcome::Waited { ms },
+                why: format!("B got the lock {} after A crashed.", seconds(ms)),
+            }
         }
-    }
-    if sim.client_view(B).belief.is_holding() {
-        let ms = crash_at.until(sim.now());
-        return Cell {
-            outcome: Outcome::Waited { ms },
-            why: format!("B got the lock {} after A crashed.", seconds(ms)),
-        };
-    }
-    let ms = WAIT_CAP_MS;
-    Cell {
-        outcome: Outcome::StillWaiting { ms },
-        why: format!(
-            "B still waited {} after A crashed, when the run stopped.",
-            seconds(ms)
-        ),
+        None => {
+            let ms = crashed.until(sim.now());
+            Cell {
+                outcome: Outcome::StillWaiting { ms },
+                why: format!(
+                    "B still waited {} after A crashed, when the run stopped.",
+                    seconds(ms)
+                ),
+            }
+        }
     }
 }
 

@@ -35,3 +35,18 @@ pub fn value_of(_event: &Event) -> String {
 pub fn checked_of(_event: &Event) -> bool {
     false
 }
+
+/// Brings the simulation (the controls and the cards) into view, as after
+/// opening a run from further down the page.
+#[cfg(target_arch = "wasm32")]
+pub fn show_simulation() {
+    let target = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".controls").ok().flatten());
+    if let Some(element) = target {
+        element.scroll_into_view();
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+pub fn show_simulation() {}

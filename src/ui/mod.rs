@@ -2,6 +2,7 @@
 //! the state; every view here is drawn from a snapshot of it.
 
 pub mod client_card;
+pub mod compare;
 pub mod controls;
 pub mod dom;
 pub mod embed;
@@ -23,6 +24,7 @@ pub mod timeline_draw;
 pub mod travel;
 
 use client_card::{ClientCard, ClientCardProps};
+use compare::Compare;
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
@@ -204,6 +206,7 @@ pub fn App(props: &AppProps) -> Html {
                     <div class={spot(Look::Service)}><ServicePanel ..service /></div>
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
+                <Compare {backend} dispatch={dispatch.clone()} />
                 <Messages ..messages />
                 { log }
             </main>

@@ -3,8 +3,9 @@
 //! A link or file that cannot be read says why and opens the default page.
 
 use super::state::{seconds_1, Action, AppState, Notice};
-use crate::sim::Millis;
+use crate::lesson::compare::{self, COLUMNS};
 use crate::sim::Sim;
+use crate::sim::{Backend, Fencing, Millis};
 use crate::wire::link::{self, ReadRunError, RunLink};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -34,6 +35,38 @@ impl AppState {
         match read {
             Ok((run, whole)) => self.opened_at(whole, run.playhead_ms),
             Err(e) => self.refused_run(&e.to_string()),
+        }
+    }
+
+    /// One cell of the comparison, opened at its start with the whole run
+    /// kept ahead: Start plays it, the timeline shows all of it.
+    pub(crate) fn open_comparison(
+        &self,
+        column: &str,
+        backend: Backend,
+        fencing: Fencing,
+    ) -> AppState {
+        let title = COLUMNS
+            .iter()
+            .find(|c| c.id == column)
+            .map_or(column, |c| c.title);
+        match compare::run(column, backend, fencing) {
+            Ok(whole) => {
+                let word = compare::cell(column, backend, fencing).outcome.word();
+                let side = if fencing.is_on() { "on" } else { "off" };
+                AppState {
+                    notice: Some(Notice::Info(format!(
+                        "Opened the comparison's run of {title} on {}, fencing {side} ({word}). Start plays it; the timeline shows all of it.",
+                        backend.name()
+                    ))),
+                    ..self.opened_at(whole, 0)
+                }
+            }
+            Err(cell) => self.with_notice(Notice::Refused(format!(
+                "{title} does not run on {}: {}",
+                backend.name(),
+                cell.why
+            ))),
         }
     }
 

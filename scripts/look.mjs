@@ -1,0 +1,53 @@
+// Screenshots for looking at a change by eye (not the README's): the page
+// after an action, at a viewport and colour scheme.
+//
+// Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
+//        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
+
+import { parseArgs } from "node:util";
+import { launchBrowser } from "../tests/e2e/browser.mjs";
+import { startServer } from "../tests/e2e/serve.mjs";
+import { openPage, poll } from "../tests/e2e/ui.mjs";
+
+const { values: args, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    dist: { type: "string", default: "dist" },
+    width: { type: "string", default: "1280" },
+    height: { type: "string", default: "800" },
+    dark: { type: "boolean", default: false },
+    path: { type: "string", default: "" },
+    compare: { type: "boolean", default: false },
+    cell: { type: "string" },
+    backend: { type: "string" },
+    full: { type: "boolean", default: false },
+  },
+});
+
+const server = await startServer(args.dist);
+const browser = await launchBrowser();
+try {
+  const context = await browser.newContext({
+    viewport: { width: Number(args.width), height: Number(args.height) },
+    colorScheme: args.dark ? "dark" : "light",
+  });
+  const page = await openPage(context, `${server.url}${args.path}`);
+  if (args.backend) {
+    await page.getByRole("radio", { name: args.backend, exact: true }).check();
+  }
+  if (args.compare || args.cell) {
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
+    await poll(async () => (await page.locator(".compare__table").count()) > 0, { what: "the table" });
+    if (args.cell) {
+      await page.getByRole("button", { name: new RegExp(args.cell) }).first().click();
+    } else {
+      await page.locator(".compare").scrollIntoViewIfNeeded();
+    }
+  }
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: positionals[0], fullPage: args.full });
+  console.log(`wrote ${positionals[0]}`);
+} finally {
+  await browser.close();
+  await server.close();
+}

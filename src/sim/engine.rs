@@ -707,10 +707,9 @@ impl Sim {
 
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Body, Timer>) {
-        let mut out = std::mem::take(&mut self.out);
-        self.service.on_input(&self.core.view(), input, &mut out);
-        self.core.apply(&mut out);
-        self.out = out;
+        self.service
+            .on_input(&self.core.view(), input, &mut self.out);
+        self.core.apply(&mut self.out);
     }
 
     fn execute(&mut self, c: ClientId, command: Command) {

@@ -72,6 +72,7 @@ pub(crate) enum Input<M, T> {
 impl<T> Input<Body, T> {
     /// The input with the message narrowed to one lock system's type;
     /// `None` for a message of another system.
+    #[inline]
     pub fn narrow<M, U>(
         self,
         msg: impl FnOnce(Body) -> Option<M>,

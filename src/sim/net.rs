@@ -132,6 +132,10 @@ impl InFlight {
     }
 
     pub fn remove(&mut self, id: u64) -> Option<Message> {
+        // Most often the oldest arrives first.
+        if self.sent.front().is_some_and(|m| m.id == id) {
+            return self.sent.pop_front();
+        }
         match self.sent.binary_search_by_key(&id, |m| m.id) {
             Ok(at) => self.sent.remove(at),
             Err(_) => self.held.remove(&id),

@@ -6,7 +6,7 @@
 use super::backend::Timer;
 use super::client::{Belief, Client, ZkConn};
 use super::history::{AcquireFailure, Event, LossReason};
-use super::net::{Body, Endpoint, Message};
+use super::net::{Body, Endpoint};
 use super::scenario::NodeCommand;
 use super::types::{ClientId, Millis, NodeId, Token};
 
@@ -93,16 +93,6 @@ impl<T> Input<Body, T> {
             Input::RenewalOn(c) => Input::RenewalOn(c),
             Input::Node(n, cmd) => Input::Node(n, cmd),
         })
-    }
-}
-
-impl Input<Body, Timer> {
-    pub fn message(msg: Message) -> Self {
-        Input::Message {
-            from: msg.from,
-            to: msg.to,
-            body: msg.body,
-        }
     }
 }
 

@@ -872,7 +872,12 @@ impl Sim {
                 });
             }
             (Endpoint::Resource, _) => self.apply_write(msg),
-            _ => self.feed(Input::message(msg)),
+            // As `feed` does, without making the message a general input first.
+            _ => {
+                self.service
+                    .on_message(&self.core.view(), msg, &mut self.out);
+                self.core.apply(&mut self.out);
+            }
         }
     }
 

@@ -6,7 +6,7 @@
 use super::backend::Timer;
 use super::client::{Belief, ChubbySession, Client, ZkConn};
 use super::history::{AcquireFailure, Event, LossReason};
-use super::net::{Body, Endpoint, Message};
+use super::net::{Body, Endpoint};
 use super::scenario::NodeCommand;
 use super::types::{ClientId, Millis, NodeId, Token};
 
@@ -75,6 +75,7 @@ pub(crate) enum Input<M, T> {
 impl<T> Input<Body, T> {
     /// The input with the message narrowed to one lock system's type;
     /// `None` for a message of another system.
+    #[inline]
     pub fn narrow<M, U>(
         self,
         msg: impl FnOnce(Body) -> Option<M>,
@@ -95,16 +96,6 @@ impl<T> Input<Body, T> {
             Input::RenewalOn(c) => Input::RenewalOn(c),
             Input::Node(n, cmd) => Input::Node(n, cmd),
         })
-    }
-}
-
-impl Input<Body, Timer> {
-    pub fn message(msg: Message) -> Self {
-        Input::Message {
-            from: msg.from,
-            to: msg.to,
-            body: msg.body,
-        }
     }
 }
 

@@ -9,7 +9,7 @@ use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
 use super::history::{DropReason, Event, Record, Standing, HISTORY_LEN_MAX};
-use super::net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
+use super::net::{latency_range_us, Body, Endpoint, InFlight, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
 use super::resource::{FenceRule, Owner, Resource, Verdict};
 use super::scenario::{
@@ -20,7 +20,7 @@ use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap};
+use std::collections::BinaryHeap;
 use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
@@ -88,7 +88,7 @@ struct Core {
     now: Millis,
     queue: BinaryHeap<Scheduled>,
     seq: u64,
-    in_flight: BTreeMap<u64, Message>,
+    in_flight: InFlight,
     next_message: u64,
     clients: [Client; 4],
     resource: Resource,
@@ -109,7 +109,7 @@ impl Core {
             now: Millis::ZERO,
             queue: BinaryHeap::new(),
             seq: 0,
-            in_flight: BTreeMap::new(),
+            in_flight: InFlight::default(),
             next_message: 1,
             clients,
             resource: Resource::new(),
@@ -192,19 +192,16 @@ impl Core {
             body: body.clone(),
             deliver_at,
         });
-        self.in_flight.insert(
+        self.in_flight.push(Message {
             id,
-            Message {
-                id,
-                from,
-                to,
-                sent_at: self.now,
-                deliver_at,
-                body,
-                retransmits: 0,
-                epoch,
-            },
-        );
+            from,
+            to,
+            sent_at: self.now,
+            deliver_at,
+            body,
+            retransmits: 0,
+            epoch,
+        });
         self.schedule(deliver_at.ms(), Ev::Deliver(id));
     }
 
@@ -230,7 +227,7 @@ impl Core {
             attempt: msg.retransmits,
         });
         self.schedule(msg.deliver_at.ms(), Ev::Deliver(msg.id));
-        self.in_flight.insert(msg.id, msg);
+        self.in_flight.hold(msg);
     }
 
     /// True when a partition lies between the two ends right now.
@@ -550,7 +547,7 @@ impl Sim {
 
     /// Messages on the wire, oldest first.
     pub fn in_flight(&self) -> impl Iterator<Item = &Message> {
-        self.core.in_flight.values()
+        self.core.in_flight.iter()
     }
 
     /// The time of the next event, if any.
@@ -722,10 +719,9 @@ impl Sim {
 
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Body, Timer>) {
-        let mut out = std::mem::take(&mut self.out);
-        self.service.on_input(&self.core.view(), input, &mut out);
-        self.core.apply(&mut out);
-        self.out = out;
+        self.service
+            .on_input(&self.core.view(), input, &mut self.out);
+        self.core.apply(&mut self.out);
     }
 
     fn execute(&mut self, c: ClientId, command: Command) {
@@ -844,7 +840,7 @@ impl Sim {
     }
 
     fn deliver(&mut self, id: u64) {
-        let Some(msg) = self.core.in_flight.remove(&id) else {
+        let Some(msg) = self.core.in_flight.remove(id) else {
             return;
         };
         let (from, to) = (msg.from, msg.to);
@@ -902,7 +898,12 @@ impl Sim {
                 }
             }
             (Endpoint::Resource, _) => self.apply_write(msg),
-            _ => self.feed(Input::message(msg)),
+            // As `feed` does, without making the message a general input first.
+            _ => {
+                self.service
+                    .on_message(&self.core.view(), msg, &mut self.out);
+                self.core.apply(&mut self.out);
+            }
         }
     }
 

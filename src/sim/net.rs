@@ -3,7 +3,9 @@
 use super::backend::{Backend, Msg};
 use super::types::{ClientId, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
+use std::hash::{Hash, Hasher};
 
 /// One end of a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -102,6 +104,67 @@ pub struct Message {
     pub retransmits: u32,
     /// The receiving client's incarnation when sent: a restart makes old replies moot.
     pub(crate) epoch: u32,
+}
+
+/// The messages on the wire, by id. Ids are handed out in sending order
+/// and most messages arrive within milliseconds, so those wait in a deque:
+/// a new one joins at the back and an arriving one is found near the front,
+/// with little copying (a tree map of whole messages cost about 350
+/// instructions a message). A message TCP holds for a partition can wait
+/// minutes while thousands pass; those wait in a map, so the deque stays short.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct InFlight {
+    /// Never retransmitted, in id order.
+    sent: VecDeque<Message>,
+    /// Sent again by TCP at least once.
+    held: BTreeMap<u64, Message>,
+}
+
+impl InFlight {
+    /// Adds a new message, which has the largest id yet.
+    pub fn push(&mut self, msg: Message) {
+        debug_assert!(self.sent.back().is_none_or(|last| last.id < msg.id));
+        self.sent.push_back(msg);
+    }
+
+    /// Puts back a message TCP will send again.
+    pub fn hold(&mut self, msg: Message) {
+        self.held.insert(msg.id, msg);
+    }
+
+    pub fn remove(&mut self, id: u64) -> Option<Message> {
+        // Most often the oldest arrives first.
+        if self.sent.front().is_some_and(|m| m.id == id) {
+            return self.sent.pop_front();
+        }
+        match self.sent.binary_search_by_key(&id, |m| m.id) {
+            Ok(at) => self.sent.remove(at),
+            Err(_) => self.held.remove(&id),
+        }
+    }
+
+    /// Oldest first.
+    pub fn iter(&self) -> impl Iterator<Item = &Message> {
+        let mut sent = self.sent.iter().peekable();
+        let mut held = self.held.values().peekable();
+        std::iter::from_fn(move || match (sent.peek(), held.peek()) {
+            (Some(s), Some(h)) if h.id < s.id => held.next(),
+            (Some(_), _) => sent.next(),
+            (None, _) => held.next(),
+        })
+    }
+}
+
+impl Hash for InFlight {
+    /// As a map from id to message (the count, then each id and message in
+    /// order), so a state's fingerprint does not depend on where a message waits.
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_usize(self.sent.len() + self.held.len());
+        for msg in self.iter() {
+            msg.id.hash(state);
+            msg.hash(state);
+        }
+    }
 }
 
 /// One-way latency ranges in microseconds at scale 1, from backends.md:

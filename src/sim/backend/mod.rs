@@ -36,7 +36,7 @@ pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeVi
 
 use super::effects::{Effects, Input, View};
 use super::error::CommandError;
-use super::net::Body;
+use super::net::{Body, Message};
 use super::resource::FenceRule;
 use super::scenario::{Command, Config, NodeCommand};
 use super::types::{ClientId, Millis, NodeId, Token};
@@ -274,6 +274,19 @@ macro_rules! lock_systems {
                             s.on_input(view, input, out);
                         }
                     })*
+                }
+            }
+
+            /// Hands a message to the system, narrowed straight from the
+            /// wire (messages are most inputs, and building a general input
+            /// only to narrow it cost a copy and a match); a message of
+            /// another system is ignored.
+            pub fn on_message(&mut self, view: &View, msg: Message, out: &mut Effects) {
+                match (self, msg.body) {
+                    $((Service::$variant(s), Body::Lock(Msg::$variant(body))) => {
+                        s.on_input(view, Input::Message { from: msg.from, to: msg.to, body }, out);
+                    })*
+                    _ => {}
                 }
             }
 

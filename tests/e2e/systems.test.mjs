@@ -1,0 +1,90 @@
+// The eight lock systems and their comparison, in headless Chromium against
+// the release build: each system plays the scenario to run first and tells
+// its own truth; one cell of the comparison opens its run.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/`
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { browserSuite } from "./suite.mjs";
+import { chooseBackend, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 120_000;
+const named = (name) => ({ name, exact: true });
+
+const suite = browserSuite();
+const freshPage = (t) => suite.page(t);
+
+const SYSTEMS = ["Redis", "Redlock", "ZooKeeper", "etcd", "Chubby", "Consul", "DynamoDB", "PostgreSQL"];
+
+const tour = (page) => page.getByRole("group", named("Tour"));
+const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
+
+/** Plays the loaded story's tour to its last key moment; returns its caption. */
+async function playTour(page) {
+  let text = await tourText(page);
+  while (await tour(page).getByRole("button", named("Next")).isEnabled()) {
+    const before = text;
+    await tour(page).getByRole("button", named("Next")).click();
+    text = await poll(
+      async () => {
+        const now = await tourText(page);
+        const stopped = (await page.getByRole("button", named("Start")).count()) === 1;
+        return stopped && now !== before && now;
+      },
+      { what: "the tour to stop on its next key moment" },
+    );
+  }
+  return text;
+}
+
+describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
+  test("the backend switch names all eight, in one radio group", async (t) => {
+    const page = await freshPage(t);
+    const group = page.getByRole("radiogroup", named("Backend"));
+    for (const name of SYSTEMS) assert.equal(await group.getByRole("radio", named(name)).count(), 1, name);
+  });
+
+  for (const system of SYSTEMS) {
+    test(`${system}: the scenario to run first tells its truth`, async (t) => {
+      const page = await freshPage(t);
+      await chooseBackend(page, system);
+      await setMaxSpeed(page);
+      await page.getByRole("button", named("A GC pause outlives the lease")).click();
+      assert.ok(await page.getByRole("radio", named(system)).isChecked(), "the story keeps the system");
+      // The tour's last key moment is A's late write landing.
+      await playTour(page);
+      if (system === "PostgreSQL") {
+        // No lease: A never loses the lock, so nothing is corrupted.
+        assert.equal(await page.getByText("Two holders, one corrupted counter").count(), 0);
+        assert.doesNotMatch(await statusText(page), /Counter corrupted/);
+        return;
+      }
+      await poll(async () => (await page.getByText("Two holders, one corrupted counter").count()) > 0, {
+        what: `the corruption banner on ${system}`,
+      });
+      // Try this: fencing on, and the late write is refused.
+      await page.getByRole("button", named("Turn fencing on")).click();
+      await playTour(page);
+      await poll(async () => (await rejectedCount(page)) === 1, { what: `the rejected write on ${system}` });
+    });
+  }
+
+  test("the comparison is a table of runs, and a cell opens its run", async (t) => {
+    const page = await freshPage(t);
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
+    const table = page.locator(".compare__table");
+    await table.waitFor();
+    assert.equal(await table.locator("tbody tr").count(), 8, "a row per system");
+    const cell = page.getByRole("button", named("Chubby, GC pause, fencing on: rejected. Open this run"));
+    await cell.click();
+    await poll(async () => (await page.getByText(/Opened the comparison's run of GC pause on Chubby/).count()) > 0, {
+      what: "the opened run's notice",
+    });
+    assert.ok(await page.getByRole("radio", named("Chubby")).isChecked(), "the run is Chubby's");
+    assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "with fencing on");
+    const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
+    assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
+  });
+});

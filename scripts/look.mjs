@@ -7,7 +7,7 @@
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, poll } from "../tests/e2e/ui.mjs";
+import { openPage, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -21,6 +21,9 @@ const { values: args, positionals } = parseArgs({
     cell: { type: "string" },
     backend: { type: "string" },
     full: { type: "boolean", default: false },
+    story: { type: "string" },
+    next: { type: "string", default: "0" },
+    scroll: { type: "string" },
   },
 });
 
@@ -34,6 +37,17 @@ try {
   const page = await openPage(context, `${server.url}${args.path}`);
   if (args.backend) {
     await page.getByRole("radio", { name: args.backend, exact: true }).check();
+  }
+  if (args.story) {
+    await setMaxSpeed(page);
+    await page.getByRole("button", { name: args.story, exact: true }).click();
+    for (let i = 0; i < Number(args.next); i += 1) {
+      await page.getByRole("button", { name: "Next", exact: true }).click();
+      await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
+    }
+  }
+  if (args.scroll) {
+    await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
   }
   if (args.compare || args.cell) {
     await page.getByRole("button", { name: /Run the comparison/ }).click();

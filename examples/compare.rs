@@ -1,20 +1,39 @@
-//! Prints the comparison of every lock system, as the page computes it:
-//! `cargo run --release --example compare`.
+//! Prints the comparison of every lock system as a Markdown table, computed
+//! as the page computes it: `cargo run --release --example compare`.
 
 use distlock::lesson::compare::{matrix, COLUMNS};
 
 fn main() {
     let rows = matrix();
-    print!("{:<11}", "");
+    let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
+    print!("| System | Token | Monotonic | Acquire |");
     for c in COLUMNS {
-        print!("| {:<36}", c.title);
+        print!(" {} (off / on) |", c.title);
     }
-    println!("| acquire");
+    println!();
+    print!("|---|---|---|---|");
+    for _ in COLUMNS {
+        print!("---|");
+    }
+    println!();
     for row in rows {
-        print!("{:<11}", row.backend.name());
+        let b = row.backend;
+        print!(
+            "| {} | {} | {} | {} ms ({}x) |",
+            b.name(),
+            b.token_short(),
+            if b.monotonic_tokens() { "yes" } else { "no" },
+            row.acquire_ms,
+            (row.acquire_ms + fastest / 2) / fastest
+        );
         for [off, on] in &row.cells {
-            print!("| {:<17} {:<18}", off.outcome.word(), on.outcome.word());
+            let (a, b) = (off.outcome.word(), on.outcome.word());
+            if a == b {
+                print!(" {a} |");
+            } else {
+                print!(" {a} / {b} |");
+            }
         }
-        println!("| {} ms", row.acquire_ms);
+        println!();
     }
 }

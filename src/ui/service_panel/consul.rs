@@ -5,7 +5,7 @@
 use super::ServicePanelProps;
 use crate::sim::{
     lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
-    ConsulSessionView, ConsulToken, KeyCleanup, Millis, NodeCommand, NodeId,
+    ConsulSessionView, ConsulToken, KeyCleanup, Millis,
 };
 use crate::ui::state::{seconds_1, Action};
 use yew::prelude::*;
@@ -154,19 +154,12 @@ fn failover(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
     let why = detail
         .electing_until
         .map(|_| "Consul is already electing a new leader".to_string());
-    let node = NodeId::new(1).expect("node 1 exists");
-    let onclick = props
-        .dispatch
-        .reform(move |_: MouseEvent| Action::Node(node, NodeCommand::Failover));
-    let disabled = why.is_some();
-    html! {
-        <p class="service__actions">
-            <button type="button" class="button button--small" aria-label="Fail over the Consul leader"
-                {disabled}
-                title={why.unwrap_or_else(|| "The Raft leader dies: the KV store and its indexes survive, and the new leader restarts every session's timer".into())}
-                {onclick}>{ "Fail over the leader" }</button>
-        </p>
-    }
+    super::failover_button(
+        props,
+        "Fail over the Consul leader",
+        "The Raft leader dies: the KV store and its indexes survive, and the new leader restarts every session's timer",
+        why,
+    )
 }
 
 fn consul_options(props: &ServicePanelProps) -> Html {

@@ -48,8 +48,9 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
             }
             <h3 class="panel__subtitle">{ "Leases" }</h3>
             { lease_table(props.now, leases) }
+            { super::failover_button(props, "Fail over the etcd leader", "The Raft leader dies: the keys and revisions survive, and the new leader renews every lease to its full TTL", None) }
             <p class="panel__note">
-                { "Simplified on purpose: the cluster is one always-available service (no Raft, no leader change, so no lease extension on election), and every acquisition opens its own lease. The token is the lock key's create_revision." }
+                { "Simplified on purpose: the cluster is one service; a leader failover is instant, keeps every key and revision, and renews every lease to its full TTL, as etcd's new leader does. Every acquisition opens its own lease. The token is the lock key's create_revision." }
             </p>
         </>
     }

@@ -123,3 +123,26 @@ fn holder_line(props: &ServicePanelProps) -> Html {
     };
     html! { <p class="service__holder">{ text }</p> }
 }
+
+/// A button that fails the service's leader over (node 1 names the whole
+/// service); `why` says why it is disabled.
+pub(super) fn failover_button(
+    props: &ServicePanelProps,
+    label: &'static str,
+    hint: &'static str,
+    why: Option<String>,
+) -> Html {
+    let node = NodeId::new(1).expect("node 1 exists");
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Node(node, NodeCommand::Failover));
+    let disabled = why.is_some();
+    html! {
+        <p class="service__actions">
+            <button type="button" class="button button--small" aria-label={label}
+                {disabled} title={why.unwrap_or_else(|| hint.into())} {onclick}>
+                { "Fail over the leader" }
+            </button>
+        </p>
+    }
+}

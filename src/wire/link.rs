@@ -48,18 +48,36 @@ struct WireOut<'a> {
     playhead_ms: u64,
     end_ms: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    history: Option<&'a [Record]>,
+    history: Option<Vec<Line>>,
+}
+
+/// One record of a run file's history: its time and its sentence. The
+/// sentences are what a reader of the file wants, and writing them needs
+/// no serializer for every kind of event, which would cost the page about
+/// 20 KiB (the structured records are `Sim::history`'s, natively).
+#[derive(Serialize)]
+struct Line {
+    at_ms: u64,
+    text: String,
 }
 
 impl RunLink {
-    fn wire<'a>(&'a self, history: Option<&'a [Record]>) -> WireOut<'a> {
+    fn wire(&self, history: Option<&[Record]>) -> WireOut<'_> {
         WireOut {
             version: self.scenario.version,
             config: &self.scenario.config,
             actions: &self.scenario.actions,
             playhead_ms: self.playhead_ms,
             end_ms: self.end_ms,
-            history,
+            history: history.map(|records| {
+                records
+                    .iter()
+                    .map(|r| Line {
+                        at_ms: r.at.ms(),
+                        text: r.event.to_string(),
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -198,7 +216,7 @@ pub fn open_link(fragment: &str) -> Result<(RunLink, Sim), ReadRunError> {
     read_json(json, Source::Link)
 }
 
-/// A run file: the run's JSON with its history.
+/// A run file: the run's JSON with its history, a sentence per record.
 pub fn to_run_file(run: &RunLink, history: &[Record]) -> String {
     serde_json::to_string(&run.wire(Some(history))).unwrap_or_default()
 }

@@ -72,7 +72,7 @@ fn full_text() -> Html {
                     <li>{ "At t=8 s A wakes and its write leaves at once, with its old token. Watch the resource panel." }</li>
                     <li>{ "Tick Fencing (that resets the run) and play it again: this time the counter rejects A's older token." }</li>
                 </ol>
-                <p class="intro__more">{ "Eleven more stories, each with a guided tour, are one click away under Stories below the timeline. Keyboard: press ? for the shortcuts." }</p>
+                <p class="intro__more">{ format!("{} more stories, each with a guided tour, are one click away under Stories below the timeline; each tells the scenario on the backend you choose. Below them, Compare the systems runs the same stories on all eight. Keyboard: press ? for the shortcuts.", crate::lesson::presets::PRESETS.len() - 1) }</p>
             </section>
         </div>
     }

@@ -384,10 +384,12 @@ fn check_fields(run: &Json) -> Result<(), Problem> {
     match backend.and_then(Json::as_str) {
         Some(slug) if Backend::from_slug(slug).is_some() => {}
         Some(slug) => {
+            let known: Vec<&str> = Backend::ALL.iter().map(|b| b.slug()).collect();
             return Err(Problem::Field(format!(
-                "it names the backend \"{}\", and this page knows redlock, zookeeper and etcd",
-                clip(slug)
-            )))
+                "it names the backend \"{}\", and this page knows {}",
+                clip(slug),
+                known.join(", ")
+            )));
         }
         None => return Err(Problem::NotARun),
     }

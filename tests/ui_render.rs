@@ -505,8 +505,7 @@ fn parsers_accept_what_people_type() {
 #[test]
 fn a_loaded_story_plays_its_script_as_the_clock_runs() {
     let start = Rc::new(AppState::default());
-    let chosen = reduce(start, Action::ChooseStory("gc-pause".into()));
-    let loaded = reduce(chosen, Action::LoadStory);
+    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
     assert!(loaded.story.is_some(), "the story is loaded");
     let mut state = reduce(reduce(loaded, Action::SetSpeed("8".into())), Action::Start);
     for _ in 0..100 {
@@ -525,10 +524,7 @@ fn a_loaded_story_plays_its_script_as_the_clock_runs() {
 #[test]
 fn stepping_runs_a_due_story_step_first() {
     let start = Rc::new(AppState::default());
-    let loaded = reduce(
-        reduce(start, Action::ChooseStory("gc-pause".into())),
-        Action::LoadStory,
-    );
+    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
     assert!(loaded.sim.borrow().history().is_empty());
     let stepped = reduce(loaded, Action::Step);
     assert_eq!(stepped.story.as_ref().map(|s| s.script.done()), Some(1));
@@ -541,10 +537,7 @@ fn stepping_runs_a_due_story_step_first() {
 #[test]
 fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
     let start = Rc::new(AppState::default());
-    let loaded = reduce(
-        reduce(start, Action::ChooseStory("gc-pause".into())),
-        Action::LoadStory,
-    );
+    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
     let fenced = reduce(loaded, Action::SetFencing(true));
     assert_eq!(fenced.config().fencing, Fencing::On);
     assert_eq!(
@@ -555,16 +548,12 @@ fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
     let zk = reduce(fenced, Action::SetBackend(Backend::ZooKeeper));
     assert!(zk.story.is_some(), "gc-pause suits every backend");
     assert_eq!(zk.config().fencing, Fencing::On, "fencing stays");
-    let redis_only = reduce(
-        reduce(zk, Action::ChooseStory("release-other".into())),
-        Action::LoadStory,
+    let loaded = reduce(zk, Action::LoadPreset(story("release-other")));
+    assert_eq!(
+        loaded.config().backend,
+        Backend::Redis,
+        "a Redis story switches ZooKeeper to the first Redis flavour"
     );
-    assert!(
-        matches!(redis_only.notice, Some(Notice::Refused(_))),
-        "a Redlock story is refused under ZooKeeper"
-    );
-    let redlock = reduce(redis_only, Action::SetBackend(Backend::Redlock));
-    let loaded = reduce(redlock, Action::LoadStory);
     assert_eq!(
         loaded.config().redis.release,
         distlock::sim::ReleaseMode::PlainDel,
@@ -597,17 +586,21 @@ async fn every_story_is_one_click_away_grouped_by_backend() {
 fn one_click_loads_a_story_and_switches_to_a_backend_it_suits() {
     let start = Rc::new(AppState::default());
     assert_eq!(start.config().backend, Backend::Etcd);
-    let loaded = reduce(start, Action::LoadPreset("redlock-restart".into()));
+    let loaded = reduce(start, Action::LoadPreset(story("redlock-restart")));
     assert_eq!(loaded.config().backend, Backend::Redlock);
-    let story = loaded.story.as_ref().expect("loaded");
-    assert_eq!(story.preset.id, "redlock-restart");
-    assert!(story.tour.len() >= 3, "{:?}", story.tour);
+    let loaded_story = loaded.story.as_ref().expect("loaded");
+    assert_eq!(loaded_story.preset.id, "redlock-restart");
+    assert!(loaded_story.tour.len() >= 3, "{:?}", loaded_story.tour);
     // A story for every backend stays on the current one.
     let zk = reduce(loaded, Action::SetBackend(Backend::ZooKeeper));
-    let gc = reduce(zk, Action::LoadPreset("gc-pause".into()));
+    let gc = reduce(zk, Action::LoadPreset(story("gc-pause")));
     assert_eq!(gc.config().backend, Backend::ZooKeeper);
-    let bad = reduce(gc, Action::LoadPreset("no-such-story".into()));
-    assert!(matches!(bad.notice, Some(Notice::Refused(_))));
+    assert!(gc.story.is_some());
+}
+
+/// A story of the lesson, as the menu hands it to the page.
+fn story(id: &str) -> &'static distlock::lesson::presets::Preset {
+    distlock::lesson::presets::preset(id).expect("the story exists")
 }
 
 /// Ticks until the clock stops (a tour's Next stops on its key moment).
@@ -626,7 +619,7 @@ fn run_to_stop(mut state: Rc<AppState>) -> Rc<AppState> {
 fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset("gc-pause".into()),
+        Action::LoadPreset(story("gc-pause")),
     );
     let moments = loaded.story.as_ref().unwrap().tour.clone();
     let mut state = loaded;
@@ -661,7 +654,7 @@ fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
 async fn a_tour_points_at_what_to_look_at() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset("gc-pause".into()),
+        Action::LoadPreset(story("gc-pause")),
     );
     let first = run_to_stop(reduce(loaded, Action::TourNext));
     let state = AppState::clone(&first);
@@ -693,7 +686,7 @@ async fn a_tour_points_at_what_to_look_at() {
 fn try_this_flips_one_setting_and_undo_puts_it_back() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset("redlock-restart".into()),
+        Action::LoadPreset(story("redlock-restart")),
     );
     use distlock::sim::RestartPolicy;
     assert_eq!(loaded.config().redis.restart, RestartPolicy::Immediate);
@@ -755,7 +748,7 @@ fn step_is_offered_while_a_story_has_steps_left() {
         blocked.step_blocked.is_some(),
         "nothing to run in a fresh run"
     );
-    let loaded = reduce(fresh, Action::LoadStory);
+    let loaded = reduce(fresh, Action::LoadPreset(story("gc-pause")));
     let props = ControlsProps::from_sim(&loaded.sim.borrow(), &loaded, yew::Callback::noop());
     assert_eq!(props.step_blocked, None, "the story's first step can run");
 }

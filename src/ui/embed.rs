@@ -71,7 +71,7 @@ impl AppState {
         let config = fresh.config();
         let opened = match &request.preset {
             Some(id) => match crate::lesson::presets::preset(id) {
-                Some(_) => fresh.load_preset(id, config),
+                Some(preset) => fresh.load_preset(preset, config),
                 None => {
                     return fresh.with_notice(Notice::Refused(format!(
                         "This address asks for a story called \"{id}\", which this page does not have: the default page is open instead."

@@ -114,20 +114,13 @@ impl Story {
 impl AppState {
     /// One click on a story: its backend if the current one does not suit
     /// it, a fresh run, and the tour at its start.
-    pub(crate) fn load_preset(&self, id: &str, config: Config) -> AppState {
-        let Some(preset) = presets::preset(id) else {
-            return self.with_notice(Notice::Refused(format!("There is no story \"{id}\".")));
-        };
+    pub(crate) fn load_preset(&self, preset: &'static Preset, config: Config) -> AppState {
         let backend = if preset.backends.contains(&config.backend) {
             config.backend
         } else {
             preset.backends[0]
         };
-        let chosen = AppState {
-            story_choice: preset.id,
-            ..self.clone()
-        };
-        let loaded = chosen.load_story(preset.id, Config { backend, ..config });
+        let loaded = self.load_story(preset, Config { backend, ..config });
         AppState {
             stop_at: None,
             ..loaded

@@ -1,7 +1,7 @@
 //! The page's one reducer: the simulation, the clock controls and the
 //! choices a visitor makes, changed only through `Action`.
 
-use crate::lesson::presets::{self, Preset, PRESETS};
+use crate::lesson::presets::{self, Preset};
 use crate::sim::ConsulOptions;
 use crate::sim::{
     Backend, ChubbyOptions, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId,
@@ -75,7 +75,6 @@ pub struct AppState {
     pub seed_text: String,
     pub ttl_text: String,
     /// The story chosen in the stories list, loaded or not.
-    pub story_choice: &'static str,
     /// A loaded story: its script plays as the clock passes each step.
     pub story: Option<Story>,
     /// Where a tour's Next stops the clock: the next key moment.
@@ -160,14 +159,10 @@ pub enum Action {
     SetUpFirstScenario,
     DismissNotice,
     ShowLogMessages(bool),
-    /// Choose a story in the list (does not load it).
-    ChooseStory(String),
-    /// Start a fresh run that plays the chosen story's script.
-    LoadStory,
     /// Stop playing the story's script; the run goes on by hand.
     UnloadStory,
     /// One click on a story in the menu: load it, switching backend if needed.
-    LoadPreset(String),
+    LoadPreset(&'static Preset),
     /// Play the loaded story to its next key moment and stop there.
     TourNext,
     /// Back to the story's previous key moment, by replay.
@@ -212,7 +207,6 @@ impl AppState {
             log_messages: false,
             seed_text,
             ttl_text,
-            story_choice: PRESETS.first().map_or("gc-pause", |p| p.id),
             story: None,
             stop_at: None,
             selected: ClientId::ALL[0],
@@ -391,12 +385,9 @@ impl AppState {
 }
 
 impl AppState {
-    /// A fresh run of story `id` on the current backend and fencing, keeping the seed.
-    pub(crate) fn load_story(&self, id: &str, config: Config) -> AppState {
-        let Some(preset) = presets::preset(id) else {
-            return self.with_notice(Notice::Refused(format!("There is no story \"{id}\".")));
-        };
-        let Some(scenario) = presets::scenario(id, config.backend, config.fencing) else {
+    /// A fresh run of `preset` on the backend and fencing of `config`, keeping the seed.
+    pub(crate) fn load_story(&self, preset: &'static Preset, config: Config) -> AppState {
+        let Some(scenario) = presets::scenario(preset.id, config.backend, config.fencing) else {
             let names: Vec<&str> = preset.backends.iter().map(|b| b.name()).collect();
             return self.with_notice(Notice::Refused(format!(
                 "\"{}\" is a story for {}: switch the backend first.",
@@ -431,7 +422,7 @@ impl AppState {
     fn switch_backend(&self, backend: Backend, config: Config) -> AppState {
         match &self.story {
             Some(story) if story.preset.backends.contains(&backend) => {
-                self.load_story(story.preset.id, Config { backend, ..config })
+                self.load_story(story.preset, Config { backend, ..config })
             }
             Some(_) => AppState {
                 story: None,
@@ -535,15 +526,7 @@ impl Reducible for AppState {
                 log_messages,
                 ..AppState::clone(&self)
             },
-            Action::ChooseStory(id) => match presets::preset(&id) {
-                Some(p) => AppState {
-                    story_choice: p.id,
-                    ..AppState::clone(&self)
-                },
-                None => self.with_notice(Notice::Refused(format!("There is no story \"{id}\"."))),
-            },
-            Action::LoadStory => self.load_story(self.story_choice, config),
-            Action::LoadPreset(id) => self.load_preset(&id, config),
+            Action::LoadPreset(preset) => self.load_preset(preset, config),
             Action::TourNext => self.tour_next(),
             Action::TourBack => self.tour_back(),
             Action::TryThis(on) => self.try_this(on, config),

@@ -109,10 +109,9 @@ pub fn Stories(props: &StoriesProps) -> Html {
 }
 
 fn story_button(props: &StoriesProps, p: &'static Preset, loaded: bool) -> Html {
-    let id = p.id;
     let onclick = props
         .dispatch
-        .reform(move |_: MouseEvent| Action::LoadPreset(id.to_string()));
+        .reform(move |_: MouseEvent| Action::LoadPreset(p));
     let title = if p.backends.contains(&props.backend) {
         format!("Load \"{}\" on {}", p.title, props.backend.name())
     } else {

@@ -3,4 +3,5 @@
 
 pub mod compare;
 pub mod presets;
+pub mod spanner;
 pub mod tour;

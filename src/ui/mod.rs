@@ -15,6 +15,7 @@ pub mod messages;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
+pub mod spanner;
 pub mod state;
 pub mod status;
 pub mod stories;
@@ -35,6 +36,7 @@ use messages::{Messages, MessagesProps};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
+use spanner::Spanner;
 use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
@@ -207,6 +209,7 @@ pub fn App(props: &AppProps) -> Html {
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
                 <Compare {backend} dispatch={dispatch.clone()} />
+                <Spanner />
                 <Messages ..messages />
                 { log }
             </main>

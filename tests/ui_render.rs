@@ -1018,7 +1018,7 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
         assert!(html.contains(column), "{column}");
     }
     assert!(html.contains("Waiters poll, in no order (no queue)"));
-    assert!(html.contains("aria-label=\"Fail over the Consul leader\""));
+    assert!(html.contains(">Fail over the Consul leader<"));
     assert!(html.contains("Fence with LockIndex"));
     assert!(html.contains("Behavior=delete"));
     assert!(html.contains("id=\"consul-lock-delay\""));

@@ -139,9 +139,9 @@ pub(super) fn failover_button(
     let disabled = why.is_some();
     html! {
         <p class="service__actions">
-            <button type="button" class="button button--small" aria-label={label}
+            <button type="button" class="button button--small"
                 {disabled} title={why.unwrap_or_else(|| hint.into())} {onclick}>
-                { "Fail over the leader" }
+                { label }
             </button>
         </p>
     }

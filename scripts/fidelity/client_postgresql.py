@@ -109,15 +109,17 @@ class Client:
             emit("write-done", token=token, verdict="rejected")
 
     def release(self):
-        if self.holding and self.lock_conn is not None:
+        # The client stops believing when it decides to let go, before the
+        # unlock reaches the server (whose next holder may be told first).
+        holding, self.holding = self.holding, False
+        emit("released")
+        if holding and self.lock_conn is not None:
             try:
                 self.lock_conn.execute("SELECT pg_advisory_unlock(%s)", (LOCK_KEY,))
             except psycopg.Error as e:
                 emit("log", message="release: %r" % e)
         elif self.acquiring and self.lock_conn is not None:
             self.lock_conn.cancel()
-        self.holding = False
-        emit("released")
 
 
 def handle(client, command):

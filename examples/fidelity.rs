@@ -42,7 +42,7 @@ mod core {
             .map_err(|_| format!("fencing is on or off, not {fencing:?}"))?;
         let run_ms = presets::preset(id)
             .ok_or_else(|| format!("no preset {id:?}"))?
-            .run_ms;
+            .run_ms_on(backend);
         let scenario = presets::scenario(id, backend, fencing)
             .ok_or_else(|| format!("preset {id:?} does not suit {backend}"))?;
         let value = serde_json::to_value(&scenario).map_err(|e| e.to_string())?;
@@ -125,7 +125,7 @@ mod core {
 }
 
 fn usage() -> String {
-    "usage: fidelity --list | --preset ID --backend etcd|zookeeper|redlock --fencing on|off \
+    "usage: fidelity --list | --preset ID --backend etcd|zookeeper|redlock|redis|postgresql --fencing on|off \
      | --scenario FILE --until-ms N"
         .to_string()
 }

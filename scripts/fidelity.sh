@@ -1,25 +1,29 @@
 #!/usr/bin/env bash
-# Runs the stories against real Redis (five nodes for Redlock), etcd and
-# ZooKeeper, and the same scripts through the simulator's core, and prints
-# one table: agree / differ, with the differing rows. Exits non-zero on any
+# Runs the stories against real Redis (five nodes for Redlock; a master, a
+# replica and Sentinel for single Redis), etcd, ZooKeeper and PostgreSQL,
+# and the same scripts through the simulator's core, and prints one table:
+# agree / differ, with the differing rows. Exits non-zero on any
 # difference. FIDELITY_ONLY=etcd (or a comma list of redlock, etcd,
-# zookeeper, postgres) runs a subset, FIDELITY_STORIES=gc-pause,zk-partition
+# zookeeper, redis, postgres) runs a subset, FIDELITY_STORIES=gc-pause,zk-partition
 # a subset of the stories; FIDELITY_SCALE=0.5 plays every story
 # at half its times (1 by default: server cadences, such as etcd's 500 ms
 # expiry check, do not scale).
 #
 # Installs what is missing first: Debian's redis-server, etcd-server,
-# etcd-client, zookeeper and postgresql, and redis-py and kazoo in a venv
-# under the cache directory. Every server runs on a 127.0.0.1 port, with its
-# data in a temporary directory, and is stopped on the way out.
+# etcd-client, zookeeper, postgresql and nftables, and redis-py, kazoo and
+# psycopg in a venv under the cache directory. Every server runs on a
+# loopback port, with its data in a temporary directory, and is stopped on
+# the way out. As root, everything runs in a network namespace of its own:
+# its loopback is private, and a partition of a PostgreSQL client drops
+# that client's packets there (nftables) without touching the host's rules.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/distlock-fidelity"
 VENV="$CACHE/venv"
 # Pinned so that a rerun talks to the servers with the same client code.
-PY_PACKAGES=(redis==8.1.0 kazoo==2.11.0)
-APT_PACKAGES=(redis-server etcd-server etcd-client zookeeper postgresql python3-venv)
+PY_PACKAGES=(redis==8.1.0 kazoo==2.11.0 "psycopg[binary]==3.3.9")
+APT_PACKAGES=(redis-server etcd-server etcd-client zookeeper postgresql nftables iproute2 python3-venv)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -43,7 +47,7 @@ install_missing() {
       { [ -n "$own_policy" ] && as_root rm -f "$policy"; return 1; }
     if [ -n "$own_policy" ]; then as_root rm -f "$policy"; fi
   fi
-  if ! "$VENV/bin/python" -c "import redis, kazoo" 2>/dev/null; then
+  if ! "$VENV/bin/python" -c "import redis, kazoo, psycopg" 2>/dev/null; then
     echo "installing ${PY_PACKAGES[*]} into $VENV"
     mkdir -p "$CACHE"
     python3 -m venv "$VENV"
@@ -81,9 +85,19 @@ chmod 755 "$TMP"
 OUT="target/fidelity"
 rm -rf "$OUT"
 
+# A network namespace of its own, with its loopback up, when it can have one.
+NETNS=()
+if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
+  NETNS=(unshare --net sh -c 'ip link set lo up && exec "$@"' sh)
+  NETNS_FLAG=--netns
+else
+  NETNS_FLAG=
+  echo "not root: running on the host's loopback; PostgreSQL's partition and crash stories are not run"
+fi
+
 status=0
-"$VENV/bin/python" scripts/fidelity/main.py \
-  --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" \
+"${NETNS[@]}" "$VENV/bin/python" scripts/fidelity/main.py \
+  --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
   --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" &
 PY_PID=$!
 wait "$PY_PID" || status=$?

@@ -148,3 +148,53 @@ class Counter:
     def close(self):
         for s in self.servers:
             s.close()
+
+
+class Firewall:
+    """Drops one client's packets to and from a server port, both ways, in
+    the kernel (nftables, in the private network namespace the harness
+    runs in): unlike a proxy that stops forwarding, whose own kernel would
+    go on acknowledging, nothing answers the server's TCP keepalive probes,
+    as when a host is cut off or dead. Each client reaches the server at an
+    address of its own, so a cut catches every connection it has or opens."""
+
+    TABLE = "distlock_fidelity"
+
+    def __init__(self, port):
+        self.port = port
+        self.cut_hosts = set()
+        self._nft("add table ip %s" % self.TABLE)
+        self._nft("add chain ip %s out { type filter hook output priority 0 ; }" % self.TABLE)
+        self._nft("flush chain ip %s out" % self.TABLE)
+
+    @staticmethod
+    def _nft(command):
+        import subprocess
+        subprocess.run(["nft", command], check=True, capture_output=True, text=True)
+
+    def _rules(self):
+        out = []
+        for host in sorted(self.cut_hosts):
+            out.append("add rule ip %s out ip daddr %s tcp dport %d drop" % (self.TABLE, host, self.port))
+            out.append("add rule ip %s out ip saddr %s tcp sport %d drop" % (self.TABLE, host, self.port))
+        return out
+
+    def _apply(self):
+        import subprocess
+        script = "\n".join(["flush chain ip %s out" % self.TABLE] + self._rules()) + "\n"
+        subprocess.run(["nft", "-f", "-"], input=script, check=True, capture_output=True, text=True)
+
+    def cut(self, host):
+        self.cut_hosts.add(host)
+        self._apply()
+
+    def heal(self, host):
+        self.cut_hosts.discard(host)
+        self._apply()
+
+    def heal_all(self):
+        self.cut_hosts.clear()
+        self._apply()
+
+    def close(self):
+        self._nft("delete table ip %s" % self.TABLE)

@@ -15,12 +15,17 @@ import signal
 import sys
 import time
 
+import servers as servers_mod
 from net import Counter, Link, Proxy, Slowness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CLIENTS = "ABCD"
 # The ZooKeeper server's tickTime here (main.ZK_TICK_MS).
 ZK_TICK_MS = 2000
+# How long a write on the single-Redis master takes to reach its replica in
+# the simulator (src/sim/backend/redis.rs, REPLICATION_LAG_MS): whatever the
+# master wrote this long before it crashes is lost with it.
+REDIS_REPLICATION_LAG_MS = 20
 
 
 class Unsupported(Exception):
@@ -43,10 +48,19 @@ def check_playable(scenario):
             raise Unsupported("the ZooKeeper server here runs the default tickTime")
         if "node" in action and command == "clock-jump":
             raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
-        if command == "renewal" and config["backend"] != "redlock":
+        if command == "renewal" and config["backend"] not in ("redlock", "redis"):
             raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
-    if config["backend"] != "redlock" and not all(config["renewal"]):
+        if config["backend"] == "redis" and "node" in action and (
+                command != "crash" or action["node"] != 1):
+            raise Unsupported("only the single-Redis master's crash is scripted here")
+        if config["backend"] == "redis" and command == "partition":
+            raise Unsupported("single-Redis clients are not cut off here yet")
+        if config["backend"] == "postgresql" and "node" in action:
+            raise Unsupported("the PostgreSQL server here has no standby to fail over to")
+    if config["backend"] not in ("redlock", "redis", "postgresql") and not all(config["renewal"]):
         raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
+    if config["backend"] == "redis" and config["redis"].get("wait_replica"):
+        raise Unsupported("WAIT 1 is not scripted here yet")
     if config["backend"] == "redlock" and config["redis"]["restart"] == "delayed":
         raise Unsupported("a delayed restart is not scripted here yet")
     if config["backend"] == "redlock" and config["redis"]["persistence"] != "none":
@@ -122,6 +136,11 @@ class Story:
         self.t0 = None
 
     def service_ports(self):
+        """The ports the runner puts a proxy before, one per client each.
+        Single-Redis clients go straight to Sentinel and the master it
+        names; PostgreSQL's are cut in the kernel (net.Firewall)."""
+        if self.backend in ("redis", "postgresql"):
+            return []
         if self.backend == "redlock":
             return self.servers.redis.ports
         if self.backend == "etcd":
@@ -133,10 +152,14 @@ class Story:
         renewal = self.config["renewal"][CLIENTS.index(name)]
         return {
             "name": name, "ttl_ms": ttl_ms, "counter_port": self.counter.ports[name],
-            "node_ports": proxy_ports, "service_port": proxy_ports[0],
+            "node_ports": proxy_ports, "service_port": proxy_ports[0] if proxy_ports else None,
             "release": self.config["redis"]["release"], "extend": self.config["redis"]["extend"],
             "renewal": renewal, "lock_path": "/fidelity/%s/lock" % self.run_id,
-            "zk_client": self.zk_client,
+            "zk_client": self.zk_client, "fencing": self.config["fencing"],
+            "sentinel_port": self.servers.single_redis.sentinel_port if self.servers.single_redis else None,
+            "master_name": servers_mod.SingleRedis.MASTER_NAME,
+            "pg_host": servers_mod.CLIENT_HOSTS[CLIENTS.index(name)],
+            "pg_port": self.servers.postgres.port if self.servers.postgres else None,
         }
 
     async def spawn(self, name):
@@ -188,6 +211,18 @@ class Story:
             asyncio.get_running_loop().call_at(
                 asyncio.get_running_loop().time() + max(0.0, wake - time.monotonic()),
                 self.wake, name)
+        elif command == "partition" and self.backend == "postgresql":
+            self.cut(name)
+        elif command == "heal" and self.backend == "postgresql":
+            self.heal(name)
+        elif command == "crash" and self.backend == "postgresql":
+            # The host dies: nothing it had open says goodbye to the server.
+            self.cut(name)
+            await client.kill()
+            self.mark("crashed", name)
+        elif command == "restart" and self.backend == "postgresql":
+            self.heal(name)
+            await self.spawn(name)
         elif command == "partition":
             self.links[name].cut()
             if args["scope"] == "service-and-resource":
@@ -201,6 +236,12 @@ class Story:
         elif command == "restart":
             await self.spawn(name)
 
+    def cut(self, name):
+        self.servers.firewall.cut(servers_mod.CLIENT_HOSTS[CLIENTS.index(name)])
+
+    def heal(self, name):
+        self.servers.firewall.heal(servers_mod.CLIENT_HOSTS[CLIENTS.index(name)])
+
     def wake(self, name):
         self.clients[name].signal(signal.SIGCONT)
         self.mark("woke", name)
@@ -208,6 +249,10 @@ class Story:
     async def node_act(self, node, args):
         command = args["do"]
         loop = asyncio.get_running_loop()
+        if self.backend == "redis":
+            if command == "crash":
+                await loop.run_in_executor(None, self.servers.single_redis.crash, node)
+            return
         if command == "slow":
             self.slowness[node - 1].delay_s = args["extra_ms"] * self.scale / 1000
         elif command == "crash":
@@ -226,10 +271,28 @@ class Story:
         tick_s = self.servers.zookeeper.tick_ms / 1000
         return (int(now / tick_s) + 1) * tick_s
 
+    def replication_holds(self):
+        """When the single-Redis master's copies stop reaching its replica:
+        the replication lag before each crash of the master."""
+        if self.backend != "redis":
+            return []
+        return [max(0, a["at_ms"] - REDIS_REPLICATION_LAG_MS) for a in self.scenario["actions"]
+                if a.get("node") == 1 and a["command"]["do"] == "crash"]
+
+    async def hold_replication_at(self, sim_ms):
+        await self.sleep_until(sim_ms)
+        self.servers.single_redis.hold_replication()
+
     async def play(self):
         await self.setup()
+        holds = self.replication_holds()
+        if 0 in holds:
+            self.servers.single_redis.hold_replication()
         self.t0 = self.start_time()
         await asyncio.sleep(max(0.0, self.t0 - time.monotonic()))
+        for at in holds:
+            if at > 0:
+                asyncio.get_running_loop().create_task(self.hold_replication_at(at))
         try:
             for action in self.scenario["actions"]:
                 await self.sleep_until(action["at_ms"])
@@ -242,6 +305,8 @@ class Story:
                 for proxy in proxies:
                     proxy.close()
             self.counter.close()
+            if self.backend == "postgresql":
+                self.servers.firewall.heal_all()
         return self.rows()
 
     def sim_ms(self, t):
@@ -250,14 +315,21 @@ class Story:
     def rows(self):
         """The real run in the simulator's rows and milliseconds."""
         rows = []
+        writes = [{"t": w["t"], "client": w["client"], "token": w["token"], "verdict": w["verdict"]}
+                  for w in self.counter.writes]
         for e in self.events:
+            if e["what"] == "write-done":
+                # PostgreSQL's client reports its own writes: the data
+                # lives in the lock's server, not in the runner's counter.
+                writes.append(e)
+                continue
             row = {"t_ms": self.sim_ms(e["t"]), "what": e["what"], "client": e["client"]}
-            for key in ("token", "reason", "state", "said"):
+            for key in ("token", "reason", "state", "said", "message"):
                 if key in e:
                     row[key] = e[key]
             rows.append(row)
         grants = [r for r in rows if r["what"] == "granted"]
-        for w in self.counter.writes:
+        for w in writes:
             t_ms = self.sim_ms(w["t"])
             rows.append({"t_ms": t_ms, "what": "write", "client": w["client"], "token": w["token"],
                          "verdict": w["verdict"], "stale": stale(w, t_ms, grants)})

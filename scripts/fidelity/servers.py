@@ -10,9 +10,13 @@ import pwd
 import shutil
 import socket
 import subprocess
+import threading
 import time
 
 HOST = "127.0.0.1"
+# PostgreSQL's clients A-D each reach it at an address of their own, so that
+# a partition can drop one client's packets (net.Firewall).
+CLIENT_HOSTS = ["127.0.1.1", "127.0.1.2", "127.0.1.3", "127.0.1.4"]
 
 
 def wait_port(port, timeout_s=30.0):
@@ -233,21 +237,241 @@ class Postgres:
                                   "-U", "postgres"])
         if done.returncode != 0:
             raise RuntimeError("initdb failed: " + done.stdout + done.stderr)
-        opts = ("-p %d -c listen_addresses=%s -k %s -c tcp_keepalives_idle=1 "
-                "-c tcp_keepalives_interval=1 -c tcp_keepalives_count=3" % (self.port, HOST, self.dir))
+        # Each client connects to an address of its own (CLIENT_HOSTS).
+        with open(os.path.join(data, "pg_hba.conf"), "a") as f:
+            f.write("host all all 127.0.0.0/8 trust\n")
+        listen = ",".join([HOST] + CLIENT_HOSTS)
+        # No story crashes the server, so no commit has to wait for the disk
+        # (shared with whatever else the machine is doing) to answer.
+        opts = ("-p %d -c listen_addresses=%s -k %s -c synchronous_commit=off"
+                % (self.port, listen, self.dir))
         done = self._as_postgres([os.path.join(self.bin, "pg_ctl"), "-D", data, "-o", opts,
                                   "-l", os.path.join(self.dir, "log"), "-w", "-t", "30", "start"])
         if done.returncode != 0:
             raise RuntimeError("pg_ctl start failed: " + done.stdout + done.stderr)
         self.started = True
 
-    def version(self):
+    def sql(self, statement):
         done = self._as_postgres(["psql", "-h", HOST, "-p", str(self.port), "-U", "postgres",
-                                  "-At", "-c", "SHOW server_version"])
-        return "PostgreSQL " + done.stdout.strip().split()[0]
+                                  "-At", "-v", "ON_ERROR_STOP=1", "-c", statement])
+        if done.returncode != 0:
+            raise RuntimeError("psql: " + done.stderr.strip())
+        return done.stdout.strip()
+
+    def reset(self, keepalives):
+        """Before a story: no other session (so no lock), the counter row
+        at version 0, and the story's TCP keepalives (idle, interval,
+        count; whole seconds) for the sessions it opens."""
+        idle_s, interval_s, count = keepalives
+        self.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                 "WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()")
+        self.sql("ALTER SYSTEM SET tcp_keepalives_idle = %d" % idle_s)
+        self.sql("ALTER SYSTEM SET tcp_keepalives_interval = %d" % interval_s)
+        self.sql("ALTER SYSTEM SET tcp_keepalives_count = %d" % count)
+        self.sql("SELECT pg_reload_conf()")
+        self.sql("DROP TABLE IF EXISTS counter; "
+                 "CREATE TABLE counter (id int PRIMARY KEY, version bigint NOT NULL); "
+                 "INSERT INTO counter VALUES (1, 0)")
+        deadline = time.monotonic() + 10
+        while self.sql("SHOW tcp_keepalives_idle") not in ("%d" % idle_s, "%ds" % idle_s):
+            if time.monotonic() > deadline:
+                raise RuntimeError("PostgreSQL did not take the keepalive settings")
+            time.sleep(0.05)
+
+    def version(self):
+        return "PostgreSQL " + self.sql("SHOW server_version").split()[0]
 
     def stop(self):
         if self.started:
             self._as_postgres([os.path.join(self.bin, "pg_ctl"), "-D",
                                os.path.join(self.dir, "data"), "-m", "immediate", "-w", "stop"])
             self.started = False
+
+
+class Relay:
+    """A TCP relay between a replica and its master, in threads of its own:
+    it forwards both ways until it is put on hold, then keeps what it reads,
+    and `drop` throws that away and closes both sides, as the master's death
+    would. It is how a story says "the copy had not reached the replica
+    yet": on loopback a real copy arrives well under a millisecond after the
+    write, far sooner than any script can place a crash."""
+
+    def __init__(self, upstream_port):
+        self.upstream_port = upstream_port
+        self.listener = socket.create_server((HOST, 0))
+        self.port = self.listener.getsockname()[1]
+        self.held = False
+        self.dropped = False
+        self.socks = []
+        self.lock = threading.Lock()
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                down, _ = self.listener.accept()
+            except OSError:
+                return
+            try:
+                up = socket.create_connection((HOST, self.upstream_port), timeout=1)
+                up.settimeout(None)
+            except OSError:
+                down.close()
+                continue
+            with self.lock:
+                if self.dropped:
+                    down.close()
+                    up.close()
+                    continue
+                self.socks += [down, up]
+            threading.Thread(target=self._pump, args=(down, up), daemon=True).start()
+            threading.Thread(target=self._pump, args=(up, down), daemon=True).start()
+
+    def _pump(self, src, dst):
+        while True:
+            try:
+                data = src.recv(65536)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            with self.lock:
+                if self.held or self.dropped:
+                    continue  # Kept (and, once dropped, lost).
+            try:
+                dst.sendall(data)
+            except OSError:
+                break
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+    def hold(self):
+        with self.lock:
+            self.held = True
+
+    def drop(self):
+        with self.lock:
+            self.dropped = True
+            socks, self.socks = self.socks, []
+        for s in socks:
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            s.close()
+
+    def close(self):
+        self.drop()
+        self.listener.close()
+
+
+class SingleRedis:
+    """One Redis master, one replica (which copies it through a `Relay`) and
+    one Sentinel watching them, started afresh for every story: a failover
+    leaves the roles swapped and the counter where the story left it.
+
+    Sentinel's down-after-milliseconds is the simulator's (5 s) times the
+    story's scale, with a single Sentinel as the quorum; its replica INFO
+    period is shortened (SENTINEL DEBUG) so that the replica it promotes was
+    heard from recently, as it would be at the default period of a real
+    deployment's longer down-after."""
+
+    MASTER_NAME = "fidelity"
+    DOWN_AFTER_MS = 5000
+
+    def __init__(self, tmp, ports, scale):
+        self.tmp = tmp
+        self.master_port, self.replica_port, self.sentinel_port = ports
+        self.ports = list(ports)
+        self.scale = scale
+        self.runs = 0
+        self.master = self.replica = self.sentinel = self.relay = None
+
+    def _redis(self, name, port, extra):
+        d = os.path.join(self.tmp, "redis-%s%d" % (name, self.runs))
+        os.makedirs(d, exist_ok=True)
+        argv = ["redis-server", "--port", str(port), "--bind", HOST, "--save", "",
+                "--appendonly", "no", "--dir", d, "--protected-mode", "yes"] + extra
+        p = Process(self.tmp, name, argv, os.path.join(d, "log"))
+        p.start()
+        wait_port(port)
+        return p
+
+    def start(self):
+        import redis
+        self.runs += 1
+        # The replica syncs at once, not after diskless replication's 5 s wait.
+        self.master = self._redis("master", self.master_port, ["--repl-diskless-sync-delay", "0"])
+        self.relay = Relay(self.master_port)
+        self.replica = self._redis("replica", self.replica_port,
+                                   ["--replicaof", HOST, str(self.relay.port)])
+        replica = redis.Redis(host=HOST, port=self.replica_port, socket_timeout=2)
+        deadline = time.monotonic() + 30
+        while replica.info("replication").get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                raise RuntimeError("the Redis replica did not sync")
+            time.sleep(0.05)
+        d = os.path.join(self.tmp, "sentinel%d" % self.runs)
+        os.makedirs(d, exist_ok=True)
+        conf = os.path.join(d, "sentinel.conf")
+        down_after = max(100, round(self.DOWN_AFTER_MS * self.scale))
+        with open(conf, "w") as f:
+            f.write("port %d\nbind %s\ndir %s\n"
+                    "sentinel monitor %s %s %d 1\n"
+                    "sentinel down-after-milliseconds %s %d\n"
+                    "sentinel failover-timeout %s 60000\n"
+                    % (self.sentinel_port, HOST, d, self.MASTER_NAME, HOST, self.master_port,
+                       self.MASTER_NAME, down_after, self.MASTER_NAME))
+        self.sentinel = Process(self.tmp, "sentinel", ["redis-server", conf, "--sentinel"],
+                                os.path.join(d, "log"))
+        self.sentinel.start()
+        wait_port(self.sentinel_port)
+        sentinel = redis.Redis(host=HOST, port=self.sentinel_port, socket_timeout=2,
+                               decode_responses=True)
+        sentinel.execute_command("SENTINEL", "DEBUG", "info-period", "1000")
+        while True:
+            replicas = sentinel.execute_command("SENTINEL", "REPLICAS", self.MASTER_NAME)
+            if any(self._field(r, "flags") == "slave" and self._field(r, "master-link-status") == "ok"
+                   for r in replicas):
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError("Sentinel did not find the replica")
+            time.sleep(0.05)
+
+    @staticmethod
+    def _field(row, name):
+        if isinstance(row, dict):
+            return row.get(name)
+        pairs = dict(zip(row[::2], row[1::2]))
+        return pairs.get(name)
+
+    def hold_replication(self):
+        """What the master writes from now on does not reach the replica."""
+        self.relay.hold()
+
+    def crash(self, n):
+        """Node 1 is the first master: it dies, and what it had not copied
+        dies with it."""
+        if n != 1:
+            raise RuntimeError("only the master's crash is scripted here")
+        self.master.stop()
+        self.relay.drop()
+
+    def reset(self):
+        self.stop()
+        self.start()
+
+    def stop(self):
+        for p in (self.sentinel, self.replica, self.master):
+            if p:
+                p.stop()
+        if self.relay:
+            self.relay.close()
+        self.master = self.replica = self.sentinel = self.relay = None
+
+    def version(self):
+        out = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout
+        return "Redis " + out.split("v=")[1].split()[0] + " (with Sentinel)"

@@ -35,7 +35,7 @@ trunk build --release --offline
 section "real browser (headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs
 
-section "fidelity: the stories on real Redis, etcd and ZooKeeper"
+section "fidelity: the stories on real Redis, etcd, ZooKeeper and PostgreSQL"
 bash scripts/fidelity.sh
 
 section "budgets"

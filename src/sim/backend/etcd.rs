@@ -9,11 +9,10 @@ use super::queue::{Contenders, Entry, Recheck};
 use super::{renew_every_ms, HolderView, LockSystem};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
-use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand};
-use crate::sim::types::{ClientId, Millis, NodeId, Token};
+use crate::sim::types::{ClientId, Millis, Token};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -154,6 +153,7 @@ impl LockSystem for Etcd {
     const TOKEN_SHORT: &'static str = "create_revision of the key";
     const TOKEN_LINE: &'static str = "token = create_revision of the lock key";
     const SERVICE_SAYS: &'static str = "etcd says";
+    const LEADER_FAILOVER: bool = true;
     const RENEWAL: &'static str = "sends lease keepalives";
 
     fn new(config: &Config) -> Etcd {
@@ -245,13 +245,6 @@ impl LockSystem for Etcd {
                 })
                 .collect(),
             revision: self.revision,
-        }
-    }
-
-    fn check_node(&self, _node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
-        match cmd {
-            NodeCommand::Failover => Ok(()),
-            _ => Err(CommandError::NoNodes { system: Self::NAME }),
         }
     }
 

@@ -97,9 +97,15 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis>;
     /// The system's own books, for the lock-service panel.
     fn detail(&self, view: &View) -> Self::Detail;
+    /// Whether the system runs as one replicated service whose only node
+    /// command is an instant leader failover (`Input::Node(_, Failover)`).
+    const LEADER_FAILOVER: bool = false;
     /// Whether a node command would be accepted now.
-    fn check_node(&self, _node: NodeId, _cmd: NodeCommand) -> Result<(), CommandError> {
-        Err(CommandError::NoNodes { system: Self::NAME })
+    fn check_node(&self, _node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        match cmd {
+            NodeCommand::Failover if Self::LEADER_FAILOVER => Ok(()),
+            _ => Err(CommandError::NoNodes { system: Self::NAME }),
+        }
     }
     /// Whether this system offers a client command at all (PostgreSQL has
     /// no lease to renew); the engine has checked the client's own state.

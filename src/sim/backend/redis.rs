@@ -16,13 +16,13 @@
 //! value gone: it has no deadline of its own (neither library sets one).
 
 use super::redis_node::Node;
-use super::redlock::{RedisKeyView, RedisMsg, RedisNodeView};
+use super::redlock::{RedisMsg, RedisNodeView};
 use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
-use crate::sim::scenario::{Config, NodeCommand, RedisOptions, CLOCK_JUMP_MS_MAX, SLOW_MS_MAX};
+use crate::sim::scenario::{Config, NodeCommand, RedisOptions};
 use crate::sim::types::{ClientId, Millis, NodeId, Persistence, ReleaseMode, Token};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -232,7 +232,7 @@ impl LockSystem for Redis {
     fn detail(&self, view: &View) -> RedisDetail {
         let servers = (0..SERVERS)
             .map(|i| RedisServerView {
-                node: self.node_view(view, i),
+                node: self.servers[i].view(server_id(i), view.now),
                 master: i == self.master,
             })
             .collect();
@@ -252,23 +252,13 @@ impl LockSystem for Redis {
         };
         let replica = &self.servers[1 - self.master];
         match cmd {
-            NodeCommand::Crash if node.down => Err(CommandError::NodeDown { node: n }),
-            NodeCommand::Restart if !node.down => Err(CommandError::NodeUp { node: n }),
-            NodeCommand::ClockJump { jump_ms }
-                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX =>
-            {
-                Err(CommandError::ClockJumpOutOfRange { jump_ms })
-            }
-            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
-                Err(CommandError::DelayOutOfRange { extra_ms })
-            }
             NodeCommand::Failover if n.index() != self.master => Err(CommandError::Unsupported {
                 why: "only the master fails over: pick the server marked master",
             }),
             NodeCommand::Failover if node.down || replica.down => Err(CommandError::Unsupported {
                 why: "a failover needs a live master and a live replica to promote",
             }),
-            _ => Ok(()),
+            _ => node.check(n, cmd),
         }
     }
 
@@ -293,25 +283,6 @@ impl Redis {
         self.next_round += 1;
         self.side(c).round = round;
         round
-    }
-
-    fn node_view(&self, view: &View, i: usize) -> RedisNodeView {
-        let node = &self.servers[i];
-        let clock = node.clock.read(view.now);
-        RedisNodeView {
-            node: NodeId::new(i as u8 + 1).expect("two servers"),
-            up: !node.down,
-            clock_offset_ms: node.clock.offset_ms(view.now),
-            clock_ms: clock,
-            slow_ms: node.slow_ms,
-            key: node.live_key(view.now).map(|k| RedisKeyView {
-                owner: k.owner,
-                value: k.value,
-                ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
-            }),
-            fence: node.fence,
-            restart_at: node.restart_at,
-        }
     }
 
     /// Sends a command to the master and waits a while for its answer.
@@ -510,7 +481,7 @@ impl Redis {
     }
 
     fn master_id(&self) -> NodeId {
-        NodeId::new(self.master as u8 + 1).expect("two servers")
+        server_id(self.master)
     }
 
     /// The master runs a client's command; what it changed is copied to
@@ -595,7 +566,7 @@ impl Redis {
     fn schedule_expiry(&self, view: &View, i: usize, out: &mut Effects) {
         let node = &self.servers[i];
         if let Some(key) = node.key {
-            let node_id = NodeId::new(i as u8 + 1).expect("two servers");
+            let node_id = server_id(i);
             out.service_timer(
                 node.expiry_virtual(&key, view.now),
                 RedisTimer::KeyExpiry { node: node_id },
@@ -665,7 +636,7 @@ impl Redis {
         self.master = new;
         self.epoch += 1;
         self.promotion_at = None;
-        let node = NodeId::new(new as u8 + 1).expect("two servers");
+        let node = server_id(new);
         out.record(Event::Service(ServiceEvent::RedisPromoted {
             node,
             lost_writes: lost,
@@ -712,21 +683,15 @@ impl Redis {
                 self.rejoin_as_replica(view, i, out);
             }
             NodeCommand::ClockJump { jump_ms } => {
-                let node = &mut self.servers[i];
-                node.clock.jump(view.now, jump_ms);
-                node.resync_expiry(view.now);
-                out.record(Event::ClockJumped { node: n, jump_ms });
+                self.servers[i].jump_clock(n, view.now, jump_ms, out);
                 self.schedule_expiry(view, i, out);
             }
-            NodeCommand::Slow { extra_ms } => {
-                self.servers[i].slow_ms = extra_ms;
-                out.record(Event::NodeSlow { node: n, extra_ms });
-            }
+            NodeCommand::Slow { extra_ms } => self.servers[i].set_slow(n, extra_ms, out),
         }
     }
 
     fn restart(&mut self, view: &View, i: usize, out: &mut Effects) {
-        let n = NodeId::new(i as u8 + 1).expect("two servers");
+        let n = server_id(i);
         if i != self.master {
             self.rejoin_as_replica(view, i, out);
             return;
@@ -757,7 +722,7 @@ impl Redis {
     /// A server that comes back while another is master resyncs from it:
     /// its own data is replaced by the master's.
     fn rejoin_as_replica(&mut self, view: &View, i: usize, out: &mut Effects) {
-        let n = NodeId::new(i as u8 + 1).expect("two servers");
+        let n = server_id(i);
         let master = &self.servers[self.master];
         let (key, fence) = (master.key, master.fence);
         let node = &mut self.servers[i];
@@ -768,4 +733,9 @@ impl Redis {
         node.resync_expiry(view.now);
         out.record(Event::Service(ServiceEvent::RedisRejoined { node: n }));
     }
+}
+
+/// The node id of server `i` (0: R1, 1: R2).
+fn server_id(i: usize) -> NodeId {
+    NodeId::new(i as u8 + 1).expect("two servers")
 }

@@ -3,10 +3,12 @@
 //! counter, value-checked scripts. Redlock runs five of them side by side;
 //! single Redis runs a master and its replica.
 
-use super::redlock::RedisMsg;
+use super::redlock::{RedisKeyView, RedisMsg, RedisNodeView};
 use crate::sim::clock::Clock;
 use crate::sim::effects::Effects;
+use crate::sim::error::CommandError;
 use crate::sim::history::{Event, ServiceEvent};
+use crate::sim::scenario::{NodeCommand, CLOCK_JUMP_MS_MAX, SLOW_MS_MAX};
 use crate::sim::types::{ClientId, ExtendMode, Millis, NodeId, ReleaseMode};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,6 +61,56 @@ impl Node {
         if let Some(key) = self.key.as_mut() {
             key.expiry = clock.when_reads(key.expires_at_clock, now);
         }
+    }
+
+    /// The node as the lock-service panel draws it.
+    pub fn view(&self, n: NodeId, now: Millis) -> RedisNodeView {
+        let clock = self.clock.read(now);
+        RedisNodeView {
+            node: n,
+            up: !self.down,
+            clock_offset_ms: self.clock.offset_ms(now),
+            clock_ms: clock,
+            slow_ms: self.slow_ms,
+            key: self.live_key(now).map(|k| RedisKeyView {
+                owner: k.owner,
+                value: k.value,
+                ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
+            }),
+            fence: self.fence,
+            restart_at: self.restart_at,
+        }
+    }
+
+    /// Whether a visitor's command to this node would be accepted; what a
+    /// failover means is the lock system's to say.
+    pub fn check(&self, n: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
+        match cmd {
+            NodeCommand::Crash if self.down => Err(CommandError::NodeDown { node: n }),
+            NodeCommand::Restart if !self.down => Err(CommandError::NodeUp { node: n }),
+            NodeCommand::ClockJump { jump_ms }
+                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX =>
+            {
+                Err(CommandError::ClockJumpOutOfRange { jump_ms })
+            }
+            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
+                Err(CommandError::DelayOutOfRange { extra_ms })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The node's wall clock jumps; its key's expiry follows the clock.
+    pub fn jump_clock(&mut self, n: NodeId, now: Millis, jump_ms: i64, out: &mut Effects) {
+        self.clock.jump(now, jump_ms);
+        self.resync_expiry(now);
+        out.record(Event::ClockJumped { node: n, jump_ms });
+    }
+
+    /// The node answers `extra_ms` later (0: at normal speed again).
+    pub fn set_slow(&mut self, n: NodeId, extra_ms: u64, out: &mut Effects) {
+        self.slow_ms = extra_ms;
+        out.record(Event::NodeSlow { node: n, extra_ms });
     }
 
     pub fn expire(&mut self, n: NodeId, out: &mut Effects) {

@@ -18,7 +18,7 @@ use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
-use crate::sim::scenario::{Config, NodeCommand, RedisOptions, CLOCK_JUMP_MS_MAX, SLOW_MS_MAX};
+use crate::sim::scenario::{Config, NodeCommand, RedisOptions};
 use crate::sim::types::{
     ClientId, ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Token,
 };
@@ -240,47 +240,17 @@ impl LockSystem for Redlock {
 
     fn detail(&self, view: &View) -> RedlockDetail {
         let nodes = NodeId::all()
-            .map(|n| {
-                let node = &self.nodes[n.index()];
-                let clock = node.clock.read(view.now);
-                RedisNodeView {
-                    node: n,
-                    up: !node.down,
-                    clock_offset_ms: node.clock.offset_ms(view.now),
-                    clock_ms: clock,
-                    slow_ms: node.slow_ms,
-                    key: node.live_key(view.now).map(|k| RedisKeyView {
-                        owner: k.owner,
-                        value: k.value,
-                        ttl_left_ms: (k.expires_at_clock - clock).max(0) as u64,
-                    }),
-                    fence: node.fence,
-                    restart_at: node.restart_at,
-                }
-            })
+            .map(|n| self.nodes[n.index()].view(n, view.now))
             .collect();
         RedlockDetail { nodes }
     }
 
     fn check_node(&self, n: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
-        let node = &self.nodes[n.index()];
         match cmd {
-            NodeCommand::Crash if node.down => Err(CommandError::NodeDown { node: n }),
-            NodeCommand::Restart if !node.down => Err(CommandError::NodeUp { node: n }),
-            NodeCommand::ClockJump { jump_ms } => {
-                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
-                    Err(CommandError::ClockJumpOutOfRange { jump_ms })
-                } else {
-                    Ok(())
-                }
-            }
-            NodeCommand::Slow { extra_ms } if extra_ms > SLOW_MS_MAX => {
-                Err(CommandError::DelayOutOfRange { extra_ms })
-            }
             NodeCommand::Failover => Err(CommandError::Unsupported {
                 why: "Redlock's five nodes are independent masters with no replicas: nothing fails over (crash and restart a node instead)",
             }),
-            _ => Ok(()),
+            _ => self.nodes[n.index()].check(n, cmd),
         }
     }
 
@@ -742,10 +712,7 @@ impl Redlock {
                 }
             }
             NodeCommand::ClockJump { jump_ms } => {
-                let node = self.node(n);
-                node.clock.jump(view.now, jump_ms);
-                node.resync_expiry(view.now);
-                out.record(Event::ClockJumped { node: n, jump_ms });
+                self.node(n).jump_clock(n, view.now, jump_ms, out);
                 let node = &self.nodes[n.index()];
                 if node.key.is_some() && node.live_key(view.now).is_none() && !node.down {
                     self.expire(n, out);
@@ -753,10 +720,7 @@ impl Redlock {
                 self.schedule_expiry(view, n, out);
             }
             NodeCommand::Failover => {}
-            NodeCommand::Slow { extra_ms } => {
-                self.node(n).slow_ms = extra_ms;
-                out.record(Event::NodeSlow { node: n, extra_ms });
-            }
+            NodeCommand::Slow { extra_ms } => self.node(n).set_slow(n, extra_ms, out),
         }
     }
 

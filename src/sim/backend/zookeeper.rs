@@ -9,11 +9,10 @@ use super::queue::{Contenders, Entry, Recheck};
 use super::{HolderView, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
-use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand};
-use crate::sim::types::{ClientId, Millis, NodeId, Token, ZkClient};
+use crate::sim::types::{ClientId, Millis, Token, ZkClient};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -149,6 +148,7 @@ impl LockSystem for ZooKeeper {
     const TOKEN_LINE: &'static str =
         "token = sequence number of the lock znode; the lease is the session";
     const SERVICE_SAYS: &'static str = "ZooKeeper says";
+    const LEADER_FAILOVER: bool = true;
     const RENEWAL: &'static str = "heartbeats its session";
 
     fn new(config: &Config) -> ZooKeeper {
@@ -236,13 +236,6 @@ impl LockSystem for ZooKeeper {
                 .collect(),
             zxid: self.zxid,
             tick_ms: self.tick_ms,
-        }
-    }
-
-    fn check_node(&self, _node: NodeId, cmd: NodeCommand) -> Result<(), CommandError> {
-        match cmd {
-            NodeCommand::Failover => Ok(()),
-            _ => Err(CommandError::NoNodes { system: Self::NAME }),
         }
     }
 

@@ -1,7 +1,7 @@
 //! Single Redis: the master and its replica, how far the replica is
 //! behind, and Sentinel's promotion when the master is down.
 
-use super::redlock::{node_row, redis_options};
+use super::redlock::{nodes_table, redis_options};
 use super::ServicePanelProps;
 use crate::sim::RedisDetail;
 use crate::ui::state::seconds_1;
@@ -22,26 +22,12 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
     };
     html! {
         <>
-            <p id="nodes-caption" class="service__caption">{ "One Redis master and its replica, watched by Sentinel. Clients talk to the master." }</p>
-            <div class="table-wrap">
-                <table class="nodes" aria-labelledby="nodes-caption">
-                    <thead>
-                        <tr>
-                            <th scope="col">{ "server" }</th>
-                            <th scope="col">{ "state" }</th>
-                            <th scope="col">{ "key owner" }</th>
-                            <th scope="col">{ "value" }</th>
-                            <th scope="col">{ "TTL left" }</th>
-                            <th scope="col">{ "clock" }</th>
-                            <th scope="col">{ "fence" }</th>
-                            <th scope="col">{ "faults" }</th>
-                        </tr>
-                    </thead>
-                    <tbody>
-                        { for detail.servers.iter().map(|s| node_row(props, &s.node, Some(if s.master { "master" } else { "replica" }))) }
-                    </tbody>
-                </table>
-            </div>
+            { nodes_table(
+                props,
+                "One Redis master and its replica, watched by Sentinel. Clients talk to the master.",
+                "server",
+                detail.servers.iter().map(|s| (&s.node, Some(if s.master { "master" } else { "replica" }))),
+            ) }
             <p class="service__counter">{ sentinel }</p>
             { redis_options(props, true) }
             <p class="panel__note">

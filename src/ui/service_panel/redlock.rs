@@ -27,11 +27,7 @@ fn signed_seconds(ms: i64) -> String {
 
 /// One Redis server's row; `role` names it where roles differ (single
 /// Redis's master and replica), and a master gets a Failover button.
-pub(super) fn node_row(
-    props: &ServicePanelProps,
-    node: &RedisNodeView,
-    role: Option<&str>,
-) -> Html {
+fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>) -> Html {
     let n = node.node;
     let checks = props.node_checks.iter().find(|c| c.node == n);
     let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
@@ -129,16 +125,22 @@ fn toggle_hint(up: bool) -> String {
     }
 }
 
-pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
-    let RedlockDetail { nodes } = detail;
+/// The Redis servers' table: one row per server, each with its role where
+/// the servers have roles.
+pub(super) fn nodes_table<'a>(
+    props: &ServicePanelProps,
+    caption: &'static str,
+    first: &'static str,
+    rows: impl Iterator<Item = (&'a RedisNodeView, Option<&'static str>)>,
+) -> Html {
     html! {
         <>
-            <p id="nodes-caption" class="service__caption">{ "Five independent Redis masters; a lock needs 3 of them." }</p>
+            <p id="nodes-caption" class="service__caption">{ caption }</p>
             <div class="table-wrap">
                 <table class="nodes" aria-labelledby="nodes-caption">
                     <thead>
                         <tr>
-                            <th scope="col">{ "node" }</th>
+                            <th scope="col">{ first }</th>
                             <th scope="col">{ "state" }</th>
                             <th scope="col">{ "key owner" }</th>
                             <th scope="col">{ "value" }</th>
@@ -149,10 +151,24 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
                         </tr>
                     </thead>
                     <tbody>
-                        { for nodes.iter().map(|n| node_row(props, n, None)) }
+                        { for rows.map(|(node, role)| node_row(props, node, role)) }
                     </tbody>
                 </table>
             </div>
+        </>
+    }
+}
+
+pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
+    let RedlockDetail { nodes } = detail;
+    html! {
+        <>
+            { nodes_table(
+                props,
+                "Five independent Redis masters; a lock needs 3 of them.",
+                "node",
+                nodes.iter().map(|n| (n, None)),
+            ) }
             { redis_options(props, false) }
             <p class="panel__note">
                 { "Simplified on purpose: a client asks all five nodes at once, gives each a timeout of a few tens of milliseconds, and decides as soon as three said OK (a down node refuses at once); each node expires keys by its own clock; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }

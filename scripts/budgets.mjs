@@ -2,7 +2,9 @@
 // fail (exit code 1); the timings are printed against their aims.
 //
 //   1. Transfer size: every file of the release build, gzip -9, and the total
-//      (at most 330 KiB; the aim for eight systems is 300 KiB).
+//      of the first load (at most 330 KiB; the aim for eight systems is
+//      300 KiB). The background worker's files are listed apart: the page
+//      fetches them only when a visitor first asks for a job.
 //   2. Time to first render: navigation start to the four "Client X" regions
 //      present, median of 5 cold loads, beside the same figure for a minimal
 //      Yew page (aim: at most 1.3x).
@@ -76,16 +78,22 @@ async function filesUnder(dir) {
   return found.sort();
 }
 
-/** Budget 1. Returns true when the total is within the limit. */
+/** Trunk names the worker's files after its binary, unhashed. */
+const isWorkerFile = (name) => name.startsWith("distlock-worker");
+
+/** Budget 1. Returns true when the first load is within the limit. */
 async function transferSize(dist) {
   console.log(`\n1. Transfer size of ${dist}/ (gzip -9), limit ${kib(SIZE_LIMIT_BYTES)}`);
   let total = 0;
+  let worker = 0;
   const rows = [];
   for (const file of await filesUnder(dist)) {
     const raw = await readFile(file);
     const gzipped = gzipSync(raw, { level: 9 }).length;
-    total += gzipped;
-    rows.push([relative(dist, file), raw.length, gzipped]);
+    const name = relative(dist, file);
+    if (isWorkerFile(name)) worker += gzipped;
+    else total += gzipped;
+    rows.push([name, raw.length, gzipped]);
   }
   const width = Math.max(24, ...rows.map(([name]) => name.length + 2));
   console.log(`   ${pad("file", width)}${padLeft("raw", 12)}${padLeft("gzip -9", 12)}`);
@@ -93,7 +101,8 @@ async function transferSize(dist) {
     console.log(`   ${pad(name, width)}${padLeft(kib(raw), 12)}${padLeft(kib(gzipped), 12)}`);
   }
   const ok = total <= SIZE_LIMIT_BYTES;
-  console.log(`   ${pad("total", width)}${padLeft("", 12)}${padLeft(kib(total), 12)}   ${ok ? "within" : "OVER"} the ${kib(SIZE_LIMIT_BYTES)} limit`);
+  console.log(`   ${pad("worker, on demand", width)}${padLeft("", 12)}${padLeft(kib(worker), 12)}`);
+  console.log(`   ${pad("first load", width)}${padLeft("", 12)}${padLeft(kib(total), 12)}   ${ok ? "within" : "OVER"} the ${kib(SIZE_LIMIT_BYTES)} limit`);
   const over = total - SIZE_AIM_BYTES;
   console.log(`   ${over > 0 ? `${kib(over)} over` : `${kib(-over)} under`} the ${kib(SIZE_AIM_BYTES)} aim for eight lock systems`);
   return ok;

@@ -2,3 +2,4 @@ pub mod lesson;
 pub mod sim;
 pub mod ui;
 pub mod wire;
+pub mod work;

@@ -23,6 +23,7 @@ pub mod timeline;
 pub mod timeline_dom;
 pub mod timeline_draw;
 pub mod travel;
+pub mod worker;
 
 use client_card::{ClientCard, ClientCardProps};
 use compare::Compare;

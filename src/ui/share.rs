@@ -3,9 +3,8 @@
 //! A link or file that cannot be read says why and opens the default page.
 
 use super::state::{seconds_1, Action, AppState, Notice};
-use crate::lesson::compare::{self, COLUMNS};
+use crate::sim::Millis;
 use crate::sim::Sim;
-use crate::sim::{Backend, Fencing, Millis};
 use crate::wire::link::{self, ReadRunError, RunLink};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -38,35 +37,16 @@ impl AppState {
         }
     }
 
-    /// One cell of the comparison, opened at its start with the whole run
-    /// kept ahead: Start plays it, the timeline shows all of it.
-    pub(crate) fn open_comparison(
-        &self,
-        column: &str,
-        backend: Backend,
-        fencing: Fencing,
-    ) -> AppState {
-        let title = COLUMNS
-            .iter()
-            .find(|c| c.id == column)
-            .map_or(column, |c| c.title);
-        match compare::run(column, backend, fencing) {
-            Ok(whole) => {
-                let word = compare::cell(column, backend, fencing).outcome.word();
-                let side = if fencing.is_on() { "on" } else { "off" };
-                AppState {
-                    notice: Some(Notice::Info(format!(
-                        "Opened the comparison's run of {title} on {}, fencing {side} ({word}). Start plays it; the timeline shows all of it.",
-                        backend.name()
-                    ))),
-                    ..self.opened_at(whole, 0)
-                }
-            }
-            Err(cell) => self.with_notice(Notice::Refused(format!(
-                "{title} does not run on {}: {}",
-                backend.name(),
-                cell.why
-            ))),
+    /// A run the worker's markup links to, opened like a shared link but
+    /// introduced by the worker's own sentence.
+    pub(crate) fn open_work_run(&self, fragment: &str, say: String) -> AppState {
+        let opened = self.open_run(link::open_link(fragment));
+        match opened.notice {
+            Some(Notice::Info(_)) if !say.is_empty() => AppState {
+                notice: Some(Notice::Info(say)),
+                ..opened
+            },
+            _ => opened,
         }
     }
 

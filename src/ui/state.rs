@@ -178,11 +178,11 @@ pub enum Action {
     Seek(u64),
     /// Open a shared run from a link's fragment.
     OpenLink(String),
-    /// Open one cell of the comparison: a story run on a system.
-    OpenComparison {
-        column: &'static str,
-        backend: Backend,
-        fencing: Fencing,
+    /// Open a run the worker's markup links to (a comparison cell), and
+    /// say what it is.
+    OpenWorkRun {
+        fragment: String,
+        say: String,
     },
     /// Open a run from a file's text (or say why the file could not be read).
     ImportRun(Result<String, String>),
@@ -537,11 +537,7 @@ impl Reducible for AppState {
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
             Action::OpenLink(fragment) => self.open_run(crate::wire::link::open_link(&fragment)),
-            Action::OpenComparison {
-                column,
-                backend,
-                fencing,
-            } => self.open_comparison(column, backend, fencing),
+            Action::OpenWorkRun { fragment, say } => self.open_work_run(&fragment, say),
             Action::ImportRun(Ok(text)) => self.open_run(crate::wire::link::open_run_file(&text)),
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Trunk's post-build hook: in release builds, minifies the page's
+# wasm-bindgen glue with terser (trunk's own JS minifier cannot read its
+# `export default` and copies it as it is). The glue is part of the page's
+# first load, which counts its bytes (README, Budgets).
+set -euo pipefail
+[ "${TRUNK_PROFILE:-}" = release ] || exit 0
+terser="$(dirname "$0")/../node_modules/.bin/terser"
+if [ ! -x "$terser" ]; then
+  echo "minify-glue: terser is not installed (bash scripts/setup.sh installs it); the glue stays as it is" >&2
+  exit 0
+fi
+for glue in "$TRUNK_STAGING_DIR"/distlock-*.js; do
+  case "$(basename "$glue")" in
+    distlock-worker*) continue ;; # a classic script, minified by trunk
+  esac
+  "$terser" "$glue" --module --compress --mangle --output "$glue.min"
+  mv "$glue.min" "$glue"
+done

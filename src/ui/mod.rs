@@ -210,7 +210,7 @@ pub fn App(props: &AppProps) -> Html {
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
                 <Compare {backend} dispatch={dispatch.clone()} />
-                <Spanner />
+                <Spanner dispatch={dispatch.clone()} />
                 <Messages ..messages />
                 { log }
             </main>

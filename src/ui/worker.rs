@@ -52,9 +52,91 @@ impl Work {
     }
 }
 
+/// What a section that asks the worker for its body shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Shown {
+    /// Nothing asked yet: the section offers its button.
+    #[default]
+    Asked,
+    Running {
+        progress: String,
+        html: AttrValue,
+    },
+    Done(AttrValue),
+    Failed(String),
+}
+
+/// A section's job: what it shows, and the callback that starts the job
+/// (and the worker, the first time).
+pub struct UseJob {
+    pub shown: Shown,
+    pub run: Callback<MouseEvent>,
+}
+
+#[hook]
+pub fn use_job(job: Job) -> UseJob {
+    let shown = use_state(Shown::default);
+    let work = use_mut_ref(|| None::<Work>);
+    let run = {
+        let (shown, work) = (shown.clone(), work.clone());
+        Callback::from(move |_: MouseEvent| {
+            let answered = shown.clone();
+            let on_reply = Callback::from(move |reply: Result<Reply, String>| {
+                answered.set(match reply {
+                    Ok(Reply {
+                        error: Some(why), ..
+                    })
+                    | Err(why) => Shown::Failed(why),
+                    Ok(r) if r.done => Shown::Done(r.html.into()),
+                    Ok(r) => Shown::Running {
+                        progress: r.progress,
+                        html: r.html.into(),
+                    },
+                })
+            });
+            shown.set(Shown::Running {
+                progress: "Starting the worker…".into(),
+                html: AttrValue::default(),
+            });
+            let mut work = work.borrow_mut();
+            work.get_or_insert_with(|| Work::start(on_reply))
+                .send(job.clone());
+        })
+    };
+    UseJob {
+        shown: (*shown).clone(),
+        run,
+    }
+}
+
+/// The job's progress or failure, and the markup the worker drew, where a
+/// click on a run link opens that run.
+pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
+    let (status, html) = match shown {
+        Shown::Asked => return Html::default(),
+        Shown::Running { progress, html } => (
+            html! { <p class="work__status" role="status">{ progress }</p> },
+            html.clone(),
+        ),
+        Shown::Done(html) => (Html::default(), html.clone()),
+        Shown::Failed(why) => (
+            html! { <p class="work__status" role="alert">{ why }</p> },
+            AttrValue::default(),
+        ),
+    };
+    html! {
+        <>
+            { status }
+            <div class="work__body" onclick={open_clicked(dispatch)}>
+                { Html::from_html_unchecked(html) }
+            </div>
+        </>
+    }
+}
+
 /// A click inside a worker's markup on an element carrying `data-open`
 /// (a run link's fragment) opens that run, saying `data-say`.
-pub fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
+fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
     let dispatch = dispatch.clone();
     Callback::from(move |e: MouseEvent| {
         #[cfg(target_arch = "wasm32")]

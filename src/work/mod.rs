@@ -12,6 +12,7 @@
 //! worker (`src/bin/worker.rs` is the browser glue).
 
 mod compare;
+mod spanner;
 
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
@@ -39,6 +40,8 @@ pub struct Request {
 pub enum Job {
     /// Every lock system through the comparison's stories.
     Compare,
+    /// The Spanner story, told with both of L1's clocks.
+    Spanner,
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -143,6 +146,14 @@ pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
                 done,
                 error: None,
             })
+        }),
+        Job::Spanner => send(Reply {
+            v: PROTOCOL_VERSION,
+            id,
+            html: spanner::body(),
+            progress: String::new(),
+            done: true,
+            error: None,
         }),
     }
 }

@@ -90,4 +90,18 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
   });
+
+  test("the Spanner story is drawn on request, and its switch shows the slow clock's stale read", async (t) => {
+    const page = await freshPage(t);
+    const section = page.getByRole("region", named("Spanner: clocks with an error bar"));
+    await section.getByRole("button", { name: /Tell the story/ }).click();
+    const truetime = section.locator(".spanner__outcome").filter({ hasText: /No stale read, no stale write/ });
+    await truetime.waitFor();
+    assert.ok(await truetime.isVisible(), "TrueTime is told first");
+    const stale = section.locator(".spanner__outcome").filter({ hasText: /Stale read at 11.000 s/ });
+    assert.equal(await stale.isVisible(), false, "the slow clock's telling is hidden");
+    await section.getByRole("radio", named("runs 20% slow, no error bar")).check();
+    assert.ok(await stale.isVisible(), "the switch shows the slow clock's stale read");
+    assert.equal(await truetime.isVisible(), false);
+  });
 });

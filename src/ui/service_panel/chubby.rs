@@ -1,7 +1,7 @@
 //! Chubby's sequencer and lock-delay: the lock node with its generation
 //! number, the sessions the master keeps, and the master itself.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySessionView, Config, Millis, NodeCommand,
     NodeId, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
@@ -86,30 +86,28 @@ fn session_table(now: Millis, sessions: &[ChubbySessionView]) -> Html {
     if sessions.is_empty() {
         return html! { <p class="panel__empty">{ "No sessions open." }</p> };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="sessions">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "session" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "lease left" }</th>
-                        <th scope="col">{ "KeepAlive" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for sessions.iter().map(|s| html! {
-                        <tr>
-                            <td><code>{ format!("{:x}", s.session) }</code></td>
-                            <td>{ s.owner.to_string() }</td>
-                            <td>{ seconds_1(now.until(s.lease_end)) }</td>
-                            <td>{ if s.keep_alive_held { "held by the master" } else { "none waiting" } }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = sessions
+        .iter()
+        .map(|s| Line {
+            holder: false,
+            cells: vec![
+                Cell::Code(format!("{:x}", s.session)),
+                s.owner.to_string().into(),
+                seconds_1(now.until(s.lease_end)).into(),
+                (if s.keep_alive_held {
+                    "held by the master"
+                } else {
+                    "none waiting"
+                })
+                .into(),
+            ],
+        })
+        .collect();
+    super::books(
+        "sessions",
+        &["session", "client", "lease left", "KeepAlive"],
+        lines,
+    )
 }
 
 /// The lock-delay the clients ask for, and the master's failover.

@@ -2,7 +2,7 @@
 //! ModifyIndex and CreateIndex, the sessions with their timers, the
 //! lock-delay, the clients polling, and Consul's settings.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
     ConsulSessionView, ConsulToken, KeyCleanup, Millis,
@@ -53,28 +53,22 @@ fn key_table(key: Option<ConsulKeyView>, token: ConsulToken) -> Html {
         _ => "empty: free".into(),
     };
     let mark = |which: ConsulToken| if which == token { " (the token)" } else { "" };
-    html! {
-        <div class="table-wrap">
-            <table class="keys">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "Session" }</th>
-                        <th scope="col">{ format!("LockIndex{}", mark(ConsulToken::LockIndex)) }</th>
-                        <th scope="col">{ format!("ModifyIndex{}", mark(ConsulToken::ModifyIndex)) }</th>
-                        <th scope="col">{ "CreateIndex" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <tr class={classes!(k.session.is_some().then_some("keys__row--holder"))}>
-                        <td>{ session }</td>
-                        <td>{ k.lock_index }</td>
-                        <td>{ k.modify_index }</td>
-                        <td>{ k.create_index }</td>
-                    </tr>
-                </tbody>
-            </table>
-        </div>
-    }
+    let lock_index = format!("LockIndex{}", mark(ConsulToken::LockIndex));
+    let modify_index = format!("ModifyIndex{}", mark(ConsulToken::ModifyIndex));
+    let line = Line {
+        holder: k.session.is_some(),
+        cells: vec![
+            session.into(),
+            k.lock_index.into(),
+            k.modify_index.into(),
+            k.create_index.into(),
+        ],
+    };
+    super::books(
+        "keys",
+        &["Session", &lock_index, &modify_index, "CreateIndex"],
+        vec![line],
+    )
 }
 
 fn lock_delay_line(now: Millis, until: Option<Millis>) -> Html {
@@ -92,36 +86,40 @@ fn session_table(now: Millis, sessions: &[ConsulSessionView]) -> Html {
     if sessions.is_empty() {
         return html! { <p class="panel__empty">{ "No sessions." }</p> };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="sessions">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "session" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "TTL" }</th>
-                        <th scope="col">{ "invalidated in" }</th>
-                        <th scope="col">{ "lock-delay" }</th>
-                        <th scope="col">{ "serfHealth" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for sessions.iter().map(|s| html! {
-                        <tr>
-                            <td><code>{ session_words(s.session) }</code></td>
-                            <td>{ s.owner.to_string() }</td>
-                            <td>{ seconds_1(s.ttl_ms) }</td>
-                            <td title="TTL x 2 after the last renewal: the TTL is only a lower bound">
-                                { seconds_1(now.until(s.invalidate_at)) }
-                            </td>
-                            <td>{ seconds_1(s.lock_delay_ms) }</td>
-                            <td>{ if s.node_healthy { "passing" } else { "critical" } }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = sessions
+        .iter()
+        .map(|s| Line {
+            holder: false,
+            cells: vec![
+                Cell::Code(session_words(s.session)),
+                s.owner.to_string().into(),
+                seconds_1(s.ttl_ms).into(),
+                Cell::Hinted(
+                    seconds_1(now.until(s.invalidate_at)),
+                    "TTL x 2 after the last renewal: the TTL is only a lower bound",
+                ),
+                seconds_1(s.lock_delay_ms).into(),
+                (if s.node_healthy {
+                    "passing"
+                } else {
+                    "critical"
+                })
+                .into(),
+            ],
+        })
+        .collect();
+    super::books(
+        "sessions",
+        &[
+            "session",
+            "client",
+            "TTL",
+            "invalidated in",
+            "lock-delay",
+            "serfHealth",
+        ],
+        lines,
+    )
 }
 
 /// Waiters are not queued: each polls the key on its own.

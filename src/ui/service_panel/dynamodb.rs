@@ -1,7 +1,7 @@
 //! DynamoDB's lock item with its RVN and lease clock, each waiter's watch,
 //! each holder's own view of its lease, and the lock client's settings.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     rvn_text, Config, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoOptions,
     DynamoWatchView, Millis, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
@@ -42,35 +42,31 @@ fn item_table(now: Millis, item: Option<&DynamoItemView>) -> Html {
         return html! { <p class="panel__empty">{ "No lock item: nobody holds the lock." }</p> };
     };
     let idle = now.until(item.rvn_at.plus(item.lease_ms));
+    let line = Line {
+        holder: true,
+        cells: vec![
+            Cell::Code("shared-counter".into()),
+            item.owner.to_string().into(),
+            Cell::Code(rvn_text(item.rvn)),
+            seconds_1(item.lease_ms).into(),
+            format!(
+                "t={} ({} heartbeats since the put)",
+                seconds_1(item.rvn_at.ms()),
+                item.heartbeats
+            )
+            .into(),
+        ],
+    };
     html! {
-        <div class="table-wrap">
-            <table class="keys dynamo-item">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "key" }</th>
-                        <th scope="col">{ "ownerName" }</th>
-                        <th scope="col">{ "RVN" }</th>
-                        <th scope="col">{ "leaseDuration" }</th>
-                        <th scope="col">{ "RVN written" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    <tr class="keys__row--holder">
-                        <td><code>{ "shared-counter" }</code></td>
-                        <td>{ item.owner.to_string() }</td>
-                        <td><code>{ rvn_text(item.rvn) }</code></td>
-                        <td>{ seconds_1(item.lease_ms) }</td>
-                        <td>{ format!("t={} ({} heartbeats since the put)", seconds_1(item.rvn_at.ms()), item.heartbeats) }</td>
-                    </tr>
-                </tbody>
-            </table>
+        <>
+            { super::books("keys dynamo-item", &["key", "ownerName", "RVN", "leaseDuration", "RVN written"], vec![line]) }
             <p class="panel__note">
                 { format!(
                     "A waiter that saw this RVN when it was written could take the item over in {}.",
                     seconds_1(idle)
                 ) }
             </p>
-        </div>
+        </>
     }
 }
 

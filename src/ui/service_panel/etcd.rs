@@ -1,6 +1,6 @@
 //! etcd's lock keys, leases and revision.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{EtcdDetail, LeaseView, Millis};
 use crate::ui::state::seconds_1;
 use yew::prelude::*;
@@ -21,30 +21,17 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
             if keys.is_empty() {
                 <p class="panel__empty">{ "No lock keys: nobody holds or waits." }</p>
             } else {
-                <div class="table-wrap">
-                    <table class="keys">
-                        <thead>
-                            <tr>
-                                <th scope="col">{ "key" }</th>
-                                <th scope="col">{ "client" }</th>
-                                <th scope="col">{ "create_rev" }</th>
-                                <th scope="col">{ "mod_rev" }</th>
-                                <th scope="col">{ "role" }</th>
-                            </tr>
-                        </thead>
-                        <tbody>
-                            { for keys.iter().enumerate().map(|(i, k)| html! {
-                                <tr class={classes!((i == 0).then_some("keys__row--holder"))}>
-                                    <td><code>{ format!("…/{:x}", k.lease) }</code></td>
-                                    <td>{ k.owner.to_string() }</td>
-                                    <td>{ k.create_rev }</td>
-                                    <td>{ k.mod_rev }</td>
-                                    <td>{ if i == 0 { "holds" } else { "waits" } }</td>
-                                </tr>
-                            }) }
-                        </tbody>
-                    </table>
-                </div>
+                { super::books("keys", &["key", "client", "create_rev", "mod_rev", "role"],
+                    keys.iter().enumerate().map(|(i, k)| Line {
+                        holder: i == 0,
+                        cells: vec![
+                            Cell::Code(format!("…/{:x}", k.lease)),
+                            k.owner.to_string().into(),
+                            k.create_rev.into(),
+                            k.mod_rev.into(),
+                            (if i == 0 { "holds" } else { "waits" }).into(),
+                        ],
+                    }).collect()) }
             }
             <h3 class="panel__subtitle">{ "Leases" }</h3>
             { lease_table(props.now, leases) }
@@ -60,28 +47,17 @@ fn lease_table(now: Millis, leases: &[LeaseView]) -> Html {
     if leases.is_empty() {
         return html! { <p class="panel__empty">{ "No leases granted." }</p> };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="leases">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "lease" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "TTL" }</th>
-                        <th scope="col">{ "left" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for leases.iter().map(|l| html! {
-                        <tr>
-                            <td><code>{ format!("{:x}", l.lease) }</code></td>
-                            <td>{ l.owner.to_string() }</td>
-                            <td>{ seconds_1(l.ttl_ms) }</td>
-                            <td>{ seconds_1(now.until(l.expires_at)) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = leases
+        .iter()
+        .map(|l| Line {
+            holder: false,
+            cells: vec![
+                Cell::Code(format!("{:x}", l.lease)),
+                l.owner.to_string().into(),
+                seconds_1(l.ttl_ms).into(),
+                seconds_1(now.until(l.expires_at)).into(),
+            ],
+        })
+        .collect();
+    super::books("leases", &["lease", "client", "TTL", "left"], lines)
 }

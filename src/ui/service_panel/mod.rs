@@ -124,6 +124,67 @@ fn holder_line(props: &ServicePanelProps) -> Html {
     html! { <p class="service__holder">{ text }</p> }
 }
 
+/// A cell of a system's books.
+pub(super) enum Cell {
+    Text(String),
+    /// An identifier: a key, a session, a lease, a value.
+    Code(String),
+    /// Text with a tooltip saying what it means.
+    Hinted(String, &'static str),
+}
+
+impl From<String> for Cell {
+    fn from(text: String) -> Cell {
+        Cell::Text(text)
+    }
+}
+
+impl From<&'static str> for Cell {
+    fn from(text: &'static str) -> Cell {
+        Cell::Text(text.into())
+    }
+}
+
+impl From<u64> for Cell {
+    fn from(n: u64) -> Cell {
+        Cell::Text(n.to_string())
+    }
+}
+
+/// A row of a system's books: its cells, and whether it is the holder's.
+pub(super) struct Line {
+    pub holder: bool,
+    pub cells: Vec<Cell>,
+}
+
+/// A table of a system's books, built from data rather than written as
+/// markup: the eight panels share this one copy of the code that makes
+/// table elements, where markup would compile to a copy per table (the
+/// page budgets its bytes).
+pub(super) fn books(class: &'static str, heads: &[&str], lines: Vec<Line>) -> Html {
+    let cell = |c: Cell| match c {
+        Cell::Text(t) => html! { <td>{ t }</td> },
+        Cell::Code(t) => html! { <td><code>{ t }</code></td> },
+        Cell::Hinted(t, hint) => html! { <td title={hint}>{ t }</td> },
+    };
+    html! {
+        <div class="table-wrap">
+            <table class={class}>
+                <thead>
+                    <tr>{ for heads.iter().map(|h| html! { <th scope="col">{ h.to_string() }</th> }) }</tr>
+                </thead>
+                <tbody>
+                    { for lines.into_iter().map(|l| html! {
+                        <tr class={classes!(l.holder.then_some("keys__row--holder"))}>
+                            { for l.cells.into_iter().map(cell) }
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
 /// A button that fails the service's leader over (node 1 names the whole
 /// service); `why` says why it is disabled.
 pub(super) fn failover_button(

@@ -2,7 +2,7 @@
 //! backend connection with its TCP keepalive, the keepalive settings, and
 //! the standby a visitor can promote.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     Config, Millis, NodeCommand, NodeId, PgBackendView, PgDetail, PgLockRow, PgOptions, PgState,
     PG_LOCK_KEY,
@@ -39,69 +39,62 @@ fn lock_table(now: Millis, locks: &[PgLockRow]) -> Html {
             <p class="panel__empty">{ "No rows: nobody holds or waits for advisory lock 42." }</p>
         };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="keys">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "pid" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "granted" }</th>
-                        <th scope="col">{ "for" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for locks.iter().map(|l| html! {
-                        <tr class={classes!(l.granted.then_some("keys__row--holder"))}>
-                            <td><code>{ l.pid }</code></td>
-                            <td>{ l.client.to_string() }</td>
-                            <td>{ if l.granted { "t (holds it)" } else { "f (blocked)" } }</td>
-                            <td>{ seconds_1(l.since.until(now)) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = locks
+        .iter()
+        .map(|l| Line {
+            holder: l.granted,
+            cells: vec![
+                Cell::Code(l.pid.to_string()),
+                l.client.to_string().into(),
+                (if l.granted {
+                    "t (holds it)"
+                } else {
+                    "f (blocked)"
+                })
+                .into(),
+                seconds_1(l.since.until(now)).into(),
+            ],
+        })
+        .collect();
+    super::books("keys", &["pid", "client", "granted", "for"], lines)
 }
 
 fn backend_table(now: Millis, backends: &[PgBackendView], options: PgOptions) -> Html {
     if backends.is_empty() {
         return html! { <p class="panel__empty">{ "No client connections." }</p> };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="sessions">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "pid" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "state" }</th>
-                        <th scope="col">{ "last heard" }</th>
-                        <th scope="col">{ "probes sent" }</th>
-                        <th scope="col">{ "failed" }</th>
-                        <th scope="col">{ "next probe in" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for backends.iter().map(|b| html! {
-                        <tr>
-                            <td><code>{ b.pid }</code></td>
-                            <td>{ b.client.to_string() }</td>
-                            <td>{ match b.state {
-                                PgState::Idle => "idle",
-                                PgState::Active => "active (waiting: advisory)",
-                            } }</td>
-                            <td>{ format!("{} ago", seconds_1(b.last_heard.until(now))) }</td>
-                            <td>{ b.probes_sent }</td>
-                            <td>{ format!("{} of {}", b.probes_failed, options.keepalives_count) }</td>
-                            <td>{ seconds_1(now.until(b.next_probe_at)) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = backends
+        .iter()
+        .map(|b| Line {
+            holder: false,
+            cells: vec![
+                Cell::Code(b.pid.to_string()),
+                b.client.to_string().into(),
+                match b.state {
+                    PgState::Idle => "idle",
+                    PgState::Active => "active (waiting: advisory)",
+                }
+                .into(),
+                format!("{} ago", seconds_1(b.last_heard.until(now))).into(),
+                u64::from(b.probes_sent).into(),
+                format!("{} of {}", b.probes_failed, options.keepalives_count).into(),
+                seconds_1(now.until(b.next_probe_at)).into(),
+            ],
+        })
+        .collect();
+    super::books(
+        "sessions",
+        &[
+            "pid",
+            "client",
+            "state",
+            "last heard",
+            "probes sent",
+            "failed",
+            "next probe in",
+        ],
+        lines,
+    )
 }
 
 /// The two keepalive settings a visitor can choose, and what they cost.

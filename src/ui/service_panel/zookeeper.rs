@@ -1,6 +1,6 @@
 //! ZooKeeper's znode queue, its sessions and its settings.
 
-use super::ServicePanelProps;
+use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
 };
@@ -110,28 +110,21 @@ fn session_table(now: Millis, sessions: &[SessionView]) -> Html {
     if sessions.is_empty() {
         return html! { <p class="panel__empty">{ "No sessions open." }</p> };
     }
-    html! {
-        <div class="table-wrap">
-            <table class="sessions">
-                <thead>
-                    <tr>
-                        <th scope="col">{ "session" }</th>
-                        <th scope="col">{ "client" }</th>
-                        <th scope="col">{ "timeout" }</th>
-                        <th scope="col">{ "expires in" }</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    { for sessions.iter().map(|s| html! {
-                        <tr>
-                            <td><code>{ format!("0x{:x}", s.session) }</code></td>
-                            <td>{ s.owner.to_string() }</td>
-                            <td>{ seconds_1(s.timeout_ms) }</td>
-                            <td>{ seconds_1(now.until(s.expires_at)) }</td>
-                        </tr>
-                    }) }
-                </tbody>
-            </table>
-        </div>
-    }
+    let lines = sessions
+        .iter()
+        .map(|s| Line {
+            holder: false,
+            cells: vec![
+                Cell::Code(format!("0x{:x}", s.session)),
+                s.owner.to_string().into(),
+                seconds_1(s.timeout_ms).into(),
+                seconds_1(now.until(s.expires_at)).into(),
+            ],
+        })
+        .collect();
+    super::books(
+        "sessions",
+        &["session", "client", "timeout", "expires in"],
+        lines,
+    )
 }

@@ -76,7 +76,7 @@ fn backend_table(now: Millis, backends: &[PgBackendView], options: PgOptions) ->
                 }
                 .into(),
                 format!("{} ago", seconds_1(b.last_heard.until(now))).into(),
-                u64::from(b.probes_sent).into(),
+                b.probes_sent.into(),
                 format!("{} of {}", b.probes_failed, options.keepalives_count).into(),
                 seconds_1(now.until(b.next_probe_at)).into(),
             ],

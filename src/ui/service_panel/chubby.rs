@@ -7,6 +7,7 @@ use crate::sim::{
     NodeId, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
 };
 use crate::ui::state::{seconds_1, Action};
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The lock-delays offered, in Chubby's own time: none, a quarter, half
@@ -114,15 +115,10 @@ fn session_table(now: Millis, sessions: &[ChubbySessionView]) -> Html {
 fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     let config = props.config.clone();
     let options = config.chubby;
-    let on_delay = props.dispatch.reform(move |e: Event| {
-        let lock_delay_ms = crate::ui::dom::value_of(&e)
-            .parse()
-            .unwrap_or(options.lock_delay_ms);
-        Action::Reconfigure(Config {
-            chubby: ChubbyOptions { lock_delay_ms },
-            ..config.clone()
-        })
-    });
+    let to_config = move |lock_delay_ms| Config {
+        chubby: ChubbyOptions { lock_delay_ms },
+        ..config.clone()
+    };
     let master = NodeId::new(1).expect("node 1 exists");
     let on_failover = props
         .dispatch
@@ -141,16 +137,10 @@ fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {
         <fieldset class="service__options">
             <legend>{ "Chubby settings (each starts a fresh run)" }</legend>
-            <label class="field" for="chubby-lock-delay">
-                <span>{ "lock-delay" }</span>
-                <select id="chubby-lock-delay" onchange={on_delay}>
-                    { for LOCK_DELAY_CHOICES_MS.iter().map(|&d| html! {
-                        <option value={d.to_string()} selected={d == options.lock_delay_ms}>
-                            { delay_words(d, ttl) }
-                        </option>
-                    }) }
-                </select>
-            </label>
+            { super::picker(props, "chubby-lock-delay", "lock-delay",
+                LOCK_DELAY_CHOICES_MS.iter().map(|&d| (d, delay_words(d, ttl))).collect(),
+                (options.lock_delay_ms, delay_words(options.lock_delay_ms, ttl)),
+                Rc::new(to_config)) }
             <p class="panel__note" id="chubby-lock-delay-note">
                 { format!(
                     "A lock lost by failure (its holder's session expired) stays out of reach this long; a release frees it at once. Chubby allows up to one minute and names no default: the page starts at the minute, {} here against a {} lease ({} s in Chubby).",

@@ -7,7 +7,8 @@ use crate::sim::{
     lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
     ConsulSessionView, ConsulToken, KeyCleanup, Millis,
 };
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::seconds_1;
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// The lock-delays offered, in real seconds: none, Consul's default, the
@@ -165,34 +166,31 @@ fn consul_options(props: &ServicePanelProps) -> Html {
     let o = config.consul;
     let with = {
         let config = config.clone();
-        move |consul: ConsulOptions| {
-            Action::Reconfigure(Config {
-                consul,
-                ..config.clone()
-            })
+        move |consul: ConsulOptions| Config {
+            consul,
+            ..config.clone()
         }
     };
-    let radio = |name: &'static str,
-                 id: &'static str,
-                 words: &'static str,
-                 checked: bool,
-                 to: ConsulOptions| {
+    let radio =
+        |name: &'static str,
+         id: &'static str,
+         words: &'static str,
+         checked: bool,
+         to: ConsulOptions| { super::choice(props, name, id, words, checked, with(to)) };
+    let delay_words = |s: u64| {
+        format!(
+            "{s} s on a 15 s session: {} here",
+            seconds_1(lock_delay_ms(s, config.ttl_ms))
+        )
+    };
+    let delays = LOCK_DELAY_CHOICES_S
+        .iter()
+        .map(|&s| (s, delay_words(s)))
+        .collect();
+    let to_delay = {
         let with = with.clone();
-        let onchange = props.dispatch.reform(move |_: Event| with(to));
-        html! {
-            <label class="toggle" for={id}>
-                <input {id} type="radio" {name} class="toggle__input" {checked} {onchange} />
-                <span class="toggle__text">{ words }</span>
-            </label>
-        }
+        move |lock_delay_s| with(ConsulOptions { lock_delay_s, ..o })
     };
-    let with_delay = with.clone();
-    let on_delay = props.dispatch.reform(move |e: Event| {
-        let lock_delay_s = crate::ui::dom::value_of(&e)
-            .parse()
-            .unwrap_or(o.lock_delay_s);
-        with_delay(ConsulOptions { lock_delay_s, ..o })
-    });
     html! {
         <fieldset class="service__options">
             <legend>{ "Consul settings (each starts a fresh run)" }</legend>
@@ -204,16 +202,8 @@ fn consul_options(props: &ServicePanelProps) -> Html {
                 o.cleanup == KeyCleanup::Keep, ConsulOptions { cleanup: KeyCleanup::Keep, ..o }) }
             { radio("consul-cleanup", "consul-delete", "Delete the key when a lock ends (Behavior=delete, consul lock's cleanup)",
                 o.cleanup == KeyCleanup::Delete, ConsulOptions { cleanup: KeyCleanup::Delete, ..o }) }
-            <label class="field" for="consul-lock-delay">
-                <span>{ "lock-delay" }</span>
-                <select id="consul-lock-delay" onchange={on_delay}>
-                    { for LOCK_DELAY_CHOICES_S.iter().map(|&s| html! {
-                        <option value={s.to_string()} selected={s == o.lock_delay_s}>
-                            { format!("{s} s on a 15 s session: {} here", seconds_1(lock_delay_ms(s, config.ttl_ms))) }
-                        </option>
-                    }) }
-                </select>
-            </label>
+            { super::picker(props, "consul-lock-delay", "lock-delay", delays,
+                (o.lock_delay_s, delay_words(o.lock_delay_s)), Rc::new(to_delay)) }
             <p class="panel__note">
                 { format!("The TTL setting ({}) stands for Consul's default 15 s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x 2).", seconds_1(config.ttl_ms), seconds_1(config.ttl_ms * 2)) }
             </p>

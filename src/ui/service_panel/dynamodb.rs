@@ -6,7 +6,8 @@ use crate::sim::{
     rvn_text, Config, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoOptions,
     DynamoWatchView, Millis, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
 };
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::seconds_1;
+use std::rc::Rc;
 use yew::prelude::*;
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
@@ -139,66 +140,49 @@ fn options(props: &ServicePanelProps) -> Html {
     let dynamo = config.dynamo;
     let with = {
         let config = config.clone();
-        move |dynamo: DynamoOptions| {
-            Action::Reconfigure(Config {
-                dynamo,
-                ..config.clone()
+        move |dynamo: DynamoOptions| Config {
+            dynamo,
+            ..config.clone()
+        }
+    };
+    let beats_words = |n: u32| {
+        format!(
+            "lease / {n} = {}",
+            Millis(config.ttl_ms / u64::from(n.max(1)))
+        )
+    };
+    let beats = HEARTBEAT_CHOICES
+        .iter()
+        .map(|&n| (u64::from(n), beats_words(n)))
+        .collect();
+    let waits = WAIT_CHOICES_PCT
+        .iter()
+        .map(|&(p, words)| (u64::from(p), words.to_string()))
+        .collect();
+    let now_beats = dynamo.heartbeats_per_lease;
+    let now_wait = dynamo.extra_wait_pct;
+    let to_beats = {
+        let with = with.clone();
+        move |n: u64| {
+            with(DynamoOptions {
+                heartbeats_per_lease: u32::try_from(n).unwrap_or(now_beats),
+                ..dynamo
             })
         }
     };
-    let with_beats = with.clone();
-    let on_beats = props.dispatch.reform(move |e: Event| {
-        let per_lease = crate::ui::dom::value_of(&e)
-            .parse()
-            .unwrap_or(dynamo.heartbeats_per_lease);
-        with_beats(DynamoOptions {
-            heartbeats_per_lease: per_lease,
-            ..dynamo
-        })
-    });
-    let on_wait = props.dispatch.reform(move |e: Event| {
-        let pct = crate::ui::dom::value_of(&e)
-            .parse()
-            .unwrap_or(dynamo.extra_wait_pct);
+    let to_wait = move |p: u64| {
         with(DynamoOptions {
-            extra_wait_pct: pct,
+            extra_wait_pct: u32::try_from(p).unwrap_or(now_wait),
             ..dynamo
         })
-    });
-    let custom_wait = !WAIT_CHOICES_PCT
-        .iter()
-        .any(|&(p, _)| p == dynamo.extra_wait_pct);
+    };
     html! {
         <fieldset class="service__options">
             <legend>{ "DynamoDB lock client settings (each starts a fresh run)" }</legend>
-            <label class="field" for="dynamo-heartbeat">
-                <span>{ "heartbeatPeriod" }</span>
-                <select id="dynamo-heartbeat" onchange={on_beats}>
-                    { for HEARTBEAT_CHOICES.iter().map(|&n| html! {
-                        <option value={n.to_string()} selected={n == dynamo.heartbeats_per_lease}>
-                            { format!("lease / {n} = {}", Millis(config.ttl_ms / u64::from(n))) }
-                        </option>
-                    }) }
-                    if !HEARTBEAT_CHOICES.contains(&dynamo.heartbeats_per_lease) {
-                        <option value={dynamo.heartbeats_per_lease.to_string()} selected=true>
-                            { format!("lease / {} = {}", dynamo.heartbeats_per_lease, Millis(config.ttl_ms / u64::from(dynamo.heartbeats_per_lease.max(1)))) }
-                        </option>
-                    }
-                </select>
-            </label>
-            <label class="field" for="dynamo-wait">
-                <span>{ "a waiter gives up after" }</span>
-                <select id="dynamo-wait" onchange={on_wait}>
-                    { for WAIT_CHOICES_PCT.iter().map(|&(p, words)| html! {
-                        <option value={p.to_string()} selected={p == dynamo.extra_wait_pct}>{ words }</option>
-                    }) }
-                    if custom_wait {
-                        <option value={dynamo.extra_wait_pct.to_string()} selected=true>
-                            { format!("a lease + {}% of a lease", dynamo.extra_wait_pct) }
-                        </option>
-                    }
-                </select>
-            </label>
+            { super::picker(props, "dynamo-heartbeat", "heartbeatPeriod", beats,
+                (u64::from(now_beats), beats_words(now_beats)), Rc::new(to_beats)) }
+            { super::picker(props, "dynamo-wait", "a waiter gives up after", waits,
+                (u64::from(now_wait), format!("a lease + {now_wait}% of a lease")), Rc::new(to_wait)) }
             <p class="panel__note">
                 { "The lease is the TTL setting (the library's default is 20 s). A waiter behind a live holder sees a new RVN every heartbeat, so its count keeps starting again and it gives up with LockNotGrantedException: there is no queue." }
             </p>

@@ -15,6 +15,7 @@ use crate::sim::{
     Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView, RedlockDetail,
     ServiceDetail, Sim,
 };
+use std::rc::Rc;
 use yew::prelude::*;
 
 /// How far "Clock +10 s" moves a node's wall clock.
@@ -182,6 +183,58 @@ pub(super) fn books(class: &'static str, heads: &[&str], lines: Vec<Line>) -> Ht
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// One radio button of a system's setting: choosing it starts a fresh
+/// run with `config`. Shared by every panel, like `books`.
+pub(super) fn choice(
+    props: &ServicePanelProps,
+    name: &'static str,
+    id: &'static str,
+    words: &'static str,
+    checked: bool,
+    config: Config,
+) -> Html {
+    let onchange = props
+        .dispatch
+        .reform(move |_: Event| Action::Reconfigure(config.clone()));
+    html! {
+        <label class="toggle" for={id}>
+            <input {id} type="radio" {name} class="toggle__input" {checked} {onchange} />
+            <span class="toggle__text">{ words }</span>
+        </label>
+    }
+}
+
+/// A system's setting chosen from a list of (value, words); the current
+/// value is offered too when a link set one off the list. Choosing starts
+/// a fresh run with `to_config(value)`.
+pub(super) fn picker(
+    props: &ServicePanelProps,
+    id: &'static str,
+    label: &'static str,
+    mut choices: Vec<(u64, String)>,
+    current: (u64, String),
+    to_config: Rc<dyn Fn(u64) -> Config>,
+) -> Html {
+    let now = current.0;
+    if !choices.iter().any(|&(v, _)| v == now) {
+        choices.push(current);
+    }
+    let onchange = props.dispatch.reform(move |e: Event| {
+        let value = super::dom::value_of(&e).parse().unwrap_or(now);
+        Action::Reconfigure(to_config(value))
+    });
+    html! {
+        <label class="field" for={id}>
+            <span>{ label }</span>
+            <select {id} {onchange}>
+                { for choices.into_iter().map(|(v, words)| html! {
+                    <option value={v.to_string()} selected={v == now}>{ words }</option>
+                }) }
+            </select>
+        </label>
     }
 }
 

@@ -100,20 +100,11 @@ fn backend_table(now: Millis, backends: &[PgBackendView], options: PgOptions) ->
 /// The two keepalive settings a visitor can choose, and what they cost.
 fn pg_options(props: &ServicePanelProps, pg: PgOptions) -> Html {
     let choice = |options: PgOptions, id: &'static str, words: &'static str| {
-        let config = props.config.clone();
-        let onchange = props.dispatch.reform(move |_: Event| {
-            Action::Reconfigure(Config {
-                pg: options,
-                ..config.clone()
-            })
-        });
-        html! {
-            <label class="toggle" for={id}>
-                <input {id} type="radio" name="pg-keepalives" class="toggle__input"
-                    checked={pg == options} {onchange} />
-                <span class="toggle__text">{ words }</span>
-            </label>
-        }
+        let to = Config {
+            pg: options,
+            ..props.config.clone()
+        };
+        super::choice(props, "pg-keepalives", id, words, pg == options, to)
     };
     let custom = pg != PgOptions::TUNED && pg != PgOptions::LINUX;
     html! {

@@ -4,7 +4,8 @@ use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
 };
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::seconds_1;
+use std::rc::Rc;
 use yew::prelude::*;
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
@@ -55,44 +56,26 @@ fn zk_options(props: &ServicePanelProps) -> Html {
     let config = &props.config;
     let zk = config.zk;
     let negotiated = negotiated_timeout_ms(config.ttl_ms, zk.tick_ms);
-    let with = {
+    let with = |zk: ZkOptions| Config {
+        zk,
+        ..config.clone()
+    };
+    let tick = {
         let config = config.clone();
-        move |zk: ZkOptions| {
-            Action::Reconfigure(Config {
-                zk,
-                ..config.clone()
-            })
+        move |tick_ms| Config {
+            zk: ZkOptions { tick_ms, ..zk },
+            ..config.clone()
         }
     };
-    let with_tick = with.clone();
-    let on_tick = props.dispatch.reform(move |e: Event| {
-        let tick_ms = crate::ui::dom::value_of(&e).parse().unwrap_or(zk.tick_ms);
-        with_tick(ZkOptions { tick_ms, ..zk })
-    });
     let library = |client: ZkClient, id: &'static str, words: &'static str| {
-        let with = with.clone();
-        let onchange = props
-            .dispatch
-            .reform(move |_: Event| with(ZkOptions { client, ..zk }));
-        html! {
-            <label class="toggle" for={id}>
-                <input {id} type="radio" name="zk-client" class="toggle__input"
-                    checked={zk.client == client} {onchange} />
-                <span class="toggle__text">{ words }</span>
-            </label>
-        }
+        let to = with(ZkOptions { client, ..zk });
+        super::choice(props, "zk-client", id, words, zk.client == client, to)
     };
+    let ticks = TICK_CHOICES_MS.iter().map(|&t| (t, seconds_1(t))).collect();
     html! {
         <fieldset class="service__options">
             <legend>{ "ZooKeeper settings (each starts a fresh run)" }</legend>
-            <label class="field" for="zk-tick">
-                <span>{ "tickTime" }</span>
-                <select id="zk-tick" onchange={on_tick}>
-                    { for TICK_CHOICES_MS.iter().map(|&t| html! {
-                        <option value={t.to_string()} selected={t == zk.tick_ms}>{ seconds_1(t) }</option>
-                    }) }
-                </select>
-            </label>
+            { super::picker(props, "zk-tick", "tickTime", ticks, (zk.tick_ms, seconds_1(zk.tick_ms)), Rc::new(tick)) }
             <p class="panel__note" id="zk-clamp">
                 if negotiated == props.config.ttl_ms {
                     { format!("Session timeout {} (the TTL setting), within 2-20 x tickTime.", seconds_1(negotiated)) }

@@ -3,8 +3,8 @@
 
 use super::{NodeChecks, ServicePanelProps, CLOCK_JUMP_MS, SLOW_NODE_MS};
 use crate::sim::{
-    Config, ExtendMode, NodeCommand, Persistence, RedisNodeView, RedisOptions, RedlockDetail,
-    ReleaseMode, RestartPolicy,
+    Config, ExtendMode, NodeCommand, NodeId, Persistence, RedisNodeView, RedisOptions,
+    RedlockDetail, ReleaseMode, RestartPolicy,
 };
 use crate::ui::dom::checked_of;
 use crate::ui::state::{seconds_1, Action};
@@ -31,11 +31,6 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>)
     let n = node.node;
     let checks = props.node_checks.iter().find(|c| c.node == n);
     let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
-    let send = |command: NodeCommand| {
-        props
-            .dispatch
-            .reform(move |_: MouseEvent| Action::Node(n, command))
-    };
     let (up_word, up_mark) = if node.up {
         ("up", "▲")
     } else {
@@ -55,73 +50,93 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>)
         .restart_at
         .map(|at| format!(" until t={}", seconds_1(at.ms())))
         .unwrap_or_default();
-    let (toggle_name, toggle_cmd, toggle_why) = if node.up {
-        ("Crash", NodeCommand::Crash, why(|c| &c.crash))
-    } else {
-        ("Restart", NodeCommand::Restart, why(|c| &c.restart))
-    };
-    let (slow_name, slow_label, slow_cmd) = if node.slow_ms > 0 {
-        (
-            "Speed up",
-            format!("Speed up node {}", n.number()),
-            NodeCommand::Slow { extra_ms: 0 },
-        )
-    } else {
-        (
-            "Slow",
-            format!("Slow node {} by 2 s", n.number()),
-            NodeCommand::Slow {
-                extra_ms: SLOW_NODE_MS,
+    let number = n.number();
+    let mut buttons = vec![
+        if node.up {
+            Fault {
+                name: "Crash",
+                label: format!("Crash node {number}"),
+                why: why(|c| &c.crash),
+                hint: "The node goes down; without persistence it forgets its keys",
+                command: NodeCommand::Crash,
+            }
+        } else {
+            Fault {
+                name: "Restart",
+                label: format!("Restart node {number}"),
+                why: why(|c| &c.restart),
+                hint: "The node comes back",
+                command: NodeCommand::Restart,
+            }
+        },
+        Fault {
+            name: "Clock +10 s",
+            label: format!("Clock +10 s on node {number}"),
+            why: why(|c| &c.clock_jump),
+            hint: "The node's wall clock jumps 10 s forward: its key expires early",
+            command: NodeCommand::ClockJump {
+                jump_ms: CLOCK_JUMP_MS,
             },
-        )
-    };
-    let slow_why = why(|c| &c.slow);
-    let jump_why = why(|c| &c.clock_jump);
-    let failover_why = why(|c| &c.failover);
+        },
+        Fault {
+            name: if node.slow_ms > 0 { "Speed up" } else { "Slow" },
+            label: if node.slow_ms > 0 {
+                format!("Speed up node {number}")
+            } else {
+                format!("Slow node {number} by 2 s")
+            },
+            why: why(|c| &c.slow),
+            hint: "The node answers 2 s later than usual, or normally again",
+            command: NodeCommand::Slow {
+                extra_ms: if node.slow_ms > 0 { 0 } else { SLOW_NODE_MS },
+            },
+        },
+    ];
+    if role == Some("master") {
+        buttons.push(Fault {
+            name: "Fail over",
+            label: format!("Fail over from node {number}"),
+            why: why(|c| &c.failover),
+            hint: "Sentinel fails over now: the replica becomes master with whatever it has copied",
+            command: NodeCommand::Failover,
+        });
+    }
     let role_note = role.map(|r| format!(" · {r}")).unwrap_or_default();
-    let failover = (role == Some("master")).then(|| html! {
-        <button type="button" class="button button--small"
-            aria-label={format!("Fail over from node {}", n.number())}
-            disabled={failover_why.is_some()}
-            title={failover_why.clone().unwrap_or_else(|| "Sentinel fails over now: the replica becomes master with whatever it has copied".into())}
-            onclick={send(NodeCommand::Failover)}>{ "Fail over" }</button>
-    });
     html! {
         <tr class={classes!("nodes__row", (!node.up).then_some("nodes__row--down"))}>
-            <th scope="row">{ n.number() }</th>
+            <th scope="row">{ number }</th>
             <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }{ role_note }</td>
             { key }
             <td>{ signed_seconds(node.clock_offset_ms) }</td>
             <td>{ node.fence }</td>
             <td class="nodes__faults">
                 <div class="nodes__actions">
-                    <button type="button" class="button button--small"
-                        aria-label={format!("{toggle_name} node {}", n.number())}
-                        disabled={toggle_why.is_some()}
-                        title={toggle_why.clone().unwrap_or_else(|| toggle_hint(node.up))}
-                        onclick={send(toggle_cmd)}>{ toggle_name }</button>
-                    <button type="button" class="button button--small"
-                        aria-label={format!("Clock +10 s on node {}", n.number())}
-                        disabled={jump_why.is_some()}
-                        title={jump_why.clone().unwrap_or_else(|| "The node's wall clock jumps 10 s forward: its key expires early".into())}
-                        onclick={send(NodeCommand::ClockJump { jump_ms: CLOCK_JUMP_MS })}>{ "Clock +10 s" }</button>
-                    <button type="button" class="button button--small"
-                        aria-label={slow_label}
-                        disabled={slow_why.is_some()}
-                        title={slow_why.clone().unwrap_or_else(|| "The node answers 2 s later than usual, or normally again".into())}
-                        onclick={send(slow_cmd)}>{ slow_name }</button>
-                    { for failover }
+                    { for buttons.into_iter().map(|f| fault_button(props, n, f)) }
                 </div>
             </td>
         </tr>
     }
 }
 
-fn toggle_hint(up: bool) -> String {
-    if up {
-        "The node goes down; without persistence it forgets its keys".into()
-    } else {
-        "The node comes back".into()
+/// A fault a node's row offers: a button, or why it is disabled.
+struct Fault {
+    name: &'static str,
+    label: String,
+    why: Option<String>,
+    hint: &'static str,
+    command: NodeCommand,
+}
+
+fn fault_button(props: &ServicePanelProps, n: NodeId, f: Fault) -> Html {
+    let command = f.command;
+    let disabled = f.why.is_some();
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Node(n, command));
+    html! {
+        <button type="button" class="button button--small" aria-label={f.label}
+            {disabled} title={f.why.unwrap_or_else(|| f.hint.into())}
+            {onclick}>{ f.name }</button>
     }
 }
 

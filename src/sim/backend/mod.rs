@@ -135,6 +135,26 @@ pub struct Validity {
     pub left_ms: i64,
 }
 
+/// The next value of a counter that messages or timers carry in 32 bits (a
+/// round, a revision, a call id): that keeps every message of every lock
+/// system within 24 bytes, and the values the engine moves for each event
+/// small. A counter steps once per request or write at most, so a run
+/// would need billions of them to reach the limit; it stops there, saying
+/// so, rather than wrap around and mistake a new value for an old one.
+pub(crate) fn count_up(counter: &mut u32) -> u32 {
+    *counter = counter
+        .checked_add(1)
+        .expect("a 32-bit counter of the lock system ran out");
+    *counter
+}
+
+/// A duration that a message carries in 32 bits of milliseconds. Each is
+/// bounded by the run's settings (a TTL of at most 30 s), far below the 49
+/// days that 32 bits hold.
+pub(crate) fn ms32(ms: u64) -> u32 {
+    u32::try_from(ms).expect("a duration in a message fits in 32 bits of milliseconds")
+}
+
 /// How often a client renews: every third of the lease, as etcd's keepalive,
 /// ZooKeeper's ping and Redlock auto-extension libraries do.
 pub(crate) fn renew_every_ms(ttl_ms: u64) -> u64 {

@@ -50,34 +50,34 @@ pub fn validity_ms(ttl_ms: u64, elapsed_ms: u64) -> i64 {
 pub enum RedisMsg {
     /// `SET lock value NX PX ttl`.
     #[serde(rename = "redis-set")]
-    Set { value: u64, px_ms: u64, round: u64 },
+    Set { value: u64, px_ms: u64, round: u32 },
     #[serde(rename = "redis-set-reply")]
-    SetReply { ok: bool, round: u64 },
+    SetReply { ok: bool, round: u32 },
     /// `SET lock value NX PX ttl` and, if it was set, `INCR fence`, in one
     /// script (single Redis): the token comes back with the key.
     #[serde(rename = "redis-set-fence")]
-    SetFence { value: u64, px_ms: u64, round: u64 },
+    SetFence { value: u64, px_ms: u64, round: u32 },
     /// The fence counter, or nil when the key was taken.
     #[serde(rename = "redis-set-fence-reply")]
-    SetFenceReply { fence: Option<u64>, round: u64 },
+    SetFenceReply { fence: Option<u64>, round: u32 },
     /// `INCR fence` on node 1, once a quorum is held: the token.
     #[serde(rename = "redis-incr")]
-    Incr { round: u64 },
+    Incr { round: u32 },
     #[serde(rename = "redis-incr-reply")]
-    IncrReply { fence: u64, round: u64 },
+    IncrReply { fence: u64, round: u32 },
     /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
     #[serde(rename = "redis-extend")]
     Extend {
         value: u64,
         px_ms: u64,
         mode: ExtendMode,
-        round: u64,
+        round: u32,
     },
     #[serde(rename = "redis-extend-reply")]
-    ExtendReply { ok: bool, round: u64 },
+    ExtendReply { ok: bool, round: u32 },
     /// A node that is down refuses the connection at once.
     #[serde(rename = "redis-refused")]
-    Refused { round: u64 },
+    Refused { round: u32 },
     /// Release: the checked script or a plain `DEL`.
     #[serde(rename = "redis-unlock")]
     Unlock { value: u64, mode: ReleaseMode },
@@ -90,9 +90,9 @@ pub(crate) enum RedlockTimer {
     /// The lease end by the client's own clock.
     LeaseDeadline { gen: u64 },
     /// The timeout of one step of a round.
-    NodeTimeout { round: u64, step: u8 },
+    NodeTimeout { round: u32, step: u8 },
     /// Retry after a random delay.
-    Retry { round: u64 },
+    Retry { round: u32 },
     /// A node's key reaches its expiry by the node's clock.
     KeyExpiry { node: NodeId },
     /// A delayed restart is over.
@@ -141,7 +141,7 @@ enum Phase {
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     phase: Phase,
-    round: u64,
+    round: u32,
     value: Option<u64>,
     /// When the attempt or extension started, by the client's own clock.
     start_local: i64,
@@ -160,7 +160,8 @@ pub(crate) struct Redlock {
     options: RedisOptions,
     nodes: [Node; NODES],
     side: [Side; 4],
-    next_round: u64,
+    /// Rounds started so far: each gets the next number.
+    rounds: u32,
     /// The fence value node 1 returned with each lock value.
     fence_of: BTreeMap<u64, u64>,
     rng: ServiceRng,
@@ -188,7 +189,7 @@ impl LockSystem for Redlock {
             options: config.redis,
             nodes: Default::default(),
             side: Default::default(),
-            next_round: 1,
+            rounds: 0,
             fence_of: BTreeMap::new(),
             rng: ServiceRng::new(config.seed),
         }
@@ -323,9 +324,8 @@ impl Redlock {
     }
 
     /// A fresh round number: late answers to older rounds are ignored.
-    fn new_round(&mut self, c: ClientId) -> u64 {
-        let round = self.next_round;
-        self.next_round += 1;
+    fn new_round(&mut self, c: ClientId) -> u32 {
+        let round = super::count_up(&mut self.rounds);
         self.side(c).round = round;
         round
     }
@@ -350,8 +350,7 @@ impl Redlock {
     }
 
     fn start_attempt(&mut self, view: &View, c: ClientId, out: &mut Effects) {
-        let round = self.next_round;
-        self.next_round += 1;
+        let round = super::count_up(&mut self.rounds);
         let value = self.rng.draw(0x1000_0000_0000, 0xffff_ffff_ffff);
         let side = self.side(c);
         *side = Side {

@@ -96,7 +96,7 @@ impl Contenders {
 
     /// The holder's entry.
     pub fn first(&self) -> Option<(u32, &Entry)> {
-        self.entries.iter().next().map(|(&o, e)| (o, e))
+        self.entries.first_key_value().map(|(&o, e)| (o, e))
     }
 
     /// The first entry `c` owns.

@@ -189,7 +189,7 @@ impl Core {
             id,
             from,
             to,
-            body: body.clone(),
+            body,
             deliver_at,
         });
         self.in_flight.push(Message {

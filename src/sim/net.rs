@@ -40,8 +40,9 @@ impl fmt::Display for Endpoint {
 }
 
 /// What a message carries: a lock system's own request or answer, or a
-/// write and its answer at the resource.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// write and its answer at the resource. Plain data, so copying one for the
+/// history is a copy of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Body {
     Lock(Msg),

@@ -63,7 +63,7 @@ pub fn chubby_scaled_ms(chubby_ms: u64, ttl_ms: u64) -> u64 {
 /// Chubby's requests and answers. KeepAlive sequence numbers and the
 /// lease they grant travel in 32 bits (see `count_up` and `ms32`), so that
 /// each fits in 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ChubbyMsg {
     #[serde(rename = "chubby-create-session")]

@@ -163,7 +163,7 @@ pub enum AcquireResult {
 /// Consul's requests and answers, through the client's local agent.
 /// Raft indexes travel in 32 bits (see `count_up`), so that each fits in
 /// 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ConsulMsg {
     #[serde(rename = "consul-session-create")]

@@ -73,7 +73,7 @@ pub fn rvn_text(rvn: u64) -> String {
 /// Call ids travel in 32 bits (see `count_up`) and an RVN that may be
 /// absent as a `NonZeroU64` (RVNs are drawn from 1), so that each fits in
 /// 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum DynamoMsg {
     /// A consistent `GetItem` of the lock item.

@@ -39,7 +39,7 @@ pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
 
 /// etcd's requests and answers. Revisions travel in 32 bits (see
 /// `count_up`), so that each fits in 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum EtcdMsg {
     #[serde(rename = "etcd-lease-grant")]

@@ -58,7 +58,7 @@ pub struct HolderView {
 
 /// What a lock system is: a state machine over its own messages and timers.
 pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
-    type Msg: Clone + fmt::Debug + PartialEq + Eq + Hash + Serialize;
+    type Msg: Copy + fmt::Debug + PartialEq + Eq + Hash + Serialize;
     type Timer: Copy + fmt::Debug + PartialEq + Eq + Hash;
     type Detail: Clone + fmt::Debug + PartialEq + Eq + Serialize;
 
@@ -233,7 +233,7 @@ macro_rules! lock_systems {
         }
 
         /// A message of one lock system.
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[serde(untagged)]
         pub enum Msg {
             $($variant($module::$msg),)*

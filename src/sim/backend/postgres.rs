@@ -39,7 +39,7 @@ const PID_DRAWS_MAX: u32 = 16;
 /// PostgreSQL's requests and answers on a client's lock connection. Pids,
 /// attempts and grants travel in 32 bits (a pid is one in PostgreSQL too;
 /// see `count_up`), so that each fits in 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum PgMsg {
     /// Startup: a new connection and its backend process.

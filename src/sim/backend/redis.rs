@@ -48,7 +48,7 @@ const BACKLOG_MAX: usize = 64;
 
 /// The single-Redis protocol: a client's commands to the master (Redis
 /// commands as Redlock sends them) and `WAIT 1`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum SingleRedisMsg {
     #[serde(rename = "redis-command")]

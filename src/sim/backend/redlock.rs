@@ -45,7 +45,7 @@ pub fn validity_ms(ttl_ms: u64, elapsed_ms: u64) -> i64 {
 }
 
 /// What a Redis node is asked and answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum RedisMsg {
     /// `SET lock value NX PX ttl`.

@@ -29,7 +29,7 @@ fn expiry_bucket(at_ms: u64, tick_ms: u64) -> Millis {
 
 /// ZooKeeper's requests and answers. Sequence numbers travel in 32 bits,
 /// as ZooKeeper's own do, so that each fits in 24 bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ZkMsg {
     #[serde(rename = "zk-connect")]

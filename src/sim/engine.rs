@@ -68,6 +68,9 @@ struct Scheduled {
     ev: Ev,
 }
 
+// Moved at every level of the event queue's heap on each push and pop.
+const _: () = assert!(size_of::<Scheduled>() <= 48);
+
 impl Ord for Scheduled {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap and the earliest must come first.

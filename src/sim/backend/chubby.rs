@@ -94,6 +94,10 @@ pub enum ChubbyMsg {
     Release { session: u64 },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<ChubbyMsg>() <= 24);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ChubbyTimer {
     /// The client's own, conservative lease end.

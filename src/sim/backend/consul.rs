@@ -203,6 +203,10 @@ pub enum ConsulMsg {
     Unlock { session: u64, delete_key: bool },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<ConsulMsg>() <= 24);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ConsulTimer {
     /// RenewPeriodic's next renewal.

@@ -102,6 +102,10 @@ pub enum DynamoMsg {
     DeleteItem { rvn: u64 },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<DynamoMsg>() <= 24);
+
 /// The lock item as a consistent read returns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemSeen {

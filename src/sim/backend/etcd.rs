@@ -72,6 +72,10 @@ pub enum EtcdMsg {
     },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<EtcdMsg>() <= 24);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum EtcdTimer {
     /// Time to send the next keepalive.

@@ -354,6 +354,11 @@ lock_systems! {
     Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
 }
 
+// A message of any lock system: the largest one's 32 bytes, with `Msg`'s
+// tag packed into that message's own. The engine copies each message into
+// the history and moves it through the effects and the wire.
+const _: () = assert!(size_of::<Msg>() <= 32);
+
 impl Backend {
     pub fn from_slug(slug: &str) -> Option<Backend> {
         Backend::ALL.into_iter().find(|b| b.slug() == slug)

@@ -71,6 +71,10 @@ pub enum PgMsg {
     Reset { pid: u32 },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<PgMsg>() <= 24);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum PgTimer {
     /// The server's kernel's keepalive timer for one connection.

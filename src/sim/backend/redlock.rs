@@ -83,6 +83,10 @@ pub enum RedisMsg {
     Unlock { value: u64, mode: ReleaseMode },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<RedisMsg>() <= 24);
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum RedlockTimer {
     /// Time to extend the lock.

@@ -6,7 +6,7 @@
 //! Raft, no leader change), and every acquisition opens its own session.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{count_up, ms32, renew_every_ms, HolderView, LockSystem};
+use super::{count_up, ms32, renew_every_ms, Grant, HolderView, LockSystem};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -221,6 +221,11 @@ impl LockSystem for Etcd {
 
     fn holder(&self, _view: &View) -> Option<HolderView> {
         self.keys.holder(|lease| self.lease_expiry(lease))
+    }
+
+    /// The first key's, without looking up when its lease ends.
+    fn grant(&self, _view: &View) -> Option<Grant> {
+        self.keys.grant()
     }
 
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {

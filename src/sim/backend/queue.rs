@@ -4,7 +4,7 @@
 //! entry just before its own, and an expired session or lease deletes its
 //! entries, which fires the watch of the one behind.
 
-use super::HolderView;
+use super::{Grant, HolderView};
 use crate::sim::types::{ClientId, Millis, Token};
 use std::collections::BTreeMap;
 
@@ -102,6 +102,16 @@ impl Contenders {
     /// The first entry `c` owns.
     pub fn of_client(&self, c: ClientId) -> Option<&Entry> {
         self.entries.values().find(|e| e.owner == c)
+    }
+
+    /// The first entry's grant: its order is the token and the lease key.
+    pub fn grant(&self) -> Option<Grant> {
+        let (order, e) = self.first()?;
+        Some(Grant {
+            client: e.owner,
+            token: Some(Token(u64::from(order))),
+            lease_key: u64::from(order),
+        })
     }
 
     /// The first entry as the service's holder: its order is the token,

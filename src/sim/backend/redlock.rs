@@ -13,7 +13,7 @@
 //! node 1 keeps its data.
 
 use super::redis_node::{Node, RedisKey};
-use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
+use super::{renew_every_ms, Grant, HolderView, LockSystem, ServiceRng};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -229,14 +229,21 @@ impl LockSystem for Redlock {
     }
 
     fn holder(&self, view: &View) -> Option<HolderView> {
-        let (key, since, until) = self.quorum(view.now)?;
+        let key = self.quorum_key(view.now)?;
+        let (since, until) = self.quorum_times(&key, view.now);
+        let grant = self.grant_of(&key);
         Some(HolderView {
-            client: key.owner,
-            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
-            lease_key: key.value,
+            client: grant.client,
+            token: grant.token,
+            lease_key: grant.lease_key,
             since,
             until: Some(until),
         })
+    }
+
+    /// The quorum's key, without sorting out when the quorum formed and ends.
+    fn grant(&self, view: &View) -> Option<Grant> {
+        Some(self.grant_of(&self.quorum_key(view.now)?))
     }
 
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
@@ -727,38 +734,47 @@ impl Redlock {
         }
     }
 
-    /// The lock value held on a quorum of live nodes: the quorum formed when
-    /// its third key was set, and lasts until all but two have expired.
-    /// Runs after every event, so it allocates nothing.
-    fn quorum(&self, now: Millis) -> Option<(RedisKey, Millis, Millis)> {
-        let mut live: [Option<(RedisKey, Millis)>; NODES] = [None; NODES];
-        for (slot, node) in live.iter_mut().zip(&self.nodes) {
-            *slot = node
-                .live_key(now)
-                .map(|k| (k, node.expiry_virtual(&k, now)));
-        }
-        let first = live.iter().flatten().find(|(k, _)| {
-            live.iter()
-                .flatten()
-                .filter(|(o, _)| o.value == k.value)
-                .count()
-                >= usize::from(QUORUM)
-        })?;
-        let value = first.0.value;
+    /// The key of the lock value held on a quorum of live nodes: the first
+    /// node's, in node order, whose value at least two others share. Runs
+    /// after every event, so it allocates nothing.
+    fn quorum_key(&self, now: Millis) -> Option<RedisKey> {
+        let values = self
+            .nodes
+            .each_ref()
+            .map(|n| n.live_key(now).map(|k| k.value));
+        let on_quorum = |value: u64| {
+            values.iter().filter(|&&v| v == Some(value)).count() >= usize::from(QUORUM)
+        };
+        let first = values.iter().position(|v| v.is_some_and(on_quorum))?;
+        self.nodes[first].live_key(now)
+    }
+
+    /// When the quorum holding `key`'s value formed (its third key was
+    /// set) and when it ends (all but two of its keys have expired).
+    fn quorum_times(&self, key: &RedisKey, now: Millis) -> (Millis, Millis) {
         let mut set_at = [Millis(u64::MAX); NODES];
         let mut expiry = [Millis(0); NODES];
-        for (i, (k, e)) in live
-            .iter()
-            .flatten()
-            .filter(|(k, _)| k.value == value)
-            .enumerate()
-        {
-            set_at[i] = k.set_at;
-            expiry[i] = *e;
+        let holding = self.nodes.iter().filter_map(|n| {
+            let k = n.live_key(now).filter(|k| k.value == key.value)?;
+            Some((k.set_at, n.expiry_virtual(&k, now)))
+        });
+        for (i, (set, ends)) in holding.enumerate() {
+            set_at[i] = set;
+            expiry[i] = ends;
         }
         set_at.sort_unstable();
         expiry.sort_unstable_by(|a, b| b.cmp(a));
         let q = usize::from(QUORUM) - 1;
-        Some((first.0, set_at[q], expiry[q]))
+        (set_at[q], expiry[q])
+    }
+
+    /// The grant a quorum's key stands for: its value, and node 1's fence
+    /// for that value as the token.
+    fn grant_of(&self, key: &RedisKey) -> Grant {
+        Grant {
+            client: key.owner,
+            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
+            lease_key: key.value,
+        }
     }
 }

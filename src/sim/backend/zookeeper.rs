@@ -6,7 +6,7 @@
 //! ZAB, no leader election); each client opens one session and keeps it.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{count_up, HolderView, LockSystem};
+use super::{count_up, Grant, HolderView, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -210,6 +210,11 @@ impl LockSystem for ZooKeeper {
 
     fn holder(&self, _view: &View) -> Option<HolderView> {
         self.znodes.holder(|session| self.session_expiry(session))
+    }
+
+    /// The first znode's, without looking up when its session ends.
+    fn grant(&self, _view: &View) -> Option<Grant> {
+        self.znodes.grant()
     }
 
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {

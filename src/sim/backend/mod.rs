@@ -161,11 +161,12 @@ pub struct Validity {
 }
 
 /// The next value of a counter that messages or timers carry in 32 bits (a
-/// round, a revision, a call id): that keeps every message of every lock
-/// system within 24 bytes, and the values the engine moves for each event
-/// small. A counter steps once per request or write at most, so a run
-/// would need billions of them to reach the limit; it stops there, saying
-/// so, rather than wrap around and mistake a new value for an old one.
+/// round, a revision, a call id): that lets each lock system's message fit
+/// in 24 bytes (single Redis's wrapper in 32), and keeps the values the
+/// engine moves for each event small. A counter steps once per request,
+/// write or timer at most, so a run would need billions of them to reach
+/// the limit; it stops there, saying so, rather than wrap around and
+/// mistake a new value for an old one.
 pub(crate) fn count_up(counter: &mut u32) -> u32 {
     *counter = counter
         .checked_add(1)

@@ -68,6 +68,9 @@ struct Scheduled {
     ev: Ev,
 }
 
+// Moved at every level of the event queue's heap on each push and pop.
+const _: () = assert!(size_of::<Scheduled>() <= 48);
+
 impl Ord for Scheduled {
     fn cmp(&self, other: &Self) -> Ordering {
         // Reversed: BinaryHeap is a max-heap and the earliest must come first.
@@ -189,7 +192,7 @@ impl Core {
             id,
             from,
             to,
-            body: body.clone(),
+            body,
             deliver_at,
         });
         self.in_flight.push(Message {
@@ -1003,10 +1006,11 @@ impl Sim {
     /// Records a change of the service's holder, and checks that backends
     /// promising monotonic tokens never hand out a smaller one.
     fn note_holder(&mut self) {
-        let holder = self.holder();
-        let now = holder.map(|h| (h.client, h.token));
-        if let Some(h) = holder {
-            self.core.oracle.note_grant(h.client, h.lease_key);
+        // Only who holds under which grant matters here: not the times.
+        let grant = self.service.grant(&self.core.view());
+        let now = grant.map(|g| (g.client, g.token));
+        if let Some(g) = grant {
+            self.core.oracle.note_grant(g.client, g.lease_key);
         }
         if now == self.last_holder {
             return;

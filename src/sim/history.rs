@@ -1312,6 +1312,9 @@ pub struct Record {
     pub event: Event,
 }
 
+// Pushed for most events: a sent message is the largest common record.
+const _: () = assert!(size_of::<Record>() <= 64);
+
 impl fmt::Display for Record {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "t={}: {}", self.at, self.event)

@@ -40,13 +40,17 @@ impl fmt::Display for Endpoint {
 }
 
 /// What a message carries: a lock system's own request or answer, or a
-/// write and its answer at the resource.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// write and its answer at the resource. Plain data, so copying one for the
+/// history is a copy of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Body {
     Lock(Msg),
     Resource(ResourceMsg),
 }
+
+// A resource message fits beside a lock system's in the same 32 bytes.
+const _: () = assert!(size_of::<Body>() <= 32);
 
 /// What the resource is sent and answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -105,6 +109,9 @@ pub struct Message {
     /// The receiving client's incarnation when sent: a restart makes old replies moot.
     pub(crate) epoch: u32,
 }
+
+// Moved onto the wire and off it for every message.
+const _: () = assert!(size_of::<Message>() <= 72);
 
 /// The messages on the wire, by id. Ids are handed out in sending order
 /// and most messages arrive within milliseconds, so those wait in a deque:

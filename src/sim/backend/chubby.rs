@@ -15,7 +15,7 @@
 //! arrival order; there is no cache, no events but the session's, and no
 //! master lease between replicas.
 
-use super::{HolderView, LockSystem};
+use super::{count_up, ms32, HolderView, LockSystem};
 use crate::sim::client::{Belief, ChubbySession};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
@@ -60,8 +60,10 @@ pub fn chubby_scaled_ms(chubby_ms: u64, ttl_ms: u64) -> u64 {
     chubby_ms.saturating_mul(ttl_ms) / CHUBBY_LEASE_MS
 }
 
-/// Chubby's requests and answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Chubby's requests and answers. KeepAlive sequence numbers and the
+/// lease they grant travel in 32 bits (see `count_up` and `ms32`), so that
+/// each fits in 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ChubbyMsg {
     #[serde(rename = "chubby-create-session")]
@@ -70,14 +72,14 @@ pub enum ChubbyMsg {
     SessionCreated { session: u64, lease_ms: u64 },
     /// The long poll: the master holds it until the lease nearly ends.
     #[serde(rename = "chubby-keep-alive")]
-    KeepAlive { session: u64, seq: u64 },
+    KeepAlive { session: u64, seq: u32 },
     /// The lease now ends `lease_after_ms` after the KeepAlive reached the
     /// master (the time it was held, plus a whole lease).
     #[serde(rename = "chubby-keep-alive-reply")]
     KeepAliveReply {
         session: u64,
-        seq: u64,
-        lease_after_ms: u64,
+        seq: u32,
+        lease_after_ms: u32,
     },
     #[serde(rename = "chubby-session-expired")]
     SessionExpired { session: u64 },
@@ -91,6 +93,10 @@ pub enum ChubbyMsg {
     #[serde(rename = "chubby-release")]
     Release { session: u64 },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<ChubbyMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ChubbyTimer {
@@ -109,7 +115,7 @@ pub(crate) enum ChubbyTimer {
     /// The master answers a held KeepAlive.
     Answer {
         session: u64,
-        seq: u64,
+        seq: u32,
     },
     SessionExpiry {
         session: u64,
@@ -156,7 +162,7 @@ pub struct ChubbyDetail {
 
 #[derive(Debug, Clone, Copy, Hash)]
 struct Held {
-    seq: u64,
+    seq: u32,
     arrived: Millis,
 }
 
@@ -185,8 +191,8 @@ struct Side {
     local_end: Option<Millis>,
     jeopardy: bool,
     /// KeepAlives sent and not answered: (seq, its clock's reading).
-    sent: Vec<(u64, i64)>,
-    next_seq: u64,
+    sent: Vec<(u32, i64)>,
+    next_seq: u32,
     /// An Acquire asked for while the session opens or calls block.
     pending_acquire: bool,
     lease_gen: u64,
@@ -438,7 +444,7 @@ impl Chubby {
         view: &View,
         c: ClientId,
         session: u64,
-        seq: u64,
+        seq: u32,
         out: &mut Effects,
     ) {
         let early = self.early_ms;
@@ -470,7 +476,7 @@ impl Chubby {
             ChubbyMsg::KeepAliveReply {
                 session,
                 seq: held.seq,
-                lease_after_ms: held.arrived.until(view.now) + lease_ms,
+                lease_after_ms: ms32(held.arrived.until(view.now) + lease_ms),
             },
         );
     }
@@ -734,8 +740,8 @@ impl Chubby {
         view: &View,
         c: ClientId,
         session: u64,
-        seq: u64,
-        lease_after_ms: u64,
+        seq: u32,
+        lease_after_ms: u32,
         out: &mut Effects,
     ) {
         let allowance = self.allowance_ms as i64;
@@ -747,7 +753,7 @@ impl Chubby {
             return;
         };
         side.sent.retain(|&(s, _)| s > seq);
-        let reading = sent + lease_after_ms as i64 - allowance;
+        let reading = sent + i64::from(lease_after_ms) - allowance;
         if reading > view.local_now(c) {
             if side.jeopardy {
                 side.jeopardy = false;
@@ -869,7 +875,7 @@ impl Chubby {
             return;
         };
         let seq = side.next_seq;
-        side.next_seq += 1;
+        count_up(&mut side.next_seq);
         side.sent.push((seq, local_now));
         if side.sent.len() > SENT_MAX {
             side.sent.remove(0);

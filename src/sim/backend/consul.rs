@@ -16,7 +16,7 @@
 //! release, cleanup and session destroy is one request; serf's failure
 //! detection is a probe of the client's node and a fixed suspicion time.
 
-use super::{HolderView, LockSystem};
+use super::{count_up, HolderView, LockSystem};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -62,7 +62,7 @@ const ELECTION_MS: u64 = 5_000;
 /// A new cluster has written its own catalog (its node, the serfHealth
 /// check, the consul service) before the first lock, so indexes start
 /// above 1. The number itself is arbitrary: tokens only compare.
-const RAFT_INDEX_START: u64 = 20;
+const RAFT_INDEX_START: u32 = 20;
 /// Blocking queries the server holds at most; past it a GET is answered at
 /// once, and the client simply polls.
 const BLOCKED_MAX: usize = 64;
@@ -155,13 +155,15 @@ pub enum GetPurpose {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "kebab-case")]
 pub enum AcquireResult {
-    Locked { lock_index: u64, modify_index: u64 },
+    Locked { lock_index: u32, modify_index: u32 },
     NotLocked,
     InvalidSession,
 }
 
 /// Consul's requests and answers, through the client's local agent.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Raft indexes travel in 32 bits (see `count_up`), so that each fits in
+/// 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ConsulMsg {
     #[serde(rename = "consul-session-create")]
@@ -182,14 +184,14 @@ pub enum ConsulMsg {
     /// above 0 and the key has not changed since.
     #[serde(rename = "consul-kv-get")]
     KvGet {
-        wait_index: u64,
+        wait_index: u32,
         purpose: GetPurpose,
     },
     #[serde(rename = "consul-kv-get-reply")]
     KvGetReply {
         purpose: GetPurpose,
         session: Option<u64>,
-        index: u64,
+        index: u32,
     },
     #[serde(rename = "consul-kv-acquire")]
     KvAcquire { session: u64 },
@@ -200,6 +202,10 @@ pub enum ConsulMsg {
     #[serde(rename = "consul-unlock")]
     Unlock { session: u64, delete_key: bool },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<ConsulMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ConsulTimer {
@@ -340,9 +346,9 @@ struct Session {
 #[derive(Debug, Clone, Copy, Hash)]
 struct KvEntry {
     session: Option<u64>,
-    lock_index: u64,
-    modify_index: u64,
-    create_index: u64,
+    lock_index: u32,
+    modify_index: u32,
+    create_index: u32,
     acquired_at: Millis,
 }
 
@@ -370,12 +376,12 @@ struct Side {
 pub(crate) struct Consul {
     ttl_ms: u64,
     options: ConsulOptions,
-    raft_index: u64,
+    raft_index: u32,
     sessions: BTreeMap<u64, Session>,
     key: Option<KvEntry>,
     /// The index a blocking GET on the key compares with: its last write,
     /// a delete included.
-    key_index: u64,
+    key_index: u32,
     lock_delay_until: Millis,
     blocked: Vec<Blocked>,
     next_query: u64,
@@ -468,7 +474,7 @@ impl LockSystem for Consul {
         Some(HolderView {
             client: session.owner,
             token: Some(self.token_of(&entry)),
-            lease_key: entry.modify_index,
+            lease_key: u64::from(entry.modify_index),
             since: entry.acquired_at,
             until: Some(session.expires_at),
         })
@@ -488,9 +494,9 @@ impl LockSystem for Consul {
             key: self.key.map(|k| ConsulKeyView {
                 session: k.session,
                 owner: owner(k.session),
-                lock_index: k.lock_index,
-                modify_index: k.modify_index,
-                create_index: k.create_index,
+                lock_index: u64::from(k.lock_index),
+                modify_index: u64::from(k.modify_index),
+                create_index: u64::from(k.create_index),
             }),
             sessions: self
                 .sessions
@@ -507,7 +513,7 @@ impl LockSystem for Consul {
                 .collect(),
             lock_delay_until: (self.lock_delay_until > Millis::ZERO)
                 .then_some(self.lock_delay_until),
-            raft_index: self.raft_index,
+            raft_index: u64::from(self.raft_index),
             electing_until: self.electing_until,
             clients: ClientId::ALL
                 .iter()
@@ -587,10 +593,10 @@ impl LockSystem for Consul {
 /// The server: sessions, the key, blocking queries, the leader.
 impl Consul {
     fn token_of(&self, entry: &KvEntry) -> Token {
-        Token(match self.options.token {
+        Token(u64::from(match self.options.token {
             ConsulToken::ModifyIndex => entry.modify_index,
             ConsulToken::LockIndex => entry.lock_index,
-        })
+        }))
     }
 
     fn session_ms(&self) -> u64 {
@@ -655,7 +661,7 @@ impl Consul {
     ) -> ConsulMsg {
         // A UUID in Consul; its first 32 bits are what a person reads.
         let session = self.rng.draw(0x1000_0000, 0xffff_ffff);
-        self.raft_index += 1;
+        count_up(&mut self.raft_index);
         self.sessions.insert(
             session,
             Session {
@@ -724,7 +730,7 @@ impl Consul {
     }
 
     /// The key changed: every blocking GET on it returns.
-    fn key_changed(&mut self, index: u64, out: &mut Effects) {
+    fn key_changed(&mut self, index: u32, out: &mut Effects) {
         // Every write to the key is a later Raft entry than the last one.
         assert!(
             index > self.key_index && index <= self.raft_index,
@@ -769,8 +775,7 @@ impl Consul {
             // A new key: its LockIndex starts at 1.
             None => (1, self.raft_index + 1),
         };
-        self.raft_index += 1;
-        let modify_index = self.raft_index;
+        let modify_index = count_up(&mut self.raft_index);
         self.key = Some(KvEntry {
             session: Some(session),
             lock_index,
@@ -780,9 +785,9 @@ impl Consul {
         });
         out.record(Event::Service(ServiceEvent::ConsulKeyAcquired {
             client: c,
-            lock_index,
-            modify_index,
-            create_index,
+            lock_index: u64::from(lock_index),
+            modify_index: u64::from(modify_index),
+            create_index: u64::from(create_index),
         }));
         self.key_changed(modify_index, out);
         AcquireResult::Locked {
@@ -797,27 +802,29 @@ impl Consul {
         let owner = self.sessions.get(&session).map(|s| s.owner);
         if let (Some(k), Some(client)) = (self.key.as_mut(), owner) {
             if k.session == Some(session) {
-                self.raft_index += 1;
                 k.session = None;
-                k.modify_index = self.raft_index;
+                k.modify_index = count_up(&mut self.raft_index);
                 out.record(Event::Service(ServiceEvent::ConsulKeyReleased {
                     client,
-                    modify_index: self.raft_index,
+                    modify_index: u64::from(self.raft_index),
                 }));
                 self.key_changed(self.raft_index, out);
             }
         }
         if delete_key && self.key.is_some_and(|k| k.session.is_none()) {
-            self.raft_index += 1;
-            self.delete_key(owner, self.raft_index, out);
+            let index = count_up(&mut self.raft_index);
+            self.delete_key(owner, index, out);
         }
         self.invalidate(view, session, Invalidation::Destroyed, out);
     }
 
     /// The key goes (a write at `index`); a new one will start at LockIndex 1.
-    fn delete_key(&mut self, by: Option<ClientId>, index: u64, out: &mut Effects) {
+    fn delete_key(&mut self, by: Option<ClientId>, index: u32, out: &mut Effects) {
         self.key = None;
-        out.record(Event::Service(ServiceEvent::ConsulKeyDeleted { by, index }));
+        out.record(Event::Service(ServiceEvent::ConsulKeyDeleted {
+            by,
+            index: u64::from(index),
+        }));
         self.key_changed(index, out);
     }
 
@@ -827,8 +834,7 @@ impl Consul {
         let Some(s) = self.sessions.remove(&session) else {
             return;
         };
-        self.raft_index += 1;
-        let index = self.raft_index;
+        let index = count_up(&mut self.raft_index);
         let held = self.key.is_some_and(|k| k.session == Some(session));
         let mut delay_until = None;
         if held && s.lock_delay_ms > 0 {
@@ -970,7 +976,7 @@ impl Consul {
     /// (initializeSessionTimers), then serves what waited.
     fn elected(&mut self, view: &View, out: &mut Effects) {
         self.electing_until = None;
-        self.raft_index += 1;
+        count_up(&mut self.raft_index);
         let sessions: Vec<u64> = self.sessions.keys().copied().collect();
         for session in sessions {
             let after = self.session_ms();
@@ -980,7 +986,7 @@ impl Consul {
             }
         }
         out.record(Event::Service(ServiceEvent::ConsulLeaderElected {
-            index: self.raft_index,
+            index: u64::from(self.raft_index),
             sessions_until: view.now.plus(self.session_ms()),
         }));
         for (c, msg) in std::mem::take(&mut self.deferred) {
@@ -1093,7 +1099,7 @@ impl Consul {
         }
     }
 
-    fn poll(&mut self, c: ClientId, wait_index: u64, out: &mut Effects) {
+    fn poll(&mut self, c: ClientId, wait_index: u32, out: &mut Effects) {
         self.side(c).phase = ConsulPhase::Polling;
         out.ask(
             c,
@@ -1109,7 +1115,7 @@ impl Consul {
         c: ClientId,
         purpose: GetPurpose,
         holder: Option<u64>,
-        index: u64,
+        index: u32,
         out: &mut Effects,
     ) {
         let side = &self.side[c.index()];
@@ -1146,7 +1152,7 @@ impl Consul {
         }
     }
 
-    fn monitor(&mut self, c: ClientId, wait_index: u64, out: &mut Effects) {
+    fn monitor(&mut self, c: ClientId, wait_index: u32, out: &mut Effects) {
         out.ask(
             c,
             ConsulMsg::KvGet {
@@ -1190,7 +1196,8 @@ impl Consul {
                 let side = self.side(c);
                 side.phase = ConsulPhase::Held;
                 side.closed = None;
-                out.grant(c, Some(Token(token)), modify_index, None);
+                let token = Token(u64::from(token));
+                out.grant(c, Some(token), u64::from(modify_index), None);
                 // monitorLock's first GET does not block.
                 self.monitor(c, 0, out);
             }

@@ -21,7 +21,7 @@
 //! without the SDK's retries; a release deletes the item (the default
 //! `deleteLockOnRelease`); `holdLockOnServiceUnavailable` stays off.
 
-use super::{HolderView, LockSystem, ServiceRng};
+use super::{count_up, ms32, HolderView, LockSystem, ServiceRng};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
@@ -33,6 +33,7 @@ use crate::sim::scenario::{
 };
 use crate::sim::types::{ClientId, Millis, NodeId};
 use serde::{Deserialize, Serialize};
+use std::num::NonZeroU64;
 
 /// The library's defaults (AmazonDynamoDBLockClientOptions:
 /// DEFAULT_LEASE_DURATION 20 s, DEFAULT_HEARTBEAT_PERIOD 5 s). The page's
@@ -56,6 +57,12 @@ pub fn scaled_ms(real_ms: u64, lease_ms: u64) -> u64 {
     (real_ms.saturating_mul(lease_ms) / REAL_LEASE_MS).max(1)
 }
 
+/// An RVN that a message may leave out: drawn from 1, it is never 0, so
+/// an absent one takes no room of its own.
+fn rvn_nonzero(rvn: u64) -> NonZeroU64 {
+    NonZeroU64::new(rvn).expect("RVNs are drawn from 1")
+}
+
 /// An RVN as the page prints it: the first eight hex digits of the UUID.
 pub fn rvn_text(rvn: u64) -> String {
     format!("{:08x}…", rvn >> 16)
@@ -63,41 +70,48 @@ pub fn rvn_text(rvn: u64) -> String {
 
 /// What a client asks DynamoDB and what it answers. `call` pairs an answer
 /// with the request it answers: a call the client gave up on is ignored.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// Call ids travel in 32 bits (see `count_up`) and an RVN that may be
+/// absent as a `NonZeroU64` (RVNs are drawn from 1), so that each fits in
+/// 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum DynamoMsg {
     /// A consistent `GetItem` of the lock item.
     #[serde(rename = "dynamo-get-item")]
-    GetItem { call: u64 },
+    GetItem { call: u32 },
     #[serde(rename = "dynamo-item")]
-    Item { call: u64, item: Option<ItemSeen> },
+    Item { call: u32, item: Option<ItemSeen> },
     /// `PutItem` of a new item naming the sender, with a new RVN, on a
     /// condition: the item is absent, or still has the RVN the sender saw.
     #[serde(rename = "dynamo-put-item")]
     PutItem {
-        call: u64,
+        call: u32,
         rvn: u64,
-        expected: Option<u64>,
+        expected: Option<NonZeroU64>,
     },
     #[serde(rename = "dynamo-put-reply")]
-    PutReply { call: u64, ok: bool },
+    PutReply { call: u32, ok: bool },
     /// `sendHeartbeat`: an `UpdateItem` conditioned on owner and RVN that
     /// writes a new random RVN.
     #[serde(rename = "dynamo-heartbeat")]
-    Heartbeat { call: u64, rvn: u64, new_rvn: u64 },
+    Heartbeat { call: u32, rvn: u64, new_rvn: u64 },
     #[serde(rename = "dynamo-heartbeat-reply")]
-    HeartbeatReply { call: u64, ok: bool },
+    HeartbeatReply { call: u32, ok: bool },
     /// `releaseLock`: a `DeleteItem` conditioned on owner and RVN.
     #[serde(rename = "dynamo-delete-item")]
     DeleteItem { rvn: u64 },
 }
 
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<DynamoMsg>() <= 24);
+
 /// The lock item as a consistent read returns it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ItemSeen {
     pub owner: ClientId,
-    pub rvn: u64,
-    pub lease_ms: u64,
+    pub rvn: NonZeroU64,
+    pub lease_ms: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -109,7 +123,7 @@ pub(crate) enum DynamoTimer {
     /// The holder's `isExpired()` turns true by its own clock.
     Deadline { gen: u64 },
     /// The SDK's read timeout for one call.
-    CallTimeout { call: u64 },
+    CallTimeout { call: u32 },
 }
 
 /// The lock item, for the panel.
@@ -223,7 +237,7 @@ enum CallKind {
 /// A call in flight: the client's calls block, so there is at most one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Call {
-    id: u64,
+    id: u32,
     kind: CallKind,
     sent_local: i64,
 }
@@ -247,7 +261,7 @@ pub(crate) struct DynamoDb {
     call_timeout_ms: u64,
     /// The one lock item; `None` while nobody holds it.
     item: Option<Item>,
-    calls: u64,
+    calls: u32,
     side: [Side; 4],
     rng: ServiceRng,
 }
@@ -386,7 +400,7 @@ impl LockSystem for DynamoDb {
         match msg {
             DynamoMsg::GetItem { .. } => "GetItem (consistent)".into(),
             DynamoMsg::Item { item: Some(i), .. } => {
-                format!("item: {}, RVN {}", i.owner, rvn_text(i.rvn))
+                format!("item: {}, RVN {}", i.owner, rvn_text(i.rvn.get()))
             }
             DynamoMsg::Item { item: None, .. } => "no item".into(),
             DynamoMsg::PutItem {
@@ -397,7 +411,7 @@ impl LockSystem for DynamoDb {
             DynamoMsg::PutItem {
                 expected: Some(old),
                 ..
-            } => format!("PutItem if RVN = {}", rvn_text(*old)),
+            } => format!("PutItem if RVN = {}", rvn_text(old.get())),
             DynamoMsg::PutReply { ok: true, .. } => "put OK".into(),
             DynamoMsg::PutReply { ok: false, .. } => "condition failed".into(),
             DynamoMsg::Heartbeat { new_rvn, .. } => {
@@ -422,8 +436,8 @@ impl DynamoDb {
                 call,
                 item: self.item.map(|i| ItemSeen {
                     owner: i.owner,
-                    rvn: i.rvn,
-                    lease_ms: i.lease_ms,
+                    rvn: rvn_nonzero(i.rvn),
+                    lease_ms: ms32(i.lease_ms),
                 }),
             },
             DynamoMsg::PutItem {
@@ -432,7 +446,7 @@ impl DynamoDb {
                 expected,
             } => DynamoMsg::PutReply {
                 call,
-                ok: self.put_item(view, c, rvn, expected, out),
+                ok: self.put_item(view, c, rvn, expected.map(NonZeroU64::get), out),
             },
             DynamoMsg::Heartbeat { call, rvn, new_rvn } => DynamoMsg::HeartbeatReply {
                 call,
@@ -542,13 +556,12 @@ impl DynamoDb {
 
     /// Sends one blocking call, with the SDK's read timeout running.
     fn send_call(&mut self, view: &View, c: ClientId, kind: CallKind, out: &mut Effects) {
-        self.calls += 1;
-        let id = self.calls;
+        let id = count_up(&mut self.calls);
         let msg = match kind {
             CallKind::Get => DynamoMsg::GetItem { call: id },
             CallKind::Put { rvn } => {
                 let expected = match self.side[c.index()].phase {
-                    Phase::Asking(Asking { watch, .. }) => watch.map(|w| w.rvn),
+                    Phase::Asking(Asking { watch, .. }) => watch.map(|w| rvn_nonzero(w.rvn)),
                     _ => None,
                 };
                 DynamoMsg::PutItem {
@@ -582,7 +595,7 @@ impl DynamoDb {
     }
 
     /// The answer to the call in flight, if `call` is that one.
-    fn take_call(&mut self, c: ClientId, call: u64) -> Option<Call> {
+    fn take_call(&mut self, c: ClientId, call: u32) -> Option<Call> {
         let side = &mut self.side[c.index()];
         let pending = side.call.filter(|p| p.id == call)?;
         side.call = None;
@@ -626,8 +639,9 @@ impl DynamoDb {
             self.send_call(view, c, CallKind::Put { rvn }, out);
             return;
         };
+        let (rvn, lease_ms) = (item.rvn.get(), u64::from(item.lease_ms));
         match asking.watch {
-            Some(w) if w.rvn == item.rvn => {
+            Some(w) if w.rvn == rvn => {
                 // isExpired() of the watched item: its lease has passed
                 // since the client first saw this RVN, by its own clock.
                 if now_local - w.seen_local > w.lease_ms as i64 {
@@ -639,14 +653,14 @@ impl DynamoDb {
             _ => {
                 // A first look, or a new RVN: the count starts again.
                 asking.watch = Some(Watch {
-                    rvn: item.rvn,
+                    rvn,
                     owner: item.owner,
-                    lease_ms: item.lease_ms,
+                    lease_ms,
                     seen_local: now_local,
                 });
                 if !asking.waited_a_lease {
                     asking.waited_a_lease = true;
-                    asking.wait_ms = asking.wait_ms.saturating_add(item.lease_ms);
+                    asking.wait_ms = asking.wait_ms.saturating_add(lease_ms);
                 }
             }
         }
@@ -790,7 +804,7 @@ impl DynamoDb {
 
     /// No answer within the SDK's read timeout: the call fails with a
     /// client-side error, which both loops log and survive.
-    fn on_call_timeout(&mut self, view: &View, c: ClientId, call: u64, out: &mut Effects) {
+    fn on_call_timeout(&mut self, view: &View, c: ClientId, call: u32, out: &mut Effects) {
         let Some(pending) = self.take_call(c, call) else {
             return;
         };

@@ -6,7 +6,7 @@
 //! Raft, no leader change), and every acquisition opens its own session.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{renew_every_ms, HolderView, LockSystem};
+use super::{count_up, ms32, renew_every_ms, Grant, HolderView, LockSystem};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -37,8 +37,9 @@ pub fn granted_ttl_ms(requested_ms: u64) -> u64 {
         .max(ETCD_TTL_MS_MIN)
 }
 
-/// etcd's requests and answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// etcd's requests and answers. Revisions travel in 32 bits (see
+/// `count_up`), so that each fits in 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum EtcdMsg {
     #[serde(rename = "etcd-lease-grant")]
@@ -50,26 +51,30 @@ pub enum EtcdMsg {
     LockTxn { lease: u64 },
     #[serde(rename = "etcd-lock-txn-reply")]
     LockTxnReply {
-        create_rev: Option<u64>,
-        predecessor: Option<u64>,
-        revision: u64,
+        create_rev: Option<u32>,
+        predecessor: Option<u32>,
+        revision: u32,
     },
     #[serde(rename = "etcd-keep-alive")]
     KeepAlive { lease: u64 },
     #[serde(rename = "etcd-keep-alive-reply")]
-    KeepAliveReply { lease: u64, ttl_ms: Option<u64> },
+    KeepAliveReply { lease: u64, ttl_ms: Option<u32> },
     #[serde(rename = "etcd-delete")]
-    Delete { create_rev: u64 },
+    Delete { create_rev: u32 },
     #[serde(rename = "etcd-watch-deleted")]
-    WatchDeleted { create_rev: u64 },
+    WatchDeleted { create_rev: u32 },
     #[serde(rename = "etcd-get")]
-    Get { create_rev: u64 },
+    Get { create_rev: u32 },
     #[serde(rename = "etcd-get-reply")]
     GetReply {
         exists: bool,
-        predecessor: Option<u64>,
+        predecessor: Option<u32>,
     },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<EtcdMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum EtcdTimer {
@@ -119,7 +124,7 @@ struct Side {
     /// The TTL the server granted: keepalives go every third of it.
     granted_ms: u64,
     /// The client's own lock key (its create_revision).
-    key: Option<u64>,
+    key: Option<u32>,
     /// Lease end by the client's clock: last keepalive reply plus the TTL.
     deadline: Option<Millis>,
     /// When its deadline loop will look at that deadline.
@@ -133,7 +138,7 @@ struct Side {
 #[derive(Debug, Clone, Hash)]
 pub(crate) struct Etcd {
     ttl_ms: u64,
-    revision: u64,
+    revision: u32,
     leases: BTreeMap<u64, Lease>,
     /// Keys under the lock prefix by create_revision: the first one holds.
     keys: Contenders,
@@ -218,6 +223,11 @@ impl LockSystem for Etcd {
         self.keys.holder(|lease| self.lease_expiry(lease))
     }
 
+    /// The first key's, without looking up when its lease ends.
+    fn grant(&self, _view: &View) -> Option<Grant> {
+        self.keys.grant()
+    }
+
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
         self.keys.lease_end(c, |lease| self.lease_expiry(lease))
     }
@@ -230,7 +240,7 @@ impl LockSystem for Etcd {
                 .map(|(rev, k)| EtcdKeyView {
                     owner: k.owner,
                     lease: k.session,
-                    create_rev: rev,
+                    create_rev: u64::from(rev),
                     mod_rev: k.stamp,
                 })
                 .collect(),
@@ -244,7 +254,7 @@ impl LockSystem for Etcd {
                     expires_at: l.expires_at,
                 })
                 .collect(),
-            revision: self.revision,
+            revision: u64::from(self.revision),
         }
     }
 
@@ -277,15 +287,15 @@ impl Etcd {
     }
 
     /// Every delete is a write: the revision moves and watchers hear of it.
-    fn delete_key(&mut self, create_rev: u64, out: &mut Effects) {
+    fn delete_key(&mut self, create_rev: u32, out: &mut Effects) {
         let Some((key, watchers)) = self.keys.remove(create_rev) else {
             return;
         };
-        self.revision += 1;
+        let revision = count_up(&mut self.revision);
         out.record(Event::Service(ServiceEvent::EtcdKeyDeleted {
             client: key.owner,
-            create_rev,
-            revision: self.revision,
+            create_rev: u64::from(create_rev),
+            revision: u64::from(revision),
         }));
         for watcher in watchers {
             out.answer(watcher, EtcdMsg::WatchDeleted { create_rev });
@@ -340,7 +350,7 @@ impl Etcd {
             EtcdMsg::LockTxn { lease } => self.lock_txn(view, c, lease, out),
             EtcdMsg::KeepAlive { lease } => EtcdMsg::KeepAliveReply {
                 lease,
-                ttl_ms: self.touch_lease(view, lease, out),
+                ttl_ms: self.touch_lease(view, lease, out).map(ms32),
             },
             EtcdMsg::Delete { create_rev } => {
                 // Unlock deletes the key; closing the session revokes its lease.
@@ -373,17 +383,16 @@ impl Etcd {
                 revision: self.revision,
             };
         }
-        self.revision += 1;
-        let rev = self.revision;
+        let rev = count_up(&mut self.revision);
         let entry = Entry {
             owner: c,
             session: lease,
             since: view.now,
-            stamp: rev,
+            stamp: u64::from(rev),
         };
         out.record(Event::Service(ServiceEvent::EtcdKeyPut {
             client: c,
-            create_rev: rev,
+            create_rev: u64::from(rev),
         }));
         let predecessor = self.keys.join(rev, entry);
         EtcdMsg::LockTxnReply {
@@ -419,7 +428,7 @@ impl Etcd {
                 }
                 match ttl_ms {
                     Some(ttl_ms) => {
-                        self.set_deadline(view, c, ttl_ms, out);
+                        self.set_deadline(view, c, u64::from(ttl_ms), out);
                         let until = self.side[c.index()].deadline;
                         match belief {
                             Belief::Holding { .. } => out.extend(c, until),
@@ -452,6 +461,7 @@ impl Etcd {
                     }
                     Recheck::Holds => {
                         let until = self.side[c.index()].deadline;
+                        let own = u64::from(own);
                         out.grant(c, Some(Token(own)), own, until);
                     }
                     Recheck::Waits => {}
@@ -465,8 +475,8 @@ impl Etcd {
         &mut self,
         view: &View,
         c: ClientId,
-        create_rev: Option<u64>,
-        predecessor: Option<u64>,
+        create_rev: Option<u32>,
+        predecessor: Option<u32>,
         out: &mut Effects,
     ) {
         let belief = view.belief(c);
@@ -483,6 +493,7 @@ impl Etcd {
             return;
         }
         self.side(c).key = Some(rev);
+        let rev = u64::from(rev);
         if predecessor.is_none() {
             let until = self.side[c.index()].deadline;
             out.grant(c, Some(Token(rev)), rev, until);

@@ -56,9 +56,29 @@ pub struct HolderView {
     pub until: Option<Millis>,
 }
 
+/// Who the service says holds the lock and under which grant: a holder
+/// without its times, which the engine asks for after every event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Grant {
+    pub client: ClientId,
+    pub token: Option<Token>,
+    /// The grant's identity, as in `HolderView`.
+    pub lease_key: u64,
+}
+
+impl From<HolderView> for Grant {
+    fn from(h: HolderView) -> Grant {
+        Grant {
+            client: h.client,
+            token: h.token,
+            lease_key: h.lease_key,
+        }
+    }
+}
+
 /// What a lock system is: a state machine over its own messages and timers.
 pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
-    type Msg: Clone + fmt::Debug + PartialEq + Eq + Hash + Serialize;
+    type Msg: Copy + fmt::Debug + PartialEq + Eq + Hash + Serialize;
     type Timer: Copy + fmt::Debug + PartialEq + Eq + Hash;
     type Detail: Clone + fmt::Debug + PartialEq + Eq + Serialize;
 
@@ -93,6 +113,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     }
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
     fn holder(&self, view: &View) -> Option<HolderView>;
+    /// The holder without its times, asked for after every event: a system
+    /// whose times cost a lookup or a sort answers without them.
+    fn grant(&self, view: &View) -> Option<Grant> {
+        self.holder(view).map(Grant::from)
+    }
     /// The service-side end of `c`'s lease, if the service holds one for it.
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis>;
     /// The system's own books, for the lock-service panel.
@@ -133,6 +158,27 @@ pub struct Validity {
     pub drift_ms: u64,
     /// ttl - elapsed - drift, by the client's own clock.
     pub left_ms: i64,
+}
+
+/// The next value of a counter that messages or timers carry in 32 bits (a
+/// round, a revision, a call id): that lets each lock system's message fit
+/// in 24 bytes (single Redis's wrapper in 32), and keeps the values the
+/// engine moves for each event small. A counter steps once per request,
+/// write or timer at most, so a run would need billions of them to reach
+/// the limit; it stops there, saying so, rather than wrap around and
+/// mistake a new value for an old one.
+pub(crate) fn count_up(counter: &mut u32) -> u32 {
+    *counter = counter
+        .checked_add(1)
+        .expect("a 32-bit counter of the lock system ran out");
+    *counter
+}
+
+/// A duration that a message carries in 32 bits of milliseconds. Each is
+/// bounded by the run's settings (a TTL of at most 30 s), far below the 49
+/// days that 32 bits hold.
+pub(crate) fn ms32(ms: u64) -> u32 {
+    u32::try_from(ms).expect("a duration in a message fits in 32 bits of milliseconds")
 }
 
 /// How often a client renews: every third of the lease, as etcd's keepalive,
@@ -213,7 +259,7 @@ macro_rules! lock_systems {
         }
 
         /// A message of one lock system.
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
         #[serde(untagged)]
         pub enum Msg {
             $($variant($module::$msg),)*
@@ -300,6 +346,10 @@ macro_rules! lock_systems {
                 match self { $(Service::$variant(s) => s.holder(view),)* }
             }
 
+            pub fn grant(&self, view: &View) -> Option<Grant> {
+                match self { $(Service::$variant(s) => s.grant(view),)* }
+            }
+
             pub fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
                 match self { $(Service::$variant(s) => s.lease_end(view, c),)* }
             }
@@ -333,6 +383,11 @@ lock_systems! {
     DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
     Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
 }
+
+// A message of any lock system: the largest one's 32 bytes, with `Msg`'s
+// tag packed into that message's own. The engine copies each message into
+// the history and moves it through the effects and the wire.
+const _: () = assert!(size_of::<Msg>() <= 32);
 
 impl Backend {
     pub fn from_slug(slug: &str) -> Option<Backend> {

@@ -15,7 +15,7 @@
 //! connection rather than a second one; a failover drops the sessions and
 //! locks but not the last commits.
 
-use super::{HolderView, LockSystem, ServiceRng};
+use super::{count_up, HolderView, LockSystem, ServiceRng};
 use crate::sim::client::Belief;
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
@@ -32,12 +32,14 @@ pub const PG_LOCK_KEY: u64 = 42;
 pub const PG_MAX_CONNECTIONS: u32 = 100;
 /// Backend pids are drawn from this range (Linux hands out pids in the
 /// thousands on a busy host); a drawn pid is never one still in use.
-const PID_MIN: u64 = 1_000;
-const PID_MAX: u64 = 99_999;
+const PID_MIN: u32 = 1_000;
+const PID_MAX: u32 = 99_999;
 const PID_DRAWS_MAX: u32 = 16;
 
-/// PostgreSQL's requests and answers on a client's lock connection.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// PostgreSQL's requests and answers on a client's lock connection. Pids,
+/// attempts and grants travel in 32 bits (a pid is one in PostgreSQL too;
+/// see `count_up`), so that each fits in 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum PgMsg {
     /// Startup: a new connection and its backend process.
@@ -45,34 +47,38 @@ pub enum PgMsg {
     Connect,
     /// `None`: refused, max_connections reached.
     #[serde(rename = "pg-connect-reply")]
-    ConnectReply { pid: Option<u64> },
+    ConnectReply { pid: Option<u32> },
     /// `SELECT pg_advisory_lock(42); SELECT version FROM counter`.
     /// `attempt` tells one acquisition of the client from the next.
     #[serde(rename = "pg-advisory-lock")]
-    Lock { pid: u64, attempt: u64 },
+    Lock { pid: u32, attempt: u32 },
     /// The blocked call returned: the lock, and the version read with it.
     #[serde(rename = "pg-locked")]
     Locked {
-        pid: u64,
-        attempt: u64,
-        grant: u64,
+        pid: u32,
+        attempt: u32,
+        grant: u32,
         version: u64,
     },
     #[serde(rename = "pg-advisory-unlock")]
-    Unlock { pid: u64 },
+    Unlock { pid: u32 },
     /// The client gives up waiting (libpq's PQcancel).
     #[serde(rename = "pg-cancel")]
-    Cancel { pid: u64, attempt: u64 },
+    Cancel { pid: u32, attempt: u32 },
     /// A TCP reset: the server (or the proxy before it) knows no such
     /// connection any more.
     #[serde(rename = "pg-reset")]
-    Reset { pid: u64 },
+    Reset { pid: u32 },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<PgMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum PgTimer {
     /// The server's kernel's keepalive timer for one connection.
-    Keepalive { pid: u64 },
+    Keepalive { pid: u32 },
 }
 
 /// A backend's state as pg_stat_activity shows it.
@@ -193,9 +199,9 @@ struct Conn {
 
 #[derive(Debug, Clone, Copy, Hash)]
 struct Held {
-    pid: u64,
+    pid: u32,
     client: ClientId,
-    grant: u64,
+    grant: u32,
     since: Millis,
     /// Advisory locks are re-entrant: each lock needs its own unlock.
     count: u32,
@@ -203,21 +209,21 @@ struct Held {
 
 #[derive(Debug, Clone, Copy, Hash)]
 struct Waiter {
-    pid: u64,
+    pid: u32,
     client: ClientId,
-    attempt: u64,
+    attempt: u32,
     since: Millis,
 }
 
 /// What one client knows, on its side of the wire.
 #[derive(Debug, Clone, Copy, Default, Hash)]
 struct Side {
-    pid: Option<u64>,
+    pid: Option<u32>,
     connecting: bool,
     /// The last connection was reset under it.
     reset: bool,
     /// Its current acquisition; replies to an older one are stale.
-    attempt: u64,
+    attempt: u32,
 }
 
 /// How a client host answers a keepalive probe.
@@ -234,11 +240,11 @@ enum ProbeAnswer {
 #[derive(Debug, Clone, Hash)]
 pub(crate) struct Postgres {
     options: PgOptions,
-    conns: BTreeMap<u64, Conn>,
+    conns: BTreeMap<u32, Conn>,
     held: Option<Held>,
     /// Backends blocked in pg_advisory_lock(42), first come first.
     waiters: Vec<Waiter>,
-    grants: u64,
+    grants: u32,
     timeline: u32,
     side: [Side; 4],
     rng: ServiceRng,
@@ -302,7 +308,7 @@ impl LockSystem for Postgres {
         self.held.map(|h| HolderView {
             client: h.client,
             token: None,
-            lease_key: h.grant,
+            lease_key: u64::from(h.grant),
             since: h.since,
             until: None,
         })
@@ -318,14 +324,14 @@ impl LockSystem for Postgres {
             .held
             .iter()
             .map(|h| PgLockRow {
-                pid: h.pid,
+                pid: u64::from(h.pid),
                 client: h.client,
                 granted: true,
                 since: h.since,
             })
             .collect();
         locks.extend(self.waiters.iter().map(|w| PgLockRow {
-            pid: w.pid,
+            pid: u64::from(w.pid),
             client: w.client,
             granted: false,
             since: w.since,
@@ -334,7 +340,7 @@ impl LockSystem for Postgres {
             .conns
             .iter()
             .map(|(&pid, conn)| PgBackendView {
-                pid,
+                pid: u64::from(pid),
                 client: conn.client,
                 state: if self.waiters.iter().any(|w| w.pid == pid) {
                     PgState::Active
@@ -352,8 +358,12 @@ impl LockSystem for Postgres {
             .iter()
             .map(|s| match (s.pid, s.connecting, s.reset) {
                 (_, true, _) => PgClientConn::Connecting,
-                (Some(pid), false, true) => PgClientConn::Reset { pid },
-                (Some(pid), false, false) => PgClientConn::Open { pid },
+                (Some(pid), false, true) => PgClientConn::Reset {
+                    pid: u64::from(pid),
+                },
+                (Some(pid), false, false) => PgClientConn::Open {
+                    pid: u64::from(pid),
+                },
                 (None, false, _) => PgClientConn::None,
             })
             .collect();
@@ -410,8 +420,7 @@ impl Postgres {
     /// Locks on the open connection, or opens one first.
     fn acquire(&mut self, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
-        side.attempt += 1;
-        let attempt = side.attempt;
+        let attempt = count_up(&mut side.attempt);
         match (side.pid, side.reset, side.connecting) {
             (_, _, true) => {} // The connect reply sends the lock request.
             (Some(pid), false, false) => out.ask(c, PgMsg::Lock { pid, attempt }),
@@ -445,7 +454,7 @@ impl Postgres {
     }
 
     /// The client was heard on `pid`: its keepalive timer starts again.
-    fn heard(&mut self, view: &View, pid: u64, out: &mut Effects) {
+    fn heard(&mut self, view: &View, pid: u32, out: &mut Effects) {
         let idle_ms = self.options.keepalives_idle_s.saturating_mul(1_000);
         if let Some(conn) = self.conns.get_mut(&pid) {
             conn.last_heard = view.now;
@@ -456,7 +465,7 @@ impl Postgres {
     }
 
     /// The connection `pid` if it is `c`'s; a TCP reset answers any other.
-    fn conn_of(&mut self, view: &View, c: ClientId, pid: u64, out: &mut Effects) -> bool {
+    fn conn_of(&mut self, view: &View, c: ClientId, pid: u32, out: &mut Effects) -> bool {
         if self.conns.get(&pid).is_some_and(|conn| conn.client == c) {
             self.heard(view, pid, out);
             return true;
@@ -500,16 +509,17 @@ impl Postgres {
         self.heard(view, pid, out);
         out.record(Event::Service(ServiceEvent::PgSessionStarted {
             client: c,
-            pid,
+            pid: u64::from(pid),
         }));
         out.answer(c, PgMsg::ConnectReply { pid: Some(pid) });
     }
 
     /// A pid no live backend has: drawn, and with at most 100 of 99,000
     /// in use a few draws always do; past `PID_DRAWS_MAX` the first free one.
-    fn draw_pid(&mut self) -> u64 {
+    fn draw_pid(&mut self) -> u32 {
         for _ in 0..PID_DRAWS_MAX {
-            let pid = self.rng.draw(PID_MIN, PID_MAX);
+            let drawn = self.rng.draw(u64::from(PID_MIN), u64::from(PID_MAX));
+            let pid = u32::try_from(drawn).expect("a pid is drawn below PID_MAX");
             if !self.conns.contains_key(&pid) {
                 return pid;
             }
@@ -519,7 +529,7 @@ impl Postgres {
             .unwrap_or(PID_MAX)
     }
 
-    fn lock(&mut self, view: &View, c: ClientId, pid: u64, attempt: u64, out: &mut Effects) {
+    fn lock(&mut self, view: &View, c: ClientId, pid: u32, attempt: u32, out: &mut Effects) {
         match self.held {
             None => self.grant(view, pid, c, attempt, out),
             Some(mut h) if h.pid == pid => {
@@ -549,7 +559,7 @@ impl Postgres {
                 }
                 out.record(Event::Service(ServiceEvent::PgLockBlocked {
                     client: c,
-                    pid,
+                    pid: u64::from(pid),
                     holder: h.client,
                 }));
                 // The client's call is blocked in the server now, not in flight.
@@ -560,20 +570,20 @@ impl Postgres {
         }
     }
 
-    fn grant(&mut self, view: &View, pid: u64, c: ClientId, attempt: u64, out: &mut Effects) {
+    fn grant(&mut self, view: &View, pid: u32, c: ClientId, attempt: u32, out: &mut Effects) {
         debug_assert!(self.held.is_none(), "one holder of advisory lock 42");
-        self.grants += 1;
+        let grant = count_up(&mut self.grants);
         self.held = Some(Held {
             pid,
             client: c,
-            grant: self.grants,
+            grant,
             since: view.now,
             count: 1,
         });
         let version = view.resource_version.0;
         out.record(Event::Service(ServiceEvent::PgLockGranted {
             client: c,
-            pid,
+            pid: u64::from(pid),
             version,
         }));
         out.answer(
@@ -581,13 +591,13 @@ impl Postgres {
             PgMsg::Locked {
                 pid,
                 attempt,
-                grant: self.grants,
+                grant,
                 version,
             },
         );
     }
 
-    fn unlock(&mut self, view: &View, pid: u64, out: &mut Effects) {
+    fn unlock(&mut self, view: &View, pid: u32, out: &mut Effects) {
         let Some(mut h) = self.held.filter(|h| h.pid == pid) else {
             return; // "you don't own a lock of type ExclusiveLock"
         };
@@ -599,7 +609,7 @@ impl Postgres {
         self.held = None;
         out.record(Event::Service(ServiceEvent::PgLockReleased {
             client: h.client,
-            pid,
+            pid: u64::from(pid),
         }));
         self.grant_next(view, out);
     }
@@ -654,7 +664,7 @@ impl Postgres {
                     && side.attempt == attempt
                     && side.pid == Some(pid);
                 if wanted {
-                    out.grant(c, Some(Token(version)), grant, None);
+                    out.grant(c, Some(Token(version)), u64::from(grant), None);
                 } else if !belief.is_holding() {
                     // Given up meanwhile: hand the lock straight back.
                     out.ask(c, PgMsg::Unlock { pid });
@@ -691,7 +701,7 @@ impl Postgres {
     /// The server's kernel probes an idle connection: after `idle` with
     /// nothing heard, then every `interval`; `count` unanswered probes in
     /// a row end the session. A frozen process's kernel still answers.
-    fn on_keepalive(&mut self, view: &View, pid: u64, out: &mut Effects) {
+    fn on_keepalive(&mut self, view: &View, pid: u32, out: &mut Effects) {
         let options = self.options;
         let Some(conn) = self.conns.get(&pid) else {
             return;
@@ -720,7 +730,7 @@ impl Postgres {
             conn.probes_failed += 1;
             out.record(Event::Service(ServiceEvent::PgProbeUnanswered {
                 client,
-                pid,
+                pid: u64::from(pid),
                 failed: conn.probes_failed,
                 count: options.keepalives_count,
             }));
@@ -731,7 +741,7 @@ impl Postgres {
     }
 
     /// The backend exits: its advisory lock and its place in line go with it.
-    fn end_session(&mut self, view: &View, pid: u64, why: PgSessionEnd, out: &mut Effects) {
+    fn end_session(&mut self, view: &View, pid: u32, why: PgSessionEnd, out: &mut Effects) {
         let Some(conn) = self.conns.remove(&pid) else {
             return;
         };
@@ -742,7 +752,7 @@ impl Postgres {
         }
         out.record(Event::Service(ServiceEvent::PgSessionEnded {
             client: conn.client,
-            pid,
+            pid: u64::from(pid),
             why,
             freed_lock,
         }));

@@ -4,7 +4,7 @@
 //! entry just before its own, and an expired session or lease deletes its
 //! entries, which fires the watch of the one behind.
 
-use super::HolderView;
+use super::{Grant, HolderView};
 use crate::sim::types::{ClientId, Millis, Token};
 use std::collections::BTreeMap;
 
@@ -20,11 +20,13 @@ pub(crate) struct Entry {
 }
 
 /// The entries under one lock, lowest order (the holder) first, and who
-/// watches which entry for its deletion.
+/// watches which entry for its deletion. An entry's order is the number
+/// the service assigned it (a znode sequence, a create_revision), kept in
+/// 32 bits as the messages that carry it do (`super::count_up`).
 #[derive(Debug, Clone, Default, Hash)]
 pub(crate) struct Contenders {
-    entries: BTreeMap<u64, Entry>,
-    watchers: BTreeMap<u64, Vec<ClientId>>,
+    entries: BTreeMap<u32, Entry>,
+    watchers: BTreeMap<u32, Vec<ClientId>>,
 }
 
 /// What a waiter learns when it looks again after a watch fired.
@@ -39,7 +41,7 @@ pub(crate) enum Recheck {
 }
 
 impl Recheck {
-    pub fn of(exists: bool, predecessor: Option<u64>) -> Recheck {
+    pub fn of(exists: bool, predecessor: Option<u32>) -> Recheck {
         match (exists, predecessor) {
             (false, _) => Recheck::Gone,
             (true, None) => Recheck::Holds,
@@ -50,7 +52,7 @@ impl Recheck {
 
 impl Contenders {
     /// Adds an entry and returns the one just before it, now watched.
-    pub fn join(&mut self, order: u64, entry: Entry) -> Option<u64> {
+    pub fn join(&mut self, order: u32, entry: Entry) -> Option<u32> {
         self.entries.insert(order, entry);
         let predecessor = self.predecessor(order);
         if let Some(p) = predecessor {
@@ -60,7 +62,7 @@ impl Contenders {
     }
 
     /// Whether `order` still exists, and the entry before it (watched by `c`).
-    pub fn look(&mut self, order: u64, c: ClientId) -> (bool, Option<u64>) {
+    pub fn look(&mut self, order: u32, c: ClientId) -> (bool, Option<u32>) {
         let exists = self.entries.contains_key(&order);
         let predecessor = if exists {
             self.predecessor(order)
@@ -74,13 +76,13 @@ impl Contenders {
     }
 
     /// Deletes an entry; returns it and the clients whose watch fires.
-    pub fn remove(&mut self, order: u64) -> Option<(Entry, Vec<ClientId>)> {
+    pub fn remove(&mut self, order: u32) -> Option<(Entry, Vec<ClientId>)> {
         let entry = self.entries.remove(&order)?;
         Some((entry, self.watchers.remove(&order).unwrap_or_default()))
     }
 
     /// The entries that die with `session`, in order.
-    pub fn of_session(&self, session: u64) -> Vec<u64> {
+    pub fn of_session(&self, session: u64) -> Vec<u32> {
         self.entries
             .iter()
             .filter(|(_, e)| e.session == session)
@@ -88,18 +90,28 @@ impl Contenders {
             .collect()
     }
 
-    pub fn get(&self, order: u64) -> Option<&Entry> {
+    pub fn get(&self, order: u32) -> Option<&Entry> {
         self.entries.get(&order)
     }
 
     /// The holder's entry.
-    pub fn first(&self) -> Option<(u64, &Entry)> {
-        self.entries.iter().next().map(|(&o, e)| (o, e))
+    pub fn first(&self) -> Option<(u32, &Entry)> {
+        self.entries.first_key_value().map(|(&o, e)| (o, e))
     }
 
     /// The first entry `c` owns.
     pub fn of_client(&self, c: ClientId) -> Option<&Entry> {
         self.entries.values().find(|e| e.owner == c)
+    }
+
+    /// The first entry's grant: its order is the token and the lease key.
+    pub fn grant(&self) -> Option<Grant> {
+        let (order, e) = self.first()?;
+        Some(Grant {
+            client: e.owner,
+            token: Some(Token(u64::from(order))),
+            lease_key: u64::from(order),
+        })
     }
 
     /// The first entry as the service's holder: its order is the token,
@@ -108,8 +120,8 @@ impl Contenders {
         let (order, e) = self.first()?;
         Some(HolderView {
             client: e.owner,
-            token: Some(Token(order)),
-            lease_key: order,
+            token: Some(Token(u64::from(order))),
+            lease_key: u64::from(order),
             since: e.since,
             until: session_end(e.session),
         })
@@ -124,15 +136,15 @@ impl Contenders {
         session_end(self.of_client(c)?.session)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &Entry)> {
+    pub fn iter(&self) -> impl Iterator<Item = (u32, &Entry)> {
         self.entries.iter().map(|(&o, e)| (o, e))
     }
 
-    fn predecessor(&self, order: u64) -> Option<u64> {
+    fn predecessor(&self, order: u32) -> Option<u32> {
         self.entries.range(..order).next_back().map(|(&o, _)| o)
     }
 
-    fn watch(&mut self, watched: u64, c: ClientId) {
+    fn watch(&mut self, watched: u32, c: ClientId) {
         let list = self.watchers.entry(watched).or_default();
         if !list.contains(&c) {
             list.push(c);

@@ -48,7 +48,7 @@ const BACKLOG_MAX: usize = 64;
 
 /// The single-Redis protocol: a client's commands to the master (Redis
 /// commands as Redlock sends them) and `WAIT 1`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum SingleRedisMsg {
     #[serde(rename = "redis-command")]
@@ -57,19 +57,23 @@ pub enum SingleRedisMsg {
     Answer { cmd: RedisMsg },
     /// `WAIT 1 timeout` after the lock was set.
     #[serde(rename = "redis-wait")]
-    Wait { round: u64 },
+    Wait { round: u32 },
     #[serde(rename = "redis-wait-reply")]
-    WaitReply { replicas: u8, round: u64 },
+    WaitReply { replicas: u8, round: u32 },
 }
+
+// A Redis command behind a tag of its own: 32 bytes, with room left in
+// that tag for `Msg`'s, which keeps `Msg` at 32 bytes too.
+const _: () = assert!(size_of::<SingleRedisMsg>() <= 32);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum RedisTimer {
     /// Time to extend the lock.
     Renew { gen: u64 },
     /// No answer came for this round.
-    ReplyTimeout { round: u64 },
+    ReplyTimeout { round: u32 },
     /// Try the `SET` again.
-    Retry { round: u64 },
+    Retry { round: u32 },
     /// A key reaches its expiry by the server's clock.
     KeyExpiry { node: NodeId },
     /// The replica applies the copies that have reached it.
@@ -77,7 +81,7 @@ pub(crate) enum RedisTimer {
     /// The master answers a `WAIT`.
     WaitDone {
         client: ClientId,
-        round: u64,
+        round: u32,
         epoch: u32,
         /// When the replica will have everything the master had at the WAIT.
         needed: Millis,
@@ -125,7 +129,7 @@ enum Phase {
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     phase: Phase,
-    round: u64,
+    round: u32,
     value: Option<u64>,
     fence: Option<u64>,
     start_local: i64,
@@ -145,7 +149,8 @@ pub(crate) struct Redis {
     /// Copies that died with the master, told when Sentinel promotes.
     lost_writes: u32,
     side: [Side; 4],
-    next_round: u64,
+    /// Rounds started so far: each gets the next number.
+    rounds: u32,
     fence_of: BTreeMap<u64, u64>,
     rng: ServiceRng,
 }
@@ -176,7 +181,7 @@ impl LockSystem for Redis {
             promotion_at: None,
             lost_writes: 0,
             side: Default::default(),
-            next_round: 1,
+            rounds: 0,
             fence_of: BTreeMap::new(),
             rng: ServiceRng::new(config.seed),
         }
@@ -278,9 +283,8 @@ impl Redis {
         &mut self.side[c.index()]
     }
 
-    fn new_round(&mut self, c: ClientId) -> u64 {
-        let round = self.next_round;
-        self.next_round += 1;
+    fn new_round(&mut self, c: ClientId) -> u32 {
+        let round = super::count_up(&mut self.rounds);
         self.side(c).round = round;
         round
     }

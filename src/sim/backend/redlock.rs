@@ -13,7 +13,7 @@
 //! node 1 keeps its data.
 
 use super::redis_node::{Node, RedisKey};
-use super::{renew_every_ms, HolderView, LockSystem, ServiceRng};
+use super::{renew_every_ms, Grant, HolderView, LockSystem, ServiceRng};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -45,43 +45,47 @@ pub fn validity_ms(ttl_ms: u64, elapsed_ms: u64) -> i64 {
 }
 
 /// What a Redis node is asked and answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum RedisMsg {
     /// `SET lock value NX PX ttl`.
     #[serde(rename = "redis-set")]
-    Set { value: u64, px_ms: u64, round: u64 },
+    Set { value: u64, px_ms: u64, round: u32 },
     #[serde(rename = "redis-set-reply")]
-    SetReply { ok: bool, round: u64 },
+    SetReply { ok: bool, round: u32 },
     /// `SET lock value NX PX ttl` and, if it was set, `INCR fence`, in one
     /// script (single Redis): the token comes back with the key.
     #[serde(rename = "redis-set-fence")]
-    SetFence { value: u64, px_ms: u64, round: u64 },
+    SetFence { value: u64, px_ms: u64, round: u32 },
     /// The fence counter, or nil when the key was taken.
     #[serde(rename = "redis-set-fence-reply")]
-    SetFenceReply { fence: Option<u64>, round: u64 },
+    SetFenceReply { fence: Option<u64>, round: u32 },
     /// `INCR fence` on node 1, once a quorum is held: the token.
     #[serde(rename = "redis-incr")]
-    Incr { round: u64 },
+    Incr { round: u32 },
     #[serde(rename = "redis-incr-reply")]
-    IncrReply { fence: u64, round: u64 },
+    IncrReply { fence: u64, round: u32 },
     /// Renewal: the checked script (`PEXPIRE` if the value matches) or a blind `SET`.
     #[serde(rename = "redis-extend")]
     Extend {
         value: u64,
         px_ms: u64,
         mode: ExtendMode,
-        round: u64,
+        round: u32,
     },
     #[serde(rename = "redis-extend-reply")]
-    ExtendReply { ok: bool, round: u64 },
+    ExtendReply { ok: bool, round: u32 },
     /// A node that is down refuses the connection at once.
     #[serde(rename = "redis-refused")]
-    Refused { round: u64 },
+    Refused { round: u32 },
     /// Release: the checked script or a plain `DEL`.
     #[serde(rename = "redis-unlock")]
     Unlock { value: u64, mode: ReleaseMode },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<RedisMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum RedlockTimer {
@@ -90,9 +94,9 @@ pub(crate) enum RedlockTimer {
     /// The lease end by the client's own clock.
     LeaseDeadline { gen: u64 },
     /// The timeout of one step of a round.
-    NodeTimeout { round: u64, step: u8 },
+    NodeTimeout { round: u32, step: u8 },
     /// Retry after a random delay.
-    Retry { round: u64 },
+    Retry { round: u32 },
     /// A node's key reaches its expiry by the node's clock.
     KeyExpiry { node: NodeId },
     /// A delayed restart is over.
@@ -141,7 +145,7 @@ enum Phase {
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     phase: Phase,
-    round: u64,
+    round: u32,
     value: Option<u64>,
     /// When the attempt or extension started, by the client's own clock.
     start_local: i64,
@@ -160,7 +164,8 @@ pub(crate) struct Redlock {
     options: RedisOptions,
     nodes: [Node; NODES],
     side: [Side; 4],
-    next_round: u64,
+    /// Rounds started so far: each gets the next number.
+    rounds: u32,
     /// The fence value node 1 returned with each lock value.
     fence_of: BTreeMap<u64, u64>,
     rng: ServiceRng,
@@ -188,7 +193,7 @@ impl LockSystem for Redlock {
             options: config.redis,
             nodes: Default::default(),
             side: Default::default(),
-            next_round: 1,
+            rounds: 0,
             fence_of: BTreeMap::new(),
             rng: ServiceRng::new(config.seed),
         }
@@ -224,14 +229,21 @@ impl LockSystem for Redlock {
     }
 
     fn holder(&self, view: &View) -> Option<HolderView> {
-        let (key, since, until) = self.quorum(view.now)?;
+        let key = self.quorum_key(view.now)?;
+        let (since, until) = self.quorum_times(&key, view.now);
+        let grant = self.grant_of(&key);
         Some(HolderView {
-            client: key.owner,
-            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
-            lease_key: key.value,
+            client: grant.client,
+            token: grant.token,
+            lease_key: grant.lease_key,
             since,
             until: Some(until),
         })
+    }
+
+    /// The quorum's key, without sorting out when the quorum formed and ends.
+    fn grant(&self, view: &View) -> Option<Grant> {
+        Some(self.grant_of(&self.quorum_key(view.now)?))
     }
 
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
@@ -323,9 +335,8 @@ impl Redlock {
     }
 
     /// A fresh round number: late answers to older rounds are ignored.
-    fn new_round(&mut self, c: ClientId) -> u64 {
-        let round = self.next_round;
-        self.next_round += 1;
+    fn new_round(&mut self, c: ClientId) -> u32 {
+        let round = super::count_up(&mut self.rounds);
         self.side(c).round = round;
         round
     }
@@ -350,8 +361,7 @@ impl Redlock {
     }
 
     fn start_attempt(&mut self, view: &View, c: ClientId, out: &mut Effects) {
-        let round = self.next_round;
-        self.next_round += 1;
+        let round = super::count_up(&mut self.rounds);
         let value = self.rng.draw(0x1000_0000_0000, 0xffff_ffff_ffff);
         let side = self.side(c);
         *side = Side {
@@ -724,38 +734,47 @@ impl Redlock {
         }
     }
 
-    /// The lock value held on a quorum of live nodes: the quorum formed when
-    /// its third key was set, and lasts until all but two have expired.
-    /// Runs after every event, so it allocates nothing.
-    fn quorum(&self, now: Millis) -> Option<(RedisKey, Millis, Millis)> {
-        let mut live: [Option<(RedisKey, Millis)>; NODES] = [None; NODES];
-        for (slot, node) in live.iter_mut().zip(&self.nodes) {
-            *slot = node
-                .live_key(now)
-                .map(|k| (k, node.expiry_virtual(&k, now)));
-        }
-        let first = live.iter().flatten().find(|(k, _)| {
-            live.iter()
-                .flatten()
-                .filter(|(o, _)| o.value == k.value)
-                .count()
-                >= usize::from(QUORUM)
-        })?;
-        let value = first.0.value;
+    /// The key of the lock value held on a quorum of live nodes: the first
+    /// node's, in node order, whose value at least two others share. Runs
+    /// after every event, so it allocates nothing.
+    fn quorum_key(&self, now: Millis) -> Option<RedisKey> {
+        let values = self
+            .nodes
+            .each_ref()
+            .map(|n| n.live_key(now).map(|k| k.value));
+        let on_quorum = |value: u64| {
+            values.iter().filter(|&&v| v == Some(value)).count() >= usize::from(QUORUM)
+        };
+        let first = values.iter().position(|v| v.is_some_and(on_quorum))?;
+        self.nodes[first].live_key(now)
+    }
+
+    /// When the quorum holding `key`'s value formed (its third key was
+    /// set) and when it ends (all but two of its keys have expired).
+    fn quorum_times(&self, key: &RedisKey, now: Millis) -> (Millis, Millis) {
         let mut set_at = [Millis(u64::MAX); NODES];
         let mut expiry = [Millis(0); NODES];
-        for (i, (k, e)) in live
-            .iter()
-            .flatten()
-            .filter(|(k, _)| k.value == value)
-            .enumerate()
-        {
-            set_at[i] = k.set_at;
-            expiry[i] = *e;
+        let holding = self.nodes.iter().filter_map(|n| {
+            let k = n.live_key(now).filter(|k| k.value == key.value)?;
+            Some((k.set_at, n.expiry_virtual(&k, now)))
+        });
+        for (i, (set, ends)) in holding.enumerate() {
+            set_at[i] = set;
+            expiry[i] = ends;
         }
         set_at.sort_unstable();
         expiry.sort_unstable_by(|a, b| b.cmp(a));
         let q = usize::from(QUORUM) - 1;
-        Some((first.0, set_at[q], expiry[q]))
+        (set_at[q], expiry[q])
+    }
+
+    /// The grant a quorum's key stands for: its value, and node 1's fence
+    /// for that value as the token.
+    fn grant_of(&self, key: &RedisKey) -> Grant {
+        Grant {
+            client: key.owner,
+            token: self.fence_of.get(&key.value).map(|&f| Token(f)),
+            lease_key: key.value,
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! ZAB, no leader election); each client opens one session and keeps it.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{HolderView, LockSystem};
+use super::{count_up, Grant, HolderView, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -27,8 +27,9 @@ fn expiry_bucket(at_ms: u64, tick_ms: u64) -> Millis {
     Millis((at_ms / tick_ms + 1) * tick_ms)
 }
 
-/// ZooKeeper's requests and answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// ZooKeeper's requests and answers. Sequence numbers travel in 32 bits,
+/// as ZooKeeper's own do, so that each fits in 24 bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind")]
 pub enum ZkMsg {
     #[serde(rename = "zk-connect")]
@@ -40,25 +41,29 @@ pub enum ZkMsg {
     Create { session: u64 },
     #[serde(rename = "zk-create-reply")]
     CreateReply {
-        seq: Option<u64>,
-        predecessor: Option<u64>,
+        seq: Option<u32>,
+        predecessor: Option<u32>,
     },
     #[serde(rename = "zk-ping")]
     Ping { session: u64 },
     #[serde(rename = "zk-ping-reply")]
     PingReply { alive: bool },
     #[serde(rename = "zk-delete")]
-    Delete { seq: u64 },
+    Delete { seq: u32 },
     #[serde(rename = "zk-watch-fired")]
-    WatchFired { deleted: u64 },
+    WatchFired { deleted: u32 },
     #[serde(rename = "zk-get-children")]
-    GetChildren { seq: u64 },
+    GetChildren { seq: u32 },
     #[serde(rename = "zk-children-reply")]
     ChildrenReply {
         exists: bool,
-        predecessor: Option<u64>,
+        predecessor: Option<u32>,
     },
 }
+
+// Each lock system's message fits in 24 bytes, so that `Msg`, and every
+// value that carries one, stays small (see `count_up`).
+const _: () = assert!(size_of::<ZkMsg>() <= 24);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum ZkTimer {
@@ -111,7 +116,7 @@ struct Side {
     session: Option<u64>,
     timeout_ms: u64,
     /// The client's own znode sequence number.
-    seq: Option<u64>,
+    seq: Option<u32>,
     /// Waiting for the connect reply before creating the znode.
     connecting: bool,
     ping_gen: u64,
@@ -127,7 +132,7 @@ pub(crate) struct ZooKeeper {
     zxid: u64,
     /// The lock directory's sequence counter: a sequential child is named
     /// after it, and only creations advance it.
-    cversion: u64,
+    cversion: u32,
     next_session: u64,
     sessions: BTreeMap<u64, Session>,
     /// The lock directory's children by sequence number.
@@ -207,6 +212,11 @@ impl LockSystem for ZooKeeper {
         self.znodes.holder(|session| self.session_expiry(session))
     }
 
+    /// The first znode's, without looking up when its session ends.
+    fn grant(&self, _view: &View) -> Option<Grant> {
+        self.znodes.grant()
+    }
+
     fn lease_end(&self, _view: &View, c: ClientId) -> Option<Millis> {
         self.znodes
             .lease_end(c, |session| self.session_expiry(session))
@@ -218,7 +228,7 @@ impl LockSystem for ZooKeeper {
                 .znodes
                 .iter()
                 .map(|(seq, z)| ZnodeView {
-                    seq,
+                    seq: u64::from(seq),
                     owner: z.owner,
                     session: z.session,
                     czxid: z.stamp,
@@ -312,7 +322,7 @@ impl ZooKeeper {
         true
     }
 
-    fn delete_znode(&mut self, seq: u64, out: &mut Effects) {
+    fn delete_znode(&mut self, seq: u32, out: &mut Effects) {
         let Some((node, watchers)) = self.znodes.remove(seq) else {
             return;
         };
@@ -321,7 +331,7 @@ impl ZooKeeper {
         self.zxid += 1;
         out.record(Event::Service(ServiceEvent::ZkZnodeDeleted {
             client: node.owner,
-            seq,
+            seq: u64::from(seq),
             zxid: self.zxid,
         }));
         for watcher in watchers {
@@ -392,7 +402,7 @@ impl ZooKeeper {
             };
         }
         let seq = self.cversion;
-        self.cversion += 1;
+        count_up(&mut self.cversion);
         self.zxid += 1;
         let entry = Entry {
             owner: c,
@@ -402,7 +412,7 @@ impl ZooKeeper {
         };
         out.record(Event::Service(ServiceEvent::ZkZnodeCreated {
             client: c,
-            seq,
+            seq: u64::from(seq),
             zxid: self.zxid,
         }));
         let predecessor = self.znodes.join(seq, entry);
@@ -457,7 +467,10 @@ impl ZooKeeper {
                         self.side(c).seq = None;
                         out.lose(c, LossReason::KeyGone);
                     }
-                    Recheck::Holds => out.grant(c, Some(Token(seq)), seq, None),
+                    Recheck::Holds => {
+                        let seq = u64::from(seq);
+                        out.grant(c, Some(Token(seq)), seq, None);
+                    }
                     Recheck::Waits => {}
                 }
             }
@@ -469,8 +482,8 @@ impl ZooKeeper {
         &mut self,
         view: &View,
         c: ClientId,
-        seq: Option<u64>,
-        predecessor: Option<u64>,
+        seq: Option<u32>,
+        predecessor: Option<u32>,
         out: &mut Effects,
     ) {
         let acquiring = view.belief(c) == Belief::Acquiring;
@@ -487,6 +500,7 @@ impl ZooKeeper {
             return;
         }
         self.side(c).seq = Some(seq);
+        let seq = u64::from(seq);
         if predecessor.is_none() {
             out.grant(c, Some(Token(seq)), seq, None);
         } else {

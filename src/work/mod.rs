@@ -58,6 +58,10 @@ pub struct Reply {
     /// Why the job could not run; `html` is empty then.
     #[serde(default)]
     pub error: Option<String>,
+    /// What the page keeps or passes on without reading it: a result to
+    /// hand back in a later job, a file to download.
+    #[serde(default)]
+    pub data: String,
 }
 
 impl Reply {
@@ -87,6 +91,7 @@ impl Reply {
             progress: text_of("progress").unwrap_or_default(),
             done,
             error: text_of("error"),
+            data: text_of("data").unwrap_or_default(),
         })
     }
 
@@ -98,6 +103,7 @@ impl Reply {
             progress: String::new(),
             done: true,
             error: Some(why),
+            data: String::new(),
         }
     }
 }
@@ -145,6 +151,7 @@ pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
                 progress,
                 done,
                 error: None,
+                data: String::new(),
             })
         }),
         Job::Spanner => send(Reply {
@@ -154,6 +161,7 @@ pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
             progress: String::new(),
             done: true,
             error: None,
+            data: String::new(),
         }),
     }
 }

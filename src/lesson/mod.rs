@@ -3,6 +3,7 @@
 //! breaks, and the search for the shortest run that breaks one.
 
 pub mod compare;
+pub mod finder;
 pub mod presets;
 pub mod properties;
 pub mod spanner;

@@ -349,9 +349,17 @@ fn requests_and_outcomes_travel_as_json() {
         MoveKind::Wait,
     ];
     let text = serde_json::to_string(&request).unwrap();
-    assert!(text.contains(r#""property":"no-stale-write""#), "{text}");
+    assert!(text.contains(r#""property":"stale-write""#), "{text}");
     let back: Request = serde_json::from_str(&text).unwrap();
     assert_eq!(back, request);
+    // The scenario and the property are enough; the rest are the defaults.
+    let scenario = serde_json::to_string(&request.scenario).unwrap();
+    let short = format!(r#"{{"scenario":{scenario},"property":"two-holders"}}"#);
+    let read: Request = serde_json::from_str(&short).unwrap();
+    assert_eq!(
+        read,
+        Request::new(request.scenario.config.clone(), Property::OneBeliever)
+    );
     let outcome = search(&request);
     let text = serde_json::to_string(&outcome).unwrap();
     assert!(text.starts_with(r#"{"outcome":"found""#), "{text}");

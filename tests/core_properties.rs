@@ -217,5 +217,11 @@ fn each_state_reads_as_the_page_lists_it() {
     );
     for p in Property::ALL {
         assert_eq!(Property::from_slug(p.slug()), Some(p));
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(
+            json,
+            format!("\"{}\"", p.slug()),
+            "JSON names it by its slug"
+        );
     }
 }

@@ -117,7 +117,7 @@ fn main() -> ExitCode {
             print_run(&trace)
         }
         Ok(other) => {
-            eprintln!("After {secs:.2} s: {other}");
+            eprintln!("After {secs:.2} s: {other}.\n{}", finder::LEFT_OUT);
             ExitCode::from(1)
         }
     }

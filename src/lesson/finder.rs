@@ -50,6 +50,9 @@ pub const STATES_DEFAULT: u64 = 1_000_000;
 /// and a release of another's lock each need two.
 pub const CLIENTS_DEFAULT: u8 = 2;
 
+/// The runs a search leaves out, in words to print beside its bound.
+pub const LEFT_OUT: &str = "Runs left out as the same as others or unable to matter: clients that have done nothing yet are alike, so only the first fresh one is offered (at most the request's number of clients); a GC pause, a partition, a crash or a clock jump strikes only a client that holds, waits for or asks for the lock; Redis nodes that look alike are faulted as one.";
+
 /// A kind of move the search may make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -141,22 +144,44 @@ impl MoveKind {
     }
 }
 
-/// What to search for, from where, and how far.
+/// What to search for, from where, and how far. Only the scenario and the
+/// property are needed in JSON; the rest have the defaults of `Request::new`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Request {
     /// The settings, and a script to play before the search starts.
     pub scenario: Scenario,
-    /// Where in the script the search starts; its end when absent.
+    /// Where in the script the search starts (the actions due later are
+    /// left out); its last action's time when absent.
     #[serde(default)]
     pub from_ms: Option<u64>,
     pub property: Property,
     /// Moves at most.
+    #[serde(default = "depth_default")]
     pub depth_max: u32,
     /// Distinct states at one depth at most.
+    #[serde(default = "states_default")]
     pub states_max: u64,
+    #[serde(default = "moves_default")]
     pub moves: Vec<MoveKind>,
     /// Clients the search may use at most (1 to 4).
+    #[serde(default = "clients_default")]
     pub clients_max: u8,
+}
+
+fn depth_default() -> u32 {
+    DEPTH_DEFAULT
+}
+
+fn states_default() -> u64 {
+    STATES_DEFAULT
+}
+
+fn moves_default() -> Vec<MoveKind> {
+    MoveKind::DEFAULT.to_vec()
+}
+
+fn clients_default() -> u8 {
+    CLIENTS_DEFAULT
 }
 
 impl Request {
@@ -166,10 +191,10 @@ impl Request {
             scenario: Scenario::new(config),
             from_ms: None,
             property,
-            depth_max: DEPTH_DEFAULT,
-            states_max: STATES_DEFAULT,
-            moves: MoveKind::DEFAULT.to_vec(),
-            clients_max: CLIENTS_DEFAULT,
+            depth_max: depth_default(),
+            states_max: states_default(),
+            moves: moves_default(),
+            clients_max: clients_default(),
         }
     }
 }

@@ -12,20 +12,24 @@ use std::fmt;
 
 /// One safety property of a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
 pub enum Property {
     /// The resource accepts no write that the oracle calls stale: one from
     /// a client after another was granted the lock since its own grant.
+    #[serde(rename = "stale-write")]
     NoStaleWrite,
     /// At most one (running) client believes it holds the lock.
+    #[serde(rename = "two-holders")]
     OneBeliever,
     /// Every token the resource accepts is at least the highest it accepted before.
+    #[serde(rename = "token-order")]
     TokensNeverDecrease,
     /// No release deletes a lock key that another client set (Redis's plain DEL).
+    #[serde(rename = "foreign-release")]
     NoForeignRelease,
     /// Every write that reaches the resource comes from the client the
     /// service names as the holder, under that grant: accepted or rejected,
     /// a write from anyone else was made without a lease.
+    #[serde(rename = "write-without-lease")]
     NoWriteWithoutLease,
 }
 
@@ -38,7 +42,7 @@ impl Property {
         Property::NoWriteWithoutLease,
     ];
 
-    /// The short name links and the command line use.
+    /// The short name JSON, links and the command line use: what breaks it.
     pub fn slug(self) -> &'static str {
         match self {
             Property::NoStaleWrite => "stale-write",

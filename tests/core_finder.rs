@@ -256,6 +256,40 @@ fn a_plain_del_is_found_deleting_another_clients_key() {
 }
 
 #[test]
+fn finer_waits_and_delayed_writes_are_moves_too() {
+    let mut request = Request::new(config(Backend::Redis, Fencing::Off), Property::NoStaleWrite);
+    request.moves = vec![
+        MoveKind::Acquire,
+        MoveKind::Write,
+        MoveKind::Release,
+        MoveKind::NextEvent,
+    ];
+    let trace = found(&request);
+    replays(&trace);
+    assert!(trace.depth > trace.actions, "it waited event by event");
+    // The delayed-write story's mechanism, with no pause at all.
+    let mut request = Request::new(config(Backend::Etcd, Fencing::Off), Property::NoStaleWrite);
+    request.moves = vec![
+        MoveKind::Acquire,
+        MoveKind::Release,
+        MoveKind::DelayedWrite,
+        MoveKind::Wait,
+    ];
+    let trace = found(&request);
+    replays(&trace);
+    let delayed = trace.steps.iter().any(|s| {
+        matches!(
+            s.action,
+            Some(Action::Client {
+                command: Command::WriteDelayed { .. },
+                ..
+            })
+        )
+    });
+    assert!(delayed, "{}", trace.lines().join("\n"));
+}
+
+#[test]
 fn a_search_starts_where_a_script_stops() {
     // A holds and is frozen at 0.5 s: a write (queued) and B's acquire are left.
     let scenario = Scenario::new(config(Backend::Etcd, Fencing::Off))

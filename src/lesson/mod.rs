@@ -1,7 +1,10 @@
-//! What the page teaches with the core: the stories (presets) and the key
-//! moments a guided tour stops at.
+//! What the page teaches with the core: the stories (presets), the key
+//! moments a guided tour stops at, the safety properties a run keeps or
+//! breaks, and the search for the shortest run that breaks one.
 
 pub mod compare;
+pub mod finder;
 pub mod presets;
+pub mod properties;
 pub mod spanner;
 pub mod tour;

@@ -498,7 +498,7 @@ impl Sim {
     /// or script: two runs that reached the same state have the same one,
     /// on every platform.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = super::fingerprint::Fnv::default();
+        let mut h = super::fingerprint::StableHasher::default();
         self.core.hash(&mut h);
         self.service.hash(&mut h);
         self.last_holder.hash(&mut h);

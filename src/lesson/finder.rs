@@ -1,0 +1,1071 @@
+//! The shortest failure: a search over every sequence of the actions a
+//! visitor could take, from given settings, for the fewest moves that break
+//! one safety property; or a bound: none within so many moves.
+//!
+//! A move is a visitor's click (acquire, write, release, a GC pause, a
+//! partition or its heal, a crash or a restart, a clock jump, a fault on a
+//! node of the lock service) or letting time pass to the next moment that
+//! matters for the lock: a client gets it or loses it, or the service lets
+//! it go. After each move the run is also left alone for a while: if the
+//! property breaks then (a write paused in a GC pause lands when its client
+//! wakes), the trace ends there, so the search never spends a move on
+//! waiting for the end.
+//!
+//! The search deepens one move at a time and explores each depth depth-first
+//! (iterative deepening): it needs memory for one path, not for a whole
+//! depth of runs, and the first failure found is one of the shortest. Runs
+//! that reach the same state are explored once (`Sim::fingerprint`). The
+//! run's own randomness is seeded, so every sequence of moves is a run that
+//! replays exactly.
+//!
+//! Some sequences are left out because they are the same as others, or
+//! cannot matter, and the page says so beside the bound:
+//! - clients that have done nothing yet are alike: only the first of them
+//!   (per renewal setting) is offered, and at most `clients_max` clients;
+//! - a GC pause, a partition, a crash or a clock jump strikes only a client
+//!   that holds, waits for or asks for the lock;
+//! - faults on Redis nodes that look alike (up or down, whose key, same
+//!   clock) are tried on the first of them.
+
+use super::properties::{Properties, Property, Violation};
+use crate::sim::{
+    chubby_scaled_ms, granted_ttl_ms, lock_delay_ms, negotiated_timeout_ms, Action, Backend,
+    Belief, Body, ClientId, Command, Config, Event, Millis, Msg, NodeCommand, NodeId,
+    PartitionScope, Playback, RedisMsg, RedisNodeView, Refusals, ReleaseMode, ResourceMsg,
+    Scenario, ScenarioError, ServiceDetail, ServiceEvent, Sim, SingleRedisMsg, CHUBBY_LEASE_MS,
+    CLOCK_JUMP_MS_MAX, PAUSE_MS_MAX, SCRIPT_TIME_MS_MAX, SESSION_TTL_MULTIPLIER, SLOW_MS_MAX,
+};
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A search deeper than this is refused: each move multiplies the runs to
+/// explore by ten or more.
+pub const DEPTH_LIMIT: u32 = 16;
+/// Distinct states one search may keep at most (about 16 bytes each).
+pub const STATES_LIMIT: u64 = 50_000_000;
+pub const DEPTH_DEFAULT: u32 = 8;
+pub const STATES_DEFAULT: u64 = 1_000_000;
+/// Two clients are enough for every property: a stale write, two holders
+/// and a release of another's lock each need two.
+pub const CLIENTS_DEFAULT: u8 = 2;
+
+/// The runs a search leaves out, in words to print beside its bound.
+pub const LEFT_OUT: &str = "Runs left out as the same as others or unable to matter: clients that have done nothing yet are alike, so only the first fresh one is offered (at most the request's number of clients); a GC pause, a partition, a crash or a clock jump strikes only a client that holds, waits for or asks for the lock; Redis nodes that look alike are faulted as one.";
+
+/// A kind of move the search may make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MoveKind {
+    Acquire,
+    Write,
+    Release,
+    /// GC pauses of half, one and a half and three times the time a silent
+    /// holder keeps the lock (`silent_holder_ms`).
+    Pause,
+    /// A partition from the lock service, and its heal.
+    Partition,
+    /// A crash, and the restart.
+    Crash,
+    /// The client's clock jumps back or forward by one and a half times
+    /// the time a silent holder keeps the lock.
+    ClockJump,
+    /// A Redis node crashes, and restarts.
+    NodeCrash,
+    /// A Redis node's wall clock jumps forward.
+    NodeClockJump,
+    /// The lock service's leader or primary fails over.
+    Failover,
+    /// A write whose packet spends as long as a long pause in the network.
+    DelayedWrite,
+    /// Time passes to the next moment that matters for the lock.
+    Wait,
+    /// Time passes to the next event of any kind (a message arriving, a
+    /// timer): finer than `Wait`, and far more moves deep.
+    NextEvent,
+}
+
+impl MoveKind {
+    pub const ALL: [MoveKind; 13] = [
+        MoveKind::Acquire,
+        MoveKind::Write,
+        MoveKind::Release,
+        MoveKind::Pause,
+        MoveKind::Partition,
+        MoveKind::Crash,
+        MoveKind::ClockJump,
+        MoveKind::NodeCrash,
+        MoveKind::NodeClockJump,
+        MoveKind::Failover,
+        MoveKind::DelayedWrite,
+        MoveKind::Wait,
+        MoveKind::NextEvent,
+    ];
+
+    /// What a visitor can do on the page, and waiting for the next moment.
+    pub const DEFAULT: [MoveKind; 11] = [
+        MoveKind::Acquire,
+        MoveKind::Write,
+        MoveKind::Release,
+        MoveKind::Pause,
+        MoveKind::Partition,
+        MoveKind::Crash,
+        MoveKind::ClockJump,
+        MoveKind::NodeCrash,
+        MoveKind::NodeClockJump,
+        MoveKind::Failover,
+        MoveKind::Wait,
+    ];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            MoveKind::Acquire => "acquire",
+            MoveKind::Write => "write",
+            MoveKind::Release => "release",
+            MoveKind::Pause => "pause",
+            MoveKind::Partition => "partition",
+            MoveKind::Crash => "crash",
+            MoveKind::ClockJump => "clock-jump",
+            MoveKind::NodeCrash => "node-crash",
+            MoveKind::NodeClockJump => "node-clock-jump",
+            MoveKind::Failover => "failover",
+            MoveKind::DelayedWrite => "delayed-write",
+            MoveKind::Wait => "wait",
+            MoveKind::NextEvent => "next-event",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<MoveKind> {
+        MoveKind::ALL.into_iter().find(|k| k.slug() == slug)
+    }
+
+    fn bit(self) -> u32 {
+        1 << (self as u32)
+    }
+}
+
+/// What to search for, from where, and how far. Only the scenario and the
+/// property are needed in JSON; the rest have the defaults of `Request::new`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Request {
+    /// The settings, and a script to play before the search starts.
+    pub scenario: Scenario,
+    /// Where in the script the search starts (the actions due later are
+    /// left out); its last action's time when absent.
+    #[serde(default)]
+    pub from_ms: Option<u64>,
+    pub property: Property,
+    /// Moves at most.
+    #[serde(default = "depth_default")]
+    pub depth_max: u32,
+    /// Distinct states at one depth at most.
+    #[serde(default = "states_default")]
+    pub states_max: u64,
+    #[serde(default = "moves_default")]
+    pub moves: Vec<MoveKind>,
+    /// Clients the search may use at most (1 to 4).
+    #[serde(default = "clients_default")]
+    pub clients_max: u8,
+}
+
+fn depth_default() -> u32 {
+    DEPTH_DEFAULT
+}
+
+fn states_default() -> u64 {
+    STATES_DEFAULT
+}
+
+fn moves_default() -> Vec<MoveKind> {
+    MoveKind::DEFAULT.to_vec()
+}
+
+fn clients_default() -> u8 {
+    CLIENTS_DEFAULT
+}
+
+impl Request {
+    /// A search from fresh settings, with the default bounds and moves.
+    pub fn new(config: Config, property: Property) -> Request {
+        Request {
+            scenario: Scenario::new(config),
+            from_ms: None,
+            property,
+            depth_max: depth_default(),
+            states_max: states_default(),
+            moves: moves_default(),
+            clients_max: clients_default(),
+        }
+    }
+}
+
+/// Why a search cannot start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FindError {
+    Scenario(ScenarioError),
+    DepthOutOfRange { depth: u32 },
+    StatesOutOfRange { states: u64 },
+    ClientsOutOfRange { clients: u8 },
+}
+
+impl fmt::Display for FindError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FindError::Scenario(e) => write!(f, "the starting run cannot be played: {e}"),
+            FindError::DepthOutOfRange { depth } => {
+                write!(
+                    f,
+                    "a depth of {depth} is out of range: 1 to {DEPTH_LIMIT} moves"
+                )
+            }
+            FindError::StatesOutOfRange { states } => write!(
+                f,
+                "a limit of {states} states is out of range: 1 to {STATES_LIMIT}"
+            ),
+            FindError::ClientsOutOfRange { clients } => {
+                write!(f, "{clients} clients is out of range: 1 to 4")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FindError {}
+
+/// How far a search has come.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    /// The depth being explored.
+    pub depth: u32,
+    /// Every sequence of up to this many moves has been explored.
+    pub depth_done: u32,
+    /// Distinct states found at the depth being explored.
+    pub states: u64,
+    /// States generated in all, counting each depth's search again: what
+    /// the time went into.
+    pub explored: u64,
+}
+
+/// One step of a trace, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TraceStep {
+    pub at: Millis,
+    /// The visitor's action; `None` when time passes.
+    pub action: Option<Action>,
+    pub text: String,
+}
+
+/// The shortest failure found: a run that replays to the violation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Trace {
+    /// The settings and the timed script (the starting script included):
+    /// `Sim::replay(&scenario, violation.at)` breaks the property.
+    pub scenario: Scenario,
+    /// As the replayed run's history shows it.
+    pub violation: Violation,
+    /// The search's moves, in words, and how time passed after the last.
+    pub steps: Vec<TraceStep>,
+    /// Moves in all, and the visitor's actions among them.
+    pub depth: u32,
+    pub actions: u32,
+    /// Distinct states at the depth where it was found.
+    pub states: u64,
+}
+
+impl Trace {
+    /// The run replayed to the violation.
+    pub fn replay(&self) -> Result<Sim, ScenarioError> {
+        Sim::replay(&self.scenario, self.violation.at)
+    }
+
+    /// The steps numbered, one line each.
+    pub fn lines(&self) -> Vec<String> {
+        self.steps
+            .iter()
+            .enumerate()
+            .map(|(i, s)| format!("{}. {}", i + 1, s.text))
+            .collect()
+    }
+}
+
+/// How a search ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "kebab-case")]
+pub enum Outcome {
+    Found(Box<Trace>),
+    /// Every sequence of up to `depth` moves explored: none breaks the property.
+    NoneWithin {
+        depth: u32,
+        states: u64,
+    },
+    /// The state limit stopped the search at depth `depth + 1`; every
+    /// sequence of up to `depth` moves was explored.
+    OutOfStates {
+        depth: u32,
+        states: u64,
+    },
+    /// Stopped by the caller; every sequence of up to `depth` moves was explored.
+    Cancelled {
+        depth: u32,
+        states: u64,
+    },
+}
+
+impl fmt::Display for Outcome {
+    /// What the search showed, worded as a bound where it found nothing.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Outcome::Found(t) => write!(
+                f,
+                "{}: {} in {} moves ({} actions)",
+                t.violation.property, t.violation, t.depth, t.actions
+            ),
+            Outcome::NoneWithin { depth, states } => write!(
+                f,
+                "no violation within depth {depth} ({} distinct states)",
+                thousands(*states)
+            ),
+            Outcome::OutOfStates { depth, states } => write!(
+                f,
+                "no violation within depth {depth}; depth {} stopped at the limit of {} distinct states",
+                depth + 1,
+                thousands(*states)
+            ),
+            Outcome::Cancelled { depth, states } => write!(
+                f,
+                "cancelled: no violation within depth {depth}; depth {} had reached {} distinct states",
+                depth + 1,
+                thousands(*states)
+            ),
+        }
+    }
+}
+
+/// 1234567 as "1,234,567".
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// How long a lock stays with a holder that has gone silent (paused, cut
+/// off, crashed) before another client can have it: the lease, session
+/// timeout or, with PostgreSQL's no lease, the keepalives' patience. Chubby
+/// answers one more KeepAlive and then keeps the lock for a lock-delay;
+/// Consul waits twice the TTL and then a lock-delay.
+pub fn silent_holder_ms(config: &Config) -> u64 {
+    let ttl = config.ttl_ms;
+    match config.backend {
+        Backend::Etcd => granted_ttl_ms(ttl),
+        Backend::ZooKeeper => {
+            negotiated_timeout_ms(ttl, config.zk.tick_ms).saturating_add(config.zk.tick_ms)
+        }
+        Backend::Chubby => {
+            2 * chubby_scaled_ms(CHUBBY_LEASE_MS, ttl)
+                + chubby_scaled_ms(config.chubby.lock_delay_ms, ttl)
+        }
+        Backend::Consul => {
+            ttl * SESSION_TTL_MULTIPLIER + lock_delay_ms(config.consul.lock_delay_s, ttl)
+        }
+        Backend::Postgres => config.pg.dead_after_ms(),
+        Backend::Redis | Backend::Redlock | Backend::DynamoDb => ttl,
+    }
+}
+
+/// A move of the search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Move {
+    Act(Action),
+    Wait,
+    NextEvent,
+}
+
+/// The request, made ready to search.
+#[derive(Debug, Clone)]
+struct Plan {
+    property: Property,
+    kinds: u32,
+    clients_max: usize,
+    depth_max: u32,
+    states_max: u64,
+    /// GC pauses, longest-but-one first: the one most stories need.
+    pauses_ms: [u64; 3],
+    jump_ms: u64,
+    /// How long a wait or the look ahead runs at most.
+    horizon_ms: u64,
+}
+
+impl Plan {
+    fn new(request: &Request) -> Result<Plan, FindError> {
+        let depth = request.depth_max;
+        if !(1..=DEPTH_LIMIT).contains(&depth) {
+            return Err(FindError::DepthOutOfRange { depth });
+        }
+        let states = request.states_max;
+        if !(1..=STATES_LIMIT).contains(&states) {
+            return Err(FindError::StatesOutOfRange { states });
+        }
+        let clients = request.clients_max;
+        if !(1..=ClientId::COUNT as u8).contains(&clients) {
+            return Err(FindError::ClientsOutOfRange { clients });
+        }
+        let silent = silent_holder_ms(&request.scenario.config).max(1);
+        let pause = |num: u64, den: u64| (silent * num / den).clamp(1, PAUSE_MS_MAX);
+        Ok(Plan {
+            property: request.property,
+            kinds: request.moves.iter().fold(0, |bits, k| bits | k.bit()),
+            clients_max: usize::from(clients),
+            depth_max: depth,
+            states_max: states,
+            pauses_ms: [pause(3, 2), pause(3, 1), pause(1, 2)],
+            jump_ms: (silent * 3 / 2).clamp(1, CLOCK_JUMP_MS_MAX as u64),
+            horizon_ms: (silent * 4).min(SCRIPT_TIME_MS_MAX),
+        })
+    }
+
+    fn allows(&self, kind: MoveKind) -> bool {
+        self.kinds & kind.bit() != 0
+    }
+}
+
+/// A state on the path being explored, and the moves left to try from it.
+#[derive(Debug)]
+struct Frame {
+    sim: Sim,
+    moves: Vec<Move>,
+    next: usize,
+    /// The move that led here (none for the start).
+    via: Option<Move>,
+}
+
+/// A search that can run in slices: a Web Worker runs a budget of states,
+/// reports progress and runs the next, until it ends or is cancelled.
+#[derive(Debug)]
+pub struct Finder {
+    plan: Plan,
+    root: Sim,
+    /// The depth being explored.
+    limit: u32,
+    depth_done: u32,
+    stack: Vec<Frame>,
+    /// Every state found at this depth's search, with the fewest moves it was reached in.
+    visited: FxHashMap<u64, u32>,
+    explored: u64,
+    outcome: Option<Outcome>,
+}
+
+impl Finder {
+    pub fn new(request: &Request) -> Result<Finder, FindError> {
+        let plan = Plan::new(request)?;
+        let scenario = &request.scenario;
+        let from = Millis(request.from_ms.unwrap_or(scenario.last_at().ms()));
+        let (root, _) =
+            Playback::start(scenario, Refusals::Stop, from).map_err(FindError::Scenario)?;
+        let mut finder = Finder {
+            plan,
+            root,
+            limit: 0,
+            depth_done: 0,
+            stack: Vec::new(),
+            visited: FxHashMap::default(),
+            explored: 0,
+            outcome: None,
+        };
+        // The starting run may break the property already, or be about to.
+        let broken = Properties::of(&finder.root)
+            .violation(finder.plan.property)
+            .is_some();
+        if broken || look_ahead(&finder.plan, &finder.root).is_some() {
+            let trace = finder.trace(&[], !broken);
+            finder.outcome = Some(Outcome::Found(Box::new(trace)));
+        }
+        Ok(finder)
+    }
+
+    pub fn progress(&self) -> Progress {
+        Progress {
+            depth: self.limit,
+            depth_done: self.depth_done,
+            states: self.visited.len() as u64,
+            explored: self.explored,
+        }
+    }
+
+    /// Stops the search: what it showed so far, as a bound.
+    pub fn cancel(&self) -> Outcome {
+        self.outcome.clone().unwrap_or(Outcome::Cancelled {
+            depth: self.depth_done,
+            states: self.visited.len() as u64,
+        })
+    }
+
+    /// Generates up to `budget` more states; the outcome once the search
+    /// has ended (and again on every later call).
+    pub fn run(&mut self, budget: u64) -> Option<Outcome> {
+        let mut spent = 0;
+        while self.outcome.is_none() && spent < budget {
+            spent += self.advance();
+        }
+        self.outcome.clone()
+    }
+
+    /// One move tried from the state on top of the path; the states it generated (0 or 1).
+    fn advance(&mut self) -> u64 {
+        let Some(top) = self.stack.last_mut() else {
+            self.deepen();
+            return 0;
+        };
+        let Some(&m) = top.moves.get(top.next) else {
+            self.stack.pop();
+            return 0;
+        };
+        top.next += 1;
+        let depth = self.stack.len() as u32;
+        let Some((child, violated)) = apply(&self.plan, &self.stack[depth as usize - 1].sim, m)
+        else {
+            return 0;
+        };
+        self.explored += 1;
+        if violated.is_some() {
+            self.found(m, false);
+            return 1;
+        }
+        let seen = self.visited.entry(child.fingerprint()).or_insert(u32::MAX);
+        if *seen <= depth {
+            return 1;
+        }
+        let new = *seen == u32::MAX;
+        *seen = depth;
+        if new && self.visited.len() as u64 > self.plan.states_max {
+            self.visited.remove(&child.fingerprint());
+            self.outcome = Some(Outcome::OutOfStates {
+                depth: self.depth_done,
+                states: self.visited.len() as u64,
+            });
+            return 1;
+        }
+        if look_ahead(&self.plan, &child).is_some() {
+            self.found(m, true);
+            return 1;
+        }
+        if depth < self.limit {
+            let moves = moves(&self.plan, &child);
+            self.stack.push(Frame {
+                sim: child,
+                moves,
+                next: 0,
+                via: Some(m),
+            });
+        }
+        1
+    }
+
+    /// The search of one depth is over: start the next, or stop at the last.
+    fn deepen(&mut self) {
+        self.depth_done = self.limit;
+        if self.limit >= self.plan.depth_max {
+            self.outcome = Some(Outcome::NoneWithin {
+                depth: self.limit,
+                states: self.visited.len() as u64,
+            });
+            return;
+        }
+        self.limit += 1;
+        self.visited.clear();
+        let moves = moves(&self.plan, &self.root);
+        self.stack.push(Frame {
+            sim: self.root.snapshot(),
+            moves,
+            next: 0,
+            via: None,
+        });
+    }
+
+    fn found(&mut self, last: Move, then_wait: bool) {
+        let mut path: Vec<Move> = self.stack.iter().filter_map(|f| f.via).collect();
+        path.push(last);
+        self.outcome = Some(Outcome::Found(Box::new(self.trace(&path, then_wait))));
+    }
+
+    /// The trace of `path` from the start, told step by step, and checked
+    /// by replaying its scenario from the beginning.
+    fn trace(&self, path: &[Move], then_wait: bool) -> Trace {
+        let plan = &self.plan;
+        let mut sim = self.root.snapshot();
+        let mut steps = Vec::with_capacity(path.len() + 1);
+        for &m in path {
+            let text = match m {
+                Move::Act(action) => format!("{} (t={})", action_words(&sim, action), sim.now()),
+                _ => String::new(),
+            };
+            let (next, _) = apply(plan, &sim, m).expect("a move of the path replays");
+            sim = next;
+            steps.push(match m {
+                Move::Act(action) => TraceStep {
+                    at: sim.now(),
+                    action: Some(action),
+                    text,
+                },
+                _ => wait_step(&sim),
+            });
+        }
+        let last = if then_wait {
+            let after = look_ahead(plan, &sim).expect("the look ahead replays");
+            steps.push(wait_step(&after));
+            after
+        } else {
+            sim
+        };
+        let scenario = last.scenario();
+        let seed = scenario.config.seed;
+        let at = last.now();
+        let replayed = Sim::replay(&scenario, at).expect("the trace's script replays");
+        let violation = Properties::of(&replayed)
+            .violation(plan.property)
+            .cloned()
+            .unwrap_or_else(|| {
+                panic!("the trace replays without breaking the property (seed {seed})")
+            });
+        Trace {
+            scenario,
+            violation,
+            steps,
+            depth: path.len() as u32,
+            actions: path.iter().filter(|m| matches!(m, Move::Act(_))).count() as u32,
+            states: self.visited.len() as u64,
+        }
+    }
+}
+
+/// Runs a whole search, calling `on_progress` between slices of states;
+/// it returns false to cancel.
+pub fn find(
+    request: &Request,
+    mut on_progress: impl FnMut(&Progress) -> bool,
+) -> Result<Outcome, FindError> {
+    const SLICE: u64 = 16_384;
+    let mut finder = Finder::new(request)?;
+    loop {
+        if let Some(outcome) = finder.run(SLICE) {
+            return Ok(outcome);
+        }
+        if !on_progress(&finder.progress()) {
+            return Ok(finder.cancel());
+        }
+    }
+}
+
+/// The state after `m`, and the first violation of the property it
+/// brought; `None` when the move does nothing here.
+fn apply(plan: &Plan, parent: &Sim, m: Move) -> Option<(Sim, Option<Violation>)> {
+    let mut checker = Properties::resuming(parent);
+    let mut sim = parent.snapshot();
+    match m {
+        Move::Act(action) => sim.act(action).ok()?,
+        Move::Wait => wait(plan, &mut sim, &mut checker)?,
+        Move::NextEvent => {
+            if !sim.step() {
+                return None;
+            }
+        }
+    }
+    // Whatever is due this millisecond runs before the next move, as a
+    // replay runs it before the next action.
+    let now = sim.now();
+    sim.run_until(now);
+    checker.watch(sim.history());
+    let violated = checker.violation(plan.property).cloned();
+    Some((sim, violated))
+}
+
+/// Lets time pass to the next moment that matters for the lock, or to the
+/// property's violation; `None` if neither comes within the horizon.
+fn wait(plan: &Plan, sim: &mut Sim, checker: &mut Properties) -> Option<()> {
+    let horizon = sim.now().plus(plan.horizon_ms);
+    loop {
+        if sim.next_event_at()? > horizon {
+            return None;
+        }
+        let before = sim.history().len();
+        sim.step();
+        let moment = sim.history()[before..].iter().any(|r| is_moment(&r.event));
+        checker.watch(sim.history());
+        if moment || checker.violation(plan.property).is_some() {
+            return Some(());
+        }
+    }
+}
+
+/// The records a visitor would wait for before acting again: a client gets
+/// the lock, fails to, or stops believing it holds it; the service lets it
+/// go; a node comes back from a delayed restart.
+fn is_moment(event: &Event) -> bool {
+    matches!(
+        event,
+        Event::Acquired { .. }
+            | Event::AcquireFailed { .. }
+            | Event::Lost { .. }
+            | Event::HolderChanged { holder: None, .. }
+            | Event::NodeRestarted { .. }
+    )
+}
+
+/// The run left alone after a move, while something that could still
+/// break the property is on its way (a write or a release in flight or
+/// waiting in a paused client, two clients in the game); the state where
+/// it broke.
+fn look_ahead(plan: &Plan, sim: &Sim) -> Option<Sim> {
+    let mut pending = Pending::of(plan.property, sim);
+    if !pending.any(sim) {
+        return None;
+    }
+    let mut copy = sim.snapshot();
+    let mut checker = Properties::resuming(sim);
+    let horizon = sim.now().plus(plan.horizon_ms);
+    while copy.next_event_at()? <= horizon {
+        let before = copy.history().len();
+        copy.step();
+        checker.watch(copy.history());
+        if checker.violation(plan.property).is_some() {
+            let now = copy.now();
+            copy.run_until(now);
+            return Some(copy);
+        }
+        for record in &copy.history()[before..] {
+            pending.note(&record.event);
+        }
+        if !pending.any(&copy) {
+            return None;
+        }
+    }
+    None
+}
+
+/// What could still break the property without another click.
+#[derive(Debug, Clone, Copy)]
+struct Pending {
+    property: Property,
+    /// Per client: a write (or release) queued in a paused client, or, for
+    /// two holders, the client holds, waits for or asks for the lock.
+    client: [bool; ClientId::COUNT],
+}
+
+impl Pending {
+    fn of(property: Property, sim: &Sim) -> Pending {
+        let mut client = [false; ClientId::COUNT];
+        for c in ClientId::ALL {
+            let view = sim.client_view(c);
+            client[c.index()] = match property {
+                Property::OneBeliever => !view.crashed && view.belief != Belief::Idle,
+                Property::NoForeignRelease => view.queued.contains(&Command::Release),
+                _ => view
+                    .queued
+                    .iter()
+                    .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. })),
+            };
+        }
+        Pending { property, client }
+    }
+
+    /// Follows the clients through the records of the run left alone.
+    fn note(&mut self, event: &Event) {
+        let Some(c) = event.client() else {
+            return;
+        };
+        let slot = &mut self.client[c.index()];
+        match (self.property, event) {
+            (Property::OneBeliever, Event::AcquireStarted { .. }) => *slot = true,
+            (
+                Property::OneBeliever,
+                Event::Lost { .. }
+                | Event::AcquireFailed { .. }
+                | Event::Released { .. }
+                | Event::Crashed { .. },
+            ) => *slot = false,
+            // A paused client runs its queued commands as it wakes.
+            (Property::OneBeliever, _) => {}
+            (_, Event::Woke { .. } | Event::Crashed { .. }) => *slot = false,
+            _ => {}
+        }
+    }
+
+    fn any(&self, sim: &Sim) -> bool {
+        match self.property {
+            Property::OneBeliever => self.client.iter().filter(|&&b| b).count() >= 2,
+            Property::NoForeignRelease => {
+                self.client.contains(&true) || sim.in_flight().any(|m| is_unlock(&m.body))
+            }
+            _ => {
+                self.client.contains(&true)
+                    || sim
+                        .in_flight()
+                        .any(|m| matches!(m.body, Body::Resource(ResourceMsg::Write { .. })))
+            }
+        }
+    }
+}
+
+fn is_unlock(body: &Body) -> bool {
+    matches!(
+        body,
+        Body::Lock(Msg::Redlock(RedisMsg::Unlock { .. }))
+            | Body::Lock(Msg::Redis(SingleRedisMsg::Command {
+                cmd: RedisMsg::Unlock { .. }
+            }))
+    )
+}
+
+/// Every move worth trying from `sim`, in the order they are tried.
+fn moves(plan: &Plan, sim: &Sim) -> Vec<Move> {
+    let mut out = Vec::new();
+    if sim.next_event_at().is_some() {
+        if plan.allows(MoveKind::Wait) {
+            out.push(Move::Wait);
+        }
+        if plan.allows(MoveKind::NextEvent) {
+            out.push(Move::NextEvent);
+        }
+    }
+    if sim.now().ms() >= SCRIPT_TIME_MS_MAX {
+        return out;
+    }
+    for c in clients_in_play(plan, sim) {
+        for command in client_commands(plan, sim, c) {
+            if sim.check(c, command).is_ok() {
+                out.push(Move::Act(Action::Client { client: c, command }));
+            }
+        }
+    }
+    node_moves(plan, sim, &mut out);
+    out
+}
+
+/// The clients the search may use: those the script has used, then the
+/// first fresh one of each renewal setting, up to `clients_max`.
+fn clients_in_play(plan: &Plan, sim: &Sim) -> Vec<ClientId> {
+    let mut used = [false; ClientId::COUNT];
+    for timed in sim.script() {
+        if let Action::Client { client, .. } = timed.action {
+            used[client.index()] = true;
+        }
+    }
+    let mut play: Vec<ClientId> = ClientId::ALL
+        .into_iter()
+        .filter(|c| used[c.index()])
+        .collect();
+    let renewal = &sim.config().renewal;
+    let mut fresh_seen = [false; 2];
+    for c in ClientId::ALL {
+        let kind = usize::from(renewal[c.index()]);
+        if !used[c.index()] && !fresh_seen[kind] && play.len() < plan.clients_max {
+            fresh_seen[kind] = true;
+            play.push(c);
+        }
+    }
+    play.sort();
+    play
+}
+
+/// A client's candidate commands; the run's own checks weed out the rest.
+fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
+    let view = sim.client_view(c);
+    let engaged = view.belief != Belief::Idle && !view.crashed;
+    let jump = plan.jump_ms as i64;
+    let mut out = Vec::new();
+    let mut offer = |kind: MoveKind, when: bool, command: Command| {
+        if when && plan.allows(kind) {
+            out.push(command);
+        }
+    };
+    offer(MoveKind::Acquire, true, Command::Acquire);
+    offer(MoveKind::Write, true, Command::Write);
+    offer(
+        MoveKind::DelayedWrite,
+        true,
+        Command::WriteDelayed {
+            extra_ms: plan.jump_ms.min(SLOW_MS_MAX),
+        },
+    );
+    offer(MoveKind::Release, true, Command::Release);
+    for pause_ms in plan.pauses_ms {
+        offer(MoveKind::Pause, engaged, Command::GcPause { pause_ms });
+    }
+    let cut = view.partition.is_some();
+    let scope = PartitionScope::Service;
+    offer(
+        MoveKind::Partition,
+        engaged && !cut,
+        Command::Partition { scope },
+    );
+    offer(MoveKind::Partition, cut, Command::Heal);
+    offer(MoveKind::Crash, engaged, Command::Crash);
+    offer(MoveKind::Crash, view.crashed, Command::Restart);
+    offer(
+        MoveKind::ClockJump,
+        engaged,
+        Command::ClockJump { jump_ms: -jump },
+    );
+    offer(
+        MoveKind::ClockJump,
+        engaged,
+        Command::ClockJump { jump_ms: jump },
+    );
+    out
+}
+
+/// Faults on the lock service's nodes: on the first of the nodes that look
+/// alike, and one failover.
+fn node_moves(plan: &Plan, sim: &Sim, out: &mut Vec<Move>) {
+    let backend = sim.config().backend;
+    let mut act = |node: NodeId, command: NodeCommand| {
+        if sim.check_node(node, command).is_ok() {
+            out.push(Move::Act(Action::Node { node, command }));
+            true
+        } else {
+            false
+        }
+    };
+    if plan.allows(MoveKind::Failover) && !matches!(backend, Backend::Redlock) {
+        NodeId::all().any(|n| act(n, NodeCommand::Failover));
+    }
+    let crash = plan.allows(MoveKind::NodeCrash);
+    let jump = plan.allows(MoveKind::NodeClockJump);
+    if !(crash || jump) || !matches!(backend, Backend::Redis | Backend::Redlock) {
+        return;
+    }
+    let mut seen: Vec<NodeLook> = Vec::new();
+    for (node, look) in node_looks(sim) {
+        if seen.contains(&look) {
+            continue;
+        }
+        seen.push(look);
+        if crash {
+            act(node, NodeCommand::Crash);
+            act(node, NodeCommand::Restart);
+        }
+        if jump {
+            let jump_ms = plan.jump_ms as i64;
+            act(node, NodeCommand::ClockJump { jump_ms });
+        }
+    }
+}
+
+/// What tells one Redis node from another for the search: nodes alike in
+/// all of it are tried as one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct NodeLook {
+    up: bool,
+    master: bool,
+    clock_offset_ms: i64,
+    slow_ms: u64,
+    owner: Option<ClientId>,
+    fence: u64,
+    restarting: bool,
+}
+
+fn node_looks(sim: &Sim) -> Vec<(NodeId, NodeLook)> {
+    let look = |n: &RedisNodeView, master: bool| NodeLook {
+        up: n.up,
+        master,
+        clock_offset_ms: n.clock_offset_ms,
+        slow_ms: n.slow_ms,
+        owner: n.key.map(|k| k.owner),
+        fence: n.fence,
+        restarting: n.restart_at.is_some(),
+    };
+    match sim.service_detail() {
+        ServiceDetail::Redlock(d) => d.nodes.iter().map(|n| (n.node, look(n, false))).collect(),
+        ServiceDetail::Redis(d) => d
+            .servers
+            .iter()
+            .map(|s| (s.node.node, look(&s.node, s.master)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A wait's step in words: where time stopped, and what happened on the
+/// way (`sim` is a copy made before the wait, so its history is the wait's).
+fn wait_step(sim: &Sim) -> TraceStep {
+    let now = sim.now();
+    let mut text = format!("Time passes to t={now}");
+    let mut last_at = None;
+    for r in sim.history().iter().filter(|r| tells(&r.event)) {
+        if last_at == Some(r.at) {
+            text.push_str("; ");
+        } else if r.at == now {
+            text.push_str(if last_at.is_none() { ": " } else { "; then " });
+        } else {
+            let sep = if last_at.is_none() { ": at " } else { "; at " };
+            text.push_str(&format!("{sep}{} ", r.at));
+        }
+        last_at = Some(r.at);
+        text.push_str(&r.event.to_string());
+    }
+    TraceStep {
+        at: now,
+        action: None,
+        text,
+    }
+}
+
+/// The records worth telling in a wait.
+fn tells(event: &Event) -> bool {
+    let foreign_delete = matches!(
+        event,
+        Event::Service(ServiceEvent::RedisKeyDeleted { owner, by, .. }) if owner != by
+    );
+    foreign_delete
+        || is_moment(event)
+        || matches!(
+            event,
+            Event::HolderChanged { .. }
+                | Event::WriteAccepted { .. }
+                | Event::WriteRejected { .. }
+                | Event::TwoHolders { .. }
+                | Event::Woke { .. }
+        )
+}
+
+/// A visitor's action in plain words, as it happens in `sim`.
+fn action_words(sim: &Sim, action: Action) -> String {
+    let (c, command) = match action {
+        Action::Node {
+            command: NodeCommand::Failover,
+            ..
+        } => return "The lock service's leader or primary fails over".into(),
+        Action::Node { node, command } => return format!("Redis {node}: {command}"),
+        Action::Client { client, command } => (client, command),
+    };
+    let paused = sim.client_view(c).paused_until.is_some();
+    let queued = if paused {
+        " (it is paused: the command runs the instant it wakes)"
+    } else {
+        ""
+    };
+    match command {
+        Command::Acquire => format!("{c} asks for the lock{queued}"),
+        Command::Write => format!("{c} writes{queued}"),
+        Command::WriteDelayed { extra_ms } => format!(
+            "{c} writes, and the packet spends {} longer in the network{queued}",
+            Millis(extra_ms)
+        ),
+        Command::Release if sim.config().redis.release == ReleaseMode::PlainDel => {
+            format!("{c} releases the lock with a plain DEL{queued}")
+        }
+        Command::Release => format!("{c} releases the lock{queued}"),
+        Command::GcPause { pause_ms } => {
+            format!("{c} freezes in a GC pause of {}", Millis(pause_ms))
+        }
+        Command::Partition { .. } => format!("{c} is cut off from the lock service"),
+        Command::Heal => format!("{c}'s partition heals"),
+        Command::Crash => format!("{c} crashes"),
+        Command::Restart => format!("{c} restarts"),
+        other => format!("{c}: {other}"),
+    }
+}

@@ -13,9 +13,11 @@ fn main() {
 
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let replies = scope.clone();
+    let performance = scope.performance();
+    let clock_ms = move || performance.as_ref().map_or(0.0, |p| p.now());
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
         let request = e.data().as_string().unwrap_or_default();
-        distlock::work::serve(&request, &mut |reply| {
+        distlock::work::serve(&request, &clock_ms, &mut |reply| {
             let _ = replies.post_message(&JsValue::from_str(&reply));
         });
     });

@@ -108,8 +108,11 @@ impl Reply {
     }
 }
 
-/// Runs one request, posting each reply as it is ready.
-pub fn serve(request: &str, post: &mut dyn FnMut(String)) {
+/// Runs one request, posting each reply as it is ready. `clock_ms` reads
+/// the wall clock, only to report how fast a job goes (never to decide
+/// what it computes, which depends on the request alone).
+pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(String)) {
+    let _ = clock_ms;
     let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
     if request.len() > REQUEST_LEN_MAX {
         send(Reply::failed(
@@ -188,7 +191,7 @@ mod tests {
 
     fn replies(request: &str) -> Vec<Reply> {
         let mut out = Vec::new();
-        serve(request, &mut |text| {
+        serve(request, &|| 0.0, &mut |text| {
             let read = Reply::read(&text).expect("the page reads every reply");
             assert_eq!(
                 Ok(&read),

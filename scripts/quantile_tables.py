@@ -6,7 +6,7 @@ The tables are computed once here, in double precision, and kept as
 integers in the source, so that sampling needs no `ln` or `exp` at run
 time and gives the same numbers natively and in wasm32.
 
-    python3 scripts/quantile_tables.py > src/explore/tables.rs
+    python3 scripts/quantile_tables.py > src/explore/tables.rs && cargo fmt
 """
 
 import math

@@ -401,7 +401,12 @@ fn go_pauses_are_too_short_to_inject() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    // A trial costs far more than a command sequence: at most 64 cases,
+    // fewer when PROPTEST_CASES asks for fewer.
+    #![proptest_config(ProptestConfig {
+        cases: ProptestConfig::default().cases.min(64),
+        ..ProptestConfig::default()
+    })]
 
     /// Any trial of any plan is a plain script: replayed through
     /// `Playback`, refusing nothing, it gives the same history.

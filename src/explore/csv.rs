@@ -7,7 +7,7 @@ use super::plan::Plan;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 29] = [
+pub const CSV_COLUMNS: [&str; 30] = [
     "cell",
     "backend",
     "fencing",
@@ -37,6 +37,7 @@ pub const CSV_COLUMNS: [&str; 29] = [
     "corruption_every_s",
     "corruption_every",
     "first_corrupted_trial",
+    "first_two_holders_trial",
 ];
 
 /// The header line, with its newline.
@@ -56,7 +57,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
     let mut line = String::new();
     let _ = write!(
         line,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{}",
         r.cell,
         plan.backend.slug(),
         if plan.fencing.is_on() { "on" } else { "off" },
@@ -86,6 +87,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         every_s.map_or(String::new(), |s| format!("{s:.4e}")),
         r.corruption_every_text(plan.locks_per_hour),
         r.first_corrupted.map_or(String::new(), |t| t.to_string()),
+        r.first_two_holders.map_or(String::new(), |t| t.to_string()),
     );
     line.push('\n');
     line

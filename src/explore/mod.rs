@@ -9,6 +9,26 @@
 //! computed independently (`run_cell`, or `run_trials` for a slice of a
 //! cell's trials whose results `CellResult::merge` sums), and any trial
 //! can be rebuilt alone as a scenario the page replays (`rebuild_trial`).
+//!
+//! The workload of a trial: 2 to 4 clients, each thinking (a time drawn
+//! evenly from none to twice the plan's think time), acquiring, working
+//! under the lock for the hold time, writing once, waiting for the reply
+//! and releasing, for 60 s of virtual time; then holds under way finish
+//! and nobody starts a new one. Each client pauses at random (exponential
+//! gaps of running time, log-normal lengths through the profile's median
+//! and p99). The think time sets how busy the lock is, and so whether a
+//! contender is there to take a lease a pause let lapse; it also bounds a
+//! trial's cost (about ten holds at the defaults). The production lock
+//! rate only turns the probability per hold into "one corrupted write
+//! every ...".
+//!
+//! What counts: the oracle's grants (lock holds), its corrupted writes (a
+//! write accepted from a client after the lock was granted to another),
+//! its stretches of two believed holders and fencing's saves. Fencing by
+//! the highest token seen saves a stale write only once the resource has
+//! seen a newer token: a stale write that lands before the new holder's
+//! first write is accepted, and counted, with fencing on. A check against
+//! the lock item (DynamoDB's) has no such gap.
 
 mod csv;
 mod estimate;

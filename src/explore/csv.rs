@@ -7,7 +7,7 @@ use super::plan::Plan;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 30] = [
+pub const CSV_COLUMNS: [&str; 31] = [
     "cell",
     "backend",
     "fencing",
@@ -38,6 +38,7 @@ pub const CSV_COLUMNS: [&str; 30] = [
     "corruption_every",
     "first_corrupted_trial",
     "first_two_holders_trial",
+    "cut_short_trials",
 ];
 
 /// The header line, with its newline.
@@ -57,7 +58,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
     let mut line = String::new();
     let _ = write!(
         line,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{},{}",
         r.cell,
         plan.backend.slug(),
         if plan.fencing.is_on() { "on" } else { "off" },
@@ -88,6 +89,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         r.corruption_every_text(plan.locks_per_hour),
         r.first_corrupted.map_or(String::new(), |t| t.to_string()),
         r.first_two_holders.map_or(String::new(), |t| t.to_string()),
+        r.cut_short,
     );
     line.push('\n');
     line

@@ -350,11 +350,10 @@ impl Driver<'_> {
                 since: w.awake_at,
             };
             if self.plan.check == Check::AtAcquire {
-                let queued = self.command(c, Command::Write).is_ok();
-                self.workers[i].phase = if queued {
-                    Phase::Writing { sent: false }
-                } else {
-                    Phase::Done
+                // Refused only if the client no longer believes it holds.
+                self.workers[i].phase = match self.command(c, Command::Write) {
+                    Ok(()) => Phase::Writing { sent: false },
+                    Err(_) => self.rest(),
                 };
             }
         }

@@ -189,14 +189,11 @@ impl Driver<'_> {
         }
     }
 
-    /// The trial is over once the time is up and every client is done.
+    /// The trial is over once the time is up and every client is done: it
+    /// released its last hold (a client still in a pause that began after
+    /// its release has nothing left to do).
     fn finished(&self) -> bool {
-        let now = self.sim.now();
-        now.ms() >= TRIAL_MS
-            && self
-                .workers
-                .iter()
-                .all(|w| w.phase == Phase::Done && w.awake_at <= now)
+        self.sim.now().ms() >= TRIAL_MS && self.workers.iter().all(|w| w.phase == Phase::Done)
     }
 
     /// The earliest time a client needs the driver without an event of

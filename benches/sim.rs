@@ -1,15 +1,22 @@
-//! Prints simulated events per second over a long randomized run, and runs
-//! per second of the scenario to run first. `cargo bench --bench sim`.
+//! Prints simulated events per second over a long randomized run, runs
+//! per second of the scenario to run first, and the hazard explorer's
+//! sixty-second trials per second on one core and on every core.
+//! `cargo bench --bench sim`.
 
+use distlock::explore::{run_cell, run_trials, Axis, Plan};
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
 use std::time::Instant;
 
 /// Events a randomized run processes before it is timed.
 const EVENTS_TARGET: u64 = 5_000_000;
 const SCENARIO_RUNS: u32 = 20_000;
+/// Hazard trials per backend, run once on one core and once on every core.
+const HAZARD_TRIALS: u32 = 20_000;
+const HAZARD_CHUNK: u32 = 500;
 
 /// Runs fresh simulations of up to `COMMANDS_PER_RUN` random clicks each
 /// (a run keeps at most 1,000 commands) until `EVENTS_TARGET` events ran.
@@ -101,6 +108,34 @@ fn snapshot_speed(backend: Backend) -> f64 {
     f64::from(SNAPSHOTS) / started.elapsed().as_secs_f64()
 }
 
+/// The explorer's default workload (three clients, 500 ms holds, 15 s of
+/// thinking, G1 pauses with a 2 s p99, a 5 s TTL): trials per second on
+/// this thread alone, then spread over rayon's pool, and events per trial.
+fn hazard_speed(backend: Backend) -> (f64, f64, u64) {
+    let plan = Plan {
+        backend,
+        ttls_ms: vec![5_000],
+        axis: Axis::P99Us(vec![2_000_000]),
+        trials: HAZARD_TRIALS,
+        ..Plan::default()
+    };
+    let started = Instant::now();
+    let one = run_cell(&plan, 0).expect("the default plan is valid");
+    let one_core = f64::from(HAZARD_TRIALS) / started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let all = (0..HAZARD_TRIALS / HAZARD_CHUNK)
+        .into_par_iter()
+        .map(|k| run_trials(&plan, 0, k * HAZARD_CHUNK..(k + 1) * HAZARD_CHUNK).unwrap())
+        .reduce_with(|a, b| a.merge(&b))
+        .expect("some chunks");
+    let all_cores = f64::from(HAZARD_TRIALS) / started.elapsed().as_secs_f64();
+    assert_eq!(
+        all, one,
+        "{backend}: the same counts however the trials are spread"
+    );
+    (one_core, all_cores, one.events / u64::from(HAZARD_TRIALS))
+}
+
 fn main() {
     println!("distlock simulation benchmark");
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
@@ -146,6 +181,18 @@ fn main() {
             backend.name(),
             f64::from(SCENARIO_RUNS) / secs,
             events / u64::from(SCENARIO_RUNS)
+        );
+    }
+    let threads = rayon::current_num_threads();
+    for backend in Backend::ALL {
+        let (one, all, events) = hazard_speed(backend);
+        println!(
+            "  {:<9} hazard explorer: {:>7.0} trials/s on one core, {:>7.0} on {} threads ({} events per trial)",
+            backend.name(),
+            one,
+            all,
+            threads,
+            events
         );
     }
 }

@@ -1,3 +1,4 @@
+pub mod explore;
 pub mod lesson;
 pub mod sim;
 pub mod ui;

@@ -1,8 +1,10 @@
 //! Same seed and same timed commands, same history: twice in one process,
 //! and across machines. The fingerprint below is checked natively by
 //! `cargo test` and in wasm32 by `scripts/test.sh` (wasm-bindgen-test in
-//! Node), so the page replays exactly what the tests see.
+//! Node), so the page replays exactly what the tests see. So are two cells
+//! of the hazard explorer, so a Web Worker counts what the command line does.
 
+use distlock::explore::{csv_row, run_cell, Axis, PauseProfile, Pauses, Plan};
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Scenario,
@@ -118,4 +120,60 @@ fn the_scenario_to_run_first_replays_from_its_json() {
         let b = Sim::replay(&from_json, Millis(12_000)).unwrap();
         assert_eq!(fingerprint(&a), fingerprint(&b), "{backend}");
     }
+}
+
+/// A cell of the hazard explorer: pauses of a median 2 s and a p99 20 s,
+/// ten an hour per client, against a 1 s TTL.
+fn hazard_plan(backend: Backend, fencing: Fencing) -> Plan {
+    let profile = PauseProfile {
+        per_kilohour: 600_000,
+        median_us: 2_000_000,
+        p99_us: 20_000_000,
+    };
+    Plan {
+        backend,
+        fencing,
+        pauses: Pauses::Custom { profile },
+        ttls_ms: vec![1_000],
+        axis: Axis::P99Us(vec![profile.p99_us]),
+        trials: 60,
+        ..Plan::default()
+    }
+}
+
+/// Recorded from a native run: the explorer in a Web Worker must give the
+/// page the same counts, estimates and failing trial as the command line.
+const HAZARD_ROWS: [(u64, &str); 2] = [
+    (
+        11_823,
+        "0,redis,off,on,3,500,at-acquire,1000,600,2000000,20000000,60,572,14,12,2.4476e-2,\
+         1.4635e-2,4.0661e-2,15,12,2.6224e-2,1.5955e-2,4.2813e-2,0,29,1172,4.0857e0,\
+         \"one every 4 s\",14,14,0\n",
+    ),
+    (
+        8_429,
+        "0,etcd,on,on,3,500,at-acquire,1000,600,2000000,20000000,60,572,2,2,3.4965e-3,\
+         9.5939e-4,1.2658e-2,8,7,1.3986e-2,7.1036e-3,2.7353e-2,5,12,1172,2.8600e1,\
+         \"one every 29 s\",31,14,0\n",
+    ),
+];
+
+#[test]
+fn a_hazard_cell_counts_the_same_on_every_machine() {
+    let plans = [
+        hazard_plan(Backend::Redis, Fencing::Off),
+        hazard_plan(Backend::Etcd, Fencing::On),
+    ];
+    let got: Vec<(u64, String)> = plans
+        .iter()
+        .map(|plan| {
+            let r = run_cell(plan, 0).unwrap();
+            (r.events, csv_row(plan, &r))
+        })
+        .collect();
+    let want: Vec<(u64, String)> = HAZARD_ROWS
+        .iter()
+        .map(|&(events, row)| (events, row.to_string()))
+        .collect();
+    assert_eq!(got, want, "hazard cells (seed 1)");
 }

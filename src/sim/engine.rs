@@ -98,6 +98,9 @@ struct Core {
     oracle: Oracle,
     history: Vec<Record>,
     history_dropped: u64,
+    /// False in a run that keeps no history at all (many short trials
+    /// that only count): nothing in the core reads the history back.
+    keeps_history: bool,
     net_rng: ChaCha8Rng,
     events_run: u64,
 }
@@ -119,6 +122,7 @@ impl Core {
             oracle: Oracle::default(),
             history: Vec::new(),
             history_dropped: 0,
+            keeps_history: true,
             net_rng,
             events_run: 0,
         }
@@ -141,6 +145,9 @@ impl Core {
     }
 
     fn record(&mut self, event: Event) {
+        if !self.keeps_history {
+            return;
+        }
         if self.history.len() < HISTORY_LEN_MAX {
             self.history.push(Record {
                 at: self.now,
@@ -418,6 +425,7 @@ impl Core {
             oracle: self.oracle.clone(),
             history: Vec::new(),
             history_dropped: 0,
+            keeps_history: self.keeps_history,
             net_rng: self.net_rng.clone(),
             events_run: self.events_run,
         }
@@ -517,6 +525,13 @@ impl Sim {
         &self.core.history
     }
 
+    /// Stops (or resumes) keeping the history: a run that only counts
+    /// (the hazard explorer's trials) skips the cost of recording every
+    /// event. Everything else, the oracle's findings included, is the same.
+    pub fn keep_history(&mut self, on: bool) {
+        self.core.keeps_history = on;
+    }
+
     /// Records that did not fit under `HISTORY_LEN_MAX`.
     pub fn history_dropped(&self) -> u64 {
         self.core.history_dropped
@@ -606,6 +621,17 @@ impl Sim {
             clock_rate_pct: client.clock.rate_pct(),
             losing: client.losing,
         }
+    }
+
+    /// A client's belief alone: cheaper than `client_view` for a driver
+    /// that looks after every event.
+    pub fn belief(&self, c: ClientId) -> Belief {
+        self.core.client(c).belief
+    }
+
+    /// The result of a client's latest write, as its reply said.
+    pub fn last_write(&self, c: ClientId) -> Option<LastWrite> {
+        self.core.client(c).last_write
     }
 
     pub fn clients(&self) -> Vec<ClientView> {

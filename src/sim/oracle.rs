@@ -51,6 +51,12 @@ impl Oracle {
         self.saves
     }
 
+    /// How many grants the service made (a grant repeated while it lasts
+    /// counts once), up to the limit of remembered grants.
+    pub fn grants(&self) -> u64 {
+        self.grants.len() as u64
+    }
+
     pub fn stale_writes(&self) -> &[StaleWrite] {
         &self.stale_writes
     }

@@ -1,0 +1,96 @@
+//! The results table as CSV: one header line, then one line per cell.
+//! The same inputs give the same bytes on every machine, so the CSVs of
+//! the shards of a sweep concatenate to the CSV of the whole sweep.
+
+use super::estimate::CellResult;
+use super::plan::Plan;
+use std::fmt::Write;
+
+/// The column names, in order.
+pub const CSV_COLUMNS: [&str; 31] = [
+    "cell",
+    "backend",
+    "fencing",
+    "renewal",
+    "clients",
+    "hold_ms",
+    "check",
+    "ttl_ms",
+    "pauses_per_hour",
+    "median_pause_us",
+    "p99_pause_us",
+    "trials",
+    "holds",
+    "corrupted",
+    "trials_with_corruption",
+    "p_corrupted",
+    "p_corrupted_low",
+    "p_corrupted_high",
+    "two_holders",
+    "trials_with_two_holders",
+    "p_two_holders",
+    "p_two_holders_low",
+    "p_two_holders_high",
+    "saved_by_fencing",
+    "writes_without_lease",
+    "pauses",
+    "corruption_every_s",
+    "corruption_every",
+    "first_corrupted_trial",
+    "first_two_holders_trial",
+    "cut_short_trials",
+];
+
+/// The header line, with its newline.
+pub fn csv_header() -> String {
+    let mut line = CSV_COLUMNS.join(",");
+    line.push('\n');
+    line
+}
+
+/// One cell's line, with its newline. Probabilities in scientific notation
+/// (they span many orders of magnitude); an empty field where there is
+/// nothing to say.
+pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
+    let corruption = r.corruption();
+    let two = r.two_holder();
+    let (every_s, _) = r.corruption_every_s(plan.locks_per_hour);
+    let mut line = String::new();
+    let _ = write!(
+        line,
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{},{}",
+        r.cell,
+        plan.backend.slug(),
+        if plan.fencing.is_on() { "on" } else { "off" },
+        if plan.renewal { "on" } else { "off" },
+        plan.clients,
+        plan.hold_ms,
+        plan.check.slug(),
+        r.ttl_ms,
+        r.profile.per_hour(),
+        r.profile.median_us,
+        r.profile.p99_us,
+        r.trials,
+        r.holds,
+        r.corrupted,
+        r.corrupted_trials,
+        corruption.p,
+        corruption.low,
+        corruption.high,
+        r.two_holders,
+        r.two_holder_trials,
+        two.p,
+        two.low,
+        two.high,
+        r.saved,
+        r.without_lease,
+        r.pauses,
+        every_s.map_or(String::new(), |s| format!("{s:.4e}")),
+        r.corruption_every_text(plan.locks_per_hour),
+        r.first_corrupted.map_or(String::new(), |t| t.to_string()),
+        r.first_two_holders.map_or(String::new(), |t| t.to_string()),
+        r.cut_short,
+    );
+    line.push('\n');
+    line
+}

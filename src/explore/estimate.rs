@@ -1,0 +1,220 @@
+//! A cell's counts and what they estimate. The counts are integers, summed
+//! over trials in any order; floats appear only in the reporting, after the
+//! counting, and only through +, -, *, / and sqrt, which IEEE 754 makes
+//! exact on every platform.
+
+use super::plan::Cell;
+use super::profile::PauseProfile;
+use super::trial::TrialCounts;
+use serde::{Deserialize, Serialize};
+
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+const SECONDS_PER_HOUR: f64 = 3_600.0;
+
+/// The counts of one cell, or of a range of its trials.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellResult {
+    pub cell: u32,
+    pub ttl_ms: u64,
+    pub profile: PauseProfile,
+    pub trials: u32,
+    pub holds: u64,
+    pub corrupted: u64,
+    /// Trials with at least one corrupted write.
+    pub corrupted_trials: u32,
+    pub saved: u64,
+    pub two_holders: u64,
+    /// Trials in which two clients believed they held at once.
+    pub two_holder_trials: u32,
+    pub without_lease: u64,
+    pub writes: u64,
+    pub pauses: u64,
+    pub events: u64,
+    pub cut_short: u32,
+    /// The first trial (by index) with a corrupted write.
+    pub first_corrupted: Option<u32>,
+    /// The first trial (by index) with two believed holders.
+    pub first_two_holders: Option<u32>,
+}
+
+impl CellResult {
+    /// Nothing counted yet.
+    pub fn empty(cell: &Cell) -> CellResult {
+        CellResult {
+            cell: cell.index,
+            ttl_ms: cell.ttl_ms,
+            profile: cell.profile,
+            trials: 0,
+            holds: 0,
+            corrupted: 0,
+            corrupted_trials: 0,
+            saved: 0,
+            two_holders: 0,
+            two_holder_trials: 0,
+            without_lease: 0,
+            writes: 0,
+            pauses: 0,
+            events: 0,
+            cut_short: 0,
+            first_corrupted: None,
+            first_two_holders: None,
+        }
+    }
+
+    /// Adds trial `index`'s counts.
+    pub fn add(&mut self, index: u32, t: &TrialCounts) {
+        self.trials += 1;
+        self.holds += t.holds;
+        self.corrupted += t.corrupted;
+        self.saved += t.saved;
+        self.two_holders += t.two_holders;
+        self.without_lease += t.without_lease;
+        self.writes += t.writes;
+        self.pauses += t.pauses;
+        self.events += t.events;
+        self.cut_short += u32::from(t.cut_short);
+        if t.corrupted > 0 {
+            self.corrupted_trials += 1;
+            self.first_corrupted = min_some(self.first_corrupted, Some(index));
+        }
+        if t.two_holders > 0 {
+            self.two_holder_trials += 1;
+            self.first_two_holders = min_some(self.first_two_holders, Some(index));
+        }
+    }
+
+    /// The counts of two disjoint sets of the same cell's trials: the
+    /// result does not depend on how the trials were split or ordered.
+    pub fn merge(mut self, other: &CellResult) -> CellResult {
+        debug_assert_eq!(self.cell, other.cell, "merging two cells");
+        self.trials += other.trials;
+        self.holds += other.holds;
+        self.corrupted += other.corrupted;
+        self.corrupted_trials += other.corrupted_trials;
+        self.saved += other.saved;
+        self.two_holders += other.two_holders;
+        self.two_holder_trials += other.two_holder_trials;
+        self.without_lease += other.without_lease;
+        self.writes += other.writes;
+        self.pauses += other.pauses;
+        self.events += other.events;
+        self.cut_short += other.cut_short;
+        self.first_corrupted = min_some(self.first_corrupted, other.first_corrupted);
+        self.first_two_holders = min_some(self.first_two_holders, other.first_two_holders);
+        self
+    }
+
+    /// P(corrupted write per lock hold), with its 95% Wilson interval.
+    pub fn corruption(&self) -> Estimate {
+        Estimate::wilson(self.corrupted.min(self.holds), self.holds)
+    }
+
+    /// P(two clients believe they hold, per lock hold), 95% Wilson interval.
+    pub fn two_holder(&self) -> Estimate {
+        Estimate::wilson(self.two_holders.min(self.holds), self.holds)
+    }
+
+    /// P(a trial sees at least one corrupted write), 95% Wilson interval.
+    pub fn corrupted_trial_share(&self) -> Estimate {
+        Estimate::wilson(u64::from(self.corrupted_trials), u64::from(self.trials))
+    }
+
+    /// Seconds between corrupted writes at `locks_per_hour`: the point
+    /// estimate and the shortest the interval allows. `None` when the
+    /// estimate is zero (no corruption seen: only the bound says anything).
+    pub fn corruption_every_s(&self, locks_per_hour: u64) -> (Option<f64>, Option<f64>) {
+        let e = self.corruption();
+        let every = |p: f64| (p > 0.0).then(|| SECONDS_PER_HOUR / (locks_per_hour as f64 * p));
+        (every(e.p), every(e.high))
+    }
+
+    /// "one corrupted write every 3.2 years", or, when none was seen, the
+    /// shortest gap the 95% interval still allows.
+    pub fn corruption_every_text(&self, locks_per_hour: u64) -> String {
+        match self.corruption_every_s(locks_per_hour) {
+            _ if self.holds == 0 => "no lock holds".to_string(),
+            (Some(s), _) => format!("one every {}", duration_text(s)),
+            (None, Some(s)) => format!("none seen: at most one every {} (95%)", duration_text(s)),
+            (None, None) => "none".to_string(),
+        }
+    }
+}
+
+fn min_some(a: Option<u32>, b: Option<u32>) -> Option<u32> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// A proportion and its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Estimate {
+    pub successes: u64,
+    pub n: u64,
+    pub p: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+impl Estimate {
+    /// The Wilson score interval: unlike p ± z·sqrt(p(1-p)/n) it stays in
+    /// [0, 1] and is not zero-width when nothing (or everything) was seen.
+    /// With no trials at all the interval is all of [0, 1].
+    pub fn wilson(successes: u64, n: u64) -> Estimate {
+        if n == 0 {
+            return Estimate {
+                successes,
+                n,
+                p: 0.0,
+                low: 0.0,
+                high: 1.0,
+            };
+        }
+        let nf = n as f64;
+        let p = successes as f64 / nf;
+        let z2 = Z95 * Z95;
+        let denominator = 1.0 + z2 / nf;
+        let centre = (p + z2 / (2.0 * nf)) / denominator;
+        let half = Z95 * (p * (1.0 - p) / nf + z2 / (4.0 * nf * nf)).sqrt() / denominator;
+        // At the ends the interval touches 0 or 1 exactly.
+        let low = if successes == 0 { 0.0 } else { centre - half };
+        let high = if successes == n { 1.0 } else { centre + half };
+        Estimate {
+            successes,
+            n,
+            p,
+            low: low.max(0.0),
+            high: high.min(1.0),
+        }
+    }
+
+    pub fn contains(&self, p: f64) -> bool {
+        self.low <= p && p <= self.high
+    }
+}
+
+/// A duration for people: "45 s", "12 min", "3.5 hours", "2.1 days",
+/// "4.0 years", "1.2 million years".
+pub fn duration_text(seconds: f64) -> String {
+    const MINUTE: f64 = 60.0;
+    const HOUR: f64 = 3_600.0;
+    const DAY: f64 = 86_400.0;
+    const YEAR: f64 = 365.25 * DAY;
+    if seconds < 1.0 {
+        format!("{:.0} ms", seconds * 1_000.0)
+    } else if seconds < MINUTE {
+        format!("{seconds:.0} s")
+    } else if seconds < HOUR {
+        format!("{:.0} min", seconds / MINUTE)
+    } else if seconds < DAY {
+        format!("{:.1} hours", seconds / HOUR)
+    } else if seconds < YEAR {
+        format!("{:.1} days", seconds / DAY)
+    } else if seconds < 1e6 * YEAR {
+        format!("{:.1} years", seconds / YEAR)
+    } else {
+        format!("{:.1} million years", seconds / YEAR / 1e6)
+    }
+}

@@ -1,0 +1,107 @@
+//! The hazard explorer: how often does a lock break, with this system,
+//! this TTL, this runtime's pauses and this lock rate, and does fencing
+//! bring it to zero? It runs many short seeded trials of a workload on the
+//! core and counts what the core's oracle finds.
+//!
+//! Pure and deterministic like the core (no UI, no wall clock, no floats
+//! in what is counted), so the same plan gives the same numbers natively
+//! and in a Web Worker. A `Plan` is the whole input; its cells are
+//! computed independently (`run_cell`, or `run_trials` for a slice of a
+//! cell's trials whose results `CellResult::merge` sums), and any trial
+//! can be rebuilt alone as a scenario the page replays (`rebuild_trial`).
+//!
+//! The workload of a trial: 2 to 4 clients, each thinking (a time drawn
+//! evenly from none to twice the plan's think time), acquiring, working
+//! under the lock for the hold time, writing once, waiting for the reply
+//! and releasing, for 60 s of virtual time; then holds under way finish
+//! and nobody starts a new one. Each client pauses at random (exponential
+//! gaps of running time, log-normal lengths through the profile's median
+//! and p99). The think time sets how busy the lock is, and so whether a
+//! contender is there to take a lease a pause let lapse; it also bounds a
+//! trial's cost (about ten holds at the defaults). The production lock
+//! rate only turns the probability per hold into "one corrupted write
+//! every ...".
+//!
+//! What counts: the oracle's grants (lock holds), its corrupted writes (a
+//! write accepted from a client after the lock was granted to another),
+//! its stretches of two believed holders and fencing's saves. Fencing by
+//! the highest token seen saves a stale write only once the resource has
+//! seen a newer token: a stale write that lands before the new holder's
+//! first write is accepted, and counted, with fencing on. A check against
+//! the lock item (DynamoDB's) has no such gap.
+
+mod csv;
+mod estimate;
+mod plan;
+mod profile;
+mod sample;
+mod tables;
+mod trial;
+
+pub use csv::{csv_header, csv_row, CSV_COLUMNS};
+pub use estimate::{duration_text, CellResult, Estimate};
+pub use plan::{
+    trial_seed, validate_profile, Axis, Cell, Check, Plan, PlanError, AXIS_LEN_MAX, CLIENTS_MAX,
+    CLIENTS_MIN, CYCLE_MS_MIN, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX,
+    PLAN_VERSION, THINK_MS_MAX, TRIALS_MAX,
+};
+pub use profile::{PauseProfile, Pauses, Preset, PAUSE_US_MIN};
+pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
+
+use crate::sim::Sim;
+use std::ops::Range;
+
+/// Runs every trial of one cell.
+pub fn run_cell(plan: &Plan, cell: u32) -> Result<CellResult, PlanError> {
+    run_trials(plan, cell, 0..plan.trials)
+}
+
+/// Runs trials `trials` of one cell (a slice of `0..plan.trials`), for a
+/// caller that spreads a cell over workers or reports progress within it.
+pub fn run_trials(plan: &Plan, cell: u32, trials: Range<u32>) -> Result<CellResult, PlanError> {
+    plan.validate()?;
+    let cell = plan.cell(cell)?;
+    if trials.end > plan.trials {
+        return Err(PlanError::NoSuchTrial {
+            index: trials.end - 1,
+            trials: plan.trials,
+        });
+    }
+    let mut result = CellResult::empty(&cell);
+    for index in trials {
+        let seed = trial_seed(plan.seed, cell.index, index);
+        let (counts, _) = trial::run(plan, &cell, seed, false);
+        result.add(index, &counts);
+    }
+    Ok(result)
+}
+
+/// Runs one trial alone, keeping its history: the same counts as in its
+/// cell, and the run itself to look at.
+pub fn run_trial(plan: &Plan, cell: u32, trial: u32) -> Result<(TrialCounts, Sim), PlanError> {
+    plan.validate()?;
+    let cell = plan.cell(cell)?;
+    if trial >= plan.trials {
+        return Err(PlanError::NoSuchTrial {
+            index: trial,
+            trials: plan.trials,
+        });
+    }
+    let seed = trial_seed(plan.seed, cell.index, trial);
+    Ok(trial::run(plan, &cell, seed, true))
+}
+
+/// Runs one trial again and returns it as a scenario: the core's
+/// configuration with the trial's seed, and every command the driver
+/// issued, each at its time. Replayed with `Playback` (or `Sim::replay`)
+/// to `end`, it gives the same history as the trial did.
+pub fn rebuild_trial(plan: &Plan, cell: u32, trial: u32) -> Result<TrialRun, PlanError> {
+    let (counts, sim) = run_trial(plan, cell, trial)?;
+    Ok(TrialRun {
+        cell,
+        trial,
+        scenario: sim.scenario(),
+        end: counts.end,
+        counts,
+    })
+}

@@ -1,0 +1,365 @@
+//! What a visitor asks the explorer: a system, a workload, a pause profile
+//! and a grid of cells, each cell a TTL and a variant of the profile.
+
+use super::profile::{PauseProfile, Pauses};
+use crate::sim::{Backend, Config, Fencing, Seed, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The version written into every plan, so a worker can refuse a plan
+/// from another build.
+pub const PLAN_VERSION: u32 = 1;
+pub const CLIENTS_MIN: u8 = 2;
+pub const CLIENTS_MAX: u8 = 4;
+pub const HOLD_MS_MAX: u64 = 30_000;
+pub const THINK_MS_MAX: u64 = 600_000;
+/// A client's hold plus think time at least: it bounds the lock cycles of
+/// a trial (about 30 per client), and so its cost and its script.
+pub const CYCLE_MS_MIN: u64 = 2_000;
+/// Production lock rates from one an hour to a million a second.
+pub const LOCKS_PER_HOUR_MAX: u64 = 3_600_000_000;
+/// Values on each axis of the grid at most.
+pub const AXIS_LEN_MAX: usize = 32;
+pub const TRIALS_MAX: u32 = 100_000_000;
+/// At most one pause a second per client: more would crowd a trial's
+/// script (1,000 commands at most).
+pub const PER_KILOHOUR_MAX: u64 = 3_600_000;
+pub const PAUSE_US_MAX: u64 = PAUSE_MS_MAX * 1_000;
+
+/// When the application asks its lock library whether it still holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Check {
+    /// Once, when the lock is granted: a pause anywhere in the hold strikes
+    /// between that check and the write, so the write leaves the instant
+    /// the client wakes (the scenario to run first).
+    AtAcquire,
+    /// Again just before writing: a pause during the work ends, the work
+    /// goes on, and the write leaves only if the library still believes
+    /// it holds by then.
+    BeforeWrite,
+}
+
+impl Check {
+    pub fn slug(self) -> &'static str {
+        match self {
+            Check::AtAcquire => "at-acquire",
+            Check::BeforeWrite => "before-write",
+        }
+    }
+}
+
+/// The grid's second axis: the values the profile's p99 or rate takes.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "axis", content = "values", rename_all = "kebab-case")]
+pub enum Axis {
+    /// The profile's 99th percentile, microseconds.
+    P99Us(Vec<u64>),
+    /// The profile's rate, pauses per 1,000 hours.
+    PerKilohour(Vec<u64>),
+}
+
+impl Axis {
+    pub fn len(&self) -> usize {
+        match self {
+            Axis::P99Us(v) | Axis::PerKilohour(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The profile at this axis position.
+    fn apply(&self, profile: PauseProfile, index: usize) -> PauseProfile {
+        match self {
+            Axis::P99Us(v) => profile.with_p99_us(v[index]),
+            Axis::PerKilohour(v) => profile.with_per_kilohour(v[index]),
+        }
+    }
+}
+
+/// Everything the explorer needs, serializable to hand to a worker.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Plan {
+    pub version: u32,
+    pub backend: Backend,
+    pub fencing: Fencing,
+    /// Automatic renewal (keepalive, heartbeat, extension) for every client.
+    pub renewal: bool,
+    /// Clients contending for the lock, 2 to 4.
+    pub clients: u8,
+    /// How long a holder works under the lock before it writes.
+    pub hold_ms: u64,
+    /// The mean time a client waits after releasing before it asks again
+    /// (drawn evenly between none and twice this).
+    pub think_ms: u64,
+    pub check: Check,
+    /// Locks taken per hour in production, for "one corrupted write every ...".
+    pub locks_per_hour: u64,
+    pub pauses: Pauses,
+    /// The grid's first axis: the TTL of each column.
+    pub ttls_ms: Vec<u64>,
+    /// The grid's second axis: one row per value.
+    pub axis: Axis,
+    pub trials: u32,
+    pub seed: Seed,
+}
+
+impl Default for Plan {
+    fn default() -> Self {
+        use super::profile::Preset;
+        Plan {
+            version: PLAN_VERSION,
+            backend: Backend::Etcd,
+            fencing: Fencing::Off,
+            renewal: true,
+            clients: 3,
+            hold_ms: 500,
+            think_ms: 15_000,
+            check: Check::AtAcquire,
+            locks_per_hour: 36_000,
+            pauses: Pauses::Preset {
+                preset: Preset::JvmG1,
+            },
+            ttls_ms: vec![1_000, 2_000, 5_000, 10_000, 30_000],
+            axis: Axis::P99Us(vec![1_000_000, 2_000_000, 5_000_000, 10_000_000]),
+            trials: 1_000,
+            seed: Seed(1),
+        }
+    }
+}
+
+/// One cell of the grid: a TTL and the profile of its row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Cell {
+    pub index: u32,
+    pub ttl_ms: u64,
+    pub profile: PauseProfile,
+}
+
+impl Plan {
+    /// Cells in the grid: one per TTL and axis value, row by row.
+    pub fn cells(&self) -> u32 {
+        (self.ttls_ms.len() * self.axis.len()) as u32
+    }
+
+    /// The cell at `index` (row-major: the TTL varies fastest).
+    pub fn cell(&self, index: u32) -> Result<Cell, PlanError> {
+        if index >= self.cells() {
+            return Err(PlanError::NoSuchCell {
+                index,
+                cells: self.cells(),
+            });
+        }
+        let columns = self.ttls_ms.len();
+        let (row, column) = (index as usize / columns, index as usize % columns);
+        Ok(Cell {
+            index,
+            ttl_ms: self.ttls_ms[column],
+            profile: self.axis.apply(self.pauses.profile(), row),
+        })
+    }
+
+    /// The core's configuration for one trial.
+    pub fn config(&self, ttl_ms: u64, seed: Seed) -> Config {
+        Config {
+            backend: self.backend,
+            fencing: self.fencing,
+            ttl_ms,
+            seed,
+            // Real LAN latencies: the page's default slows them tenfold
+            // for watching.
+            latency_scale: 1,
+            renewal: [self.renewal; 4],
+            ..Config::default()
+        }
+    }
+
+    /// Checks every range a person can get wrong; the error says which.
+    pub fn validate(&self) -> Result<(), PlanError> {
+        if self.version != PLAN_VERSION {
+            return Err(PlanError::Version {
+                found: self.version,
+            });
+        }
+        self.validate_workload()?;
+        validate_profile(&self.pauses.profile())?;
+        self.validate_grid()
+    }
+
+    fn validate_workload(&self) -> Result<(), PlanError> {
+        let range = |field, value, min, max| {
+            if (min..=max).contains(&value) {
+                Ok(())
+            } else {
+                Err(PlanError::OutOfRange {
+                    field,
+                    value,
+                    min,
+                    max,
+                })
+            }
+        };
+        range(
+            "clients",
+            u64::from(self.clients),
+            u64::from(CLIENTS_MIN),
+            u64::from(CLIENTS_MAX),
+        )?;
+        range("hold_ms", self.hold_ms, 1, HOLD_MS_MAX)?;
+        range("think_ms", self.think_ms, 0, THINK_MS_MAX)?;
+        range("locks_per_hour", self.locks_per_hour, 1, LOCKS_PER_HOUR_MAX)?;
+        range("trials", u64::from(self.trials), 1, u64::from(TRIALS_MAX))?;
+        if self.hold_ms + self.think_ms < CYCLE_MS_MIN {
+            return Err(PlanError::CycleTooShort {
+                hold_ms: self.hold_ms,
+                think_ms: self.think_ms,
+            });
+        }
+        Ok(())
+    }
+
+    fn validate_grid(&self) -> Result<(), PlanError> {
+        for (axis, len) in [("TTL", self.ttls_ms.len()), ("second", self.axis.len())] {
+            if !(1..=AXIS_LEN_MAX).contains(&len) {
+                return Err(PlanError::AxisLength { axis, len });
+            }
+        }
+        for &ttl_ms in &self.ttls_ms {
+            if !(TTL_MS_MIN..=TTL_MS_MAX).contains(&ttl_ms) {
+                return Err(PlanError::OutOfRange {
+                    field: "TTL (ms)",
+                    value: ttl_ms,
+                    min: TTL_MS_MIN,
+                    max: TTL_MS_MAX,
+                });
+            }
+        }
+        for row in 0..self.axis.len() {
+            validate_profile(&self.axis.apply(self.pauses.profile(), row))?;
+        }
+        Ok(())
+    }
+}
+
+/// Checks a profile's ranges.
+pub fn validate_profile(profile: &PauseProfile) -> Result<(), PlanError> {
+    let out = |field, value, min, max| PlanError::OutOfRange {
+        field,
+        value,
+        min,
+        max,
+    };
+    if profile.per_kilohour > PER_KILOHOUR_MAX {
+        return Err(out(
+            "pauses per 1,000 hours",
+            profile.per_kilohour,
+            0,
+            PER_KILOHOUR_MAX,
+        ));
+    }
+    if !(1..=PAUSE_US_MAX).contains(&profile.p99_us) {
+        return Err(out("p99 pause (µs)", profile.p99_us, 1, PAUSE_US_MAX));
+    }
+    if !(1..=profile.p99_us).contains(&profile.median_us) {
+        return Err(PlanError::MedianAboveP99 {
+            median_us: profile.median_us,
+            p99_us: profile.p99_us,
+        });
+    }
+    Ok(())
+}
+
+/// Why a plan cannot run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanError {
+    Version {
+        found: u32,
+    },
+    OutOfRange {
+        field: &'static str,
+        value: u64,
+        min: u64,
+        max: u64,
+    },
+    CycleTooShort {
+        hold_ms: u64,
+        think_ms: u64,
+    },
+    MedianAboveP99 {
+        median_us: u64,
+        p99_us: u64,
+    },
+    AxisLength {
+        axis: &'static str,
+        len: usize,
+    },
+    NoSuchCell {
+        index: u32,
+        cells: u32,
+    },
+    NoSuchTrial {
+        index: u32,
+        trials: u32,
+    },
+}
+
+impl fmt::Display for PlanError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PlanError::Version { found } => write!(
+                f,
+                "the plan has version {found}, this explorer reads version {PLAN_VERSION}"
+            ),
+            PlanError::OutOfRange {
+                field,
+                value,
+                min,
+                max,
+            } => write!(f, "{field} is {value}, it must be from {min} to {max}"),
+            PlanError::CycleTooShort { hold_ms, think_ms } => write!(
+                f,
+                "hold ({hold_ms} ms) plus think time ({think_ms} ms) must be at least \
+                 {CYCLE_MS_MIN} ms, so a trial stays short"
+            ),
+            PlanError::MedianAboveP99 { median_us, p99_us } => write!(
+                f,
+                "the median pause ({median_us} µs) must be at least 1 µs and at most \
+                 the p99 ({p99_us} µs)"
+            ),
+            PlanError::AxisLength { axis, len } => write!(
+                f,
+                "the {axis} axis has {len} values, it must have 1 to {AXIS_LEN_MAX}"
+            ),
+            PlanError::NoSuchCell { index, cells } => write!(
+                f,
+                "there is no cell {index}: the grid has {cells} (0 to {})",
+                cells.saturating_sub(1)
+            ),
+            PlanError::NoSuchTrial { index, trials } => write!(
+                f,
+                "there is no trial {index}: a cell runs {trials} (0 to {})",
+                trials.saturating_sub(1)
+            ),
+        }
+    }
+}
+
+impl std::error::Error for PlanError {}
+
+/// The seed of one trial, from the master seed, the cell and the trial's
+/// index: a cell reproduces exactly, and any trial can be run alone.
+pub fn trial_seed(master: Seed, cell: u32, trial: u32) -> Seed {
+    let h = splitmix64(master.0);
+    let h = splitmix64(h ^ u64::from(cell));
+    Seed(splitmix64(h ^ (u64::from(trial) << 32)))
+}
+
+/// SplitMix64's finalizer: a fixed, well-mixed 64-bit hash.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,404 @@
+//! One trial: a seeded short run of the workload on the core. Clients
+//! think, acquire, work under the lock, write and release, over and over,
+//! while pauses drawn from the profile stop them. The driver only issues
+//! commands (acquire, write, release, GC pause), each after the events
+//! due at its time have run, so the commands it issued are a plain script
+//! that `Playback` replays to the same history.
+
+use super::plan::{Cell, Check, Plan};
+use super::profile::{Sampler, PAUSE_US_MIN};
+use crate::sim::{
+    Belief, ClientId, Command, CommandError, LastWrite, Millis, Scenario, Seed, Sim, PAUSE_MS_MAX,
+    SCRIPT_LEN_MAX,
+};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Virtual time in which clients take the lock and pauses strike.
+pub const TRIAL_MS: u64 = 60_000;
+/// After `TRIAL_MS` no client starts anything new; holds under way finish.
+/// Past this much more, the trial stops where it is and counts as cut short.
+pub const DRAIN_MS_MAX: u64 = PAUSE_MS_MAX + 60_000;
+/// Script entries kept free for the drain (a release per client).
+const SCRIPT_RESERVE: usize = 8;
+/// The ChaCha streams of a trial's seed: the core uses 1 and 2.
+const STREAM_WORKLOAD: u64 = 16;
+const STREAM_PAUSES: u64 = 32;
+
+/// What one trial counted. Every number is the core's own: grants and
+/// findings from its `Oracle`, writes from its resource.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialCounts {
+    /// Grants the lock service made.
+    pub holds: u64,
+    /// Writes accepted from a client after the lock was granted to another.
+    pub corrupted: u64,
+    /// Stale writes the resource rejected: fencing's saves.
+    pub saved: u64,
+    /// Stretches in which two or more clients believed they held the lock.
+    pub two_holders: u64,
+    /// Accepted writes from a client whose lease was gone, with no grant since.
+    pub without_lease: u64,
+    pub writes: u64,
+    /// Pauses injected (a pause under 1 ms is drawn but not injected).
+    pub pauses: u64,
+    pub events: u64,
+    /// When the trial ended: every client idle after `TRIAL_MS`.
+    pub end: Millis,
+    /// The trial hit a limit (script or drain) before every hold finished.
+    pub cut_short: bool,
+}
+
+/// What the driver has a client do next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Idle until `until`, then it asks for the lock.
+    Thinking {
+        until: Millis,
+    },
+    Asking,
+    /// Working under the lock: `left_ms` of work from `since` (the grant,
+    /// or the end of the pause that stopped the work).
+    Working {
+        left_ms: u64,
+        since: Millis,
+    },
+    /// The write went (or waits in the paused client); `sent` once the
+    /// driver saw it on its way.
+    Writing {
+        sent: bool,
+    },
+    Done,
+}
+
+#[derive(Debug, Clone)]
+struct Worker {
+    id: ClientId,
+    phase: Phase,
+    rng: ChaCha8Rng,
+    /// When the next pause starts, microseconds; `None` for never.
+    next_pause_us: Option<u64>,
+    /// The same rounded up to the millisecond the driver starts it at.
+    next_pause_at: Option<Millis>,
+    /// When the current pause ends (in the past while running).
+    awake_at: Millis,
+    /// When the driver must look at it next without an event to wake it
+    /// (see `Driver::due`), kept since the worker's last step.
+    due: Option<Millis>,
+}
+
+/// A trial's driver: the run, its clients, and what it has counted.
+struct Driver<'a> {
+    sim: Sim,
+    workers: Vec<Worker>,
+    workload: ChaCha8Rng,
+    sampler: Sampler,
+    plan: &'a Plan,
+    pauses: u64,
+    cut_short: bool,
+}
+
+/// Runs one trial of `cell`; the run is returned with its counts, so it
+/// can be replayed or shown. A trial that only counts keeps no history.
+pub(super) fn run(plan: &Plan, cell: &Cell, seed: Seed, history: bool) -> (TrialCounts, Sim) {
+    let mut sim =
+        Sim::new(plan.config(cell.ttl_ms, seed)).expect("a valid plan gives a valid config");
+    sim.keep_history(history);
+    let sampler = Sampler::new(&cell.profile);
+    let mut workload = ChaCha8Rng::seed_from_u64(seed.0);
+    workload.set_stream(STREAM_WORKLOAD);
+    let workers = ClientId::ALL[..usize::from(plan.clients)]
+        .iter()
+        .map(|&id| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed.0);
+            rng.set_stream(STREAM_PAUSES + id.index() as u64);
+            let next_pause_us = sampler.next_start_us(0, &mut rng);
+            let next_pause_at = next_pause_us.map(us_to_ms);
+            // Clients start at staggered times, as after any other idle spell.
+            let until = Millis(think(&mut workload, plan.think_ms));
+            Worker {
+                id,
+                phase: Phase::Thinking { until },
+                rng,
+                next_pause_us,
+                next_pause_at,
+                awake_at: Millis::ZERO,
+                due: None,
+            }
+        })
+        .collect();
+    let mut driver = Driver {
+        sim,
+        workers,
+        workload,
+        sampler,
+        plan,
+        pauses: 0,
+        cut_short: false,
+    };
+    driver.drive();
+    let counts = driver.counts();
+    (counts, driver.sim)
+}
+
+/// A time in microseconds as the millisecond it falls in, rounded up.
+fn us_to_ms(us: u64) -> Millis {
+    Millis(us.div_ceil(1_000))
+}
+
+/// A think time drawn evenly from none to twice the mean.
+fn think(rng: &mut ChaCha8Rng, mean_ms: u64) -> u64 {
+    rng.random_range(0..=mean_ms.saturating_mul(2))
+}
+
+impl Driver<'_> {
+    fn drive(&mut self) {
+        let stop = Millis(TRIAL_MS + DRAIN_MS_MAX);
+        for i in 0..self.workers.len() {
+            self.workers[i].due = self.due(&self.workers[i]);
+        }
+        loop {
+            let due = self.workers.iter().filter_map(|w| w.due).min();
+            let next = match (self.sim.next_event_at(), due) {
+                (Some(a), Some(b)) => a.min(b),
+                (a, b) => match a.or(b) {
+                    Some(t) => t,
+                    None => break,
+                },
+            };
+            if next > stop {
+                self.cut_short = true;
+                self.sim.run_until(stop);
+                return;
+            }
+            self.sim.run_until(next);
+            for i in 0..self.workers.len() {
+                // A client waiting for the core (a grant, a reply) is looked
+                // at after every event; the others when they are due.
+                let w = &self.workers[i];
+                let watching = matches!(w.phase, Phase::Asking | Phase::Writing { .. });
+                if watching || w.due.is_some_and(|t| t <= next) {
+                    self.step(i);
+                    self.workers[i].due = self.due(&self.workers[i]);
+                }
+            }
+            if next.ms() >= TRIAL_MS && self.finished() {
+                return;
+            }
+        }
+    }
+
+    /// The trial is over once the time is up and every client is done: it
+    /// released its last hold (a client still in a pause that began after
+    /// its release has nothing left to do).
+    fn finished(&self) -> bool {
+        self.sim.now().ms() >= TRIAL_MS && self.workers.iter().all(|w| w.phase == Phase::Done)
+    }
+
+    /// The earliest time a client needs the driver without an event of
+    /// the core to wake it: its next pause, the end of its think time or
+    /// of its work, the time limit while it waits for the lock.
+    fn due(&self, w: &Worker) -> Option<Millis> {
+        let horizon = Millis(TRIAL_MS);
+        let now = self.sim.now();
+        let pause = w.next_pause_at.map(|t| t.max(now)).filter(|&t| t < horizon);
+        let phase = match w.phase {
+            Phase::Thinking { until } => Some(until.min(horizon)),
+            Phase::Asking if now < horizon => Some(horizon),
+            Phase::Working { left_ms, since } => Some(since.plus(left_ms)),
+            _ => None,
+        };
+        // While paused the client's own wake is an event of the core.
+        let phase = phase.map(|t| t.max(w.awake_at));
+        match (pause, phase) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// What client `i` does now, if anything.
+    fn step(&mut self, i: usize) {
+        let now = self.sim.now();
+        if now < self.workers[i].awake_at {
+            return;
+        }
+        self.maybe_pause(i);
+        if now < self.workers[i].awake_at {
+            return;
+        }
+        let w = &self.workers[i];
+        let c = w.id;
+        let before_horizon = now.ms() < TRIAL_MS;
+        let next = match w.phase {
+            Phase::Thinking { .. } if !before_horizon => Phase::Done,
+            Phase::Thinking { until } if now >= until => self.ask(c),
+            Phase::Asking => self.on_asking(c, before_horizon),
+            Phase::Working { left_ms, since } if now >= since.plus(left_ms) => self.write(c),
+            Phase::Writing { sent } => self.on_writing(c, sent),
+            phase => phase,
+        };
+        self.workers[i].phase = next;
+    }
+
+    fn ask(&mut self, c: ClientId) -> Phase {
+        if self.sim.script().len() + SCRIPT_RESERVE >= SCRIPT_LEN_MAX {
+            self.cut_short = true;
+            return Phase::Done;
+        }
+        match self.command(c, Command::Acquire) {
+            Ok(()) => Phase::Asking,
+            Err(_) => self.rest(),
+        }
+    }
+
+    fn on_asking(&mut self, c: ClientId, before_horizon: bool) -> Phase {
+        match self.sim.belief(c) {
+            Belief::Holding { .. } => Phase::Working {
+                left_ms: self.plan.hold_ms,
+                since: self.sim.now(),
+            },
+            // The attempt failed (no quorum, gave up waiting): try later.
+            Belief::Idle => self.rest(),
+            _ if before_horizon => Phase::Asking,
+            // Time is up: give up the place in line; holds under way finish.
+            _ => {
+                let _ = self.command(c, Command::Release);
+                Phase::Done
+            }
+        }
+    }
+
+    /// The work is done: write if the client (still) believes it holds.
+    fn write(&mut self, c: ClientId) -> Phase {
+        if !self.sim.belief(c).is_holding() {
+            return self.rest();
+        }
+        match self.command(c, Command::Write) {
+            Ok(()) => Phase::Writing { sent: true },
+            Err(_) => self.rest(),
+        }
+    }
+
+    /// Waits for the write's reply, then releases.
+    fn on_writing(&mut self, c: ClientId, sent: bool) -> Phase {
+        match self.sim.last_write(c) {
+            Some(LastWrite::InFlight) => Phase::Writing { sent: true },
+            // Queued in a pause and refused on waking: the belief is gone.
+            _ if !sent => self.rest(),
+            _ => {
+                if self.sim.belief(c) != Belief::Idle {
+                    let _ = self.command(c, Command::Release);
+                }
+                self.rest()
+            }
+        }
+    }
+
+    /// Thinks until the next attempt, or stops once the time is up.
+    fn rest(&mut self) -> Phase {
+        let now = self.sim.now();
+        if now.ms() >= TRIAL_MS {
+            return Phase::Done;
+        }
+        let until = now.plus(think(&mut self.workload, self.plan.think_ms));
+        Phase::Thinking { until }
+    }
+
+    /// Starts the pause due now, if one is. A pause during the work moves
+    /// the work's end; with `Check::AtAcquire` the write is clicked in the
+    /// pause and leaves the instant the client wakes.
+    fn maybe_pause(&mut self, i: usize) {
+        let now = self.sim.now();
+        let w = &mut self.workers[i];
+        let (Some(start_us), Some(start)) = (w.next_pause_us, w.next_pause_at) else {
+            return;
+        };
+        if now.ms() >= TRIAL_MS || start > now {
+            return;
+        }
+        let length_us = self.sampler.length_us(&mut w.rng);
+        let c = w.id;
+        if length_us < PAUSE_US_MIN {
+            w.next_pause_us = self.sampler.next_start_us(start_us, &mut w.rng);
+            w.next_pause_at = w.next_pause_us.map(us_to_ms);
+            return;
+        }
+        let pause_ms = length_us.div_ceil(1_000).min(PAUSE_MS_MAX);
+        if self.sim.script().len() + SCRIPT_RESERVE >= SCRIPT_LEN_MAX
+            || self.command(c, Command::GcPause { pause_ms }).is_err()
+        {
+            self.cut_short = true;
+            self.workers[i].next_pause_us = None;
+            self.workers[i].next_pause_at = None;
+            return;
+        }
+        self.pauses += 1;
+        let w = &mut self.workers[i];
+        w.awake_at = now.plus(pause_ms);
+        w.next_pause_us = self
+            .sampler
+            .next_start_us(w.awake_at.ms() * 1_000, &mut w.rng);
+        w.next_pause_at = w.next_pause_us.map(us_to_ms);
+        if let Phase::Working { left_ms, since } = w.phase {
+            let left_ms = left_ms.saturating_sub(since.until(now));
+            w.phase = Phase::Working {
+                left_ms,
+                since: w.awake_at,
+            };
+            if self.plan.check == Check::AtAcquire {
+                // Refused only if the client no longer believes it holds.
+                self.workers[i].phase = match self.command(c, Command::Write) {
+                    Ok(()) => Phase::Writing { sent: false },
+                    Err(_) => self.rest(),
+                };
+            }
+        }
+    }
+
+    /// Runs a command now, after any event its time still holds, exactly
+    /// as `Playback` runs a scripted action.
+    fn command(&mut self, c: ClientId, command: Command) -> Result<(), CommandError> {
+        self.sim.run_until(self.sim.now());
+        self.sim.command(c, command)
+    }
+
+    fn counts(&self) -> TrialCounts {
+        let oracle = self.sim.oracle();
+        let resource = self.sim.resource();
+        // A stretch the oracle split because a third client joined it is
+        // one stretch of two believed holders.
+        let mut two_holders = 0;
+        let mut last_to = None;
+        for o in oracle.overlaps() {
+            if last_to != Some(o.from) {
+                two_holders += 1;
+            }
+            last_to = o.to;
+        }
+        TrialCounts {
+            holds: oracle.grants(),
+            corrupted: oracle.corruptions(),
+            saved: oracle.saves(),
+            two_holders,
+            without_lease: oracle.writes_without_lease(),
+            writes: resource.accepted() + resource.rejected(),
+            pauses: self.pauses,
+            events: self.sim.events_run(),
+            end: self.sim.now(),
+            cut_short: self.cut_short,
+        }
+    }
+}
+
+/// A trial as the page loads it: its scenario (configuration, seed and
+/// script), how long to play it, and what it counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrialRun {
+    pub cell: u32,
+    pub trial: u32,
+    pub scenario: Scenario,
+    /// Play the script to here to see the whole trial.
+    pub end: Millis,
+    pub counts: TrialCounts,
+}

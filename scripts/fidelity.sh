@@ -85,6 +85,14 @@ chmod 755 "$TMP"
 OUT="target/fidelity"
 rm -rf "$OUT"
 
+# The library through which one Redlock node's wall clock jumps (see its
+# header); without a C compiler, redlock-clock-jump is reported not run.
+WALL_CLOCK_LIB=""
+if command -v cc >/dev/null; then
+  cc -O2 -Wall -shared -fPIC -o "$TMP/wall_clock.so" scripts/fidelity/wall_clock.c
+  WALL_CLOCK_LIB="$TMP/wall_clock.so"
+fi
+
 # A network namespace of its own, with its loopback up, when it can have one.
 NETNS=()
 if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
@@ -98,7 +106,8 @@ fi
 status=0
 "${NETNS[@]}" "$VENV/bin/python" scripts/fidelity/main.py \
   --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
-  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" &
+  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" \
+  --wall-clock-lib "$WALL_CLOCK_LIB" &
 PY_PID=$!
 wait "$PY_PID" || status=$?
 PY_PID=""

@@ -4,6 +4,7 @@ system: agree / differ (with the differing rows). Exits 1 on any difference.
 
 usage: main.py --sim PATH_TO_EXAMPLE --tmp DIR --out DIR
                [--only etcd,zookeeper,...] [--stories gc-pause,...] [--scale 1.0]
+               [--wall-clock-lib wall_clock.so] [--netns]
 """
 
 import argparse
@@ -45,8 +46,9 @@ def backend_of(system):
 
 
 class Servers:
-    def __init__(self, tmp, systems, scale, netns):
-        self.redis = servers.RedisNodes(tmp, PORTS["redis"]) if "redlock" in systems else None
+    def __init__(self, tmp, systems, scale, netns, wall_clock_lib):
+        self.redis = (servers.RedisNodes(tmp, PORTS["redis"], wall_clock_lib)
+                      if "redlock" in systems else None)
         self.single_redis = (servers.SingleRedis(tmp, PORTS["single_redis"], scale)
                              if "redis" in systems else None)
         # Cutting a PostgreSQL client off in the kernel needs the harness's
@@ -99,7 +101,8 @@ class Servers:
 
     def reset(self, backend, scenario, scale):
         if backend == "redlock":
-            self.redis.reset()
+            self.redis.reset({a["node"] for a in scenario["actions"]
+                              if a["command"]["do"] == "clock-jump"})
         elif backend == "etcd":
             self.etcd.reset()
         elif backend == "redis":
@@ -124,7 +127,7 @@ def run_one(sim_bin, srv, story, backend, fencing, scale, out_dir):
     sim = simulate(sim_bin, "--preset", story, "--backend", backend, "--fencing", fencing)
     scenario = sim["scenario"]
     try:
-        runner.check_playable(scenario)
+        runner.check_playable(scenario, can_jump_clocks=bool(srv.redis and srv.redis.wall_clock_lib))
         if backend == "postgresql" and not srv.firewall and any(
                 a["command"]["do"] in ("partition", "crash") for a in scenario["actions"]):
             raise runner.Unsupported("cutting a client off PostgreSQL needs the harness's own network "
@@ -177,6 +180,8 @@ def main():
     ap.add_argument("--stories", default="")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--wall-clock-lib", default="",
+                    help="wall_clock.c built as a shared library (a Redis node's clock jumps)")
     ap.add_argument("--netns", action="store_true",
                     help="this process runs in a network namespace of its own")
     args = ap.parse_args()
@@ -190,7 +195,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     signal.signal(signal.SIGTERM, interrupted)
     started = time.monotonic()
-    srv = Servers(args.tmp, wanted, args.scale, args.netns)
+    srv = Servers(args.tmp, wanted, args.scale, args.netns, args.wall_clock_lib or None)
     results = {}
     try:
         srv.start()

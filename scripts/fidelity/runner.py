@@ -32,8 +32,10 @@ class Unsupported(Exception):
     """A story step the real servers here cannot play."""
 
 
-def check_playable(scenario):
-    """Raises Unsupported, with the reason, for steps that cannot run here."""
+def check_playable(scenario, can_jump_clocks):
+    """Raises Unsupported, with the reason, for steps that cannot run here.
+    `can_jump_clocks`: a Redlock node can run with a wall clock that jumps
+    (scripts/fidelity.sh built wall_clock.c)."""
     config = scenario["config"]
     acquired_at = {}
     for action in scenario["actions"]:
@@ -46,8 +48,9 @@ def check_playable(scenario):
                               "millisecond on loopback: a SIGSTOP cannot be placed there")
         if config["backend"] == "zookeeper" and config.get("zk", {}).get("tick_ms", ZK_TICK_MS) != ZK_TICK_MS:
             raise Unsupported("the ZooKeeper server here runs the default tickTime")
-        if "node" in action and command == "clock-jump":
-            raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
+        if command == "clock-jump" and config["backend"] == "redlock" and not can_jump_clocks:
+            raise Unsupported("no C compiler here to build the library through which one Redis node's "
+                              "wall clock jumps (scripts/fidelity/wall_clock.c)")
         if command == "renewal" and config["backend"] not in ("redlock", "redis"):
             raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
         if config["backend"] == "redis" and "node" in action and (
@@ -255,6 +258,8 @@ class Story:
             return
         if command == "slow":
             self.slowness[node - 1].delay_s = args["extra_ms"] * self.scale / 1000
+        elif command == "clock-jump":
+            self.servers.redis.jump_clock(node, round(args["jump_ms"] * self.scale))
         elif command == "crash":
             await loop.run_in_executor(None, self.servers.redis.crash, node)
         elif command == "restart":

@@ -11,9 +11,11 @@
 #
 # Installs what is missing first: Debian's redis-server, etcd-server,
 # etcd-client, zookeeper, postgresql and nftables, and redis-py, kazoo and
-# psycopg in a venv under the cache directory. Every server runs on a
-# loopback port, with its data in a temporary directory, and is stopped on
-# the way out. As root, everything runs in a network namespace of its own:
+# psycopg in a venv under the cache directory. Builds
+# scripts/fidelity/wall_clock.c with the C compiler that Rust's linker
+# needs anyway, for the story in which one Redis node's wall clock jumps.
+# Every server runs on a loopback port, with its data in a temporary
+# directory, and is stopped on the way out. As root, everything runs in a network namespace of its own:
 # its loopback is private, and a partition of a PostgreSQL client drops
 # that client's packets there (nftables) without touching the host's rules.
 set -euo pipefail

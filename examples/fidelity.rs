@@ -5,9 +5,9 @@
 //! clients believed they held the lock.
 //!
 //! ```sh
-//! cargo run --release --example fidelity -- --list
-//! cargo run --release --example fidelity -- --preset gc-pause --backend etcd --fencing off
-//! cargo run --release --example fidelity -- --scenario run.json --until-ms 12000
+//! cargo run --example fidelity -- --list
+//! cargo run --example fidelity -- --preset gc-pause --backend etcd --fencing off
+//! cargo run --example fidelity -- --scenario run.json --until-ms 12000
 //! ```
 //!
 //! Every use of the core's API is in the `core` module below, so that a

@@ -81,7 +81,11 @@ trap 'exit 130' INT TERM
 
 started=$(date +%s)
 install_missing
-cargo build --release --example fidelity
+# The dev profile: the stories take the core milliseconds either way, and
+# after `cargo test` (scripts/test.sh) nothing is left to build, whereas
+# the release profile (size-optimized, whole-program LTO) would build the
+# crate and its dependencies again, for minutes.
+cargo build --example fidelity
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/distlock-fidelity.XXXXXX")"
 chmod 755 "$TMP"
 OUT="target/fidelity"
@@ -107,7 +111,7 @@ fi
 
 status=0
 "${NETNS[@]}" "$VENV/bin/python" scripts/fidelity/main.py \
-  --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
+  --sim target/debug/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
   --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" \
   --wall-clock-lib "$WALL_CLOCK_LIB" &
 PY_PID=$!

@@ -5,9 +5,9 @@
 //! clients believed they held the lock.
 //!
 //! ```sh
-//! cargo run --release --example fidelity -- --list
-//! cargo run --release --example fidelity -- --preset gc-pause --backend etcd --fencing off
-//! cargo run --release --example fidelity -- --scenario run.json --until-ms 12000
+//! cargo run --example fidelity -- --list
+//! cargo run --example fidelity -- --preset gc-pause --backend etcd --fencing off
+//! cargo run --example fidelity -- --scenario run.json --until-ms 12000
 //! ```
 //!
 //! Every use of the core's API is in the `core` module below, so that a
@@ -19,7 +19,7 @@ use std::process::ExitCode;
 /// The core's API, in one place.
 mod core {
     use distlock::lesson::presets::{self, PRESETS};
-    use distlock::sim::{Backend, Event, Fencing, Millis, Scenario, Sim};
+    use distlock::sim::{AcquireFailure, Backend, Event, Fencing, Millis, Scenario, Sim};
     use serde_json::{json, Value};
 
     /// The stories and the backends each suits, with how long each plays.
@@ -77,6 +77,15 @@ mod core {
         }))
     }
 
+    /// Why a Redlock attempt failed, in the words the real client uses.
+    fn failure_kind(failure: &AcquireFailure) -> &'static str {
+        match failure {
+            AcquireFailure::NoQuorum { .. } => "no-quorum",
+            AcquireFailure::NoValidity { .. } => "no-validity",
+            _ => "other",
+        }
+    }
+
     /// One history record as a comparison row, or `None` if not compared.
     fn row(r: &distlock::sim::Record) -> Option<Value> {
         let t = r.at.ms();
@@ -89,6 +98,13 @@ mod core {
             Event::AcquireFailed { client, .. } => {
                 json!({ "t_ms": t, "what": "failed", "client": who(client) })
             }
+            // Compared only when the time ran out (slow-acquire): how many
+            // no-quorum retries a waiter makes depends on its random delays.
+            Event::AcquireRetry {
+                client, failure, ..
+            } => json!({
+                "t_ms": t, "what": "retry", "client": who(client), "failure": failure_kind(failure),
+            }),
             Event::WriteSent { client, token } => {
                 json!({ "t_ms": t, "what": "write-sent", "client": who(client), "token": tok(token) })
             }

@@ -11,9 +11,11 @@
 #
 # Installs what is missing first: Debian's redis-server, etcd-server,
 # etcd-client, zookeeper, postgresql and nftables, and redis-py, kazoo and
-# psycopg in a venv under the cache directory. Every server runs on a
-# loopback port, with its data in a temporary directory, and is stopped on
-# the way out. As root, everything runs in a network namespace of its own:
+# psycopg in a venv under the cache directory. Builds
+# scripts/fidelity/wall_clock.c with the C compiler that Rust's linker
+# needs anyway, for the story in which one Redis node's wall clock jumps.
+# Every server runs on a loopback port, with its data in a temporary
+# directory, and is stopped on the way out. As root, everything runs in a network namespace of its own:
 # its loopback is private, and a partition of a PostgreSQL client drops
 # that client's packets there (nftables) without touching the host's rules.
 set -euo pipefail
@@ -79,11 +81,23 @@ trap 'exit 130' INT TERM
 
 started=$(date +%s)
 install_missing
-cargo build --release --example fidelity
+# The dev profile: the stories take the core milliseconds either way, and
+# after `cargo test` (scripts/test.sh) nothing is left to build, whereas
+# the release profile (size-optimized, whole-program LTO) would build the
+# crate and its dependencies again, for minutes.
+cargo build --example fidelity
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/distlock-fidelity.XXXXXX")"
 chmod 755 "$TMP"
 OUT="target/fidelity"
 rm -rf "$OUT"
+
+# The library through which one Redlock node's wall clock jumps (see its
+# header); without a C compiler, redlock-clock-jump is reported not run.
+WALL_CLOCK_LIB=""
+if command -v cc >/dev/null; then
+  cc -O2 -Wall -shared -fPIC -o "$TMP/wall_clock.so" scripts/fidelity/wall_clock.c
+  WALL_CLOCK_LIB="$TMP/wall_clock.so"
+fi
 
 # A network namespace of its own, with its loopback up, when it can have one.
 NETNS=()
@@ -97,8 +111,9 @@ fi
 
 status=0
 "${NETNS[@]}" "$VENV/bin/python" scripts/fidelity/main.py \
-  --sim target/release/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
-  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" &
+  --sim target/debug/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
+  --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" \
+  --wall-clock-lib "$WALL_CLOCK_LIB" &
 PY_PID=$!
 wait "$PY_PID" || status=$?
 PY_PID=""

@@ -114,7 +114,8 @@ class Redlock:
             return
         delay = RETRY_DELAY_S + random.uniform(-RETRY_JITTER_S, RETRY_JITTER_S)
         self.retry_at = time.monotonic() + delay
-        emit("retry", oks=oks, attempt=self.attempt + 1)
+        failure = "no-quorum" if oks < QUORUM else "no-validity"
+        emit("retry", oks=oks, attempt=self.attempt + 1, failure=failure)
 
     def fence(self):
         try:

@@ -2,7 +2,8 @@
 
 What must be equal: the order of grants and their tokens; every write's
 client, token, verdict and whether it was stale; each client's own signals
-(lost leases with their reason, ZooKeeper connection states); which
+(lost leases with their reason, ZooKeeper connection states, a Redlock
+attempt refused for want of validity); which
 clients believed they held the lock at once. What is compared within a
 tolerance: the time of each of those rows (see `tolerance_ms`).
 """
@@ -43,6 +44,12 @@ def keyed(rows, backend):
                         r["t_ms"]))
         elif what == "failed":
             out.append(("signals " + c, "%s did not get the lock" % c, r["t_ms"]))
+        elif what == "retry" and r.get("failure") == "no-validity":
+            # A Redlock attempt that won a quorum but used up the TTL. (How
+            # many no-quorum retries a waiter makes depends on its random
+            # delays, drawn apart on each side: those are not compared.)
+            out.append(("signals " + c, "%s won a quorum with no validity left: not acquired" % c,
+                        r["t_ms"]))
         elif what == "lost":
             out.append(("signals " + c, "%s lost the lock (%s)" % (c, normal_reason(backend, r["reason"])),
                         r["t_ms"]))

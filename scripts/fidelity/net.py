@@ -34,12 +34,14 @@ class Slowness:
 
 class Proxy:
     """Forwards 127.0.0.1:<port> to an upstream port while its link is open,
-    the server's answers delayed by its slowness."""
+    the server's answers delayed by its slowness. `on_request`, if set, is
+    called once before the client's next bytes are forwarded."""
 
     def __init__(self, upstream_port, link, slowness):
         self.upstream_port = upstream_port
         self.link = link
         self.slowness = slowness
+        self.on_request = None
         self.server = None
         self.port = None
         self.writers = []
@@ -56,13 +58,13 @@ class Proxy:
             return
         self.writers += [writer, up_writer]
         try:
-            await asyncio.gather(self._pump(reader, up_writer),
+            await asyncio.gather(self._pump(reader, up_writer, requests=True),
                                  self._pump(up_reader, writer, self.slowness),
                                  return_exceptions=True)
         except asyncio.CancelledError:
             pass  # The story is over and its event loop closes.
 
-    async def _pump(self, reader, writer, slowness=None):
+    async def _pump(self, reader, writer, slowness=None, requests=False):
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -70,6 +72,8 @@ class Proxy:
                 if not data:
                     break
                 await self.link.open.wait()
+                if requests and self.on_request is not None:
+                    self.on_request()
                 if slowness and slowness.delay_s > 0:
                     # Later answers are not held behind this one: a slow
                     # server, not a queue in the network.

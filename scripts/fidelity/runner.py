@@ -28,26 +28,45 @@ ZK_TICK_MS = 2000
 REDIS_REPLICATION_LAG_MS = 20
 
 
+# A pause this soon after the same client's acquire strikes inside the
+# acquisition (slow-acquire): its requests have left, no answer is counted.
+INSIDE_ACQUIRE_MS = 5
+
+
 class Unsupported(Exception):
     """A story step the real servers here cannot play."""
 
 
-def check_playable(scenario):
-    """Raises Unsupported, with the reason, for steps that cannot run here."""
+def pause_inside(actions, i):
+    """The gc-pause that strikes inside the acquisition that actions[i]
+    starts, or None."""
+    acquire = actions[i]
+    if acquire["command"]["do"] != "acquire":
+        return None
+    for later in actions[i + 1:]:
+        if later["at_ms"] - acquire["at_ms"] >= INSIDE_ACQUIRE_MS:
+            return None
+        if later.get("client") == acquire["client"] and later["command"]["do"] == "gc-pause":
+            return later
+    return None
+
+
+def check_playable(scenario, can_jump_clocks):
+    """Raises Unsupported, with the reason, for steps that cannot run here.
+    `can_jump_clocks`: a Redlock node can run with a wall clock that jumps
+    (scripts/fidelity.sh built wall_clock.c)."""
     config = scenario["config"]
-    acquired_at = {}
-    for action in scenario["actions"]:
+    for i, action in enumerate(scenario["actions"]):
         command = action["command"]["do"]
-        client = action.get("client")
-        if command == "acquire":
-            acquired_at[client] = action["at_ms"]
-        if command == "gc-pause" and action["at_ms"] - acquired_at.get(client, -10**9) < 5:
+        if pause_inside(scenario["actions"], i) and config["backend"] != "redlock":
             raise Unsupported("the pause must strike inside an acquisition, which takes a fraction of a "
-                              "millisecond on loopback: a SIGSTOP cannot be placed there")
+                              "millisecond on loopback; only Redlock's clients reach their servers "
+                              "through the runner's proxies, which place it")
         if config["backend"] == "zookeeper" and config.get("zk", {}).get("tick_ms", ZK_TICK_MS) != ZK_TICK_MS:
             raise Unsupported("the ZooKeeper server here runs the default tickTime")
-        if "node" in action and command == "clock-jump":
-            raise Unsupported("a Redis node's wall clock cannot jump here without moving the whole machine's clock")
+        if command == "clock-jump" and config["backend"] == "redlock" and not can_jump_clocks:
+            raise Unsupported("no C compiler here to build the library through which one Redis node's "
+                              "wall clock jumps (scripts/fidelity/wall_clock.c)")
         if command == "renewal" and config["backend"] not in ("redlock", "redis"):
             raise Unsupported("etcdctl and kazoo cannot turn their keepalives off")
         if config["backend"] == "redis" and "node" in action and (
@@ -134,6 +153,10 @@ class Story:
         self.slowness = [Slowness() for _ in self.service_ports()]
         self.counter = Counter(self.config["fencing"] == "on")
         self.t0 = None
+        # Pauses that a client's first request sets off, and those not yet
+        # set off, by client (see arm_pause_on_request).
+        self.placed_pauses = []
+        self.pause_on_request = {}
 
     def service_ports(self):
         """The ports the runner puts a proxy before, one per client each.
@@ -190,7 +213,9 @@ class Story:
         fields.update(t=time.monotonic(), what=what, client=name)
         self.events.append(fields)
 
-    async def act(self, action):
+    async def act(self, action, inside=None):
+        """Plays one step; `inside`: the pause that strikes inside the
+        acquisition this step starts."""
         args = action["command"]
         command = args["do"]
         if "node" in action:
@@ -198,19 +223,21 @@ class Story:
             return
         name = action["client"]
         client = self.clients.get(name)
-        if command in ("acquire", "write", "release"):
+        if inside is not None:
+            self.arm_pause_on_request(name, inside)
+            client.send({"do": command})
+        elif command == "gc-pause" and any(a is action for a in self.placed_pauses):
+            # Placed by the client's own request (arm_pause_on_request).
+            self.wake_at(name, action["at_ms"] + args["pause_ms"])
+        elif command in ("acquire", "write", "release"):
             client.send({"do": command})
         elif command == "write-delayed":
             client.send({"do": command, "extra_ms": round(args["extra_ms"] * self.scale)})
         elif command == "renewal":
             client.send({"do": command, "on": args["on"]})
         elif command == "gc-pause":
-            client.signal(signal.SIGSTOP)
-            self.mark("paused", name)
-            wake = self.at(action["at_ms"] + args["pause_ms"])
-            asyncio.get_running_loop().call_at(
-                asyncio.get_running_loop().time() + max(0.0, wake - time.monotonic()),
-                self.wake, name)
+            self.pause(name)
+            self.wake_at(name, action["at_ms"] + args["pause_ms"])
         elif command == "partition" and self.backend == "postgresql":
             self.cut(name)
         elif command == "heal" and self.backend == "postgresql":
@@ -242,9 +269,43 @@ class Story:
     def heal(self, name):
         self.servers.firewall.heal(servers_mod.CLIENT_HOSTS[CLIENTS.index(name)])
 
+    def pause(self, name):
+        self.clients[name].signal(signal.SIGSTOP)
+        self.mark("paused", name)
+
+    def wake_at(self, name, sim_ms):
+        loop = asyncio.get_running_loop()
+        loop.call_at(loop.time() + max(0.0, self.at(sim_ms) - time.monotonic()), self.wake, name)
+
     def wake(self, name):
+        if self.pause_on_request.pop(name, None) is not None:
+            # Its request never came: there is nothing to wake from.
+            for proxy in self.proxies[name]:
+                proxy.on_request = None
+            self.mark("pause-missed", name)
+            return
         self.clients[name].signal(signal.SIGCONT)
         self.mark("woke", name)
+
+    def arm_pause_on_request(self, name, pause_action):
+        """Stops the client the instant its first request reaches a proxy:
+        the requests of the acquisition have started to leave, and no
+        answer can be read before the stop, since the request itself is
+        forwarded only once the SIGSTOP has been sent. A timer cannot do
+        this: on loopback the whole acquisition takes a fraction of a
+        millisecond."""
+        self.placed_pauses.append(pause_action)
+        self.pause_on_request[name] = pause_action
+
+        def fire():
+            if self.pause_on_request.pop(name, None) is None:
+                return
+            for proxy in self.proxies[name]:
+                proxy.on_request = None
+            self.pause(name)
+
+        for proxy in self.proxies[name]:
+            proxy.on_request = fire
 
     async def node_act(self, node, args):
         command = args["do"]
@@ -255,6 +316,8 @@ class Story:
             return
         if command == "slow":
             self.slowness[node - 1].delay_s = args["extra_ms"] * self.scale / 1000
+        elif command == "clock-jump":
+            self.servers.redis.jump_clock(node, round(args["jump_ms"] * self.scale))
         elif command == "crash":
             await loop.run_in_executor(None, self.servers.redis.crash, node)
         elif command == "restart":
@@ -294,9 +357,10 @@ class Story:
             if at > 0:
                 asyncio.get_running_loop().create_task(self.hold_replication_at(at))
         try:
-            for action in self.scenario["actions"]:
+            actions = self.scenario["actions"]
+            for i, action in enumerate(actions):
                 await self.sleep_until(action["at_ms"])
-                await self.act(action)
+                await self.act(action, pause_inside(actions, i))
             await self.sleep_until(self.run_ms)
         finally:
             for client in self.clients.values():
@@ -324,7 +388,7 @@ class Story:
                 writes.append(e)
                 continue
             row = {"t_ms": self.sim_ms(e["t"]), "what": e["what"], "client": e["client"]}
-            for key in ("token", "reason", "state", "said", "message"):
+            for key in ("token", "reason", "state", "said", "message", "failure"):
                 if key in e:
                     row[key] = e[key]
             rows.append(row)

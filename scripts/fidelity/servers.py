@@ -9,6 +9,7 @@ import os
 import pwd
 import shutil
 import socket
+import struct
 import subprocess
 import threading
 import time
@@ -45,8 +46,9 @@ def port_free(port):
 class Process:
     """One server process, in its own process group."""
 
-    def __init__(self, tmp, name, argv, log, user=None):
+    def __init__(self, tmp, name, argv, log, user=None, env=None):
         self.tmp, self.name, self.argv, self.log, self.user = tmp, name, argv, log, user
+        self.env = env
         self.proc = None
 
     def start(self):
@@ -55,7 +57,8 @@ class Process:
         if self.user:
             entry = pwd.getpwnam(self.user)
             kwargs = {"user": entry.pw_uid, "group": entry.pw_gid}
-        self.proc = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,
+        env = dict(os.environ, **self.env) if self.env else None
+        self.proc = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT, env=env,
                                      stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)
         with open(os.path.join(self.tmp, "pids"), "a") as f:
             f.write("%d\n" % self.proc.pid)
@@ -68,17 +71,26 @@ class Process:
 
 
 class RedisNodes:
-    """Five independent Redis masters for Redlock, persistence off."""
+    """Five independent Redis masters for Redlock, persistence off.
 
-    def __init__(self, tmp, ports):
+    A node whose wall clock a story makes jump runs with `wall_clock.c`
+    preloaded (built by scripts/fidelity.sh as `wall_clock_lib`): its
+    gettimeofday, time and CLOCK_REALTIME read the machine's clock plus
+    an offset in a file of its own, which `jump_clock` moves. Every other
+    node, and every node in the other stories, runs as Debian ships it."""
+
+    def __init__(self, tmp, ports, wall_clock_lib=None):
         self.ports = ports
+        self.wall_clock_lib = wall_clock_lib
         self.nodes = []
+        self.offset_files = []
         for i, port in enumerate(ports, start=1):
             d = os.path.join(tmp, "redis%d" % i)
             os.makedirs(d, exist_ok=True)
             argv = ["redis-server", "--port", str(port), "--bind", HOST, "--save", "",
                     "--appendonly", "no", "--dir", d, "--protected-mode", "yes"]
             self.nodes.append(Process(tmp, "redis%d" % i, argv, os.path.join(d, "log")))
+            self.offset_files.append(os.path.join(d, "wall-clock-offset"))
 
     def start(self):
         for node in self.nodes:
@@ -94,9 +106,43 @@ class RedisNodes:
         self.nodes[n - 1].start()
         wait_port(self.ports[n - 1])
 
-    def reset(self):
-        """Every node up and empty before a story."""
+    def set_clock_offset(self, n, offset_ms):
+        """Node n's wall clock reads the machine's plus `offset_ms` from now on."""
+        with open(self.offset_files[n - 1], "r+b") as f:
+            # One aligned 8-byte write: the node reads the value on every call.
+            os.pwrite(f.fileno(), struct.pack("<q", offset_ms), 0)
+
+    def jump_clock(self, n, jump_ms):
+        """Node n's wall clock steps `jump_ms` forward (backward if negative)."""
+        with open(self.offset_files[n - 1], "rb") as f:
+            offset_ms = struct.unpack("<q", f.read(8))[0]
+        self.set_clock_offset(n, offset_ms + jump_ms)
+
+    def _set_clock_mode(self, n, jumps):
+        """Restarts node n if it runs with the wrong clock for the story."""
+        node = self.nodes[n - 1]
+        env = None
+        if jumps:
+            path = self.offset_files[n - 1]
+            if os.path.exists(path):
+                # Never truncated: a running node has it mapped.
+                self.set_clock_offset(n, 0)
+            else:
+                with open(path, "wb") as f:
+                    f.write(struct.pack("<q", 0))
+            env = {"LD_PRELOAD": self.wall_clock_lib, "DISTLOCK_WALL_CLOCK_FILE": path}
+        if node.env != env:
+            node.stop()
+            node.env = env
+
+    def reset(self, jumping=()):
+        """Every node up and empty before a story, the nodes in `jumping`
+        with a wall clock that can jump (at the machine's time for now)."""
         import redis
+        if jumping and not self.wall_clock_lib:
+            raise RuntimeError("no wall-clock library to make a node's clock jump")
+        for n in range(1, len(self.ports) + 1):
+            self._set_clock_mode(n, n in jumping)
         for n, port in enumerate(self.ports, start=1):
             if self.nodes[n - 1].proc is None or self.nodes[n - 1].proc.poll() is not None:
                 self.restart(n)

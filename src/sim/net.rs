@@ -141,6 +141,7 @@ impl InFlight {
         self.held.insert(msg.id, msg);
     }
 
+    #[inline]
     pub fn remove(&mut self, id: u64) -> Option<Message> {
         // Most often the oldest arrives first.
         if self.sent.front().is_some_and(|m| m.id == id) {
@@ -148,8 +149,16 @@ impl InFlight {
         }
         match self.sent.binary_search_by_key(&id, |m| m.id) {
             Ok(at) => self.sent.remove(at),
-            Err(_) => self.held.remove(&id),
+            Err(_) => self.remove_held(id),
         }
+    }
+
+    /// Out of line: rare, and kept out of the hot path above so that it
+    /// stays small enough to be inlined where messages arrive.
+    #[cold]
+    #[inline(never)]
+    fn remove_held(&mut self, id: u64) -> Option<Message> {
+        self.held.remove(&id)
     }
 
     /// Oldest first.

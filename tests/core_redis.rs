@@ -247,3 +247,60 @@ fn failover_is_refused_where_it_cannot_happen() {
         .is_ok());
     let _ = presets::preset("redis-failover").expect("the story is a preset");
 }
+
+/// When A is told its acquisition failed for want of a replica's ack.
+fn no_ack_at(sim: &Sim, who: char) -> Option<Millis> {
+    sim.history().iter().find_map(|r| match r.event {
+        Event::AcquireFailed {
+            client: c,
+            failure: AcquireFailure::NoReplicaAck,
+        } if c == client(who) => Some(r.at),
+        _ => None,
+    })
+}
+
+#[test]
+fn wait_answers_none_at_its_timeout_when_the_replica_is_down() {
+    // The replica is down and the master slow, so A's WAIT reaches the
+    // master after the key's copy would have reached a live replica. A
+    // down replica never acknowledges: WAIT blocks for its whole timeout
+    // and answers 0, and A gives the key back.
+    let mut c = config();
+    c.redis.wait_replica = true;
+    let s = Scenario::new(c)
+        .node(0, 2, NodeCommand::Crash)
+        .node(0, 1, NodeCommand::Slow { extra_ms: 100 })
+        .client(10, 'A', Command::Acquire);
+    let sim = play(&s, 2_000);
+    let text = story(&sim);
+    assert!(grants(&sim, 'A').is_empty(), "{text}");
+    let failed = no_ack_at(&sim, 'A').expect("A is told no replica acked");
+    // The SET's answer leaves the master 100 ms late; WAIT then blocks
+    // for its 100 ms timeout.
+    assert!(failed >= Millis(210), "not before the timeout\n{text}");
+    assert!(
+        failed < Millis(500),
+        "the answer, not the client's own timeout\n{text}"
+    );
+}
+
+#[test]
+fn a_replica_that_resyncs_during_wait_acknowledges_it() {
+    // The replica comes back while A's WAIT is blocked: it resyncs the
+    // whole data set from the master, key included, and acknowledges.
+    let mut c = config();
+    c.redis.wait_replica = true;
+    let s = Scenario::new(c)
+        .node(0, 2, NodeCommand::Crash)
+        .client(10, 'A', Command::Acquire)
+        .node(60, 2, NodeCommand::Restart);
+    let sim = play(&s, 2_000);
+    let text = story(&sim);
+    let a = grants(&sim, 'A');
+    assert_eq!(a.len(), 1, "{text}");
+    assert!(
+        a[0].0 >= Millis(60),
+        "not before the replica is back\n{text}"
+    );
+    assert_eq!(no_ack_at(&sim, 'A'), None, "{text}");
+}

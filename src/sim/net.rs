@@ -2,8 +2,9 @@
 
 use super::backend::{Backend, Msg};
 use super::types::{ClientId, Millis, NodeId, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::fmt;
 use std::hash::{Hash, Hasher};
 
@@ -118,13 +119,14 @@ const _: () = assert!(size_of::<Message>() <= 72);
 /// a new one joins at the back and an arriving one is found near the front,
 /// with little copying (a tree map of whole messages cost about 350
 /// instructions a message). A message TCP holds for a partition can wait
-/// minutes while thousands pass; those wait in a map, so the deque stays short.
+/// minutes while thousands pass; those wait in a small sorted map, so the
+/// deque stays short.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct InFlight {
     /// Never retransmitted, in id order.
     sent: VecDeque<Message>,
     /// Sent again by TCP at least once.
-    held: BTreeMap<u64, Message>,
+    held: LiteMap<u64, Message>,
 }
 
 impl InFlight {
@@ -139,6 +141,7 @@ impl InFlight {
         self.held.insert(msg.id, msg);
     }
 
+    #[inline]
     pub fn remove(&mut self, id: u64) -> Option<Message> {
         // Most often the oldest arrives first.
         if self.sent.front().is_some_and(|m| m.id == id) {
@@ -146,8 +149,16 @@ impl InFlight {
         }
         match self.sent.binary_search_by_key(&id, |m| m.id) {
             Ok(at) => self.sent.remove(at),
-            Err(_) => self.held.remove(&id),
+            Err(_) => self.remove_held(id),
         }
+    }
+
+    /// Out of line: rare, and kept out of the hot path above so that it
+    /// stays small enough to be inlined where messages arrive.
+    #[cold]
+    #[inline(never)]
+    fn remove_held(&mut self, id: u64) -> Option<Message> {
+        self.held.remove(&id)
     }
 
     /// Oldest first.

@@ -6,7 +6,7 @@
 use super::history::{Event, Record, RejectReason, ServiceEvent, Standing};
 use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 use std::rc::Rc;
 
 /// A stretch of time. `to_ms` is `None` while it is still going on.
@@ -143,7 +143,7 @@ pub struct Picture {
     /// Records fed so far.
     fed: usize,
     /// Arrows by message id, to mark the ones lost on the way.
-    arrow_of: BTreeMap<u64, usize>,
+    arrow_of: LiteMap<u64, usize>,
 }
 
 impl Picture {

@@ -23,8 +23,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Command, Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, NodeId, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// Chubby's default session lease: "The default extension is 12s, but an
 /// overloaded master may use higher values" (section 2.8). The page's TTL
@@ -209,7 +209,7 @@ pub(crate) struct Chubby {
     lock_delay_ms: u64,
     allowance_ms: u64,
     election_ms: (u64, u64),
-    sessions: BTreeMap<u64, Session>,
+    sessions: LiteMap<u64, Session>,
     holder: Option<Holding>,
     generation: u64,
     delay_until: Option<Millis>,
@@ -252,7 +252,7 @@ impl LockSystem for Chubby {
             lock_delay_ms: chubby_scaled_ms(config.chubby.lock_delay_ms, ttl),
             allowance_ms: ttl * CLOCK_ALLOWANCE_PCT / 100,
             election_ms: (scaled(ELECTION_MS_MIN), scaled(ELECTION_MS_MAX)),
-            sessions: BTreeMap::new(),
+            sessions: LiteMap::new(),
             holder: None,
             generation: 0,
             delay_until: None,

@@ -23,8 +23,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, NodeId, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// `DefaultLockSessionTTL` = "15s" (api/lock.go): the real lease every
 /// other duration is scaled against.
@@ -377,7 +377,7 @@ pub(crate) struct Consul {
     ttl_ms: u64,
     options: ConsulOptions,
     raft_index: u32,
-    sessions: BTreeMap<u64, Session>,
+    sessions: LiteMap<u64, Session>,
     key: Option<KvEntry>,
     /// The index a blocking GET on the key compares with: its last write,
     /// a delete included.
@@ -419,7 +419,7 @@ impl LockSystem for Consul {
             ttl_ms: config.ttl_ms,
             options: config.consul,
             raft_index: RAFT_INDEX_START,
-            sessions: BTreeMap::new(),
+            sessions: LiteMap::new(),
             key: None,
             key_index: RAFT_INDEX_START,
             lock_delay_until: Millis::ZERO,

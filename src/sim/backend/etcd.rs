@@ -13,8 +13,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
 pub const ETCD_TTL_MS_MIN: u64 = 2_000;
@@ -139,7 +139,7 @@ struct Side {
 pub(crate) struct Etcd {
     ttl_ms: u64,
     revision: u32,
-    leases: BTreeMap<u64, Lease>,
+    leases: LiteMap<u64, Lease>,
     /// Keys under the lock prefix by create_revision: the first one holds.
     keys: Contenders,
     side: [Side; 4],
@@ -166,7 +166,7 @@ impl LockSystem for Etcd {
             ttl_ms: config.ttl_ms,
             // A fresh cluster starts at revision 1.
             revision: 1,
-            leases: BTreeMap::new(),
+            leases: LiteMap::new(),
             keys: Contenders::default(),
             side: Default::default(),
             rng: super::ServiceRng::new(config.seed),

@@ -23,8 +23,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, PgSessionEnd, Servi
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Command, Config, NodeCommand, PgOptions};
 use crate::sim::types::{ClientId, Millis, NodeId, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The advisory lock's key, as the page's SQL names it.
 pub const PG_LOCK_KEY: u64 = 42;
@@ -240,7 +240,7 @@ enum ProbeAnswer {
 #[derive(Debug, Clone, Hash)]
 pub(crate) struct Postgres {
     options: PgOptions,
-    conns: BTreeMap<u32, Conn>,
+    conns: LiteMap<u32, Conn>,
     held: Option<Held>,
     /// Backends blocked in pg_advisory_lock(42), first come first.
     waiters: Vec<Waiter>,
@@ -272,7 +272,7 @@ impl LockSystem for Postgres {
     fn new(config: &Config) -> Postgres {
         Postgres {
             options: config.pg,
-            conns: BTreeMap::new(),
+            conns: LiteMap::new(),
             held: None,
             waiters: Vec::new(),
             grants: 0,

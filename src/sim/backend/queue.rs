@@ -6,7 +6,7 @@
 
 use super::{Grant, HolderView};
 use crate::sim::types::{ClientId, Millis, Token};
-use std::collections::BTreeMap;
+use litemap::LiteMap;
 
 /// One contender's entry: a znode or a lock key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,8 +25,8 @@ pub(crate) struct Entry {
 /// 32 bits as the messages that carry it do (`super::count_up`).
 #[derive(Debug, Clone, Default, Hash)]
 pub(crate) struct Contenders {
-    entries: BTreeMap<u32, Entry>,
-    watchers: BTreeMap<u32, Vec<ClientId>>,
+    entries: LiteMap<u32, Entry>,
+    watchers: LiteMap<u32, Vec<ClientId>>,
 }
 
 /// What a waiter learns when it looks again after a watch fired.
@@ -96,7 +96,7 @@ impl Contenders {
 
     /// The holder's entry.
     pub fn first(&self) -> Option<(u32, &Entry)> {
-        self.entries.first_key_value().map(|(&o, e)| (o, e))
+        self.entries.first().map(|(&o, e)| (o, e))
     }
 
     /// The first entry `c` owns.
@@ -141,7 +141,10 @@ impl Contenders {
     }
 
     fn predecessor(&self, order: u32) -> Option<u32> {
-        self.entries.range(..order).next_back().map(|(&o, _)| o)
+        // Where `order` is or would be; the entry before that position.
+        let (Ok(i) | Err(i)) = self.entries.find_index(&order);
+        let (&o, _) = self.entries.get_indexed(i.checked_sub(1)?)?;
+        Some(o)
     }
 
     fn watch(&mut self, watched: u32, c: ClientId) {

@@ -11,6 +11,9 @@
 //! last `INCR`s (so a token repeats or goes back). With `WAIT 1` the
 //! client waits for the replica's copy and gives the lock up when none
 //! comes: the acquisition fails instead of silently being lost later.
+//! As in Redis, `WAIT` blocks until the replica has acknowledged every
+//! write made before it, or until its timeout: a replica that is down
+//! never acknowledges, so the answer is then 0 at the timeout.
 //!
 //! The client believes it holds until an extension or release finds its
 //! value gone: it has no deadline of its own (neither library sets one).
@@ -78,14 +81,9 @@ pub(crate) enum RedisTimer {
     KeyExpiry { node: NodeId },
     /// The replica applies the copies that have reached it.
     Replicate,
-    /// The master answers a `WAIT`.
-    WaitDone {
-        client: ClientId,
-        round: u32,
-        epoch: u32,
-        /// When the replica will have everything the master had at the WAIT.
-        needed: Millis,
-    },
+    /// A `WAIT`'s timeout: the master answers with the replicas that
+    /// acknowledged, none if it is still blocked.
+    WaitTimeout { client: ClientId, round: u32 },
     /// Sentinel promotes the replica if the master is still down.
     Promote { epoch: u32 },
 }
@@ -111,8 +109,19 @@ pub struct RedisServerView {
 #[derive(Debug, Clone, Copy, Hash)]
 struct Replicated {
     at: Millis,
+    /// The master's replication offset after this write.
+    offset: u64,
     key: Option<super::redis_node::RedisKey>,
     fence: u64,
+}
+
+/// A client blocked in `WAIT 1`: it is answered once the replica has
+/// applied the master's writes up to `offset`, or at its timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct BlockedWait {
+    client: ClientId,
+    round: u32,
+    offset: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -145,12 +154,21 @@ pub(crate) struct Redis {
     /// Grows with every promotion: answers due from an older master are dropped.
     epoch: u32,
     backlog: Vec<Replicated>,
+    /// Redis's `master_repl_offset`, counted in writes: one per copy sent.
+    master_offset: u64,
+    /// The offset the replica has applied and acknowledged.
+    replica_offset: u64,
+    /// Clients blocked in `WAIT`, by client: one round each at most.
+    blocked: [Option<BlockedWait>; 4],
     promotion_at: Option<Millis>,
     /// Copies that died with the master, told when Sentinel promotes.
     lost_writes: u32,
     side: [Side; 4],
     /// Rounds started so far: each gets the next number.
     rounds: u32,
+    /// The fence the master returned with each lock value. One
+    /// entry for every grant, never removed, at random keys: a tree, as a
+    /// sorted vector would shift on most insertions (it measured slower).
     fence_of: BTreeMap<u64, u64>,
     rng: ServiceRng,
 }
@@ -178,6 +196,9 @@ impl LockSystem for Redis {
             master: 0,
             epoch: 0,
             backlog: Vec::new(),
+            master_offset: 0,
+            replica_offset: 0,
+            blocked: [None; 4],
             promotion_at: None,
             lost_writes: 0,
             side: Default::default(),
@@ -529,23 +550,47 @@ impl Redis {
                     );
                 }
             }
-            SingleRedisMsg::Wait { round } => {
-                // The replica acks once it has applied everything so far,
-                // or the master gives up waiting.
-                let needed = self.backlog.last().map_or(view.now, |copy| copy.at);
-                let at = needed.min(view.now.plus(WAIT_TIMEOUT_MS));
-                let epoch = self.epoch;
-                out.service_timer(
-                    at,
-                    RedisTimer::WaitDone {
-                        client: c,
-                        round,
-                        epoch,
-                        needed,
-                    },
-                );
-            }
+            SingleRedisMsg::Wait { round } => self.wait(view, c, round, out),
             _ => {}
+        }
+    }
+
+    /// `WAIT 1 timeout`: answers at once if the replica has acknowledged
+    /// every write so far, else blocks the client until it has or the
+    /// timeout passes.
+    fn wait(&mut self, view: &View, c: ClientId, round: u32, out: &mut Effects) {
+        let offset = self.master_offset;
+        if self.replica_acked(offset) {
+            out.answer(c, SingleRedisMsg::WaitReply { replicas: 1, round });
+            return;
+        }
+        self.blocked[c.index()] = Some(BlockedWait {
+            client: c,
+            round,
+            offset,
+        });
+        let at = view.now.plus(WAIT_TIMEOUT_MS);
+        out.service_timer(at, RedisTimer::WaitTimeout { client: c, round });
+    }
+
+    /// Whether a live replica has applied the master's writes up to `offset`.
+    fn replica_acked(&self, offset: u64) -> bool {
+        !self.servers[1 - self.master].down && self.replica_offset >= offset
+    }
+
+    /// The replica's acknowledgement reaches the master: every client it
+    /// satisfies is answered.
+    fn unblock(&mut self, out: &mut Effects) {
+        if self.servers[self.master].down {
+            return;
+        }
+        for slot in &mut self.blocked {
+            if let Some(BlockedWait { client, round, .. }) =
+                slot.filter(|w| self.replica_offset >= w.offset)
+            {
+                *slot = None;
+                out.answer(client, SingleRedisMsg::WaitReply { replicas: 1, round });
+            }
         }
     }
 
@@ -555,8 +600,10 @@ impl Redis {
 
     fn copy_to_replica(&mut self, view: &View, out: &mut Effects) {
         let master = &self.servers[self.master];
+        self.master_offset += 1;
         let copy = Replicated {
             at: view.now.plus(self.replica_lag_ms()),
+            offset: self.master_offset,
             key: master.key,
             fence: master.fence,
         };
@@ -594,37 +641,45 @@ impl Redis {
                     self.copy_to_replica(view, out);
                 }
             }
-            RedisTimer::Replicate => self.replicate(view),
-            RedisTimer::WaitDone {
-                client,
-                round,
-                epoch,
-                needed,
-            } if epoch == self.epoch && !self.servers[self.master].down => {
-                let replica = &self.servers[1 - self.master];
-                let caught_up =
-                    view.now >= needed && self.backlog.iter().all(|copy| copy.at > needed);
-                let replicas = u8::from(!replica.down && caught_up);
-                out.answer(client, SingleRedisMsg::WaitReply { replicas, round });
+            RedisTimer::Replicate => self.replicate(view, out),
+            RedisTimer::WaitTimeout { client, round } => {
+                let slot = &mut self.blocked[client.index()];
+                if slot.is_some_and(|w| w.round == round) {
+                    // Still blocked: the replica did not acknowledge in time.
+                    *slot = None;
+                    if !self.servers[self.master].down {
+                        out.answer(client, SingleRedisMsg::WaitReply { replicas: 0, round });
+                    }
+                }
             }
             RedisTimer::Promote { epoch } if epoch == self.epoch => self.promote(view, out),
             _ => {}
         }
     }
 
-    /// The replica applies every copy that has reached it.
-    fn replicate(&mut self, view: &View) {
+    /// The replica applies every copy that has reached it and acknowledges
+    /// them. A replica that is down gets nothing: the copies wait in the
+    /// backlog until it rejoins and resyncs.
+    fn replicate(&mut self, view: &View, out: &mut Effects) {
         let replica = 1 - self.master;
         if self.servers[replica].down {
             return;
         }
         let arrived = self.backlog.iter().take_while(|c| c.at <= view.now).count();
-        if let Some(copy) = self.backlog.drain(..arrived).next_back() {
-            let node = &mut self.servers[replica];
-            node.key = copy.key;
-            node.fence = copy.fence;
-            node.resync_expiry(view.now);
-        }
+        let Some(copy) = self.backlog.drain(..arrived).next_back() else {
+            return;
+        };
+        let node = &mut self.servers[replica];
+        node.key = copy.key;
+        node.fence = copy.fence;
+        node.resync_expiry(view.now);
+        self.replica_offset = copy.offset;
+        self.unblock(out);
+    }
+
+    /// The master's clients lose their connections: nobody stays blocked.
+    fn drop_blocked(&mut self) {
+        self.blocked = [None; 4];
     }
 
     /// Sentinel makes the replica the master; what had not reached it is lost.
@@ -637,6 +692,7 @@ impl Redis {
         let lost = self.lost_writes + self.backlog.len() as u32;
         self.lost_writes = 0;
         self.backlog.clear();
+        self.drop_blocked();
         self.master = new;
         self.epoch += 1;
         self.promotion_at = None;
@@ -704,6 +760,7 @@ impl Redis {
         // what its persistence kept.
         self.promotion_at = None;
         self.epoch += 1;
+        self.drop_blocked();
         let persistence = self.options.persistence;
         let node = &mut self.servers[i];
         node.down = false;
@@ -724,7 +781,8 @@ impl Redis {
     }
 
     /// A server that comes back while another is master resyncs from it:
-    /// its own data is replaced by the master's.
+    /// its own data is replaced by the master's, and the copies it missed
+    /// while down are no longer owed.
     fn rejoin_as_replica(&mut self, view: &View, i: usize, out: &mut Effects) {
         let n = server_id(i);
         let master = &self.servers[self.master];
@@ -735,7 +793,10 @@ impl Redis {
         node.key = key;
         node.fence = fence;
         node.resync_expiry(view.now);
+        self.backlog.clear();
+        self.replica_offset = self.master_offset;
         out.record(Event::Service(ServiceEvent::RedisRejoined { node: n }));
+        self.unblock(out);
     }
 }
 

@@ -13,8 +13,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, Token, ZkClient};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The timeout the server negotiates for a requested one: clamped to
 /// 2-20 ticks (minSessionTimeout and maxSessionTimeout's defaults).
@@ -134,7 +134,7 @@ pub(crate) struct ZooKeeper {
     /// after it, and only creations advance it.
     cversion: u32,
     next_session: u64,
-    sessions: BTreeMap<u64, Session>,
+    sessions: LiteMap<u64, Session>,
     /// The lock directory's children by sequence number.
     znodes: Contenders,
     side: [Side; 4],
@@ -164,7 +164,7 @@ impl LockSystem for ZooKeeper {
             zxid: 0,
             cversion: 0,
             next_session: 0x1000,
-            sessions: BTreeMap::new(),
+            sessions: LiteMap::new(),
             znodes: Contenders::default(),
             side: Default::default(),
         }

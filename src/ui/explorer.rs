@@ -337,12 +337,12 @@ fn progress(d: &Desk) -> Html {
     }
     let done = AttrValue::from(d.results.len().to_string());
     let cells = AttrValue::from(d.cells.to_string());
-    let seconds = (d.ended_ms.unwrap_or_else(now_ms) - d.started_ms) / 1_000.0;
-    let rate = if seconds > 0.0 {
-        (d.trials_done() as f64 / seconds).round()
-    } else {
-        0.0
-    };
+    // Whole trials per second: formatting a float would bring its code
+    // into the page's first load.
+    let elapsed_ms = (d.ended_ms.unwrap_or_else(now_ms) - d.started_ms).max(0.0) as u64;
+    let rate = (d.trials_done() * 1_000)
+        .checked_div(elapsed_ms)
+        .unwrap_or(0);
     let words = format!(
         "{done} of {} cells, {rate} trials per second{}",
         d.cells,

@@ -172,7 +172,7 @@ fn cell_sentence(plan: &Plan, data: &CellData, place: &str) -> String {
 
 fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
-    h.push_str(r#"<div class="table-wrap explorer__wrap"><table class="explorer__map"><caption>P(corrupted write per lock hold), and below it P(two believed holders). Click a cell with a failure to open its first failing trial above.</caption><thead><tr><td></td>"#);
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">P(corrupted write per lock hold), and below it P(two believed holders). Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
         let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
     }

@@ -24,6 +24,8 @@ const { values: args, positionals } = parseArgs({
     story: { type: "string" },
     next: { type: "string", default: "0" },
     scroll: { type: "string" },
+    // With --path "?explore=...": wait for the explorer's run to finish.
+    explore: { type: "boolean", default: false },
   },
 });
 
@@ -46,8 +48,13 @@ try {
       await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
     }
   }
-  if (args.scroll) {
+  if (args.scroll && !args.explore) {
     await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
+  }
+  if (args.explore) {
+    const bar = page.getByRole("progressbar", { name: "Cells done" });
+    await poll(async () => (await bar.count()) === 1 && (await bar.getAttribute("aria-valuenow")) === (await bar.getAttribute("aria-valuemax")), { what: "the explorer's run", timeout: 120_000 });
+    await page.locator(args.scroll ?? ".explorer__progress").first().scrollIntoViewIfNeeded();
   }
   if (args.compare || args.cell) {
     await page.getByRole("button", { name: /Run the comparison/ }).click();

@@ -7,6 +7,7 @@ pub mod controls;
 pub mod dom;
 pub mod embed;
 pub mod event_log;
+pub mod explorer;
 pub mod frames;
 pub mod guide;
 pub mod intro;
@@ -30,6 +31,7 @@ use compare::Compare;
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
+use explorer::Explorer;
 use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
@@ -210,6 +212,7 @@ pub fn App(props: &AppProps) -> Html {
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
                 <Compare {backend} dispatch={dispatch.clone()} />
+                <Explorer dispatch={dispatch.clone()} />
                 <Spanner dispatch={dispatch.clone()} />
                 <Messages ..messages />
                 { log }

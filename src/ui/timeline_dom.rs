@@ -37,7 +37,7 @@ pub fn capture(svg_ref: &NodeRef, pointer_id: i32) {
     browser::capture(svg_ref, pointer_id)
 }
 
-pub use browser::{on_resize, on_wheel, save, Listener};
+pub use browser::{on_resize, on_wheel, save, save_file, Listener};
 
 /// Today's file names: the picture and the run share a stem.
 pub const FILE_STEM: &str = "distlock-run";
@@ -175,6 +175,13 @@ mod browser {
         Ok(())
     }
 
+    /// Offers `text` as a file to download (the explorer's CSV and SVG).
+    pub fn save_file(name: &str, mime: &str, text: &str) {
+        if let Err(e) = save_text(name, mime, text) {
+            web_sys::console::warn_2(&"The download could not be made:".into(), &e);
+        }
+    }
+
     fn save_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
         let url = blob_url(text, mime)?;
         click_download(&url, name)?;
@@ -252,4 +259,6 @@ mod browser {
     }
 
     pub fn save(_kind: Kind, _svg_ref: &NodeRef, _run_file: &Callback<(), String>) {}
+
+    pub fn save_file(_name: &str, _mime: &str, _text: &str) {}
 }

@@ -12,6 +12,8 @@
 //! worker (`src/bin/worker.rs` is the browser glue).
 
 mod compare;
+mod explore;
+mod explore_draw;
 mod spanner;
 
 use crate::wire::json::Json;
@@ -22,8 +24,10 @@ use serde::{Deserialize, Serialize};
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The longest request the worker reads (a job is a few settings).
-pub const REQUEST_LEN_MAX: usize = 16 * 1024;
+/// The longest request the worker reads: a job is a few settings, but the
+/// explorer's drawing job carries every cell's counts and its first
+/// failing trial's link (at most 1,024 cells of a few KiB each).
+pub const REQUEST_LEN_MAX: usize = 16 * 1024 * 1024;
 
 /// What the page asks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +46,17 @@ pub enum Job {
     Compare,
     /// The Spanner story, told with both of L1's clocks.
     Spanner,
+    /// The hazard explorer's settings form, filled from a query string.
+    ExploreForm { query: String },
+    /// The form's fields (a query string) checked into a plan: its JSON
+    /// in `data`, the empty heatmap in `html`.
+    ExplorePlan { query: String },
+    /// One cell of a plan: `progress` counts its trials so far, and the
+    /// last reply's `data` holds its result.
+    ExploreCell { plan: String, cell: u32 },
+    /// The heatmap and table from a plan and the cells' results so far;
+    /// `data` holds the files to download.
+    ExploreDraw { plan: String, results: Vec<String> },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -112,7 +127,6 @@ impl Reply {
 /// the wall clock, only to report how fast a job goes (never to decide
 /// what it computes, which depends on the request alone).
 pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(String)) {
-    let _ = clock_ms;
     let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
     if request.len() > REQUEST_LEN_MAX {
         send(Reply::failed(
@@ -166,6 +180,7 @@ pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(Str
             error: None,
             data: String::new(),
         }),
+        job => explore::serve(job, id, clock_ms, &mut send),
     }
 }
 

@@ -1,0 +1,637 @@
+//! The hazard explorer's jobs (`crate::explore`), run in the page's
+//! workers: the settings form as markup, the form's fields read into a
+//! `Plan`, one cell of the grid run, and the heatmap and table drawn from
+//! the cells so far. The page keeps only a thin shell: it reads the form's
+//! fields as a query string, hands the plan and each cell's result back
+//! and forth as text it never reads, and places the markup.
+
+use super::{escape, explore_draw, Job, Reply, PROTOCOL_VERSION};
+use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
+use crate::explore::{PauseProfile, Pauses};
+use crate::sim::{Backend, Fencing, Seed};
+use crate::wire::link::{self, RunLink};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+/// A cell's worker reports its trials so far about this often, so the
+/// page's trials per second moves while a long cell runs.
+const PROGRESS_EVERY_MS: f64 = 250.0;
+/// Trials run between looks at the clock.
+const TRIALS_PER_LOOK: u32 = 64;
+
+/// What one cell's worker hands back (through the page, which does not
+/// read it) to the worker that draws: the counts and, if a trial failed,
+/// the run link of the first failing one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct CellData {
+    pub result: CellResult,
+    /// The first trial with a corrupted write, else with two believed
+    /// holders, as a run link fragment; empty when every trial was clean.
+    #[serde(default)]
+    pub open: String,
+    #[serde(default)]
+    pub open_trial: Option<u32>,
+}
+
+/// Runs one of the explorer's jobs, posting its replies.
+pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dyn FnMut(Reply)) {
+    let reply = |html: String, progress: String, done: bool, data: String| Reply {
+        v: PROTOCOL_VERSION,
+        id,
+        html,
+        progress,
+        done,
+        error: None,
+        data,
+    };
+    let answer = match job {
+        Job::ExploreForm { query } => Ok(reply(form(&query), String::new(), true, String::new())),
+        Job::ExplorePlan { query } => plan_of(&query).and_then(|plan| {
+            let json = plan_json(&plan);
+            let (html, _) = draw(&json, &[])?;
+            Ok(reply(html, String::new(), true, json))
+        }),
+        Job::ExploreCell { plan, cell } => read_plan(&plan).and_then(|plan| {
+            let data = run_cell(&plan, cell, clock_ms, &mut |trials| {
+                send(reply(
+                    String::new(),
+                    trials.to_string(),
+                    false,
+                    String::new(),
+                ))
+            })?;
+            Ok(reply(String::new(), plan.trials.to_string(), true, data))
+        }),
+        Job::ExploreDraw { plan, results } => {
+            draw(&plan, &results).map(|(html, files)| reply(html, String::new(), true, files))
+        }
+        Job::Compare | Job::Spanner => Err("This job is not the explorer's.".to_string()),
+    };
+    send(answer.unwrap_or_else(|why| Reply::failed(id, why)));
+}
+
+/// The form's fields, by name, from a query string (`a=1&b=x+y`).
+pub(super) fn fields(query: &str) -> BTreeMap<String, String> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let text = |t: &str| link::percent_decoded(&t.replace('+', " "));
+            (text(key), text(value))
+        })
+        .collect()
+}
+
+/// A field's text as the visitor left it, or its default.
+fn value<'a>(fields: &'a BTreeMap<String, String>, name: &str, default: &'a str) -> &'a str {
+    fields.get(name).map_or(default, String::as_str)
+}
+
+/// A non-negative decimal with at most `digits` decimals, times 10^digits:
+/// `decimal("1.25", 3) == Some(1250)`. Integers only, so the same text
+/// gives the same plan on every machine.
+fn decimal(text: &str, digits: u32) -> Option<u64> {
+    let text = text.trim();
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let is_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && fraction.is_empty())
+        || !is_digits(whole)
+        || !is_digits(fraction)
+        || fraction.len() > digits as usize
+    {
+        return None;
+    }
+    let whole: u64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().ok()?
+    };
+    let mut fraction_value: u64 = if fraction.is_empty() {
+        0
+    } else {
+        fraction.parse().ok()?
+    };
+    for _ in fraction.len()..digits as usize {
+        fraction_value *= 10;
+    }
+    whole
+        .checked_mul(10u64.pow(digits))?
+        .checked_add(fraction_value)
+}
+
+/// One field read as a decimal scaled by 10^digits, or why not.
+fn number(fields: &BTreeMap<String, String>, f: &Field, digits: u32) -> Result<u64, String> {
+    let text = value(fields, f.name, f.default);
+    decimal(text, digits).ok_or_else(|| {
+        let kind = if digits == 0 {
+            "a whole number".to_string()
+        } else {
+            format!("a number with at most {digits} decimals")
+        };
+        format!("{}: \"{}\" is not {kind}.", f.label, text.trim())
+    })
+}
+
+/// A comma-separated list of decimals, each scaled by 10^digits.
+fn list(fields: &BTreeMap<String, String>, f: &Field, digits: u32) -> Result<Vec<u64>, String> {
+    let text = value(fields, f.name, f.default);
+    let values: Result<Vec<u64>, String> = text
+        .split(',')
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| {
+            decimal(t, digits).ok_or_else(|| {
+                format!(
+                    "{}: \"{}\" is not a number with at most {digits} decimals.",
+                    f.label,
+                    t.trim()
+                )
+            })
+        })
+        .collect();
+    let values = values?;
+    if values.is_empty() {
+        return Err(format!("{}: give at least one value.", f.label));
+    }
+    Ok(values)
+}
+
+/// A form field: its name in the query, its label, its default text.
+pub(super) struct Field {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub default: &'static str,
+}
+
+pub(super) const HOLD: Field = field("hold", "Hold time (ms)", "500");
+pub(super) const THINK: Field = field("think", "Think time between holds (s)", "15");
+pub(super) const RATE: Field = field("rate", "Locks taken per second in production", "10");
+pub(super) const PER_HOUR: Field = field("per-hour", "Custom: pauses per hour", "120");
+pub(super) const MEDIAN: Field = field("median", "Custom: median pause (ms)", "100");
+pub(super) const P99: Field = field("p99", "Custom: p99 pause (ms)", "2000");
+pub(super) const TTLS: Field = field("ttls", "TTLs (s)", "1, 2, 5, 10, 30");
+pub(super) const VALUES: Field = field("values", "Second axis values", "1, 2, 5, 10");
+pub(super) const TRIALS: Field = field("trials", "Trials per cell", "1000");
+pub(super) const SEED: Field = field("seed", "Seed", "1");
+
+const fn field(name: &'static str, label: &'static str, default: &'static str) -> Field {
+    Field {
+        name,
+        label,
+        default,
+    }
+}
+
+/// A choice among named options: its value, or why it is not one.
+fn choice<T: Copy>(
+    fields: &BTreeMap<String, String>,
+    (name, label, default): (&str, &str, &str),
+    options: &[(&str, T)],
+) -> Result<T, String> {
+    let text = value(fields, name, default);
+    options
+        .iter()
+        .find(|(slug, _)| *slug == text)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| format!("{label}: \"{text}\" is not one of the choices."))
+}
+
+/// The form's fields read into a plan, checked: the first problem found
+/// is the message, and nothing runs.
+pub(super) fn plan_of(query: &str) -> Result<Plan, String> {
+    let f = fields(query);
+    let backends: Vec<(&str, Backend)> = Backend::ALL.iter().map(|&b| (b.slug(), b)).collect();
+    let backend = choice(&f, ("system", "System", Backend::Etcd.slug()), &backends)?;
+    let fencing = choice(
+        &f,
+        ("fencing", "Fencing", "off"),
+        &[("off", Fencing::Off), ("on", Fencing::On)],
+    )?;
+    let renewal = choice(
+        &f,
+        ("renewal", "Renewal", "on"),
+        &[("on", true), ("off", false)],
+    )?;
+    let check = choice(
+        &f,
+        ("check", "Lease checked", "at-acquire"),
+        &[
+            ("at-acquire", Check::AtAcquire),
+            ("before-write", Check::BeforeWrite),
+        ],
+    )?;
+    let clients = choice(
+        &f,
+        ("clients", "Clients", "3"),
+        &[("2", 2u8), ("3", 3), ("4", 4)],
+    )?;
+    let pauses = pauses_of(&f)?;
+    let p99_axis = choice(
+        &f,
+        ("axis", "Second axis", "p99"),
+        &[("p99", true), ("rate", false)],
+    )?;
+    let axis = match p99_axis {
+        true => Axis::P99Us(list(&f, &VALUES, 6)?),
+        false => Axis::PerKilohour(list(&f, &VALUES, 3)?),
+    };
+    let locks_per_hour = number(&f, &RATE, 3)?.saturating_mul(3_600) / 1_000;
+    let plan = Plan {
+        backend,
+        fencing,
+        renewal,
+        clients,
+        hold_ms: number(&f, &HOLD, 0)?,
+        think_ms: number(&f, &THINK, 3)?,
+        check,
+        locks_per_hour,
+        pauses,
+        ttls_ms: list(&f, &TTLS, 3)?,
+        axis,
+        trials: u32::try_from(number(&f, &TRIALS, 0)?).unwrap_or(u32::MAX),
+        seed: Seed(number(&f, &SEED, 0)?),
+        ..Plan::default()
+    };
+    plan.validate()
+        .map_err(|e| format!("These settings cannot run: {e}."))?;
+    Ok(plan)
+}
+
+fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
+    let slug = value(f, "pauses", Preset::JvmG1.slug());
+    if slug == "custom" {
+        return Ok(Pauses::Custom {
+            profile: PauseProfile {
+                per_kilohour: number(f, &PER_HOUR, 3)?,
+                median_us: number(f, &MEDIAN, 3)?,
+                p99_us: number(f, &P99, 3)?,
+            },
+        });
+    }
+    Preset::from_slug(slug)
+        .map(|preset| Pauses::Preset { preset })
+        .ok_or_else(|| format!("Pause profile: \"{slug}\" is not one of the choices."))
+}
+
+/// The plan as the page keeps it and hands back.
+pub(super) fn plan_json(plan: &Plan) -> String {
+    serde_json::to_string(plan).unwrap_or_default()
+}
+
+/// A plan handed back by the page, checked again (the page could hand
+/// back anything).
+pub(super) fn read_plan(json: &str) -> Result<Plan, String> {
+    let plan: Plan =
+        serde_json::from_str(json).map_err(|e| format!("The plan could not be read: {e}."))?;
+    plan.validate()
+        .map_err(|e| format!("The plan cannot run: {e}."))?;
+    Ok(plan)
+}
+
+/// Runs one cell, reporting the trials done so far now and then through
+/// `progress`; returns the cell's data as JSON text.
+pub(super) fn run_cell(
+    plan: &Plan,
+    cell: u32,
+    clock_ms: &dyn Fn() -> f64,
+    progress: &mut dyn FnMut(u32),
+) -> Result<String, String> {
+    let mut result: Option<CellResult> = None;
+    let mut last_ms = clock_ms();
+    let mut from = 0;
+    while from < plan.trials {
+        let to = from.saturating_add(TRIALS_PER_LOOK).min(plan.trials);
+        let slice = run_trials(plan, cell, from..to).map_err(|e| format!("{e}."))?;
+        result = Some(match result {
+            Some(r) => r.merge(&slice),
+            None => slice,
+        });
+        from = to;
+        let now = clock_ms();
+        if now - last_ms >= PROGRESS_EVERY_MS && from < plan.trials {
+            last_ms = now;
+            progress(from);
+        }
+    }
+    let result = result.ok_or("A cell runs at least one trial.")?;
+    let open_trial = result.first_corrupted.or(result.first_two_holders);
+    let open = match open_trial {
+        Some(trial) => trial_link(plan, cell, trial)?,
+        None => String::new(),
+    };
+    let data = CellData {
+        result,
+        open,
+        open_trial,
+    };
+    serde_json::to_string(&data)
+        .map_err(|e| format!("The cell's result could not be written: {e}."))
+}
+
+/// The run link of one trial, opening at its start.
+fn trial_link(plan: &Plan, cell: u32, trial: u32) -> Result<String, String> {
+    let run = rebuild_trial(plan, cell, trial).map_err(|e| format!("{e}."))?;
+    Ok(link::encode(&RunLink {
+        scenario: run.scenario,
+        playhead_ms: 0,
+        end_ms: run.end.ms(),
+    }))
+}
+
+/// The heatmap, the table and the downloads from the plan and the cells
+/// so far: `(markup, files)`, the files as JSON `{"csv": …, "svg": …}`.
+pub(super) fn draw(plan_json: &str, results: &[String]) -> Result<(String, String), String> {
+    let plan = read_plan(plan_json)?;
+    let mut cells: Vec<Option<CellData>> = vec![None; plan.cells() as usize];
+    for text in results {
+        let data: CellData = serde_json::from_str(text)
+            .map_err(|e| format!("A cell's result could not be read: {e}."))?;
+        let slot = cells
+            .get_mut(data.result.cell as usize)
+            .ok_or("A cell's result is not of this plan.")?;
+        *slot = Some(data);
+    }
+    Ok(explore_draw::draw(&plan, &cells))
+}
+
+/// The settings form's fields, filled from `query` (a shared link's) or
+/// with the defaults. The page wraps them in its form with Run.
+pub(super) fn form(query: &str) -> String {
+    let f = fields(query);
+    let mut h = String::from(r#"<div class="explorer__fields">"#);
+    let backends: Vec<(String, String)> = Backend::ALL
+        .iter()
+        .map(|b| (b.slug().to_string(), b.name().to_string()))
+        .collect();
+    select(
+        &mut h,
+        &f,
+        "system",
+        "System",
+        Backend::Etcd.slug(),
+        &backends,
+    );
+    select(
+        &mut h,
+        &f,
+        "fencing",
+        "Fencing",
+        "off",
+        &pairs(&[("off", "off"), ("on", "on")]),
+    );
+    select(
+        &mut h,
+        &f,
+        "renewal",
+        "Renewal",
+        "on",
+        &pairs(&[("on", "on"), ("off", "off")]),
+    );
+    select(
+        &mut h,
+        &f,
+        "check",
+        "Lease checked",
+        "at-acquire",
+        &pairs(&[
+            ("at-acquire", "once, when granted"),
+            ("before-write", "again just before writing"),
+        ]),
+    );
+    select(
+        &mut h,
+        &f,
+        "clients",
+        "Clients",
+        "3",
+        &pairs(&[("2", "2"), ("3", "3"), ("4", "4")]),
+    );
+    for field in [&HOLD, &THINK, &RATE] {
+        input(&mut h, &f, field, "decimal");
+    }
+    h.push_str("</div>");
+    profile_fields(&mut h, &f);
+    grid_fields(&mut h, &f);
+    h
+}
+
+fn pairs(options: &[(&str, &str)]) -> Vec<(String, String)> {
+    options
+        .iter()
+        .map(|(v, w)| (v.to_string(), w.to_string()))
+        .collect()
+}
+
+fn profile_fields(h: &mut String, f: &BTreeMap<String, String>) {
+    h.push_str(r#"<fieldset class="explorer__group"><legend>Pauses</legend><div class="explorer__fields">"#);
+    let chosen = value(f, "pauses", Preset::JvmG1.slug());
+    let _ = write!(
+        h,
+        r#"<label class="explorer__field"><span>Pause profile</span><select name="pauses">"#
+    );
+    for p in Preset::ALL {
+        let pr = p.profile();
+        let _ = write!(
+            h,
+            r#"<option value="{}" title="{}"{}>{} ({}/h, median {}, p99 {})</option>"#,
+            p.slug(),
+            escape(p.source()),
+            selected(chosen == p.slug()),
+            escape(p.name()),
+            explore_draw::rate_text(pr.per_kilohour),
+            explore_draw::micros_text(pr.median_us),
+            explore_draw::micros_text(pr.p99_us),
+        );
+    }
+    let _ = write!(
+        h,
+        r#"<option value="custom"{}>Custom (the three fields below)</option></select></label>"#,
+        selected(chosen == "custom")
+    );
+    for field in [&PER_HOUR, &MEDIAN, &P99] {
+        input(h, f, field, "decimal");
+    }
+    h.push_str(r#"</div><details class="explorer__sources"><summary>Where the presets' numbers come from</summary><dl>"#);
+    for p in Preset::ALL {
+        let _ = write!(
+            h,
+            "<dt>{}</dt><dd>{}</dd>",
+            escape(p.name()),
+            escape(p.source())
+        );
+    }
+    h.push_str("</dl></details></fieldset>");
+}
+
+fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
+    h.push_str(
+        r#"<fieldset class="explorer__group"><legend>Grid</legend><div class="explorer__fields">"#,
+    );
+    input(h, f, &TTLS, "text");
+    select(
+        h,
+        f,
+        "axis",
+        "Second axis",
+        "p99",
+        &pairs(&[
+            ("p99", "p99 pause (s), replacing the profile's"),
+            ("rate", "pauses per hour, replacing the profile's"),
+        ]),
+    );
+    input(h, f, &VALUES, "text");
+    input(h, f, &TRIALS, "numeric");
+    input(h, f, &SEED, "numeric");
+    h.push_str("</div></fieldset>");
+}
+
+fn selected(yes: bool) -> &'static str {
+    if yes {
+        " selected"
+    } else {
+        ""
+    }
+}
+
+fn select(
+    h: &mut String,
+    f: &BTreeMap<String, String>,
+    name: &str,
+    label: &str,
+    default: &str,
+    options: &[(String, String)],
+) {
+    let chosen = value(f, name, default);
+    let _ = write!(
+        h,
+        r#"<label class="explorer__field"><span>{label}</span><select name="{name}">"#
+    );
+    for (v, words) in options {
+        let _ = write!(
+            h,
+            r#"<option value="{}"{}>{}</option>"#,
+            escape(v),
+            selected(chosen == v),
+            escape(words)
+        );
+    }
+    h.push_str("</select></label>");
+}
+
+fn input(h: &mut String, f: &BTreeMap<String, String>, field: &Field, mode: &str) {
+    let _ = write!(
+        h,
+        r#"<label class="explorer__field"><span>{}</span><input name="{}" value="{}" inputmode="{mode}" autocomplete="off" spellcheck="false"></label>"#,
+        escape(field.label),
+        field.name,
+        escape(value(f, field.name, field.default))
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_are_read_without_floats() {
+        assert_eq!(decimal("1.25", 3), Some(1_250));
+        assert_eq!(decimal(" 30 ", 3), Some(30_000));
+        assert_eq!(decimal(".5", 3), Some(500));
+        assert_eq!(decimal("2", 0), Some(2));
+        assert_eq!(decimal("1.2345", 3), None);
+        assert_eq!(decimal("-1", 3), None);
+        assert_eq!(decimal("", 3), None);
+        assert_eq!(decimal("1e3", 3), None);
+        assert_eq!(decimal("99999999999999999999", 0), None);
+    }
+
+    #[test]
+    fn the_default_form_reads_as_the_default_plan() {
+        assert_eq!(plan_of(""), Ok(Plan::default()));
+        let html = form("");
+        for name in [
+            "system", "fencing", "pauses", "ttls", "values", "trials", "seed",
+        ] {
+            assert!(html.contains(&format!(r#"name="{name}""#)), "{name}");
+        }
+        assert!(html.contains(&escape(Preset::Swap.source())));
+    }
+
+    #[test]
+    fn a_form_reads_into_its_plan() {
+        let plan = plan_of(
+            "system=redis&fencing=on&renewal=off&check=before-write&clients=4&hold=250\
+             &think=2.5&rate=0.5&pauses=custom&per-hour=60&median=1.5&p99=40\
+             &ttls=2%2C+4&axis=rate&values=1%2C10&trials=7&seed=42",
+        )
+        .unwrap();
+        assert_eq!(plan.backend, Backend::Redis);
+        assert_eq!(plan.fencing, Fencing::On);
+        assert!(!plan.renewal);
+        assert_eq!(plan.check, Check::BeforeWrite);
+        assert_eq!((plan.clients, plan.hold_ms, plan.think_ms), (4, 250, 2_500));
+        assert_eq!(plan.locks_per_hour, 1_800);
+        let profile = plan.pauses.profile();
+        assert_eq!(
+            (profile.per_kilohour, profile.median_us, profile.p99_us),
+            (60_000, 1_500, 40_000)
+        );
+        assert_eq!(plan.ttls_ms, vec![2_000, 4_000]);
+        assert_eq!(plan.axis, Axis::PerKilohour(vec![1_000, 10_000]));
+        assert_eq!((plan.trials, plan.seed), (7, Seed(42)));
+        // The form drawn from the same query shows the same values.
+        let html = form("system=redis&ttls=2%2C+4&pauses=custom");
+        assert!(html.contains(r#"<option value="redis" selected>"#));
+        assert!(html.contains(r#"name="ttls" value="2, 4""#));
+        assert!(html.contains(r#"<option value="custom" selected>"#));
+    }
+
+    #[test]
+    fn bad_settings_say_what_is_wrong() {
+        let says = |query: &str, words: &str| {
+            let e = plan_of(query).unwrap_err();
+            assert!(e.contains(words), "{query}: {e}");
+        };
+        says("ttls=1%2Cx", "TTLs (s): \"x\" is not a number");
+        says("ttls=", "TTLs (s): give at least one value");
+        says("trials=0", "trials is 0");
+        says("clients=9", "Clients: \"9\" is not one of the choices");
+        says("system=mongo", "System: \"mongo\"");
+        says("pauses=gc", "Pause profile: \"gc\"");
+        says("hold=1.5", "Hold time (ms): \"1.5\" is not a whole number");
+        says("pauses=custom&median=50&p99=10", "median pause");
+        says("ttls=0.1", "TTL (ms) is 100");
+    }
+
+    #[test]
+    fn a_cell_carries_its_counts_and_its_first_failing_trial() {
+        let plan = Plan {
+            trials: 40,
+            ttls_ms: vec![1_000],
+            axis: Axis::P99Us(vec![20_000_000]),
+            pauses: Pauses::Preset {
+                preset: Preset::JvmCmsFull,
+            },
+            think_ms: 2_000,
+            ..Plan::default()
+        };
+        let mut reports = 0;
+        let text = run_cell(&plan, 0, &|| 0.0, &mut |_| reports += 1).unwrap();
+        let data: CellData = serde_json::from_str(&text).unwrap();
+        assert_eq!(data.result, crate::explore::run_cell(&plan, 0).unwrap());
+        assert_eq!(reports, 0);
+        let first = data
+            .result
+            .first_corrupted
+            .or(data.result.first_two_holders);
+        assert_eq!(data.open_trial, first);
+        if first.is_some() {
+            let (opened, _) = link::open_link(&data.open).expect("the trial's link opens");
+            assert_eq!(opened.playhead_ms, 0);
+        } else {
+            assert!(data.open.is_empty());
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! The hazard explorer's results, drawn in the worker: a heatmap of
+//! buttons (TTL across, the profile's p99 or rate down), the same numbers
+//! as a table, and the files to download (CSV, and the heatmap as a
+//! standalone SVG whose colours are attributes).
+//!
+//! Colour is never the only signal: each cell shows its probability in
+//! words and numbers, and its accessible name carries all of them.
+
+use super::escape;
+use super::explore::CellData;
+use crate::explore::{csv_header, csv_row, Axis, Estimate, Plan};
+use std::fmt::Write;
+
+/// Levels of P(corrupted write per hold): the upper bound of each (the
+/// last has none), its words, and its colour and text colour in the SVG.
+const LEVELS: [(f64, &str, &str, &str); 7] = [
+    (0.0, "none seen", "#dcfce7", "#14532d"),
+    (1e-4, "under 1 in 10,000", "#fef9c3", "#713f12"),
+    (1e-3, "under 1 in 1,000", "#fde68a", "#713f12"),
+    (1e-2, "under 1 in 100", "#fdba74", "#7c2d12"),
+    (5e-2, "under 5%", "#f97316", "#1c0a00"),
+    (0.2, "under 20%", "#dc2626", "#ffffff"),
+    (f64::INFINITY, "20% or more", "#7f1d1d", "#ffffff"),
+];
+
+fn level(p: f64) -> usize {
+    if p <= 0.0 {
+        return 0;
+    }
+    LEVELS
+        .iter()
+        .skip(1)
+        .position(|&(bound, ..)| p < bound)
+        .map_or(LEVELS.len() - 1, |i| i + 1)
+}
+
+/// Pauses per 1,000 hours as pauses per hour, for people.
+pub(super) fn rate_text(per_kilohour: u64) -> String {
+    let whole = per_kilohour / 1_000;
+    match per_kilohour % 1_000 {
+        0 => thousands(whole),
+        part => format!("{}.{}", whole, format!("{part:03}").trim_end_matches('0')),
+    }
+}
+
+/// A pause length in microseconds, for people: "250 µs", "100 ms", "2 s".
+pub(super) fn micros_text(us: u64) -> String {
+    let trimmed = |n: u64, unit: u64, name: &str| {
+        let part = n % unit;
+        if part == 0 {
+            format!("{} {name}", thousands(n / unit))
+        } else {
+            let digits = unit.ilog10() as usize;
+            let fraction = format!("{part:0digits$}");
+            format!("{}.{} {name}", n / unit, fraction.trim_end_matches('0'))
+        }
+    };
+    match us {
+        0..1_000 => format!("{us} µs"),
+        1_000..1_000_000 => trimmed(us, 1_000, "ms"),
+        _ => trimmed(us, 1_000_000, "s"),
+    }
+}
+
+pub(super) fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A probability, short: "0", "2.3%", "0.41%", "4.1e-5".
+fn p_text(p: f64) -> String {
+    if p <= 0.0 {
+        "0".into()
+    } else if p >= 0.1 {
+        format!("{:.0}%", p * 100.0)
+    } else if p >= 0.01 {
+        format!("{:.1}%", p * 100.0)
+    } else if p >= 0.001 {
+        format!("{:.2}%", p * 100.0)
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+fn estimate_text(e: &Estimate) -> String {
+    format!(
+        "{} (95%: {} to {})",
+        p_text(e.p),
+        p_text(e.low),
+        p_text(e.high)
+    )
+}
+
+/// The label of a row: its p99 or its rate.
+fn row_label(plan: &Plan, row: usize) -> String {
+    match &plan.axis {
+        Axis::P99Us(v) => format!("p99 {}", micros_text(v[row])),
+        Axis::PerKilohour(v) => format!("{}/h", rate_text(v[row])),
+    }
+}
+
+fn ttl_label(ttl_ms: u64) -> String {
+    format!("TTL {}", micros_text(ttl_ms * 1_000))
+}
+
+/// The whole drawing: `(markup, files)`.
+pub(super) fn draw(plan: &Plan, cells: &[Option<CellData>]) -> (String, String) {
+    let mut h = String::new();
+    summary(&mut h, plan, cells);
+    heatmap(&mut h, plan, cells);
+    legend(&mut h);
+    table(&mut h, plan, cells);
+    let mut csv = csv_header();
+    for data in cells.iter().flatten() {
+        csv.push_str(&csv_row(plan, &data.result));
+    }
+    let files = serde_json::json!({ "csv": csv, "svg": svg(plan, cells) }).to_string();
+    (h, files)
+}
+
+fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
+    let profile = plan.pauses.profile();
+    let _ = write!(
+        h,
+        r#"<p class="explorer__summary">{} with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
+        escape(plan.backend.name()),
+        if plan.fencing.is_on() { "on" } else { "off" },
+        if plan.renewal { "on" } else { "off" },
+        plan.clients,
+        thousands(plan.hold_ms),
+        match plan.check {
+            crate::explore::Check::AtAcquire => "once when granted",
+            crate::explore::Check::BeforeWrite => "again before writing",
+        },
+        escape(plan.pauses.name()),
+        rate_text(profile.per_kilohour),
+        micros_text(profile.median_us),
+        micros_text(profile.p99_us),
+        cells.iter().flatten().count(),
+        cells.len(),
+        thousands(u64::from(plan.trials)),
+        plan.seed.0,
+        thousands(plan.locks_per_hour),
+    );
+}
+
+/// One cell's numbers in a sentence: its accessible name and tooltip.
+fn cell_sentence(plan: &Plan, data: &CellData, place: &str) -> String {
+    let r = &data.result;
+    let mut s = format!(
+        "{place}: corrupted write per hold {}; two believed holders per hold {}; {} at {} locks an hour; {} trials, {} holds, {} corrupted writes",
+        estimate_text(&r.corruption()),
+        estimate_text(&r.two_holder()),
+        r.corruption_every_text(plan.locks_per_hour),
+        thousands(plan.locks_per_hour),
+        thousands(u64::from(r.trials)),
+        thousands(r.holds),
+        thousands(r.corrupted),
+    );
+    if let Some(trial) = data.open_trial {
+        let _ = write!(s, ". Open trial {trial}, the first that failed");
+    }
+    s
+}
+
+fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
+    let columns = plan.ttls_ms.len();
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">P(corrupted write per lock hold), and below it P(two believed holders). Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
+    for &ttl in &plan.ttls_ms {
+        let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
+    }
+    h.push_str("</tr></thead><tbody>");
+    for (row, slots) in cells.chunks(columns.max(1)).enumerate() {
+        let label = row_label(plan, row);
+        let _ = write!(h, r#"<tr><th scope="row">{}</th>"#, escape(&label));
+        for (column, slot) in slots.iter().enumerate() {
+            h.push_str("<td>");
+            let place = format!("{}, {label}", ttl_label(plan.ttls_ms[column]));
+            cell(h, plan, slot.as_ref(), &place);
+            h.push_str("</td>");
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</tbody></table></div>");
+}
+
+fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str) {
+    let Some(data) = data else {
+        let _ = write!(
+            h,
+            r#"<span class="explorer__cell explorer__cell--pending"><span aria-hidden="true">…</span><span class="visually-hidden">{}: not run yet</span></span>"#,
+            escape(place)
+        );
+        return;
+    };
+    let r = &data.result;
+    let p = r.corruption().p;
+    let l = level(p);
+    let sign = if r.corrupted > 0 { "⚠" } else { "✓" };
+    let inner = format!(
+        r#"<span class="explorer__p"><span aria-hidden="true">{sign} </span>{}</span><span class="explorer__two">2 holders {}</span>"#,
+        p_text(p),
+        p_text(r.two_holder().p)
+    );
+    let sentence = escape(&cell_sentence(plan, data, place));
+    if data.open.is_empty() {
+        let _ = write!(
+            h,
+            r#"<span class="explorer__cell explorer__cell--l{l}" title="{sentence}">{inner}<span class="visually-hidden">{sentence}</span></span>"#
+        );
+    } else {
+        let say = format!(
+            "Opened trial {} of the explorer's cell {place} (seed {}): {}. Start plays it; the timeline shows all of it.",
+            data.open_trial.unwrap_or(0),
+            plan.seed.0,
+            r.corruption_every_text(plan.locks_per_hour)
+        );
+        let _ = write!(
+            h,
+            r#"<button type="button" class="explorer__cell explorer__cell--l{l}" title="{sentence}" aria-label="{sentence}" data-open="{}" data-say="{}">{inner}</button>"#,
+            data.open,
+            escape(&say)
+        );
+    }
+}
+
+fn legend(h: &mut String) {
+    h.push_str(
+        r#"<ul class="explorer__legend" aria-label="Colours of P(corrupted write per hold)">"#,
+    );
+    for (l, (_, words, ..)) in LEVELS.iter().enumerate() {
+        let _ = write!(
+            h,
+            r#"<li><span class="explorer__swatch explorer__cell--l{l}" aria-hidden="true"></span>{words}</li>"#
+        );
+    }
+    h.push_str("</ul>");
+}
+
+fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
+    h.push_str(r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">Pauses</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th></tr></thead><tbody>"#);
+    let columns = plan.ttls_ms.len().max(1);
+    for (i, data) in cells.iter().enumerate() {
+        let Some(data) = data else { continue };
+        let r = &data.result;
+        let _ = write!(
+            h,
+            r#"<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            micros_text(r.ttl_ms * 1_000),
+            escape(&row_label(plan, i / columns)),
+            estimate_text(&r.corruption()),
+            estimate_text(&r.two_holder()),
+            escape(&r.corruption_every_text(plan.locks_per_hour)),
+            thousands(r.holds),
+            data.open_trial
+                .map_or("none".to_string(), |t| t.to_string()),
+        );
+    }
+    h.push_str("</tbody></table></div></details>");
+}
+
+/// The heatmap as a standalone SVG file.
+fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
+    const LEFT: usize = 110;
+    const TOP: usize = 56;
+    const W: usize = 96;
+    const H: usize = 44;
+    let columns = plan.ttls_ms.len().max(1);
+    let rows = cells.len().div_ceil(columns);
+    let (width, height) = (LEFT + columns * W + 10, TOP + rows * H + 30);
+    let mut s = format!(
+        r##"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">P(corrupted write per lock hold); below, P(two believed holders)</text>"##,
+        escape(&format!(
+            "{}, fencing {}, {} pauses, {} trials per cell, seed {}",
+            plan.backend.name(),
+            if plan.fencing.is_on() { "on" } else { "off" },
+            plan.pauses.name(),
+            plan.trials,
+            plan.seed.0
+        ))
+    );
+    for (c, &ttl) in plan.ttls_ms.iter().enumerate() {
+        let x = LEFT + c * W + W / 2;
+        let _ = write!(
+            s,
+            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#111827">{}</text>"##,
+            TOP - 6,
+            ttl_label(ttl)
+        );
+    }
+    for (i, slot) in cells.iter().enumerate() {
+        let (row, column) = (i / columns, i % columns);
+        let (x, y) = (LEFT + column * W, TOP + row * H);
+        if column == 0 {
+            let _ = write!(
+                s,
+                r##"<text x="8" y="{}" fill="#111827">{}</text>"##,
+                y + H / 2 + 4,
+                escape(&row_label(plan, row))
+            );
+        }
+        let Some(data) = slot else {
+            let _ = write!(
+                s,
+                r##"<rect x="{x}" y="{y}" width="{}" height="{}" fill="#f3f4f6" stroke="#ffffff"/>"##,
+                W, H
+            );
+            continue;
+        };
+        let p = data.result.corruption().p;
+        let (_, _, fill, ink) = LEVELS[level(p)];
+        let _ = write!(
+            s,
+            r##"<rect x="{x}" y="{y}" width="{W}" height="{H}" fill="{fill}" stroke="#ffffff"/><text x="{}" y="{}" text-anchor="middle" font-weight="bold" fill="{ink}">{}</text><text x="{}" y="{}" text-anchor="middle" font-size="10" fill="{ink}">2 holders {}</text>"##,
+            x + W / 2,
+            y + 19,
+            p_text(p),
+            x + W / 2,
+            y + 34,
+            p_text(data.result.two_holder().p)
+        );
+    }
+    let _ = write!(
+        s,
+        r##"<text x="8" y="{}" fill="#374151">Distributed Lock Simulator, hazard explorer. Each cell: {} seeded 60 s trials.</text></svg>"##,
+        height - 10,
+        plan.trials
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_people_write_them() {
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(12), "12");
+        assert_eq!(micros_text(250), "250 µs");
+        assert_eq!(micros_text(1_500), "1.5 ms");
+        assert_eq!(micros_text(2_000_000), "2 s");
+        assert_eq!(micros_text(120_000_000), "120 s");
+        assert_eq!(rate_text(120_000), "120");
+        assert_eq!(rate_text(42), "0.042");
+        assert_eq!(p_text(0.0), "0");
+        assert_eq!(p_text(0.023), "2.3%");
+        assert_eq!(p_text(0.000_041), "4.1e-5");
+        assert_eq!(level(0.0), 0);
+        assert_eq!(level(0.000_05), 1);
+        assert_eq!(level(0.5), 6);
+    }
+}

@@ -1,0 +1,110 @@
+// The hazard explorer ("How likely is it?") in the real page: its form
+// and results come from background workers, its cells open runs in the
+// main view, and its settings travel in the page's link.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/explorer.test.mjs`
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+
+import { browserSuite } from "./suite.mjs";
+import { PATIENCE_MS, poll } from "./ui.mjs";
+
+const named = (name) => ({ name, exact: true });
+const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
+const bar = (page) => explorer(page).getByRole("progressbar");
+/** Waits long enough for any machine: the grids below are small. */
+const LONG = { timeout: 4 * PATIENCE_MS };
+
+async function openExplorer(page) {
+  await explorer(page).getByRole("button", named("Open the hazard explorer")).click();
+  await explorer(page).getByLabel("TTLs (s)").waitFor();
+}
+
+/** Long pauses, often: nearly every trial corrupts a write at these TTLs. */
+async function fillSmallGrid(page, trials) {
+  const section = explorer(page);
+  await section.getByLabel("Pause profile").selectOption("custom");
+  await section.getByLabel("Custom: pauses per hour").fill("3600");
+  await section.getByLabel("Custom: median pause (ms)").fill("5000");
+  await section.getByLabel("Custom: p99 pause (ms)").fill("20000");
+  await section.getByLabel("Think time between holds (s)").fill("2");
+  await section.getByLabel("TTLs (s)").fill("1, 2");
+  await section.getByLabel("Second axis values").fill("5, 20");
+  await section.getByLabel("Trials per cell").fill(String(trials));
+}
+
+const cellsDone = async (page) => Number(await bar(page).getAttribute("aria-valuenow"));
+
+describe("the hazard explorer", () => {
+  const suite = browserSuite();
+
+  test("a small grid runs to a heatmap whose cells open their failing trial, and downloads as CSV", async (t) => {
+    const page = await suite.page(t, "", { acceptDownloads: true });
+    assert.equal(page.workers().length, 0, "no worker before the explorer is opened");
+    await openExplorer(page);
+    await fillSmallGrid(page, 8);
+    await explorer(page).getByRole("button", named("Run")).click();
+    await bar(page).waitFor();
+    assert.equal(await bar(page).getAttribute("aria-valuemax"), "4");
+    await poll(async () => (await cellsDone(page)) === 4, { what: "all four cells", ...LONG });
+    await poll(async () => /4 of 4 cells, \d+ trials per second/.test(await explorer(page).innerText()), {
+      what: "the trials per second",
+    });
+    const cells = explorer(page).getByRole("button", { name: /^TTL 1 s, p99 20 s: corrupted write per hold/ });
+    await poll(async () => (await cells.count()) === 1, { what: "a heatmap cell with a failing trial" });
+    const table = explorer(page).locator(".explorer__table tbody tr");
+    assert.equal(await table.count(), 4, "the table view has a row per cell");
+
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      explorer(page).getByRole("button", named("Download CSV")).click(),
+    ]);
+    const csv = await readFile(await download.path(), "utf8");
+    const lines = csv.trim().split("\n");
+    assert.match(lines[0], /^cell,backend,fencing,/);
+    assert.equal(lines.length, 5, "a header and a line per cell");
+
+    await cells.first().click();
+    await poll(async () => (await page.getByText(/Opened trial \d+ of the explorer's cell TTL 1 s, p99 20 s/).count()) > 0, {
+      what: "the opened trial's notice",
+    });
+    assert.ok(await page.getByRole("radio", named("etcd")).isChecked(), "the trial runs on etcd");
+
+    // The settings are in the address: opening it restores them and runs.
+    const url = page.url();
+    assert.match(url, /\?explore=/);
+    const again = await suite.page(t, url.slice(url.indexOf("?")));
+    await poll(async () => (await explorer(again).getByLabel("TTLs (s)").count()) === 1, { what: "the restored form" });
+    assert.equal(await explorer(again).getByLabel("TTLs (s)").inputValue(), "1, 2");
+    await poll(async () => (await cellsDone(again)) === 4, { what: "the linked run's cells", ...LONG });
+  });
+
+  test("bad settings say what is wrong and run nothing", async (t) => {
+    const page = await suite.page(t);
+    await openExplorer(page);
+    await explorer(page).getByLabel("TTLs (s)").fill("1, soon");
+    await explorer(page).getByRole("button", named("Run")).click();
+    const alert = explorer(page).getByRole("alert");
+    await poll(async () => /TTLs \(s\): "soon" is not a number/.test(await alert.innerText()), { what: "the message" });
+    assert.equal(await bar(page).count(), 0, "nothing ran");
+  });
+
+  test("Cancel stops the run at once and keeps the cells that arrived", async (t) => {
+    const page = await suite.page(t);
+    await openExplorer(page);
+    await fillSmallGrid(page, 100000);
+    await explorer(page).getByRole("button", named("Run")).click();
+    await bar(page).waitFor();
+    await poll(async () => page.workers().length > 1, { what: "the workers that run cells" });
+    await poll(async () => /[1-9]\d* trials per second/.test(await explorer(page).innerText()), {
+      what: "trials counted while the first cells run",
+    });
+    await explorer(page).getByRole("button", named("Cancel")).click();
+    await poll(async () => page.workers().length === 1, { what: "only the drawing worker left" });
+    assert.match(await explorer(page).getByRole("alert").innerText(), /Cancelled: \d+ of 4 cells ran and are shown/);
+    assert.equal(await explorer(page).getByRole("button", named("Cancel")).count(), 0);
+    assert.ok((await cellsDone(page)) < 4, "the run stopped before its end");
+  });
+});

@@ -12,8 +12,10 @@
 //! worker (`src/bin/worker.rs` is the browser glue).
 
 mod compare;
+mod find;
 mod spanner;
 
+use crate::lesson::properties::Property;
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
 
@@ -22,8 +24,9 @@ use serde::{Deserialize, Serialize};
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The longest request the worker reads (a job is a few settings).
-pub const REQUEST_LEN_MAX: usize = 16 * 1024;
+/// The longest request the worker reads: a job is a few settings, or a
+/// run as its link carries it (at most `LINK_LEN_MAX`).
+pub const REQUEST_LEN_MAX: usize = crate::wire::link::LINK_LEN_MAX + 1024;
 
 /// What the page asks.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -42,6 +45,9 @@ pub enum Job {
     Compare,
     /// The Spanner story, told with both of L1's clocks.
     Spanner,
+    /// The shortest run that breaks `property`, searched from the page's
+    /// run (its link's fragment) where the playhead stands.
+    Find { run: String, property: Property },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -112,7 +118,6 @@ impl Reply {
 /// the wall clock, only to report how fast a job goes (never to decide
 /// what it computes, which depends on the request alone).
 pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(String)) {
-    let _ = clock_ms;
     let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
     if request.len() > REQUEST_LEN_MAX {
         send(Reply::failed(
@@ -145,27 +150,27 @@ pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(Str
         return;
     }
     let id = request.id;
-    match request.job {
-        Job::Compare => compare::run_all(&mut |html, progress, done| {
-            send(Reply {
-                v: PROTOCOL_VERSION,
-                id,
-                html,
-                progress,
-                done,
-                error: None,
-                data: String::new(),
-            })
-        }),
-        Job::Spanner => send(Reply {
+    let mut answer = |html, progress, done| {
+        send(Reply {
             v: PROTOCOL_VERSION,
             id,
-            html: spanner::body(),
-            progress: String::new(),
-            done: true,
+            html,
+            progress,
+            done,
             error: None,
             data: String::new(),
-        }),
+        })
+    };
+    match request.job {
+        Job::Compare => compare::run_all(&mut answer),
+        Job::Spanner => answer(spanner::body(), String::new(), true),
+        Job::Find { run, property } => {
+            let searched = find::request(&run, property)
+                .and_then(|request| find::run(&request, clock_ms, &mut answer));
+            if let Err(why) = searched {
+                send(Reply::failed(id, why));
+            }
+        }
     }
 }
 

@@ -7,11 +7,13 @@ pub mod controls;
 pub mod dom;
 pub mod embed;
 pub mod event_log;
+pub mod find;
 pub mod frames;
 pub mod guide;
 pub mod intro;
 pub mod keys;
 pub mod messages;
+pub mod properties;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
@@ -34,6 +36,7 @@ use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
+use properties::{PropertiesPanel, PropertyCache};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
@@ -70,6 +73,18 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
             let _stopped = frames;
         }
     });
+}
+
+/// A callback that makes the page's current run link, the same callback
+/// on every render: a panel given it is not drawn again for every frame.
+#[hook]
+fn use_run_link(state: &UseReducerHandle<AppState>) -> Callback<(), String> {
+    let latest = use_mut_ref(|| state.clone());
+    *latest.borrow_mut() = state.clone();
+    let made = use_memo((), move |_| {
+        Callback::from(move |()| latest.borrow().link())
+    });
+    (*made).clone()
 }
 
 #[component]
@@ -130,6 +145,17 @@ pub fn App(props: &AppProps) -> Html {
     let picture_cache = use_mut_ref(PictureCache::default);
     let picture =
         state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
+    // The properties of the whole run, like the timeline: fed only what
+    // the run added since the last frame.
+    let property_cache = use_mut_ref(PropertyCache::default);
+    let found = state.with_whole(|whole| {
+        property_cache
+            .borrow_mut()
+            .found(whole.history(), state.run)
+    });
+    let dropped = state.with_whole(|whole| whole.history_dropped());
+    let shown_ms = state.future.is_some().then_some(now_ms);
+    let run_link = use_run_link(&state);
     let run_file = {
         let state = state.clone();
         Callback::from(move |()| state.run_file())
@@ -203,6 +229,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class={spot(Look::Status)}><Status ..status /></div>
                 { cards }
                 { timeline }
+                <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} {run_link} />
                 <Share dispatch={dispatch.clone()} {make_link} />
                 <Stories ..stories />
                 <div class="page__pair">

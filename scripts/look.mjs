@@ -3,6 +3,7 @@
 //
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
+//        [--find PROPERTY-SLUG] [--open-trace]
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -24,6 +25,8 @@ const { values: args, positionals } = parseArgs({
     story: { type: "string" },
     next: { type: "string", default: "0" },
     scroll: { type: "string" },
+    find: { type: "string" },
+    "open-trace": { type: "boolean", default: false },
   },
 });
 
@@ -45,6 +48,13 @@ try {
       await page.getByRole("button", { name: "Next", exact: true }).click();
       await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
     }
+  }
+  if (args.find) {
+    const finder = page.getByRole("group", { name: "Find the shortest failure", exact: true });
+    await finder.getByRole("combobox", { name: "Property", exact: true }).selectOption(args.find);
+    await finder.getByRole("button", { name: "Find the shortest failure", exact: true }).click();
+    await poll(async () => (await finder.locator(".finder__result").count()) > 0, { what: "the search's result", timeout: 120_000 });
+    if (args["open-trace"]) await finder.getByRole("button", { name: "Open this run", exact: true }).click();
   }
   if (args.scroll) {
     await page.locator(args.scroll).first().scrollIntoViewIfNeeded();

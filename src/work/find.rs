@@ -132,9 +132,14 @@ fn bound_depth(outcome: &Outcome) -> u32 {
 }
 
 fn moves_words(n: u32) -> String {
+    count(n, "move")
+}
+
+/// "1 click", "4 clicks".
+fn count(n: u32, thing: &str) -> String {
     match n {
-        1 => "1 move".to_string(),
-        n => format!("{n} moves"),
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
     }
 }
 
@@ -144,11 +149,19 @@ fn found_html(h: &mut String, request: &Request, trace: &Trace) {
     let headline = if trace.depth == 0 {
         "The run already breaks it, with no move at all".to_string()
     } else {
-        let actions = match trace.actions {
-            1 => "1 of them a click".to_string(),
-            n => format!("{n} of them clicks"),
+        let waits = trace.depth - trace.actions;
+        let kinds = match (trace.actions, waits) {
+            (clicks, 0) => count(clicks, "click"),
+            (0, waits) => count(waits, "wait"),
+            (clicks, waits) => format!("{} and {}", count(clicks, "click"), count(waits, "wait")),
         };
-        format!("Broken in {} ({actions})", moves_words(trace.depth))
+        // The run is left alone after the last move while what it set off lands.
+        let then = if trace.steps.len() as u32 > trace.depth {
+            ", then time passing"
+        } else {
+            ""
+        };
+        format!("Broken in {} ({kinds}){then}", count(trace.depth, "move"))
     };
     let _ = write!(
         h,
@@ -163,6 +176,13 @@ fn found_html(h: &mut String, request: &Request, trace: &Trace) {
             let _ = write!(h, "<li>{}</li>", escape(&step.text));
         }
         h.push_str("</ol>");
+    }
+    if trace.depth > 1 {
+        let _ = write!(
+            h,
+            r#"<p class="panel__note">Every run of up to {} was tried first: none breaks it.</p>"#,
+            moves_words(trace.depth - 1)
+        );
     }
     let Ok(whole) = trace.replay() else {
         h.push_str(r#"<p class="panel__note">This run could not be replayed to open it.</p>"#);
@@ -239,7 +259,8 @@ mod tests {
             .1
             .starts_with("Searching depth 1 of 8: 0 distinct states."));
         assert!(out.iter().rev().skip(1).all(|(_, _, done)| !done));
-        assert!(html.contains("<strong>Broken in 5 moves (4 of them clicks):</strong> &#8220;no stale write accepted&#8221; violated at t="), "{html}");
+        assert!(html.contains("<strong>Broken in 5 moves (4 clicks and 1 wait), then time passing:</strong> &#8220;no stale write accepted&#8221; violated at t="), "{html}");
+        assert!(html.contains("Every run of up to 4 moves was tried first: none breaks it."));
         // Five moves, and the wait after the last in which the write lands.
         assert_eq!(html.matches("<li>").count(), 6, "{html}");
         assert!(

@@ -59,7 +59,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     await finder(page).getByRole("button", named("Find the shortest failure")).click();
     await poll(async () => page.workers().length === 1, { what: "the worker to start" });
     const result = await searchResult(page);
-    assert.match(result, /Broken in (\d+) moves \((\d+) of them clicks\): “no stale write accepted” violated at t=/, result);
+    assert.match(result, /Broken in \d+ moves \(\d+ clicks and \d+ waits?\)(, then time passing)?: “no stale write accepted” violated at t=/, result);
     const steps = finder(page).getByRole("list").getByRole("listitem");
     assert.ok((await steps.count()) >= 2, "the steps are numbered, one a line");
     assert.match(await steps.first().innerText(), /^A asks for the lock/);

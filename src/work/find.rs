@@ -95,8 +95,9 @@ fn per_second(states: u64, secs: f64) -> Option<String> {
 fn outcome_html(request: &Request, outcome: &Outcome, p: &Progress, secs: f64) -> String {
     let speed = match per_second(p.distinct, secs) {
         Some(rate) => format!(
-            "Searched {} distinct states in {secs:.2} s ({rate}).",
-            thousands(p.distinct)
+            "Searched {} distinct states in {} ({rate}).",
+            thousands(p.distinct),
+            duration_words(secs)
         ),
         None => format!("Searched {} distinct states.", thousands(p.distinct)),
     };
@@ -120,6 +121,15 @@ fn outcome_html(request: &Request, outcome: &Outcome, p: &Progress, secs: f64) -
         escape(LEFT_OUT)
     );
     h
+}
+
+/// "7.57 s", or "36 ms" under a second.
+fn duration_words(secs: f64) -> String {
+    if secs < 1.0 {
+        format!("{:.0} ms", secs * 1000.0)
+    } else {
+        format!("{secs:.2} s")
+    }
 }
 
 fn bound_depth(outcome: &Outcome) -> u32 {

@@ -63,7 +63,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     const steps = finder(page).getByRole("list").getByRole("listitem");
     assert.ok((await steps.count()) >= 2, "the steps are numbered, one a line");
     assert.match(await steps.first().innerText(), /^A asks for the lock/);
-    assert.match(result, /distinct states in [\d.]+ s \([\d,]+ distinct states per second\)/);
+    assert.match(result, /Searched [\d,]+ distinct states( in [\d.]+ m?s \([\d,]+ distinct states per second\))?\./);
 
     await finder(page).getByRole("button", named("Open this run")).click();
     await poll(async () => (await page.getByText(/Opened the shortest run found that breaks/).count()) > 0, {

@@ -117,7 +117,7 @@ function speedOf(text) {
   return { states: number(m[1]), secs, rate: number(m[4]) };
 }
 
-const verdictOf = (text) => (text.match(/(Broken in [^:]+|No violation within depth \d+ \([\d,]+ distinct states\)|The run already breaks it[^:]*)/) ?? [text.slice(0, 120)])[0];
+const verdictOf = (text) => (text.match(/(Broken in [^:]+|No violation within depth \d+ \([\d,]+ distinct states\)|The run (already )?breaks it[^:]*)/) ?? [text.slice(0, 120)])[0];
 
 async function timeToTrace(browser, server) {
   console.log(`\n3. Shortest stale write, the scenario to run first's settings (TTL 5 s, fencing off), aim under ${AIM_MS / 1000} s`);

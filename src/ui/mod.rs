@@ -36,7 +36,7 @@ use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
-use properties::{PropertiesPanel, PropertyCache};
+use properties::{use_properties, PropertiesPanel};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
@@ -145,15 +145,7 @@ pub fn App(props: &AppProps) -> Html {
     let picture_cache = use_mut_ref(PictureCache::default);
     let picture =
         state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
-    // The properties of the whole run, like the timeline: fed only what
-    // the run added since the last frame.
-    let property_cache = use_mut_ref(PropertyCache::default);
-    let found = state.with_whole(|whole| {
-        property_cache
-            .borrow_mut()
-            .found(whole.history(), state.run)
-    });
-    let dropped = state.with_whole(|whole| whole.history_dropped());
+    let (found, dropped) = use_properties(&state);
     let shown_ms = state.future.is_some().then_some(now_ms);
     let run_link = use_run_link(&state);
     let run_file = {

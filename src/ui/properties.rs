@@ -5,7 +5,7 @@
 //! in words.
 
 use super::find::use_find_shortest;
-use super::state::Action;
+use super::state::{Action, AppState};
 use crate::lesson::properties::{Properties, Property, Violation};
 use crate::sim::Record;
 use std::rc::Rc;
@@ -45,6 +45,18 @@ impl PropertyCache {
         }
         self.found.clone()
     }
+}
+
+/// The properties of the page's whole run, like the timeline's picture (the
+/// kept future too, while the page shows an earlier moment), and the
+/// records its history had no room for.
+#[hook]
+pub fn use_properties(state: &AppState) -> (Found, u64) {
+    let cache = use_mut_ref(PropertyCache::default);
+    state.with_whole(|whole| {
+        let found = cache.borrow_mut().found(whole.history(), state.run);
+        (found, whole.history_dropped())
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -114,12 +114,17 @@ fn outcome_html(request: &Request, outcome: &Outcome, p: &Progress, secs: f64) -
             );
         }
     }
-    let _ = write!(
-        h,
-        r#"<p class="panel__note finder__speed">{}</p><details class="finder__left-out"><summary>What the search leaves out</summary><p class="panel__note">{}</p></details></div>"#,
-        escape(&speed),
-        escape(LEFT_OUT)
-    );
+    // A run broken before any move needed no search to say so.
+    let searched = !matches!(outcome, Outcome::Found(t) if t.depth == 0);
+    if searched {
+        let _ = write!(
+            h,
+            r#"<p class="panel__note finder__speed">{}</p><details class="finder__left-out"><summary>What the search leaves out</summary><p class="panel__note">{}</p></details>"#,
+            escape(&speed),
+            escape(LEFT_OUT)
+        );
+    }
+    h.push_str("</div>");
     h
 }
 
@@ -156,8 +161,10 @@ fn count(n: u32, thing: &str) -> String {
 /// The trace: what broke, its steps, and a button that opens it.
 fn found_html(h: &mut String, request: &Request, trace: &Trace) {
     let property = request.property.title();
-    let headline = if trace.depth == 0 {
-        "The run already breaks it, with no move at all".to_string()
+    let headline = if trace.steps.is_empty() {
+        "The run already breaks it, at or before the playhead".to_string()
+    } else if trace.depth == 0 {
+        "The run breaks it with no move at all: time passing is enough".to_string()
     } else {
         let waits = trace.depth - trace.actions;
         let kinds = match (trace.actions, waits) {
@@ -187,6 +194,9 @@ fn found_html(h: &mut String, request: &Request, trace: &Trace) {
         }
         h.push_str("</ol>");
     }
+    if trace.steps.is_empty() {
+        h.push_str(r#"<p class="panel__note">To find a run that breaks it from an earlier moment, move the playhead before the violation (or press Reset) and search again.</p>"#);
+    }
     if trace.depth > 1 {
         let _ = write!(
             h,
@@ -199,11 +209,18 @@ fn found_html(h: &mut String, request: &Request, trace: &Trace) {
         return;
     };
     let fragment = link::encode(&RunLink::of(&whole, trace.violation.at));
-    let say = format!(
-        "Opened the shortest run found that breaks \u{201c}{property}\u{201d} ({}), with the playhead on the violation at t={}. The timeline shows it in red; Step back or move the playhead to watch it happen.",
-        moves_words(trace.depth),
-        trace.violation.at
-    );
+    let say = if trace.depth == 0 {
+        format!(
+            "Opened the run at the moment it breaks \u{201c}{property}\u{201d}, t={}.",
+            trace.violation.at
+        )
+    } else {
+        format!(
+            "Opened the shortest run found that breaks \u{201c}{property}\u{201d} ({}), with the playhead on the violation at t={}. The timeline shows it in red; Step back or move the playhead to watch it happen.",
+            moves_words(trace.depth),
+            trace.violation.at
+        )
+    };
     let _ = write!(
         h,
         r#"<p class="finder__open"><button type="button" class="button button--primary" data-open="{fragment}" data-say="{}">Open this run</button> <span class="panel__note">in the cards, the timeline and the log, at the violation</span></p>"#,
@@ -320,9 +337,12 @@ mod tests {
         let out = posts(&request(&fragment, Property::NoStaleWrite).unwrap());
         let (html, _, _) = out.last().unwrap();
         assert!(
-            html.contains("The run already breaks it, with no move at all"),
+            html.contains("The run already breaks it, at or before the playhead"),
             "{html}"
         );
+        assert!(html.contains("move the playhead before the violation"));
+        assert!(!html.contains("Searched"), "no search was needed: {html}");
+        assert!(html.contains("data-say=\"Opened the run at the moment it breaks"));
         assert!(html.contains("data-open"));
     }
 

@@ -42,7 +42,7 @@ async function searchResult(page) {
   return poll(
     async () => {
       const text = (await finder(page).innerText()).replace(/\s+/g, " ");
-      return /Broken in|already breaks it|No violation within|could not|cannot/.test(text) && text;
+      return /Broken in|breaks it|No violation within|could not|cannot/.test(text) && text;
     },
     { what: "the search's result", timeout: SEARCH_PATIENCE_MS, interval: 100 },
   );

@@ -138,7 +138,9 @@ pub fn use_work() -> UseWork {
             // Dropping the worker terminates it, job and all.
             let _stopped = work.borrow_mut().take();
             let progress = match &*shown {
-                Shown::Running { progress, .. } => format!(" It had got this far: {progress}"),
+                Shown::Running { progress, .. } => {
+                    format!(" Its last report: \u{201c}{progress}\u{201d}")
+                }
                 _ => String::new(),
             };
             shown.set(Shown::Stopped(format!(

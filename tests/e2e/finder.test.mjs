@@ -120,7 +120,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     });
     assert.ok(await chosen.isDisabled(), "the property is fixed while it searches");
     await finder(page).getByRole("button", named("Cancel")).click();
-    await poll(async () => /Cancelled: the worker is stopped\. It had got this far: /.test(await finder(page).innerText()), {
+    await poll(async () => /Cancelled: the worker is stopped\. Its last report: “Searching depth \d+ of 8/.test(await finder(page).innerText()), {
       what: "the cancelled search's words",
     });
     await poll(async () => page.workers().length === 0, { what: "the worker to be gone" });

@@ -3,6 +3,7 @@
 //
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
+//        [--find PROPERTY-SLUG] [--open-trace]
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -26,6 +27,8 @@ const { values: args, positionals } = parseArgs({
     scroll: { type: "string" },
     // With --path "?explore=...": wait for the explorer's run to finish.
     explore: { type: "boolean", default: false },
+    find: { type: "string" },
+    "open-trace": { type: "boolean", default: false },
   },
 });
 
@@ -47,6 +50,13 @@ try {
       await page.getByRole("button", { name: "Next", exact: true }).click();
       await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
     }
+  }
+  if (args.find) {
+    const finder = page.getByRole("group", { name: "Find the shortest failure", exact: true });
+    await finder.getByRole("combobox", { name: "Property", exact: true }).selectOption(args.find);
+    await finder.getByRole("button", { name: "Find the shortest failure", exact: true }).click();
+    await poll(async () => (await finder.locator(".finder__result").count()) > 0, { what: "the search's result", timeout: 120_000 });
+    if (args["open-trace"]) await finder.getByRole("button", { name: "Open this run", exact: true }).click();
   }
   if (args.scroll && !args.explore) {
     await page.locator(args.scroll).first().scrollIntoViewIfNeeded();

@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
-# Trunk's post-build hook: in release builds, minifies the page's
-# wasm-bindgen glue with terser (trunk's own JS minifier cannot read its
-# `export default` and copies it as it is). The glue is part of the page's
-# first load, which counts its bytes (README, Budgets).
+# Trunk's post-build hook: mends the worker's loader (below) and, in release
+# builds, minifies the page's wasm-bindgen glue with terser (trunk's own JS
+# minifier cannot read its `export default` and copies it as it is). The
+# glue is part of the page's first load, which counts its bytes (README,
+# Budgets).
 set -euo pipefail
+
+# Trunk's loader for the background worker starts it with a bare path,
+# which wasm-bindgen 0.2.130 still reads but warns about in the console on
+# every start ("using deprecated parameters"); it wants the path in an object.
+loader="$TRUNK_STAGING_DIR/distlock-worker_loader.js"
+if [ -f "$loader" ]; then
+  sed -E -i 's/wasm_bindgen\(\s*("[^"]+")\s*\)/wasm_bindgen({module_or_path:\1})/' "$loader"
+fi
+
 [ "${TRUNK_PROFILE:-}" = release ] || exit 0
 terser="$(dirname "$0")/../node_modules/.bin/terser"
 if [ ! -x "$terser" ]; then

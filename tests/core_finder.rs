@@ -432,3 +432,30 @@ fn bad_requests_are_refused_with_a_reason() {
         .to_string()
         .starts_with("the starting run cannot be played"));
 }
+
+#[test]
+fn progress_adds_up_the_distinct_states_of_every_depth() {
+    let mut request = Request::new(
+        config(Backend::Postgres, Fencing::Off),
+        Property::OneBeliever,
+    );
+    request.moves = vec![MoveKind::Acquire, MoveKind::Pause, MoveKind::Wait];
+    // Each depth's search on its own: the whole search repeats them all.
+    let mut by_depth = 0;
+    for depth in 1..=4 {
+        request.depth_max = depth;
+        match search(&request) {
+            Outcome::NoneWithin { states, .. } => by_depth += states,
+            other => panic!("depth {depth}: {other}"),
+        }
+    }
+    let mut finder = Finder::new(&request).unwrap();
+    let outcome = finder.run(u64::MAX).unwrap();
+    assert!(
+        matches!(outcome, Outcome::NoneWithin { depth: 4, .. }),
+        "{outcome}"
+    );
+    let progress = finder.progress();
+    assert_eq!(progress.distinct, by_depth);
+    assert!(progress.distinct >= progress.states && progress.explored >= progress.distinct);
+}

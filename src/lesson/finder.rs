@@ -243,6 +243,11 @@ pub struct Progress {
     /// States generated in all, counting each depth's search again: what
     /// the time went into.
     pub explored: u64,
+    /// Distinct states of every depth's search so far, added up (each
+    /// depth's search starts its own count): the figure to divide by the
+    /// time taken for distinct states per second.
+    #[serde(default)]
+    pub distinct: u64,
 }
 
 /// One step of a trace, in words.
@@ -456,6 +461,8 @@ pub struct Finder {
     /// Every state found at this depth's search, with the fewest moves it was reached in.
     visited: FxHashMap<u64, u32>,
     explored: u64,
+    /// Distinct states of the depths searched before this one.
+    distinct_before: u64,
     outcome: Option<Outcome>,
 }
 
@@ -474,6 +481,7 @@ impl Finder {
             stack: Vec::new(),
             visited: FxHashMap::default(),
             explored: 0,
+            distinct_before: 0,
             outcome: None,
         };
         // The starting run may break the property already, or be about to.
@@ -493,6 +501,7 @@ impl Finder {
             depth_done: self.depth_done,
             states: self.visited.len() as u64,
             explored: self.explored,
+            distinct: self.distinct_before + self.visited.len() as u64,
         }
     }
 
@@ -576,6 +585,7 @@ impl Finder {
             return;
         }
         self.limit += 1;
+        self.distinct_before += self.visited.len() as u64;
         self.visited.clear();
         let moves = moves(&self.plan, &self.root);
         self.stack.push(Frame {

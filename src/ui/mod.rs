@@ -8,11 +8,13 @@ pub mod dom;
 pub mod embed;
 pub mod event_log;
 pub mod explorer;
+pub mod find;
 pub mod frames;
 pub mod guide;
 pub mod intro;
 pub mod keys;
 pub mod messages;
+pub mod properties;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
@@ -36,6 +38,7 @@ use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
+use properties::{use_properties, PropertiesPanel};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
@@ -72,6 +75,18 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
             let _stopped = frames;
         }
     });
+}
+
+/// A callback that makes the page's current run link, the same callback
+/// on every render: a panel given it is not drawn again for every frame.
+#[hook]
+fn use_run_link(state: &UseReducerHandle<AppState>) -> Callback<(), String> {
+    let latest = use_mut_ref(|| state.clone());
+    *latest.borrow_mut() = state.clone();
+    let made = use_memo((), move |_| {
+        Callback::from(move |()| latest.borrow().link())
+    });
+    (*made).clone()
 }
 
 #[component]
@@ -132,6 +147,9 @@ pub fn App(props: &AppProps) -> Html {
     let picture_cache = use_mut_ref(PictureCache::default);
     let picture =
         state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
+    let (found, dropped) = use_properties(&state);
+    let shown_ms = state.future.is_some().then_some(now_ms);
+    let run_link = use_run_link(&state);
     let run_file = {
         let state = state.clone();
         Callback::from(move |()| state.run_file())
@@ -205,6 +223,7 @@ pub fn App(props: &AppProps) -> Html {
                 <div class={spot(Look::Status)}><Status ..status /></div>
                 { cards }
                 { timeline }
+                <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} {run_link} />
                 <Share dispatch={dispatch.clone()} {make_link} />
                 <Stories ..stories />
                 <div class="page__pair">

@@ -64,6 +64,95 @@ pub enum Shown {
     },
     Done(AttrValue),
     Failed(String),
+    /// Cancelled by the visitor: the worker is gone, and this says where
+    /// the job had got to.
+    Stopped(String),
+}
+
+impl Shown {
+    pub fn is_running(&self) -> bool {
+        matches!(self, Shown::Running { .. })
+    }
+
+    fn of(reply: Result<Reply, String>) -> Shown {
+        match reply {
+            Ok(Reply {
+                error: Some(why), ..
+            })
+            | Err(why) => Shown::Failed(why),
+            Ok(r) if r.done => Shown::Done(r.html.into()),
+            Ok(r) => Shown::Running {
+                progress: r.progress,
+                html: r.html.into(),
+            },
+        }
+    }
+}
+
+/// A section's line to the worker: what it shows, a callback that sends a
+/// job (starting the worker the first time), and one that cancels it.
+pub struct UseWork {
+    pub shown: Shown,
+    pub send: Callback<Job>,
+    /// Stops the worker at once (it is terminated, not asked), keeping
+    /// the last progress in words.
+    pub cancel: Callback<()>,
+}
+
+#[hook]
+pub fn use_work() -> UseWork {
+    let shown = use_state(Shown::default);
+    let work = use_mut_ref(|| None::<Work>);
+    // The job whose replies count: a reply to one replaced since is stale.
+    let current = use_mut_ref(|| 0u32);
+    let send = {
+        let (shown, work, current) = (shown.clone(), work.clone(), current.clone());
+        Callback::from(move |job: Job| {
+            let (answered, latest) = (shown.clone(), current.clone());
+            let on_reply = Callback::from(move |reply: Result<Reply, String>| {
+                if reply.as_ref().is_ok_and(|r| r.id != *latest.borrow()) {
+                    return;
+                }
+                answered.set(Shown::of(reply))
+            });
+            let mut work = work.borrow_mut();
+            // A worker that failed is not asked again: a new one is.
+            if matches!(*shown, Shown::Failed(_)) {
+                *work = None;
+            }
+            let progress = match *work {
+                Some(_) => "Sent to the worker…",
+                None => "Starting the worker…",
+            };
+            shown.set(Shown::Running {
+                progress: progress.into(),
+                html: AttrValue::default(),
+            });
+            let id = work.get_or_insert_with(|| Work::start(on_reply)).send(job);
+            *current.borrow_mut() = id;
+        })
+    };
+    let cancel = {
+        let (shown, work) = (shown.clone(), work.clone());
+        Callback::from(move |()| {
+            // Dropping the worker terminates it, job and all.
+            let _stopped = work.borrow_mut().take();
+            let progress = match &*shown {
+                Shown::Running { progress, .. } => {
+                    format!(" Its last report: \u{201c}{progress}\u{201d}")
+                }
+                _ => String::new(),
+            };
+            shown.set(Shown::Stopped(format!(
+                "Cancelled: the worker is stopped.{progress}"
+            )));
+        })
+    };
+    UseWork {
+        shown: (*shown).clone(),
+        send,
+        cancel,
+    }
 }
 
 /// A section's job: what it shows, and the callback that starts the job
@@ -75,37 +164,11 @@ pub struct UseJob {
 
 #[hook]
 pub fn use_job(job: Job) -> UseJob {
-    let shown = use_state(Shown::default);
-    let work = use_mut_ref(|| None::<Work>);
-    let run = {
-        let (shown, work) = (shown.clone(), work.clone());
-        Callback::from(move |_: MouseEvent| {
-            let answered = shown.clone();
-            let on_reply = Callback::from(move |reply: Result<Reply, String>| {
-                answered.set(match reply {
-                    Ok(Reply {
-                        error: Some(why), ..
-                    })
-                    | Err(why) => Shown::Failed(why),
-                    Ok(r) if r.done => Shown::Done(r.html.into()),
-                    Ok(r) => Shown::Running {
-                        progress: r.progress,
-                        html: r.html.into(),
-                    },
-                })
-            });
-            shown.set(Shown::Running {
-                progress: "Starting the worker…".into(),
-                html: AttrValue::default(),
-            });
-            let mut work = work.borrow_mut();
-            work.get_or_insert_with(|| Work::start(on_reply))
-                .send(job.clone());
-        })
-    };
+    let work = use_work();
+    let send = work.send;
     UseJob {
-        shown: (*shown).clone(),
-        run,
+        shown: work.shown,
+        run: Callback::from(move |_: MouseEvent| send.emit(job.clone())),
     }
 }
 
@@ -121,6 +184,10 @@ pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
         Shown::Done(html) => (Html::default(), html.clone()),
         Shown::Failed(why) => (
             html! { <p class="work__status" role="alert">{ why }</p> },
+            AttrValue::default(),
+        ),
+        Shown::Stopped(words) => (
+            html! { <p class="work__status" role="status">{ words }</p> },
             AttrValue::default(),
         ),
     };
@@ -230,6 +297,10 @@ mod browser {
     impl Drop for Inner {
         fn drop(&mut self) {
             if let Some(worker) = &self.worker {
+                // No reply already on its way reaches a handler that is
+                // about to be freed.
+                worker.set_onmessage(None);
+                worker.set_onerror(None);
                 worker.terminate();
             }
         }

@@ -66,7 +66,9 @@ pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dy
         Job::ExploreDraw { plan, results } => {
             draw(&plan, &results).map(|(html, files)| reply(html, String::new(), true, files))
         }
-        Job::Compare | Job::Spanner => Err("This job is not the explorer's.".to_string()),
+        Job::Compare | Job::Spanner | Job::Find { .. } => {
+            Err("This job is not the explorer's.".to_string())
+        }
     };
     send(answer.unwrap_or_else(|why| Reply::failed(id, why)));
 }

@@ -14,8 +14,10 @@
 mod compare;
 mod explore;
 mod explore_draw;
+mod find;
 mod spanner;
 
+use crate::lesson::properties::Property;
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
 
@@ -24,9 +26,10 @@ use serde::{Deserialize, Serialize};
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The longest request the worker reads: a job is a few settings, but the
-/// explorer's drawing job carries every cell's counts and its first
-/// failing trial's link (at most 1,024 cells of a few KiB each).
+/// The longest request the worker reads: a job is a few settings or a run
+/// as its link carries it, but the explorer's drawing job carries every
+/// cell's counts and its first failing trial's link (at most 1,024 cells of
+/// a few KiB each).
 pub const REQUEST_LEN_MAX: usize = 16 * 1024 * 1024;
 
 /// What the page asks.
@@ -57,6 +60,9 @@ pub enum Job {
     /// The heatmap and table from a plan and the cells' results so far;
     /// `data` holds the files to download.
     ExploreDraw { plan: String, results: Vec<String> },
+    /// The shortest run that breaks `property`, searched from the page's
+    /// run (its link's fragment) where the playhead stands.
+    Find { run: String, property: Property },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -160,27 +166,32 @@ pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(Str
     }
     let id = request.id;
     match request.job {
-        Job::Compare => compare::run_all(&mut |html, progress, done| {
-            send(Reply {
-                v: PROTOCOL_VERSION,
-                id,
-                html,
-                progress,
-                done,
-                error: None,
-                data: String::new(),
-            })
-        }),
-        Job::Spanner => send(Reply {
+        Job::Compare => compare::run_all(&mut answer(id, &mut send)),
+        Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
+        Job::Find { run, property } => {
+            let searched = find::request(&run, property)
+                .and_then(|request| find::run(&request, clock_ms, &mut answer(id, &mut send)));
+            if let Err(why) = searched {
+                send(Reply::failed(id, why));
+            }
+        }
+        job => explore::serve(job, id, clock_ms, &mut send),
+    }
+}
+
+/// A job's replies, from its markup so far, its progress and whether it
+/// is done.
+fn answer<'a>(id: u32, send: &'a mut dyn FnMut(Reply)) -> impl FnMut(String, String, bool) + 'a {
+    move |html, progress, done| {
+        send(Reply {
             v: PROTOCOL_VERSION,
             id,
-            html: spanner::body(),
-            progress: String::new(),
-            done: true,
+            html,
+            progress,
+            done,
             error: None,
             data: String::new(),
-        }),
-        job => explore::serve(job, id, clock_ms, &mut send),
+        })
     }
 }
 

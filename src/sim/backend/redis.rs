@@ -27,8 +27,8 @@ use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
 use crate::sim::scenario::{Config, NodeCommand, RedisOptions};
 use crate::sim::types::{ClientId, Millis, NodeId, Persistence, ReleaseMode, Token};
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// The two servers: R1 starts as the master, R2 as its replica.
 pub const SERVERS: usize = 2;
@@ -166,10 +166,7 @@ pub(crate) struct Redis {
     side: [Side; 4],
     /// Rounds started so far: each gets the next number.
     rounds: u32,
-    /// The fence the master returned with each lock value. One
-    /// entry for every grant, never removed, at random keys: a tree, as a
-    /// sorted vector would shift on most insertions (it measured slower).
-    fence_of: BTreeMap<u64, u64>,
+    fence_of: LiteMap<u64, u64>,
     rng: ServiceRng,
 }
 
@@ -203,7 +200,7 @@ impl LockSystem for Redis {
             lost_writes: 0,
             side: Default::default(),
             rounds: 0,
-            fence_of: BTreeMap::new(),
+            fence_of: LiteMap::new(),
             rng: ServiceRng::new(config.seed),
         }
     }

@@ -22,8 +22,8 @@ use crate::sim::scenario::{Config, NodeCommand, RedisOptions};
 use crate::sim::types::{
     ClientId, ExtendMode, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Token,
 };
+use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 pub const NODES: usize = 5;
 pub const QUORUM: u8 = 3;
@@ -166,10 +166,8 @@ pub(crate) struct Redlock {
     side: [Side; 4],
     /// Rounds started so far: each gets the next number.
     rounds: u32,
-    /// The fence value node 1 returned with each lock value. One
-    /// entry for every grant, never removed, at random keys: a tree, as a
-    /// sorted vector would shift on most insertions (it measured slower).
-    fence_of: BTreeMap<u64, u64>,
+    /// The fence value node 1 returned with each lock value.
+    fence_of: LiteMap<u64, u64>,
     rng: ServiceRng,
 }
 
@@ -196,7 +194,7 @@ impl LockSystem for Redlock {
             nodes: Default::default(),
             side: Default::default(),
             rounds: 0,
-            fence_of: BTreeMap::new(),
+            fence_of: LiteMap::new(),
             rng: ServiceRng::new(config.seed),
         }
     }

@@ -62,7 +62,12 @@ fn main() {
     yew::Renderer::<App>::new().render();
 }
 EOF
-  cp index.html Trunk.toml "$dir/"
+  # The page's shell without its background worker, which the minimal
+  # page has no binary for (and the first render never waits on).
+  grep -v 'data-type="worker"' index.html >"$dir/index.html"
+  cp Trunk.toml "$dir/"
+  mkdir -p "$dir/scripts"
+  cp scripts/minify-glue.sh "$dir/scripts/"
   cp assets/boot.js "$dir/assets/"
   : >"$dir/styles/main.css"
 }

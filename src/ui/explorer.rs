@@ -1,242 +1,70 @@
 //! "How likely is it?": the hazard explorer's section (`crate::explore`).
 //! The page keeps a thin shell and its first load stays the same size:
-//! the form, the heatmap, the table and the files are drawn by workers
-//! (`crate::work`). The page reads the form's fields as a query string,
-//! hands the plan and each cell's result between workers without reading
-//! them, deals cells out to one worker per core, and places the markup.
-//! Dropping the crew's workers stops a run at once; what arrived stays.
+//! one worker (`crate::work`) draws the form, and when Run is pressed it
+//! leads the run from there, with a crew of workers of its own, one per
+//! core, and sends the drawing as cells arrive. The page reads the form's
+//! fields as a query string, sends them, and places the markup; Cancel
+//! asks the lead to stop its crew at once, keeping what arrived.
 
 use super::state::Action;
 use super::worker::{job_body, Shown, Work};
-use crate::wire::json::{self, Json};
 use crate::work::{Job, Reply};
 use std::cell::RefCell;
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// Workers that run cells at most (and one more draws).
-const CREW_MAX: usize = 4;
 /// The page's address keeps the explorer's settings under this key.
 const LINK_KEY: &str = "explore";
 
-/// The explorer's state, shared with the workers' reply handlers.
+/// The explorer's state, shared with the worker's reply handler.
 #[derive(Default)]
 struct Desk {
-    redraw: Callback<()>,
-    /// The worker that draws the form, checks plans and draws results.
     pen: Option<Work>,
-    /// The ids of the pen's last form, plan and drawing jobs.
-    ids: [u32; 3],
+    /// The ids of the last form job and of the last run (or stop) job.
+    form_id: u32,
+    run_id: u32,
     form: AttrValue,
-    /// Run the form's settings as soon as they arrive (a shared link).
-    autorun: Option<String>,
+    body: AttrValue,
+    running: bool,
     message: String,
-    plan: String,
-    cells: u32,
-    trials: u64,
-    next: u32,
-    results: Vec<String>,
-    /// Trials done in each crew worker's current cell.
-    partial: Vec<u64>,
-    crew: Vec<Work>,
-    /// Runs so far: replies from an earlier run's workers are dropped.
-    run: u32,
-    started_ms: f64,
-    ended_ms: Option<f64>,
-    drawing: bool,
-    stale: bool,
-    map: AttrValue,
-    files: String,
 }
 
-const FORM: usize = 0;
-const PLAN: usize = 1;
-const DRAW: usize = 2;
-
-fn now_ms() -> f64 {
-    #[cfg(target_arch = "wasm32")]
-    return js_sys::Date::now();
-    #[cfg(not(target_arch = "wasm32"))]
-    0.0
-}
-
-impl Desk {
-    fn send(&mut self, slot: usize, job: Job) {
-        if let Some(pen) = &self.pen {
-            self.ids[slot] = pen.send(job);
-        }
-    }
-
-    fn draw(&mut self) {
-        if self.drawing {
-            self.stale = true;
-            return;
-        }
-        let job = Job::ExploreDraw {
-            plan: self.plan.clone(),
-            results: self.results.clone(),
-        };
-        self.send(DRAW, job);
-        (self.drawing, self.stale) = (true, false);
-    }
-
-    /// Stops the crew; the caller drops the workers once it lets go of
-    /// the desk.
-    fn stop(&mut self) -> Vec<Work> {
-        self.run = self.run.wrapping_add(1);
-        self.partial.clear();
-        if !self.crew.is_empty() && self.ended_ms.is_none() {
-            self.ended_ms = Some(now_ms());
-        }
-        std::mem::take(&mut self.crew)
-    }
-
-    fn trials_done(&self) -> u64 {
-        self.results.len() as u64 * self.trials + self.partial.iter().sum::<u64>()
-    }
-}
-
-/// Starts the pen if it is not running yet, then hands it `job`.
-fn ask(desk: &Rc<RefCell<Desk>>, slot: usize, job: Job) {
-    if desk.borrow().pen.is_none() {
-        let weak = Rc::downgrade(desk);
-        let pen = Work::start(Callback::from(move |reply| {
+/// Hands the worker `job`, starting it the first time.
+fn ask(desk: &Rc<RefCell<Desk>>, redraw: &Callback<()>, job: Job) {
+    let mut d = desk.borrow_mut();
+    if d.pen.is_none() {
+        let (weak, redraw) = (Rc::downgrade(desk), redraw.clone());
+        d.pen = Some(Work::start(Callback::from(move |reply| {
             if let Some(desk) = weak.upgrade() {
-                pen_replied(&desk, reply);
+                heard(&mut desk.borrow_mut(), reply);
+                redraw.emit(());
             }
-        }));
-        desk.borrow_mut().pen = Some(pen);
+        })));
     }
-    desk.borrow_mut().send(slot, job);
-}
-
-fn pen_replied(desk: &Rc<RefCell<Desk>>, reply: Result<Reply, String>) {
-    let mut d = desk.borrow_mut();
-    let redraw = d.redraw.clone();
-    match reply {
-        Err(why)
-        | Ok(Reply {
-            error: Some(why), ..
-        }) => {
-            d.message = why;
-            d.drawing = false;
-            let _dropped = d.stop();
-        }
-        Ok(r) if r.id == d.ids[FORM] => {
-            d.form = r.html.into();
-            if let Some(query) = d.autorun.take() {
-                d.send(PLAN, Job::ExplorePlan { query });
-            }
-        }
-        Ok(r) if r.id == d.ids[PLAN] => {
-            d.map = r.html.into();
-            drop(d);
-            start_run(desk, r.data);
-            return redraw.emit(());
-        }
-        Ok(r) if r.id == d.ids[DRAW] => {
-            (d.map, d.files, d.drawing) = (r.html.into(), r.data, false);
-            if d.stale {
-                d.draw();
-            }
-        }
-        Ok(_) => return,
-    }
-    drop(d);
-    redraw.emit(());
-}
-
-/// The grid's size and trials per cell, read from the plan's JSON with
-/// the page's small reader.
-fn plan_size(plan: &str) -> (u32, u64) {
-    let parsed = json::parse(plan).unwrap_or(Json::Null);
-    let len = |j: Option<&Json>| j.and_then(Json::as_array).map_or(0, <[Json]>::len);
-    let cells = len(parsed.get("ttls_ms")) * len(parsed.get("axis").and_then(|a| a.get("values")));
-    let trials = parsed.get("trials").and_then(Json::as_u64).unwrap_or(0);
-    (u32::try_from(cells).unwrap_or(0), trials)
-}
-
-fn crew_size() -> usize {
-    #[cfg(target_arch = "wasm32")]
-    let cores = web_sys::window().map_or(1.0, |w| w.navigator().hardware_concurrency());
-    #[cfg(not(target_arch = "wasm32"))]
-    let cores = 1.0;
-    (cores as usize).clamp(1, CREW_MAX)
-}
-
-fn start_run(desk: &Rc<RefCell<Desk>>, plan: String) {
-    let (cells, trials) = plan_size(&plan);
-    let (old, run) = {
-        let mut d = desk.borrow_mut();
-        let old = d.stop();
-        (d.cells, d.trials, d.next) = (cells, trials, 0);
-        (d.started_ms, d.ended_ms) = (now_ms(), None);
-        d.results.clear();
-        d.files.clear();
+    let is_form = matches!(job, Job::ExploreForm { .. });
+    let id = d.pen.as_ref().map_or(0, |pen| pen.send(job));
+    if is_form {
+        d.form_id = id;
+    } else {
+        (d.run_id, d.running) = (id, true);
         d.message.clear();
-        d.plan = plan;
-        (old, d.run)
-    };
-    drop(old);
-    let crew: Vec<Work> = (0..crew_size().min(cells as usize))
-        .map(|i| {
-            let weak = Rc::downgrade(desk);
-            Work::start(Callback::from(move |reply| {
-                if let Some(desk) = weak.upgrade() {
-                    cell_replied(&desk, run, i, reply);
-                }
-            }))
-        })
-        .collect();
-    let mut d = desk.borrow_mut();
-    d.partial = vec![0; crew.len()];
-    d.crew = crew;
-    for i in 0..d.crew.len() {
-        deal(&mut d, i);
     }
 }
 
-/// Hands crew worker `i` the next cell, if one is left.
-fn deal(d: &mut Desk, i: usize) {
-    if d.next < d.cells {
-        let job = Job::ExploreCell {
-            plan: d.plan.clone(),
-            cell: d.next,
-        };
-        d.crew[i].send(job);
-        d.next += 1;
-    }
-}
-
-fn cell_replied(desk: &Rc<RefCell<Desk>>, run: u32, i: usize, reply: Result<Reply, String>) {
-    let mut d = desk.borrow_mut();
-    if run != d.run || i >= d.crew.len() {
-        return;
-    }
-    let mut stopped = Vec::new();
+fn heard(d: &mut Desk, reply: Result<Reply, String>) {
     match reply {
-        Err(why)
-        | Ok(Reply {
+        // The worker could not start: a later click starts a new one.
+        Err(why) => {
+            (d.message, d.running) = (why, false);
+            d.pen = None;
+        }
+        Ok(r) if r.id != d.form_id && r.id != d.run_id => {}
+        Ok(Reply {
             error: Some(why), ..
-        }) => {
-            d.message = why;
-            stopped = d.stop();
-        }
-        Ok(r) if !r.done => d.partial[i] = r.progress.parse().unwrap_or(0),
-        Ok(r) => {
-            d.results.push(r.data);
-            d.partial[i] = 0;
-            deal(&mut d, i);
-            if d.results.len() as u32 >= d.cells {
-                stopped = d.stop();
-            }
-            d.draw();
-        }
+        }) => (d.message, d.running) = (why, false),
+        Ok(r) if r.id == d.form_id => d.form = r.html.into(),
+        Ok(r) => (d.body, d.running) = (r.html.into(), !r.done),
     }
-    let redraw = d.redraw.clone();
-    drop(d);
-    drop(stopped);
-    redraw.emit(());
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -250,54 +78,36 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
     let update = use_force_update();
     let section = use_node_ref();
     let form_ref = use_node_ref();
-    desk.borrow_mut().redraw = Callback::from(move |()| update.force_update());
+    let redraw = Callback::from(move |()| update.force_update());
+    let send = {
+        let desk = desk.clone();
+        Callback::from(move |job| ask(&desk, &redraw, job))
+    };
     use_effect_with((), {
-        let (desk, section) = (desk.clone(), section.clone());
+        let (send, section) = (send.clone(), section.clone());
         move |_| {
             if let Some(query) = linked_query() {
-                desk.borrow_mut().autorun = Some(query.clone());
-                ask(&desk, FORM, Job::ExploreForm { query });
+                send.emit(Job::ExploreForm {
+                    query: query.clone(),
+                });
+                send.emit(Job::Explore { query });
                 browser::scroll_to(&section);
             }
         }
     });
-    let open = {
-        let desk = desk.clone();
-        Callback::from(move |_: MouseEvent| {
-            ask(
-                &desk,
-                FORM,
-                Job::ExploreForm {
-                    query: String::new(),
-                },
-            )
-        })
-    };
+    let open = send.reform(|_: MouseEvent| Job::ExploreForm {
+        query: String::new(),
+    });
     let submit = {
-        let (desk, form_ref) = (desk.clone(), form_ref.clone());
+        let (send, form_ref) = (send.clone(), form_ref.clone());
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
             let query = browser::form_query(&form_ref);
             browser::keep_in_link(&query);
-            ask(&desk, PLAN, Job::ExplorePlan { query });
+            send.emit(Job::Explore { query });
         })
     };
-    let cancel = {
-        let desk = desk.clone();
-        Callback::from(move |_: MouseEvent| {
-            let mut d = desk.borrow_mut();
-            let stopped = d.stop();
-            d.message = format!(
-                "Cancelled: {} of {} cells ran and are shown.",
-                d.results.len(),
-                d.cells
-            );
-            let redraw = d.redraw.clone();
-            drop(d);
-            drop(stopped);
-            redraw.emit(());
-        })
-    };
+    let cancel = send.reform(|_: MouseEvent| Job::ExploreStop);
     let d = desk.borrow();
     html! {
         <section ref={section} class="panel explorer" aria-label="Hazard explorer">
@@ -315,7 +125,7 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
                     { Html::from_html_unchecked(d.form.clone()) }
                     <div class="explorer__actions">
                         <button type="submit" class="button button--primary">{ "Run" }</button>
-                        if !d.crew.is_empty() {
+                        if d.running {
                             <button type="button" class="button" onclick={cancel}>{ "Cancel" }</button>
                         }
                     </div>
@@ -324,62 +134,8 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
             if !d.message.is_empty() {
                 <p class="work__status" role="alert">{ d.message.clone() }</p>
             }
-            { progress(&d) }
-            { downloads(&d.files) }
-            { job_body(&Shown::Done(d.map.clone()), &props.dispatch) }
+            { job_body(&Shown::Done(d.body.clone()), &props.dispatch) }
         </section>
-    }
-}
-
-fn progress(d: &Desk) -> Html {
-    if d.cells == 0 {
-        return Html::default();
-    }
-    let done = AttrValue::from(d.results.len().to_string());
-    let cells = AttrValue::from(d.cells.to_string());
-    // Whole trials per second: formatting a float would bring its code
-    // into the page's first load.
-    let elapsed_ms = (d.ended_ms.unwrap_or_else(now_ms) - d.started_ms).max(0.0) as u64;
-    let rate = (d.trials_done() * 1_000)
-        .checked_div(elapsed_ms)
-        .unwrap_or(0);
-    let words = format!(
-        "{done} of {} cells, {rate} trials per second{}",
-        d.cells,
-        if d.crew.is_empty() { "" } else { ", running" }
-    );
-    html! {
-        <div class="explorer__progress">
-            <progress role="progressbar" aria-label="Cells done" max={cells.clone()}
-                value={done.clone()} aria-valuemin="0" aria-valuemax={cells.clone()}
-                aria-valuenow={done.clone()} aria-valuetext={words.clone()} />
-            <span>{ words }</span>
-        </div>
-    }
-}
-
-fn downloads(files: &str) -> Html {
-    if files.is_empty() {
-        return Html::default();
-    }
-    let parsed = Rc::new(json::parse(files).unwrap_or(Json::Null));
-    let save = |key: &'static str, name: &'static str, mime: &'static str| {
-        let parsed = parsed.clone();
-        Callback::from(move |_: MouseEvent| {
-            if let Some(text) = parsed.get(key).and_then(Json::as_str) {
-                super::timeline_dom::save_file(name, mime, text);
-            }
-        })
-    };
-    html! {
-        <div class="explorer__actions">
-            <button type="button" class="button" onclick={save("csv", "distlock-hazard.csv", "text/csv")}>
-                { "Download CSV" }
-            </button>
-            <button type="button" class="button" onclick={save("svg", "distlock-hazard.svg", "image/svg+xml")}>
-                { "Download heatmap (SVG)" }
-            </button>
-        </div>
     }
 }
 

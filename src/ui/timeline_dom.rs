@@ -37,7 +37,7 @@ pub fn capture(svg_ref: &NodeRef, pointer_id: i32) {
     browser::capture(svg_ref, pointer_id)
 }
 
-pub use browser::{on_resize, on_wheel, save, save_file, Listener};
+pub use browser::{on_resize, on_wheel, save, save_png_of, Listener};
 
 /// Today's file names: the picture and the run share a stem.
 pub const FILE_STEM: &str = "distlock-run";
@@ -175,13 +175,6 @@ mod browser {
         Ok(())
     }
 
-    /// Offers `text` as a file to download (the explorer's CSV and SVG).
-    pub fn save_file(name: &str, mime: &str, text: &str) {
-        if let Err(e) = save_text(name, mime, text) {
-            web_sys::console::warn_2(&"The download could not be made:".into(), &e);
-        }
-    }
-
     fn save_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
         let url = blob_url(text, mime)?;
         click_download(&url, name)?;
@@ -193,17 +186,44 @@ mod browser {
         let svg = svg_ref
             .cast::<web_sys::Element>()
             .ok_or_else(|| JsValue::from_str("no picture"))?;
-        let (w, h) = (
+        let size = (
             f64::from(svg.client_width().max(1)),
             f64::from(svg.client_height().max(1)),
         );
         let url = blob_url(&svg.outer_html(), "image/svg+xml")?;
+        png(url, Some(size), format!("{FILE_STEM}.png"), true)
+    }
+
+    /// Saves the SVG at `svg_url` (a `data:` address) as a PNG named
+    /// `name`, at twice the SVG's own size (the explorer's heatmap).
+    pub fn save_png_of(svg_url: &str, name: &str) {
+        if let Err(e) = png(svg_url.to_string(), None, name.to_string(), false) {
+            web_sys::console::warn_2(&"The PNG could not be made:".into(), &e);
+        }
+    }
+
+    /// Loads the SVG at `url`, draws it at twice `size` (or its own), and
+    /// saves the canvas; `revoke` frees a blob address afterwards.
+    fn png(
+        url: String,
+        size: Option<(f64, f64)>,
+        name: String,
+        revoke: bool,
+    ) -> Result<(), JsValue> {
         let image = web_sys::HtmlImageElement::new()?;
         let loaded = image.clone();
         let svg_url = url.clone();
         let onload = Closure::once_into_js(move || {
-            let drawn = draw_png(&loaded, w, h);
-            let _ = web_sys::Url::revoke_object_url(&svg_url);
+            let (w, h) = size.unwrap_or_else(|| {
+                (
+                    f64::from(loaded.natural_width()),
+                    f64::from(loaded.natural_height()),
+                )
+            });
+            let drawn = draw_png(&loaded, w, h, &name);
+            if revoke {
+                let _ = web_sys::Url::revoke_object_url(&svg_url);
+            }
             if let Err(e) = drawn {
                 web_sys::console::warn_2(&"The PNG could not be made:".into(), &e);
             }
@@ -213,7 +233,12 @@ mod browser {
         Ok(())
     }
 
-    fn draw_png(image: &web_sys::HtmlImageElement, w: f64, h: f64) -> Result<(), JsValue> {
+    fn draw_png(
+        image: &web_sys::HtmlImageElement,
+        w: f64,
+        h: f64,
+        name: &str,
+    ) -> Result<(), JsValue> {
         let document = web_sys::window()
             .and_then(|win| win.document())
             .ok_or_else(|| JsValue::from_str("no document"))?;
@@ -227,7 +252,7 @@ mod browser {
         context.scale(2.0, 2.0)?;
         context.draw_image_with_html_image_element_and_dw_and_dh(image, 0.0, 0.0, w, h)?;
         let url = canvas.to_data_url_with_type("image/png")?;
-        click_download(&url, &format!("{FILE_STEM}.png"))
+        click_download(&url, name)
     }
 }
 
@@ -260,5 +285,5 @@ mod browser {
 
     pub fn save(_kind: Kind, _svg_ref: &NodeRef, _run_file: &Callback<(), String>) {}
 
-    pub fn save_file(_name: &str, _mime: &str, _text: &str) {}
+    pub fn save_png_of(_svg_url: &str, _name: &str) {}
 }

@@ -202,7 +202,9 @@ pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
 }
 
 /// A click inside a worker's markup on an element carrying `data-open`
-/// (a run link's fragment) opens that run, saying `data-say`.
+/// (a run link's fragment) opens that run, saying `data-say`; one on
+/// `data-png` saves the SVG that the markup's `a[data-svg]` links to as a
+/// PNG of that name (a worker cannot draw SVG).
 fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
     let dispatch = dispatch.clone();
     Callback::from(move |e: MouseEvent| {
@@ -210,6 +212,8 @@ fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
         if let Some((fragment, say)) = browser::opened(&e) {
             super::dom::show_simulation();
             dispatch.emit(Action::OpenWorkRun { fragment, say });
+        } else if let Some((svg_url, name)) = browser::png_asked(&e) {
+            super::timeline_dom::save_png_of(&svg_url, &name);
         }
         #[cfg(not(target_arch = "wasm32"))]
         let _ = (e, &dispatch);
@@ -307,6 +311,18 @@ mod browser {
     }
 
     const NO_WORKER: &str = "This runs in a background worker, which could not start here (a page that embeds this one may forbid workers). Open the simulator on its own page to run it.";
+
+    /// The SVG's address and the PNG's name, for a click on `data-png`.
+    pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
+        let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+        let button = target.closest("[data-png]").ok()??;
+        let body = button.closest(".work__body").ok()??;
+        let svg = body.query_selector("a[data-svg]").ok()??;
+        Some((
+            svg.get_attribute("href")?,
+            button.get_attribute("data-png")?,
+        ))
+    }
 
     /// The run link and its sentence on the element clicked, if any.
     pub fn opened(e: &MouseEvent) -> Option<(String, String)> {

@@ -1,11 +1,12 @@
 //! The hazard explorer's jobs (`crate::explore`), run in the page's
-//! workers: the settings form as markup, the form's fields read into a
-//! `Plan`, one cell of the grid run, and the heatmap and table drawn from
-//! the cells so far. The page keeps only a thin shell: it reads the form's
-//! fields as a query string, hands the plan and each cell's result back
-//! and forth as text it never reads, and places the markup.
+//! workers: the settings form as markup; a run, led from one worker that
+//! reads the form's fields into a `Plan`, deals the cells to a crew of
+//! workers and draws the heatmap, the table and the files as cells arrive;
+//! and one cell, a crew member's job. The page keeps only a thin shell: it
+//! reads the form's fields as a query string, sends them, and places the
+//! markup.
 
-use super::{escape, explore_draw, Job, Reply, PROTOCOL_VERSION};
+use super::{escape, explore_draw, Crew, Job, Reply, Request, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
 use crate::explore::{PauseProfile, Pauses};
 use crate::sim::{Backend, Fencing, Seed};
@@ -14,15 +15,16 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// The crew is one worker per core, at most this many.
+const CREW_MAX: u32 = 4;
 /// A cell's worker reports its trials so far about this often, so the
 /// page's trials per second moves while a long cell runs.
 const PROGRESS_EVERY_MS: f64 = 250.0;
 /// Trials run between looks at the clock.
 const TRIALS_PER_LOOK: u32 = 64;
 
-/// What one cell's worker hands back (through the page, which does not
-/// read it) to the worker that draws: the counts and, if a trial failed,
-/// the run link of the first failing one.
+/// What one cell's worker hands back to the lead: the counts and, if a
+/// trial failed, the run link of the first failing one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct CellData {
     pub result: CellResult,
@@ -34,7 +36,12 @@ pub(super) struct CellData {
     pub open_trial: Option<u32>,
 }
 
-/// Runs one of the explorer's jobs, posting its replies.
+/// The lead's page replies come at most this often while cells run (and
+/// always when the run ends): each is the whole drawing, which the page
+/// places in one go.
+const REDRAW_EVERY_MS: f64 = 250.0;
+
+/// Runs the explorer's jobs that need no crew: the form, and one cell.
 pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dyn FnMut(Reply)) {
     let reply = |html: String, progress: String, done: bool, data: String| Reply {
         v: PROTOCOL_VERSION,
@@ -47,11 +54,6 @@ pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dy
     };
     let answer = match job {
         Job::ExploreForm { query } => Ok(reply(form(&query), String::new(), true, String::new())),
-        Job::ExplorePlan { query } => plan_of(&query).and_then(|plan| {
-            let json = plan_json(&plan);
-            let (html, _) = draw(&json, &[])?;
-            Ok(reply(html, String::new(), true, json))
-        }),
         Job::ExploreCell { plan, cell } => read_plan(&plan).and_then(|plan| {
             let data = run_cell(&plan, cell, clock_ms, &mut |trials| {
                 send(reply(
@@ -63,14 +65,198 @@ pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dy
             })?;
             Ok(reply(String::new(), plan.trials.to_string(), true, data))
         }),
-        Job::ExploreDraw { plan, results } => {
-            draw(&plan, &results).map(|(html, files)| reply(html, String::new(), true, files))
-        }
-        Job::Compare | Job::Spanner | Job::Find { .. } => {
-            Err("This job is not the explorer's.".to_string())
-        }
+        _ => Err("This job is not the explorer's.".to_string()),
     };
     send(answer.unwrap_or_else(|why| Reply::failed(id, why)));
+}
+
+/// A run of the explorer, led from one worker: it deals the cells to its
+/// crew one at a time, keeps what comes back, and draws the heatmap for
+/// the page as cells arrive. The page reads none of it; it places the
+/// markup.
+pub(super) struct Lead {
+    /// The page's job the replies answer (the run's, then a stop's).
+    id: u32,
+    plan: Plan,
+    plan_json: String,
+    cells: Vec<Option<CellData>>,
+    next: u32,
+    /// Trials done in each crew member's current cell.
+    partial: Vec<u64>,
+    started_ms: f64,
+    posted_ms: f64,
+    /// When the run ended, and what the page is told about it.
+    ended: Option<(f64, String)>,
+}
+
+impl Lead {
+    /// Checks the form's fields into a plan and starts the crew, or
+    /// replies with what is wrong (and leads nothing).
+    pub fn start(
+        id: u32,
+        query: String,
+        cores: u32,
+        clock_ms: &dyn Fn() -> f64,
+        send: &mut dyn FnMut(Reply),
+        crew: &mut dyn FnMut(Crew),
+    ) -> Option<Lead> {
+        let plan = match plan_of(&query) {
+            Ok(plan) => plan,
+            Err(why) => {
+                send(Reply::failed(id, why));
+                return None;
+            }
+        };
+        let now = clock_ms();
+        let members = cores.clamp(1, CREW_MAX).min(plan.cells());
+        let mut lead = Lead {
+            id,
+            plan_json: plan_json(&plan),
+            cells: vec![None; plan.cells() as usize],
+            plan,
+            next: 0,
+            partial: vec![0; members as usize],
+            started_ms: now,
+            posted_ms: now,
+            ended: None,
+        };
+        crew(Crew::Hire(members));
+        for member in 0..members {
+            lead.deal(member, crew);
+        }
+        lead.post(now, send);
+        Some(lead)
+    }
+
+    /// Hands crew member `member` the next cell, if one is left.
+    fn deal(&mut self, member: u32, crew: &mut dyn FnMut(Crew)) {
+        if self.next >= self.plan.cells() {
+            return;
+        }
+        let request = Request {
+            v: PROTOCOL_VERSION,
+            id: self.next,
+            job: Job::ExploreCell {
+                plan: self.plan_json.clone(),
+                cell: self.next,
+            },
+        };
+        crew(Crew::Send(
+            member,
+            serde_json::to_string(&request).unwrap_or_default(),
+        ));
+        self.next += 1;
+    }
+
+    /// A crew member's reply: its progress in a cell, or the cell done.
+    pub fn heard(
+        &mut self,
+        member: u32,
+        reply: &str,
+        clock_ms: &dyn Fn() -> f64,
+        send: &mut dyn FnMut(Reply),
+        crew: &mut dyn FnMut(Crew),
+    ) {
+        if self.ended.is_some() {
+            return;
+        }
+        let now = clock_ms();
+        let cell = serde_json::from_str::<Reply>(reply)
+            .map_err(|e| e.to_string())
+            .and_then(|r| match r.error {
+                Some(why) => Err(why),
+                None => Ok(r),
+            });
+        let slot = self.partial.get_mut(member as usize);
+        match (cell, slot) {
+            (Ok(r), Some(partial)) if !r.done => *partial = r.progress.parse().unwrap_or(0),
+            (Ok(r), Some(partial)) => {
+                *partial = 0;
+                match serde_json::from_str::<CellData>(&r.data) {
+                    Ok(data) => {
+                        if let Some(slot) = self.cells.get_mut(data.result.cell as usize) {
+                            *slot = Some(data);
+                        }
+                        self.deal(member, crew);
+                    }
+                    Err(e) => self.end(
+                        now,
+                        format!("A cell's result could not be read: {e}."),
+                        crew,
+                    ),
+                }
+            }
+            (Err(why), _) => self.end(now, format!("A cell could not run: {why}"), crew),
+            (Ok(_), None) => return,
+        }
+        if self.ended.is_none() && self.cells.iter().all(Option::is_some) {
+            self.end(now, String::new(), crew);
+        }
+        if self.ended.is_some() || now - self.posted_ms >= REDRAW_EVERY_MS {
+            self.post(now, send);
+        }
+    }
+
+    /// Stops the run at once for the page's job `id`: the crew is
+    /// dismissed, and the cells that arrived stay drawn.
+    pub fn stop(
+        &mut self,
+        id: u32,
+        clock_ms: &dyn Fn() -> f64,
+        send: &mut dyn FnMut(Reply),
+        crew: &mut dyn FnMut(Crew),
+    ) {
+        self.id = id;
+        let now = clock_ms();
+        if self.ended.is_none() {
+            let done = self.cells.iter().flatten().count();
+            let words = format!(
+                "Cancelled: {done} of {} cells ran and are shown.",
+                self.cells.len()
+            );
+            self.end(now, words, crew);
+        }
+        self.post(now, send);
+    }
+
+    fn end(&mut self, now: f64, words: String, crew: &mut dyn FnMut(Crew)) {
+        self.partial.iter_mut().for_each(|p| *p = 0);
+        self.ended = Some((now, words));
+        crew(Crew::Dismiss);
+    }
+
+    fn trials_done(&self) -> u64 {
+        let whole = self.cells.iter().flatten().count() as u64 * u64::from(self.plan.trials);
+        whole + self.partial.iter().sum::<u64>()
+    }
+
+    fn post(&mut self, now: f64, send: &mut dyn FnMut(Reply)) {
+        self.posted_ms = now;
+        let end_ms = self.ended.as_ref().map_or(now, |(at, _)| *at);
+        let elapsed_ms = (end_ms - self.started_ms).max(0.0) as u64;
+        let rate = (self.trials_done() * 1_000)
+            .checked_div(elapsed_ms)
+            .unwrap_or(0);
+        let said = self.ended.as_ref().map_or("", |(_, words)| words.as_str());
+        let html = explore_draw::draw(
+            &self.plan,
+            &self.cells,
+            &explore_draw::Run {
+                rate,
+                running: self.ended.is_none(),
+                said,
+            },
+        );
+        send(Reply {
+            v: PROTOCOL_VERSION,
+            id: self.id,
+            html,
+            progress: String::new(),
+            done: self.ended.is_some(),
+            error: None,
+            data: String::new(),
+        });
+    }
 }
 
 /// The form's fields, by name, from a query string (`a=1&b=x+y`).
@@ -340,22 +526,6 @@ fn trial_link(plan: &Plan, cell: u32, trial: u32) -> Result<String, String> {
         playhead_ms: 0,
         end_ms: run.end.ms(),
     }))
-}
-
-/// The heatmap, the table and the downloads from the plan and the cells
-/// so far: `(markup, files)`, the files as JSON `{"csv": …, "svg": …}`.
-pub(super) fn draw(plan_json: &str, results: &[String]) -> Result<(String, String), String> {
-    let plan = read_plan(plan_json)?;
-    let mut cells: Vec<Option<CellData>> = vec![None; plan.cells() as usize];
-    for text in results {
-        let data: CellData = serde_json::from_str(text)
-            .map_err(|e| format!("A cell's result could not be read: {e}."))?;
-        let slot = cells
-            .get_mut(data.result.cell as usize)
-            .ok_or("A cell's result is not of this plan.")?;
-        *slot = Some(data);
-    }
-    Ok(explore_draw::draw(&plan, &cells))
 }
 
 /// The settings form's fields, filled from `query` (a shared link's) or

@@ -1,7 +1,7 @@
 //! The hazard explorer's results, drawn in the worker: a heatmap of
 //! buttons (TTL across, the profile's p99 or rate down), the same numbers
-//! as a table, and the files to download (CSV, and the heatmap as a
-//! standalone SVG whose colours are attributes).
+//! as a table, the run's progress, and the files to download (CSV, and the
+//! heatmap as a standalone SVG whose colours are attributes, or a PNG).
 //!
 //! Colour is never the only signal: each cell shows its probability in
 //! words and numbers, and its accessible name carries all of them.
@@ -110,19 +110,85 @@ fn ttl_label(ttl_ms: u64) -> String {
     format!("TTL {}", micros_text(ttl_ms * 1_000))
 }
 
-/// The whole drawing: `(markup, files)`.
-pub(super) fn draw(plan: &Plan, cells: &[Option<CellData>]) -> (String, String) {
+/// How the run stands, for the drawing: its trials per second, whether it
+/// still runs, and what the page is told about its end (a cancel, a
+/// failure).
+pub(super) struct Run<'a> {
+    pub rate: u64,
+    pub running: bool,
+    pub said: &'a str,
+}
+
+/// The whole drawing: the progress, the heatmap, the table, and once the
+/// run has ended, the files to download.
+pub(super) fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     let mut h = String::new();
+    if !run.said.is_empty() {
+        let _ = write!(
+            h,
+            r#"<p class="work__status" role="alert">{}</p>"#,
+            escape(run.said)
+        );
+    }
+    progress(&mut h, cells, run);
     summary(&mut h, plan, cells);
     heatmap(&mut h, plan, cells);
     legend(&mut h);
     table(&mut h, plan, cells);
+    if !run.running {
+        downloads(&mut h, plan, cells);
+    }
+    h
+}
+
+fn progress(h: &mut String, cells: &[Option<CellData>], run: &Run) {
+    let (done, all) = (cells.iter().flatten().count(), cells.len());
+    let words = format!(
+        "{done} of {all} cells, {} trials per second{}",
+        thousands(run.rate),
+        if run.running { ", running" } else { "" }
+    );
+    let _ = write!(
+        h,
+        r#"<div class="explorer__progress"><progress role="progressbar" aria-label="Cells done" max="{all}" value="{done}" aria-valuemin="0" aria-valuemax="{all}" aria-valuenow="{done}" aria-valuetext="{words}"></progress><span>{words}</span></div>"#
+    );
+}
+
+/// The CSV (the command line's columns), the heatmap as a standalone SVG,
+/// and the same as a PNG (the page draws the SVG on a canvas: a worker has
+/// no way to render SVG).
+fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let mut csv = csv_header();
     for data in cells.iter().flatten() {
         csv.push_str(&csv_row(plan, &data.result));
     }
-    let files = serde_json::json!({ "csv": csv, "svg": svg(plan, cells) }).to_string();
-    (h, files)
+    let _ = write!(
+        h,
+        r#"<div class="explorer__actions"><a class="button" download="distlock-hazard.csv" href="{}">Download CSV</a><a class="button" download="distlock-hazard.svg" data-svg href="{}">Download heatmap (SVG)</a><button type="button" class="button" data-png="distlock-hazard.png">Download heatmap (PNG)</button></div>"#,
+        data_url("text/csv", &csv),
+        data_url("image/svg+xml", &svg(plan, cells)),
+    );
+}
+
+/// A `data:` URL of `text`, ready for a quoted attribute: only what a URL
+/// or the markup would misread is escaped (`%`, `#`, line breaks and tabs,
+/// which URLs drop, then the markup's own).
+fn data_url(mime: &str, text: &str) -> String {
+    let mut url = String::with_capacity(text.len() + 32);
+    url.push_str("data:");
+    url.push_str(mime);
+    url.push_str(";charset=utf-8,");
+    for c in text.chars() {
+        match c {
+            '%' => url.push_str("%25"),
+            '#' => url.push_str("%23"),
+            '\n' => url.push_str("%0A"),
+            '\r' => url.push_str("%0D"),
+            '\t' => url.push_str("%09"),
+            c => url.push(c),
+        }
+    }
+    escape(&url)
 }
 
 fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
@@ -340,6 +406,15 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn files_travel_as_data_urls_the_markup_keeps_whole() {
+        let url = data_url("text/csv", "a,b\n1,\"x#y\" 50%\n");
+        assert_eq!(
+            url,
+            "data:text/csv;charset=utf-8,a,b%0A1,&quot;x%23y&quot; 50%25%0A"
+        );
+    }
 
     #[test]
     fn numbers_read_as_people_write_them() {

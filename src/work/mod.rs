@@ -26,10 +26,8 @@ use serde::{Deserialize, Serialize};
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The longest request the worker reads: a job is a few settings or a run
-/// as its link carries it, but the explorer's drawing job carries every
-/// cell's counts and its first failing trial's link (at most 1,024 cells of
-/// a few KiB each).
+/// The longest request the worker reads: a job is a few settings, a plan,
+/// or a run as its link carries it (a long run's script can be large).
 pub const REQUEST_LEN_MAX: usize = 16 * 1024 * 1024;
 
 /// What the page asks.
@@ -51,15 +49,16 @@ pub enum Job {
     Spanner,
     /// The hazard explorer's settings form, filled from a query string.
     ExploreForm { query: String },
-    /// The form's fields (a query string) checked into a plan: its JSON
-    /// in `data`, the empty heatmap in `html`.
-    ExplorePlan { query: String },
-    /// One cell of a plan: `progress` counts its trials so far, and the
-    /// last reply's `data` holds its result.
+    /// The explorer's run of the form's fields (a query string): the
+    /// worker that gets it leads a crew of workers, one per core, deals
+    /// them the cells and replies with the heatmap as cells arrive.
+    Explore { query: String },
+    /// Stops the explorer's run at once, keeping the cells that arrived.
+    ExploreStop,
+    /// One cell of a plan (the lead's request to a crew member):
+    /// `progress` counts its trials so far, and the last reply's `data`
+    /// holds its result.
     ExploreCell { plan: String, cell: u32 },
-    /// The heatmap and table from a plan and the cells' results so far;
-    /// `data` holds the files to download.
-    ExploreDraw { plan: String, results: Vec<String> },
     /// The shortest run that breaks `property`, searched from the page's
     /// run (its link's fragment) where the playhead stands.
     Find { run: String, property: Property },
@@ -79,8 +78,7 @@ pub struct Reply {
     /// Why the job could not run; `html` is empty then.
     #[serde(default)]
     pub error: Option<String>,
-    /// What the page keeps or passes on without reading it: a result to
-    /// hand back in a later job, a file to download.
+    /// A result for the worker that asked (a crew member's cell).
     #[serde(default)]
     pub data: String,
 }
@@ -129,54 +127,119 @@ impl Reply {
     }
 }
 
-/// Runs one request, posting each reply as it is ready. `clock_ms` reads
-/// the wall clock, only to report how fast a job goes (never to decide
-/// what it computes, which depends on the request alone).
-pub fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(String)) {
-    let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
+/// What a worker asks its browser glue to do with a crew of workers of
+/// its own: the explorer's lead hires one per core, hands each a request
+/// (JSON text), and dismisses them all when its run ends or is stopped,
+/// which terminates them at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Crew {
+    Hire(u32),
+    Send(u32, String),
+    Dismiss,
+}
+
+/// One worker and what it keeps between messages: the explorer's run,
+/// while it leads one. `clock_ms` reads the wall clock, only to report how
+/// fast a job goes (never to decide what it computes, which depends on the
+/// requests alone); `post` sends a reply (JSON text) to the page; `crew`
+/// carries out the lead's orders.
+pub struct Station {
+    cores: u32,
+    lead: Option<explore::Lead>,
+}
+
+impl Station {
+    /// A worker on a machine with `cores` cores (the crew's size at most).
+    pub fn new(cores: u32) -> Station {
+        Station { cores, lead: None }
+    }
+
+    /// A request from the page, posting each reply as it is ready.
+    pub fn from_page(
+        &mut self,
+        request: &str,
+        clock_ms: &dyn Fn() -> f64,
+        post: &mut dyn FnMut(String),
+        crew: &mut dyn FnMut(Crew),
+    ) {
+        let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
+        let request = match read_request(request) {
+            Ok(r) => r,
+            Err(failed) => return send(failed),
+        };
+        let id = request.id;
+        match request.job {
+            Job::Compare => compare::run_all(&mut answer(id, &mut send)),
+            Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
+            Job::Find { run, property } => {
+                let searched = find::request(&run, property)
+                    .and_then(|request| find::run(&request, clock_ms, &mut answer(id, &mut send)));
+                if let Err(why) = searched {
+                    send(Reply::failed(id, why));
+                }
+            }
+            Job::Explore { query } => {
+                if self.lead.take().is_some() {
+                    crew(Crew::Dismiss);
+                }
+                self.lead = explore::Lead::start(id, query, self.cores, clock_ms, &mut send, crew);
+            }
+            Job::ExploreStop => match self.lead.as_mut() {
+                Some(lead) => lead.stop(id, clock_ms, &mut send, crew),
+                None => send(Reply::failed(
+                    id,
+                    "No run of the explorer is going on.".into(),
+                )),
+            },
+            job => explore::serve(job, id, clock_ms, &mut send),
+        }
+    }
+
+    /// A reply (JSON text) from crew member `member`.
+    pub fn from_crew(
+        &mut self,
+        member: u32,
+        reply: &str,
+        clock_ms: &dyn Fn() -> f64,
+        post: &mut dyn FnMut(String),
+        crew: &mut dyn FnMut(Crew),
+    ) {
+        let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
+        if let Some(lead) = self.lead.as_mut() {
+            lead.heard(member, reply, clock_ms, &mut send, crew);
+        }
+    }
+}
+
+/// A request read and checked, or the reply that says why it cannot run.
+fn read_request(request: &str) -> Result<Request, Reply> {
     if request.len() > REQUEST_LEN_MAX {
-        send(Reply::failed(
+        return Err(Reply::failed(
             0,
             format!(
                 "The request is {} bytes, over the worker's limit of {REQUEST_LEN_MAX}.",
                 request.len()
             ),
         ));
-        return;
     }
-    let request: Request = match serde_json::from_str(request) {
-        Ok(r) => r,
-        Err(e) => {
-            send(Reply::failed(
-                0,
-                format!("The worker could not read the request: {e}."),
-            ));
-            return;
-        }
-    };
+    let request: Request = serde_json::from_str(request)
+        .map_err(|e| Reply::failed(0, format!("The worker could not read the request: {e}.")))?;
     if request.v != PROTOCOL_VERSION {
-        send(Reply::failed(
+        return Err(Reply::failed(
             request.id,
             format!(
                 "The page speaks version {} to its worker, which speaks {PROTOCOL_VERSION}: reload the page.",
                 request.v
             ),
         ));
-        return;
     }
-    let id = request.id;
-    match request.job {
-        Job::Compare => compare::run_all(&mut answer(id, &mut send)),
-        Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
-        Job::Find { run, property } => {
-            let searched = find::request(&run, property)
-                .and_then(|request| find::run(&request, clock_ms, &mut answer(id, &mut send)));
-            if let Err(why) = searched {
-                send(Reply::failed(id, why));
-            }
-        }
-        job => explore::serve(job, id, clock_ms, &mut send),
-    }
+    Ok(request)
+}
+
+/// Runs one request on a worker that leads no crew: the tests' way in.
+#[cfg(test)]
+pub(crate) fn serve(request: &str, clock_ms: &dyn Fn() -> f64, post: &mut dyn FnMut(String)) {
+    Station::new(1).from_page(request, clock_ms, post, &mut |_| {});
 }
 
 /// A job's replies, from its markup so far, its progress and whether it
@@ -228,6 +291,156 @@ mod tests {
             out.push(read)
         });
         out
+    }
+
+    /// A lead and its crew, all stations in one thread: the crew's
+    /// requests wait in a queue and are answered in turn, `stop_after`
+    /// cells in (if given) the page sends a stop.
+    fn lead_a_run(query: &str, cores: u32, stop_after: Option<usize>) -> (Vec<Reply>, Vec<Crew>) {
+        let request = |id: u32, job: Job| {
+            serde_json::to_string(&Request {
+                v: PROTOCOL_VERSION,
+                id,
+                job,
+            })
+            .unwrap()
+        };
+        let mut lead = Station::new(cores);
+        let mut crew: Vec<Station> = Vec::new();
+        let mut queue: std::collections::VecDeque<(u32, String)> = Default::default();
+        let (mut page, mut orders) = (Vec::new(), Vec::new());
+        let mut take = |order: Crew,
+                        crew: &mut Vec<Station>,
+                        queue: &mut std::collections::VecDeque<(u32, String)>,
+                        orders: &mut Vec<Crew>| {
+            match &order {
+                Crew::Hire(n) => crew.extend((0..*n).map(|_| Station::new(1))),
+                Crew::Send(member, text) => queue.push_back((*member, text.clone())),
+                Crew::Dismiss => queue.clear(),
+            }
+            orders.push(order);
+        };
+        let mut fresh = Vec::new();
+        lead.from_page(
+            &request(
+                7,
+                Job::Explore {
+                    query: query.into(),
+                },
+            ),
+            &|| 0.0,
+            &mut |text| page.push(Reply::read(&text).unwrap()),
+            &mut |order| fresh.push(order),
+        );
+        for order in fresh.drain(..) {
+            take(order, &mut crew, &mut queue, &mut orders);
+        }
+        let mut cells_done = 0;
+        while let Some((member, text)) = queue.pop_front() {
+            let mut replies = Vec::new();
+            crew[member as usize].from_page(&text, &|| 0.0, &mut |r| replies.push(r), &mut |_| {
+                panic!("a crew member leads no crew")
+            });
+            for reply in replies {
+                lead.from_crew(
+                    member,
+                    &reply,
+                    &|| 0.0,
+                    &mut |text| page.push(Reply::read(&text).unwrap()),
+                    &mut |order| fresh.push(order),
+                );
+            }
+            for order in fresh.drain(..) {
+                take(order, &mut crew, &mut queue, &mut orders);
+            }
+            cells_done += 1;
+            if stop_after == Some(cells_done) {
+                lead.from_page(
+                    &request(8, Job::ExploreStop),
+                    &|| 0.0,
+                    &mut |text| page.push(Reply::read(&text).unwrap()),
+                    &mut |order| fresh.push(order),
+                );
+                for order in fresh.drain(..) {
+                    take(order, &mut crew, &mut queue, &mut orders);
+                }
+            }
+        }
+        (page, orders)
+    }
+
+    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6";
+
+    #[test]
+    fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
+        let (page, orders) = lead_a_run(SMALL, 2, None);
+        assert_eq!(orders.first(), Some(&Crew::Hire(2)));
+        assert_eq!(orders.last(), Some(&Crew::Dismiss));
+        let sends = orders
+            .iter()
+            .filter(|o| matches!(o, Crew::Send(..)))
+            .count();
+        assert_eq!(sends, 4, "each cell dealt once");
+        let last = page.last().unwrap();
+        assert!(last.done && last.id == 7 && last.error.is_none());
+        assert!(page[..page.len() - 1].iter().all(|r| !r.done));
+        assert!(last.html.contains(r#"aria-valuenow="4""#), "{}", last.html);
+        assert!(last.html.contains("4 of 4 cells, 0 trials per second<"));
+        // The CSV the page downloads is the command line's, byte for byte.
+        let plan = explore::plan_of(SMALL).unwrap();
+        let mut csv = crate::explore::csv_header();
+        for cell in 0..plan.cells() {
+            csv.push_str(&crate::explore::csv_row(
+                &plan,
+                &crate::explore::run_cell(&plan, cell).unwrap(),
+            ));
+        }
+        let url = last
+            .html
+            .split(r#"download="distlock-hazard.csv" href=""#)
+            .nth(1)
+            .unwrap();
+        let url = url.split('"').next().unwrap();
+        let decoded = url
+            .trim_start_matches("data:text/csv;charset=utf-8,")
+            .replace("&quot;", "\"")
+            .replace("&amp;", "&")
+            .replace("%0A", "\n")
+            .replace("%23", "#")
+            .replace("%25", "%");
+        assert_eq!(decoded, csv);
+        assert!(last.html.contains("data-png=\"distlock-hazard.png\""));
+    }
+
+    #[test]
+    fn a_stop_dismisses_the_crew_at_once_and_keeps_the_cells_that_arrived() {
+        let (page, orders) = lead_a_run(SMALL, 1, Some(1));
+        assert_eq!(orders.last(), Some(&Crew::Dismiss));
+        let last = page.last().unwrap();
+        assert!(
+            last.done && last.id == 8,
+            "the stop's reply answers the stop"
+        );
+        assert!(last
+            .html
+            .contains("Cancelled: 1 of 4 cells ran and are shown."));
+        assert!(last.html.contains(r#"aria-valuenow="1""#));
+        assert!(
+            last.html.contains("Download CSV"),
+            "what arrived can be saved"
+        );
+    }
+
+    #[test]
+    fn bad_settings_lead_nothing() {
+        let (page, orders) = lead_a_run("ttls=1%2Csoon", 2, None);
+        assert!(orders.is_empty());
+        assert_eq!(page.len(), 1);
+        assert!(page[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("TTLs (s): \"soon\""));
     }
 
     #[test]

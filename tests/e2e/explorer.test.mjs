@@ -59,12 +59,19 @@ describe("the hazard explorer", () => {
 
     const [download] = await Promise.all([
       page.waitForEvent("download"),
-      explorer(page).getByRole("button", named("Download CSV")).click(),
+      explorer(page).getByRole("link", named("Download CSV")).click(),
     ]);
     const csv = await readFile(await download.path(), "utf8");
     const lines = csv.trim().split("\n");
     assert.match(lines[0], /^cell,backend,fencing,/);
     assert.equal(lines.length, 5, "a header and a line per cell");
+    const [png] = await Promise.all([
+      page.waitForEvent("download"),
+      explorer(page).getByRole("button", named("Download heatmap (PNG)")).click(),
+    ]);
+    assert.equal(png.suggestedFilename(), "distlock-hazard.png");
+    const bytes = await readFile(await png.path());
+    assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], "a PNG file");
 
     await cells.first().click();
     await poll(async () => (await page.getByText(/Opened trial \d+ of the explorer's cell TTL 1 s, p99 20 s/).count()) > 0, {

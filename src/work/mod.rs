@@ -309,10 +309,10 @@ mod tests {
         let mut crew: Vec<Station> = Vec::new();
         let mut queue: std::collections::VecDeque<(u32, String)> = Default::default();
         let (mut page, mut orders) = (Vec::new(), Vec::new());
-        let mut take = |order: Crew,
-                        crew: &mut Vec<Station>,
-                        queue: &mut std::collections::VecDeque<(u32, String)>,
-                        orders: &mut Vec<Crew>| {
+        let take = |order: Crew,
+                    crew: &mut Vec<Station>,
+                    queue: &mut std::collections::VecDeque<(u32, String)>,
+                    orders: &mut Vec<Crew>| {
             match &order {
                 Crew::Hire(n) => crew.extend((0..*n).map(|_| Station::new(1))),
                 Crew::Send(member, text) => queue.push_back((*member, text.clone())),

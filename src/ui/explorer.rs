@@ -24,9 +24,13 @@ struct Desk {
     form_id: u32,
     run_id: u32,
     form: AttrValue,
+    /// The worker's drawing, or why something could not run.
     body: AttrValue,
     running: bool,
-    message: String,
+    /// Whether the page's address was read for the explorer's settings.
+    linked: bool,
+    /// Brought into view when a linked run's first drawing arrives.
+    scroll_to: Option<NodeRef>,
 }
 
 /// Hands the worker `job`, starting it the first time.
@@ -47,23 +51,33 @@ fn ask(desk: &Rc<RefCell<Desk>>, redraw: &Callback<()>, job: Job) {
         d.form_id = id;
     } else {
         (d.run_id, d.running) = (id, true);
-        d.message.clear();
     }
 }
 
 fn heard(d: &mut Desk, reply: Result<Reply, String>) {
+    let alert = |why: &str| {
+        AttrValue::from(format!(
+            r#"<p class="work__status" role="alert">{}</p>"#,
+            super::timeline_draw::escape(why)
+        ))
+    };
     match reply {
         // The worker could not start: a later click starts a new one.
         Err(why) => {
-            (d.message, d.running) = (why, false);
+            (d.body, d.running) = (alert(&why), false);
             d.pen = None;
         }
         Ok(r) if r.id != d.form_id && r.id != d.run_id => {}
         Ok(Reply {
             error: Some(why), ..
-        }) => (d.message, d.running) = (why, false),
+        }) => (d.body, d.running) = (alert(&why), false),
         Ok(r) if r.id == d.form_id => d.form = r.html.into(),
-        Ok(r) => (d.body, d.running) = (r.html.into(), !r.done),
+        Ok(r) => {
+            (d.body, d.running) = (r.html.into(), !r.done);
+            if let Some(section) = d.scroll_to.take() {
+                browser::scroll_to(&section);
+            }
+        }
     }
 }
 
@@ -83,18 +97,17 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
         let desk = desk.clone();
         Callback::from(move |job| ask(&desk, &redraw, job))
     };
-    use_effect_with((), {
-        let (send, section) = (send.clone(), section.clone());
-        move |_| {
-            if let Some(query) = linked_query() {
-                send.emit(Job::ExploreForm {
-                    query: query.clone(),
-                });
-                send.emit(Job::Explore { query });
-                browser::scroll_to(&section);
-            }
+    // A link with the explorer's settings restores the form and runs it,
+    // once, as the section first appears.
+    if !std::mem::replace(&mut desk.borrow_mut().linked, true) {
+        if let Some(query) = linked_query() {
+            desk.borrow_mut().scroll_to = Some(section.clone());
+            send.emit(Job::ExploreForm {
+                query: query.clone(),
+            });
+            send.emit(Job::Explore { query });
         }
-    });
+    }
     let open = send.reform(|_: MouseEvent| Job::ExploreForm {
         query: String::new(),
     });
@@ -113,11 +126,11 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
         <section ref={section} class="panel explorer" aria-label="Hazard explorer">
             <h2 class="panel__title">{ "How likely is it?" }</h2>
             <p class="explorer__lead">
-                { "Not whether a lock can break, but how often it will: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold, with fencing off or on. It runs in background workers, one per core." }
+                { "Not whether a lock can break, but how often it will: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold, fencing off or on, in background workers." }
             </p>
             if d.form.is_empty() {
                 <button type="button" class="button button--primary" onclick={open}
-                    disabled={d.pen.is_some() && d.message.is_empty()}>
+                    disabled={d.pen.is_some()}>
                     { "Open the hazard explorer" }
                 </button>
             } else {
@@ -130,9 +143,6 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
                         }
                     </div>
                 </form>
-            }
-            if !d.message.is_empty() {
-                <p class="work__status" role="alert">{ d.message.clone() }</p>
             }
             { job_body(&Shown::Done(d.body.clone()), &props.dispatch) }
         </section>

@@ -2,7 +2,6 @@
 //! the state; every view here is drawn from a snapshot of it.
 
 pub mod client_card;
-pub mod compare;
 pub mod controls;
 pub mod dom;
 pub mod embed;
@@ -18,7 +17,6 @@ pub mod properties;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
-pub mod spanner;
 pub mod state;
 pub mod status;
 pub mod stories;
@@ -26,10 +24,10 @@ pub mod timeline;
 pub mod timeline_dom;
 pub mod timeline_draw;
 pub mod travel;
+pub mod work_section;
 pub mod worker;
 
 use client_card::{ClientCard, ClientCardProps};
-use compare::Compare;
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
@@ -42,11 +40,11 @@ use properties::{use_properties, PropertiesPanel};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
-use spanner::Spanner;
 use state::{Action, AppState, StartSim};
 use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
+use work_section::{Kind, WorkSection};
 
 use crate::lesson::tour::Look;
 use crate::sim::ClientId;
@@ -230,9 +228,9 @@ pub fn App(props: &AppProps) -> Html {
                     <div class={spot(Look::Service)}><ServicePanel ..service /></div>
                     <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
                 </div>
-                <Compare {backend} dispatch={dispatch.clone()} />
+                <WorkSection kind={Kind::Compare(backend)} dispatch={dispatch.clone()} />
                 <Explorer dispatch={dispatch.clone()} />
-                <Spanner dispatch={dispatch.clone()} />
+                <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                 <Messages ..messages />
                 { log }
             </main>

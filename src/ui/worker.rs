@@ -13,6 +13,10 @@ use yew::prelude::*;
 
 /// Where trunk puts the worker's loader (workers keep unhashed names).
 pub const WORKER_URL: &str = "./distlock-worker_loader.js";
+/// The stylesheet of the markup the worker draws: `index.html` links it
+/// disabled, and the page turns it on when it first starts a worker, so it
+/// is not part of the first load either.
+pub const WORKER_STYLE: &str = "link[href=\"distlock-worker.css\"]";
 
 /// A running worker. Dropping it stops the worker and its job.
 pub struct Work {
@@ -248,7 +252,10 @@ mod browser {
         pub fn start(on_reply: Callback<Result<Reply, String>>) -> Inner {
             let line = Rc::new(RefCell::new(Line::default()));
             let worker = match Worker::new(WORKER_URL) {
-                Ok(w) => w,
+                Ok(w) => {
+                    link_style();
+                    w
+                }
                 Err(_) => {
                     on_reply.emit(Err(NO_WORKER.into()));
                     return Inner {
@@ -307,6 +314,17 @@ mod browser {
                 worker.set_onerror(None);
                 worker.terminate();
             }
+        }
+    }
+
+    /// Turns on the worker's stylesheet: the page names it disabled, so
+    /// that it is not fetched before a worker starts.
+    fn link_style() {
+        let style = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.query_selector(WORKER_STYLE).ok().flatten());
+        if let Some(link) = style {
+            let _ = link.remove_attribute("disabled");
         }
     }
 

@@ -49,7 +49,7 @@ describe("the hazard explorer", () => {
     await bar(page).waitFor();
     assert.equal(await bar(page).getAttribute("aria-valuemax"), "4");
     await poll(async () => (await cellsDone(page)) === 4, { what: "all four cells", ...LONG });
-    await poll(async () => /4 of 4 cells, \d+ trials per second/.test(await explorer(page).innerText()), {
+    await poll(async () => /4 of 4 cells, [\d,]+ trials per second/.test(await explorer(page).innerText()), {
       what: "the trials per second",
     });
     const cells = explorer(page).getByRole("button", { name: /^TTL 1 s, p99 20 s: corrupted write per hold/ });
@@ -105,7 +105,7 @@ describe("the hazard explorer", () => {
     await explorer(page).getByRole("button", named("Run")).click();
     await bar(page).waitFor();
     await poll(async () => page.workers().length > 1, { what: "the workers that run cells" });
-    await poll(async () => /[1-9]\d* trials per second/.test(await explorer(page).innerText()), {
+    await poll(async () => /[1-9][\d,]* trials per second/.test(await explorer(page).innerText()), {
       what: "trials counted while the first cells run",
     });
     await explorer(page).getByRole("button", named("Cancel")).click();

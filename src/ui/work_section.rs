@@ -1,0 +1,79 @@
+//! A section whose body the background worker draws (`crate::work`) when
+//! a reader asks for it, so the code that runs it and draws it stays out
+//! of the page's first load. Two sections are made this way:
+//!
+//! - "Compare the systems": the articles' comparison table, but every cell
+//!   is a run of the core. The eight systems are put through the same
+//!   stories with fencing off and on; a click on a cell opens that run
+//!   above. About a hundred runs stay off the page's frames.
+//! - "Spanner: clocks with an error bar": the articles' contrast, told as
+//!   one story with a switch for L1's clock. Not a ninth backend: Spanner's
+//!   lock and data are one replicated state, so the lesson here is the
+//!   clock.
+//!
+//! One component for both: a component of its own each would cost the
+//! page's first load more.
+
+use super::state::Action;
+use super::worker::{job_body, use_job, Shown};
+use crate::sim::Backend;
+use crate::work::Job;
+use yew::prelude::*;
+
+/// Runs per system in the comparison: six stories, fencing off and on.
+const RUNS_PER_SYSTEM: usize = 12;
+
+/// Which section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// The comparison; the system the page runs now has its row marked.
+    Compare(Backend),
+    Spanner,
+}
+
+#[derive(Debug, Clone, PartialEq, Properties)]
+pub struct WorkSectionProps {
+    pub kind: Kind,
+    pub dispatch: Callback<Action>,
+}
+
+/// The section: its lead, a button that asks the worker for its body, and
+/// the body as the worker draws it.
+#[component]
+pub fn WorkSection(props: &WorkSectionProps) -> Html {
+    let (class, current, title, lead, button, job) = match props.kind {
+        Kind::Compare(backend) => (
+            "compare",
+            Some(backend.slug()),
+            "Compare the systems",
+            "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run above.",
+            format!(
+                "Run the comparison ({} runs)",
+                Backend::ALL.len() * RUNS_PER_SYSTEM
+            ),
+            Job::Compare,
+        ),
+        Kind::Spanner => (
+            "spanner",
+            None,
+            "Spanner: clocks with an error bar",
+            "Spanner's Paxos leaders hold 10 s leases too. Leader L1 freezes for 6 s, past its lease; L2 is elected and commits x=2; L1 wakes with a read waiting. Whether it answers depends only on what its clock can tell it.",
+            "Tell the story: TrueTime against a clock that runs slow".to_string(),
+            Job::Spanner,
+        ),
+    };
+    let job = use_job(job);
+    let title_id = format!("{class}-title");
+    html! {
+        <section class={format!("panel {class}")} aria-labelledby={title_id.clone()} data-current={current}>
+            <h2 id={title_id} class="panel__title">{ title }</h2>
+            <p class={format!("{class}__lead")}>{ lead }</p>
+            if job.shown == Shown::Asked {
+                <button type="button" class="button button--primary" onclick={job.run}>
+                    { button }
+                </button>
+            }
+            { job_body(&job.shown, &props.dispatch) }
+        </section>
+    }
+}

@@ -25,7 +25,7 @@ struct Desk {
     run_id: u32,
     form: AttrValue,
     /// The worker's drawing, or why something could not run.
-    body: AttrValue,
+    body: Shown,
     running: bool,
     /// Whether the page's address was read for the explorer's settings.
     linked: bool,
@@ -55,25 +55,19 @@ fn ask(desk: &Rc<RefCell<Desk>>, redraw: &Callback<()>, job: Job) {
 }
 
 fn heard(d: &mut Desk, reply: Result<Reply, String>) {
-    let alert = |why: &str| {
-        AttrValue::from(format!(
-            r#"<p class="work__status" role="alert">{}</p>"#,
-            super::timeline_draw::escape(why)
-        ))
-    };
     match reply {
         // The worker could not start: a later click starts a new one.
         Err(why) => {
-            (d.body, d.running) = (alert(&why), false);
+            (d.body, d.running) = (Shown::Failed(why), false);
             d.pen = None;
         }
         Ok(r) if r.id != d.form_id && r.id != d.run_id => {}
         Ok(Reply {
             error: Some(why), ..
-        }) => (d.body, d.running) = (alert(&why), false),
+        }) => (d.body, d.running) = (Shown::Failed(why), false),
         Ok(r) if r.id == d.form_id => d.form = r.html.into(),
         Ok(r) => {
-            (d.body, d.running) = (r.html.into(), !r.done);
+            (d.body, d.running) = (Shown::Done(r.html.into()), !r.done);
             if let Some(section) = d.scroll_to.take() {
                 browser::scroll_to(&section);
             }
@@ -91,7 +85,6 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
     let desk = use_mut_ref(Desk::default);
     let update = use_force_update();
     let section = use_node_ref();
-    let form_ref = use_node_ref();
     let redraw = Callback::from(move |()| update.force_update());
     let send = {
         let desk = desk.clone();
@@ -112,10 +105,10 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
         query: String::new(),
     });
     let submit = {
-        let (send, form_ref) = (send.clone(), form_ref.clone());
+        let send = send.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            let query = browser::form_query(&form_ref);
+            let query = browser::form_query(&e);
             browser::keep_in_link(&query);
             send.emit(Job::Explore { query });
         })
@@ -126,7 +119,7 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
         <section ref={section} class="panel explorer" aria-label="Hazard explorer">
             <h2 class="panel__title">{ "How likely is it?" }</h2>
             <p class="explorer__lead">
-                { "Not whether a lock can break, but how often it will: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold, fencing off or on, in background workers." }
+                { "Not whether a lock can break, but how often: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold." }
             </p>
             if d.form.is_empty() {
                 <button type="button" class="button button--primary" onclick={open}
@@ -134,17 +127,13 @@ pub fn Explorer(props: &ExplorerProps) -> Html {
                     { "Open the hazard explorer" }
                 </button>
             } else {
-                <form ref={form_ref} class="explorer__form" onsubmit={submit}>
-                    { Html::from_html_unchecked(d.form.clone()) }
-                    <div class="explorer__actions">
-                        <button type="submit" class="button button--primary">{ "Run" }</button>
-                        if d.running {
-                            <button type="button" class="button" onclick={cancel}>{ "Cancel" }</button>
-                        }
-                    </div>
-                </form>
+                // The worker's form, with its Run button: a submit bubbles here.
+                <div onsubmit={submit}>{ Html::from_html_unchecked(d.form.clone()) }</div>
+                if d.running {
+                    <button type="button" class="button" onclick={cancel}>{ "Cancel" }</button>
+                }
             }
-            { job_body(&Shown::Done(d.body.clone()), &props.dispatch) }
+            { job_body(&d.body, &props.dispatch) }
         </section>
     }
 }
@@ -165,16 +154,18 @@ fn linked_query() -> Option<String> {
 #[cfg(target_arch = "wasm32")]
 mod browser {
     use super::LINK_KEY;
-    use yew::NodeRef;
+    use yew::{NodeRef, SubmitEvent};
 
     pub fn search() -> Option<String> {
         web_sys::window()?.location().search().ok()
     }
 
-    /// The form's fields as a query string, however many there are.
-    pub fn form_query(form: &NodeRef) -> String {
+    /// The submitted form's fields as a query string, however many there
+    /// are.
+    pub fn form_query(e: &SubmitEvent) -> String {
+        use wasm_bindgen::JsCast;
         let read = || -> Option<String> {
-            let form = form.cast::<web_sys::HtmlFormElement>()?;
+            let form = e.target()?.dyn_into::<web_sys::HtmlFormElement>().ok()?;
             let data = web_sys::FormData::new_with_form(&form).ok()?;
             let params = web_sys::UrlSearchParams::new_with_str_sequence_sequence(&data).ok()?;
             Some(params.to_string().into())
@@ -205,13 +196,13 @@ mod browser {
 
 #[cfg(not(target_arch = "wasm32"))]
 mod browser {
-    use yew::NodeRef;
+    use yew::{NodeRef, SubmitEvent};
 
     pub fn search() -> Option<String> {
         None
     }
 
-    pub fn form_query(_form: &NodeRef) -> String {
+    pub fn form_query(_e: &SubmitEvent) -> String {
         String::new()
     }
 

@@ -22,6 +22,9 @@ use yew::prelude::*;
 
 /// Runs per system in the comparison: six stories, fencing off and on.
 const RUNS_PER_SYSTEM: usize = 12;
+/// The comparison's button, with its number of runs (checked below).
+const COMPARE_BUTTON: &str = "Run the comparison (96 runs)";
+const _: () = assert!(Backend::ALL.len() * RUNS_PER_SYSTEM == 96);
 
 /// Which section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -41,33 +44,33 @@ pub struct WorkSectionProps {
 /// the body as the worker draws it.
 #[component]
 pub fn WorkSection(props: &WorkSectionProps) -> Html {
-    let (class, current, title, lead, button, job) = match props.kind {
-        Kind::Compare(backend) => (
-            "compare",
-            Some(backend.slug()),
+    let (current, job) = match props.kind {
+        Kind::Compare(backend) => (Some(backend.slug()), Job::Compare),
+        Kind::Spanner => (None, Job::Spanner),
+    };
+    let [class, title_id, lead_class, title, lead, button] = match props.kind {
+        Kind::Compare(_) => [
+            "panel compare",
+            "compare-title",
+            "compare__lead",
             "Compare the systems",
             "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run above.",
-            format!(
-                "Run the comparison ({} runs)",
-                Backend::ALL.len() * RUNS_PER_SYSTEM
-            ),
-            Job::Compare,
-        ),
-        Kind::Spanner => (
-            "spanner",
-            None,
+            COMPARE_BUTTON,
+        ],
+        Kind::Spanner => [
+            "panel spanner",
+            "spanner-title",
+            "spanner__lead",
             "Spanner: clocks with an error bar",
             "Spanner's Paxos leaders hold 10 s leases too. Leader L1 freezes for 6 s, past its lease; L2 is elected and commits x=2; L1 wakes with a read waiting. Whether it answers depends only on what its clock can tell it.",
-            "Tell the story: TrueTime against a clock that runs slow".to_string(),
-            Job::Spanner,
-        ),
+            "Tell the story: TrueTime against a clock that runs slow",
+        ],
     };
     let job = use_job(job);
-    let title_id = format!("{class}-title");
     html! {
-        <section class={format!("panel {class}")} aria-labelledby={title_id.clone()} data-current={current}>
+        <section {class} aria-labelledby={title_id} data-current={current}>
             <h2 id={title_id} class="panel__title">{ title }</h2>
-            <p class={format!("{class}__lead")}>{ lead }</p>
+            <p class={lead_class}>{ lead }</p>
             if job.shown == Shown::Asked {
                 <button type="button" class="button button--primary" onclick={job.run}>
                     { button }

@@ -528,11 +528,11 @@ fn trial_link(plan: &Plan, cell: u32, trial: u32) -> Result<String, String> {
     }))
 }
 
-/// The settings form's fields, filled from `query` (a shared link's) or
-/// with the defaults. The page wraps them in its form with Run.
+/// The settings form, filled from `query` (a shared link's) or with the
+/// defaults, with its Run button. The page hears its submit.
 pub(super) fn form(query: &str) -> String {
     let f = fields(query);
-    let mut h = String::from(r#"<div class="explorer__fields">"#);
+    let mut h = String::from(r#"<form class="explorer__form"><div class="explorer__fields">"#);
     let backends: Vec<(String, String)> = Backend::ALL
         .iter()
         .map(|b| (b.slug().to_string(), b.name().to_string()))
@@ -586,6 +586,7 @@ pub(super) fn form(query: &str) -> String {
     h.push_str("</div>");
     profile_fields(&mut h, &f);
     grid_fields(&mut h, &f);
+    h.push_str(r#"<div class="explorer__actions"><button type="submit" class="button button--primary">Run</button></div></form>"#);
     h
 }
 

@@ -16,6 +16,8 @@
 //      time per frame while it plays on at 8x with the whole run in view,
 //      (aim: p95 at most 8 ms), and the time to move the playhead to t=0
 //      and back to the end.
+//   5. Budget 3 again while the hazard explorer runs a large grid in its
+//      workers (the explorer's budget: within the page's frame budget).
 //
 // Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE]
 
@@ -285,6 +287,38 @@ async function frameCost(browser, dist) {
   }
 }
 
+/**
+ * Budget 5: budget 3's frames while the hazard explorer runs a large grid in
+ * its workers (a lead and one crew member per core): the page only places
+ * the lead's drawing, a few times a second, below the fold.
+ */
+async function frameCostWhileExploring(browser, dist) {
+  console.log(`\n5. Budget 3 while the hazard explorer runs in its workers (~${FRAME_WINDOW_MS / 1000} s)`);
+  const server = await startServer(dist);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await openPage(context, server.url);
+    const section = page.getByRole("region", { name: "Hazard explorer", exact: true });
+    await section.getByRole("button", { name: "Open the hazard explorer", exact: true }).click();
+    await section.getByLabel("Trials per cell").fill("1000000");
+    await section.getByRole("button", { name: "Run", exact: true }).click();
+    await section.getByRole("progressbar").waitFor();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
+    await startClock(page);
+    await setMaxSpeed(page);
+    await page.waitForTimeout(500);
+    await printFrames(browser, page, FRAME_AIMS.clients);
+    const words = await section.getByRole("progressbar").getAttribute("aria-valuetext");
+    console.log(`   the explorer meanwhile: ${words}`);
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+  } finally {
+    await context.close();
+    await server.close();
+  }
+}
+
 /** Budget 4: the timeline with a run of more than 10,000 events. */
 async function timelineAtScale(browser, dist, linkFile) {
   console.log(`\n4. The timeline with a long run: frames at 8x with the whole run in view, and seeking`);
@@ -330,6 +364,7 @@ try {
   await firstRender(browser, args.dist, args.minimal);
   await frameCost(browser, args.dist);
   await timelineAtScale(browser, args.dist, args["big-run"]);
+  await frameCostWhileExploring(browser, args.dist);
 } finally {
   await browser.close();
 }

@@ -19,8 +19,6 @@ use super::scenario::{
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
@@ -68,19 +66,41 @@ struct Scheduled {
     ev: Ev,
 }
 
-// Moved at every level of the event queue's heap on each push and pop.
+// Moved when an event is queued ahead of others.
 const _: () = assert!(size_of::<Scheduled>() <= 48);
 
-impl Ord for Scheduled {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: BinaryHeap is a max-heap and the earliest must come first.
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
+/// The pending events, ordered by (time, sequence): a vector sorted from
+/// the latest to the earliest, so the next event is popped from the end.
+/// A run has a few dozen events pending at most times and most new ones
+/// are due soon (a message's latency), so they join near the end: cheaper
+/// than a binary heap, which moves an entry at every level on each push
+/// and pop. Sequence numbers only grow, so a new event comes after every
+/// pending one due at the same time; the order is total, and the same as
+/// the heap's.
+#[derive(Debug, Clone, Default)]
+struct EventQueue(Vec<Scheduled>);
 
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+impl EventQueue {
+    fn push(&mut self, s: Scheduled) {
+        debug_assert!(self.0.iter().all(|p| p.seq < s.seq));
+        let at = self.0.partition_point(|p| p.at > s.at);
+        self.0.insert(at, s);
+    }
+
+    fn pop(&mut self) -> Option<Scheduled> {
+        self.0.pop()
+    }
+
+    fn peek(&self) -> Option<&Scheduled> {
+        self.0.last()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Scheduled> {
+        self.0.iter()
     }
 }
 
@@ -89,7 +109,7 @@ impl PartialOrd for Scheduled {
 struct Core {
     config: Config,
     now: Millis,
-    queue: BinaryHeap<Scheduled>,
+    queue: EventQueue,
     seq: u64,
     in_flight: InFlight,
     next_message: u64,
@@ -113,7 +133,7 @@ impl Core {
         Core {
             config,
             now: Millis::ZERO,
-            queue: BinaryHeap::new(),
+            queue: EventQueue::default(),
             seq: 0,
             in_flight: InFlight::default(),
             next_message: 1,
@@ -437,8 +457,8 @@ impl Hash for Core {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.config.hash(state);
         self.now.hash(state);
-        // The heap's layout depends on how it was filled: combine its
-        // entries in an order-free way.
+        // Combine the queue's entries in an order-free way (the queue was
+        // a heap, whose layout depended on how it was filled).
         let queue = self
             .queue
             .iter()

@@ -431,6 +431,24 @@ impl Core {
         self.queue.len()
     }
 
+    /// Takes over the buffers of a run that is over, emptied: a fresh
+    /// core with their capacity.
+    fn reuse(&mut self, old: Core) {
+        let Core {
+            mut queue,
+            mut in_flight,
+            mut history,
+            mut oracle,
+            ..
+        } = old;
+        queue.0.clear();
+        in_flight.clear();
+        history.clear();
+        oracle.clear();
+        (self.queue, self.in_flight, self.history, self.oracle) =
+            (queue, in_flight, history, oracle);
+    }
+
     /// The same state with an empty history.
     fn without_history(&self) -> Core {
         Core {
@@ -507,6 +525,26 @@ impl Sim {
             last_holder: None,
             out: Effects::default(),
         })
+    }
+
+    /// A fresh run of `config`, exactly as `Sim::new(config)` makes it,
+    /// that keeps this run's buffers (event queue, messages, history,
+    /// script, the oracle's lists) emptied, so that many short runs in a
+    /// row (the hazard explorer's trials) do not grow them again each time.
+    /// Nothing of this run carries over but their capacity.
+    pub fn recycle(self, config: Config) -> Result<Sim, CommandError> {
+        let mut sim = Sim::new(config)?;
+        let Sim {
+            core,
+            mut script,
+            mut out,
+            ..
+        } = self;
+        sim.core.reuse(core);
+        script.clear();
+        out.clear();
+        (sim.script, sim.out) = (script, out);
+        Ok(sim)
     }
 
     /// A copy of the run without its history: cheap enough to explore

@@ -5,7 +5,10 @@
 // another worker job is first used. The native figure beside it comes
 // from `cargo bench --bench sim` (its "hazard explorer" lines).
 //
-// Usage: node scripts/explorer_page.mjs [--dist dist] [--trials 2000]
+// `--workers N` makes the page see N cores, so it starts N workers: with
+// one, the figure is one core's, to set beside the native one.
+//
+// Usage: node scripts/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N]
 
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -20,6 +23,7 @@ const { values: args } = parseArgs({
   options: {
     dist: { type: "string", default: "dist" },
     trials: { type: "string", default: "2000" },
+    workers: { type: "string" },
   },
 });
 
@@ -35,6 +39,10 @@ const server = await startServer(args.dist);
 const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (args.workers) {
+    const cores = Number(args.workers);
+    await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => n }), cores);
+  }
   const query = encodeURIComponent(`system=etcd&trials=${args.trials}`);
   const tab = await openPage(context, `${server.url}?explore=${query}`);
   const bar = tab.getByRole("progressbar", { name: "Cells done" });

@@ -68,10 +68,13 @@ pub fn run_trials(plan: &Plan, cell: u32, trials: Range<u32>) -> Result<CellResu
         });
     }
     let mut result = CellResult::empty(&cell);
+    // Each trial reuses the buffers of the one before.
+    let mut spare = None;
     for index in trials {
         let seed = trial_seed(plan.seed, cell.index, index);
-        let (counts, _) = trial::run(plan, &cell, seed, false);
+        let (counts, sim) = trial::run(plan, &cell, seed, false, spare.take());
         result.add(index, &counts);
+        spare = Some(sim);
     }
     Ok(result)
 }
@@ -88,7 +91,7 @@ pub fn run_trial(plan: &Plan, cell: u32, trial: u32) -> Result<(TrialCounts, Sim
         });
     }
     let seed = trial_seed(plan.seed, cell.index, trial);
-    Ok(trial::run(plan, &cell, seed, true))
+    Ok(trial::run(plan, &cell, seed, true, None))
 }
 
 /// Runs one trial again and returns it as a scenario: the core's

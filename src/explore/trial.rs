@@ -101,9 +101,21 @@ struct Driver<'a> {
 
 /// Runs one trial of `cell`; the run is returned with its counts, so it
 /// can be replayed or shown. A trial that only counts keeps no history.
-pub(super) fn run(plan: &Plan, cell: &Cell, seed: Seed, history: bool) -> (TrialCounts, Sim) {
-    let mut sim =
-        Sim::new(plan.config(cell.ttl_ms, seed)).expect("a valid plan gives a valid config");
+/// `spare`, a run that is over (the previous trial's), lends its buffers
+/// (`Sim::recycle`); the trial is the same with or without it.
+pub(super) fn run(
+    plan: &Plan,
+    cell: &Cell,
+    seed: Seed,
+    history: bool,
+    spare: Option<Sim>,
+) -> (TrialCounts, Sim) {
+    let config = plan.config(cell.ttl_ms, seed);
+    let mut sim = match spare {
+        Some(old) => old.recycle(config),
+        None => Sim::new(config),
+    }
+    .expect("a valid plan gives a valid config");
     sim.keep_history(history);
     let sampler = Sampler::new(&cell.profile);
     let mut workload = ChaCha8Rng::seed_from_u64(seed.0);

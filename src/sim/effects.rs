@@ -174,6 +174,11 @@ impl Effects {
         self.list.drain(..)
     }
 
+    /// Empties the list, keeping its capacity.
+    pub fn clear(&mut self) {
+        self.list.clear();
+    }
+
     pub fn send(&mut self, from: Endpoint, to: Endpoint, body: impl Into<Body>) {
         self.send_delayed(from, to, body, 0);
     }

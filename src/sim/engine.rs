@@ -19,8 +19,6 @@ use super::scenario::{
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
@@ -68,19 +66,41 @@ struct Scheduled {
     ev: Ev,
 }
 
-// Moved at every level of the event queue's heap on each push and pop.
+// Moved when an event is queued ahead of others.
 const _: () = assert!(size_of::<Scheduled>() <= 48);
 
-impl Ord for Scheduled {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: BinaryHeap is a max-heap and the earliest must come first.
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
+/// The pending events, ordered by (time, sequence): a vector sorted from
+/// the latest to the earliest, so the next event is popped from the end.
+/// A run has a few dozen events pending at most times and most new ones
+/// are due soon (a message's latency), so they join near the end: cheaper
+/// than a binary heap, which moves an entry at every level on each push
+/// and pop. Sequence numbers only grow, so a new event comes after every
+/// pending one due at the same time; the order is total, and the same as
+/// the heap's.
+#[derive(Debug, Clone, Default)]
+struct EventQueue(Vec<Scheduled>);
 
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
+impl EventQueue {
+    fn push(&mut self, s: Scheduled) {
+        debug_assert!(self.0.iter().all(|p| p.seq < s.seq));
+        let at = self.0.partition_point(|p| p.at > s.at);
+        self.0.insert(at, s);
+    }
+
+    fn pop(&mut self) -> Option<Scheduled> {
+        self.0.pop()
+    }
+
+    fn peek(&self) -> Option<&Scheduled> {
+        self.0.last()
+    }
+
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Scheduled> {
+        self.0.iter()
     }
 }
 
@@ -89,7 +109,7 @@ impl PartialOrd for Scheduled {
 struct Core {
     config: Config,
     now: Millis,
-    queue: BinaryHeap<Scheduled>,
+    queue: EventQueue,
     seq: u64,
     in_flight: InFlight,
     next_message: u64,
@@ -113,7 +133,7 @@ impl Core {
         Core {
             config,
             now: Millis::ZERO,
-            queue: BinaryHeap::new(),
+            queue: EventQueue::default(),
             seq: 0,
             in_flight: InFlight::default(),
             next_message: 1,
@@ -411,6 +431,24 @@ impl Core {
         self.queue.len()
     }
 
+    /// Takes over the buffers of a run that is over, emptied: a fresh
+    /// core with their capacity.
+    fn reuse(&mut self, old: Core) {
+        let Core {
+            mut queue,
+            mut in_flight,
+            mut history,
+            mut oracle,
+            ..
+        } = old;
+        queue.0.clear();
+        in_flight.clear();
+        history.clear();
+        oracle.clear();
+        (self.queue, self.in_flight, self.history, self.oracle) =
+            (queue, in_flight, history, oracle);
+    }
+
     /// The same state with an empty history.
     fn without_history(&self) -> Core {
         Core {
@@ -437,8 +475,8 @@ impl Hash for Core {
     fn hash<H: Hasher>(&self, state: &mut H) {
         self.config.hash(state);
         self.now.hash(state);
-        // The heap's layout depends on how it was filled: combine its
-        // entries in an order-free way.
+        // Combine the queue's entries in an order-free way (the queue was
+        // a heap, whose layout depended on how it was filled).
         let queue = self
             .queue
             .iter()
@@ -487,6 +525,26 @@ impl Sim {
             last_holder: None,
             out: Effects::default(),
         })
+    }
+
+    /// A fresh run of `config`, exactly as `Sim::new(config)` makes it,
+    /// that keeps this run's buffers (event queue, messages, history,
+    /// script, the oracle's lists) emptied, so that many short runs in a
+    /// row (the hazard explorer's trials) do not grow them again each time.
+    /// Nothing of this run carries over but their capacity.
+    pub fn recycle(self, config: Config) -> Result<Sim, CommandError> {
+        let mut sim = Sim::new(config)?;
+        let Sim {
+            core,
+            mut script,
+            mut out,
+            ..
+        } = self;
+        sim.core.reuse(core);
+        script.clear();
+        out.clear();
+        (sim.script, sim.out) = (script, out);
+        Ok(sim)
     }
 
     /// A copy of the run without its history: cheap enough to explore

@@ -136,6 +136,12 @@ impl InFlight {
         self.sent.push_back(msg);
     }
 
+    /// Empties both, keeping their capacity.
+    pub fn clear(&mut self) {
+        self.sent.clear();
+        self.held.clear();
+    }
+
     /// Puts back a message TCP will send again.
     pub fn hold(&mut self, msg: Message) {
         self.held.insert(msg.id, msg);

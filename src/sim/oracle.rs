@@ -51,6 +51,22 @@ impl Oracle {
         self.saves
     }
 
+    /// Back to nothing found, keeping the lists' capacity.
+    pub(crate) fn clear(&mut self) {
+        let Oracle {
+            corruptions,
+            saves,
+            without_lease,
+            grants,
+            stale_writes,
+            overlaps,
+        } = self;
+        (*corruptions, *saves, *without_lease) = (0, 0, 0);
+        grants.clear();
+        stale_writes.clear();
+        overlaps.clear();
+    }
+
     /// How many grants the service made (a grant repeated while it lasts
     /// counts once), up to the limit of remembered grants.
     pub fn grants(&self) -> u64 {

@@ -5,7 +5,8 @@
 // another worker job is first used. The native figure beside it comes
 // from `cargo bench --bench sim` (its "hazard explorer" lines).
 //
-// `--workers N` makes the page see N cores, so it starts N workers: with
+// `--workers N` runs the cells on at most N workers (the link's `crew=N`,
+// which the explorer's lead honours below the machine's core count): with
 // one, the figure is one core's, to set beside the native one.
 //
 // Usage: node scripts/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N]
@@ -39,11 +40,8 @@ const server = await startServer(args.dist);
 const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  if (args.workers) {
-    const cores = Number(args.workers);
-    await context.addInitScript((n) => Object.defineProperty(Navigator.prototype, "hardwareConcurrency", { get: () => n }), cores);
-  }
-  const query = encodeURIComponent(`system=etcd&trials=${args.trials}`);
+  const crew = args.workers ? `&crew=${Number(args.workers)}` : "";
+  const query = encodeURIComponent(`system=etcd&trials=${args.trials}${crew}`);
   const tab = await openPage(context, `${server.url}?explore=${query}`);
   const bar = tab.getByRole("progressbar", { name: "Cells done" });
   await poll(
@@ -52,7 +50,8 @@ try {
   );
   const words = await bar.getAttribute("aria-valuetext");
   const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
-  console.log(`in the page: ${words} (the default plan on etcd, ${args.trials} trials per cell, ${Math.min(cores, 4)} workers)`);
+  const workers = Math.min(cores, 4, args.workers ? Number(args.workers) : 4);
+  console.log(`in the page: ${words} (the default plan on etcd, ${args.trials} trials per cell, ${workers} workers)`);
 } finally {
   await browser.close();
   await server.close();

@@ -108,7 +108,13 @@ impl Lead {
             }
         };
         let now = clock_ms();
-        let members = cores.clamp(1, CREW_MAX).min(plan.cells());
+        // `crew=N` in the query runs at most N workers (a benchmark's way
+        // to measure one core); the form has no such field.
+        let crew_max = fields(&query)
+            .get("crew")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(CREW_MAX);
+        let members = cores.min(crew_max).clamp(1, CREW_MAX).min(plan.cells());
         let mut lead = Lead {
             id,
             plan_json: plan_json(&plan),

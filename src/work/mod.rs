@@ -373,6 +373,8 @@ mod tests {
 
     #[test]
     fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
+        let (_, orders) = lead_a_run(&format!("{SMALL}&crew=1"), 2, None);
+        assert_eq!(orders.first(), Some(&Crew::Hire(1)), "crew=1 caps the crew");
         let (page, orders) = lead_a_run(SMALL, 2, None);
         assert_eq!(orders.first(), Some(&Crew::Hire(2)));
         assert_eq!(orders.last(), Some(&Crew::Dismiss));

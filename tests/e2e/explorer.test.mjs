@@ -17,9 +17,15 @@ const bar = (page) => explorer(page).getByRole("progressbar");
 /** Waits long enough for any machine: the grids below are small. */
 const LONG = { timeout: 4 * PATIENCE_MS };
 
+/** Opens the explorer: the first worker's start may be slow on a busy machine. */
 async function openExplorer(page) {
   await explorer(page).getByRole("button", named("Open the hazard explorer")).click();
-  await explorer(page).getByLabel("TTLs (s)").waitFor();
+  try {
+    await explorer(page).getByLabel("TTLs (s)").waitFor(LONG);
+  } catch (err) {
+    const shown = await explorer(page).innerText();
+    throw new Error(`the explorer's form did not arrive; the section shows: ${shown}\n${err.message}`);
+  }
 }
 
 /** Long pauses, often: nearly every trial corrupts a write at these TTLs. */

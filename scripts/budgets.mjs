@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
 // 250 KiB until the core became lock systems answering with effects and
 // gained the corrections' controls (ZooKeeper's tickTime and client
@@ -299,7 +299,7 @@ async function frameCostWhileExploring(browser, dist) {
   try {
     const page = await openPage(context, server.url);
     const section = page.getByRole("region", { name: "Hazard explorer", exact: true });
-    await section.getByRole("button", { name: "Open the hazard explorer", exact: true }).click();
+    await clickBelowTheFold(section.getByRole("button", { name: "Open the hazard explorer", exact: true }));
     await section.getByLabel("Trials per cell").fill("1000000");
     await section.getByRole("button", { name: "Run", exact: true }).click();
     await section.getByRole("progressbar").waitFor();

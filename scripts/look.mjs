@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
+import { clickBelowTheFold, openPage, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -67,7 +67,7 @@ try {
     await page.locator(args.scroll ?? ".explorer__progress").first().scrollIntoViewIfNeeded();
   }
   if (args.compare || args.cell) {
-    await page.getByRole("button", { name: /Run the comparison/ }).click();
+    await clickBelowTheFold(page.getByRole("button", { name: /Run the comparison/ }));
     await poll(async () => (await page.locator(".compare__table").count()) > 0, { what: "the table" });
     if (args.cell) {
       await page.getByRole("button", { name: new RegExp(args.cell) }).first().click();

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
+import { chooseBackend, clickBelowTheFold, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -78,7 +78,7 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     // between a worker's start and its end.
     let started = 0;
     page.on("worker", () => (started += 1));
-    await page.getByRole("button", { name: /Run the comparison/ }).click();
+    await clickBelowTheFold(page.getByRole("button", { name: /Run the comparison/ }));
     // The worker runs the systems one at a time and shows each row as it comes.
     const table = page.locator(".compare__table");
     await poll(async () => (await table.locator("tbody tr").count()) === 8, { what: "a row per system" });
@@ -98,7 +98,7 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
   test("the Spanner story is drawn on request, and its switch shows the slow clock's stale read", async (t) => {
     const page = await freshPage(t);
     const section = page.getByRole("region", named("Spanner: clocks with an error bar"));
-    await section.getByRole("button", { name: /Tell the story/ }).click();
+    await clickBelowTheFold(section.getByRole("button", { name: /Tell the story/ }));
     const truetime = section.locator(".spanner__outcome").filter({ hasText: /No stale read, no stale write/ });
     await truetime.waitFor();
     assert.ok(await truetime.isVisible(), "TrueTime is told first");

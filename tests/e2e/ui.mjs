@@ -5,6 +5,20 @@
 
 import assert from "node:assert/strict";
 
+/**
+ * Clicks a button far below the first screen. The panels between it and the
+ * top are laid out only when they come near the window (`content-visibility:
+ * auto` in the page's stylesheet), and their real height replaces the
+ * estimate then: the button moves as it is scrolled to, and a click made at
+ * once can land beside it. So: scroll to it, let two frames settle the
+ * layout, then click.
+ */
+export async function clickBelowTheFold(locator) {
+  await locator.scrollIntoViewIfNeeded();
+  await locator.page().evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
+  await locator.click();
+}
+
 export const CLIENTS = ["A", "B", "C", "D"];
 
 /** Default wait for anything the page should do "soon", in milliseconds. */

@@ -20,40 +20,21 @@ fn main() {
 
 #[cfg(target_arch = "wasm32")]
 mod glue {
-    use distlock::work::{Crew, Reply, Station, PROTOCOL_VERSION};
+    use distlock::ui::worker::Work;
+    use distlock::work::{Crew, Reply, Station};
     use std::cell::RefCell;
     use std::rc::Rc;
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::{JsCast, JsValue};
-    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent, Worker};
-
-    /// A crew member. Requests wait until it says it is ready: one sent
-    /// while its wasm is still loading would be lost.
-    struct Member {
-        worker: Worker,
-        ready: bool,
-        waiting: Vec<String>,
-        _on_message: Closure<dyn FnMut(MessageEvent)>,
-        _on_error: Closure<dyn FnMut(web_sys::Event)>,
-    }
-
-    impl Member {
-        fn send(&mut self, request: String) {
-            if self.ready {
-                let _ = self.worker.post_message(&JsValue::from_str(&request));
-            } else {
-                self.waiting.push(request);
-            }
-        }
-    }
+    use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+    use yew::Callback;
 
     struct Here {
         scope: DedicatedWorkerGlobalScope,
         station: Station,
-        crew: Vec<Member>,
-        /// Dismissed members, terminated; their handlers are dropped on
-        /// the next message, never while one of them runs.
-        retired: Vec<Member>,
+        /// The crew, each member started and talked to as the page starts
+        /// and talks to its worker.
+        crew: Vec<Work>,
     }
 
     type Shared = Rc<RefCell<Here>>;
@@ -65,7 +46,6 @@ mod glue {
             scope: scope.clone(),
             station: Station::new(cores),
             crew: Vec::new(),
-            retired: Vec::new(),
         }));
         let on_message = {
             let here = here.clone();
@@ -73,7 +53,6 @@ mod glue {
                 let request = e.data().as_string().unwrap_or_default();
                 let orders = {
                     let mut h = here.borrow_mut();
-                    h.retired.clear();
                     let Here { scope, station, .. } = &mut *h;
                     let mut orders = Vec::new();
                     station.from_page(
@@ -108,79 +87,37 @@ mod glue {
     fn carry_out(here: &Shared, orders: Vec<Crew>) {
         for order in orders {
             match order {
+                // This same build, from the loader beside the lead's own
+                // (`Work` names it relative to where it runs). A member
+                // that cannot start says so at once, and its lead ends
+                // the run.
                 Crew::Hire(n) => {
-                    // A member that cannot start ends the run (its lead
-                    // hears why), so the rest are not started.
-                    let _ = (0..n).all(|member| hire(here, member));
-                }
-                Crew::Send(member, request) => {
-                    if let Some(m) = here.borrow_mut().crew.get_mut(member as usize) {
-                        m.send(request);
+                    for member in 0..n {
+                        let (here_too, member) = (here.clone(), member);
+                        let work = Work::start(Callback::from(move |reply| {
+                            heard(&here_too, member, reply)
+                        }));
+                        here.borrow_mut().crew.push(work);
                     }
                 }
+                Crew::Send(member, job) => {
+                    if let Some(work) = here.borrow().crew.get(member as usize) {
+                        work.send(job);
+                    }
+                }
+                // Dropping a `Work` terminates its worker. The member whose
+                // reply led here is among them: wasm-bindgen frees a
+                // handler that is running only once it returns.
                 Crew::Dismiss => {
-                    let mut h = here.borrow_mut();
-                    let dismissed = std::mem::take(&mut h.crew);
-                    for m in &dismissed {
-                        m.worker.set_onmessage(None);
-                        m.worker.set_onerror(None);
-                        m.worker.terminate();
-                    }
-                    h.retired.extend(dismissed);
+                    let dismissed = std::mem::take(&mut here.borrow_mut().crew);
+                    drop(dismissed);
                 }
             }
         }
     }
 
-    /// Starts crew member `member`: this same build, from the address the
-    /// lead itself was started from. False if it could not start.
-    fn hire(here: &Shared, member: u32) -> bool {
-        let address = here.borrow().scope.location().href();
-        let Ok(worker) = Worker::new(&address) else {
-            let why = "This browser could not start a worker for the explorer's cells.";
-            heard(here, member, &failed(why));
-            return false;
-        };
-        let on_message = {
-            let (here, worker) = (here.clone(), worker.clone());
-            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                let text = e.data().as_string().unwrap_or_default();
-                if text != "ready" {
-                    return heard(&here, member, &text);
-                }
-                let mut h = here.borrow_mut();
-                if let Some(m) = h.crew.get_mut(member as usize) {
-                    m.ready = true;
-                    for request in m.waiting.drain(..) {
-                        let _ = worker.post_message(&JsValue::from_str(&request));
-                    }
-                }
-            })
-        };
-        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-        let on_error = {
-            let here = here.clone();
-            Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-                heard(
-                    &here,
-                    member,
-                    &failed("A worker running the explorer's cells stopped."),
-                )
-            })
-        };
-        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        here.borrow_mut().crew.push(Member {
-            worker,
-            ready: false,
-            waiting: Vec::new(),
-            _on_message: on_message,
-            _on_error: on_error,
-        });
-        true
-    }
-
     /// A crew member's reply, handed to the station.
-    fn heard(here: &Shared, member: u32, reply: &str) {
+    fn heard(here: &Shared, member: u32, reply: Result<Reply, String>) {
         let orders = {
             let mut h = here.borrow_mut();
             let Here { scope, station, .. } = &mut *h;
@@ -195,18 +132,5 @@ mod glue {
             orders
         };
         carry_out(here, orders);
-    }
-
-    fn failed(why: &str) -> String {
-        let reply = Reply {
-            v: PROTOCOL_VERSION,
-            id: 0,
-            html: String::new(),
-            progress: String::new(),
-            done: true,
-            error: Some(why.into()),
-            data: String::new(),
-        };
-        serde_json::to_string(&reply).unwrap_or_default()
     }
 }

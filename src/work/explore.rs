@@ -6,7 +6,7 @@
 //! reads the form's fields as a query string, sends them, and places the
 //! markup.
 
-use super::{escape, explore_draw, Crew, Job, Reply, Request, PROTOCOL_VERSION};
+use super::{escape, explore_draw, Crew, Job, Reply, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
 use crate::explore::{PauseProfile, Pauses};
 use crate::sim::{Backend, Fencing, Seed};
@@ -139,26 +139,22 @@ impl Lead {
         if self.next >= self.plan.cells() {
             return;
         }
-        let request = Request {
-            v: PROTOCOL_VERSION,
-            id: self.next,
-            job: Job::ExploreCell {
+        crew(Crew::Send(
+            member,
+            Job::ExploreCell {
                 plan: self.plan_json.clone(),
                 cell: self.next,
             },
-        };
-        crew(Crew::Send(
-            member,
-            serde_json::to_string(&request).unwrap_or_default(),
         ));
         self.next += 1;
     }
 
-    /// A crew member's reply: its progress in a cell, or the cell done.
+    /// A crew member's reply: its progress in a cell, or the cell done;
+    /// or why the member could not run it.
     pub fn heard(
         &mut self,
         member: u32,
-        reply: &str,
+        reply: Result<Reply, String>,
         clock_ms: &dyn Fn() -> f64,
         send: &mut dyn FnMut(Reply),
         crew: &mut dyn FnMut(Crew),
@@ -167,12 +163,10 @@ impl Lead {
             return;
         }
         let now = clock_ms();
-        let cell = serde_json::from_str::<Reply>(reply)
-            .map_err(|e| e.to_string())
-            .and_then(|r| match r.error {
-                Some(why) => Err(why),
-                None => Ok(r),
-            });
+        let cell = reply.and_then(|r| match r.error {
+            Some(why) => Err(why),
+            None => Ok(r),
+        });
         let slot = self.partial.get_mut(member as usize);
         match (cell, slot) {
             (Ok(r), Some(partial)) if !r.done => *partial = r.progress.parse().unwrap_or(0),

@@ -128,13 +128,14 @@ impl Reply {
 }
 
 /// What a worker asks its browser glue to do with a crew of workers of
-/// its own: the explorer's lead hires one per core, hands each a request
-/// (JSON text), and dismisses them all when its run ends or is stopped,
-/// which terminates them at once.
+/// its own: the explorer's lead hires one per core, hands each a job, and
+/// dismisses them all when its run ends or is stopped, which terminates
+/// them at once. The glue talks to a member as the page talks to its
+/// worker (`ui::worker::Work`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Crew {
     Hire(u32),
-    Send(u32, String),
+    Send(u32, Job),
     Dismiss,
 }
 
@@ -195,11 +196,12 @@ impl Station {
         }
     }
 
-    /// A reply (JSON text) from crew member `member`.
+    /// A reply from crew member `member` (read as the page reads its
+    /// worker's), or why the member could not start or run.
     pub fn from_crew(
         &mut self,
         member: u32,
-        reply: &str,
+        reply: Result<Reply, String>,
         clock_ms: &dyn Fn() -> f64,
         post: &mut dyn FnMut(String),
         crew: &mut dyn FnMut(Crew),
@@ -315,7 +317,10 @@ mod tests {
                     orders: &mut Vec<Crew>| {
             match &order {
                 Crew::Hire(n) => crew.extend((0..*n).map(|_| Station::new(1))),
-                Crew::Send(member, text) => queue.push_back((*member, text.clone())),
+                Crew::Send(member, job) => {
+                    let text = request(0, job.clone());
+                    queue.push_back((*member, text))
+                }
                 Crew::Dismiss => queue.clear(),
             }
             orders.push(order);
@@ -344,7 +349,7 @@ mod tests {
             for reply in replies {
                 lead.from_crew(
                     member,
-                    &reply,
+                    Reply::read(&reply),
                     &|| 0.0,
                     &mut |text| page.push(Reply::read(&text).unwrap()),
                     &mut |order| fresh.push(order),

@@ -44,27 +44,23 @@ pub struct WorkSectionProps {
 /// the body as the worker draws it.
 #[component]
 pub fn WorkSection(props: &WorkSectionProps) -> Html {
-    let (current, job) = match props.kind {
-        Kind::Compare(backend) => (Some(backend.slug()), Job::Compare),
-        Kind::Spanner => (None, Job::Spanner),
-    };
-    let [class, title_id, lead_class, title, lead, button] = match props.kind {
-        Kind::Compare(_) => [
+    let (current, job, [class, title_id, lead_class, title, lead, button]) = match props.kind {
+        Kind::Compare(backend) => (Some(backend.slug()), Job::Compare, [
             "panel compare",
             "compare-title",
             "compare__lead",
             "Compare the systems",
             "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run above.",
             COMPARE_BUTTON,
-        ],
-        Kind::Spanner => [
+        ]),
+        Kind::Spanner => (None, Job::Spanner, [
             "panel spanner",
             "spanner-title",
             "spanner__lead",
             "Spanner: clocks with an error bar",
             "Spanner's Paxos leaders hold 10 s leases too. Leader L1 freezes for 6 s, past its lease; L2 is elected and commits x=2; L1 wakes with a read waiting. Whether it answers depends only on what its clock can tell it.",
             "Tell the story: TrueTime against a clock that runs slow",
-        ],
+        ]),
     };
     let job = use_job(job);
     html! {

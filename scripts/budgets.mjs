@@ -27,6 +27,7 @@ import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
+import { mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
@@ -57,17 +58,6 @@ const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value) => `${value.toFixed(1)} ms`;
 const pad = (text, width) => String(text).padEnd(width);
 const padLeft = (text, width) => String(text).padStart(width);
-
-function quantile(sorted, q) {
-  if (sorted.length === 0) return NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[index];
-}
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 async function filesUnder(dir) {
   const found = [];
@@ -194,48 +184,6 @@ async function firstRender(browser, dist, minimalDist) {
     const verdict = ratio <= RENDER_RATIO_AIM ? "meets" : "misses";
     console.log(`   ${pad("ratio:", 14)}${ratio.toFixed(2)}x   (${verdict} the aim of at most ${RENDER_RATIO_AIM}x)`);
   }
-}
-
-/**
- * Busy time of the renderer's main thread per frame, from a Chromium trace:
- * frames are the intervals between BeginMainThreadFrame events; a frame's
- * cost is the summed length of the top-level tasks that start in it (script,
- * style, layout, paint and garbage collection alike).
- */
-function mainThreadPerFrame(events) {
-  const mainThreads = events
-    .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
-    .map((e) => `${e.pid}/${e.tid}`);
-  const onThread = (key) => (e) => `${e.pid}/${e.tid}` === key;
-  let best = { frames: [] };
-  for (const key of mainThreads) {
-    const frames = events
-      .filter((e) => e.name === "BeginMainThreadFrame" && onThread(key)(e))
-      .map((e) => e.ts)
-      .sort((a, b) => a - b);
-    if (frames.length > best.frames.length) best = { key, frames };
-  }
-  const { key, frames } = best;
-  if (frames.length < 2) return [];
-  const tasks = events
-    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.cat.includes("devtools.timeline") && onThread(key)(e))
-    .map((e) => [e.ts, e.ts + (e.dur ?? 0)])
-    .sort((a, b) => a[0] - b[0]);
-  // Merge overlaps so nested tasks are not counted twice.
-  const merged = [];
-  for (const [start, end] of tasks) {
-    const last = merged[merged.length - 1];
-    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
-  }
-  const busy = new Array(frames.length - 1).fill(0);
-  let f = 0;
-  for (const [start, end] of merged) {
-    while (f < frames.length - 1 && start >= frames[f + 1]) f += 1;
-    if (f >= frames.length - 1) break;
-    if (start >= frames[0]) busy[f] += (end - start) / 1000;
-  }
-  return busy;
 }
 
 /** Traces ~FRAME_WINDOW_MS of `page` and prints main-thread time per frame. */

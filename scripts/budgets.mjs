@@ -10,7 +10,8 @@
 //      Yew page (aim: at most 1.3x).
 //   3. Main-thread time per frame while running at 8x with all four clients
 //      active, median and p95 over ~5 s (aim: median at most 2 ms, p95 at
-//      most 4 ms).
+//      most 4 ms), beside 3a, the floor: the minimal Yew page changing one
+//      text per frame, which no page that moves can go below.
 //   4. The timeline with a long run (over 10,000 events, opened from the
 //      link `cargo run --release --example big_run` prints): main-thread
 //      time per frame while it plays on at 8x with the whole run in view,
@@ -213,10 +214,48 @@ async function printFrames(browser, page, aim) {
   console.log(`   p95:     ${ms(p95)}   (${verdict(p95, aim.p95)} the aim of at most ${aim.p95} ms)`);
   console.log(`   mean:    ${ms(busy.reduce((sum, b) => sum + b, 0) / busy.length)}`);
   console.log(`   max:     ${ms(busy[busy.length - 1])}`);
+  return { median: mid, p95 };
+}
+
+/**
+ * The floor under budget 3: the minimal Yew page with one text changed in
+ * every animation frame, the least a page that moves at all costs per
+ * frame in this browser. The figures of budgets 3 to 5 read against it.
+ */
+async function frameFloor(browser, minimalDist) {
+  console.log(`\n3a. The floor: the minimal Yew page changing one text per frame (~${FRAME_WINDOW_MS / 1000} s)`);
+  if (!minimalDist) {
+    console.log("   not measured (no --minimal build given)");
+    return null;
+  }
+  const server = await startServer(minimalDist);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.locator("h2").first().waitFor();
+    await page.evaluate(() => {
+      const text = document.querySelector("h2").appendChild(document.createTextNode(""));
+      let n = 0;
+      const frame = () => {
+        text.data = ` ${(n += 1) % 100}`;
+        requestAnimationFrame(frame);
+      };
+      requestAnimationFrame(frame);
+    });
+    await page.waitForTimeout(500);
+    return await printFrames(browser, page, { median: Infinity, p95: Infinity });
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+    return null;
+  } finally {
+    await context.close();
+    await server.close();
+  }
 }
 
 /** Budget 3: prints the figures. */
-async function frameCost(browser, dist) {
+async function frameCost(browser, dist, floor) {
   console.log(`\n3. Main-thread time per frame at 8x with four active clients (~${FRAME_WINDOW_MS / 1000} s)`);
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -226,7 +265,10 @@ async function frameCost(browser, dist) {
     await startClock(page);
     await setMaxSpeed(page);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
-    await printFrames(browser, page, FRAME_AIMS.clients);
+    const figures = await printFrames(browser, page, FRAME_AIMS.clients);
+    if (floor && figures) {
+      console.log(`   against the floor (3a): median ${(figures.median / floor.median).toFixed(1)}x, p95 ${(figures.p95 / floor.p95).toFixed(1)}x`);
+    }
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
   } finally {
@@ -310,7 +352,8 @@ const sizeOk = await transferSize(args.dist);
 const browser = await launchBrowser();
 try {
   await firstRender(browser, args.dist, args.minimal);
-  await frameCost(browser, args.dist);
+  const floor = await frameFloor(browser, args.minimal);
+  await frameCost(browser, args.dist, floor);
   await timelineAtScale(browser, args.dist, args["big-run"]);
   await frameCostWhileExploring(browser, args.dist);
 } finally {

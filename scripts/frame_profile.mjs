@@ -9,6 +9,7 @@
 //                four clients acquiring.
 //   --hide SEL:  leave the elements SEL matches out of the page (display:
 //                none), to see what they cost.
+//   --css TEXT:  add a style sheet, to try a rule before writing it.
 //   --script:    also sample script with V8's profiler (slows the page).
 
 import { readFile } from "node:fs/promises";
@@ -25,12 +26,13 @@ const { values: args } = parseArgs({
     link: { type: "string" },
     script: { type: "boolean", default: false },
     hide: { type: "string" },
+    css: { type: "string" },
   },
 });
 
 const browser = await launchBrowser();
 const server = await startServer(args.dist);
-const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: Boolean(args.hide) });
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: Boolean(args.hide || args.css) });
 try {
   const fragment = args.link ? `#${(await readFile(args.link, "utf8")).trim()}` : "";
   const page = await openPage(context, `${server.url}${fragment}`);
@@ -38,6 +40,7 @@ try {
   await startClock(page);
   await setMaxSpeed(page);
   if (args.hide) await page.addStyleTag({ content: `${args.hide} { display: none !important; }` });
+  if (args.css) await page.addStyleTag({ content: args.css });
   await page.waitForTimeout(500);
   await browser.startTracing(page, {
     categories: [
@@ -48,6 +51,8 @@ try {
       "disabled-by-default-devtools.timeline.frame",
     ],
   });
+  // Counting DOM changes costs script time too: not while sampling it.
+  if (!args.script) await page.evaluate(countMutations);
   // V8's sampling profiler slows the page down: only when asked for.
   const cdp = args.script ? await context.newCDPSession(page) : null;
   if (cdp) {
@@ -59,6 +64,7 @@ try {
   const profile = cdp ? (await cdp.send("Profiler.stop")).profile : null;
   const trace = JSON.parse((await browser.stopTracing()).toString());
   report(trace.traceEvents ?? trace);
+  if (!args.script) await mutationReport(page);
   await layoutRoots(trace.traceEvents ?? trace, await context.newCDPSession(page));
   if (profile) scriptReport(profile);
 } finally {
@@ -91,7 +97,9 @@ function report(events) {
   const busy = spans.filter((e) => e.name === "RunTask").reduce((s, e) => s + e.dur, 0);
   const perFrame = mainThreadPerFrame(events).sort((a, b) => a - b);
   console.log(`frames: ${frames}; main thread busy ${(busy / 1000).toFixed(0)} ms, ${(busy / 1000 / frames).toFixed(2)} ms a frame`);
+  const cpuPerFrame = mainThreadPerFrame(events, { cpu: true }).sort((a, b) => a - b);
   console.log(`per frame: median ${median(perFrame).toFixed(1)} ms, p95 ${quantile(perFrame, 0.95).toFixed(1)} ms`);
+  console.log(`CPU per frame: median ${median(cpuPerFrame).toFixed(1)} ms, p95 ${quantile(cpuPerFrame, 0.95).toFixed(1)} ms`);
   console.log("self time per frame by trace event:");
   for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) {
     console.log(`  ${(us / 1000 / frames).toFixed(3).padStart(8)} ms  ${name}`);
@@ -126,7 +134,7 @@ function scriptReport(profile) {
   console.log(`script, self (${all} samples):`);
   for (const row of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(line(row));
   console.log("script, total:");
-  for (const row of [...total].sort((a, b) => b[1] - a[1]).slice(0, 40)) console.log(line(row));
+  for (const row of [...total].sort((a, b) => b[1] - a[1]).slice(0, 400)) console.log(line(row));
 }
 
 /** What each layout touched: objects laid out, and the roots it started from. */
@@ -153,5 +161,45 @@ async function layoutRoots(events, cdp) {
       name = `${node.nodeName.toLowerCase()}${attrs.class ? "." + attrs.class.split(/\s+/).join(".") : ""}${attrs["aria-label"] ? ` "${attrs["aria-label"]}"` : ""}`;
     }
     console.log(`  ${String(roots.get(ids[i])).padStart(5)}x  layout root ${name}`);
+  }
+}
+
+// Runs in the page: counts DOM changes by the part of the page they fall
+// in (its labelled section or panel), and animation frames, from now on.
+function countMutations() {
+  const counts = {};
+  const partOf = (node) => {
+    const el = node.nodeType === 1 ? node : node.parentElement;
+    const part = el?.closest("section[aria-label], section[aria-labelledby], .panel, .clients > *, [role=region]");
+    if (!part) return el?.tagName?.toLowerCase() ?? "?";
+    const ids = part.getAttribute("aria-labelledby");
+    return part.getAttribute("aria-label") || (ids && document.getElementById(ids.split(" ")[0])?.textContent) || part.className;
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      const c = (counts[partOf(r.target)] ??= { records: 0, added: 0, removed: 0, attributes: 0, text: 0 });
+      c.records += 1;
+      if (r.type === "attributes") c.attributes += 1;
+      if (r.type === "characterData") c.text += 1;
+      for (const n of r.addedNodes) c.added += n.nodeType === 1 ? 1 + n.getElementsByTagName("*").length : 1;
+      c.removed += r.removedNodes.length;
+    }
+  }).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  window.__mutations = counts;
+  window.__frames = 0;
+  const tick = () => {
+    window.__frames += 1;
+    requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+}
+
+async function mutationReport(page) {
+  const { counts, frames } = await page.evaluate(() => ({ counts: window.__mutations, frames: window.__frames }));
+  console.log(`DOM changes per frame (${frames} frames): nodes added, removed, attributes set, texts changed`);
+  const rows = Object.entries(counts).sort((a, b) => b[1].added + b[1].attributes + b[1].text - (a[1].added + a[1].attributes + a[1].text));
+  for (const [part, c] of rows) {
+    const per = (n) => (n / frames).toFixed(1).padStart(7);
+    console.log(`  ${per(c.added)}${per(c.removed)}${per(c.attributes)}${per(c.text)}  ${part.slice(0, 60)}`);
   }
 }

@@ -17,9 +17,11 @@ export const median = (values) => {
  * Busy time of the renderer's main thread per frame, from a Chromium trace:
  * frames are the intervals between BeginMainThreadFrame events; a frame's
  * cost is the summed length of the top-level tasks that start in it (script,
- * style, layout, paint and garbage collection alike).
+ * style, layout, paint and garbage collection alike). With `cpu`, a task
+ * counts the thread's CPU time instead of its wall time: the figure then
+ * barely moves when other processes share the machine's cores.
  */
-export function mainThreadPerFrame(events) {
+export function mainThreadPerFrame(events, { cpu = false } = {}) {
   const mainThreads = events
     .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
     .map((e) => `${e.pid}/${e.tid}`);
@@ -36,21 +38,23 @@ export function mainThreadPerFrame(events) {
   if (frames.length < 2) return [];
   const tasks = events
     .filter((e) => e.ph === "X" && e.name === "RunTask" && e.cat.includes("devtools.timeline") && onThread(key)(e))
-    .map((e) => [e.ts, e.ts + (e.dur ?? 0)])
+    .map((e) => [e.ts, e.ts + (e.dur ?? 0), cpu ? (e.tdur ?? e.dur ?? 0) : (e.dur ?? 0)])
     .sort((a, b) => a[0] - b[0]);
   // Merge overlaps so nested tasks are not counted twice.
   const merged = [];
-  for (const [start, end] of tasks) {
+  for (const [start, end, cost] of tasks) {
     const last = merged[merged.length - 1];
-    if (last && start <= last[1]) last[1] = Math.max(last[1], end);
-    else merged.push([start, end]);
+    if (last && start <= last[1]) {
+      if (end > last[1]) last[2] += cpu ? cost : end - last[1];
+      last[1] = Math.max(last[1], end);
+    } else merged.push([start, end, cost]);
   }
   const busy = new Array(frames.length - 1).fill(0);
   let f = 0;
-  for (const [start, end] of merged) {
+  for (const [start, , cost] of merged) {
     while (f < frames.length - 1 && start >= frames[f + 1]) f += 1;
     if (f >= frames.length - 1) break;
-    if (start >= frames[0]) busy[f] += (end - start) / 1000;
+    if (start >= frames[0]) busy[f] += cost / 1000;
   }
   return busy;
 }

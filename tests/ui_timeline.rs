@@ -276,6 +276,26 @@ fn the_left_arrow_goes_back_a_second_and_keeps_the_run() {
     assert_eq!(back.end(), Millis(10_000));
 }
 
+/// Every lane of `rows`, drawn into `svg` up to `until`.
+fn draw_lanes(
+    svg: &mut distlock::ui::timeline_draw::Svg,
+    scale: &distlock::ui::timeline_draw::Scale,
+    rows: &[distlock::ui::timeline_draw::Row],
+    picture: &distlock::sim::Picture,
+    until: u64,
+) {
+    use distlock::ui::timeline_draw::{self as draw, Lane};
+    for row in rows {
+        match row.lane {
+            Lane::Client(c) => draw::client_lane(svg, scale, *row, picture, c, until),
+            Lane::Service => draw::service_lane(svg, scale, *row, picture, until),
+            Lane::Node(n) => draw::node_lane(svg, scale, *row, picture, Some(n), until),
+            Lane::Nodes => draw::node_lane(svg, scale, *row, picture, None, until),
+            Lane::Resource => draw::resource_lane(svg, scale, *row, picture),
+        }
+    }
+}
+
 #[test]
 fn any_width_and_window_draw_without_failing() {
     use distlock::sim::Picture;
@@ -288,25 +308,56 @@ fn any_width_and_window_draw_without_failing() {
             let rows = draw::rows(true, true);
             let mut svg = Svg::default();
             draw::axis(&mut svg, &scale, draw::height(&rows));
-            for row in &rows {
-                match row.lane {
-                    draw::Lane::Client(c) => {
-                        draw::client_lane(&mut svg, &scale, *row, &picture, c, 12_000)
-                    }
-                    draw::Lane::Service => {
-                        draw::service_lane(&mut svg, &scale, *row, &picture, 12_000)
-                    }
-                    draw::Lane::Node(n) => {
-                        draw::node_lane(&mut svg, &scale, *row, &picture, Some(n), 12_000)
-                    }
-                    draw::Lane::Nodes => {
-                        draw::node_lane(&mut svg, &scale, *row, &picture, None, 12_000)
-                    }
-                    draw::Lane::Resource => draw::resource_lane(&mut svg, &scale, *row, &picture),
-                }
-            }
+            draw_lanes(&mut svg, &scale, &rows, &picture, 12_000);
             draw::messages(&mut svg, &scale, &rows, &picture.arrows);
             assert!(!svg.0.contains("NaN"), "width {width}");
         }
+    }
+}
+
+/// While the clock runs live, frames that bring no new record leave the
+/// lanes' markup as it was, so the page keeps their elements: what has
+/// ended is drawn apart from what is still open, and open shapes reach past
+/// the plot, cut at the clock by a clip.
+#[test]
+fn while_the_clock_runs_the_lanes_keep_their_markup_from_frame_to_frame() {
+    use distlock::sim::Picture;
+    use distlock::ui::timeline_draw::{self as draw, Detail, Part, Scale, Svg};
+    // At 10 s, B holds the lock: its leases are open spans.
+    let sim = first_scenario(Backend::Etcd, Fencing::Off);
+    let picture = Picture::from_history(sim.history());
+    let scale = Scale {
+        v0: 0,
+        v1: 15_000,
+        width: 960.0,
+    };
+    let rows = draw::rows(false, false);
+    let drawn = |part: Part, until: u64| {
+        let mut svg = Svg::new(Detail::Plain, part);
+        draw_lanes(&mut svg, &scale, &rows, &picture, until);
+        svg.0
+    };
+    let (settled, open) = (drawn(Part::Settled, 10_000), drawn(Part::Open, 10_000));
+    assert_eq!(settled, drawn(Part::Settled, 10_400), "ended marks moved");
+    assert_eq!(open, drawn(Part::Open, 10_400), "open shapes moved");
+    assert!(
+        open.contains("tl-granted") && open.contains("tl-believed"),
+        "{open}"
+    );
+    assert!(
+        !settled.contains("100000.0"),
+        "an ended shape reaches past the plot"
+    );
+    // Between them, the two parts draw every kind of mark the whole does.
+    let whole = drawn(Part::All, 10_000);
+    for class in whole
+        .split("class=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+    {
+        assert!(
+            settled.contains(class) || open.contains(class),
+            "{class} is drawn by neither part"
+        );
     }
 }

@@ -135,18 +135,16 @@ fn window_of(view: &View, props: &TimelineProps, last_ms: u64) -> (u64, u64) {
 }
 
 /// The right edge of the whole run's window: a little past its end,
-/// rounded up to a step of about a tenth of it, so while the clock runs the
-/// scale (and the markup of everything already drawn) stays the same for
-/// several frames at a time.
+/// rounded up to the next of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6 or 8 times a
+/// power of ten. The run fills at least four fifths of the width, and
+/// while the clock runs the scale (and so the markup of everything already
+/// drawn) changes only at those steps, ten times in each tenfold growth.
 pub fn fit_right_ms(span_ms: u64) -> u64 {
     let wanted = span_ms + span_ms / 40;
-    let step = [1, 2, 5]
-        .iter()
-        .flat_map(|&m| (0..12).map(move |e| m * 10u64.pow(e)))
-        .filter(|&step| wanted / step <= 12)
-        .min()
-        .unwrap_or(1);
-    wanted.div_ceil(step) * step
+    (0..12)
+        .flat_map(|e| [10, 12, 15, 20, 25, 30, 40, 50, 60, 80].map(|m| m * 10u64.pow(e)))
+        .find(|&edge| edge >= wanted)
+        .unwrap_or(wanted)
 }
 
 #[component]
@@ -246,34 +244,45 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // The picture is written as markup (see timeline_draw.rs), in parts:
     // a part whose markup has not changed since the last frame keeps its
     // elements, so a frame re-parses only the lanes that moved and the
-    // playhead. Only the playhead's slider is a live element.
+    // playhead. While the clock runs live, each lane is two parts: what has
+    // ended, which changes only when something happens on the lane, and
+    // what is still open, which grows every frame. Only the playhead's
+    // slider is a live element.
     let detail = if props.running {
         draw::Detail::Plain
     } else {
         draw::Detail::Marks
     };
-    let part = |paint: &dyn Fn(&mut draw::Svg)| {
-        let mut svg = draw::Svg::new(detail);
+    let live_run = props.running && props.end_ms <= now;
+    let part_of = |part: draw::Part, paint: &dyn Fn(&mut draw::Svg)| {
+        let mut svg = draw::Svg::new(detail, part);
         paint(&mut svg);
         Html::from_html_unchecked(AttrValue::from(svg.0))
     };
+    let part = |paint: &dyn Fn(&mut draw::Svg)| part_of(draw::Part::All, paint);
     let head = part(&|svg| {
         draw::defs(svg);
         draw::labels(svg, &rows, &picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
-    let lanes: Vec<Html> = rows
-        .iter()
-        .map(|row| {
-            part(&|svg| match row.lane {
-                Lane::Client(c) => draw::client_lane(svg, &scale, *row, &picture, c, until),
-                Lane::Service => draw::service_lane(svg, &scale, *row, &picture, until),
-                Lane::Nodes => draw::node_lane(svg, &scale, *row, &picture, None, until),
-                Lane::Node(n) => draw::node_lane(svg, &scale, *row, &picture, Some(n), until),
-                Lane::Resource => draw::resource_lane(svg, &scale, *row, &picture),
+    let lane = |p: draw::Part| -> Vec<Html> {
+        rows.iter()
+            .map(|row| {
+                part_of(p, &|svg| match row.lane {
+                    Lane::Client(c) => draw::client_lane(svg, &scale, *row, &picture, c, until),
+                    Lane::Service => draw::service_lane(svg, &scale, *row, &picture, until),
+                    Lane::Nodes => draw::node_lane(svg, &scale, *row, &picture, None, until),
+                    Lane::Node(n) => draw::node_lane(svg, &scale, *row, &picture, Some(n), until),
+                    Lane::Resource => draw::resource_lane(svg, &scale, *row, &picture),
+                })
             })
-        })
-        .collect();
+            .collect()
+    };
+    let (lanes, open) = if live_run {
+        (lane(draw::Part::Settled), lane(draw::Part::Open))
+    } else {
+        (lane(draw::Part::All), Vec::new())
+    };
     let arrows = part(&|svg| {
         if show_arrows {
             draw::messages(svg, &scale, &rows, &picture.arrows);
@@ -284,7 +293,6 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         if let Some(at) = props.key_moment {
             draw::key_moment(svg, &scale, bottom, at);
         }
-        draw::playhead(svg, &scale, bottom, now);
     });
     let width = scale.width;
     let valuetext = format!(
@@ -292,7 +300,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         seconds_1(now),
         seconds_1(props.end_ms.max(now))
     );
-    let playhead_x = scale.x(now);
+    // The playhead and the clip on open shapes are live elements: a frame
+    // moves them by an attribute each.
+    let playhead_at = format!("translate({} 0)", Px(scale.x(now)));
+    let clip = part(&|svg| draw::until_clip(svg, scale.x(until), bottom));
+    let mark = part(&|svg| draw::playhead(svg, bottom));
     let in_past = props.end_ms > now;
 
     html! {
@@ -319,12 +331,16 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { head }
                     { axis }
                     { for lanes }
+                    if !open.is_empty() {
+                        { clip }
+                        <g clip-path="url(#tl-until)">{ for open }</g>
+                    }
                     { arrows }
                     { live }
                     <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
                         aria-valuemin="0" aria-valuemax={props.end_ms.max(now).to_string()} aria-valuenow={now.to_string()}
-                        aria-valuetext={valuetext} onkeydown={on_key}>
-                        <rect class="tl-playhead-hit" x={format!("{}", Px(playhead_x - 8.0))} y="0" width="16" height={format!("{bottom}", bottom = Px(bottom))} fill="transparent" />
+                        aria-valuetext={valuetext} onkeydown={on_key} transform={playhead_at}>
+                        { mark }
                     </g>
                 </svg>
             </div>
@@ -505,26 +521,41 @@ fn toolbar(
     }
 }
 
+/// The legend's items, written once as markup: the same on every frame, so
+/// the page compares one string instead of rebuilding and diffing them.
+const LEGEND_ITEMS: &str = concat!(
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--granted" aria-hidden="#,
+    r#""true"></span>lease as the service grants it (token)</li><li class="legend__item"><span cl"#,
+    r#"ass="legend__swatch legend__swatch--believed" aria-hidden="true"></span>lease as the clien"#,
+    r#"t believes it</li><li class="legend__item"><span class="legend__swatch legend__swatch--ala"#,
+    r#"rm" aria-hidden="true"></span>believed holder: the service gave the lock to another client"#,
+    r#"</li><li class="legend__item"><span class="legend__swatch legend__swatch--gone" aria-hidde"#,
+    r#"n="true"></span>still believed after the lease is gone at the service</li><li class="legen"#,
+    r#"d__item"><span class="legend__swatch legend__swatch--pause" aria-hidden="true"></span>GC p"#,
+    r#"ause</li><li class="legend__item"><span class="legend__swatch legend__swatch--partition" a"#,
+    r#"ria-hidden="true"></span>partition</li><li class="legend__item"><span class="legend__swatc"#,
+    r#"h legend__swatch--crash" aria-hidden="true"></span>crash</li><li class="legend__item"><spa"#,
+    r#"n class="legend__swatch legend__swatch--renewal" aria-hidden="true"></span>renewal answere"#,
+    r#"d</li><li class="legend__item"><span class="legend__swatch legend__swatch--message" aria-h"#,
+    r#"idden="true"></span>message (× lost)</li><li class="legend__item"><span class="legend__swa"#,
+    r#"tch legend__swatch--accepted" aria-hidden="true"></span>✓ write accepted</li><li class="le"#,
+    r#"gend__item"><span class="legend__swatch legend__swatch--rejected" aria-hidden="true"></spa"#,
+    r#"n>✗ write rejected (fencing)</li><li class="legend__item"><span class="legend__swatch lege"#,
+    r#"nd__swatch--stale" aria-hidden="true"></span>⚠ stale write accepted</li>"#,
+);
+/// Redlock's picture adds the Redis nodes' lanes.
+const LEGEND_KEY: &str = concat!(
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--key" aria-hidden="tru"#,
+    r#"e"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#,
+);
+
 fn legend(redlock: bool) -> Html {
-    let item = |class: &'static str, words: &'static str| {
-        html! { <li class="legend__item"><span class={classes!("legend__swatch", class)} aria-hidden="true"></span>{ words }</li> }
-    };
+    let raw = |items: &'static str| Html::from_html_unchecked(AttrValue::Static(items));
     html! {
         <ul class="legend" aria-label="Legend">
-            { item("legend__swatch--granted", "lease as the service grants it (token)") }
-            { item("legend__swatch--believed", "lease as the client believes it") }
-            { item("legend__swatch--alarm", "believed holder: the service gave the lock to another client") }
-            { item("legend__swatch--gone", "still believed after the lease is gone at the service") }
-            { item("legend__swatch--pause", "GC pause") }
-            { item("legend__swatch--partition", "partition") }
-            { item("legend__swatch--crash", "crash") }
-            { item("legend__swatch--renewal", "renewal answered") }
-            { item("legend__swatch--message", "message (× lost)") }
-            { item("legend__swatch--accepted", "✓ write accepted") }
-            { item("legend__swatch--rejected", "✗ write rejected (fencing)") }
-            { item("legend__swatch--stale", "⚠ stale write accepted") }
+            { raw(LEGEND_ITEMS) }
             if redlock {
-                { item("legend__swatch--key", "lock key held on a Redis node; each node's clock skew beside its name") }
+                { raw(LEGEND_KEY) }
             }
         </ul>
     }

@@ -166,7 +166,24 @@ impl std::fmt::Display for Px {
 /// SVG markup being written. Every number is written with one decimal
 /// (`Px`); every text is escaped.
 #[derive(Debug, Default)]
-pub struct Svg(pub String, Detail);
+pub struct Svg(pub String, Detail, Part);
+
+/// Which of a lane's marks a drawing takes. While the clock runs live, a
+/// lane is drawn in two parts: what has ended (`Settled`), and what is
+/// still open (`Open`). Open shapes are drawn on to the plot's right edge
+/// and cut at the clock by a clip the page moves (`until_clip`), so both
+/// parts keep the same markup, and their elements, frame after frame:
+/// they change only when something happens on the lane.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Part {
+    #[default]
+    All,
+    Settled,
+    Open,
+}
+
+/// Where open shapes are drawn to: past the right edge of any panel.
+const REACH_X: f64 = 100_000.0;
 
 /// How much a drawing carries: while the clock runs it is redrawn every
 /// frame, so marks merge into a few plain shapes; stopped, each mark is its
@@ -179,8 +196,26 @@ pub enum Detail {
 }
 
 impl Svg {
-    pub fn new(detail: Detail) -> Svg {
-        Svg(String::new(), detail)
+    pub fn new(detail: Detail, part: Part) -> Svg {
+        Svg(String::new(), detail, part)
+    }
+
+    /// Where a shape that ends at `x1` is drawn to: an open part's shapes
+    /// reach past the plot's right edge, and the clip cuts them.
+    fn reach(&self, x1: f64) -> f64 {
+        match self.2 {
+            Part::Open => x1.max(REACH_X),
+            _ => x1,
+        }
+    }
+
+    /// Whether this drawing takes a mark that is still open (or has ended).
+    fn takes(&self, open: bool) -> bool {
+        match self.2 {
+            Part::All => true,
+            Part::Settled => !open,
+            Part::Open => open,
+        }
     }
 
     /// Past how many marks of one kind on one lane they merge.
@@ -273,6 +308,8 @@ struct Stretch<'a> {
     colour: &'a str,
     text: &'a str,
     label: Option<String>,
+    /// Still open: it ends wherever the clock is.
+    open: bool,
 }
 
 /// Stretches on one band of a lane: each its own mark while few; merged
@@ -286,11 +323,13 @@ fn stretches(
     items: Vec<Stretch>,
     label_fill: &str,
 ) {
+    let items: Vec<Stretch> = items.into_iter().filter(|i| svg.takes(i.open)).collect();
     if items.len() <= svg.each_max() {
         for item in &items {
             svg.open_mark(class, item.text);
             let fill = format!(r#"fill="{}" {paint}"#, item.colour);
-            svg.rect(&format!("{class}-shape"), item.x0, item.x1, y, h, &fill);
+            let x1 = svg.reach(item.x1);
+            svg.rect(&format!("{class}-shape"), item.x0, x1, y, h, &fill);
             bar_label(svg, item, y + h - 2.5, label_fill);
             svg.close();
         }
@@ -310,13 +349,14 @@ fn stretches(
         };
         let mut open: Option<(f64, f64)> = None;
         for item in items.iter().filter(|i| i.colour == colour) {
+            let x1 = svg.reach(item.x1);
             open = match open {
-                Some((a, b)) if item.x0 <= b + 1.0 => Some((a, b.max(item.x1))),
+                Some((a, b)) if item.x0 <= b + 1.0 => Some((a, b.max(x1))),
                 Some(done) => {
                     push(done);
-                    Some((item.x0, item.x1))
+                    Some((item.x0, x1))
                 }
-                None => Some((item.x0, item.x1)),
+                None => Some((item.x0, x1)),
             };
         }
         if let Some(done) = open {
@@ -469,6 +509,7 @@ fn span_stretch<'a>(
         colour,
         text: &span.text,
         label: None,
+        open: span.to_ms.is_none(),
     })
 }
 
@@ -578,10 +619,11 @@ pub fn client_lane(
         spans_of(scale, &lane.crashes, until_ms, INK),
         INK,
     );
+    let settled = svg.takes(false);
     for crash in lane
         .crashes
         .iter()
-        .filter(|s| scale.shows(s.from_ms, s.from_ms))
+        .filter(|s| settled && scale.shows(s.from_ms, s.from_ms))
     {
         cut(svg, scale.x(crash.from_ms), row);
     }
@@ -596,7 +638,7 @@ pub fn client_lane(
 fn span_words(svg: &mut Svg, scale: &Scale, row: Row, spans: &[Span], until_ms: u64, words: &str) {
     let shown: Vec<&Span> = spans
         .iter()
-        .filter(|s| scale.shows(s.from_ms, s.end_ms(until_ms)))
+        .filter(|s| svg.takes(s.to_ms.is_none()) && scale.shows(s.from_ms, s.end_ms(until_ms)))
         .collect();
     if shown.len() > MARKS_EACH_MAX {
         return;
@@ -633,6 +675,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
     let shown: Vec<_> = all
         .iter()
         .filter(|z| z.to_ms > z.from_ms && scale.shows(z.from_ms, z.to_ms))
+        .filter(|z| svg.takes(z.to_ms >= until_ms))
         .collect();
     let dense = shown.len() > svg.each_max();
     for z in shown {
@@ -645,10 +688,11 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
             svg.open_mark("tl-zone-mark", &zone_words(z));
         }
         let paint = format!(r#"fill="{fill}" fill-opacity="{opacity}""#);
+        let reach = svg.reach(x1);
         svg.rect(
             &format!("tl-zone {class}"),
             x0,
-            x1,
+            reach,
             row.y + 2.0,
             row.h - 4.0,
             &paint,
@@ -684,6 +728,9 @@ fn zone_words(zone: &Zone) -> String {
 
 /// Renewals as small ticks, one path, at most one per pixel.
 fn renewal_ticks(svg: &mut Svg, scale: &Scale, row: Row, at: &[u64], until_ms: u64) {
+    if !svg.takes(false) {
+        return;
+    }
     let mut d = String::new();
     let mut last_px = f64::NEG_INFINITY;
     let y = row.y + 32.0;
@@ -708,6 +755,9 @@ fn renewal_ticks(svg: &mut Svg, scale: &Scale, row: Row, at: &[u64], until_ms: u
 /// Marks in view as small rings; a label only where it has room. Many
 /// marks become one path of rings.
 fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
+    if !svg.takes(false) {
+        return;
+    }
     let shown: Vec<&Mark> = marks
         .iter()
         .filter(|m| scale.shows(m.at_ms, m.at_ms))
@@ -849,6 +899,9 @@ fn write_label(w: &WriteMark) -> String {
 
 /// The resource lane: each write where it landed, and what it carried.
 pub fn resource_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture) {
+    if !svg.takes(false) {
+        return;
+    }
     let shown: Vec<&WriteMark> = picture
         .writes
         .iter()
@@ -1084,14 +1137,24 @@ fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
     svg.close();
 }
 
-/// The playhead: where the page's clock is.
-pub fn playhead(svg: &mut Svg, scale: &Scale, bottom: f64, now_ms: u64) {
-    let x = scale.x(now_ms);
+/// The clip that cuts open shapes at the clock (see `Part::Open`); the
+/// page refers to it as `url(#tl-until)`.
+pub fn until_clip(svg: &mut Svg, x: f64, bottom: f64) {
     let _ = write!(
         svg.0,
-        r#"<g class="tl-playhead-mark" aria-hidden="true"><line class="tl-playhead-line" x1="{x}" x2="{x}" y1="2" y2="{bottom}" stroke="{INK}" stroke-width="1.5"/><path class="tl-playhead-knob" d="M{} 2h12v10l-6 6l-6 -6z" fill="{INK}"/></g>"#,
-        Px(x - 6.0),
-        x = Px(x),
+        r#"<clipPath id="tl-until"><rect x="0" y="0" width="{}" height="{}"/></clipPath>"#,
+        Px(x.max(0.0)),
+        Px(bottom)
+    );
+}
+
+/// The playhead, drawn at x = 0: the page moves it with a transform, so a
+/// frame changes one attribute. Its wide transparent rect takes the
+/// pointer and shows the focus ring.
+pub fn playhead(svg: &mut Svg, bottom: f64) {
+    let _ = write!(
+        svg.0,
+        r#"<g class="tl-playhead-mark" aria-hidden="true"><line class="tl-playhead-line" x1="0" x2="0" y1="2" y2="{bottom}" stroke="{INK}" stroke-width="1.5"/><path class="tl-playhead-knob" d="M-6 2h12v10l-6 6l-6 -6z" fill="{INK}"/></g><rect class="tl-playhead-hit" x="-8" y="0" width="16" height="{bottom}" fill="transparent"/>"#,
         bottom = Px(bottom)
     );
 }

@@ -161,24 +161,13 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     use_wheel(svg_ref.clone(), view.clone(), redraw.clone());
 
     let picture = props.picture.picture.borrow();
-    let shown = window_of(&view.borrow(), props, picture.last_ms);
-    {
-        let mut v = view.borrow_mut();
-        if v.window.is_some() {
-            v.window = Some(shown);
-        }
-        v.shown = shown;
-    }
-    let scale = view.borrow().scale();
+    let scale = scale_of(&mut view.borrow_mut(), props, picture.last_ms);
     let redlock = props.backend == Backend::Redlock;
     let (arrows_choice, nodes_open) = (view.borrow().arrows, view.borrow().nodes_open);
     let rows = draw::rows(redlock, nodes_open);
     let bottom = draw::height(&rows);
     let show_arrows = arrows_choice.unwrap_or(picture.arrows.len() <= ARROWS_BY_DEFAULT_MAX);
     let now = props.now_ms;
-    // Open spans reach the end of the recorded run, which lies past the
-    // playhead when looking back.
-    let until = props.end_ms.max(now);
 
     let seek = seek_callback(
         props,
@@ -187,67 +176,136 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         rows.clone(),
         redraw.clone(),
     );
-    let on_move = {
-        let (dispatch, svg_ref, view, redraw, end) = (
-            props.dispatch.clone(),
-            svg_ref.clone(),
-            view.clone(),
-            redraw.clone(),
-            props.end_ms,
-        );
-        Callback::from(move |e: PointerEvent| {
-            let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
-                return;
-            };
-            let mut v = view.borrow_mut();
-            if let Some(p) = v.pointers.iter_mut().find(|p| p.0 == e.pointer_id()) {
-                p.1 = x;
-            }
-            if v.pointers.len() == 2 {
-                pinch(&mut v, x);
-                drop(v);
-                redraw.force_update();
-            } else if v.dragging {
-                let t = v.scale().t(x).min(end);
-                drop(v);
-                dispatch.emit(Action::Seek(t));
-            }
-        })
-    };
-    let on_up = {
-        let view = view.clone();
-        Callback::from(move |e: PointerEvent| {
-            let mut v = view.borrow_mut();
-            v.pointers.retain(|p| p.0 != e.pointer_id());
-            v.dragging = false;
-            v.pinch = None;
-        })
-    };
-    let on_hover = {
-        let caption = caption.clone();
-        Callback::from(move |e: MouseEvent| caption.set(tdom::tip_of(&e)))
-    };
-    let on_focus = {
-        let caption = caption.clone();
-        Callback::from(move |e: FocusEvent| caption.set(tdom::tip_of(&e)))
-    };
-    let on_leave = {
-        let caption = caption.clone();
-        Callback::from(move |_: MouseEvent| caption.set(None))
-    };
-    let on_blur = {
-        let caption = caption.clone();
-        Callback::from(move |_: FocusEvent| caption.set(None))
-    };
-    let on_key = playhead_keys(props);
+    let on_move = move_callback(props, svg_ref.clone(), view.clone(), redraw.clone());
+    let on_up = up_callback(view.clone());
+    let tips = Tips::of(&caption);
 
+    let Drawn {
+        head,
+        axis,
+        lanes,
+        open,
+        clip,
+        arrows,
+        live,
+        mark,
+    } = drawn(props, &picture, scale, &rows, show_arrows, nodes_open);
+    let width = scale.width;
+
+    html! {
+        <section class="panel timeline" aria-labelledby="timeline-title">
+            <div class="timeline__head">
+                <h2 id="timeline-title" class="panel__title">{ "Timeline" }</h2>
+                { toolbar(props, &view, &redraw, show_arrows, nodes_open, redlock, &svg_ref) }
+            </div>
+            { past_note(now, props.end_ms) }
+            <div class="timeline__frame" ref={holder}>
+                <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
+                    width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))}
+                    viewBox={format!("0 0 {width} {bottom}", width = Px(width), bottom = Px(bottom))}
+                    font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
+                    role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
+                    onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
+                    onmouseover={tips.hover} onfocusin={tips.focus} onmouseleave={tips.leave} onfocusout={tips.blur}>
+                    { head }
+                    { axis }
+                    { for lanes }
+                    if !open.is_empty() {
+                        { clip }
+                        <g clip-path="url(#tl-until)">{ for open }</g>
+                    }
+                    { arrows }
+                    { live }
+                    { playhead(props, &scale, mark) }
+                </svg>
+            </div>
+            { words(caption.as_deref(), redlock) }
+        </section>
+    }
+}
+
+fn clock(ms: u64) -> String {
+    format!("t={}", seconds_1(ms))
+}
+
+/// The window to draw now, kept in `view` for zooming and panning.
+fn scale_of(v: &mut View, props: &TimelineProps, last_ms: u64) -> Scale {
+    let shown = window_of(v, props, last_ms);
+    if v.window.is_some() {
+        v.window = Some(shown);
+    }
+    v.shown = shown;
+    v.scale()
+}
+
+/// The playhead as a slider; it moves by its transform alone.
+fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
+    let (now, end) = (props.now_ms, props.end_ms.max(props.now_ms));
+    let valuetext = format!("t={} of {}", seconds_1(now), seconds_1(end));
+    html! {
+        <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
+            aria-valuemin="0" aria-valuemax={end.to_string()} aria-valuenow={now.to_string()}
+            aria-valuetext={valuetext} onkeydown={playhead_keys(props)}
+            transform={format!("translate({} 0)", Px(scale.x(now)))}>
+            { mark }
+        </g>
+    }
+}
+
+/// Pointer up or lost: a drag or pinch ends.
+fn up_callback(view: Rc<RefCell<View>>) -> Callback<PointerEvent> {
+    Callback::from(move |e: PointerEvent| {
+        let mut v = view.borrow_mut();
+        v.pointers.retain(|p| p.0 != e.pointer_id());
+        v.dragging = false;
+        v.pinch = None;
+    })
+}
+
+/// Said while the page shows a moment before the end of the recorded run.
+fn past_note(now: u64, end: u64) -> Html {
+    if end <= now {
+        return Html::default();
+    }
+    html! {
+        <p class="timeline__note" role="status">{ format!(
+            "Looking back at {} of a run that went on to {}. Start or Step plays the recorded run again; a command given here forks it: everything after {} is dropped.",
+            clock(now), clock(end), clock(now)
+        ) }</p>
+    }
+}
+
+/// The picture's parts as markup, each placed as it is written.
+struct Drawn {
+    head: Html,
+    axis: Html,
+    lanes: Vec<Html>,
+    /// Open shapes, while the clock runs live, and the clip that cuts them.
+    open: Vec<Html>,
+    clip: Html,
+    arrows: Html,
+    live: Html,
+    mark: Html,
+}
+
+fn drawn(
+    props: &TimelineProps,
+    picture: &Picture,
+    scale: Scale,
+    rows: &[draw::Row],
+    show_arrows: bool,
+    nodes_open: bool,
+) -> Drawn {
+    let (now, bottom) = (props.now_ms, draw::height(rows));
+    // Open spans reach the end of the recorded run, which lies past the
+    // playhead when looking back.
+    let until = props.end_ms.max(now);
     // The picture is written as markup (see timeline_draw.rs), in parts:
     // a part whose markup has not changed since the last frame keeps its
-    // elements, so a frame re-parses only the lanes that moved and the
-    // playhead. While the clock runs live, each lane is two parts: what has
-    // ended, which changes only when something happens on the lane, and
-    // what is still open, which grows every frame. Only the playhead's
-    // slider is a live element.
+    // elements. While the clock runs live, each lane is two parts, what
+    // has ended and what is still open, and both change only when
+    // something happens on the lane: open shapes reach past the plot and
+    // the clip, the one part re-made every frame, cuts them at the clock.
     let detail = if props.running {
         draw::Detail::Plain
     } else {
@@ -261,19 +319,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let part = |paint: &dyn Fn(&mut draw::Svg)| part_of(draw::Part::All, paint);
     let head = part(&|svg| {
+        draw::background(svg, scale.width, bottom);
         draw::defs(svg);
-        draw::labels(svg, &rows, &picture, props.backend.name(), nodes_open);
+        draw::labels(svg, rows, picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
     let lane = |p: draw::Part| -> Vec<Html> {
         rows.iter()
             .map(|row| {
                 part_of(p, &|svg| match row.lane {
-                    Lane::Client(c) => draw::client_lane(svg, &scale, *row, &picture, c, until),
-                    Lane::Service => draw::service_lane(svg, &scale, *row, &picture, until),
-                    Lane::Nodes => draw::node_lane(svg, &scale, *row, &picture, None, until),
-                    Lane::Node(n) => draw::node_lane(svg, &scale, *row, &picture, Some(n), until),
-                    Lane::Resource => draw::resource_lane(svg, &scale, *row, &picture),
+                    Lane::Client(c) => draw::client_lane(svg, &scale, *row, picture, c, until),
+                    Lane::Service => draw::service_lane(svg, &scale, *row, picture, until),
+                    Lane::Nodes => draw::node_lane(svg, &scale, *row, picture, None, until),
+                    Lane::Node(n) => draw::node_lane(svg, &scale, *row, picture, Some(n), until),
+                    Lane::Resource => draw::resource_lane(svg, &scale, *row, picture),
                 })
             })
             .collect()
@@ -285,7 +344,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     };
     let arrows = part(&|svg| {
         if show_arrows {
-            draw::messages(svg, &scale, &rows, &picture.arrows);
+            draw::messages(svg, &scale, rows, &picture.arrows);
         }
     });
     let live = part(&|svg| {
@@ -294,72 +353,69 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             draw::key_moment(svg, &scale, bottom, at);
         }
     });
-    let width = scale.width;
-    let valuetext = format!(
-        "t={} of {}",
-        seconds_1(now),
-        seconds_1(props.end_ms.max(now))
-    );
-    // The playhead and the clip on open shapes are live elements: a frame
-    // moves them by an attribute each.
-    let playhead_at = format!("translate({} 0)", Px(scale.x(now)));
-    let clip = part(&|svg| draw::until_clip(svg, scale.x(until), bottom));
-    let mark = part(&|svg| draw::playhead(svg, bottom));
-    let in_past = props.end_ms > now;
-
-    html! {
-        <section class="panel timeline" aria-labelledby="timeline-title">
-            <div class="timeline__head">
-                <h2 id="timeline-title" class="panel__title">{ "Timeline" }</h2>
-                { toolbar(props, &view, &redraw, show_arrows, nodes_open, redlock, &svg_ref) }
-            </div>
-            if in_past {
-                <p class="timeline__note" role="status">{ format!(
-                    "Looking back at {} of a run that went on to {}. Start or Step plays the recorded run again; a command given here forks it: everything after {} is dropped.",
-                    clock(now), clock(props.end_ms), clock(now)
-                ) }</p>
-            }
-            <div class="timeline__frame" ref={holder}>
-                <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
-                    width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))}
-                    viewBox={format!("0 0 {width} {bottom}", width = Px(width), bottom = Px(bottom))}
-                    font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
-                    role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
-                    onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
-                    onmouseover={on_hover} onfocusin={on_focus} onmouseleave={on_leave} onfocusout={on_blur}>
-                    <rect class="tl-bg" x="0" y="0" width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))} fill="#ffffff" />
-                    { head }
-                    { axis }
-                    { for lanes }
-                    if !open.is_empty() {
-                        { clip }
-                        <g clip-path="url(#tl-until)">{ for open }</g>
-                    }
-                    { arrows }
-                    { live }
-                    <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
-                        aria-valuemin="0" aria-valuemax={props.end_ms.max(now).to_string()} aria-valuenow={now.to_string()}
-                        aria-valuetext={valuetext} onkeydown={on_key} transform={playhead_at}>
-                        { mark }
-                    </g>
-                </svg>
-            </div>
-            <p class="timeline__caption" aria-live="polite">{
-                match &*caption {
-                    Some(text) => text.clone(),
-                    None => "Point at or focus a mark to read what happened. Drag along the time axis (or press ← and →) to move through time.".into(),
-                }
-            }</p>
-            <p id="timeline-alt" class="timeline__alt">{
-                "The event log below tells the same run in sentences. In the picture, each client's upper bar is its lease as the service grants it and the lower one its lease as the client believes it; red bands mark a believed holder the service no longer recognises."
-            }</p>
-            { legend(redlock) }
-        </section>
+    Drawn {
+        head,
+        axis,
+        lanes,
+        open,
+        clip: part(&|svg| draw::until_clip(svg, scale.x(until), bottom)),
+        arrows,
+        live,
+        mark: part(&|svg| draw::playhead(svg, bottom)),
     }
 }
 
-fn clock(ms: u64) -> String {
-    format!("t={}", seconds_1(ms))
+/// The caption under the picture follows the mark pointed at or focused.
+struct Tips {
+    hover: Callback<MouseEvent>,
+    focus: Callback<FocusEvent>,
+    leave: Callback<MouseEvent>,
+    blur: Callback<FocusEvent>,
+}
+
+impl Tips {
+    fn of(caption: &UseStateHandle<Option<String>>) -> Tips {
+        let (a, b, c, d) = (
+            caption.clone(),
+            caption.clone(),
+            caption.clone(),
+            caption.clone(),
+        );
+        Tips {
+            hover: Callback::from(move |e: MouseEvent| a.set(tdom::tip_of(&e))),
+            focus: Callback::from(move |e: FocusEvent| b.set(tdom::tip_of(&e))),
+            leave: Callback::from(move |_: MouseEvent| c.set(None)),
+            blur: Callback::from(move |_: FocusEvent| d.set(None)),
+        }
+    }
+}
+
+/// Pointer moves: the playhead follows a drag; two pointers pinch.
+fn move_callback(
+    props: &TimelineProps,
+    svg_ref: NodeRef,
+    view: Rc<RefCell<View>>,
+    redraw: UseForceUpdateHandle,
+) -> Callback<PointerEvent> {
+    let (dispatch, end) = (props.dispatch.clone(), props.end_ms);
+    Callback::from(move |e: PointerEvent| {
+        let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
+            return;
+        };
+        let mut v = view.borrow_mut();
+        if let Some(p) = v.pointers.iter_mut().find(|p| p.0 == e.pointer_id()) {
+            p.1 = x;
+        }
+        if v.pointers.len() == 2 {
+            pinch(&mut v, x);
+            drop(v);
+            redraw.force_update();
+        } else if v.dragging {
+            let t = v.scale().t(x).min(end);
+            drop(v);
+            dispatch.emit(Action::Seek(t));
+        }
+    })
 }
 
 fn pinch(v: &mut View, _x: f64) {
@@ -489,10 +545,6 @@ fn toolbar(
             redraw.force_update();
         })
     };
-    let save = |kind: tdom::Kind| {
-        let (svg_ref, run_file) = (svg_ref.clone(), props.run_file.clone());
-        Callback::from(move |_: MouseEvent| tdom::save(kind, &svg_ref, &run_file))
-    };
     html! {
         <div class="timeline__tools">
             <div class="timeline__group" role="group" aria-label="Zoom and pan">
@@ -511,12 +563,7 @@ fn toolbar(
                     { if nodes_open { "Fold the Redis nodes" } else { "Show each Redis node" } }
                 </button>
             }
-            <div class="timeline__group" role="group" aria-label="Download">
-                <span class="timeline__group-label">{ "Download" }</span>
-                <button type="button" class="button button--small" onclick={save(tdom::Kind::Svg)}>{ "SVG" }</button>
-                <button type="button" class="button button--small" onclick={save(tdom::Kind::Png)}>{ "PNG" }</button>
-                <button type="button" class="button button--small" onclick={save(tdom::Kind::Json)}>{ "Run (JSON)" }</button>
-            </div>
+            { downloads(props, svg_ref) }
         </div>
     }
 }
@@ -548,6 +595,38 @@ const LEGEND_KEY: &str = concat!(
     r#"<li class="legend__item"><span class="legend__swatch legend__swatch--key" aria-hidden="tru"#,
     r#"e"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#,
 );
+
+/// Under the picture: the caption of the mark pointed at, what the
+/// picture shows, and the legend.
+fn words(caption: Option<&str>, redlock: bool) -> Html {
+    html! {
+        <>
+            <p class="timeline__caption" aria-live="polite">{
+                caption.unwrap_or("Point at or focus a mark to read what happened. Drag along the time axis (or press ← and →) to move through time.")
+            }</p>
+            <p id="timeline-alt" class="timeline__alt">{
+                "The event log below tells the same run in sentences. In the picture, each client's upper bar is its lease as the service grants it and the lower one its lease as the client believes it; red bands mark a believed holder the service no longer recognises."
+            }</p>
+            { legend(redlock) }
+        </>
+    }
+}
+
+/// The picture as SVG or PNG, and the run as JSON.
+fn downloads(props: &TimelineProps, svg_ref: &NodeRef) -> Html {
+    let save = |kind: tdom::Kind| {
+        let (svg_ref, run_file) = (svg_ref.clone(), props.run_file.clone());
+        Callback::from(move |_: MouseEvent| tdom::save(kind, &svg_ref, &run_file))
+    };
+    html! {
+        <div class="timeline__group" role="group" aria-label="Download">
+            <span class="timeline__group-label">{ "Download" }</span>
+            <button type="button" class="button button--small" onclick={save(tdom::Kind::Svg)}>{ "SVG" }</button>
+            <button type="button" class="button button--small" onclick={save(tdom::Kind::Png)}>{ "PNG" }</button>
+            <button type="button" class="button button--small" onclick={save(tdom::Kind::Json)}>{ "Run (JSON)" }</button>
+        </div>
+    }
+}
 
 fn legend(redlock: bool) -> Html {
     let raw = |items: &'static str| Html::from_html_unchecked(AttrValue::Static(items));

@@ -391,6 +391,16 @@ fn bar_label(svg: &mut Svg, item: &Stretch, baseline: f64, fill: &str) {
     }
 }
 
+/// The picture's white ground (dark in dark mode, by the style sheet).
+pub fn background(svg: &mut Svg, width: f64, bottom: f64) {
+    let _ = write!(
+        svg.0,
+        r##"<rect class="tl-bg" x="0" y="0" width="{}" height="{}" fill="#ffffff"/>"##,
+        Px(width),
+        Px(bottom)
+    );
+}
+
 /// Shared pieces: the hatch for pauses, arrow heads.
 pub fn defs(svg: &mut Svg) {
     svg.raw(concat!(

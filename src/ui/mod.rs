@@ -1,14 +1,13 @@
 //! The page: Yew function components over the simulation core. The core is
 //! the state; every view here is drawn from a snapshot of it.
 
+pub mod browser;
 pub mod client_card;
 pub mod controls;
-pub mod dom;
 pub mod embed;
 pub mod event_log;
 pub mod explorer;
 pub mod find;
-pub mod frames;
 pub mod guide;
 pub mod intro;
 pub mod keys;
@@ -21,18 +20,17 @@ pub mod state;
 pub mod status;
 pub mod stories;
 pub mod timeline;
-pub mod timeline_dom;
 pub mod timeline_draw;
 pub mod travel;
 pub mod work_section;
 pub mod worker;
 
+use browser::FrameLoop;
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use explorer::Explorer;
-use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};

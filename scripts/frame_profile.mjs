@@ -10,6 +10,8 @@
 //   --hide SEL:  leave the elements SEL matches out of the page (display:
 //                none), to see what they cost.
 //   --css TEXT:  add a style sheet, to try a rule before writing it.
+//   --explore N: meanwhile the hazard explorer runs a large grid on at most
+//                N workers ("all": one per core).
 //   --script:    also sample script with V8's profiler (slows the page).
 
 import { readFile } from "node:fs/promises";
@@ -27,6 +29,7 @@ const { values: args } = parseArgs({
     script: { type: "boolean", default: false },
     hide: { type: "string" },
     css: { type: "string" },
+    explore: { type: "string" },
   },
 });
 
@@ -35,7 +38,15 @@ const server = await startServer(args.dist);
 const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: Boolean(args.hide || args.css) });
 try {
   const fragment = args.link ? `#${(await readFile(args.link, "utf8")).trim()}` : "";
-  const page = await openPage(context, `${server.url}${fragment}`);
+  // --explore N: the hazard explorer runs a large grid meanwhile, on a crew
+  // of at most N workers ("all": one per core).
+  const crew = args.explore && args.explore !== "all" ? `&crew=${Number(args.explore)}` : "";
+  const explore = args.explore ? `?explore=${encodeURIComponent(`system=etcd&trials=1000000${crew}`)}` : "";
+  const page = await openPage(context, `${server.url}${explore}${fragment}`);
+  if (args.explore) {
+    await page.getByRole("progressbar").waitFor({ timeout: 60_000 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+  }
   if (!args.link) for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
   await startClock(page);
   await setMaxSpeed(page);

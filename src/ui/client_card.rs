@@ -1,7 +1,7 @@
 //! One client's card: what it believes, how long it thinks its lease has
 //! left against what the service says, and the buttons that drive it.
 
-use super::dom::{checked_of, value_of};
+use super::browser::{checked_of, value_of};
 use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{

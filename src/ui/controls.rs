@@ -1,7 +1,7 @@
 //! The run's settings and the clock: backend, fencing, TTL, seed, speed,
 //! Start/Pause, Step and Reset.
 
-use super::dom::{checked_of, value_of};
+use super::browser::{checked_of, value_of};
 use super::state::{seconds_1, speed_words, Action, AppState, Notice};
 use crate::sim::Config;
 use crate::sim::Sim;

@@ -6,6 +6,7 @@
 //! The height message, posted to the parent window whenever the page's
 //! height changes: `{ "type": "distlock:height", "height": <CSS pixels> }`.
 
+use super::browser;
 use super::state::{AppState, Notice, StartSim};
 use yew::prelude::*;
 
@@ -127,101 +128,4 @@ pub fn open_full_page(make_link: Callback<(), String>) -> Callback<MouseEvent> {
     Callback::from(move |e: MouseEvent| {
         browser::point_link(&e, &full_page_href(&make_link.emit(())))
     })
-}
-
-#[cfg(target_arch = "wasm32")]
-mod browser {
-    use super::HEIGHT_MESSAGE;
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::{JsCast, JsValue};
-
-    /// The query, the fragment, and whether the page sits in a frame.
-    pub fn location() -> Option<(String, String, bool)> {
-        let window = web_sys::window()?;
-        let location = window.location();
-        let framed = match window.top() {
-            Ok(Some(top)) => top != window,
-            // A frame whose parent cannot be reached is a frame all the same.
-            _ => true,
-        };
-        Some((
-            location.search().unwrap_or_default(),
-            location.hash().unwrap_or_default(),
-            framed,
-        ))
-    }
-
-    /// Points the clicked link at `href` before the browser follows it.
-    pub fn point_link(e: &yew::MouseEvent, href: &str) {
-        use wasm_bindgen::JsCast;
-        if let Some(a) = e
-            .current_target()
-            .or_else(|| e.target())
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("a").ok().flatten())
-        {
-            let _ = a.set_attribute("href", href);
-        }
-    }
-
-    pub struct HeightReport {
-        observer: web_sys::ResizeObserver,
-        _callback: Closure<dyn FnMut(js_sys::Array)>,
-    }
-
-    impl HeightReport {
-        pub fn start() -> Option<HeightReport> {
-            let window = web_sys::window()?;
-            let body = window.document()?.body()?;
-            let measured = body.clone();
-            let callback = Closure::new(move |_entries: js_sys::Array| {
-                let height = measured.scroll_height().max(measured.offset_height());
-                post_height(&window, height);
-            });
-            let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-            observer.observe(&body);
-            Some(HeightReport {
-                observer,
-                _callback: callback,
-            })
-        }
-    }
-
-    impl Drop for HeightReport {
-        fn drop(&mut self) {
-            self.observer.disconnect();
-        }
-    }
-
-    fn post_height(window: &web_sys::Window, height: i32) {
-        let Ok(Some(parent)) = window.parent() else {
-            return;
-        };
-        if &parent == window {
-            return;
-        }
-        let message = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
-        let _ = js_sys::Reflect::set(&message, &"height".into(), &JsValue::from(height));
-        // The height is no secret: any host may read it.
-        let _ = parent.post_message(&message, "*");
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-mod browser {
-    pub fn point_link(_e: &yew::MouseEvent, _href: &str) {}
-
-    pub fn location() -> Option<(String, String, bool)> {
-        None
-    }
-
-    /// Natively there is no host page to tell.
-    pub struct HeightReport;
-
-    impl HeightReport {
-        pub fn start() -> Option<HeightReport> {
-            None
-        }
-    }
 }

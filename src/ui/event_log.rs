@@ -1,7 +1,7 @@
 //! The event log: the run's history as sentences, newest first, coloured by
 //! kind and announced politely to screen readers.
 
-use super::dom::checked_of;
+use super::browser::checked_of;
 use super::state::Action;
 use crate::sim::{EventKind, Record, HISTORY_LEN_MAX};
 use std::collections::VecDeque;

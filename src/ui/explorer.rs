@@ -6,6 +6,7 @@
 //! fields as a query string, sends them, and places the markup; Cancel
 //! asks the lead to stop its crew at once, keeping what arrived.
 
+use super::browser;
 use super::state::Action;
 use super::worker::{job_body, Shown, Work};
 use crate::work::{Job, Reply};
@@ -14,7 +15,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 /// The page's address keeps the explorer's settings under this key.
-const LINK_KEY: &str = "explore";
+pub(crate) const LINK_KEY: &str = "explore";
 
 /// The explorer's state, shared with the worker's reply handler.
 #[derive(Default)]
@@ -149,64 +150,4 @@ fn linked_query() -> Option<String> {
                 .map(crate::wire::link::percent_decoded)
         })
         .filter(|q| !q.is_empty())
-}
-
-#[cfg(target_arch = "wasm32")]
-mod browser {
-    use super::LINK_KEY;
-    use yew::{NodeRef, SubmitEvent};
-
-    pub fn search() -> Option<String> {
-        web_sys::window()?.location().search().ok()
-    }
-
-    /// The submitted form's fields as a query string, however many there
-    /// are.
-    pub fn form_query(e: &SubmitEvent) -> String {
-        use wasm_bindgen::JsCast;
-        let read = || -> Option<String> {
-            let form = e.target()?.dyn_into::<web_sys::HtmlFormElement>().ok()?;
-            let data = web_sys::FormData::new_with_form(&form).ok()?;
-            let params = web_sys::UrlSearchParams::new_with_str_sequence_sequence(&data).ok()?;
-            Some(params.to_string().into())
-        };
-        read().unwrap_or_default()
-    }
-
-    /// Puts the settings into the page's address, so the link reproduces
-    /// the numbers; the fragment (a run) stays.
-    pub fn keep_in_link(query: &str) {
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        let hash = window.location().hash().unwrap_or_default();
-        let encoded: String = js_sys::encode_uri_component(query).into();
-        let url = format!("?{LINK_KEY}={encoded}{hash}");
-        if let Ok(history) = window.history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-        }
-    }
-
-    pub fn scroll_to(section: &NodeRef) {
-        if let Some(e) = section.cast::<web_sys::Element>() {
-            e.scroll_into_view();
-        }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-mod browser {
-    use yew::{NodeRef, SubmitEvent};
-
-    pub fn search() -> Option<String> {
-        None
-    }
-
-    pub fn form_query(_e: &SubmitEvent) -> String {
-        String::new()
-    }
-
-    pub fn keep_in_link(_query: &str) {}
-
-    pub fn scroll_to(_section: &NodeRef) {}
 }

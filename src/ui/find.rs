@@ -3,7 +3,7 @@
 //! (`crate::work`, which runs the finder and draws its result), its
 //! progress, and Cancel, which stops the worker at once.
 
-use super::dom::value_of;
+use super::browser::value_of;
 use super::state::Action;
 use super::worker::{job_body, use_work};
 use crate::lesson::finder::DEPTH_DEFAULT;

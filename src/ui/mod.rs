@@ -1,14 +1,13 @@
 //! The page: Yew function components over the simulation core. The core is
 //! the state; every view here is drawn from a snapshot of it.
 
+pub mod browser;
 pub mod client_card;
 pub mod controls;
-pub mod dom;
 pub mod embed;
 pub mod event_log;
 pub mod explorer;
 pub mod find;
-pub mod frames;
 pub mod guide;
 pub mod intro;
 pub mod keys;
@@ -21,18 +20,17 @@ pub mod state;
 pub mod status;
 pub mod stories;
 pub mod timeline;
-pub mod timeline_dom;
 pub mod timeline_draw;
 pub mod travel;
 pub mod work_section;
 pub mod worker;
 
+use browser::FrameLoop;
 use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use explorer::Explorer;
-use frames::FrameLoop;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
@@ -47,7 +45,8 @@ use timeline::{PictureCache, Timeline};
 use work_section::{Kind, WorkSection};
 
 use crate::lesson::tour::Look;
-use crate::sim::ClientId;
+use crate::sim::{Backend, ClientId, Sim};
+use std::cell::RefCell;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Default, Properties)]
@@ -104,135 +103,205 @@ pub fn App(props: &AppProps) -> Html {
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
 
+    // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
-    let history_len = sim.history().len();
-    let history_dropped = sim.history_dropped();
     let log_cache = use_mut_ref(LogCache::default);
-    let lines = log_cache
-        .borrow_mut()
-        .lines(sim.history(), state.run, state.log_messages);
-
-    let controls = ControlsProps::from_sim(&sim, &state, dispatch.clone());
-    let status = StatusProps::from_sim(&sim, state.running);
-    // What a story's tour points at, once the run has reached a key moment.
-    let moment = state.story.as_ref().and_then(|s| {
-        let reached = s.reached(sim.now());
-        s.current(sim.now()).map(|m| (reached, m.look))
-    });
+    let log = event_log(&sim, &state, &log_cache, &dispatch);
+    let moment = tour_moment(&state, &sim);
     let look = moment.map(|(_, look)| look);
-    // The timeline marks the moment a tour stopped on.
-    let key_moment = state
-        .story
-        .as_ref()
-        .and_then(|s| s.current(sim.now()))
-        .map(|m| m.at.ms());
-    let cards: Vec<ClientCardProps> = ClientId::ALL
-        .iter()
-        .map(|&c| ClientCardProps {
-            selected: state.selected == c,
-            spotlit: look == Some(Look::Card(c)),
-            ..ClientCardProps::from_sim(&sim, c, state.pause_s[c.index()], dispatch.clone())
-        })
-        .collect();
-    let service = ServicePanelProps::from_sim(&sim, dispatch.clone());
-    let resource = ResourcePanelProps::from_sim(&sim);
-    let messages = MessagesProps::from_sim(&sim);
-    let stories = StoriesProps::from_state(&state, sim.config().backend, dispatch.clone());
-    let backend = sim.config().backend;
-    let now_ms = sim.now().ms();
-    drop(sim);
     // The timeline draws the whole run, also while the page shows its past.
     let picture_cache = use_mut_ref(PictureCache::default);
     let picture =
         state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
     let (found, dropped) = use_properties(&state);
-    let shown_ms = state.future.is_some().then_some(now_ms);
     let run_link = use_run_link(&state);
-    let run_file = {
-        let state = state.clone();
-        Callback::from(move |()| state.run_file())
-    };
-    let make_link = {
-        let state = state.clone();
-        Callback::from(move |()| state.link())
-    };
+    let run_file = made_by(&state, AppState::run_file);
+    let make_link = made_by(&state, AppState::link);
     // Embedded, the page never scrolls its host to a spotlight.
     use_spotlight_scroll(
         moment
             .filter(|_| !embed)
             .map(|(reached, _)| (reached, state.run)),
     );
-    let spot = |part: Look| classes!("spot", (look == Some(part)).then_some("is-spotlit"));
+    let now_ms = sim.now().ms();
+    let backend = sim.config().backend;
+    let both = Both {
+        look,
+        controls: html! { <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) /> },
+        status: html! { <Status ..StatusProps::from_sim(&sim, state.running) /> },
+        cards: clients(&sim, &state, look, &dispatch),
+        timeline: html! {
+            <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
+                {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)} />
+        },
+        stories: html! { <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) /> },
+        resource: html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim) /> },
+        log,
+    };
+    if embed {
+        return compact_page(both, make_link);
+    }
+    let shown_ms = state.future.is_some().then_some(now_ms);
+    let full = Full {
+        properties: html! {
+            <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} {run_link} />
+        },
+        service: html! { <ServicePanel ..ServicePanelProps::from_sim(&sim, dispatch.clone()) /> },
+        messages: html! { <Messages ..MessagesProps::from_sim(&sim) /> },
+        make_link,
+        help: state.help,
+        backend,
+        dispatch,
+    };
+    full_page(both, full)
+}
 
-    let cards = html! {
+/// A callback that makes a string (a link, a run file) from this render's
+/// state, only when asked.
+fn made_by(
+    state: &UseReducerHandle<AppState>,
+    make: fn(&AppState) -> String,
+) -> Callback<(), String> {
+    let state = state.clone();
+    Callback::from(move |()| make(&state))
+}
+
+/// What a story's tour points at, once the run has reached a key moment:
+/// how many moments it has reached, and where it looks.
+fn tour_moment(state: &AppState, sim: &Sim) -> Option<(usize, Look)> {
+    state.story.as_ref().and_then(|s| {
+        let reached = s.reached(sim.now());
+        s.current(sim.now()).map(|m| (reached, m.look))
+    })
+}
+
+/// The key moment the tour stopped on, which the timeline marks.
+fn key_moment(state: &AppState, sim: &Sim) -> Option<u64> {
+    state
+        .story
+        .as_ref()
+        .and_then(|s| s.current(sim.now()))
+        .map(|m| m.at.ms())
+}
+
+/// The event log, its lines kept between frames in `cache`.
+fn event_log(
+    sim: &Sim,
+    state: &AppState,
+    cache: &RefCell<LogCache>,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let lines = cache
+        .borrow_mut()
+        .lines(sim.history(), state.run, state.log_messages);
+    html! {
+        <EventLog {lines} total={sim.history().len()} dropped={sim.history_dropped()}
+            with_messages={state.log_messages} dispatch={dispatch.clone()} />
+    }
+}
+
+fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<Action>) -> Html {
+    let cards: Vec<ClientCardProps> = ClientId::ALL
+        .iter()
+        .map(|&c| ClientCardProps {
+            selected: state.selected == c,
+            spotlit: look == Some(Look::Card(c)),
+            ..ClientCardProps::from_sim(sim, c, state.pause_s[c.index()], dispatch.clone())
+        })
+        .collect();
+    html! {
         <div class="clients">
             // Headings stay in order (the cards' names are h3) without a visible title.
             <h2 class="visually-hidden">{ "Clients" }</h2>
             { for cards.into_iter().map(|card| html! { <ClientCard ..card /> }) }
         </div>
-    };
-    let timeline = html! {
-        <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-            {backend} dispatch={dispatch.clone()} {run_file} {key_moment} />
-    };
-    let log = html! {
-        <EventLog {lines} total={history_len} dropped={history_dropped}
-            with_messages={state.log_messages} dispatch={dispatch.clone()} />
-    };
-    if embed {
-        // The compact layout for a frame: no header or long text, the
-        // controls in one row, and a story's tour docked at the frame's foot
-        // over the picture instead of above it.
-        return html! {
-            <div class="page page--embed">
-                <main class="page__main">
-                    <div class="embed__bar">
-                        <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                        <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
-                            onclick={embed::open_full_page(make_link.clone())}>
-                            { "Open the full page" }
-                        </a>
-                    </div>
-                    <Controls compact=true ..controls />
-                    <div class={spot(Look::Status)}><Status ..status /></div>
-                    { cards }
-                    { timeline }
-                    <Stories compact=true ..stories />
-                    <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
-                    <details class="panel embed__log">
-                        <summary>{ "Event log: the run in sentences" }</summary>
-                        { log }
-                    </details>
-                </main>
-            </div>
-        };
     }
+}
 
-    // The simulation first: the lead line, the controls, the status strip,
-    // the cards and the timeline; the stories and the panels after them.
+/// The parts both layouts show, and what a story's tour spotlights.
+struct Both {
+    look: Option<Look>,
+    controls: Html,
+    status: Html,
+    cards: Html,
+    timeline: Html,
+    stories: Html,
+    resource: Html,
+    log: Html,
+}
+
+/// What only the full page shows, and what it needs to show it.
+struct Full {
+    properties: Html,
+    service: Html,
+    messages: Html,
+    make_link: Callback<(), String>,
+    help: bool,
+    backend: Backend,
+    dispatch: Callback<Action>,
+}
+
+/// The class of a part a story's tour may spotlight (`look`).
+fn spot(look: Option<Look>, part: Look) -> Classes {
+    classes!("spot", (look == Some(part)).then_some("is-spotlit"))
+}
+
+/// The compact layout for a frame: no header or long text, the controls in
+/// one row, and a story's tour docked at the frame's foot over the picture
+/// instead of above it.
+fn compact_page(b: Both, make_link: Callback<(), String>) -> Html {
+    html! {
+        <div class="page page--embed">
+            <main class="page__main">
+                <div class="embed__bar">
+                    <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
+                    <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
+                        onclick={embed::open_full_page(make_link)}>
+                        { "Open the full page" }
+                    </a>
+                </div>
+                { b.controls }
+                <div class={spot(b.look, Look::Status)}>{ b.status }</div>
+                { b.cards }
+                { b.timeline }
+                { b.stories }
+                <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
+                <details class="panel embed__log">
+                    <summary>{ "Event log: the run in sentences" }</summary>
+                    { b.log }
+                </details>
+            </main>
+        </div>
+    }
+}
+
+/// The simulation first: the lead line, the controls, the status strip,
+/// the cards and the timeline; the stories and the panels after them.
+fn full_page(b: Both, f: Full) -> Html {
+    let dispatch = f.dispatch;
     html! {
         <div class="page">
             <Masthead />
             <main class="page__main">
                 <Intro dispatch={dispatch.clone()}>
-                    <KeyboardHelp open={state.help} dispatch={dispatch.clone()} />
+                    <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
                 </Intro>
-                <Controls ..controls />
-                <div class={spot(Look::Status)}><Status ..status /></div>
-                { cards }
-                { timeline }
-                <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} {run_link} />
-                <Share dispatch={dispatch.clone()} {make_link} />
-                <Stories ..stories />
+                { b.controls }
+                <div class={spot(b.look, Look::Status)}>{ b.status }</div>
+                { b.cards }
+                { b.timeline }
+                { f.properties }
+                <Share dispatch={dispatch.clone()} make_link={f.make_link} />
+                { b.stories }
                 <div class="page__pair">
-                    <div class={spot(Look::Service)}><ServicePanel ..service /></div>
-                    <div class={spot(Look::Resource)}><ResourcePanel ..resource /></div>
+                    <div class={spot(b.look, Look::Service)}>{ f.service }</div>
+                    <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
                 </div>
-                <WorkSection kind={Kind::Compare(backend)} dispatch={dispatch.clone()} />
+                <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
                 <Explorer dispatch={dispatch.clone()} />
                 <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
-                <Messages ..messages />
-                { log }
+                { f.messages }
+                { b.log }
             </main>
         </div>
     }

@@ -1,8 +1,8 @@
 //! The timeline panel: the whole run as a space-time diagram, a playhead to
 //! move through time, zoom and pan, and downloads of the picture and run.
 
+use super::browser;
 use super::state::{seconds_1, Action};
-use super::timeline_dom as tdom;
 use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
 use crate::sim::Backend;
 use crate::sim::Picture;
@@ -382,8 +382,8 @@ impl Tips {
             caption.clone(),
         );
         Tips {
-            hover: Callback::from(move |e: MouseEvent| a.set(tdom::tip_of(&e))),
-            focus: Callback::from(move |e: FocusEvent| b.set(tdom::tip_of(&e))),
+            hover: Callback::from(move |e: MouseEvent| a.set(browser::tip_of(&e))),
+            focus: Callback::from(move |e: FocusEvent| b.set(browser::tip_of(&e))),
             leave: Callback::from(move |_: MouseEvent| c.set(None)),
             blur: Callback::from(move |_: FocusEvent| d.set(None)),
         }
@@ -399,7 +399,7 @@ fn move_callback(
 ) -> Callback<PointerEvent> {
     let (dispatch, end) = (props.dispatch.clone(), props.end_ms);
     Callback::from(move |e: PointerEvent| {
-        let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
+        let Some(x) = browser::local_x(&svg_ref, e.client_x()) else {
             return;
         };
         let mut v = view.borrow_mut();
@@ -444,10 +444,10 @@ fn seek_callback(
         if e.button() > 0 {
             return;
         }
-        let Some(x) = tdom::local_x(&svg_ref, e.client_x()) else {
+        let Some(x) = browser::local_x(&svg_ref, e.client_x()) else {
             return;
         };
-        let y = tdom::local_y(&svg_ref, e.client_y()).unwrap_or(0.0);
+        let y = browser::local_y(&svg_ref, e.client_y()).unwrap_or(0.0);
         // The folded Redis lane opens when its name is pressed.
         let on_nodes = rows
             .iter()
@@ -459,7 +459,7 @@ fn seek_callback(
             redraw.force_update();
             return;
         }
-        tdom::capture(&svg_ref, e.pointer_id());
+        browser::capture(&svg_ref, e.pointer_id());
         let mut v = view.borrow_mut();
         v.pointers.retain(|p| p.0 != e.pointer_id());
         v.pointers.push((e.pointer_id(), x));
@@ -533,7 +533,7 @@ fn toolbar(
     let on_arrows = {
         let (view, redraw) = (view.clone(), redraw.clone());
         Callback::from(move |e: Event| {
-            view.borrow_mut().arrows = Some(super::dom::checked_of(&e));
+            view.borrow_mut().arrows = Some(browser::checked_of(&e));
             redraw.force_update();
         })
     };
@@ -614,16 +614,16 @@ fn words(caption: Option<&str>, redlock: bool) -> Html {
 
 /// The picture as SVG or PNG, and the run as JSON.
 fn downloads(props: &TimelineProps, svg_ref: &NodeRef) -> Html {
-    let save = |kind: tdom::Kind| {
+    let save = |kind: browser::Download| {
         let (svg_ref, run_file) = (svg_ref.clone(), props.run_file.clone());
-        Callback::from(move |_: MouseEvent| tdom::save(kind, &svg_ref, &run_file))
+        Callback::from(move |_: MouseEvent| browser::save(kind, &svg_ref, &run_file))
     };
     html! {
         <div class="timeline__group" role="group" aria-label="Download">
             <span class="timeline__group-label">{ "Download" }</span>
-            <button type="button" class="button button--small" onclick={save(tdom::Kind::Svg)}>{ "SVG" }</button>
-            <button type="button" class="button button--small" onclick={save(tdom::Kind::Png)}>{ "PNG" }</button>
-            <button type="button" class="button button--small" onclick={save(tdom::Kind::Json)}>{ "Run (JSON)" }</button>
+            <button type="button" class="button button--small" onclick={save(browser::Download::Svg)}>{ "SVG" }</button>
+            <button type="button" class="button button--small" onclick={save(browser::Download::Png)}>{ "PNG" }</button>
+            <button type="button" class="button button--small" onclick={save(browser::Download::Json)}>{ "Run (JSON)" }</button>
         </div>
     }
 }
@@ -644,7 +644,7 @@ fn legend(redlock: bool) -> Html {
 #[hook]
 fn use_width(holder: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHandle) {
     use_effect_with((), move |_| {
-        let listener = tdom::on_resize(holder, move |width| {
+        let listener = browser::on_resize(holder, move |width| {
             let mut v = view.borrow_mut();
             if (v.width - width).abs() >= 1.0 {
                 // Below this the lanes cannot be told apart; the frame scrolls.
@@ -665,14 +665,14 @@ fn use_width(holder: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHan
 #[hook]
 fn use_wheel(svg_ref: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHandle) {
     use_effect_with((), move |_| {
-        let listener = tdom::on_wheel(svg_ref.clone(), move |wheel| {
+        let listener = browser::on_wheel(svg_ref.clone(), move |wheel| {
             let mut v = view.borrow_mut();
             match wheel {
-                tdom::Wheel::Zoom { delta, x } => {
+                browser::Wheel::Zoom { delta, x } => {
                     let around = v.scale().t(x);
                     v.zoom(if delta > 0.0 { 1.25 } else { 0.8 }, around);
                 }
-                tdom::Wheel::Pan { delta } => {
+                browser::Wheel::Pan { delta } => {
                     let width = v.scale().plot_w();
                     v.pan(delta / width);
                 }

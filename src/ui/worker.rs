@@ -2,11 +2,12 @@
 //! when a visitor first asks for a job, send jobs, hear replies, and open
 //! the runs its markup links to.
 //!
-//! Written on `web_sys::Worker` directly rather than with `gloo-worker`:
-//! that crate's bridge would bring its own serializer into the page's
-//! first load, and the page budgets its bytes; the messages here are a
-//! few JSON strings.
+//! Written on `web_sys::Worker` directly (`browser::WorkerPort`) rather
+//! than with `gloo-worker`: that crate's bridge would bring its own
+//! serializer into the page's first load, and the page budgets its bytes;
+//! the messages here are a few JSON strings.
 
+use super::browser;
 use super::state::Action;
 use crate::work::{Job, Reply, Request, PROTOCOL_VERSION};
 use yew::prelude::*;
@@ -20,8 +21,7 @@ pub const WORKER_STYLE: &str = "link[href=\"distlock-worker.css\"]";
 
 /// A running worker. Dropping it stops the worker and its job.
 pub struct Work {
-    #[cfg(target_arch = "wasm32")]
-    inner: browser::Inner,
+    port: browser::WorkerPort,
     next_id: std::cell::Cell<u32>,
 }
 
@@ -29,11 +29,8 @@ impl Work {
     /// Starts a worker; `on_reply` hears every reply, or why the worker
     /// could not start or run (an embedding page that forbids workers).
     pub fn start(on_reply: Callback<Result<Reply, String>>) -> Work {
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = on_reply;
         Work {
-            #[cfg(target_arch = "wasm32")]
-            inner: browser::Inner::start(on_reply),
+            port: browser::WorkerPort::start(on_reply),
             next_id: std::cell::Cell::new(1),
         }
     }
@@ -47,11 +44,8 @@ impl Work {
             id,
             job,
         };
-        #[cfg(target_arch = "wasm32")]
-        self.inner
+        self.port
             .send(serde_json::to_string(&request).unwrap_or_default());
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = request;
         id
     }
 }
@@ -212,142 +206,11 @@ pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
 fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
     let dispatch = dispatch.clone();
     Callback::from(move |e: MouseEvent| {
-        #[cfg(target_arch = "wasm32")]
-        if let Some((fragment, say)) = browser::opened(&e) {
-            super::dom::show_simulation();
+        if let Some((fragment, say)) = browser::open_asked(&e) {
+            browser::show_simulation();
             dispatch.emit(Action::OpenWorkRun { fragment, say });
         } else if let Some((svg_url, name)) = browser::png_asked(&e) {
-            super::timeline_dom::save_png_of(&svg_url, &name);
+            browser::save_png_of(&svg_url, &name);
         }
-        #[cfg(not(target_arch = "wasm32"))]
-        let _ = (e, &dispatch);
     })
-}
-
-#[cfg(target_arch = "wasm32")]
-mod browser {
-    use super::*;
-    use std::cell::RefCell;
-    use std::rc::Rc;
-    use wasm_bindgen::closure::Closure;
-    use wasm_bindgen::{JsCast, JsValue};
-    use web_sys::{MessageEvent, Worker};
-
-    /// Requests wait here until the worker says it is ready: one sent
-    /// while its wasm is still loading would be lost.
-    #[derive(Default)]
-    struct Line {
-        ready: bool,
-        waiting: Vec<String>,
-    }
-
-    pub struct Inner {
-        worker: Option<Worker>,
-        line: Rc<RefCell<Line>>,
-        _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
-        _on_error: Option<Closure<dyn FnMut(web_sys::Event)>>,
-    }
-
-    impl Inner {
-        pub fn start(on_reply: Callback<Result<Reply, String>>) -> Inner {
-            let line = Rc::new(RefCell::new(Line::default()));
-            let worker = match Worker::new(WORKER_URL) {
-                Ok(w) => {
-                    link_style();
-                    w
-                }
-                Err(_) => {
-                    on_reply.emit(Err(NO_WORKER.into()));
-                    return Inner {
-                        worker: None,
-                        line,
-                        _on_message: None,
-                        _on_error: None,
-                    };
-                }
-            };
-            let on_message = {
-                let (line, worker, on_reply) = (line.clone(), worker.clone(), on_reply.clone());
-                Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
-                    let text = e.data().as_string().unwrap_or_default();
-                    if text == "ready" {
-                        let mut line = line.borrow_mut();
-                        line.ready = true;
-                        for request in line.waiting.drain(..) {
-                            let _ = worker.post_message(&JsValue::from_str(&request));
-                        }
-                        return;
-                    }
-                    on_reply.emit(Reply::read(&text));
-                })
-            };
-            let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
-                on_reply.emit(Err(NO_WORKER.into()))
-            });
-            worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
-            worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-            Inner {
-                worker: Some(worker),
-                line,
-                _on_message: Some(on_message),
-                _on_error: Some(on_error),
-            }
-        }
-
-        pub fn send(&self, request: String) {
-            let Some(worker) = &self.worker else { return };
-            let mut line = self.line.borrow_mut();
-            if line.ready {
-                let _ = worker.post_message(&JsValue::from_str(&request));
-            } else {
-                line.waiting.push(request);
-            }
-        }
-    }
-
-    impl Drop for Inner {
-        fn drop(&mut self) {
-            if let Some(worker) = &self.worker {
-                // No reply already on its way reaches a handler that is
-                // about to be freed.
-                worker.set_onmessage(None);
-                worker.set_onerror(None);
-                worker.terminate();
-            }
-        }
-    }
-
-    /// Turns on the worker's stylesheet: the page names it disabled, so
-    /// that it is not fetched before a worker starts.
-    fn link_style() {
-        let style = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.query_selector(WORKER_STYLE).ok().flatten());
-        if let Some(link) = style {
-            let _ = link.remove_attribute("disabled");
-        }
-    }
-
-    const NO_WORKER: &str = "This runs in a background worker, which could not start here (a page that embeds this one may forbid workers). Open the simulator on its own page to run it.";
-
-    /// The SVG's address and the PNG's name, for a click on `data-png`.
-    pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
-        let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
-        let button = target.closest("[data-png]").ok()??;
-        let body = button.closest(".work__body").ok()??;
-        let svg = body.query_selector("a[data-svg]").ok()??;
-        Some((
-            svg.get_attribute("href")?,
-            button.get_attribute("data-png")?,
-        ))
-    }
-
-    /// The run link and its sentence on the element clicked, if any.
-    pub fn opened(e: &MouseEvent) -> Option<(String, String)> {
-        let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
-        let element = target.closest("[data-open]").ok()??;
-        let fragment = element.get_attribute("data-open")?;
-        let say = element.get_attribute("data-say").unwrap_or_default();
-        Some((fragment, say))
-    }
 }

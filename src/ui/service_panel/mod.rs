@@ -223,7 +223,7 @@ pub(super) fn picker(
         choices.push(current);
     }
     let onchange = props.dispatch.reform(move |e: Event| {
-        let value = super::dom::value_of(&e).parse().unwrap_or(now);
+        let value = super::browser::value_of(&e).parse().unwrap_or(now);
         Action::Reconfigure(to_config(value))
     });
     html! {

@@ -6,7 +6,7 @@ use crate::sim::{
     Config, ExtendMode, NodeCommand, NodeId, Persistence, RedisNodeView, RedisOptions,
     RedlockDetail, ReleaseMode, RestartPolicy,
 };
-use crate::ui::dom::checked_of;
+use crate::ui::browser::checked_of;
 use crate::ui::state::{seconds_1, Action};
 use yew::prelude::*;
 

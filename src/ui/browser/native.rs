@@ -1,0 +1,134 @@
+//! The glue's native twin (server rendering, tests): the same names as
+//! `web.rs`, doing nothing. No event fires here, there is no window,
+//! keyboard, address bar, host page or worker.
+
+use super::{Download, Wheel};
+use crate::ui::state::Action;
+use crate::work::Reply;
+use yew::prelude::*;
+
+/// Nothing to listen to without a browser.
+pub struct NoListener;
+
+pub type Listener = Option<NoListener>;
+
+pub fn value_of(_event: &Event) -> String {
+    String::new()
+}
+
+pub fn checked_of(_event: &Event) -> bool {
+    false
+}
+
+pub fn show_simulation() {}
+
+/// No frames.
+pub struct FrameLoop;
+
+impl FrameLoop {
+    pub fn start(_on_frame: impl FnMut() + 'static) -> Option<FrameLoop> {
+        None
+    }
+}
+
+/// No keyboard.
+pub struct KeyListener;
+
+impl KeyListener {
+    pub fn start(_dispatch: Callback<Action>) -> Option<KeyListener> {
+        None
+    }
+}
+
+pub fn scroll_to_spotlight() {}
+
+pub fn location() -> Option<(String, String, bool)> {
+    None
+}
+
+pub fn point_link(_e: &MouseEvent, _href: &str) {}
+
+/// No host page to tell.
+pub struct HeightReport;
+
+impl HeightReport {
+    pub fn start() -> Option<HeightReport> {
+        None
+    }
+}
+
+pub fn page_url(fragment: &str) -> String {
+    format!("./#{fragment}")
+}
+
+pub fn show_in_address_bar(_fragment: &str) {}
+
+pub fn copy(_text: &str, _done: impl Fn(bool) + 'static) {}
+
+pub fn click(_input: &NodeRef) {}
+
+pub fn select_all(_e: FocusEvent) {}
+
+pub fn read_file(_e: &Event, _dispatch: Callback<Action>) {}
+
+/// No address bar to watch.
+pub fn on_hash_change(_changed: impl Fn(String) + 'static) -> Listener {
+    None
+}
+
+pub fn search() -> Option<String> {
+    None
+}
+
+pub fn form_query(_e: &SubmitEvent) -> String {
+    String::new()
+}
+
+pub fn keep_in_link(_query: &str) {}
+
+pub fn scroll_to(_section: &NodeRef) {}
+
+/// No worker: nothing is sent, and no reply comes.
+pub struct WorkerPort;
+
+impl WorkerPort {
+    pub fn start(_on_reply: Callback<Result<Reply, String>>) -> WorkerPort {
+        WorkerPort
+    }
+
+    pub fn send(&self, _request: String) {}
+}
+
+pub fn png_asked(_e: &MouseEvent) -> Option<(String, String)> {
+    None
+}
+
+pub fn open_asked(_e: &MouseEvent) -> Option<(String, String)> {
+    None
+}
+
+pub fn tip_of(_e: &Event) -> Option<String> {
+    None
+}
+
+pub fn local_x(_svg_ref: &NodeRef, _client_x: i32) -> Option<f64> {
+    None
+}
+
+pub fn local_y(_svg_ref: &NodeRef, _client_y: i32) -> Option<f64> {
+    None
+}
+
+pub fn capture(_svg_ref: &NodeRef, _pointer_id: i32) {}
+
+pub fn on_resize(_holder: NodeRef, _changed: impl FnMut(f64) + 'static) -> Listener {
+    None
+}
+
+pub fn on_wheel(_svg_ref: NodeRef, _turned: impl FnMut(Wheel) + 'static) -> Listener {
+    None
+}
+
+pub fn save(_kind: Download, _svg_ref: &NodeRef, _run_file: &Callback<(), String>) {}
+
+pub fn save_png_of(_svg_url: &str, _name: &str) {}

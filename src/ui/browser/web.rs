@@ -1,0 +1,742 @@
+//! The browser glue itself, for wasm32 (see the module above).
+
+use super::{Download, Wheel};
+use crate::ui::embed::HEIGHT_MESSAGE;
+use crate::ui::explorer::LINK_KEY;
+use crate::ui::guide::{shortcut_of, Shortcut};
+use crate::ui::state::Action;
+use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
+use crate::work::Reply;
+use gloo_events::{EventListener, EventListenerOptions};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{MessageEvent, Worker};
+use yew::prelude::*;
+
+/// A listener on the window or an element; dropping it removes it.
+pub type Listener = Option<EventListener>;
+
+// Fields: reading what a visitor typed or ticked.
+
+/// The value of the `<input>` or `<select>` an event came from.
+pub fn value_of(event: &Event) -> String {
+    if let Some(select) = event.target_dyn_into::<web_sys::HtmlSelectElement>() {
+        return select.value();
+    }
+    event
+        .target_dyn_into::<web_sys::HtmlInputElement>()
+        .map(|input| input.value())
+        .unwrap_or_default()
+}
+
+/// Whether the checkbox an event came from is ticked.
+pub fn checked_of(event: &Event) -> bool {
+    event
+        .target_dyn_into::<web_sys::HtmlInputElement>()
+        .is_some_and(|input| input.checked())
+}
+
+/// Brings the simulation (the controls and the cards) into view, as after
+/// opening a run from further down the page.
+pub fn show_simulation() {
+    let target = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(".controls").ok().flatten());
+    if let Some(element) = target {
+        element.scroll_into_view();
+    }
+}
+
+// Frames: the clock's heartbeat.
+
+type FrameFn = Closure<dyn FnMut(f64)>;
+
+/// A running loop of animation frames, one call per frame while the clock
+/// runs. Dropping it stops the loop.
+///
+/// Wall time decides only *when* a frame comes; each frame advances the
+/// simulation by a fixed step, so a slow machine shows the same run,
+/// slower. Animation frames rather than a timer: a timer can fire twice
+/// inside one frame (doubling the work of that frame) and keeps firing in
+/// a hidden tab.
+pub struct FrameLoop {
+    window: web_sys::Window,
+    /// The pending frame request, to cancel on drop.
+    request: Rc<Cell<Option<i32>>>,
+    /// The only strong reference to the callback; the callback itself
+    /// holds a weak one to ask for the next frame.
+    callback: Rc<RefCell<Option<FrameFn>>>,
+}
+
+impl FrameLoop {
+    /// Starts calling `on_frame` once per frame; `None` outside a browser window.
+    pub fn start(mut on_frame: impl FnMut() + 'static) -> Option<FrameLoop> {
+        let window = web_sys::window()?;
+        let request = Rc::new(Cell::new(None));
+        let callback: Rc<RefCell<Option<FrameFn>>> = Rc::new(RefCell::new(None));
+        let weak = Rc::downgrade(&callback);
+        let (next_window, next_request) = (window.clone(), request.clone());
+        let frame = Closure::new(move |_timestamp: f64| {
+            next_request.set(None);
+            on_frame();
+            if let Some(callback) = weak.upgrade() {
+                if let Some(f) = callback.borrow().as_ref() {
+                    let id = next_window
+                        .request_animation_frame(f.as_ref().unchecked_ref())
+                        .ok();
+                    next_request.set(id);
+                }
+            }
+        });
+        let first = window
+            .request_animation_frame(frame.as_ref().unchecked_ref())
+            .ok()?;
+        request.set(Some(first));
+        *callback.borrow_mut() = Some(frame);
+        Some(FrameLoop {
+            window,
+            request,
+            callback,
+        })
+    }
+}
+
+impl Drop for FrameLoop {
+    fn drop(&mut self) {
+        if let Some(id) = self.request.take() {
+            // Nothing useful can be done if the browser refuses to cancel.
+            let _ = self.window.cancel_animation_frame(id);
+        }
+        // If the callback is running right now, wasm-bindgen defers
+        // freeing it until the call returns.
+        self.callback.borrow_mut().take();
+    }
+}
+
+// The keyboard: one listener on the document turns keys into shortcuts.
+
+/// The document's keydown listener. Dropping it removes it.
+pub struct KeyListener {
+    document: web_sys::Document,
+    callback: Closure<dyn FnMut(web_sys::KeyboardEvent)>,
+}
+
+impl KeyListener {
+    pub fn start(dispatch: Callback<Action>) -> Option<KeyListener> {
+        let document = web_sys::window()?.document()?;
+        let callback = Closure::new(move |e: web_sys::KeyboardEvent| {
+            if let Some(key) = wanted(&e) {
+                // Space and the arrows would scroll the page as well.
+                if key != Shortcut::Escape {
+                    e.prevent_default();
+                }
+                dispatch.emit(Action::Shortcut(key));
+            }
+        });
+        document
+            .add_event_listener_with_callback("keydown", callback.as_ref().unchecked_ref())
+            .ok()?;
+        Some(KeyListener { document, callback })
+    }
+}
+
+impl Drop for KeyListener {
+    fn drop(&mut self) {
+        let _ = self
+            .document
+            .remove_event_listener_with_callback("keydown", self.callback.as_ref().unchecked_ref());
+    }
+}
+
+/// The shortcut a key press asks for, unless it belongs to something else.
+fn wanted(e: &web_sys::KeyboardEvent) -> Option<Shortcut> {
+    if e.ctrl_key() || e.meta_key() || e.alt_key() || e.default_prevented() {
+        return None;
+    }
+    let key = shortcut_of(&e.key())?;
+    let target = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    let tag = target.as_ref().map(|t| t.tag_name()).unwrap_or_default();
+    let editable = target
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok())
+        .is_some_and(|t| t.is_content_editable());
+    let typing = matches!(tag.as_str(), "INPUT" | "SELECT" | "TEXTAREA") || editable;
+    let pressing = matches!(tag.as_str(), "BUTTON" | "SUMMARY" | "A");
+    match key {
+        Shortcut::Escape => Some(key),
+        _ if typing => None,
+        Shortcut::StartPause if pressing => None,
+        _ => Some(key),
+    }
+}
+
+/// Scrolls the part of the page a tour points at into view.
+pub fn scroll_to_spotlight() {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Ok(Some(spot)) = document.query_selector(".is-spotlit") {
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        spot.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+}
+
+// The page's address, and the host page of an embed.
+
+/// The query, the fragment, and whether the page sits in a frame.
+pub fn location() -> Option<(String, String, bool)> {
+    let window = web_sys::window()?;
+    let location = window.location();
+    let framed = match window.top() {
+        Ok(Some(top)) => top != window,
+        // A frame whose parent cannot be reached is a frame all the same.
+        _ => true,
+    };
+    Some((
+        location.search().unwrap_or_default(),
+        location.hash().unwrap_or_default(),
+        framed,
+    ))
+}
+
+/// Points the clicked link at `href` before the browser follows it.
+pub fn point_link(e: &MouseEvent, href: &str) {
+    if let Some(a) = e
+        .current_target()
+        .or_else(|| e.target())
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        .and_then(|t| t.closest("a").ok().flatten())
+    {
+        let _ = a.set_attribute("href", href);
+    }
+}
+
+/// Tells the host page the content's height whenever it changes (the
+/// message `embed::HEIGHT_MESSAGE` names). Dropping it disconnects it.
+pub struct HeightReport {
+    observer: web_sys::ResizeObserver,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl HeightReport {
+    pub fn start() -> Option<HeightReport> {
+        let window = web_sys::window()?;
+        let body = window.document()?.body()?;
+        let measured = body.clone();
+        let callback = Closure::new(move |_entries: js_sys::Array| {
+            let height = measured.scroll_height().max(measured.offset_height());
+            post_height(&window, height);
+        });
+        let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        observer.observe(&body);
+        Some(HeightReport {
+            observer,
+            _callback: callback,
+        })
+    }
+}
+
+impl Drop for HeightReport {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+    }
+}
+
+fn post_height(window: &web_sys::Window, height: i32) {
+    let Ok(Some(parent)) = window.parent() else {
+        return;
+    };
+    if &parent == window {
+        return;
+    }
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
+    let _ = js_sys::Reflect::set(&message, &"height".into(), &JsValue::from(height));
+    // The height is no secret: any host may read it.
+    let _ = parent.post_message(&message, "*");
+}
+
+// Sharing a run: the address bar, the clipboard, and run files.
+
+// The fragment the page itself last put in the address bar, so that
+// its own change is not taken for a visitor's.
+thread_local! {
+    static OWN_FRAGMENT: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// The page's own address with `fragment` in place of its own.
+pub fn page_url(fragment: &str) -> String {
+    let base = web_sys::window()
+        .and_then(|w| w.location().href().ok())
+        .unwrap_or_default();
+    let base = base.split('#').next().unwrap_or_default().to_string();
+    format!("{base}#{fragment}")
+}
+
+pub fn show_in_address_bar(fragment: &str) {
+    OWN_FRAGMENT.with(|own| *own.borrow_mut() = fragment.to_string());
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("#{fragment}")));
+    }
+}
+
+/// Puts `text` on the clipboard; `done` hears whether it was taken.
+pub fn copy(text: &str, done: impl Fn(bool) + 'static) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let promise = window.navigator().clipboard().write_text(text);
+    // A page without clipboard access refuses: the link stays on show.
+    // Each callback frees itself once called.
+    let done = Rc::new(done);
+    let (ok, refused) = (done.clone(), done);
+    let on_ok = Closure::once_into_js(move |_: JsValue| ok(true));
+    let on_refused = Closure::once_into_js(move |_: JsValue| refused(false));
+    let then = js_sys::Reflect::get(&promise, &"then".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(then) = then {
+        let _ = then.call2(&promise, &on_ok, &on_refused);
+    }
+}
+
+pub fn click(input: &NodeRef) {
+    if let Some(input) = input.cast::<web_sys::HtmlElement>() {
+        input.click();
+    }
+}
+
+pub fn select_all(e: FocusEvent) {
+    if let Some(input) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    {
+        input.select();
+    }
+}
+
+/// Reads the run file chosen in the `<input type="file">` an event came
+/// from, and hands its text (or why not) to the page.
+pub fn read_file(e: &Event, dispatch: Callback<Action>) {
+    let Some(input) = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+    else {
+        return;
+    };
+    let Some(file) = input.files().and_then(|files| files.get(0)) else {
+        return;
+    };
+    // The same file chosen twice still counts as a choice.
+    input.set_value("");
+    if file.size() > crate::wire::link::RUN_FILE_LEN_MAX as f64 {
+        dispatch.emit(Action::ImportRun(Err(format!(
+            "This file is {} bytes, over the limit of {}: it was not read.",
+            file.size() as u64,
+            crate::wire::link::RUN_FILE_LEN_MAX
+        ))));
+        return;
+    }
+    let Ok(reader) = web_sys::FileReader::new() else {
+        return;
+    };
+    let loaded = reader.clone();
+    let on_load = Closure::once_into_js(move || {
+        let text = loaded.result().ok().and_then(|r| r.as_string());
+        dispatch.emit(Action::ImportRun(
+            text.ok_or_else(|| "This file could not be read as text.".to_string()),
+        ));
+    });
+    reader.set_onload(Some(on_load.unchecked_ref()));
+    let _ = reader.read_as_text(&file);
+}
+
+/// Hears a visitor's change of the fragment (not the page's own).
+pub fn on_hash_change(changed: impl Fn(String) + 'static) -> Listener {
+    let window = web_sys::window()?;
+    let location = window.location();
+    Some(EventListener::new(&window, "hashchange", move |_| {
+        let hash = location.hash().unwrap_or_default();
+        let fragment = hash.trim_start_matches('#').to_string();
+        let own = OWN_FRAGMENT.with(|own| *own.borrow() == fragment);
+        if !own && !fragment.is_empty() {
+            changed(fragment);
+        }
+    }))
+}
+
+// The hazard explorer: its settings in the page's address.
+
+/// The page address's query string (`location.search`).
+pub fn search() -> Option<String> {
+    web_sys::window()?.location().search().ok()
+}
+
+/// The submitted form's fields as a query string, however many there
+/// are.
+pub fn form_query(e: &SubmitEvent) -> String {
+    let read = || -> Option<String> {
+        let form = e.target()?.dyn_into::<web_sys::HtmlFormElement>().ok()?;
+        let data = web_sys::FormData::new_with_form(&form).ok()?;
+        let params = web_sys::UrlSearchParams::new_with_str_sequence_sequence(&data).ok()?;
+        Some(params.to_string().into())
+    };
+    read().unwrap_or_default()
+}
+
+/// Puts the explorer's settings into the page's address, so the link
+/// reproduces the numbers; the fragment (a run) stays.
+pub fn keep_in_link(query: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let hash = window.location().hash().unwrap_or_default();
+    let encoded: String = js_sys::encode_uri_component(query).into();
+    let url = format!("?{LINK_KEY}={encoded}{hash}");
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+pub fn scroll_to(section: &NodeRef) {
+    if let Some(e) = section.cast::<web_sys::Element>() {
+        e.scroll_into_view();
+    }
+}
+
+// The background worker: started, sent requests, heard, and the clicks in
+// the markup it draws.
+
+/// Requests wait here until the worker says it is ready: one sent
+/// while its wasm is still loading would be lost.
+#[derive(Default)]
+struct Line {
+    ready: bool,
+    waiting: Vec<String>,
+}
+
+/// The page's line to one `web_sys::Worker`. Dropping it terminates the
+/// worker.
+pub struct WorkerPort {
+    worker: Option<Worker>,
+    line: Rc<RefCell<Line>>,
+    _on_message: Option<Closure<dyn FnMut(MessageEvent)>>,
+    _on_error: Option<Closure<dyn FnMut(web_sys::Event)>>,
+}
+
+impl WorkerPort {
+    pub fn start(on_reply: Callback<Result<Reply, String>>) -> WorkerPort {
+        let line = Rc::new(RefCell::new(Line::default()));
+        let worker = match Worker::new(WORKER_URL) {
+            Ok(w) => {
+                link_style();
+                w
+            }
+            Err(_) => {
+                on_reply.emit(Err(NO_WORKER.into()));
+                return WorkerPort {
+                    worker: None,
+                    line,
+                    _on_message: None,
+                    _on_error: None,
+                };
+            }
+        };
+        let on_message = {
+            let (line, worker, on_reply) = (line.clone(), worker.clone(), on_reply.clone());
+            Closure::<dyn FnMut(MessageEvent)>::new(move |e: MessageEvent| {
+                let text = e.data().as_string().unwrap_or_default();
+                if text == "ready" {
+                    let mut line = line.borrow_mut();
+                    line.ready = true;
+                    for request in line.waiting.drain(..) {
+                        let _ = worker.post_message(&JsValue::from_str(&request));
+                    }
+                    return;
+                }
+                on_reply.emit(Reply::read(&text));
+            })
+        };
+        let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+            on_reply.emit(Err(NO_WORKER.into()))
+        });
+        worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+        worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+        WorkerPort {
+            worker: Some(worker),
+            line,
+            _on_message: Some(on_message),
+            _on_error: Some(on_error),
+        }
+    }
+
+    pub fn send(&self, request: String) {
+        let Some(worker) = &self.worker else { return };
+        let mut line = self.line.borrow_mut();
+        if line.ready {
+            let _ = worker.post_message(&JsValue::from_str(&request));
+        } else {
+            line.waiting.push(request);
+        }
+    }
+}
+
+impl Drop for WorkerPort {
+    fn drop(&mut self) {
+        if let Some(worker) = &self.worker {
+            // No reply already on its way reaches a handler that is
+            // about to be freed.
+            worker.set_onmessage(None);
+            worker.set_onerror(None);
+            worker.terminate();
+        }
+    }
+}
+
+/// Turns on the worker's stylesheet: the page names it disabled, so
+/// that it is not fetched before a worker starts.
+fn link_style() {
+    let style = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.query_selector(WORKER_STYLE).ok().flatten());
+    if let Some(link) = style {
+        let _ = link.remove_attribute("disabled");
+    }
+}
+
+const NO_WORKER: &str = "This runs in a background worker, which could not start here (a page that embeds this one may forbid workers). Open the simulator on its own page to run it.";
+
+/// The SVG's address and the PNG's name, for a click on `data-png`.
+pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
+    let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let button = target.closest("[data-png]").ok()??;
+    let body = button.closest(".work__body").ok()??;
+    let svg = body.query_selector("a[data-svg]").ok()??;
+    Some((
+        svg.get_attribute("href")?,
+        button.get_attribute("data-png")?,
+    ))
+}
+
+/// The run link and its sentence on the element clicked, if any.
+pub fn open_asked(e: &MouseEvent) -> Option<(String, String)> {
+    let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+    let element = target.closest("[data-open]").ok()??;
+    let fragment = element.get_attribute("data-open")?;
+    let say = element.get_attribute("data-say").unwrap_or_default();
+    Some((fragment, say))
+}
+
+// The timeline: pointer positions, the wheel, the panel's width, and
+// downloads of the picture and the run.
+
+/// Today's file names: the picture and the run share a stem.
+const FILE_STEM: &str = "distlock-run";
+
+/// The sentence of the mark under the pointer or focus: its `<title>`.
+pub fn tip_of(e: &Event) -> Option<String> {
+    let target: web_sys::Element = e.target()?.dyn_into().ok()?;
+    let mark = target
+        .closest(".tl-mark, .tl-msg, .tl-renewal, .tl-traffic, .tl-dense, .tl-key-moment")
+        .ok()??;
+    let title = mark.query_selector("title").ok()??;
+    title.text_content()
+}
+
+pub fn local_x(svg_ref: &NodeRef, client_x: i32) -> Option<f64> {
+    local(svg_ref, client_x, true)
+}
+
+pub fn local_y(svg_ref: &NodeRef, client_y: i32) -> Option<f64> {
+    local(svg_ref, client_y, false)
+}
+
+fn local(svg_ref: &NodeRef, client: i32, horizontal: bool) -> Option<f64> {
+    let svg = svg_ref.cast::<web_sys::Element>()?;
+    let rect = svg.get_bounding_client_rect();
+    Some(if horizontal {
+        f64::from(client) - rect.left()
+    } else {
+        f64::from(client) - rect.top()
+    })
+}
+
+/// Keeps the pointer's moves coming to the picture while it drags.
+pub fn capture(svg_ref: &NodeRef, pointer_id: i32) {
+    if let Some(svg) = svg_ref.cast::<web_sys::Element>() {
+        let _ = svg.set_pointer_capture(pointer_id);
+    }
+}
+
+pub fn on_resize(holder: NodeRef, mut changed: impl FnMut(f64) + 'static) -> Listener {
+    let measure = move |holder: &NodeRef| {
+        holder
+            .cast::<web_sys::Element>()
+            .map(|e| f64::from(e.client_width()))
+            .filter(|&w| w > 0.0)
+    };
+    if let Some(width) = measure(&holder) {
+        changed(width);
+    }
+    let window = web_sys::window()?;
+    Some(EventListener::new(&window, "resize", move |_| {
+        if let Some(width) = measure(&holder) {
+            changed(width);
+        }
+    }))
+}
+
+pub fn on_wheel(svg_ref: NodeRef, mut turned: impl FnMut(Wheel) + 'static) -> Listener {
+    let svg = svg_ref.cast::<web_sys::Element>()?;
+    let options = EventListenerOptions::enable_prevent_default();
+    Some(EventListener::new_with_options(
+        &svg,
+        "wheel",
+        options,
+        move |event| {
+            let Some(e) = event.dyn_ref::<web_sys::WheelEvent>() else {
+                return;
+            };
+            let sideways = e.delta_x().abs() > e.delta_y().abs() || e.shift_key();
+            let wheel = if e.ctrl_key() || e.meta_key() {
+                let x = local(&svg_ref, e.client_x(), true).unwrap_or(0.0);
+                Wheel::Zoom {
+                    delta: e.delta_y(),
+                    x,
+                }
+            } else if sideways {
+                let delta = if e.shift_key() && e.delta_x() == 0.0 {
+                    e.delta_y()
+                } else {
+                    e.delta_x()
+                };
+                Wheel::Pan { delta }
+            } else {
+                // A plain wheel scrolls the page, as everywhere else.
+                return;
+            };
+            e.prevent_default();
+            turned(wheel);
+        },
+    ))
+}
+
+pub fn save(kind: Download, svg_ref: &NodeRef, run_file: &Callback<(), String>) {
+    let result = match kind {
+        Download::Json => save_text(
+            &format!("{FILE_STEM}.json"),
+            "application/json",
+            &run_file.emit(()),
+        ),
+        Download::Svg => svg_text(svg_ref)
+            .ok_or_else(|| JsValue::from_str("no picture"))
+            .and_then(|svg| save_text(&format!("{FILE_STEM}.svg"), "image/svg+xml", &svg)),
+        Download::Png => save_png(svg_ref),
+    };
+    if let Err(e) = result {
+        web_sys::console::warn_2(&"The download could not be made:".into(), &e);
+    }
+}
+
+/// The picture as a standalone SVG file: its colours are attributes, so
+/// it looks the same without the page's style sheet.
+fn svg_text(svg_ref: &NodeRef) -> Option<String> {
+    let svg = svg_ref.cast::<web_sys::Element>()?;
+    Some(format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}",
+        svg.outer_html()
+    ))
+}
+
+fn blob_url(text: &str, mime: &str) -> Result<String, JsValue> {
+    let parts = js_sys::Array::of1(&JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options)?;
+    web_sys::Url::create_object_url_with_blob(&blob)
+}
+
+fn click_download(url: &str, name: &str) -> Result<(), JsValue> {
+    let document = web_sys::window()
+        .and_then(|w| w.document())
+        .ok_or_else(|| JsValue::from_str("no document"))?;
+    let a: web_sys::HtmlAnchorElement = document.create_element("a")?.dyn_into()?;
+    a.set_href(url);
+    a.set_download(name);
+    a.click();
+    Ok(())
+}
+
+fn save_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
+    let url = blob_url(text, mime)?;
+    click_download(&url, name)?;
+    web_sys::Url::revoke_object_url(&url)
+}
+
+/// Draws the SVG onto a canvas at twice the size, then saves the canvas.
+fn save_png(svg_ref: &NodeRef) -> Result<(), JsValue> {
+    let svg = svg_ref
+        .cast::<web_sys::Element>()
+        .ok_or_else(|| JsValue::from_str("no picture"))?;
+    let size = (
+        f64::from(svg.client_width().max(1)),
+        f64::from(svg.client_height().max(1)),
+    );
+    let url = blob_url(&svg.outer_html(), "image/svg+xml")?;
+    png(url, Some(size), format!("{FILE_STEM}.png"), true)
+}
+
+/// Saves the SVG at `svg_url` (a `data:` address) as a PNG named
+/// `name`, at twice the SVG's own size (the explorer's heatmap).
+pub fn save_png_of(svg_url: &str, name: &str) {
+    if let Err(e) = png(svg_url.to_string(), None, name.to_string(), false) {
+        web_sys::console::warn_2(&"The PNG could not be made:".into(), &e);
+    }
+}
+
+/// Loads the SVG at `url`, draws it at twice `size` (or its own), and
+/// saves the canvas; `revoke` frees a blob address afterwards.
+fn png(url: String, size: Option<(f64, f64)>, name: String, revoke: bool) -> Result<(), JsValue> {
+    let image = web_sys::HtmlImageElement::new()?;
+    let loaded = image.clone();
+    let svg_url = url.clone();
+    let onload = Closure::once_into_js(move || {
+        let (w, h) = size.unwrap_or_else(|| {
+            (
+                f64::from(loaded.natural_width()),
+                f64::from(loaded.natural_height()),
+            )
+        });
+        let drawn = draw_png(&loaded, w, h, &name);
+        if revoke {
+            let _ = web_sys::Url::revoke_object_url(&svg_url);
+        }
+        if let Err(e) = drawn {
+            web_sys::console::warn_2(&"The PNG could not be made:".into(), &e);
+        }
+    });
+    image.set_onload(Some(onload.unchecked_ref()));
+    image.set_src(&url);
+    Ok(())
+}
+
+fn draw_png(image: &web_sys::HtmlImageElement, w: f64, h: f64, name: &str) -> Result<(), JsValue> {
+    let document = web_sys::window()
+        .and_then(|win| win.document())
+        .ok_or_else(|| JsValue::from_str("no document"))?;
+    let canvas: web_sys::HtmlCanvasElement = document.create_element("canvas")?.dyn_into()?;
+    canvas.set_width((w * 2.0) as u32);
+    canvas.set_height((h * 2.0) as u32);
+    let context: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")?
+        .ok_or_else(|| JsValue::from_str("no 2d context"))?
+        .dyn_into()?;
+    context.scale(2.0, 2.0)?;
+    context.draw_image_with_html_image_element_and_dw_and_dh(image, 0.0, 0.0, w, h)?;
+    let url = canvas.to_data_url_with_type("image/png")?;
+    click_download(&url, name)
+}

@@ -28,7 +28,7 @@ import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
+import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
@@ -190,13 +190,7 @@ async function firstRender(browser, dist, minimalDist) {
 /** Traces ~FRAME_WINDOW_MS of `page` and prints main-thread time per frame. */
 async function printFrames(browser, page, aim) {
   await browser.startTracing(page, {
-    categories: [
-      "__metadata",
-      "toplevel",
-      "devtools.timeline",
-      "disabled-by-default-devtools.timeline",
-      "disabled-by-default-devtools.timeline.frame",
-    ],
+    categories: FRAME_CATEGORIES,
   });
   await page.waitForTimeout(FRAME_WINDOW_MS);
   const trace = JSON.parse((await browser.stopTracing()).toString());

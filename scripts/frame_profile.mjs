@@ -18,7 +18,7 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
+import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
 import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
@@ -54,13 +54,7 @@ try {
   if (args.css) await page.addStyleTag({ content: args.css });
   await page.waitForTimeout(500);
   await browser.startTracing(page, {
-    categories: [
-      "__metadata",
-      "toplevel",
-      "devtools.timeline",
-      "disabled-by-default-devtools.timeline",
-      "disabled-by-default-devtools.timeline.frame",
-    ],
+    categories: FRAME_CATEGORIES,
   });
   // Counting DOM changes costs script time too: not while sampling it.
   if (!args.script) await page.evaluate(countMutations);

@@ -1,6 +1,15 @@
 // Main-thread time per frame from a Chromium trace, shared by the budgets
 // (scripts/budgets.mjs) and the frame profile (scripts/frame_profile.mjs).
 
+/** The trace categories `mainThreadPerFrame` reads. */
+export const FRAME_CATEGORIES = [
+  "__metadata",
+  "toplevel",
+  "devtools.timeline",
+  "disabled-by-default-devtools.timeline",
+  "disabled-by-default-devtools.timeline.frame",
+];
+
 export function quantile(sorted, q) {
   if (sorted.length === 0) return NaN;
   const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));

@@ -1,5 +1,6 @@
-//! The sections whose bodies the worker draws ("Compare the systems" and
-//! "Spanner: clocks with an error bar"), rendered natively with Yew's
+//! The sections whose bodies the worker draws ("Compare the systems",
+//! "How likely is it?" and "Spanner: clocks with an error bar"), rendered
+//! natively with Yew's
 //! server renderer: the lead and the button that asks the worker (the
 //! bodies' own markup is tested in `distlock::work`).
 
@@ -43,14 +44,29 @@ async fn the_comparison_marks_the_system_the_page_runs() {
 }
 
 #[tokio::test]
+async fn the_hazard_explorer_is_a_region_of_its_own_that_opens_on_demand() {
+    let html = render(Kind::Explore).await;
+    assert!(html.contains(r#"aria-label="Hazard explorer""#), "{html}");
+    assert!(html.contains("How likely is it?"), "{html}");
+    assert!(html.contains("Open the hazard explorer"), "{html}");
+    assert!(
+        !html.contains("<form"),
+        "the worker draws the form when asked"
+    );
+}
+
+#[tokio::test]
 async fn the_page_shows_spanner_below_the_comparison() {
     let html = LocalServerRenderer::<App>::with_props(AppProps::default())
         .hydratable(false)
         .render()
         .await;
     let compare = html.find("id=\"compare-title\"").expect("the comparison");
+    let explorer = html
+        .find("id=\"explorer-title\"")
+        .expect("the hazard explorer");
     let spanner = html
         .find("id=\"spanner-title\"")
         .expect("the Spanner section");
-    assert!(compare < spanner);
+    assert!(compare < explorer && explorer < spanner);
 }

@@ -28,7 +28,7 @@ pub fn use_find_shortest(run_link: &Callback<(), String>, dispatch: &Callback<Ac
         })
     };
     let on_find = {
-        let (send, run_link, property) = (work.send, run_link.clone(), *property);
+        let (send, run_link, property) = (work.send.clone(), run_link.clone(), *property);
         Callback::from(move |_: MouseEvent| {
             send.emit(Job::Find {
                 run: run_link.emit(()),
@@ -59,7 +59,7 @@ pub fn use_find_shortest(run_link: &Callback<(), String>, dispatch: &Callback<Ac
                     </button>
                 }
             </div>
-            { job_body(&work.shown, dispatch) }
+            { job_body(&work.shown, &work.send, dispatch) }
         </div>
     }
 }

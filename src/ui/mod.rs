@@ -6,7 +6,6 @@ pub mod client_card;
 pub mod controls;
 pub mod embed;
 pub mod event_log;
-pub mod explorer;
 pub mod find;
 pub mod guide;
 pub mod intro;
@@ -30,7 +29,6 @@ use client_card::{ClientCard, ClientCardProps};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
-use explorer::Explorer;
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
@@ -298,7 +296,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
                 </div>
                 <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
-                <Explorer dispatch={dispatch.clone()} />
+                <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />
                 <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                 { f.messages }
                 { b.log }

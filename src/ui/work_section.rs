@@ -1,6 +1,6 @@
 //! A section whose body the background worker draws (`crate::work`) when
 //! a reader asks for it, so the code that runs it and draws it stays out
-//! of the page's first load. Two sections are made this way:
+//! of the page's first load. Three sections are made this way:
 //!
 //! - "Compare the systems": the articles' comparison table, but every cell
 //!   is a run of the core. The eight systems are put through the same
@@ -10,12 +10,20 @@
 //!   one story with a switch for L1's clock. Not a ninth backend: Spanner's
 //!   lock and data are one replicated state, so the lesson here is the
 //!   clock.
+//! - "How likely is it?", the hazard explorer (`crate::explore`): the
+//!   worker draws its form; when Run is pressed it leads the run with a
+//!   crew of workers of its own, one per core, and draws the heatmap as
+//!   cells arrive, keeping the form's markup as it was, so the visitor's
+//!   edits and focus stay. The page reads the form's fields as a query
+//!   string, keeps them in its address, and sends them; a link that
+//!   carries them runs them as the page opens.
 //!
-//! One component for both: a component of its own each would cost the
-//! page's first load more.
+//! One component for all three: a component of its own each would cost
+//! the page's first load more.
 
+use super::browser;
 use super::state::Action;
-use super::worker::{job_body, use_job, Shown};
+use super::worker::{job_body, use_work, Shown};
 use crate::sim::Backend;
 use crate::work::Job;
 use yew::prelude::*;
@@ -26,12 +34,16 @@ const RUNS_PER_SYSTEM: usize = 12;
 const COMPARE_BUTTON: &str = "Run the comparison (96 runs)";
 const _: () = assert!(Backend::ALL.len() * RUNS_PER_SYSTEM == 96);
 
+/// The page's address keeps the explorer's settings under this key.
+pub const LINK_KEY: &str = "explore";
+
 /// Which section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// The comparison; the system the page runs now has its row marked.
     Compare(Backend),
     Spanner,
+    Explore,
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -61,18 +73,56 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             "Spanner's Paxos leaders hold 10 s leases too. Leader L1 freezes for 6 s, past its lease; L2 is elected and commits x=2; L1 wakes with a read waiting. Whether it answers depends only on what its clock can tell it.",
             "Tell the story: TrueTime against a clock that runs slow",
         ]),
+        Kind::Explore => (None, Job::ExploreForm { query: String::new() }, [
+            "panel explorer",
+            "explorer-title",
+            "explorer__lead",
+            "How likely is it?",
+            "Not whether a lock can break, but how often: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold.",
+            "Open the hazard explorer",
+        ]),
     };
-    let job = use_job(job);
+    let work = use_work();
+    let section = use_node_ref();
+    // A link with the explorer's settings restores its form and runs it,
+    // once, as the section first appears.
+    {
+        let (send, section) = (work.send.clone(), section.clone());
+        let explore = props.kind == Kind::Explore;
+        use_effect_with((), move |()| {
+            if let Some(query) = linked_query().filter(|_| explore) {
+                send.emit(Job::Explore { query });
+                browser::scroll_to(&section);
+            }
+        });
+    }
+    let run = work.send.reform(move |_: MouseEvent| job.clone());
     html! {
-        <section {class} aria-labelledby={title_id} data-current={current}>
+        // The explorer's region is named for what it is, not its question.
+        <section ref={section} {class} data-current={current}
+            aria-labelledby={(props.kind != Kind::Explore).then_some(title_id)}
+            aria-label={(props.kind == Kind::Explore).then_some("Hazard explorer")}>
             <h2 id={title_id} class="panel__title">{ title }</h2>
             <p class={lead_class}>{ lead }</p>
-            if job.shown == Shown::Asked {
-                <button type="button" class="button button--primary" onclick={job.run}>
+            if work.shown == Shown::Asked {
+                <button type="button" class="button button--primary" onclick={run}>
                     { button }
                 </button>
             }
-            { job_body(&job.shown, &props.dispatch) }
+            { job_body(&work.shown, &work.send, &props.dispatch) }
         </section>
     }
+}
+
+/// The explorer's settings in the page's address, if a link carries them.
+fn linked_query() -> Option<String> {
+    browser::search()
+        .and_then(|search| {
+            search
+                .trim_start_matches('?')
+                .split('&')
+                .find_map(|pair| pair.strip_prefix(LINK_KEY)?.strip_prefix('='))
+                .map(crate::wire::link::percent_decoded)
+        })
+        .filter(|q| !q.is_empty())
 }

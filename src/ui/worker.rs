@@ -9,7 +9,7 @@
 
 use super::browser;
 use super::state::Action;
-use crate::work::{Job, Reply, Request, PROTOCOL_VERSION};
+use crate::work::{Job, Reply, Request, PART_BREAK, PROTOCOL_VERSION};
 use yew::prelude::*;
 
 /// Where trunk puts the worker's loader (workers keep unhashed names).
@@ -122,9 +122,15 @@ pub fn use_work() -> UseWork {
                 Some(_) => "Sent to the worker…",
                 None => "Starting the worker…",
             };
+            // The last drawing stays until the worker's next one replaces
+            // it: parts of it that do not change keep their elements.
+            let html = match &*shown {
+                Shown::Running { html, .. } | Shown::Done(html) => html.clone(),
+                _ => AttrValue::default(),
+            };
             shown.set(Shown::Running {
                 progress: progress.into(),
-                html: AttrValue::default(),
+                html,
             });
             let id = work.get_or_insert_with(|| Work::start(on_reply)).send(job);
             *current.borrow_mut() = id;
@@ -153,26 +159,12 @@ pub fn use_work() -> UseWork {
     }
 }
 
-/// A section's job: what it shows, and the callback that starts the job
-/// (and the worker, the first time).
-pub struct UseJob {
-    pub shown: Shown,
-    pub run: Callback<MouseEvent>,
-}
-
-#[hook]
-pub fn use_job(job: Job) -> UseJob {
-    let work = use_work();
-    let send = work.send;
-    UseJob {
-        shown: work.shown,
-        run: Callback::from(move |_: MouseEvent| send.emit(job.clone())),
-    }
-}
-
 /// The job's progress or failure, and the markup the worker drew, where a
-/// click on a run link opens that run.
-pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
+/// click on a run link opens that run. Each part of the drawing
+/// (`PART_BREAK`) is placed on its own, so one that did not change keeps
+/// its elements. A form in it sends its fields as the explorer's run, and
+/// its `data-stop` button stops that run, keeping what arrived.
+pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>) -> Html {
     let (status, html) = match shown {
         Shown::Asked => return Html::default(),
         Shown::Running { progress, html } => (
@@ -189,11 +181,20 @@ pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
             AttrValue::default(),
         ),
     };
+    let submit = send.reform(|e: SubmitEvent| {
+        e.prevent_default();
+        let query = browser::form_query(&e);
+        browser::keep_in_link(&query);
+        Job::Explore { query }
+    });
+    let parts = html
+        .split(PART_BREAK)
+        .map(|part| Html::from_html_unchecked(AttrValue::from(part.to_string())));
     html! {
         <>
             { status }
-            <div class="work__body" onclick={open_clicked(dispatch)}>
-                { Html::from_html_unchecked(html) }
+            <div class="work__body" onclick={clicked(send, dispatch)} onsubmit={submit}>
+                { for parts }
             </div>
         </>
     }
@@ -202,11 +203,14 @@ pub fn job_body(shown: &Shown, dispatch: &Callback<Action>) -> Html {
 /// A click inside a worker's markup on an element carrying `data-open`
 /// (a run link's fragment) opens that run, saying `data-say`; one on
 /// `data-png` saves the SVG that the markup's `a[data-svg]` links to as a
-/// PNG of that name (a worker cannot draw SVG).
-fn open_clicked(dispatch: &Callback<Action>) -> Callback<MouseEvent> {
-    let dispatch = dispatch.clone();
+/// PNG of that name (a worker cannot draw SVG); one on `data-stop` stops
+/// the explorer's run.
+fn clicked(send: &Callback<Job>, dispatch: &Callback<Action>) -> Callback<MouseEvent> {
+    let (send, dispatch) = (send.clone(), dispatch.clone());
     Callback::from(move |e: MouseEvent| {
-        if let Some((fragment, say)) = browser::open_asked(&e) {
+        if browser::stop_asked(&e) {
+            send.emit(Job::ExploreStop);
+        } else if let Some((fragment, say)) = browser::open_asked(&e) {
             browser::show_simulation();
             dispatch.emit(Action::OpenWorkRun { fragment, say });
         } else if let Some((svg_url, name)) = browser::png_asked(&e) {

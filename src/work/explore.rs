@@ -6,7 +6,7 @@
 //! reads the form's fields as a query string, sends them, and places the
 //! markup.
 
-use super::{escape, explore_draw, Crew, Job, Reply, PROTOCOL_VERSION};
+use super::{escape, explore_draw, Crew, Job, Reply, PART_BREAK, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
 use crate::explore::{PauseProfile, Pauses};
 use crate::sim::{Backend, Fencing, Seed};
@@ -41,7 +41,7 @@ pub(super) struct CellData {
 /// places in one go.
 const REDRAW_EVERY_MS: f64 = 250.0;
 
-/// Runs the explorer's jobs that need no crew: the form, and one cell.
+/// Runs a crew member's job: one cell.
 pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dyn FnMut(Reply)) {
     let reply = |html: String, progress: String, done: bool, data: String| Reply {
         v: PROTOCOL_VERSION,
@@ -53,7 +53,6 @@ pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dy
         data,
     };
     let answer = match job {
-        Job::ExploreForm { query } => Ok(reply(form(&query), String::new(), true, String::new())),
         Job::ExploreCell { plan, cell } => read_plan(&plan).and_then(|plan| {
             let data = run_cell(&plan, cell, clock_ms, &mut |trials| {
                 send(reply(
@@ -530,6 +529,33 @@ fn trial_link(plan: &Plan, cell: u32, trial: u32) -> Result<String, String> {
 
 /// The settings form, filled from `query` (a shared link's) or with the
 /// defaults, with its Run button. The page hears its submit.
+/// The explorer's drawing for the page in its three parts: the form, then
+/// Cancel while the run goes on, then the run's drawing, or why it could
+/// not run (so the form stays to be mended).
+pub(super) fn framed(form: &str, reply: Reply) -> Reply {
+    let (body, done) = match &reply.error {
+        Some(why) => (
+            format!(
+                r#"<p class="work__status" role="alert">{}</p>"#,
+                escape(why)
+            ),
+            true,
+        ),
+        None => (reply.html, reply.done),
+    };
+    let stop = if done {
+        ""
+    } else {
+        r#"<button type="button" class="button" data-stop>Cancel</button>"#
+    };
+    Reply {
+        html: [form, stop, &body].join(PART_BREAK),
+        done,
+        error: None,
+        ..reply
+    }
+}
+
 pub(super) fn form(query: &str) -> String {
     let f = fields(query);
     let mut h = String::from(r#"<form class="explorer__form"><div class="explorer__fields">"#);

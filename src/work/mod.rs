@@ -7,6 +7,11 @@
 //! the page only places the markup and hands clicks on it back (a click on
 //! an element with `data-open` opens that run in the main view).
 //!
+//! A drawing may come in parts split by `PART_BREAK`: the page places each
+//! part as markup of its own, so a part that did not change keeps its
+//! elements, and a visitor's edits and focus in them (the explorer's form
+//! while its heatmap fills).
+//!
 //! Pure like the core: `serve` takes a request as JSON text and posts its
 //! replies as JSON text, so it runs the same natively (tests) and in the
 //! worker (`src/bin/worker.rs` is the browser glue).
@@ -25,6 +30,9 @@ use serde::{Deserialize, Serialize};
 /// worker from different builds refuse each other's messages rather than
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Splits a drawing into parts the page places one by one (see above).
+pub const PART_BREAK: &str = "<!--part-->";
 
 /// The longest request the worker reads: a job is a few settings, a plan,
 /// or a run as its link carries it (a long run's script can be large).
@@ -114,6 +122,19 @@ impl Reply {
         })
     }
 
+    /// A finished drawing.
+    fn drawn(id: u32, html: String) -> Reply {
+        Reply {
+            v: PROTOCOL_VERSION,
+            id,
+            html,
+            progress: String::new(),
+            done: true,
+            error: None,
+            data: String::new(),
+        }
+    }
+
     fn failed(id: u32, why: String) -> Reply {
         Reply {
             v: PROTOCOL_VERSION,
@@ -139,20 +160,27 @@ pub enum Crew {
     Dismiss,
 }
 
-/// One worker and what it keeps between messages: the explorer's run,
-/// while it leads one. `clock_ms` reads the wall clock, only to report how
+/// One worker and what it keeps between messages: the explorer's form as
+/// first drawn, and its run, while it leads one. `clock_ms` reads the wall clock, only to report how
 /// fast a job goes (never to decide what it computes, which depends on the
 /// requests alone); `post` sends a reply (JSON text) to the page; `crew`
 /// carries out the lead's orders.
 pub struct Station {
     cores: u32,
+    /// The explorer's form as first drawn: every later drawing carries
+    /// the same markup, so the page keeps the visitor's edits in it.
+    form: String,
     lead: Option<explore::Lead>,
 }
 
 impl Station {
     /// A worker on a machine with `cores` cores (the crew's size at most).
     pub fn new(cores: u32) -> Station {
-        Station { cores, lead: None }
+        Station {
+            cores,
+            form: String::new(),
+            lead: None,
+        }
     }
 
     /// A request from the page, posting each reply as it is ready.
@@ -179,19 +207,32 @@ impl Station {
                     send(Reply::failed(id, why));
                 }
             }
+            Job::ExploreForm { query } => {
+                self.form = explore::form(&query);
+                send(explore::framed(&self.form, Reply::drawn(id, String::new())));
+            }
             Job::Explore { query } => {
+                if self.form.is_empty() {
+                    self.form = explore::form(&query);
+                }
                 if self.lead.take().is_some() {
                     crew(Crew::Dismiss);
                 }
+                let form = &self.form;
+                let mut send = |reply| send(explore::framed(form, reply));
                 self.lead = explore::Lead::start(id, query, self.cores, clock_ms, &mut send, crew);
             }
-            Job::ExploreStop => match self.lead.as_mut() {
-                Some(lead) => lead.stop(id, clock_ms, &mut send, crew),
-                None => send(Reply::failed(
-                    id,
-                    "No run of the explorer is going on.".into(),
-                )),
-            },
+            Job::ExploreStop => {
+                let form = &self.form;
+                let mut send = |reply| send(explore::framed(form, reply));
+                match self.lead.as_mut() {
+                    Some(lead) => lead.stop(id, clock_ms, &mut send, crew),
+                    None => send(Reply::failed(
+                        id,
+                        "No run of the explorer is going on.".into(),
+                    )),
+                }
+            }
             job => explore::serve(job, id, clock_ms, &mut send),
         }
     }
@@ -206,7 +247,9 @@ impl Station {
         post: &mut dyn FnMut(String),
         crew: &mut dyn FnMut(Crew),
     ) {
-        let mut send = |reply: Reply| post(serde_json::to_string(&reply).unwrap_or_default());
+        let form = &self.form;
+        let mut send =
+            |reply| post(serde_json::to_string(&explore::framed(form, reply)).unwrap_or_default());
         if let Some(lead) = self.lead.as_mut() {
             lead.heard(member, reply, clock_ms, &mut send, crew);
         }
@@ -439,15 +482,67 @@ mod tests {
     }
 
     #[test]
-    fn bad_settings_lead_nothing() {
+    fn bad_settings_lead_nothing_and_keep_the_form_to_mend() {
         let (page, orders) = lead_a_run("ttls=1%2Csoon", 2, None);
         assert!(orders.is_empty());
         assert_eq!(page.len(), 1);
-        assert!(page[0]
-            .error
-            .as_deref()
-            .unwrap()
-            .contains("TTLs (s): \"soon\""));
+        let [form, stop, body] = parts(&page[0]);
+        assert!(page[0].done && page[0].error.is_none());
+        assert!(form.contains(r#"name="ttls" value="1,soon""#), "{form}");
+        assert!(stop.is_empty(), "nothing to cancel");
+        assert!(
+            body.contains(r#"role="alert">TTLs (s): &quot;soon&quot;"#),
+            "{body}"
+        );
+    }
+
+    /// A drawing for the explorer in its three parts.
+    fn parts(reply: &Reply) -> [&str; 3] {
+        let parts: Vec<&str> = reply.html.split(PART_BREAK).collect();
+        parts.try_into().expect("form, stop and body")
+    }
+
+    #[test]
+    fn every_drawing_of_a_run_carries_the_form_as_first_drawn_and_cancel_while_it_runs() {
+        let (page, _) = lead_a_run(SMALL, 1, None);
+        let first = explore::form(SMALL);
+        assert!(page.len() > 1);
+        for reply in &page {
+            let [form, stop, body] = parts(reply);
+            assert_eq!(form, first, "the same markup: the page keeps its elements");
+            assert_eq!(stop.contains("data-stop"), !reply.done);
+            assert!(body.contains("role=\"progressbar\""));
+        }
+        // The form asked for first is the one every run keeps, whatever
+        // the run's fields: the visitor's edits live in the page.
+        let mut station = Station::new(1);
+        let mut posted = Vec::new();
+        for (id, job) in [
+            (
+                1,
+                Job::ExploreForm {
+                    query: String::new(),
+                },
+            ),
+            (
+                2,
+                Job::Explore {
+                    query: SMALL.into(),
+                },
+            ),
+        ] {
+            let request = serde_json::to_string(&Request {
+                v: PROTOCOL_VERSION,
+                id,
+                job,
+            })
+            .unwrap();
+            station.from_page(&request, &|| 0.0, &mut |t| posted.push(t), &mut |_| {});
+        }
+        let replies: Vec<Reply> = posted.iter().map(|t| Reply::read(t).unwrap()).collect();
+        let blank = explore::form("");
+        assert_eq!(parts(&replies[0]), [blank.as_str(), "", ""]);
+        assert!(replies[1..].iter().all(|r| parts(r)[0] == blank));
     }
 
     #[test]

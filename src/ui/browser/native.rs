@@ -103,6 +103,10 @@ pub fn png_asked(_e: &MouseEvent) -> Option<(String, String)> {
     None
 }
 
+pub fn stop_asked(_e: &MouseEvent) -> bool {
+    false
+}
+
 pub fn open_asked(_e: &MouseEvent) -> Option<(String, String)> {
     None
 }

@@ -2,9 +2,9 @@
 
 use super::{Download, Wheel};
 use crate::ui::embed::HEIGHT_MESSAGE;
-use crate::ui::explorer::LINK_KEY;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
+use crate::ui::work_section::LINK_KEY;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
 use crate::work::Reply;
 use gloo_events::{EventListener, EventListenerOptions};
@@ -520,6 +520,14 @@ pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
         svg.get_attribute("href")?,
         button.get_attribute("data-png")?,
     ))
+}
+
+/// Whether the element clicked is (inside) one carrying `data-stop`.
+pub fn stop_asked(e: &MouseEvent) -> bool {
+    let target = e
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+    target.is_some_and(|t| t.closest("[data-stop]").ok().flatten().is_some())
 }
 
 /// The run link and its sentence on the element clicked, if any.

@@ -109,28 +109,71 @@ pub fn secs(ms: i64) -> String {
 pub fn story(clock: L1Clock) -> Story {
     let tt = clock == L1Clock::TrueTime;
     let mut events = Vec::new();
-    let mut say = |at_ms: i64, text: String| {
-        events.push(Event {
-            at_ms,
-            text,
-            alarm: false,
-        })
-    };
+    let l1 = l1_elected(&mut events, tt);
+    l1_freezes(&mut events, tt, &l1);
+    let l2 = l2_elected(&mut events, &l1);
+    let acked = l2_writes(&mut events);
+    let wake = PAUSE_AT_MS + PAUSE_MS;
+    let stale_read_ms = wake_up(&mut events, tt, wake, l1.end, acked);
+    l1_resumes(&mut events, tt, &l1, &l2);
+    // Told in the order they happen (no sort: it would cost the page bytes).
+    debug_assert!(events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
+    Story {
+        clock,
+        events,
+        l1_real: Interval {
+            from_ms: l1.voted,
+            to_ms: l1.freed,
+        },
+        l1_reckoned: l1.reckoned,
+        l2,
+        pause: Interval {
+            from_ms: PAUSE_AT_MS,
+            to_ms: wake,
+        },
+        l2_commit_ms: acked,
+        stale_read_ms,
+    }
+}
 
-    // L1's election: v is read before the votes are asked for.
+/// One sentence of the story, at a moment of true time.
+fn say(events: &mut Vec<Event>, at_ms: i64, text: String) {
+    events.push(Event {
+        at_ms,
+        text,
+        alarm: false,
+    })
+}
+
+/// L1's lease as the replicas promise it and as L1 reckons it.
+struct L1Lease {
+    /// v + 10 s, on L1's clock.
+    end: i64,
+    /// When the replicas voted for L1.
+    voted: i64,
+    /// The replicas vote for no one else before `TT.after(vote_end)`.
+    vote_end: i64,
+    /// The first moment that holds.
+    freed: i64,
+    /// While L1 would serve, in true time.
+    reckoned: Interval,
+}
+
+/// L1's election: v is read before the votes are asked for.
+fn l1_elected(events: &mut Vec<Event>, tt: bool) -> L1Lease {
     let v1 = if tt { tt_now(0).0 } else { slow_clock(0) };
-    let l1_end = v1 + LEASE_MS;
+    let end = v1 + LEASE_MS;
     let voted = HOP_MS;
     let vote_end = tt_now(voted).1 + LEASE_MS;
-    let freed = tt_after_from(vote_end);
-    let l1_from = voted + HOP_MS;
-    let l1_to = if tt {
-        tt_before_until(l1_end)
+    let from_ms = voted + HOP_MS;
+    let to_ms = if tt {
+        tt_before_until(end)
     } else {
-        l1_end * 5 / 4
+        end * 5 / 4
     };
     let own = if tt { "" } else { " on its own clock" };
     say(
+        events,
         0,
         format!(
             "The data holds x = 1. L1 notes v = {}{}{own} and asks the three replicas for votes.",
@@ -138,15 +181,29 @@ pub fn story(clock: L1Clock) -> Story {
             secs(v1)
         ),
     );
-    say(voted, format!("Each replica votes for L1 until TT.now().latest + 10 s = {}, and for no one else before TT.after({}).", secs(vote_end), secs(vote_end)));
+    say(events, voted, format!("Each replica votes for L1 until TT.now().latest + 10 s = {}, and for no one else before TT.after({}).", secs(vote_end), secs(vote_end)));
     say(
-        l1_from,
+        events,
+        from_ms,
         format!(
             "L1 has a quorum: it leads, and its lease ends at v + 10 s = {}{own}.",
-            secs(l1_end)
+            secs(end)
         ),
     );
+    L1Lease {
+        end,
+        voted,
+        vote_end,
+        freed: tt_after_from(vote_end),
+        reckoned: Interval { from_ms, to_ms },
+    }
+}
+
+/// L1 freezes mid-write; L2 asks for votes in vain. A TrueTime L1's lease
+/// runs out while it is frozen.
+fn l1_freezes(events: &mut Vec<Event>, tt: bool, l1: &L1Lease) {
     say(
+        events,
         PAUSE_AT_MS,
         format!(
             "L1 begins a write of x=3 and freezes for {} s mid-write.",
@@ -154,28 +211,35 @@ pub fn story(clock: L1Clock) -> Story {
         ),
     );
     say(
+        events,
         L2_ASKS_MS,
         format!(
             "L2 asks for votes. Each replica refuses: it promised L1 until TT.after({}).",
-            secs(vote_end)
+            secs(l1.vote_end)
         ),
     );
     if tt {
-        say(l1_to, format!("TT.now().latest reaches {}: L1's lease is over by its own reckoning. Frozen, it will learn so when it wakes.", secs(l1_end)));
+        say(events, l1.reckoned.to_ms, format!("TT.now().latest reaches {}: L1's lease is over by its own reckoning. Frozen, it will learn so when it wakes.", secs(l1.end)));
     }
+}
 
-    // L2's election, asked to arrive the moment the replicas are free.
+/// L2's election, asked to arrive the moment the replicas are free.
+/// Returns L2's lease, until `TT.before(lease end)` fails.
+fn l2_elected(events: &mut Vec<Event>, l1: &L1Lease) -> Interval {
+    let freed = l1.freed;
     let v2 = tt_now(freed - HOP_MS).0;
     let l2_from = freed + HOP_MS;
     let l2_end = v2 + LEASE_MS;
     say(
+        events,
         freed,
         format!(
             "TT.after({}) holds: every promise to L1 has lapsed, and the replicas vote for L2.",
-            secs(vote_end)
+            secs(l1.vote_end)
         ),
     );
     say(
+        events,
         l2_from,
         format!(
             "L2 has a quorum: it leads, v = {}, its lease ends at {}.",
@@ -183,11 +247,19 @@ pub fn story(clock: L1Clock) -> Story {
             secs(l2_end)
         ),
     );
+    Interval {
+        from_ms: l2_from,
+        to_ms: tt_before_until(l2_end),
+    }
+}
 
-    // L2's write: stamped at TT.now().latest, acknowledged once TT.after(s).
+/// L2's write: stamped at TT.now().latest, acknowledged once TT.after(s).
+/// Returns when it was acknowledged.
+fn l2_writes(events: &mut Vec<Event>) -> i64 {
     let s = tt_now(L2_WRITES_MS).1;
     let acked = tt_after_from(s).max(L2_WRITES_MS + 2 * HOP_MS);
     say(
+        events,
         L2_WRITES_MS,
         format!(
             "L2 writes x=2, stamped s = TT.now().latest = {}; a quorum of replicas accepts it.",
@@ -195,6 +267,7 @@ pub fn story(clock: L1Clock) -> Story {
         ),
     );
     say(
+        events,
         acked,
         format!(
             "TT.after({}) holds: after a commit wait of {} ms (about 2ε), L2 acknowledges x=2.",
@@ -202,50 +275,24 @@ pub fn story(clock: L1Clock) -> Story {
             acked - L2_WRITES_MS
         ),
     );
+    acked
+}
 
+/// L1's frozen write goes on and is refused; a slow-clocked L1 steps down
+/// only when its own clock reaches its lease end.
+fn l1_resumes(events: &mut Vec<Event>, tt: bool, l1: &L1Lease, l2: &Interval) {
     let wake = PAUSE_AT_MS + PAUSE_MS;
-    let stale_read_ms = wake_up(&mut events, tt, wake, l1_end, acked);
-    let mut say = |at_ms: i64, text: String| {
-        events.push(Event {
-            at_ms,
-            text,
-            alarm: false,
-        })
-    };
-    say(wake + HOP_MS, "L1's write of x=3 goes on where it stopped: its accept reaches the replicas, which voted for L2 and refuse it. A deposed leader cannot commit.".into());
+    say(events, wake + HOP_MS, "L1's write of x=3 goes on where it stopped: its accept reaches the replicas, which voted for L2 and refuse it. A deposed leader cannot commit.".into());
     if !tt {
         say(
-            l1_to,
+            events,
+            l1.reckoned.to_ms,
             format!(
                 "L1's clock reads {}: only now does it step down, {} after L2 took over.",
-                secs(l1_end),
-                secs(l1_to - l2_from)
+                secs(l1.end),
+                secs(l1.reckoned.to_ms - l2.from_ms)
             ),
         );
-    }
-    // Told in the order they happen (no sort: it would cost the page bytes).
-    debug_assert!(events.windows(2).all(|w| w[0].at_ms <= w[1].at_ms));
-    Story {
-        clock,
-        events,
-        l1_real: Interval {
-            from_ms: voted,
-            to_ms: freed,
-        },
-        l1_reckoned: Interval {
-            from_ms: l1_from,
-            to_ms: l1_to,
-        },
-        l2: Interval {
-            from_ms: l2_from,
-            to_ms: tt_before_until(l2_end),
-        },
-        pause: Interval {
-            from_ms: PAUSE_AT_MS,
-            to_ms: wake,
-        },
-        l2_commit_ms: acked,
-        stale_read_ms,
     }
 }
 

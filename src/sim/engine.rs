@@ -356,29 +356,7 @@ impl Core {
                 token,
                 lease_key,
                 until,
-            } => {
-                let before = self.client(client).belief;
-                assert!(
-                    matches!(before, Belief::Acquiring | Belief::Waiting { .. }),
-                    "{client} granted the lock while {} (seed {seed})",
-                    belief_words(before)
-                );
-                self.record(Event::Acquired {
-                    client,
-                    token,
-                    until,
-                });
-                let since = self.now;
-                self.set_belief(
-                    client,
-                    Belief::Holding {
-                        token,
-                        lease_key,
-                        since,
-                        until,
-                    },
-                );
-            }
+            } => self.grant(client, token, lease_key, until),
             Effect::Wait { client, token } => {
                 let before = self.client(client).belief;
                 assert!(
@@ -406,25 +384,61 @@ impl Core {
                 self.set_belief(client, Belief::Idle);
                 self.record(Event::AcquireFailed { client, failure });
             }
-            Effect::Extend { client, until } => {
-                if let Belief::Holding {
-                    token,
-                    lease_key,
-                    since,
-                    ..
-                } = self.client(client).belief
-                {
-                    self.client_mut(client).belief = Belief::Holding {
-                        token,
-                        lease_key,
-                        since,
-                        until,
-                    };
-                }
-                self.record(Event::Renewed { client, until });
-            }
+            Effect::Extend { client, until } => self.extend_belief(client, until),
             _ => unreachable!("only belief changes reach apply_belief"),
         }
+    }
+
+    /// The client now believes it holds the lock, as it may only while it
+    /// asks or waits for it.
+    fn grant(
+        &mut self,
+        client: ClientId,
+        token: Option<Token>,
+        lease_key: u64,
+        until: Option<Millis>,
+    ) {
+        let seed = self.config.seed;
+        let before = self.client(client).belief;
+        assert!(
+            matches!(before, Belief::Acquiring | Belief::Waiting { .. }),
+            "{client} granted the lock while {} (seed {seed})",
+            belief_words(before)
+        );
+        self.record(Event::Acquired {
+            client,
+            token,
+            until,
+        });
+        let since = self.now;
+        self.set_belief(
+            client,
+            Belief::Holding {
+                token,
+                lease_key,
+                since,
+                until,
+            },
+        );
+    }
+
+    /// A renewal came back: a holder's believed lease now ends at `until`.
+    fn extend_belief(&mut self, client: ClientId, until: Option<Millis>) {
+        if let Belief::Holding {
+            token,
+            lease_key,
+            since,
+            ..
+        } = self.client(client).belief
+        {
+            self.client_mut(client).belief = Belief::Holding {
+                token,
+                lease_key,
+                since,
+                until,
+            };
+        }
+        self.record(Event::Renewed { client, until });
     }
 
     fn pending_events(&self) -> usize {

@@ -224,17 +224,43 @@ fn stale_alarm(view: &ClientView) -> Html {
 }
 
 fn facts(props: &ClientCardProps) -> Html {
-    let view = &props.view;
-    let token = match view.belief.token() {
+    let token = match props.view.belief.token() {
         Some(t) => t.to_string(),
         None => "—".into(),
     };
+    let notes = notes(props);
+    html! {
+        <>
+            <p class="client-card__token">
+                <span class="client-card__label">{ "token " }</span>
+                <strong>{ token }</strong>
+            </p>
+            if !notes.is_empty() {
+                <ul class="client-card__notes">
+                    { for notes.into_iter().map(|n| html! { <li>{ n }</li> }) }
+                </ul>
+            }
+        </>
+    }
+}
+
+/// The notes under the token, in order: what holds the client back, what
+/// its lock service says of it, and the state of its own machine.
+fn notes(props: &ClientCardProps) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
+    held_back_notes(&props.view, props.now, &mut notes);
+    service_notes(props, &mut notes);
+    machine_notes(&props.view, &mut notes);
+    notes
+}
+
+/// A GC pause or a partition that holds the client back.
+fn held_back_notes(view: &ClientView, now: Millis, notes: &mut Vec<String>) {
     if let Some(until) = view.paused_until {
         notes.push(format!(
             "frozen by a GC pause until t={} ({} left)",
             seconds_1(until.ms()),
-            seconds_1(props.now.until(until))
+            seconds_1(now.until(until))
         ));
     }
     match view.partition {
@@ -244,6 +270,11 @@ fn facts(props: &ClientCardProps) -> Html {
         }
         None => {}
     }
+}
+
+/// What the lock service, its client library and the lease's budget say.
+fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
+    let view = &props.view;
     if let Some(note) = &props.service_note {
         notes.push(note.clone());
     }
@@ -274,6 +305,10 @@ fn facts(props: &ClientCardProps) -> Html {
             signed_seconds(v.left_ms)
         ));
     }
+}
+
+/// The client's own clock, network, queue, last write and renewal.
+fn machine_notes(view: &ClientView, notes: &mut Vec<String>) {
     if view.clock_offset_ms != 0 || view.clock_rate_pct != 0 {
         notes.push(clock_words(view.clock_offset_ms, view.clock_rate_pct));
     }
@@ -296,19 +331,6 @@ fn facts(props: &ClientCardProps) -> Html {
     }
     if !view.renewal {
         notes.push("renewal off: the lease will not be extended".into());
-    }
-    html! {
-        <>
-            <p class="client-card__token">
-                <span class="client-card__label">{ "token " }</span>
-                <strong>{ token }</strong>
-            </p>
-            if !notes.is_empty() {
-                <ul class="client-card__notes">
-                    { for notes.into_iter().map(|n| html! { <li>{ n }</li> }) }
-                </ul>
-            }
-        </>
     }
 }
 
@@ -460,15 +482,31 @@ fn buttons(props: &CardControlsProps) -> Html {
     let c = props.id;
     let checks = &props.checks;
     let pause_ms = props.pause_s * 1000;
-    let pause_id = format!("pause-{}", c.letter().to_ascii_lowercase());
-    let renewal_id = format!("renewal-{}", c.letter().to_ascii_lowercase());
-    let on_pause = props
-        .dispatch
-        .reform(move |e: Event| Action::ChoosePause(c, value_of(&e)));
-    let on_renewal = props
-        .dispatch
-        .reform(move |e: Event| Action::Client(c, Command::Renewal { on: checked_of(&e) }));
-    let partition = if props.partitioned {
+    html! {
+        <div class="client-card__controls">
+            <div class="client-card__buttons">
+                { command_button(props, "Acquire", Command::Acquire, &checks.acquire,
+                    format!("{c} asks the lock service for the lock")) }
+                { command_button(props, "Write", Command::Write, &checks.write,
+                    format!("{c} writes to the counter with the token it believes it holds")) }
+                { command_button(props, "Release", Command::Release, &checks.release,
+                    format!("{c} gives the lock back")) }
+                { command_button(props, "GC pause", Command::GcPause { pause_ms }, &checks.gc_pause,
+                    format!("Freeze {c} for {} s, as a stop-the-world collection would", props.pause_s)) }
+                { partition_button(props) }
+                { crash_button(props) }
+            </div>
+            { options(props) }
+            { more_faults(props) }
+        </div>
+    }
+}
+
+/// Partition, or Heal while the client is cut off.
+fn partition_button(props: &CardControlsProps) -> Html {
+    let c = props.id;
+    let checks = &props.checks;
+    if props.partitioned {
         command_button(
             props,
             "Heal",
@@ -490,8 +528,14 @@ fn buttons(props: &CardControlsProps) -> Html {
                 format!("Cut {c} off from the lock service; it can still reach the resource")
             },
         )
-    };
-    let crash = if props.crashed {
+    }
+}
+
+/// Crash, or Restart once the client has crashed.
+fn crash_button(props: &CardControlsProps) -> Html {
+    let c = props.id;
+    let checks = &props.checks;
+    if props.crashed {
         command_button(
             props,
             "Restart",
@@ -511,38 +555,37 @@ fn buttons(props: &CardControlsProps) -> Html {
                 format!("{c} forgets everything; the service keeps its lease until it expires")
             },
         )
-    };
+    }
+}
+
+/// The pause's length and the renewal switch.
+fn options(props: &CardControlsProps) -> Html {
+    let c = props.id;
+    let checks = &props.checks;
+    let pause_id = format!("pause-{}", c.letter().to_ascii_lowercase());
+    let renewal_id = format!("renewal-{}", c.letter().to_ascii_lowercase());
+    let on_pause = props
+        .dispatch
+        .reform(move |e: Event| Action::ChoosePause(c, value_of(&e)));
+    let on_renewal = props
+        .dispatch
+        .reform(move |e: Event| Action::Client(c, Command::Renewal { on: checked_of(&e) }));
     html! {
-        <div class="client-card__controls">
-            <div class="client-card__buttons">
-                { command_button(props, "Acquire", Command::Acquire, &checks.acquire,
-                    format!("{c} asks the lock service for the lock")) }
-                { command_button(props, "Write", Command::Write, &checks.write,
-                    format!("{c} writes to the counter with the token it believes it holds")) }
-                { command_button(props, "Release", Command::Release, &checks.release,
-                    format!("{c} gives the lock back")) }
-                { command_button(props, "GC pause", Command::GcPause { pause_ms }, &checks.gc_pause,
-                    format!("Freeze {c} for {} s, as a stop-the-world collection would", props.pause_s)) }
-                { partition }
-                { crash }
-            </div>
-            <div class="client-card__options">
-                <label class="field field--inline" for={pause_id.clone()}>
-                    <span class="field__label">{ "Pause (s)" }</span>
-                    <select id={pause_id} class="field__select" onchange={on_pause}>
-                        { for PAUSE_CHOICES_S.iter().map(|&s| html! {
-                            <option value={s.to_string()} selected={s == props.pause_s}>{ s }</option>
-                        }) }
-                    </select>
-                </label>
-                <label class="toggle" for={renewal_id.clone()}
-                    title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
-                    <input id={renewal_id} type="checkbox" class="toggle__input"
-                        checked={props.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
-                    <span class="toggle__text">{ "Renewal" }</span>
-                </label>
-            </div>
-            { more_faults(props) }
+        <div class="client-card__options">
+            <label class="field field--inline" for={pause_id.clone()}>
+                <span class="field__label">{ "Pause (s)" }</span>
+                <select id={pause_id} class="field__select" onchange={on_pause}>
+                    { for PAUSE_CHOICES_S.iter().map(|&s| html! {
+                        <option value={s.to_string()} selected={s == props.pause_s}>{ s }</option>
+                    }) }
+                </select>
+            </label>
+            <label class="toggle" for={renewal_id.clone()}
+                title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
+                <input id={renewal_id} type="checkbox" class="toggle__input"
+                    checked={props.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
+                <span class="toggle__text">{ "Renewal" }</span>
+            </label>
         </div>
     }
 }

@@ -180,16 +180,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let on_up = up_callback(view.clone());
     let tips = Tips::of(&caption);
 
-    let Drawn {
-        head,
-        axis,
-        lanes,
-        open,
-        clip,
-        arrows,
-        live,
-        mark,
-    } = drawn(props, &picture, scale, &rows, show_arrows, nodes_open);
+    let drawn = drawn(props, &picture, scale, &rows, show_arrows, nodes_open);
     let width = scale.width;
 
     html! {
@@ -207,16 +198,16 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
                     onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
                     onmouseover={tips.hover} onfocusin={tips.focus} onmouseleave={tips.leave} onfocusout={tips.blur}>
-                    { head }
-                    { axis }
-                    { for lanes }
-                    if !open.is_empty() {
-                        { clip }
-                        <g clip-path="url(#tl-until)">{ for open }</g>
+                    { drawn.head }
+                    { drawn.axis }
+                    { for drawn.lanes }
+                    if !drawn.open.is_empty() {
+                        { drawn.clip }
+                        <g clip-path="url(#tl-until)">{ for drawn.open }</g>
                     }
-                    { arrows }
-                    { live }
-                    { playhead(props, &scale, mark) }
+                    { drawn.arrows }
+                    { drawn.live }
+                    { playhead(props, &scale, drawn.mark) }
                 </svg>
             </div>
             { words(caption.as_deref(), redlock) }
@@ -312,31 +303,14 @@ fn drawn(
         draw::Detail::Marks
     };
     let live_run = props.running && props.end_ms <= now;
-    let part_of = |part: draw::Part, paint: &dyn Fn(&mut draw::Svg)| {
-        let mut svg = draw::Svg::new(detail, part);
-        paint(&mut svg);
-        Html::from_html_unchecked(AttrValue::from(svg.0))
-    };
-    let part = |paint: &dyn Fn(&mut draw::Svg)| part_of(draw::Part::All, paint);
+    let part = |paint: &dyn Fn(&mut draw::Svg)| markup(detail, draw::Part::All, paint);
     let head = part(&|svg| {
         draw::background(svg, scale.width, bottom);
         draw::defs(svg);
         draw::labels(svg, rows, picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
-    let lane = |p: draw::Part| -> Vec<Html> {
-        rows.iter()
-            .map(|row| {
-                part_of(p, &|svg| match row.lane {
-                    Lane::Client(c) => draw::client_lane(svg, &scale, *row, picture, c, until),
-                    Lane::Service => draw::service_lane(svg, &scale, *row, picture, until),
-                    Lane::Nodes => draw::node_lane(svg, &scale, *row, picture, None, until),
-                    Lane::Node(n) => draw::node_lane(svg, &scale, *row, picture, Some(n), until),
-                    Lane::Resource => draw::resource_lane(svg, &scale, *row, picture),
-                })
-            })
-            .collect()
-    };
+    let lane = |p: draw::Part| lane_parts(picture, &scale, rows, until, detail, p);
     let (lanes, open) = if live_run {
         (lane(draw::Part::Settled), lane(draw::Part::Open))
     } else {
@@ -363,6 +337,35 @@ fn drawn(
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),
     }
+}
+
+/// One part of the picture: what `paint` draws, as markup.
+fn markup(detail: draw::Detail, part: draw::Part, paint: &dyn Fn(&mut draw::Svg)) -> Html {
+    let mut svg = draw::Svg::new(detail, part);
+    paint(&mut svg);
+    Html::from_html_unchecked(AttrValue::from(svg.0))
+}
+
+/// Each row's lane, as the given part of it; open spans reach `until`.
+fn lane_parts(
+    picture: &Picture,
+    scale: &Scale,
+    rows: &[draw::Row],
+    until: u64,
+    detail: draw::Detail,
+    part: draw::Part,
+) -> Vec<Html> {
+    rows.iter()
+        .map(|row| {
+            markup(detail, part, &|svg| match row.lane {
+                Lane::Client(c) => draw::client_lane(svg, scale, *row, picture, c, until),
+                Lane::Service => draw::service_lane(svg, scale, *row, picture, until),
+                Lane::Nodes => draw::node_lane(svg, scale, *row, picture, None, until),
+                Lane::Node(n) => draw::node_lane(svg, scale, *row, picture, Some(n), until),
+                Lane::Resource => draw::resource_lane(svg, scale, *row, picture),
+            })
+        })
+        .collect()
 }
 
 /// The caption under the picture follows the mark pointed at or focused.

@@ -583,6 +583,19 @@ pub fn client_lane(
         MUTED,
     );
     zones(svg, scale, row, picture, c, until_ms);
+    leases(svg, scale, row, picture, c, until_ms);
+    crashes(svg, scale, row, &lane.crashes, until_ms);
+    span_words(svg, scale, row, &lane.pauses, until_ms, "GC pause");
+    span_words(svg, scale, row, &lane.partitions, until_ms, "partition");
+    renewal_ticks(svg, scale, row, &lane.renewals, until_ms);
+    dots(svg, scale, row.y + 26.0, &lane.marks, MUTED);
+    svg.close();
+}
+
+/// A client's two bars: its lease as the service grants it, above, and as
+/// the client believes it, below.
+fn leases(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId, until_ms: u64) {
+    let lane = &picture.clients[c.index()];
     let granted = picture.holders.iter().filter(|h| h.client == c);
     let granted = granted.filter_map(|h| {
         held_stretch(
@@ -620,28 +633,26 @@ pub fn client_lane(
         believed.collect(),
         INK,
     );
+}
+
+/// A client's crashes: a band while it is down, and a cut where it fell.
+fn crashes(svg: &mut Svg, scale: &Scale, row: Row, crashes: &[Span], until_ms: u64) {
     stretches(
         svg,
         "tl-crash",
-        band.0,
-        band.1,
+        row.y + 1.0,
+        row.h - 2.0,
         r#"fill-opacity="0.15""#,
-        spans_of(scale, &lane.crashes, until_ms, INK),
+        spans_of(scale, crashes, until_ms, INK),
         INK,
     );
     let settled = svg.takes(false);
-    for crash in lane
-        .crashes
+    for crash in crashes
         .iter()
         .filter(|s| settled && scale.shows(s.from_ms, s.from_ms))
     {
         cut(svg, scale.x(crash.from_ms), row);
     }
-    span_words(svg, scale, row, &lane.pauses, until_ms, "GC pause");
-    span_words(svg, scale, row, &lane.partitions, until_ms, "partition");
-    renewal_ticks(svg, scale, row, &lane.renewals, until_ms);
-    dots(svg, scale, row.y + 26.0, &lane.marks, MUTED);
-    svg.close();
 }
 
 /// A word at the start of each wide enough span (pause, partition).

@@ -338,39 +338,51 @@ mod tests {
         out
     }
 
+    /// A request as the page or the lead sends it.
+    fn request_text(id: u32, job: Job) -> String {
+        serde_json::to_string(&Request {
+            v: PROTOCOL_VERSION,
+            id,
+            job,
+        })
+        .unwrap()
+    }
+
+    /// The crew as the lead's orders leave it: its stations, the requests
+    /// waiting for them, and every order given so far.
+    #[derive(Default)]
+    struct Crewing {
+        crew: Vec<Station>,
+        queue: std::collections::VecDeque<(u32, String)>,
+        orders: Vec<Crew>,
+    }
+
+    impl Crewing {
+        /// Carries out the lead's fresh orders, in turn.
+        fn take(&mut self, fresh: &mut Vec<Crew>) {
+            for order in fresh.drain(..) {
+                match &order {
+                    Crew::Hire(n) => self.crew.extend((0..*n).map(|_| Station::new(1))),
+                    Crew::Send(member, job) => {
+                        let text = request_text(0, job.clone());
+                        self.queue.push_back((*member, text))
+                    }
+                    Crew::Dismiss => self.queue.clear(),
+                }
+                self.orders.push(order);
+            }
+        }
+    }
+
     /// A lead and its crew, all stations in one thread: the crew's
     /// requests wait in a queue and are answered in turn, `stop_after`
     /// cells in (if given) the page sends a stop.
     fn lead_a_run(query: &str, cores: u32, stop_after: Option<usize>) -> (Vec<Reply>, Vec<Crew>) {
-        let request = |id: u32, job: Job| {
-            serde_json::to_string(&Request {
-                v: PROTOCOL_VERSION,
-                id,
-                job,
-            })
-            .unwrap()
-        };
         let mut lead = Station::new(cores);
-        let mut crew: Vec<Station> = Vec::new();
-        let mut queue: std::collections::VecDeque<(u32, String)> = Default::default();
-        let (mut page, mut orders) = (Vec::new(), Vec::new());
-        let take = |order: Crew,
-                    crew: &mut Vec<Station>,
-                    queue: &mut std::collections::VecDeque<(u32, String)>,
-                    orders: &mut Vec<Crew>| {
-            match &order {
-                Crew::Hire(n) => crew.extend((0..*n).map(|_| Station::new(1))),
-                Crew::Send(member, job) => {
-                    let text = request(0, job.clone());
-                    queue.push_back((*member, text))
-                }
-                Crew::Dismiss => queue.clear(),
-            }
-            orders.push(order);
-        };
-        let mut fresh = Vec::new();
+        let mut crewing = Crewing::default();
+        let (mut page, mut fresh) = (Vec::new(), Vec::new());
         lead.from_page(
-            &request(
+            &request_text(
                 7,
                 Job::Explore {
                     query: query.into(),
@@ -380,13 +392,12 @@ mod tests {
             &mut |text| page.push(Reply::read(&text).unwrap()),
             &mut |order| fresh.push(order),
         );
-        for order in fresh.drain(..) {
-            take(order, &mut crew, &mut queue, &mut orders);
-        }
+        crewing.take(&mut fresh);
         let mut cells_done = 0;
-        while let Some((member, text)) = queue.pop_front() {
+        while let Some((member, text)) = crewing.queue.pop_front() {
             let mut replies = Vec::new();
-            crew[member as usize].from_page(&text, &|| 0.0, &mut |r| replies.push(r), &mut |_| {
+            let station = &mut crewing.crew[member as usize];
+            station.from_page(&text, &|| 0.0, &mut |r| replies.push(r), &mut |_| {
                 panic!("a crew member leads no crew")
             });
             for reply in replies {
@@ -398,23 +409,19 @@ mod tests {
                     &mut |order| fresh.push(order),
                 );
             }
-            for order in fresh.drain(..) {
-                take(order, &mut crew, &mut queue, &mut orders);
-            }
+            crewing.take(&mut fresh);
             cells_done += 1;
             if stop_after == Some(cells_done) {
                 lead.from_page(
-                    &request(8, Job::ExploreStop),
+                    &request_text(8, Job::ExploreStop),
                     &|| 0.0,
                     &mut |text| page.push(Reply::read(&text).unwrap()),
                     &mut |order| fresh.push(order),
                 );
-                for order in fresh.drain(..) {
-                    take(order, &mut crew, &mut queue, &mut orders);
-                }
+                crewing.take(&mut fresh);
             }
         }
-        (page, orders)
+        (page, crewing.orders)
     }
 
     const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6";

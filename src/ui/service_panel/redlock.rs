@@ -29,14 +29,35 @@ fn signed_seconds(ms: i64) -> String {
 /// Redis's master and replica), and a master gets a Failover button.
 fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>) -> Html {
     let n = node.node;
-    let checks = props.node_checks.iter().find(|c| c.node == n);
-    let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
     let (up_word, up_mark) = if node.up {
         ("up", "▲")
     } else {
         ("down", "▼")
     };
-    let key = match node.key {
+    let down_note = node
+        .restart_at
+        .map(|at| format!(" until t={}", seconds_1(at.ms())))
+        .unwrap_or_default();
+    let role_note = role.map(|r| format!(" · {r}")).unwrap_or_default();
+    html! {
+        <tr class={classes!("nodes__row", (!node.up).then_some("nodes__row--down"))}>
+            <th scope="row">{ n.number() }</th>
+            <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }{ role_note }</td>
+            { key_cells(node) }
+            <td>{ signed_seconds(node.clock_offset_ms) }</td>
+            <td>{ node.fence }</td>
+            <td class="nodes__faults">
+                <div class="nodes__actions">
+                    { for faults(props, node, role).into_iter().map(|f| fault_button(props, n, f)) }
+                </div>
+            </td>
+        </tr>
+    }
+}
+
+/// The lock key's owner, value and time left on one node, or dashes.
+fn key_cells(node: &RedisNodeView) -> Html {
+    match node.key {
         Some(k) => html! {
             <>
                 <td>{ k.owner.to_string() }</td>
@@ -45,11 +66,14 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>)
             </>
         },
         None => html! { <><td>{ "—" }</td><td>{ "—" }</td><td>{ "—" }</td></> },
-    };
-    let down_note = node
-        .restart_at
-        .map(|at| format!(" until t={}", seconds_1(at.ms())))
-        .unwrap_or_default();
+    }
+}
+
+/// The faults a node's row offers, with why each is disabled if it is.
+fn faults(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>) -> Vec<Fault> {
+    let n = node.node;
+    let checks = props.node_checks.iter().find(|c| c.node == n);
+    let why = |pick: fn(&NodeChecks) -> &Option<String>| checks.and_then(|c| pick(c).clone());
     let number = n.number();
     let mut buttons = vec![
         if node.up {
@@ -101,21 +125,7 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>)
             command: NodeCommand::Failover,
         });
     }
-    let role_note = role.map(|r| format!(" · {r}")).unwrap_or_default();
-    html! {
-        <tr class={classes!("nodes__row", (!node.up).then_some("nodes__row--down"))}>
-            <th scope="row">{ number }</th>
-            <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }{ role_note }</td>
-            { key }
-            <td>{ signed_seconds(node.clock_offset_ms) }</td>
-            <td>{ node.fence }</td>
-            <td class="nodes__faults">
-                <div class="nodes__actions">
-                    { for buttons.into_iter().map(|f| fault_button(props, n, f)) }
-                </div>
-            </td>
-        </tr>
-    }
+    buttons
 }
 
 /// A fault a node's row offers: a button, or why it is disabled.

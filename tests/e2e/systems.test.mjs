@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, clickBelowTheFold, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, clickBelowTheFold, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });

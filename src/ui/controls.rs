@@ -50,22 +50,20 @@ impl ControlsProps {
     }
 }
 
-/// "etcd: token = create_revision of the lock key, lease remaining 3.2 s".
+/// "etcd: token = create_revision of the lock key, A's lease ends at
+/// t=7.0 s". When it ends, not how long is left: the line changes when the
+/// lease does, not on every frame, so the controls are not drawn again
+/// while the clock runs (the cards count the time left down).
 pub fn backend_line(sim: &Sim) -> String {
-    let now = sim.now();
-    let left = sim
-        .holder()
-        .and_then(|h| h.until)
-        .map(|until| seconds_1(now.until(until)));
-    let config = sim.config();
-    let backend = config.backend;
-    let lease = match left {
-        Some(l) => format!("{} remaining {l}", backend.lease_word()),
-        // A lock with no lease (PostgreSQL's) has a holder and no end.
-        None if sim.holder().is_some() => {
-            format!("a {} holds the lock, with no end", backend.lease_word())
-        }
-        None => format!("no {} holds the lock", backend.lease_word()),
+    let backend = sim.config().backend;
+    let word = backend.lease_word();
+    let lease = match sim.holder() {
+        Some(h) => match h.until {
+            Some(until) => format!("{}'s {word} ends at t={}", h.client, seconds_1(until.ms())),
+            // A lock with no lease (PostgreSQL's) has a holder and no end.
+            None => format!("{}'s {word} holds the lock, with no end", h.client),
+        },
+        None => format!("no {word} holds the lock"),
     };
     format!("{}: {}, {lease}", backend.name(), backend.token_line())
 }

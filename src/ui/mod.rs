@@ -114,7 +114,6 @@ pub fn App(props: &AppProps) -> Html {
     let (found, dropped) = use_properties(&state);
     let run_link = use_run_link(&state);
     let run_file = made_by(&state, AppState::run_file);
-    let make_link = made_by(&state, AppState::link);
     // Embedded, the page never scrolls its host to a spotlight.
     use_spotlight_scroll(
         moment
@@ -137,16 +136,16 @@ pub fn App(props: &AppProps) -> Html {
         log,
     };
     if embed {
-        return compact_page(both, make_link);
+        return compact_page(both, run_link);
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
     let full = Full {
         properties: html! {
-            <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} {run_link} />
+            <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
         },
         service: html! { <ServicePanel ..ServicePanelProps::from_sim(&sim, dispatch.clone()) /> },
         messages: html! { <Messages ..MessagesProps::from_sim(&sim) /> },
-        make_link,
+        run_link,
         help: state.help,
         backend,
         dispatch,
@@ -233,7 +232,7 @@ struct Full {
     properties: Html,
     service: Html,
     messages: Html,
-    make_link: Callback<(), String>,
+    run_link: Callback<(), String>,
     help: bool,
     backend: Backend,
     dispatch: Callback<Action>,
@@ -247,14 +246,14 @@ fn spot(look: Option<Look>, part: Look) -> Classes {
 /// The compact layout for a frame: no header or long text, the controls in
 /// one row, and a story's tour docked at the frame's foot over the picture
 /// instead of above it.
-fn compact_page(b: Both, make_link: Callback<(), String>) -> Html {
+fn compact_page(b: Both, run_link: Callback<(), String>) -> Html {
     html! {
         <div class="page page--embed">
             <main class="page__main">
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
                     <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
-                        onclick={embed::open_full_page(make_link)}>
+                        onclick={embed::open_full_page(run_link)}>
                         { "Open the full page" }
                     </a>
                 </div>
@@ -289,7 +288,7 @@ fn full_page(b: Both, f: Full) -> Html {
                 { b.cards }
                 { b.timeline }
                 { f.properties }
-                <Share dispatch={dispatch.clone()} make_link={f.make_link} />
+                <Share dispatch={dispatch.clone()} make_link={f.run_link} />
                 { b.stories }
                 <div class="page__pair">
                     <div class={spot(b.look, Look::Service)}>{ f.service }</div>

@@ -1,8 +1,8 @@
 // The simulation in the first screen, in headless Chromium against the
 // release build: on a laptop (1280 x 800) the status strip, the controls and
 // the four cards (state, token and lease bars) show without scrolling, with
-// the timeline right below; on a phone (390 x 844) the first card starts in
-// the first screen; embedded at 700 x 500 the status strip, the four cards
+// the timeline right below; on a phone (390 x 844) the first card's name,
+// state and token are in the first screen; embedded at 700 x 500 the status strip, the four cards
 // and the top of the timeline fit the frame, the controls take one row and a
 // story's tour docks at the foot without covering the cards.
 //
@@ -58,10 +58,12 @@ test("at 1280 x 800 the status, the controls and the four cards fit the first sc
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1280, "no sideways scrolling");
 });
 
-test("at 390 x 844 the first card starts in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+test("at 390 x 844 the first card's name, state and token are in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const page = await pageAt(t, "", { width: 390, height: 844 });
   const a = await box(card(page, "A"), "client A");
   assert.ok(a.y < 844, `client A starts at ${a.y}`);
+  const token = await box(card(page, "A").locator(".client-card__token"), "client A's token");
+  assert.ok(token.bottom <= 844, `client A's name, state and token in the first screen (the token ends at ${token.bottom})`);
   for (const id of CLIENTS) {
     const c = await box(card(page, id), `client ${id}`);
     assert.ok(c.width >= 340, `client ${id} takes the width of the phone (${c.width} px)`);

@@ -56,11 +56,12 @@ pub struct WorkSectionProps {
 /// the body as the worker draws it.
 #[component]
 pub fn WorkSection(props: &WorkSectionProps) -> Html {
-    let (current, job, [class, title_id, lead_class, title, lead, button]) = match props.kind {
+    let (current, job, [class, title_id, lead_class, title, name, lead, button]) = match props.kind {
         Kind::Compare(backend) => (Some(backend.slug()), Job::Compare, [
             "panel compare",
             "compare-title",
             "compare__lead",
+            "Compare the systems",
             "Compare the systems",
             "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run above.",
             COMPARE_BUTTON,
@@ -70,6 +71,7 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             "spanner-title",
             "spanner__lead",
             "Spanner: clocks with an error bar",
+            "Spanner: clocks with an error bar",
             "Spanner's Paxos leaders hold 10 s leases too. Leader L1 freezes for 6 s, past its lease; L2 is elected and commits x=2; L1 wakes with a read waiting. Whether it answers depends only on what its clock can tell it.",
             "Tell the story: TrueTime against a clock that runs slow",
         ]),
@@ -78,6 +80,8 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             "explorer-title",
             "explorer__lead",
             "How likely is it?",
+            // The explorer's region is named for what it is, not its question.
+            "Hazard explorer",
             "Not whether a lock can break, but how often: pick a system, a TTL and your runtime's pauses, and thousands of seeded 60 s runs per cell estimate the chance of a corrupted write per lock hold.",
             "Open the hazard explorer",
         ]),
@@ -98,10 +102,7 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
     }
     let run = work.send.reform(move |_: MouseEvent| job.clone());
     html! {
-        // The explorer's region is named for what it is, not its question.
-        <section ref={section} {class} data-current={current}
-            aria-labelledby={(props.kind != Kind::Explore).then_some(title_id)}
-            aria-label={(props.kind == Kind::Explore).then_some("Hazard explorer")}>
+        <section ref={section} {class} data-current={current} aria-label={name}>
             <h2 id={title_id} class="panel__title">{ title }</h2>
             <p class={lead_class}>{ lead }</p>
             if work.shown == Shown::Asked {

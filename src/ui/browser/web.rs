@@ -510,10 +510,15 @@ fn link_style() {
 
 const NO_WORKER: &str = "This runs in a background worker, which could not start here (a page that embeds this one may forbid workers). Open the simulator on its own page to run it.";
 
+/// The element matching `selector` that a click fell on or inside.
+fn clicked_in(e: &MouseEvent, selector: &str) -> Option<web_sys::Element> {
+    let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
+    target.closest(selector).ok()?
+}
+
 /// The SVG's address and the PNG's name, for a click on `data-png`.
 pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
-    let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
-    let button = target.closest("[data-png]").ok()??;
+    let button = clicked_in(e, "[data-png]")?;
     let body = button.closest(".work__body").ok()??;
     let svg = body.query_selector("a[data-svg]").ok()??;
     Some((
@@ -524,16 +529,12 @@ pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
 
 /// Whether the element clicked is (inside) one carrying `data-stop`.
 pub fn stop_asked(e: &MouseEvent) -> bool {
-    let target = e
-        .target()
-        .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-    target.is_some_and(|t| t.closest("[data-stop]").ok().flatten().is_some())
+    clicked_in(e, "[data-stop]").is_some()
 }
 
 /// The run link and its sentence on the element clicked, if any.
 pub fn open_asked(e: &MouseEvent) -> Option<(String, String)> {
-    let target = e.target()?.dyn_into::<web_sys::Element>().ok()?;
-    let element = target.closest("[data-open]").ok()??;
+    let element = clicked_in(e, "[data-open]")?;
     let fragment = element.get_attribute("data-open")?;
     let say = element.get_attribute("data-say").unwrap_or_default();
     Some((fragment, say))

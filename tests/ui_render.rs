@@ -358,7 +358,7 @@ async fn each_backend_shows_its_own_internals() {
     let etcd = render_app(Some(etcd)).await;
     assert!(etcd.contains("revision "));
     assert!(etcd.contains("create_rev"));
-    assert!(etcd.contains("s lease ends at t="), "{etcd}");
+    assert!(etcd.contains("A's lease ends at t="), "{etcd}");
 }
 
 #[tokio::test(flavor = "current_thread")]
@@ -1089,7 +1089,7 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
         "{html}"
     );
     assert!(
-        html.contains("s session holds the lock, with no end"),
+        html.contains("A's session holds the lock, with no end"),
         "{html}"
     );
     // Other backends keep their own words.

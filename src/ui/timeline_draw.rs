@@ -159,9 +159,7 @@ impl std::fmt::Display for Px {
     /// run's lanes write tens of thousands of coordinates a frame, and the
     /// formatting machinery was a third of the page's script time.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Rounds half away from zero, as `f64::round` does.
-        let half = if self.0 < 0.0 { -0.5 } else { 0.5 };
-        let tenths = (self.0 * 10.0 + half) as i64;
+        let tenths = (self.0 * 10.0).round() as i64;
         let mut abs = tenths.unsigned_abs();
         let mut buf = [0u8; 24];
         let mut at = buf.len() - 2;

@@ -46,6 +46,25 @@ async function axisX(page, seconds) {
 }
 
 /** Drags along the time axis to `seconds`, as a visitor would. */
+/**
+ * Runs in the page: false while the page is still scrolled to `from`;
+ * once it has moved, waits until it stays put for five frames, then true.
+ */
+async function scrollMovedAndRests(from) {
+  const frame = () => new Promise((done) => requestAnimationFrame(done));
+  if (window.scrollY === from) {
+    await frame();
+    return false;
+  }
+  let y = window.scrollY;
+  for (let still = 0; still < 5; ) {
+    await frame();
+    if (window.scrollY === y) still += 1;
+    else [y, still] = [window.scrollY, 0];
+  }
+  return true;
+}
+
 async function dragPlayheadTo(page, seconds) {
   const box = await picture(page).boundingBox();
   const y = box.y + 10;
@@ -112,9 +131,13 @@ test("zoom in, pan and fit the whole run", { timeout: TEST_TIMEOUT_MS }, async (
   // is left to the page.
   const box = await picture(page).boundingBox();
   await page.mouse.move(box.x + box.width * 0.8, box.y + box.height / 2);
+  const scrolledFrom = await page.evaluate(() => window.scrollY);
   await page.mouse.wheel(0, 300);
   assert.deepEqual(await labels(), whole, "a plain wheel does not zoom");
-  // The plain wheel scrolled the page: point at the picture again.
+  // The plain wheel scrolls the page, and the scroll goes on after
+  // `mouse.wheel` returns: wait until it has moved and stopped, then point
+  // at the picture again.
+  await poll(() => page.evaluate(scrollMovedAndRests, scrolledFrom), { what: "the plain wheel to scroll the page" });
   const moved = await picture(page).boundingBox();
   await page.mouse.move(moved.x + moved.width * 0.8, moved.y + moved.height / 2);
   await page.keyboard.down("Control");

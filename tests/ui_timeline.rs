@@ -361,3 +361,93 @@ fn while_the_clock_runs_the_lanes_keep_their_markup_from_frame_to_frame() {
         );
     }
 }
+
+/// Four clients taking turns at everything a visitor can click, on
+/// `backend`, for about 40 s: leases granted, lost and expired, pauses,
+/// partitions, crashes and heartbeats on every lane.
+fn busy_run(backend: Backend) -> Sim {
+    use distlock::sim::PartitionScope;
+    let config = Config {
+        backend,
+        seed: Seed(SEED),
+        ..Config::default()
+    };
+    let mut sim = Sim::new(config).expect("valid config");
+    let cycle = [
+        Command::Acquire,
+        Command::Write,
+        Command::GcPause { pause_ms: 2_500 },
+        Command::Write,
+        Command::Release,
+        Command::Partition {
+            scope: PartitionScope::Service,
+        },
+        Command::Acquire,
+        Command::Heal,
+        Command::Crash,
+        Command::Restart,
+    ];
+    for turn in 0..160 {
+        sim.run_until(Millis(250 * (turn + 1)));
+        let client = ClientId::ALL[(turn as usize / 3) % ClientId::COUNT];
+        // Refused commands (acquiring while crashed, ...) change nothing.
+        let _ = sim.command(client, cycle[turn as usize % cycle.len()]);
+    }
+    sim.run_until(Millis(42_000));
+    sim
+}
+
+/// The page keeps a lane's drawing while the lane's key (`lane_key`) and
+/// the window stay the same. Played frame by frame as the clock runs live at 8x, on
+/// every system, each lane drawn with the key of the frame before is the
+/// same markup, and more than two lane drawings in three are kept.
+#[test]
+fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
+    use distlock::sim::Picture;
+    use distlock::ui::timeline_draw::{self as draw, Detail, LaneKey, Part, Scale, Svg};
+    for backend in Backend::ALL {
+        let sim = busy_run(backend);
+        let history = sim.history();
+        let end = sim.now().ms();
+        for nodes_open in [false, true] {
+            let rows = draw::rows(backend == Backend::Redlock, nodes_open);
+            let mut picture = Picture::default();
+            let mut last: Vec<Option<((Scale, LaneKey), String)>> = vec![None; rows.len()];
+            let (mut kept, mut lanes) = (0, 0);
+            // About one frame at 8x.
+            for now in (0..=end).step_by(133) {
+                picture.feed(&history[..history.partition_point(|r| r.at.ms() <= now)]);
+                // The window grows in steps, as the page's does.
+                let scale = Scale {
+                    v0: 0,
+                    v1: (now / 10_000 + 1) * 10_000,
+                    width: 960.0,
+                };
+                for (row, last) in rows.iter().zip(last.iter_mut()) {
+                    // The page keeps a lane's drawing while the window (and
+                    // the detail, part and rows, the same here) stays too.
+                    let key = (
+                        scale,
+                        draw::lane_key(&picture, row.lane, now, Part::Settled),
+                    );
+                    let mut svg = Svg::new(Detail::Plain, Part::Settled);
+                    draw_lanes(&mut svg, &scale, std::slice::from_ref(row), &picture, now);
+                    if let Some((_, markup)) = last.as_ref().filter(|(k, _)| *k == key) {
+                        assert_eq!(
+                            markup, &svg.0,
+                            "{backend:?}, {:?} at t={now} ms: the key of the frame before, other markup",
+                            row.lane
+                        );
+                        kept += 1;
+                    }
+                    lanes += 1;
+                    *last = Some((key, svg.0));
+                }
+            }
+            assert!(
+                kept * 3 > lanes * 2,
+                "{backend:?}: only {kept} of {lanes} lane drawings kept"
+            );
+        }
+    }
+}

@@ -62,8 +62,8 @@ pub use scenario::{
     ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
-    skew_words, Arrow, ClientLane, Held, Mark, NodeLane, Picture, Span, WriteMark, WriteOutcome,
-    Zone,
+    skew_words, Arrow, Changed, Changes, ClientLane, Held, Mark, NodeLane, Picture, Span,
+    WriteMark, WriteOutcome, Zone,
 };
 pub use types::{
     ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,

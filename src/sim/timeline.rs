@@ -125,6 +125,34 @@ impl NodeLane {
     }
 }
 
+/// What has changed each lane's data so far. A drawing of a lane made
+/// from the same changes is still right, so the page keeps it instead of
+/// drawing the lane again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Changes {
+    pub clients: [Changed; 4],
+    pub holders: Changed,
+    /// The service's marks and lock-delays.
+    pub service: Changed,
+    pub nodes: [Changed; 5],
+    pub writes: Changed,
+}
+
+/// How many records have changed one part of the picture (a record that
+/// might have changed it counts), and the latest time that part holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Changed {
+    pub count: u32,
+    pub reach_ms: u64,
+}
+
+impl Changed {
+    fn at(&mut self, at_ms: u64) {
+        self.count += 1;
+        self.reach_ms = self.reach_ms.max(at_ms);
+    }
+}
+
 /// The whole picture of a run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Picture {
@@ -140,6 +168,8 @@ pub struct Picture {
     pub arrows: Vec<Arrow>,
     /// The time of the last record fed.
     pub last_ms: u64,
+    /// What has changed so far, lane by lane.
+    pub changes: Changes,
     /// Records fed so far.
     fed: usize,
     /// Arrows by message id, to mark the ones lost on the way.
@@ -226,6 +256,7 @@ impl Picture {
                 // A session's answered heartbeat is its renewal.
                 if let (true, Endpoint::Client(c)) = (body.confirms_session(), to) {
                     self.lane(*c).renewals.push(deliver_at.ms());
+                    self.reaches(*c, deliver_at.ms());
                 }
                 self.message_sent(at, *id, *from, *to, deliver_at.ms(), text())
             }
@@ -235,12 +266,21 @@ impl Picture {
         }
     }
 
+    // The history is in time order: the record being taken is at `last_ms`.
     fn lane(&mut self, c: ClientId) -> &mut ClientLane {
+        self.changes.clients[c.index()].at(self.last_ms);
         &mut self.clients[c.index()]
     }
 
     fn node(&mut self, n: NodeId) -> &mut NodeLane {
+        self.changes.nodes[n.index()].at(self.last_ms);
         &mut self.nodes[n.index()]
+    }
+
+    /// A renewal drawn on client `c`'s lane where a heartbeat's answer
+    /// arrives: later than the record that sent it.
+    fn reaches(&mut self, c: ClientId, at: u64) {
+        self.changes.clients[c.index()].at(at);
     }
 
     fn end_belief(&mut self, c: ClientId, at: u64) {
@@ -256,6 +296,7 @@ impl Picture {
         token: Option<Token>,
         text: Rc<str>,
     ) {
+        self.changes.holders.at(at);
         // Redlock names the holder first and its fence token a moment later.
         if let Some(last) = self.holders.last_mut() {
             if last.span.to_ms.is_none() && Some(last.client) == holder && last.token.is_none() {
@@ -283,6 +324,7 @@ impl Picture {
         outcome: WriteOutcome,
         text: Rc<str>,
     ) {
+        self.changes.writes.at(at);
         self.writes.push(WriteMark {
             at_ms: at,
             client,
@@ -293,6 +335,7 @@ impl Picture {
     }
 
     fn service_event(&mut self, at: u64, event: &ServiceEvent, text: Rc<str>) {
+        self.changes.service.at(at);
         use ServiceEvent::*;
         match event {
             RedisKeySet { node, client } => self.node(*node).keys.push(Held {
@@ -406,6 +449,7 @@ impl Picture {
             let renewals = &mut self.lane(c).renewals;
             if let Some(k) = renewals.iter().rposition(|&t| t == due) {
                 renewals[k] = deliver_ms;
+                self.reaches(c, deliver_ms);
             }
         }
     }

@@ -27,6 +27,8 @@ pub struct PictureRef {
     pub picture: Rc<RefCell<Picture>>,
     pub run: u64,
     pub fed: usize,
+    /// Which picture this is: counts the pictures the cache has started.
+    pub built: u64,
 }
 
 impl PartialEq for PictureRef {
@@ -41,6 +43,7 @@ impl PartialEq for PictureRef {
 pub struct PictureCache {
     picture: Rc<RefCell<Picture>>,
     run: u64,
+    built: u64,
 }
 
 impl PictureCache {
@@ -49,6 +52,7 @@ impl PictureCache {
         if run != self.run || history.len() < fed {
             self.picture = Rc::new(RefCell::new(Picture::from_history(history)));
             self.run = run;
+            self.built += 1;
         } else {
             self.picture.borrow_mut().feed(history);
         }
@@ -56,6 +60,7 @@ impl PictureCache {
             picture: self.picture.clone(),
             run,
             fed: history.len(),
+            built: self.built,
         }
     }
 }
@@ -92,6 +97,8 @@ struct View {
     arrows: Option<bool>,
     /// The five Redis node lanes unfolded.
     nodes_open: bool,
+    /// The lanes as drawn last.
+    kept: KeptLanes,
 }
 
 impl View {
@@ -180,7 +187,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let on_up = up_callback(view.clone());
     let tips = Tips::of(&caption);
 
-    let drawn = drawn(props, &picture, scale, &rows, show_arrows, nodes_open);
+    let drawn = drawn(
+        props,
+        &picture,
+        scale,
+        &rows,
+        show_arrows,
+        nodes_open,
+        &mut view.borrow_mut().kept,
+    );
     let width = scale.width;
 
     html! {
@@ -286,6 +301,7 @@ fn drawn(
     rows: &[draw::Row],
     show_arrows: bool,
     nodes_open: bool,
+    kept: &mut KeptLanes,
 ) -> Drawn {
     let (now, bottom) = (props.now_ms, draw::height(rows));
     // Open spans reach the end of the recorded run, which lies past the
@@ -310,11 +326,22 @@ fn drawn(
         draw::labels(svg, rows, picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
-    let lane = |p: draw::Part| lane_parts(picture, &scale, rows, until, detail, p);
+    let lane = |part: draw::Part, kept: &mut KeptLanes| {
+        let drawing = Drawing {
+            built: props.picture.built,
+            scale,
+            detail,
+            part,
+            rows: rows.len(),
+        };
+        lane_parts(picture, rows, until, drawing, kept)
+    };
     let (lanes, open) = if live_run {
-        (lane(draw::Part::Settled), lane(draw::Part::Open))
+        // Open shapes change as the clock moves: none are kept.
+        let open = lane(draw::Part::Open, &mut KeptLanes::default());
+        (lane(draw::Part::Settled, kept), open)
     } else {
-        (lane(draw::Part::All), Vec::new())
+        (lane(draw::Part::All, kept), Vec::new())
     };
     let arrows = part(&|svg| {
         if show_arrows {
@@ -349,23 +376,78 @@ fn markup(detail: draw::Detail, part: draw::Part, paint: &dyn Fn(&mut draw::Svg)
 /// Each row's lane, as the given part of it; open spans reach `until`.
 fn lane_parts(
     picture: &Picture,
-    scale: &Scale,
     rows: &[draw::Row],
     until: u64,
-    detail: draw::Detail,
-    part: draw::Part,
+    drawing: Drawing,
+    kept: &mut KeptLanes,
 ) -> Vec<Html> {
+    // A lane whose drawing would be made from the same things as last
+    // time keeps that drawing: with a long run, writing the lanes again
+    // only to find them unchanged was most of a frame's work.
+    if kept.drawing != Some(drawing) {
+        *kept = KeptLanes {
+            drawing: Some(drawing),
+            lanes: Vec::new(),
+        };
+    }
+    let Drawing {
+        scale,
+        detail,
+        part,
+        ..
+    } = drawing;
+    let scale = &scale;
     rows.iter()
-        .map(|row| {
-            markup(detail, part, &|svg| match row.lane {
-                Lane::Client(c) => draw::client_lane(svg, scale, *row, picture, c, until),
-                Lane::Service => draw::service_lane(svg, scale, *row, picture, until),
-                Lane::Nodes => draw::node_lane(svg, scale, *row, picture, None, until),
-                Lane::Node(n) => draw::node_lane(svg, scale, *row, picture, Some(n), until),
-                Lane::Resource => draw::resource_lane(svg, scale, *row, picture),
-            })
+        .enumerate()
+        .map(|(i, row)| {
+            let key = draw::lane_key(picture, row.lane, until, part);
+            let text = match kept.lanes.get(i).filter(|(k, _)| *k == key) {
+                Some((_, text)) => text.clone(),
+                None => {
+                    let mut svg = draw::Svg::new(detail, part);
+                    match row.lane {
+                        Lane::Client(c) => {
+                            draw::client_lane(&mut svg, scale, *row, picture, c, until)
+                        }
+                        Lane::Service => draw::service_lane(&mut svg, scale, *row, picture, until),
+                        Lane::Nodes => draw::node_lane(&mut svg, scale, *row, picture, None, until),
+                        Lane::Node(n) => {
+                            draw::node_lane(&mut svg, scale, *row, picture, Some(n), until)
+                        }
+                        Lane::Resource => draw::resource_lane(&mut svg, scale, *row, picture),
+                    }
+                    let text = AttrValue::from(svg.0);
+                    let entry = (key, text.clone());
+                    match kept.lanes.get_mut(i) {
+                        Some(slot) => *slot = entry,
+                        None => kept.lanes.push(entry),
+                    }
+                    text
+                }
+            };
+            Html::from_html_unchecked(text)
         })
         .collect()
+}
+
+/// What every lane of a picture is drawn with, besides its own data.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Drawing {
+    /// Which picture (`PictureRef::built`).
+    built: u64,
+    scale: Scale,
+    detail: draw::Detail,
+    part: draw::Part,
+    /// How many rows: for one picture's system, which lanes they are.
+    rows: usize,
+}
+
+/// The lanes' drawings kept from the last frame, each with its key, and
+/// what all of them were drawn with.
+#[derive(Debug, Default)]
+struct KeptLanes {
+    drawing: Option<Drawing>,
+    lanes: Vec<(draw::LaneKey, AttrValue)>,
 }
 
 /// The caption under the picture follows the mark pointed at or focused.

@@ -14,7 +14,7 @@ use distlock::ui::state::{
     first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_thousandths,
     parse_ttl_ms, ttl_words, Action, AppState, Notice, StartSim,
 };
-use distlock::ui::status::{Status, StatusProps};
+use distlock::ui::status::StatusProps;
 use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
@@ -258,10 +258,7 @@ async fn status_strip_shows_holder_token_and_clock() {
     sim.run_until(Millis(5_200));
     let props = StatusProps::from_sim(&sim, false);
     assert_eq!(props.holder, Some(client('B')), "DISTLOCK_SEED=1");
-    let html = LocalServerRenderer::<Status>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await;
+    let html = render_app(Some(sim)).await;
     assert!(html.contains("<dt>holder</dt><dd class=\"status__value\">B</dd>"));
     assert!(html.contains("t=5.2 s"));
 }

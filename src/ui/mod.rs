@@ -37,7 +37,7 @@ use resource_panel::{ResourcePanel, ResourcePanelProps};
 use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
 use state::{Action, AppState, StartSim};
-use status::{Status, StatusProps};
+use status::{status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
 use work_section::{Kind, WorkSection};
@@ -125,7 +125,7 @@ pub fn App(props: &AppProps) -> Html {
     let both = Both {
         look,
         controls: html! { <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) /> },
-        status: html! { <Status ..StatusProps::from_sim(&sim, state.running) /> },
+        status: status(&StatusProps::from_sim(&sim, state.running)),
         cards: clients(&sim, &state, look, &dispatch),
         timeline: html! {
             <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}

@@ -6,7 +6,7 @@ use crate::sim::Sim;
 use crate::sim::{ClientId, Millis, Token};
 use yew::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatusProps {
     pub now: Millis,
     pub running: bool,
@@ -53,8 +53,10 @@ fn names(clients: &[ClientId]) -> String {
     }
 }
 
-#[component]
-pub fn Status(props: &StatusProps) -> Html {
+/// The strip, drawn by the page's own render: it changes every frame the
+/// clock runs, so a component of its own would skip no work, and each
+/// component costs the page about a kilobyte.
+pub fn status(props: &StatusProps) -> Html {
     let holder = props.holder.map_or("nobody".to_string(), |c| c.to_string());
     let token = props.token.map_or("—".to_string(), |t| t.to_string());
     let two = props.believers.len() >= 2;

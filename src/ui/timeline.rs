@@ -20,20 +20,19 @@ pub const ARROWS_BY_DEFAULT_MAX: usize = 400;
 /// The run always fills at least this much time when fitted.
 const FIT_MS_MIN: u64 = 5_000;
 
-/// The picture, shared and fed in place; compared by the number of records
-/// fed and the run it belongs to, which is all that changes it.
+/// The picture, shared and fed in place; compared by which picture it is
+/// and the number of records fed, which is all that changes it.
 #[derive(Debug, Clone)]
 pub struct PictureRef {
     pub picture: Rc<RefCell<Picture>>,
-    pub run: u64,
-    pub fed: usize,
     /// Which picture this is: counts the pictures the cache has started.
     pub built: u64,
+    pub fed: usize,
 }
 
 impl PartialEq for PictureRef {
     fn eq(&self, other: &Self) -> bool {
-        Rc::ptr_eq(&self.picture, &other.picture) && self.run == other.run && self.fed == other.fed
+        self.built == other.built && self.fed == other.fed
     }
 }
 
@@ -58,9 +57,8 @@ impl PictureCache {
         }
         PictureRef {
             picture: self.picture.clone(),
-            run,
-            fed: history.len(),
             built: self.built,
+            fed: history.len(),
         }
     }
 }
@@ -387,7 +385,7 @@ fn lane_parts(
     if kept.drawing != Some(drawing) {
         *kept = KeptLanes {
             drawing: Some(drawing),
-            lanes: Vec::new(),
+            ..KeptLanes::default()
         };
     }
     let Drawing {

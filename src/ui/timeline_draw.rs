@@ -126,35 +126,37 @@ pub fn rows(redlock: bool, nodes_open: bool) -> Vec<Row> {
 }
 
 /// What a lane's drawing is made from, besides the window, detail and
-/// part every lane shares: how often the data it draws has changed, and
-/// where open spans end. Two drawings of a lane with the same key are the
-/// same markup, so the page keeps the last one.
-pub type LaneKey = (u32, u32, u64);
+/// part every lane shares: how often the data it draws has changed (the
+/// counts only grow, so their sum changes whenever one does), and where
+/// open spans end. Two drawings of a lane with the same key are the same
+/// markup, so the page keeps the last one.
+pub type LaneKey = (u32, u64);
 
 pub fn lane_key(picture: &Picture, lane: Lane, until: u64, part: Part) -> LaneKey {
-    let changes = &picture.changes;
-    let pair = |a: Changed, b: Changed| (a.count, b.count, a.reach_ms.max(b.reach_ms));
-    let none = Changed::default();
-    let (lane, other, reach_ms) = match lane {
-        Lane::Client(c) => pair(changes.clients[c.index()], changes.holders),
-        Lane::Service => pair(changes.service, changes.holders),
-        Lane::Nodes => {
-            let all = changes.nodes.iter().fold(none, |all, n| Changed {
-                count: all.count + n.count,
-                reach_ms: all.reach_ms.max(n.reach_ms),
-            });
-            pair(all, none)
-        }
-        Lane::Node(n) => pair(changes.nodes[n.index()], none),
-        Lane::Resource => pair(changes.writes, none),
+    let (changes, none) = (&picture.changes, Changed::default());
+    let parts = match lane {
+        Lane::Client(c) => [
+            changes.clients[c.index()],
+            changes.holders,
+            none,
+            none,
+            none,
+        ],
+        Lane::Service => [changes.service, changes.holders, none, none, none],
+        Lane::Nodes => changes.nodes,
+        Lane::Node(n) => [changes.nodes[n.index()], none, none, none, none],
+        Lane::Resource => [changes.writes, none, none, none, none],
     };
+    let (count, reach_ms) = parts.iter().fold((0, 0), |(count, reach), part| {
+        (count + part.count, reach.max(part.reach_ms))
+    });
     // Past the latest time the lane's data holds, what has ended is drawn
     // the same wherever open spans end.
     let until = match part {
         Part::Settled => until.min(reach_ms + 1),
         _ => until,
     };
-    (lane, other, until)
+    (count, until)
 }
 
 pub fn height(rows: &[Row]) -> f64 {

@@ -215,7 +215,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { drawn.axis }
                     { for drawn.lanes }
                     if !drawn.open.is_empty() {
-                        { drawn.clip }
+                        // Moved every frame: an element whose width changes,
+                        // not markup parsed again.
+                        <clipPath id="tl-until">
+                            <rect x="0" y="0" width={drawn.clip_w} height={format!("{}", Px(bottom))}/>
+                        </clipPath>
                         <g clip-path="url(#tl-until)">{ for drawn.open }</g>
                     }
                     { drawn.arrows }
@@ -284,9 +288,10 @@ struct Drawn {
     head: Html,
     axis: Html,
     lanes: Vec<Html>,
-    /// Open shapes, while the clock runs live, and the clip that cuts them.
+    /// Open shapes, while the clock runs live, and the width of the clip
+    /// that cuts them.
     open: Vec<Html>,
-    clip: Html,
+    clip_w: String,
     arrows: Html,
     live: Html,
     mark: Html,
@@ -310,7 +315,7 @@ fn drawn(
     // elements. While the clock runs live, each lane is two parts, what
     // has ended and what is still open, and both change only when
     // something happens on the lane: open shapes reach past the plot and
-    // the clip, the one part re-made every frame, cuts them at the clock.
+    // the clip, the one element moved every frame, cuts them at the clock.
     let detail = if props.running {
         draw::Detail::Plain
     } else {
@@ -357,7 +362,7 @@ fn drawn(
         axis,
         lanes,
         open,
-        clip: part(&|svg| draw::until_clip(svg, scale.x(until), bottom)),
+        clip_w: format!("{}", Px(scale.x(until).max(0.0))),
         arrows,
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),

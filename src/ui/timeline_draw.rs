@@ -225,7 +225,7 @@ pub struct Svg(pub String, Detail, Part);
 /// Which of a lane's marks a drawing takes. While the clock runs live, a
 /// lane is drawn in two parts: what has ended (`Settled`), and what is
 /// still open (`Open`). Open shapes are drawn on to the plot's right edge
-/// and cut at the clock by a clip the page moves (`until_clip`), so both
+/// and cut at the clock by a clip the page moves (`#tl-until`), so both
 /// parts keep the same markup, and their elements, frame after frame:
 /// they change only when something happens on the lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -1210,17 +1210,6 @@ fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
         Some(&title),
     );
     svg.close();
-}
-
-/// The clip that cuts open shapes at the clock (see `Part::Open`); the
-/// page refers to it as `url(#tl-until)`.
-pub fn until_clip(svg: &mut Svg, x: f64, bottom: f64) {
-    let _ = write!(
-        svg.0,
-        r#"<clipPath id="tl-until"><rect x="0" y="0" width="{}" height="{}"/></clipPath>"#,
-        Px(x.max(0.0)),
-        Px(bottom)
-    );
 }
 
 /// The playhead, drawn at x = 0: the page moves it with a transform, so a

@@ -14,6 +14,7 @@ use crate::sim::{
     Arrow, Changed, ClientId, Held, Mark, NodeId, Picture, Span, Token, WriteMark, WriteOutcome,
     Zone,
 };
+use crate::work::escape;
 
 use std::fmt::Write;
 
@@ -325,21 +326,6 @@ impl Svg {
         }
         self.0.push_str("</path>");
     }
-}
-
-/// Text made safe inside SVG markup.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
-    out
 }
 
 /// Whether `label` fits inside a bar drawn from `x0` to `x1` (about 6.2

@@ -303,8 +303,9 @@ fn answer<'a>(id: u32, send: &'a mut dyn FnMut(Reply)) -> impl FnMut(String, Str
     }
 }
 
-/// Text made safe to place in markup, inside elements or quoted attributes.
-fn escape(text: &str) -> String {
+/// Text made safe to place in markup (HTML or SVG), inside elements or
+/// quoted attributes.
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

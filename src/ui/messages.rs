@@ -25,7 +25,7 @@ pub struct Flight {
     pub slow: bool,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MessagesProps {
     pub columns: Vec<String>,
     pub flights: Vec<Flight>,
@@ -158,8 +158,10 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     }
 }
 
-#[component]
-pub fn Messages(props: &MessagesProps) -> Html {
+/// The strip, drawn by the page's own render: while messages fly it
+/// changes every frame, so a component of its own would skip little, and
+/// each component costs the page about a kilobyte.
+pub fn messages(props: &MessagesProps) -> Html {
     let count = props.columns.len();
     let height = HEAD_PX + props.flights.len().max(1) * ROW_PX + 8;
     html! {

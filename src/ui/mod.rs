@@ -31,10 +31,10 @@ use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
-use messages::{Messages, MessagesProps};
+use messages::{messages, MessagesProps};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{ResourcePanel, ResourcePanelProps};
-use service_panel::{ServicePanel, ServicePanelProps};
+use service_panel::{service_panel, ServicePanelProps};
 use share::Share;
 use state::{Action, AppState, StartSim};
 use status::{status, StatusProps};
@@ -143,8 +143,8 @@ pub fn App(props: &AppProps) -> Html {
         properties: html! {
             <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
         },
-        service: html! { <ServicePanel ..ServicePanelProps::from_sim(&sim, dispatch.clone()) /> },
-        messages: html! { <Messages ..MessagesProps::from_sim(&sim) /> },
+        service: service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone())),
+        messages: messages(&MessagesProps::from_sim(&sim)),
         run_link,
         help: state.help,
         backend,

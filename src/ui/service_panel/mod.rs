@@ -34,7 +34,7 @@ pub struct NodeChecks {
     pub failover: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone)]
 pub struct ServicePanelProps {
     pub now: Millis,
     pub detail: ServiceDetail,
@@ -85,8 +85,10 @@ impl ServicePanelProps {
     }
 }
 
-#[component]
-pub fn ServicePanel(props: &ServicePanelProps) -> Html {
+/// The panel, drawn by the page's own render: while the clock runs its
+/// timers change every frame, so a component of its own would skip little,
+/// and each component costs the page about a kilobyte.
+pub fn service_panel(props: &ServicePanelProps) -> Html {
     let body = match &props.detail {
         ServiceDetail::Redis(d) => redis::panel(props, d),
         ServiceDetail::Redlock(d) => redlock::panel(props, d),

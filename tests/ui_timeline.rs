@@ -284,15 +284,8 @@ fn draw_lanes(
     picture: &distlock::sim::Picture,
     until: u64,
 ) {
-    use distlock::ui::timeline_draw::{self as draw, Lane};
     for row in rows {
-        match row.lane {
-            Lane::Client(c) => draw::client_lane(svg, scale, *row, picture, c, until),
-            Lane::Service => draw::service_lane(svg, scale, *row, picture, until),
-            Lane::Node(n) => draw::node_lane(svg, scale, *row, picture, Some(n), until),
-            Lane::Nodes => draw::node_lane(svg, scale, *row, picture, None, until),
-            Lane::Resource => draw::resource_lane(svg, scale, *row, picture),
-        }
+        distlock::ui::timeline_draw::lane(svg, scale, *row, picture, until);
     }
 }
 

@@ -195,6 +195,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         &mut view.borrow_mut().kept,
     );
     let width = scale.width;
+    let height = Px(bottom).to_string();
 
     html! {
         <section class="panel timeline" aria-labelledby="timeline-title">
@@ -205,7 +206,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             { past_note(now, props.end_ms) }
             <div class="timeline__frame" ref={holder}>
                 <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
-                    width={format!("{width}", width = Px(width))} height={format!("{bottom}", bottom = Px(bottom))}
+                    width={format!("{width}", width = Px(width))} height={height.clone()}
                     viewBox={format!("0 0 {width} {bottom}", width = Px(width), bottom = Px(bottom))}
                     font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
                     role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
@@ -218,7 +219,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         // Moved every frame: an element whose width changes,
                         // not markup parsed again.
                         <clipPath id="tl-until">
-                            <rect x="0" y="0" width={drawn.clip_w} height={format!("{}", Px(bottom))}/>
+                            <rect x="0" y="0" width={drawn.clip_w} {height}/>
                         </clipPath>
                         <g clip-path="url(#tl-until)">{ for drawn.open }</g>
                     }
@@ -362,7 +363,7 @@ fn drawn(
         axis,
         lanes,
         open,
-        clip_w: format!("{}", Px(scale.x(until).max(0.0))),
+        clip_w: Px(scale.x(until).max(0.0)).to_string(),
         arrows,
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),
@@ -408,17 +409,7 @@ fn lane_parts(
                 Some((_, text)) => text.clone(),
                 None => {
                     let mut svg = draw::Svg::new(detail, part);
-                    match row.lane {
-                        Lane::Client(c) => {
-                            draw::client_lane(&mut svg, scale, *row, picture, c, until)
-                        }
-                        Lane::Service => draw::service_lane(&mut svg, scale, *row, picture, until),
-                        Lane::Nodes => draw::node_lane(&mut svg, scale, *row, picture, None, until),
-                        Lane::Node(n) => {
-                            draw::node_lane(&mut svg, scale, *row, picture, Some(n), until)
-                        }
-                        Lane::Resource => draw::resource_lane(&mut svg, scale, *row, picture),
-                    }
+                    draw::lane(&mut svg, scale, *row, picture, until);
                     let text = AttrValue::from(svg.0);
                     let entry = (key, text.clone());
                     match kept.lanes.get_mut(i) {

@@ -592,6 +592,17 @@ fn spans_of<'a>(
         .collect()
 }
 
+/// Everything drawn on `row`'s lane; open spans reach `until_ms`.
+pub fn lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, until_ms: u64) {
+    match row.lane {
+        Lane::Client(c) => client_lane(svg, scale, row, picture, c, until_ms),
+        Lane::Service => service_lane(svg, scale, row, picture, until_ms),
+        Lane::Nodes => node_lane(svg, scale, row, picture, None, until_ms),
+        Lane::Node(n) => node_lane(svg, scale, row, picture, Some(n), until_ms),
+        Lane::Resource => resource_lane(svg, scale, row, picture),
+    }
+}
+
 /// Everything drawn on one client's lane.
 pub fn client_lane(
     svg: &mut Svg,

@@ -21,9 +21,11 @@ pub fn use_shortcuts(dispatch: Callback<Action>) {
     });
 }
 
-/// Spotlit parts of the page scroll into view when a tour points at them.
+/// Spotlit parts of the page scroll into view when a tour points at them:
+/// `moment` is how many moments the tour reached, the run, and whether the
+/// page below its first screen is drawn.
 #[hook]
-pub fn use_spotlight_scroll(moment: Option<(usize, u64)>) {
+pub fn use_spotlight_scroll(moment: Option<(usize, u64, bool)>) {
     use_effect_with(moment, |moment| {
         if moment.is_some() {
             browser::scroll_to_spotlight();

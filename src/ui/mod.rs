@@ -72,6 +72,44 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
     });
 }
 
+/// Whether the page below its first screen is drawn yet. The first render
+/// draws what a visitor sees first (the lead, the controls, the status
+/// strip and the cards); the timeline and the panels below follow once
+/// that screen is painted, so the simulator shows sooner.
+#[hook]
+fn use_below_first_screen() -> bool {
+    let drawn = use_state(|| !browser::FIRST_SCREEN_FIRST);
+    let later = drawn.clone();
+    use_effect_with(*drawn, move |&drawn| {
+        // Animation frames come before their paint: the first one paints
+        // the first screen, and the second draws the rest.
+        let mut frames = 0;
+        let frames = (!drawn)
+            .then(|| {
+                FrameLoop::start(move || {
+                    frames += 1;
+                    if frames == 2 {
+                        later.set(true);
+                    }
+                })
+            })
+            .flatten();
+        move || {
+            let _stopped = frames;
+        }
+    });
+    *drawn
+}
+
+/// `draw`'s markup once the page below the first screen is drawn.
+fn below(drawn: bool, draw: impl FnOnce() -> Html) -> Html {
+    if drawn {
+        draw()
+    } else {
+        Html::default()
+    }
+}
+
 /// A callback that makes the page's current run link, the same callback
 /// on every render: a panel given it is not drawn again for every frame.
 #[hook]
@@ -101,24 +139,24 @@ pub fn App(props: &AppProps) -> Html {
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
 
+    // A frame's size is its host's choice: it is drawn whole at once.
+    let drawn = use_below_first_screen() || embed;
+
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
     let log_cache = use_mut_ref(LogCache::default);
-    let log = event_log(&sim, &state, &log_cache, &dispatch);
+    let log = below(drawn, || event_log(&sim, &state, &log_cache, &dispatch));
     let moment = tour_moment(&state, &sim);
     let look = moment.map(|(_, look)| look);
-    // The timeline draws the whole run, also while the page shows its past.
     let picture_cache = use_mut_ref(PictureCache::default);
-    let picture =
-        state.with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
     let (found, dropped) = use_properties(&state);
     let run_link = use_run_link(&state);
-    let run_file = made_by(&state, AppState::run_file);
-    // Embedded, the page never scrolls its host to a spotlight.
+    // Embedded, the page never scrolls its host to a spotlight. A spotlit
+    // part below the first screen is looked for again once it is drawn.
     use_spotlight_scroll(
         moment
             .filter(|_| !embed)
-            .map(|(reached, _)| (reached, state.run)),
+            .map(|(reached, _)| (reached, state.run, drawn)),
     );
     let now_ms = sim.now().ms();
     let backend = sim.config().backend;
@@ -127,12 +165,25 @@ pub fn App(props: &AppProps) -> Html {
         controls: html! { <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) /> },
         status: status(&StatusProps::from_sim(&sim, state.running)),
         cards: clients(&sim, &state, look, &dispatch),
-        timeline: html! {
-            <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-                {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)} />
-        },
-        stories: html! { <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) /> },
-        resource: html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim) /> },
+        timeline: below(drawn, || {
+            // The timeline draws the whole run, also while the page shows its past.
+            let picture = state
+                .with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
+            let run_file = made_by(&state, AppState::run_file);
+            html! {
+                <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
+                    {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)} />
+            }
+        }),
+        stories: below(drawn, || {
+            html! {
+                <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
+            }
+        }),
+        resource: below(
+            drawn,
+            || html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim) /> },
+        ),
         log,
     };
     if embed {
@@ -140,14 +191,19 @@ pub fn App(props: &AppProps) -> Html {
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
     let full = Full {
-        properties: html! {
-            <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
-        },
-        service: service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone())),
-        messages: messages(&MessagesProps::from_sim(&sim)),
+        properties: below(drawn, || {
+            html! {
+                <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
+            }
+        }),
+        service: below(drawn, || {
+            service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone()))
+        }),
+        messages: below(drawn, || messages(&MessagesProps::from_sim(&sim))),
         run_link,
         help: state.help,
         backend,
+        drawn,
         dispatch,
     };
     full_page(both, full)
@@ -235,6 +291,8 @@ struct Full {
     run_link: Callback<(), String>,
     help: bool,
     backend: Backend,
+    /// Whether the page below the first screen is drawn yet.
+    drawn: bool,
     dispatch: Callback<Action>,
 }
 
@@ -287,18 +345,22 @@ fn full_page(b: Both, f: Full) -> Html {
                 <div class={spot(b.look, Look::Status)}>{ b.status }</div>
                 { b.cards }
                 { b.timeline }
-                { f.properties }
-                <Share dispatch={dispatch.clone()} make_link={f.run_link} />
-                { b.stories }
-                <div class="page__pair">
-                    <div class={spot(b.look, Look::Service)}>{ f.service }</div>
-                    <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
-                </div>
-                <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
-                <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />
-                <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
-                { f.messages }
-                { b.log }
+                { below(f.drawn, || html! {
+                    <>
+                        { f.properties }
+                        <Share dispatch={dispatch.clone()} make_link={f.run_link} />
+                        { b.stories }
+                        <div class="page__pair">
+                            <div class={spot(b.look, Look::Service)}>{ f.service }</div>
+                            <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
+                        </div>
+                        <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
+                        <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />
+                        <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
+                        { f.messages }
+                        { b.log }
+                    </>
+                }) }
             </main>
         </div>
     }

@@ -4,7 +4,8 @@
 // the timeline right below; on a phone (390 x 844) the first card's name,
 // state and token are in the first screen; embedded at 700 x 500 the status strip, the four cards
 // and the top of the timeline fit the frame, the controls take one row and a
-// story's tour docks at the foot without covering the cards.
+// story's tour docks at the foot without covering the cards. The first
+// render draws that first screen alone; the rest follows once it is painted.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
@@ -12,7 +13,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { CLIENTS, card, clockButton, poll, statusStrip } from "./ui.mjs";
+import { CLIENTS, card, clockButton, openPage, poll, statusStrip } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 60_000;
 const named = (name) => ({ name, exact: true });
@@ -56,6 +57,29 @@ test("at 1280 x 800 the status, the controls and the four cards fit the first sc
   const top = (await box(timeline(page), "the timeline")).y;
   assert.ok(top < height, `the timeline starts in the first screen (at ${top})`);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 1280, "no sideways scrolling");
+});
+
+test("the first render draws the first screen; the timeline and the panels below follow once it is painted", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const context = await suite.context(t, { viewport: { width: 1280, height: 800 } });
+  // Notes what is drawn when the four cards come, and once the frame that
+  // shows them is painted (a timer set in a frame fires after its paint).
+  await context.addInitScript(() => {
+    const below = () => ["section.timeline", "section.stories", "section.log"].filter((s) => document.querySelector(s));
+    const seen = new MutationObserver(() => {
+      if (document.querySelectorAll(".client-card").length < 4) return;
+      seen.disconnect();
+      window.__withCards = below();
+      requestAnimationFrame(() => setTimeout(() => (window.__afterPaint = below())));
+    });
+    seen.observe(document, { childList: true, subtree: true });
+  });
+  const page = await openPage(context, suite.server.url);
+  await poll(async () => page.evaluate(() => window.__afterPaint !== undefined), { what: "the first frame with the cards" });
+  assert.deepEqual(await page.evaluate(() => window.__withCards), [], "nothing below the cards is drawn with them");
+  assert.deepEqual(await page.evaluate(() => window.__afterPaint), [], "the first frame is painted before the rest is drawn");
+  await timeline(page).waitFor({ state: "visible" });
+  await page.getByRole("region", named("Event log")).waitFor({ state: "attached" });
+  await page.getByRole("region", named("Hazard explorer")).waitFor({ state: "attached" });
 });
 
 test("at 390 x 844 the first card's name, state and token are in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {

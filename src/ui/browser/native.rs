@@ -31,6 +31,9 @@ impl FrameLoop {
     }
 }
 
+/// Without a browser nothing is painted: the page is drawn whole at once.
+pub const FIRST_SCREEN_FIRST: bool = false;
+
 /// No keyboard.
 pub struct KeyListener;
 

@@ -115,6 +115,10 @@ impl Drop for FrameLoop {
     }
 }
 
+/// The first render draws the first screen alone, and the rest of the page
+/// follows once that screen is painted.
+pub const FIRST_SCREEN_FIRST: bool = true;
+
 // The keyboard: one listener on the document turns keys into shortcuts.
 
 /// The document's keydown listener. Dropping it removes it.

@@ -348,7 +348,7 @@ fn full_page(b: Both, f: Full) -> Html {
                 { below(f.drawn, || html! {
                     <>
                         { f.properties }
-                        <Share dispatch={dispatch.clone()} make_link={f.run_link} />
+                        <Share dispatch={dispatch.clone()} run_link={f.run_link} />
                         { b.stories }
                         <div class="page__pair">
                             <div class={spot(b.look, Look::Service)}>{ f.service }</div>

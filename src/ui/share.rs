@@ -91,7 +91,7 @@ impl AppState {
 pub struct ShareProps {
     pub dispatch: Callback<Action>,
     /// Makes the link when asked (the run changes every frame).
-    pub make_link: Callback<(), String>,
+    pub run_link: Callback<(), String>,
 }
 
 /// What the last Copy link did.
@@ -108,9 +108,9 @@ pub fn Share(props: &ShareProps) -> Html {
     let file_ref = use_node_ref();
     use_hash_changes(props.dispatch.clone());
     let on_copy = {
-        let (copied, make_link) = (copied.clone(), props.make_link.clone());
+        let (copied, run_link) = (copied.clone(), props.run_link.clone());
         Callback::from(move |_: MouseEvent| {
-            let fragment = make_link.emit(());
+            let fragment = run_link.emit(());
             browser::show_in_address_bar(&fragment);
             let url = browser::page_url(&fragment);
             copied.set(Copied::Yes(url.clone(), false));

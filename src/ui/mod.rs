@@ -82,13 +82,14 @@ fn use_below_first_screen() -> bool {
     let later = drawn.clone();
     use_effect_with(*drawn, move |&drawn| {
         // Animation frames come before their paint: the first one paints
-        // the first screen, and the second draws the rest.
-        let mut frames = 0;
+        // the first screen, and the second draws the rest. A tab opened in
+        // the background gets no frames, and draws the rest once shown.
+        let mut seen = 0;
         let frames = (!drawn)
             .then(|| {
                 FrameLoop::start(move || {
-                    frames += 1;
-                    if frames == 2 {
+                    seen += 1;
+                    if seen == 2 {
                         later.set(true);
                     }
                 })

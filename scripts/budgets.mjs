@@ -28,7 +28,7 @@ import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
+import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile, watchForClientCards } from "./trace_frames.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
@@ -99,34 +99,6 @@ async function transferSize(dist) {
   const over = total - SIZE_AIM_BYTES;
   console.log(`   ${over > 0 ? `${kib(over)} over` : `${kib(-over)} under`} the ${kib(SIZE_AIM_BYTES)} aim for eight lock systems`);
   return ok;
-}
-
-// Runs in the page before any of its scripts: notes performance.now() (time
-// since navigation start) the first time all four client regions exist.
-function watchForClientCards() {
-  const names = ["Client A", "Client B", "Client C", "Client D"];
-  const nameOf = (el) => {
-    const label = el.getAttribute("aria-label");
-    if (label) return label.trim();
-    const ids = el.getAttribute("aria-labelledby");
-    if (!ids) return "";
-    return ids
-      .split(/\s+/)
-      .map((id) => document.getElementById(id)?.textContent.trim() ?? "")
-      .join(" ")
-      .trim();
-  };
-  const allPresent = () => {
-    const shown = new Set([...document.querySelectorAll("section, [role=region]")].map(nameOf));
-    return names.every((name) => shown.has(name));
-  };
-  const observer = new MutationObserver(() => {
-    if (window.__clientCardsAt === undefined && allPresent()) {
-      window.__clientCardsAt = performance.now();
-      observer.disconnect();
-    }
-  });
-  observer.observe(document, { childList: true, subtree: true, attributes: true });
 }
 
 /** One cold load of `url`: ms from navigation start to the four client regions. */

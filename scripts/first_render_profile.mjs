@@ -23,7 +23,7 @@
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { median } from "./trace_frames.mjs";
+import { median, watchForClientCards } from "./trace_frames.mjs";
 
 const { values: args, positionals: dists } = parseArgs({
   options: { loads: { type: "string", default: "11" } },
@@ -31,36 +31,17 @@ const { values: args, positionals: dists } = parseArgs({
 });
 if (dists.length === 0) dists.push("dist");
 
-/** Marks "cards" once the four client regions are in the page (the budgets' test). */
-function markClientCards() {
-  const names = ["Client A", "Client B", "Client C", "Client D"];
-  const nameOf = (el) =>
-    (el.getAttribute("aria-label") ||
-      (el.getAttribute("aria-labelledby") || "")
-        .split(/\s+/)
-        .map((id) => document.getElementById(id)?.textContent.trim() ?? "")
-        .join(" ")).trim();
-  const seen = new MutationObserver(() => {
-    const shown = new Set([...document.querySelectorAll("section, [role=region]")].map(nameOf));
-    if (names.every((name) => shown.has(name))) {
-      performance.mark("cards");
-      seen.disconnect();
-    }
-  });
-  seen.observe(document, { childList: true, subtree: true, attributes: true });
-}
-
 const CATEGORIES = ["__metadata", "toplevel", "devtools.timeline", "blink.user_timing", "v8.wasm"];
 
 async function loadOnce(browser, url) {
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
-    await page.addInitScript(markClientCards);
+    await page.addInitScript(watchForClientCards);
     await browser.startTracing(page, { categories: CATEGORIES });
     await page.goto(url);
-    await page.waitForFunction(() => performance.getEntriesByName("cards").length > 0, null, { timeout: 20_000 });
-    const cards = await page.evaluate(() => performance.getEntriesByName("cards")[0].startTime);
+    await page.waitForFunction(() => window.__clientCardsAt !== undefined, null, { timeout: 20_000 });
+    const cards = await page.evaluate(() => window.__clientCardsAt);
     const wasm = await page.evaluate(() => performance.getEntriesByType("resource").find((r) => r.name.endsWith(".wasm"))?.responseEnd ?? NaN);
     const events = JSON.parse((await browser.stopTracing()).toString()).traceEvents;
     const mark = events.find((e) => e.name === "cards");

@@ -1,5 +1,7 @@
 // Main-thread time per frame from a Chromium trace, shared by the budgets
-// (scripts/budgets.mjs) and the frame profile (scripts/frame_profile.mjs).
+// (scripts/budgets.mjs) and the frame profile (scripts/frame_profile.mjs);
+// and the moment a cold load first shows the four client cards, shared by
+// the budgets and the first render's profile (first_render_profile.mjs).
 
 /** The trace categories `mainThreadPerFrame` reads. */
 export const FRAME_CATEGORIES = [
@@ -68,3 +70,34 @@ export function mainThreadPerFrame(events, { cpu = false } = {}) {
   return busy;
 }
 
+/**
+ * Runs in the page before any of its scripts (`page.addInitScript`): the
+ * first time all four client regions exist, notes the time since navigation
+ * start in `window.__clientCardsAt` and marks it as "cards" in the page's
+ * performance timeline (and so in a trace, as a user-timing event).
+ */
+export function watchForClientCards() {
+  const names = ["Client A", "Client B", "Client C", "Client D"];
+  const nameOf = (el) => {
+    const label = el.getAttribute("aria-label");
+    if (label) return label.trim();
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return "";
+    return ids
+      .split(/\s+/)
+      .map((id) => document.getElementById(id)?.textContent.trim() ?? "")
+      .join(" ")
+      .trim();
+  };
+  const allPresent = () => {
+    const shown = new Set([...document.querySelectorAll("section, [role=region]")].map(nameOf));
+    return names.every((name) => shown.has(name));
+  };
+  const observer = new MutationObserver(() => {
+    if (window.__clientCardsAt === undefined && allPresent()) {
+      window.__clientCardsAt = performance.mark("cards").startTime;
+      observer.disconnect();
+    }
+  });
+  observer.observe(document, { childList: true, subtree: true, attributes: true });
+}

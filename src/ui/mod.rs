@@ -75,10 +75,11 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
 /// Whether the page below its first screen is drawn yet. The first render
 /// draws what a visitor sees first (the lead, the controls, the status
 /// strip and the cards); the timeline and the panels below follow once
-/// that screen is painted, so the simulator shows sooner.
+/// that screen is painted, so the simulator shows sooner. `whole` draws it
+/// all at once.
 #[hook]
-fn use_below_first_screen() -> bool {
-    let drawn = use_state(|| !browser::FIRST_SCREEN_FIRST);
+fn use_below_first_screen(whole: bool) -> bool {
+    let drawn = use_state(|| whole || !browser::FIRST_SCREEN_FIRST);
     let later = drawn.clone();
     use_effect_with(*drawn, move |&drawn| {
         // Animation frames come before their paint: the first one paints
@@ -141,7 +142,7 @@ pub fn App(props: &AppProps) -> Html {
     use_shortcuts(dispatch.clone());
 
     // A frame's size is its host's choice: it is drawn whole at once.
-    let drawn = use_below_first_screen() || embed;
+    let drawn = use_below_first_screen(embed);
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();

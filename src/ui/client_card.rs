@@ -388,7 +388,7 @@ fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm:
         <div class={class}>
             <div class="lease-bar__label">
                 <span>{ label }</span>
-                <span class="lease-bar__words">{ words }</span>
+                <span class="lease-bar__words">{ super::tick(words) }</span>
             </div>
             // SVG geometry, not an inline style: the page's policy forbids those.
             <svg class="lease-bar__track" viewBox="0 0 100 10" preserveAspectRatio="none"

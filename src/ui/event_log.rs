@@ -10,6 +10,10 @@ use yew::prelude::*;
 
 /// Lines shown at most; older ones stay in the history but are not drawn.
 pub const LOG_LINES_MAX: usize = 200;
+/// Lines that fill the list's box however wide the page (each is at least
+/// 1.8rem tall, the box 26rem): from then on the box has a fixed height and
+/// a line added re-lays out the list alone (`.log__lines--full`).
+const LOG_LINES_FULL: usize = 15;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogLine {
@@ -113,7 +117,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     <span class="toggle__text">{ "Show network messages" }</span>
                 </label>
             </div>
-            <ol class="log__lines" aria-live="polite" aria-label="Event log" tabindex="0">
+            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0">
                 { for props.lines.iter().map(|line| html! {
                     <LogItem key={line.index} line={line.clone()} />
                 }) }

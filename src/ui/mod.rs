@@ -298,6 +298,21 @@ struct Full {
     dispatch: Callback<Action>,
 }
 
+/// Text that changes every frame while the clock runs (the clock, a lease's
+/// countdown), laid out on its own. The box takes its size from an
+/// invisible copy with every digit a 0 (`data-shape`, which changes only
+/// when the text's shape does), and the text sits over it, contained: a new
+/// digit then re-lays out this box alone, not the page around it.
+pub fn tick(text: String) -> Html {
+    let shape: String = text
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '0' } else { c })
+        .collect();
+    html! {
+        <span class="tick" data-shape={shape}><span class="tick__text">{ text }</span></span>
+    }
+}
+
 /// The class of a part a story's tour may spotlight (`look`).
 fn spot(look: Option<Look>, part: Look) -> Classes {
     classes!("spot", (look == Some(part)).then_some("is-spotlit"))

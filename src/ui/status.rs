@@ -79,7 +79,7 @@ pub fn status(props: &StatusProps) -> Html {
                 <div class="status__fact status__fact--clock">
                     <dt>{ "clock" }</dt>
                     <dd class="status__value status__clock">
-                        { clock_words(props.now) }
+                        { super::tick(clock_words(props.now)) }
                         <span class="status__run">{ if props.running { " running" } else { " stopped" } }</span>
                     </dd>
                 </div>

@@ -237,7 +237,7 @@ fn facts(props: &ClientCardProps) -> Html {
             </p>
             if !notes.is_empty() {
                 <ul class="client-card__notes">
-                    { for notes.into_iter().map(|n| html! { <li>{ n }</li> }) }
+                    { for notes.into_iter().map(|n| html! { <li>{ super::tick(n) }</li> }) }
                 </ul>
             }
         </>

@@ -45,8 +45,6 @@ use work_section::{Kind, WorkSection};
 use crate::lesson::tour::Look;
 use crate::sim::{Backend, ClientId, Sim};
 use std::cell::RefCell;
-use std::collections::BTreeSet;
-use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Default, Properties)]
@@ -114,59 +112,6 @@ fn below(drawn: bool, draw: impl FnOnce() -> Html) -> Html {
     }
 }
 
-/// The parts below the first screen that the browser skips while they are
-/// out of view (`content-visibility: auto` in the stylesheet), by their
-/// class attributes.
-#[hook]
-fn use_skipped() -> Rc<BTreeSet<String>> {
-    let skipped = use_state(Rc::<BTreeSet<String>>::default);
-    let set = skipped.setter();
-    use_effect_with((), move |_| {
-        let parts = RefCell::new(BTreeSet::new());
-        let listener = browser::on_skip_change(move |part, is_skipped| {
-            let mut parts = parts.borrow_mut();
-            if is_skipped {
-                parts.insert(part);
-            } else {
-                parts.remove(&part);
-            }
-            set.set(Rc::new(parts.clone()));
-        });
-        move || {
-            let _stopped = listener;
-        }
-    });
-    (*skipped).clone()
-}
-
-#[derive(Properties)]
-struct HoldProps {
-    hold: bool,
-    children: Html,
-}
-
-/// Held, a part is "unchanged" whatever it is given: it is not drawn again.
-impl PartialEq for HoldProps {
-    fn eq(&self, next: &Self) -> bool {
-        next.hold
-    }
-}
-
-/// A part that keeps what it drew last while `hold` (see `held`).
-#[component]
-fn Hold(props: &HoldProps) -> Html {
-    props.children.clone()
-}
-
-/// `draw`'s markup; while `hold`, what it drew last, and `draw` is not
-/// called. While the clock runs, a panel the browser skips out of view is
-/// held: each frame would build and patch markup nobody sees. It catches
-/// up as it comes into view, or when the clock stops.
-fn held(hold: bool, draw: impl FnOnce() -> Html) -> Html {
-    let children = if hold { Html::default() } else { draw() };
-    html! { <Hold {hold}>{ children }</Hold> }
-}
-
 /// A callback that makes the page's current run link, the same callback
 /// on every render: a panel given it is not drawn again for every frame.
 #[hook]
@@ -198,7 +143,6 @@ pub fn App(props: &AppProps) -> Html {
 
     // A frame's size is its host's choice: it is drawn whole at once.
     let drawn = use_below_first_screen(embed);
-    let skipped = use_skipped();
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
@@ -248,12 +192,6 @@ pub fn App(props: &AppProps) -> Html {
         return compact_page(both, run_link);
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
-    let hold = |part: &str| {
-        state.running
-            && skipped
-                .iter()
-                .any(|classes| classes.split(' ').any(|c| c == part))
-    };
     let full = Full {
         properties: below(drawn, || {
             html! {
@@ -261,15 +199,9 @@ pub fn App(props: &AppProps) -> Html {
             }
         }),
         service: below(drawn, || {
-            held(hold("page__pair"), || {
-                service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone()))
-            })
+            service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone()))
         }),
-        messages: below(drawn, || {
-            held(hold("messages"), || {
-                messages(&MessagesProps::from_sim(&sim))
-            })
-        }),
+        messages: below(drawn, || messages(&MessagesProps::from_sim(&sim))),
         run_link,
         help: state.help,
         backend,

@@ -6,8 +6,6 @@
 // and the top of the timeline fit the frame, the controls take one row and a
 // story's tour docks at the foot without covering the cards. The first
 // render draws that first screen alone; the rest follows once it is painted.
-// While the clock runs, a panel the browser skips out of view is not drawn
-// again until it comes into view.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 
@@ -15,19 +13,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  CLIENTS,
-  card,
-  cardButton,
-  clockButton,
-  clockSeconds,
-  openPage,
-  poll,
-  setMaxSpeed,
-  startClock,
-  statusStrip,
-  waitForClock,
-} from "./ui.mjs";
+import { CLIENTS, card, clockButton, openPage, poll, statusStrip } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 60_000;
 const named = (name) => ({ name, exact: true });
@@ -94,21 +80,6 @@ test("the first render draws the first screen; the timeline and the panels below
   await timeline(page).waitFor({ state: "visible" });
   await page.getByRole("region", named("Event log")).waitFor({ state: "attached" });
   await page.getByRole("region", named("Hazard explorer")).waitFor({ state: "attached" });
-});
-
-test("while the clock runs, the lock service out of view is not redrawn, and catches up once scrolled into view", { timeout: TEST_TIMEOUT_MS }, async (t) => {
-  const page = await pageAt(t, "", { width: 1280, height: 800 });
-  for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
-  await startClock(page);
-  await setMaxSpeed(page);
-  // "The service says B holds the lock (token 4, 3.2 s left)."
-  const said = page.getByRole("region", named("Lock service")).getByText(/^The service says/);
-  await waitForClock(page, 2);
-  const held = await said.textContent();
-  await waitForClock(page, (await clockSeconds(page)) + 1);
-  assert.equal(await said.textContent(), held, "a second later, out of view, the panel still says what it said");
-  await said.scrollIntoViewIfNeeded();
-  await poll(async () => (await said.textContent()) !== held, { what: "the panel drawn again once in view" });
 });
 
 test("at 390 x 844 the first card's name, state and token are in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {

@@ -79,11 +79,6 @@ pub fn on_hash_change(_changed: impl Fn(String) + 'static) -> Listener {
     None
 }
 
-/// Nothing is ever skipped: the page is drawn whole.
-pub fn on_skip_change(_changed: impl Fn(String, bool) + 'static) -> Listener {
-    None
-}
-
 pub fn search() -> Option<String> {
     None
 }

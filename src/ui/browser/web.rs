@@ -373,31 +373,6 @@ pub fn on_hash_change(changed: impl Fn(String) + 'static) -> Listener {
     }))
 }
 
-/// Hears the browser start or stop skipping a part of the page out of view
-/// (`content-visibility: auto`): `changed(classes, skipped)`, with the
-/// part's class attribute.
-pub fn on_skip_change(changed: impl Fn(String, bool) + 'static) -> Listener {
-    let document = web_sys::window()?.document()?;
-    // The event does not bubble: it is heard on its way down.
-    let options = EventListenerOptions::run_in_capture_phase();
-    Some(EventListener::new_with_options(
-        &document,
-        "contentvisibilityautostatechange",
-        options,
-        move |e| {
-            let skipped = js_sys::Reflect::get(e, &"skipped".into())
-                .ok()
-                .and_then(|v| v.as_bool());
-            let part = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok());
-            if let (Some(skipped), Some(part)) = (skipped, part) {
-                changed(part.class_name(), skipped);
-            }
-        },
-    ))
-}
-
 // The hazard explorer: its settings in the page's address.
 
 /// The page address's query string (`location.search`).

@@ -132,7 +132,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                 ) }</p>
             }
             if props.total > LOG_LINES_MAX {
-                <p class="panel__note">{ format!("Showing the newest {LOG_LINES_MAX} lines of {} events.", props.total) }</p>
+                <p class="panel__note">{ super::tick(format!("Showing the newest {LOG_LINES_MAX} lines of {} events.", props.total)) }</p>
             }
         </section>
     }

@@ -13,6 +13,9 @@
 //   --explore N: meanwhile the hazard explorer runs a large grid on at most
 //                N workers ("all": one per core).
 //   --script:    also sample script with V8's profiler (slows the page).
+//   --why:       also trace what made each layout necessary (Chromium's
+//                invalidation tracking), and list it for the layouts that
+//                started at the document beside those that started lower.
 
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -27,6 +30,7 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "5" },
     link: { type: "string" },
     script: { type: "boolean", default: false },
+    why: { type: "boolean", default: false },
     hide: { type: "string" },
     css: { type: "string" },
     explore: { type: "string" },
@@ -54,7 +58,7 @@ try {
   if (args.css) await page.addStyleTag({ content: args.css });
   await page.waitForTimeout(500);
   await browser.startTracing(page, {
-    categories: FRAME_CATEGORIES,
+    categories: args.why ? [...FRAME_CATEGORIES, "disabled-by-default-devtools.timeline.invalidationTracking"] : FRAME_CATEGORIES,
   });
   // Counting DOM changes costs script time too: not while sampling it.
   if (!args.script) await page.evaluate(countMutations);
@@ -71,6 +75,7 @@ try {
   report(trace.traceEvents ?? trace);
   if (!args.script) await mutationReport(page);
   await layoutRoots(trace.traceEvents ?? trace, await context.newCDPSession(page));
+  if (args.why) layoutCauses(trace.traceEvents ?? trace);
   if (profile) scriptReport(profile);
 } finally {
   await context.close();
@@ -166,6 +171,40 @@ async function layoutRoots(events, cdp) {
       name = `${node.nodeName.toLowerCase()}${attrs.class ? "." + attrs.class.split(/\s+/).join(".") : ""}${attrs["aria-label"] ? ` "${attrs["aria-label"]}"` : ""}`;
     }
     console.log(`  ${String(roots.get(ids[i])).padStart(5)}x  layout root ${name}`);
+  }
+}
+
+/**
+ * For each layout, the invalidations recorded since the one before it
+ * (reason and node); printed as how many of the layouts that started at the
+ * document, and of those that started lower, each one preceded.
+ */
+function layoutCauses(events) {
+  const tracked = events
+    .filter((e) => e.name === "LayoutInvalidationTracking" || e.name === "StyleRecalcInvalidationTracking" || (e.name === "Layout" && e.ph === "X"))
+    .sort((a, b) => a.ts - b.ts);
+  const counts = new Map();
+  let pending = new Set();
+  const layouts = { document: 0, lower: 0 };
+  for (const e of tracked) {
+    if (e.name !== "Layout") {
+      const d = e.args?.data ?? {};
+      pending.add(`${d.reason} | ${d.nodeName}`);
+      continue;
+    }
+    const whole = e.args?.endData?.layoutRoots?.[0]?.nodeName === "#document";
+    layouts[whole ? "document" : "lower"] += 1;
+    for (const cause of pending) {
+      const c = counts.get(cause) ?? { document: 0, lower: 0 };
+      c[whole ? "document" : "lower"] += 1;
+      counts.set(cause, c);
+    }
+    pending = new Set();
+  }
+  console.log(`what preceded each layout: of ${layouts.document} starting at the document, of ${layouts.lower} starting lower`);
+  const rows = [...counts].sort((a, b) => b[1].document - a[1].document || b[1].lower - a[1].lower);
+  for (const [cause, c] of rows.slice(0, 30)) {
+    console.log(`  ${String(c.document).padStart(5)} ${String(c.lower).padStart(5)}  ${cause.slice(0, 100)}`);
   }
 }
 

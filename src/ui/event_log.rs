@@ -11,8 +11,9 @@ use yew::prelude::*;
 /// Lines shown at most; older ones stay in the history but are not drawn.
 pub const LOG_LINES_MAX: usize = 200;
 /// Lines that fill the list's box however wide the page (each is at least
-/// 1.8rem tall, the box 26rem): from then on the box has a fixed height and
-/// a line added re-lays out the list alone (`.log__lines--full`).
+/// 1.8rem tall, the box at most 26rem): from then on the box has a fixed
+/// height and is contained (`.log__lines--full`), so the browser mostly
+/// re-lays out the list alone when it changes.
 const LOG_LINES_FULL: usize = 15;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

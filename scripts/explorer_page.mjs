@@ -41,8 +41,7 @@ const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const crew = args.workers ? `&crew=${Number(args.workers)}` : "";
-  const query = encodeURIComponent(`system=etcd&trials=${args.trials}${crew}`);
-  const tab = await openPage(context, `${server.url}?explore=${query}`);
+  const tab = await openPage(context, `${server.url}?explore&system=etcd&trials=${args.trials}${crew}`);
   const bar = tab.getByRole("progressbar", { name: "Cells done" });
   await poll(
     async () => (await bar.count()) === 1 && (await bar.getAttribute("aria-valuenow")) === (await bar.getAttribute("aria-valuemax")),

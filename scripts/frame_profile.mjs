@@ -45,7 +45,7 @@ try {
   // --explore N: the hazard explorer runs a large grid meanwhile, on a crew
   // of at most N workers ("all": one per core).
   const crew = args.explore && args.explore !== "all" ? `&crew=${Number(args.explore)}` : "";
-  const explore = args.explore ? `?explore=${encodeURIComponent(`system=etcd&trials=1000000${crew}`)}` : "";
+  const explore = args.explore ? `?explore&system=etcd&trials=1000000${crew}` : "";
   const page = await openPage(context, `${server.url}${explore}${fragment}`);
   if (args.explore) {
     await page.getByRole("progressbar").waitFor({ timeout: 60_000 });

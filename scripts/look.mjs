@@ -25,7 +25,7 @@ const { values: args, positionals } = parseArgs({
     story: { type: "string" },
     next: { type: "string", default: "0" },
     scroll: { type: "string" },
-    // With --path "?explore=...": wait for the explorer's run to finish.
+    // With --path "?explore&...": wait for the explorer's run to finish.
     explore: { type: "boolean", default: false },
     find: { type: "string" },
     "open-trace": { type: "boolean", default: false },

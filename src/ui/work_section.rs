@@ -25,7 +25,7 @@ use super::browser;
 use super::state::Action;
 use super::worker::{job_body, use_work, Shown};
 use crate::sim::Backend;
-use crate::work::Job;
+use crate::work::{Job, EXPLORE_LINK_KEY};
 use yew::prelude::*;
 
 /// Runs per system in the comparison: six stories, fencing off and on.
@@ -33,9 +33,6 @@ const RUNS_PER_SYSTEM: usize = 12;
 /// The comparison's button, with its number of runs (checked below).
 const COMPARE_BUTTON: &str = "Run the comparison (96 runs)";
 const _: () = assert!(Backend::ALL.len() * RUNS_PER_SYSTEM == 96);
-
-/// The page's address keeps the explorer's settings under this key.
-pub const LINK_KEY: &str = "explore";
 
 /// Which section.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,15 +112,9 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
     }
 }
 
-/// The explorer's settings in the page's address, if a link carries them.
+/// The page's address, if it carries the explorer's settings (`?explore&`
+/// and the form's fields, or `?explore=` and them encoded, as links made
+/// before had it): the worker reads either.
 fn linked_query() -> Option<String> {
-    browser::search()
-        .and_then(|search| {
-            search
-                .trim_start_matches('?')
-                .split('&')
-                .find_map(|pair| pair.strip_prefix(LINK_KEY)?.strip_prefix('='))
-                .map(crate::wire::link::percent_decoded)
-        })
-        .filter(|q| !q.is_empty())
+    browser::search().filter(|search| search.contains(EXPLORE_LINK_KEY))
 }

@@ -162,8 +162,7 @@ pub fn use_work() -> UseWork {
 /// The job's progress or failure, and the markup the worker drew, where a
 /// click on a run link opens that run. Each part of the drawing
 /// (`PART_BREAK`) is placed on its own, so one that did not change keeps
-/// its elements. A form in it sends its fields as the explorer's run, and
-/// its `data-stop` button stops that run, keeping what arrived.
+/// its elements.
 pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>) -> Html {
     let (status, html) = match shown {
         Shown::Asked => return Html::default(),
@@ -181,34 +180,35 @@ pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>
             AttrValue::default(),
         ),
     };
-    let submit = send.reform(|e: SubmitEvent| {
-        e.prevent_default();
-        let query = browser::form_query(&e);
-        browser::keep_in_link(&query);
-        Job::Explore { query }
-    });
     let parts = html
         .split(PART_BREAK)
         .map(|part| Html::from_html_unchecked(AttrValue::from(part.to_string())));
     html! {
         <>
             { status }
-            <div class="work__body" onclick={clicked(send, dispatch)} onsubmit={submit}>
+            <div class="work__body" onclick={clicked(send, dispatch)}>
                 { for parts }
             </div>
         </>
     }
 }
 
-/// A click inside a worker's markup on an element carrying `data-open`
-/// (a run link's fragment) opens that run, saying `data-say`; one on
-/// `data-png` saves the SVG that the markup's `a[data-svg]` links to as a
-/// PNG of that name (a worker cannot draw SVG); one on `data-stop` stops
-/// the explorer's run.
+/// A click inside a worker's markup on a form's submit button sends the
+/// form's fields as the explorer's run and keeps them in the page's
+/// address (no submit listener: pressing Enter in a field clicks that
+/// button too, and one listener fewer is bytes the page does not carry);
+/// one on `data-stop` stops that run, keeping what arrived; one on an
+/// element carrying `data-open` (a run link's fragment) opens that run,
+/// saying `data-say`; one on `data-png` saves the SVG that the markup's
+/// `a[data-svg]` links to as a PNG of that name (a worker cannot draw
+/// SVG).
 fn clicked(send: &Callback<Job>, dispatch: &Callback<Action>) -> Callback<MouseEvent> {
     let (send, dispatch) = (send.clone(), dispatch.clone());
     Callback::from(move |e: MouseEvent| {
-        if browser::stop_asked(&e) {
+        if let Some(query) = browser::run_asked(&e) {
+            browser::keep_in_link(&query);
+            send.emit(Job::Explore { query });
+        } else if browser::stop_asked(&e) {
             send.emit(Job::ExploreStop);
         } else if let Some((fragment, say)) = browser::open_asked(&e) {
             browser::show_simulation();

@@ -258,9 +258,12 @@ impl Lead {
     }
 }
 
-/// The form's fields, by name, from a query string (`a=1&b=x+y`).
+/// The form's fields, by name, from a query string (`a=1&b=x+y`). The
+/// page's address carries them as `?explore&a=1&b=x+y`; links made before
+/// carried them encoded in one value, `?explore=a%3D1%26b%3Dx%252By`, and
+/// still open the same settings.
 pub(super) fn fields(query: &str) -> BTreeMap<String, String> {
-    query
+    let fields: BTreeMap<String, String> = query
         .trim_start_matches('?')
         .split('&')
         .filter(|pair| !pair.is_empty())
@@ -269,7 +272,11 @@ pub(super) fn fields(query: &str) -> BTreeMap<String, String> {
             let text = |t: &str| link::percent_decoded(&t.replace('+', " "));
             (text(key), text(value))
         })
-        .collect()
+        .collect();
+    match fields.get(super::EXPLORE_LINK_KEY) {
+        Some(encoded) if !encoded.is_empty() => self::fields(encoded),
+        _ => fields,
+    }
 }
 
 /// A field's text as the visitor left it, or its default.
@@ -744,6 +751,21 @@ mod tests {
         assert_eq!(decimal("", 3), None);
         assert_eq!(decimal("1e3", 3), None);
         assert_eq!(decimal("99999999999999999999", 0), None);
+    }
+
+    #[test]
+    fn the_address_carries_the_fields_as_they_are_or_as_older_links_encoded_them() {
+        let sent = "system=redlock&ttls=1%2C+2&seed=7";
+        let now = fields(&format!("?explore&{sent}"));
+        let older = fields(&format!(
+            "?explore={}",
+            "system%3Dredlock%26ttls%3D1%252C%2B2%26seed%3D7"
+        ));
+        assert_eq!(now.get("ttls").map(String::as_str), Some("1, 2"));
+        assert_eq!(now.get("system").map(String::as_str), Some("redlock"));
+        assert_eq!(older, fields(sent));
+        assert_eq!(plan_of(&format!("?embed=1&explore&{sent}")), plan_of(sent));
+        assert_eq!(plan_of("?explore"), Ok(Plan::default()));
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub const PROTOCOL_VERSION: u32 = 1;
 /// Splits a drawing into parts the page places one by one (see above).
 pub const PART_BREAK: &str = "<!--part-->";
 
+/// The page's address keeps the hazard explorer's settings under this key.
+pub const EXPLORE_LINK_KEY: &str = "explore";
+
 /// The longest request the worker reads: a job is a few settings, a plan,
 /// or a run as its link carries it (a long run's script can be large).
 pub const REQUEST_LEN_MAX: usize = 16 * 1024 * 1024;

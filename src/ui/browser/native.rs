@@ -83,10 +83,6 @@ pub fn search() -> Option<String> {
     None
 }
 
-pub fn form_query(_e: &SubmitEvent) -> String {
-    String::new()
-}
-
 pub fn keep_in_link(_query: &str) {}
 
 pub fn scroll_to(_section: &NodeRef) {}
@@ -103,6 +99,10 @@ impl WorkerPort {
 }
 
 pub fn png_asked(_e: &MouseEvent) -> Option<(String, String)> {
+    None
+}
+
+pub fn run_asked(_e: &MouseEvent) -> Option<String> {
     None
 }
 

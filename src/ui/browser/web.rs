@@ -4,9 +4,8 @@ use super::{Download, Wheel};
 use crate::ui::embed::HEIGHT_MESSAGE;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
-use crate::ui::work_section::LINK_KEY;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
-use crate::work::Reply;
+use crate::work::{Reply, EXPLORE_LINK_KEY};
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -380,27 +379,15 @@ pub fn search() -> Option<String> {
     web_sys::window()?.location().search().ok()
 }
 
-/// The submitted form's fields as a query string, however many there
-/// are.
-pub fn form_query(e: &SubmitEvent) -> String {
-    let read = || -> Option<String> {
-        let form = e.target()?.dyn_into::<web_sys::HtmlFormElement>().ok()?;
-        let data = web_sys::FormData::new_with_form(&form).ok()?;
-        let params = web_sys::UrlSearchParams::new_with_str_sequence_sequence(&data).ok()?;
-        Some(params.to_string().into())
-    };
-    read().unwrap_or_default()
-}
-
 /// Puts the explorer's settings into the page's address, so the link
-/// reproduces the numbers; the fragment (a run) stays.
+/// reproduces the numbers: `?explore&` and the form's fields as they were
+/// sent (already a query string); the fragment (a run) stays.
 pub fn keep_in_link(query: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };
     let hash = window.location().hash().unwrap_or_default();
-    let encoded: String = js_sys::encode_uri_component(query).into();
-    let url = format!("?{LINK_KEY}={encoded}{hash}");
+    let url = format!("?{EXPLORE_LINK_KEY}&{query}{hash}");
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
@@ -529,6 +516,18 @@ pub fn png_asked(e: &MouseEvent) -> Option<(String, String)> {
         svg.get_attribute("href")?,
         button.get_attribute("data-png")?,
     ))
+}
+
+/// For a click on a form's submit button (pressing Enter in one of its
+/// fields clicks that button too), the form's fields as a query string,
+/// however many there are; the form itself is not sent.
+pub fn run_asked(e: &MouseEvent) -> Option<String> {
+    let button = clicked_in(e, "[type=submit]")?;
+    e.prevent_default();
+    let form = button.closest("form").ok()??;
+    let data = web_sys::FormData::new_with_form(form.dyn_ref()?).ok()?;
+    let params = web_sys::UrlSearchParams::new_with_str_sequence_sequence(&data).ok()?;
+    Some(params.to_string().into())
 }
 
 /// Whether the element clicked is (inside) one carrying `data-stop`.

@@ -301,10 +301,10 @@ fn bad_plans_are_refused_with_a_reason() {
         ),
         (
             Plan {
-                ttls_ms: vec![60_000],
+                ttls_ms: vec![60_001],
                 ..good.clone()
             },
-            "TTL (ms) is 60000",
+            "TTL (ms) is 60001",
         ),
         (
             Plan {

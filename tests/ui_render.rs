@@ -382,7 +382,7 @@ fn bad_input_changes_nothing_and_says_why() {
     let start = Rc::new(AppState::default());
     let before = start.config();
     for action in [
-        Action::SetTtl("45".into()),
+        Action::SetTtl("75".into()),
         Action::SetTtl("0".into()),
         Action::SetTtl("abc".into()),
         Action::SetTtl("".into()),
@@ -487,8 +487,8 @@ fn step_runs_one_event_and_stops_the_clock() {
 fn parsers_accept_what_people_type() {
     assert_eq!(parse_ttl_ms("5"), Ok(5_000));
     assert_eq!(parse_ttl_ms(" 1 "), Ok(1_000));
-    assert_eq!(parse_ttl_ms("30"), Ok(30_000));
-    assert!(parse_ttl_ms("30.5").is_err());
+    assert_eq!(parse_ttl_ms("60"), Ok(60_000));
+    assert!(parse_ttl_ms("60.5").is_err());
     assert!(parse_ttl_ms("NaN").is_err());
     assert!(parse_ttl_ms("inf").is_err());
     assert_eq!(parse_seed("18446744073709551615"), Ok(Seed(u64::MAX)));

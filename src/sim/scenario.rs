@@ -13,7 +13,10 @@ use std::fmt;
 pub const SCENARIO_VERSION: u32 = 1;
 
 pub const TTL_MS_MIN: u64 = 1_000;
-pub const TTL_MS_MAX: u64 = 30_000;
+/// Up to a minute: etcd's `concurrency` sessions default to 60 s, and the
+/// hazard explorer's grids ask whether a TTL outlasts a runtime's pauses
+/// of tens of seconds.
+pub const TTL_MS_MAX: u64 = 60_000;
 pub const TTL_MS_DEFAULT: u64 = 5_000;
 pub const LATENCY_SCALE_MIN: u32 = 1;
 pub const LATENCY_SCALE_MAX: u32 = 100;

@@ -161,7 +161,7 @@ fn run_settings(props: &ControlsProps) -> Html {
             <label class="field" for="ttl">
                 <span class="field__label">{ "TTL (s)" }</span>
                 <input id="ttl" class="field__input field__input--short" type="number"
-                    min="1" max="30" step="0.5" inputmode="decimal"
+                    min="1" max="60" step="0.5" inputmode="decimal"
                     value={props.ttl_text.clone()} oninput={on_ttl} />
             </label>
             <label class="field" for="seed">

@@ -134,7 +134,10 @@ fn backend_switch(props: &ControlsProps) -> Html {
                     }
                 }) }
             </fieldset>
-            <p class="controls__backend-line">{ &props.backend_line }</p>
+            // Drawn by `tick`: a renewal moves the lease's end several
+            // times a second while the clock runs, and in a monospace font
+            // the copy with every digit a 0 wraps as the line does.
+            <p class="controls__backend-line">{ super::tick(props.backend_line.clone()) }</p>
         </div>
     }
 }

@@ -15,7 +15,8 @@
 //   --script:    also sample script with V8's profiler (slows the page).
 //   --why:       also trace what made each layout necessary (Chromium's
 //                invalidation tracking), and list it for the layouts that
-//                started at the document beside those that started lower.
+//                started at the document beside those that started lower,
+//                by kind of node and then node by node (text, ancestors).
 
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
@@ -75,7 +76,7 @@ try {
   report(trace.traceEvents ?? trace);
   if (!args.script) await mutationReport(page);
   await layoutRoots(trace.traceEvents ?? trace, await context.newCDPSession(page));
-  if (args.why) layoutCauses(trace.traceEvents ?? trace);
+  if (args.why) await layoutCauses(trace.traceEvents ?? trace, await context.newCDPSession(page));
   if (profile) scriptReport(profile);
 } finally {
   await context.close();
@@ -177,34 +178,80 @@ async function layoutRoots(events, cdp) {
 /**
  * For each layout, the invalidations recorded since the one before it
  * (reason and node); printed as how many of the layouts that started at the
- * document, and of those that started lower, each one preceded.
+ * document, and of those that started lower, each one preceded: first by
+ * kind of node, then node by node (its text and ancestors, asked of the
+ * page), the nodes most often behind a layout at the document first.
  */
-function layoutCauses(events) {
+async function layoutCauses(events, cdp) {
   const tracked = events
     .filter((e) => e.name === "LayoutInvalidationTracking" || e.name === "StyleRecalcInvalidationTracking" || (e.name === "Layout" && e.ph === "X"))
     .sort((a, b) => a.ts - b.ts);
-  const counts = new Map();
-  let pending = new Set();
+  const byKind = new Map();
+  const byNode = new Map();
+  let pending = new Map();
   const layouts = { document: 0, lower: 0 };
+  const count = (map, key, whole, data) => {
+    const c = map.get(key) ?? { document: 0, lower: 0, data };
+    c[whole ? "document" : "lower"] += 1;
+    map.set(key, c);
+  };
   for (const e of tracked) {
     if (e.name !== "Layout") {
       const d = e.args?.data ?? {};
-      pending.add(`${d.reason} | ${d.nodeName}`);
+      pending.set(`${d.reason} | ${d.nodeName} | ${d.nodeId}`, d);
       continue;
     }
     const whole = e.args?.endData?.layoutRoots?.[0]?.nodeName === "#document";
     layouts[whole ? "document" : "lower"] += 1;
-    for (const cause of pending) {
-      const c = counts.get(cause) ?? { document: 0, lower: 0 };
-      c[whole ? "document" : "lower"] += 1;
-      counts.set(cause, c);
+    const kinds = new Set();
+    for (const d of pending.values()) {
+      kinds.add(`${d.reason} | ${d.nodeName}`);
+      if (d.nodeId !== undefined) count(byNode, `${d.reason} | ${d.nodeId}`, whole, d);
     }
-    pending = new Set();
+    for (const kind of kinds) count(byKind, kind, whole);
+    pending = new Map();
   }
   console.log(`what preceded each layout: of ${layouts.document} starting at the document, of ${layouts.lower} starting lower`);
-  const rows = [...counts].sort((a, b) => b[1].document - a[1].document || b[1].lower - a[1].lower);
+  const rows = [...byKind].sort((a, b) => b[1].document - a[1].document || b[1].lower - a[1].lower);
   for (const [cause, c] of rows.slice(0, 30)) {
     console.log(`  ${String(c.document).padStart(5)} ${String(c.lower).padStart(5)}  ${cause.slice(0, 100)}`);
+  }
+  // Node by node: a node behind most layouts at the document and few lower
+  // is the one to look at (a node in every layout is only the clock).
+  const nodes = [...byNode.values()]
+    .filter((c) => c.document > 0)
+    .sort((a, b) => b.document / (b.lower + 1) - a.document / (a.lower + 1))
+    .slice(0, 12);
+  if (nodes.length === 0) return;
+  console.log("the same, node by node (its text, then the element and its ancestors):");
+  await cdp.send("DOM.getDocument", { depth: -1 });
+  for (const c of nodes) {
+    console.log(`  ${String(c.document).padStart(5)} ${String(c.lower).padStart(5)}  ${c.data.reason} | ${await describeNode(cdp, c.data)}`);
+  }
+}
+
+/** A node the trace names by its backend id: its text and ancestors. */
+async function describeNode(cdp, data) {
+  try {
+    const { nodeIds } = await cdp.send("DOM.pushNodesByBackendIdsToFrontend", { backendNodeIds: [data.nodeId] });
+    if (!nodeIds[0]) return `${data.nodeName} (no longer in the page)`;
+    const { object } = await cdp.send("DOM.resolveNode", { nodeId: nodeIds[0] });
+    const { result } = await cdp.send("Runtime.callFunctionOn", {
+      objectId: object.objectId,
+      returnByValue: true,
+      functionDeclaration: `function () {
+        const text = this.nodeType === 3 ? JSON.stringify(this.data.slice(0, 40)) + " in " : "";
+        const path = [];
+        for (let n = this.nodeType === 1 ? this : this.parentElement; n && path.length < 6; n = n.parentElement) {
+          const cls = typeof n.className === "string" && n.className ? "." + n.className.split(" ")[0] : "";
+          path.push(n.tagName.toLowerCase() + cls);
+        }
+        return text + path.join(" < ");
+      }`,
+    });
+    return result.value;
+  } catch {
+    return `${data.nodeName} (not found)`;
   }
 }
 

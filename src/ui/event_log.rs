@@ -12,8 +12,8 @@ use yew::prelude::*;
 pub const LOG_LINES_MAX: usize = 200;
 /// Lines that fill the list's box however wide the page (each is at least
 /// 1.8rem tall, the box at most 26rem): from then on the box has a fixed
-/// height and is contained (`.log__lines--full`), so the browser mostly
-/// re-lays out the list alone when it changes.
+/// height and is contained (`.log__lines--full`), so the browser re-lays
+/// out the list alone when it changes.
 const LOG_LINES_FULL: usize = 15;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

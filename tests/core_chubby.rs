@@ -6,18 +6,17 @@
 
 use distlock::lesson::presets::{self, gc_pause};
 use distlock::sim::{
-    Action, Backend, ChubbyDetail, ChubbyMsg, ChubbyOptions, ChubbySession, ClientId, ClientState,
-    Command, CommandError, Config, Event, Fencing, LossReason, Millis, Msg, NodeCommand, NodeId,
+    Action, Backend, ChubbyDetail, ChubbyMsg, ChubbyOptions, ChubbySession, ClientState, Command,
+    CommandError, Config, Event, Fencing, LossReason, Millis, Msg, NodeCommand, NodeId,
     PartitionScope, Picture, Record, Scenario, ServiceDetail, ServiceEvent, Sim, Standing, Token,
 };
 use distlock::wire::link::{self, RunLink};
 
+mod common;
+use common::{client, grants, run, story};
+
 /// A one-minute lock-delay at the 5 s TTL.
 const LOCK_DELAY_MS: u64 = 25_000;
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
 
 fn chubby(fencing: Fencing) -> Config {
     Config {
@@ -25,31 +24,6 @@ fn chubby(fencing: Fencing) -> Config {
         fencing,
         ..Config::default()
     }
-}
-
-fn run(scenario: &Scenario, until_ms: u64) -> Sim {
-    Sim::replay(scenario, Millis(until_ms))
-        .unwrap_or_else(|e| panic!("the script runs (seed {}): {e}", scenario.config.seed))
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect()
-}
-
-fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
-    sim.history()
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Acquired {
-                client: c, token, ..
-            } if c == client(who) => Some((r.at, token)),
-            _ => None,
-        })
-        .collect()
 }
 
 fn first(sim: &Sim, what: impl Fn(&Event) -> bool) -> Option<&Record> {

@@ -3,32 +3,19 @@
 //! sources are in ../shared/docs/backends.md.
 
 use distlock::sim::{
-    AcquireFailure, Backend, ClientId, ClientState, Command, Config, DropReason, Event, Fencing,
-    Millis, NodeCommand, PartitionScope, Scenario, ServiceEvent, Sim, Standing, Token, ZkClient,
-    ZkOptions, TCP_RETRIES_MAX,
+    AcquireFailure, Backend, ClientState, Command, Config, DropReason, Event, Fencing, Millis,
+    NodeCommand, PartitionScope, Scenario, ServiceEvent, Sim, Standing, Token, ZkClient, ZkOptions,
+    TCP_RETRIES_MAX,
 };
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+mod common;
+use common::{client, run, story};
 
 fn config(backend: Backend) -> Config {
     Config {
         backend,
         ..Config::default()
     }
-}
-
-fn run(scenario: &Scenario, until_ms: u64) -> Sim {
-    Sim::replay(scenario, Millis(until_ms)).unwrap_or_else(|e| panic!("the script runs: {e}"))
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect()
 }
 
 /// Grants to `who`: (time, token, believed lease end).

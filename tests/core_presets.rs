@@ -7,6 +7,9 @@ use distlock::sim::{
     RestartPolicy, Scenario, ServiceDetail, Sim, Token,
 };
 
+mod common;
+use common::{client, story};
+
 fn run(scenario: &Scenario, until_ms: u64) -> Sim {
     let mut sim = Sim::from_scenario(scenario).expect("the preset's script runs");
     sim.run_until(Millis(until_ms));
@@ -17,18 +20,6 @@ fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
     let p = presets::preset(id).expect("preset exists");
     let scenario = presets::scenario(id, backend, fencing).expect("preset suits the backend");
     run(&scenario, p.run_ms_on(backend))
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect()
-}
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).unwrap()
 }
 
 fn acquired(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {

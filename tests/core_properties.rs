@@ -4,8 +4,11 @@
 use distlock::lesson::presets::{self, PRESETS};
 use distlock::lesson::properties::{Properties, Property, PropertyState};
 use distlock::sim::{
-    Backend, ClientId, Config, Event, Fencing, Millis, ReleaseMode, Scenario, Sim, Standing,
+    Backend, Config, Event, Fencing, Millis, ReleaseMode, Scenario, Sim, Standing,
 };
+
+mod common;
+use common::client;
 
 fn run(scenario: &Scenario, until_ms: u64) -> Sim {
     let mut sim = Sim::play(scenario, Millis(until_ms)).expect("the script runs");
@@ -25,10 +28,6 @@ fn config(backend: Backend, fencing: Fencing) -> Config {
         fencing,
         ..Config::default()
     }
-}
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).unwrap()
 }
 
 /// The property's violation, checked to point at a record of that moment.

@@ -9,9 +9,8 @@ use distlock::sim::{
     RedisOptions, Scenario, ServiceEvent, Sim, Standing, Token,
 };
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+mod common;
+use common::{client, grants, story};
 
 fn config() -> Config {
     Config {
@@ -22,27 +21,6 @@ fn config() -> Config {
 
 fn play(scenario: &Scenario, until_ms: u64) -> Sim {
     Sim::play(scenario, Millis(until_ms)).unwrap_or_else(|e| panic!("the script runs: {e}"))
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect()
-}
-
-/// Grants to `who`: (time, token).
-fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
-    sim.history()
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Acquired {
-                client: c, token, ..
-            } if c == client(who) => Some((r.at, token)),
-            _ => None,
-        })
-        .collect()
 }
 
 /// Writes that landed: (client, accepted, standing).

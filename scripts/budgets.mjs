@@ -297,7 +297,7 @@ async function timelineAtScale(browser, dist, linkFile) {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await openPage(context, `${server.url}#${fragment}`);
-    const events = await page.getByText(/of \d+ events\./).innerText();
+    const events = await page.getByText(/lines of \d+ events/).innerText();
     console.log(`   run:     ${events.match(/of (\d+) events/)[1]} events, link of ${fragment.length} characters`);
     const playhead = page.getByRole("slider", { name: "Playhead: the moment the page shows", exact: true });
     const clock = async () => (await page.getByRole("region", { name: "Status", exact: true }).innerText()).match(/t=([\d.]+) s/)[1];

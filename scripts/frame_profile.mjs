@@ -75,8 +75,9 @@ try {
   const trace = JSON.parse((await browser.stopTracing()).toString());
   report(trace.traceEvents ?? trace);
   if (!args.script) await mutationReport(page);
-  await layoutRoots(trace.traceEvents ?? trace, await context.newCDPSession(page));
-  if (args.why) await layoutCauses(trace.traceEvents ?? trace, await context.newCDPSession(page));
+  const dom = await context.newCDPSession(page);
+  await layoutRoots(trace.traceEvents ?? trace, dom);
+  if (args.why) await layoutCauses(trace.traceEvents ?? trace, dom);
   if (profile) scriptReport(profile);
 } finally {
   await context.close();

@@ -6,6 +6,7 @@ use super::state::{seconds_1, speed_words, Action, AppState, Notice};
 use crate::sim::Config;
 use crate::sim::Sim;
 use crate::sim::{Backend, Fencing};
+use crate::sim::{TTL_MS_MAX, TTL_MS_MIN};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -142,6 +143,10 @@ fn backend_switch(props: &ControlsProps) -> Html {
     }
 }
 
+/// The TTL field's bounds are written into its markup as text; this keeps
+/// them the core's.
+const _: () = assert!(TTL_MS_MIN == 1_000 && TTL_MS_MAX == 60_000);
+
 fn run_settings(props: &ControlsProps) -> Html {
     let config = &props.config;
     let on_fencing = props
@@ -161,6 +166,7 @@ fn run_settings(props: &ControlsProps) -> Html {
                     checked={config.fencing == Fencing::On} onchange={on_fencing} />
                 <span class="toggle__text">{ "Fencing" }</span>
             </label>
+            // min="1" max="60": the core's range, checked below.
             <label class="field" for="ttl">
                 <span class="field__label">{ "TTL (s)" }</span>
                 <input id="ttl" class="field__input field__input--short" type="number"

@@ -116,5 +116,10 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
 /// and the form's fields, or `?explore=` and them encoded, as links made
 /// before had it): the worker reads either.
 fn linked_query() -> Option<String> {
-    browser::search().filter(|search| search.contains(EXPLORE_LINK_KEY))
+    browser::search().filter(|search| {
+        search
+            .trim_start_matches('?')
+            .split('&')
+            .any(|pair| pair.split('=').next() == Some(EXPLORE_LINK_KEY))
+    })
 }

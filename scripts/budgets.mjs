@@ -11,7 +11,10 @@
 //   3. Main-thread time per frame while running at 8x with all four clients
 //      active, median and p95 over ~5 s (aim: median at most 2 ms, p95 at
 //      most 4 ms), beside 3a, the floor: the minimal Yew page changing one
-//      text per frame, which no page that moves can go below.
+//      text per frame, which no page that moves can go below; and 3b, this
+//      page's own drawing: a still copy of budget 3's page whose moving parts
+//      a few lines of script move each frame, with no framework and no
+//      simulation, which the page cannot go below while it draws the same.
 //   4. The timeline with a long run (over 10,000 events, opened from the
 //      link `cargo run --release --example big_run` prints): main-thread
 //      time per frame while it plays on at 8x with the whole run in view,
@@ -25,7 +28,8 @@
 //
 // Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE]
 
-import { readdir, readFile } from "node:fs/promises";
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
@@ -230,7 +234,10 @@ async function frameFloor(browser, minimalDist) {
   }
 }
 
-/** Budget 3: prints the figures. */
+/**
+ * Budget 3: prints the figures, and returns the page as it stood (its
+ * markup, and where the mouse rested) for 3b.
+ */
 async function frameCost(browser, dist, floor) {
   console.log(`\n3. Main-thread time per frame at 8x with four active clients (~${FRAME_WINDOW_MS / 1000} s)`);
   const server = await startServer(dist);
@@ -245,11 +252,87 @@ async function frameCost(browser, dist, floor) {
     if (floor && figures) {
       console.log(`   against the floor (3a): median ${(figures.median / floor.median).toFixed(1)}x, p95 ${(figures.p95 / floor.p95).toFixed(1)}x`);
     }
+    // The mouse rests on the clock's button, which the last click pressed.
+    const box = await page.getByRole("button", { name: "Pause", exact: true }).boundingBox();
+    const markup = await page.evaluate(() => `<!doctype html>${document.documentElement.outerHTML}`);
+    return { markup, mouse: box && { x: box.x + box.width / 2, y: box.y + box.height / 2 } };
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+    return null;
+  } finally {
+    await context.close();
+    await server.close();
+  }
+}
+
+/**
+ * What 3b moves each frame, as the page does at 8x: the status strip's
+ * clock, each lease bar and its words, the timeline's clip and playhead.
+ * Served as a file of its own: the page's policy allows no inline script.
+ */
+const STILL_PAGE_MOVER = `
+const clock = document.querySelector(".status .tick__text");
+const bars = [...document.querySelectorAll(".lease-bar__fill")];
+const words = [...document.querySelectorAll(".lease-bar__words .tick__text")];
+const clip = document.querySelector("#tl-until rect");
+const playhead = document.querySelector(".tl-playhead");
+let n = 0;
+const frame = () => {
+  n += 1;
+  const t = n * 0.1333;
+  if (clock) clock.textContent = "t=" + t.toFixed(1) + " s";
+  bars.forEach((bar, i) => bar.setAttribute("width", String((n + 17 * i) % 100)));
+  words.forEach((word, i) => { word.textContent = ((50 - ((n + 17 * i) % 50)) / 10).toFixed(1) + " s left"; });
+  const x = 100 + (n % 1000);
+  if (clip) clip.setAttribute("width", String(x));
+  if (playhead) {
+    playhead.setAttribute("transform", "translate(" + x + " 0)");
+    playhead.setAttribute("aria-valuenow", String(Math.round(t * 1000)));
+  }
+  requestAnimationFrame(frame);
+};
+requestAnimationFrame(frame);
+`;
+
+/**
+ * 3b: budget 3's page drawn again from its markup, still, with the parts
+ * that change every frame at 8x moved by STILL_PAGE_MOVER instead of the
+ * page's wasm: what the browser spends drawing what the page draws, which
+ * no framework or simulation could take away. The events that add shapes
+ * and log lines are left out, so it is a lower bound for budget 3.
+ */
+async function frameCostWithoutScript(browser, dist, still) {
+  console.log(`\n3b. The page's own drawing: a still copy of 3's page with its moving parts moved by a few lines of script (~${FRAME_WINDOW_MS / 1000} s)`);
+  if (!still) {
+    console.log("   not measured: budget 3 gave no page");
+    return;
+  }
+  const dir = await mkdtemp(join(tmpdir(), "distlock-still-"));
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  let server;
+  try {
+    for (const name of await readdir(dist)) {
+      if (name.endsWith(".css")) await copyFile(join(dist, name), join(dir, name));
+    }
+    // Without the wasm and its start-up script, with the mover instead.
+    const markup = still.markup
+      .replace(/<script[^>]*\bsrc="[^"]*"[^>]*><\/script>/g, "")
+      .replace(/<link[^>]*\brel="(?:modulepreload|preload)"[^>]*>/g, "")
+      .replace("</body>", '<script src="/still-mover.js"></script></body>');
+    await writeFile(join(dir, "index.html"), markup);
+    await writeFile(join(dir, "still-mover.js"), STILL_PAGE_MOVER);
+    server = await startServer(dir);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    if (still.mouse) await page.mouse.move(still.mouse.x, still.mouse.y);
+    await page.waitForTimeout(500);
+    await printFrames(browser, page, { median: Infinity, p95: Infinity });
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
   } finally {
     await context.close();
-    await server.close();
+    await server?.close();
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -329,7 +412,8 @@ const browser = await launchBrowser();
 try {
   await firstRender(browser, args.dist, args.minimal);
   const floor = await frameFloor(browser, args.minimal);
-  await frameCost(browser, args.dist, floor);
+  const still = await frameCost(browser, args.dist, floor);
+  await frameCostWithoutScript(browser, args.dist, still);
   await timelineAtScale(browser, args.dist, args["big-run"]);
   await frameCostWhileExploring(browser, args.dist);
 } finally {

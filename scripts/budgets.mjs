@@ -28,8 +28,7 @@
 //
 // Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE]
 
-import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
@@ -38,6 +37,7 @@ import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile, watchForClientCards } from "./trace_frames.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { AS_THE_PAGE_MOVES, openRunningPage, stillFrames, stillOf } from "./still_page.mjs";
 
 // 250 KiB until the core became lock systems answering with effects and
 // gained the corrections' controls (ZooKeeper's tickTime and client
@@ -179,6 +179,11 @@ async function printFrames(browser, page, aim) {
   // (the explorer's workers), the wall time above also counts the time
   // the main thread waited for a core.
   const cpu = mainThreadPerFrame(events, { cpu: true }).sort((a, b) => a - b);
+  return printFigures(busy, cpu, aim);
+}
+
+/** Prints main-thread time per frame, wall (`busy`) and CPU, each sorted. */
+function printFigures(busy, cpu, aim) {
   if (busy.length === 0) {
     console.log("   not measured: the trace held no frames");
     return;
@@ -243,19 +248,13 @@ async function frameCost(browser, dist, floor) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openPage(context, server.url);
-    for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
-    await startClock(page);
-    await setMaxSpeed(page);
+    const page = await openRunningPage(context, server.url);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
     const figures = await printFrames(browser, page, FRAME_AIMS.clients);
     if (floor && figures) {
       console.log(`   against the floor (3a): median ${(figures.median / floor.median).toFixed(1)}x, p95 ${(figures.p95 / floor.p95).toFixed(1)}x`);
     }
-    // The mouse rests on the clock's button, which the last click pressed.
-    const box = await page.getByRole("button", { name: "Pause", exact: true }).boundingBox();
-    const markup = await page.evaluate(() => `<!doctype html>${document.documentElement.outerHTML}`);
-    return { markup, mouse: box && { x: box.x + box.width / 2, y: box.y + box.height / 2 } };
+    return await stillOf(page);
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
     return null;
@@ -266,40 +265,12 @@ async function frameCost(browser, dist, floor) {
 }
 
 /**
- * What 3b moves each frame, as the page does at 8x: the status strip's
- * clock, each lease bar and its words, the timeline's clip and playhead.
- * Served as a file of its own: the page's policy allows no inline script.
- */
-const STILL_PAGE_MOVER = `
-const clock = document.querySelector(".status .tick__text");
-const bars = [...document.querySelectorAll(".lease-bar__fill")];
-const words = [...document.querySelectorAll(".lease-bar__words .tick__text")];
-const clip = document.querySelector("#tl-until rect");
-const playhead = document.querySelector(".tl-playhead");
-let n = 0;
-const frame = () => {
-  n += 1;
-  const t = n * 0.1333;
-  if (clock) clock.textContent = "t=" + t.toFixed(1) + " s";
-  bars.forEach((bar, i) => bar.setAttribute("width", String((n + 17 * i) % 100)));
-  words.forEach((word, i) => { word.textContent = ((50 - ((n + 17 * i) % 50)) / 10).toFixed(1) + " s left"; });
-  const x = 100 + (n % 1000);
-  if (clip) clip.setAttribute("width", String(x));
-  if (playhead) {
-    playhead.setAttribute("transform", "translate(" + x + " 0)");
-    playhead.setAttribute("aria-valuenow", String(Math.round(t * 1000)));
-  }
-  requestAnimationFrame(frame);
-};
-requestAnimationFrame(frame);
-`;
-
-/**
  * 3b: budget 3's page drawn again from its markup, still, with the parts
- * that change every frame at 8x moved by STILL_PAGE_MOVER instead of the
- * page's wasm: what the browser spends drawing what the page draws, which
- * no framework or simulation could take away. The events that add shapes
- * and log lines are left out, so it is a lower bound for budget 3.
+ * that change every frame at 8x moved by a few lines of script instead of
+ * the page's wasm (scripts/still_page.mjs): what the browser spends drawing
+ * what the page draws, which no framework or simulation could take away.
+ * The events that add shapes and log lines are left out, so it is a lower
+ * bound for budget 3.
  */
 async function frameCostWithoutScript(browser, dist, still) {
   console.log(`\n3b. The page's own drawing: a still copy of 3's page with its moving parts moved by a few lines of script (~${FRAME_WINDOW_MS / 1000} s)`);
@@ -307,32 +278,11 @@ async function frameCostWithoutScript(browser, dist, still) {
     console.log("   not measured: budget 3 gave no page");
     return;
   }
-  const dir = await mkdtemp(join(tmpdir(), "distlock-still-"));
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  let server;
   try {
-    for (const name of await readdir(dist)) {
-      if (name.endsWith(".css")) await copyFile(join(dist, name), join(dir, name));
-    }
-    // Without the wasm and its start-up script, with the mover instead.
-    const markup = still.markup
-      .replace(/<script[^>]*\bsrc="[^"]*"[^>]*><\/script>/g, "")
-      .replace(/<link[^>]*\brel="(?:modulepreload|preload)"[^>]*>/g, "")
-      .replace("</body>", '<script src="/still-mover.js"></script></body>');
-    await writeFile(join(dir, "index.html"), markup);
-    await writeFile(join(dir, "still-mover.js"), STILL_PAGE_MOVER);
-    server = await startServer(dir);
-    const page = await context.newPage();
-    await page.goto(server.url);
-    if (still.mouse) await page.mouse.move(still.mouse.x, still.mouse.y);
-    await page.waitForTimeout(500);
-    await printFrames(browser, page, { median: Infinity, p95: Infinity });
+    const { wall, cpu } = await stillFrames(browser, dist, still, AS_THE_PAGE_MOVES, FRAME_WINDOW_MS);
+    printFigures(wall, cpu, { median: Infinity, p95: Infinity });
   } catch (err) {
     console.log(`   not measured: ${err.message.split("\n")[0]}`);
-  } finally {
-    await context.close();
-    await server?.close();
-    await rm(dir, { recursive: true, force: true });
   }
 }
 

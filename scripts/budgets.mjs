@@ -36,8 +36,8 @@ import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile, watchForClientCards } from "./trace_frames.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { CLIENTS, cardButton, clickBelowTheFold, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
-import { AS_THE_PAGE_MOVES, openRunningPage, stillFrames, stillOf } from "./still_page.mjs";
+import { clickBelowTheFold, openPage, runFourClients, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still_page.mjs";
 
 // 250 KiB until the core became lock systems answering with effects and
 // gained the corrections' controls (ZooKeeper's tickTime and client
@@ -248,7 +248,8 @@ async function frameCost(browser, dist, floor) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const page = await openRunningPage(context, server.url);
+    const page = await openPage(context, server.url);
+    await runFourClients(page);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
     const figures = await printFrames(browser, page, FRAME_AIMS.clients);
     if (floor && figures) {
@@ -307,9 +308,7 @@ async function frameCostWhileExploring(browser, dist) {
     await section.getByRole("button", { name: "Run", exact: true }).click();
     await section.getByRole("progressbar").waitFor();
     await page.evaluate(() => window.scrollTo(0, 0));
-    for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
-    await startClock(page);
-    await setMaxSpeed(page);
+    await runFourClients(page);
     await page.waitForTimeout(500);
     await printFrames(browser, page, FRAME_AIMS.clients);
     const words = await section.getByRole("progressbar").getAttribute("aria-valuetext");

@@ -23,7 +23,7 @@ import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
-import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { openPage, runFourClients, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -52,9 +52,12 @@ try {
     await page.getByRole("progressbar").waitFor({ timeout: 60_000 });
     await page.evaluate(() => window.scrollTo(0, 0));
   }
-  if (!args.link) for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
-  await startClock(page);
-  await setMaxSpeed(page);
+  if (args.link) {
+    await startClock(page);
+    await setMaxSpeed(page);
+  } else {
+    await runFourClients(page);
+  }
   if (args.hide) await page.addStyleTag({ content: `${args.hide} { display: none !important; }` });
   if (args.css) await page.addStyleTag({ content: args.css });
   await page.waitForTimeout(500);

@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { CLIENTS, cardButton, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { openPage, runFourClients } from "../tests/e2e/ui.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
 
 /**
@@ -108,15 +108,6 @@ export async function stillFrames(browser, dist, still, parts, windowMs) {
   }
 }
 
-/** Budget 3's page: four clients acquiring, the clock running at 8x. */
-export async function openRunningPage(context, url) {
-  const page = await openPage(context, url);
-  for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
-  await startClock(page);
-  await setMaxSpeed(page);
-  return page;
-}
-
 const OPTIONS = [
   ["as the page moves them", AS_THE_PAGE_MOVES],
   ["bars and timeline left still", ["clock", "words"]],
@@ -133,7 +124,8 @@ async function main() {
   const server = await startServer(args.dist);
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await openRunningPage(context, server.url);
+    const page = await openPage(context, server.url);
+    await runFourClients(page);
     await page.waitForTimeout(1500);
     const still = await stillOf(page);
     await context.close();

@@ -165,6 +165,16 @@ export async function startClock(page) {
   await clockButton(page, "Pause").waitFor({ state: "visible", timeout: PATIENCE_MS });
 }
 
+/**
+ * The busy page the frame budgets measure: every client asks for the lock,
+ * then the clock runs at 8x.
+ */
+export async function runFourClients(page) {
+  for (const id of CLIENTS) await cardButton(page, id, "Acquire").click();
+  await startClock(page);
+  await setMaxSpeed(page);
+}
+
 /** Freezes the virtual clock if it is running. */
 export async function pauseClock(page) {
   await clockButton(page, "Pause").click();

@@ -8,6 +8,8 @@
 
 use super::browser;
 use super::state::{AppState, Notice, StartSim};
+use super::views::View;
+use crate::work::EXPLORE_LINK_KEY;
 use yew::prelude::*;
 
 /// The `type` of the height message posted to a host page.
@@ -24,6 +26,9 @@ pub struct PageRequest {
     pub autoplay: bool,
     /// A shared run: the fragment, without its `#`.
     pub link: Option<String>,
+    /// The view to open (`?view=compare`; the explorer's own links,
+    /// `?explore&...`, open the explorer).
+    pub view: View,
 }
 
 impl PageRequest {
@@ -41,6 +46,8 @@ impl PageRequest {
                 "embed" => request.embed = is_yes(value),
                 "autoplay" => request.autoplay = is_yes(value),
                 "preset" if !value.is_empty() => request.preset = Some(value.to_string()),
+                "view" => request.view = View::from_slug(value).unwrap_or_default(),
+                EXPLORE_LINK_KEY => request.view = View::Explore,
                 _ => {}
             }
         }
@@ -63,7 +70,15 @@ impl AppState {
     /// The page's first state: a run handed in, or what the address asks
     /// for. A request that cannot be met says why and opens the default page.
     pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
-        let fresh = AppState::new(start);
+        let fresh = AppState {
+            // A frame shows the simulator alone.
+            view: if request.embed {
+                View::Simulator
+            } else {
+                request.view
+            },
+            ..AppState::new(start)
+        };
         if let Some(fragment) = &request.link {
             let opened = fresh.open_run(crate::wire::link::open_link(fragment));
             let running = request.autoplay && !matches!(opened.notice, Some(Notice::Refused(_)));

@@ -14,6 +14,7 @@ use std::rc::Rc;
 use yew::Reducible;
 
 use super::guide::Shortcut;
+use super::views::View;
 use crate::lesson::tour::Moment;
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only
@@ -88,6 +89,8 @@ pub struct AppState {
     /// The whole run while the page shows an earlier moment of it (the
     /// playhead moved back); `None` at the head of the run.
     pub future: Option<Rc<Sim>>,
+    /// The view on show: the simulator or one of the tools.
+    pub view: View,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -178,6 +181,8 @@ pub enum Action {
     ShowHelp(bool),
     /// Move the playhead: show the run as it was at this virtual time.
     Seek(u64),
+    /// Show another view of the page.
+    ShowView(View),
     /// Open a shared run from a link's fragment.
     OpenLink(String),
     /// Open a run the worker's markup links to (a comparison cell), and
@@ -214,6 +219,15 @@ impl AppState {
             selected: ClientId::ALL[0],
             help: false,
             future: None,
+            view: View::Simulator,
+        }
+    }
+
+    /// The same state with the simulator on show.
+    pub(crate) fn in_simulator(self) -> AppState {
+        AppState {
+            view: View::Simulator,
+            ..self
         }
     }
 
@@ -538,9 +552,20 @@ impl Reducible for AppState {
                 ..AppState::clone(&self)
             },
             Action::Seek(ms) => self.travel_to(Millis(ms)),
-            Action::OpenLink(fragment) => self.open_run(crate::wire::link::open_link(&fragment)),
-            Action::OpenWorkRun { fragment, say } => self.open_work_run(&fragment, say),
-            Action::ImportRun(Ok(text)) => self.open_run(crate::wire::link::open_run_file(&text)),
+            Action::ShowView(view) => AppState {
+                view,
+                ..AppState::clone(&self)
+            },
+            // A run opened from any view plays in the simulator.
+            Action::OpenLink(fragment) => self
+                .open_run(crate::wire::link::open_link(&fragment))
+                .in_simulator(),
+            Action::OpenWorkRun { fragment, say } => {
+                self.open_work_run(&fragment, say).in_simulator()
+            }
+            Action::ImportRun(Ok(text)) => self
+                .open_run(crate::wire::link::open_run_file(&text))
+                .in_simulator(),
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,

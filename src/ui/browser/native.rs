@@ -85,7 +85,7 @@ pub fn search() -> Option<String> {
 
 pub fn keep_in_link(_query: &str) {}
 
-pub fn scroll_to(_section: &NodeRef) {}
+pub fn show_view_in_address(_query: &str) {}
 
 /// No worker: nothing is sent, and no reply comes.
 pub struct WorkerPort;

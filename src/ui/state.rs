@@ -551,7 +551,9 @@ impl Reducible for AppState {
                 selected,
                 ..AppState::clone(&self)
             },
-            Action::Seek(ms) => self.travel_to(Millis(ms)),
+            // A moment chosen anywhere (a property's violation) is shown
+            // in the simulator.
+            Action::Seek(ms) => self.travel_to(Millis(ms)).in_simulator(),
             Action::ShowView(view) => AppState {
                 view,
                 ..AppState::clone(&self)

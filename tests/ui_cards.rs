@@ -272,7 +272,7 @@ async fn postgres_says_no_token_on_card_strip_and_log() {
     let card = card_html(&sim, client('A')).await;
     assert_eq!(card_token(&card), "no token");
     assert!(text_of(&card).contains(
-        "the lock gives no token; the resource checks the row's version itself: UPDATE ... WHERE version = 0"
+        "no token from the lock: the resource checks the row's version itself (WHERE version = 0)"
     ));
     assert_eq!(strip_token(&strip_html(&sim).await), "no token");
     let log = log_texts(&sim);
@@ -354,14 +354,14 @@ async fn a_paused_holder_writes_on_wake_and_then_knows_its_lease_is_gone() {
                 assert_eq!(
                     line,
                     format!(
-                        "A's client library knows its lease is gone ({reason}): it will not send a write."
+                        "A's client library knows it lost the lock ({reason}): it will not send a write."
                     ),
                     "{backend:?}"
                 );
                 // The tooltip says it too (the apostrophe escaped or not).
                 let title = tag.replace("&#x27;", "'");
                 assert!(
-                    title.contains("title=\"A's client library knows its lease is gone"),
+                    title.contains("title=\"A's client library knows it lost the lock"),
                     "{backend:?}: the tooltip says it too: {tag}"
                 );
             }

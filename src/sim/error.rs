@@ -155,7 +155,7 @@ impl fmt::Display for CommandError {
             ),
             LeaseGone { client, reason } => write!(
                 f,
-                "{client}'s client library knows its lease is gone ({reason}): it will not send a write"
+                "{client}'s client library knows it lost the lock ({reason}): it will not send a write"
             ),
             NothingToRelease { client } => {
                 write!(f, "{client} neither holds nor waits for the lock")

@@ -313,7 +313,7 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
         (TokenWords::of(props.backend), view.belief)
     {
         notes.push(format!(
-            "the lock gives no token; the resource checks the row's version itself: UPDATE ... WHERE version = {}",
+            "no token from the lock: the resource checks the row's version itself (WHERE version = {})",
             v.0
         ));
     }
@@ -605,7 +605,7 @@ fn command_button(
     blocked: &Option<String>,
     hint: String,
 ) -> Html {
-    described_button(props, name, command, blocked, hint, None)
+    described_button(props, name, command, blocked, hint, None, None)
 }
 
 /// A command button, described by a line of the card (`aria-describedby`).
@@ -616,14 +616,16 @@ fn described_button(
     blocked: &Option<String>,
     hint: String,
     described_by: Option<String>,
+    modifier: Option<&'static str>,
 ) -> Html {
     let c = props.id;
     let onclick = props
         .dispatch
         .reform(move |_: MouseEvent| Action::Client(c, command));
     let title = blocked.clone().unwrap_or(hint);
+    let class = classes!("button", "client-card__button", modifier);
     html! {
-        <button type="button" class="button client-card__button" {onclick}
+        <button type="button" {class} {onclick}
             disabled={blocked.is_some()} title={title} aria-describedby={described_by}>
             { name }
         </button>
@@ -648,7 +650,17 @@ fn write_button(props: &CardControlsProps) -> Html {
         .write_note
         .as_ref()
         .map(|_| format!("write-note-{}", c.letter().to_ascii_lowercase()));
-    described_button(props, name, Command::Write, &props.checks.write, hint, note)
+    // A longer name than the grid's cells were sized for: it may wrap.
+    let modifier = props.write_on_wake.then_some("client-card__button--long");
+    described_button(
+        props,
+        name,
+        Command::Write,
+        &props.checks.write,
+        hint,
+        note,
+        modifier,
+    )
 }
 
 /// The line that says what Write does now, if it is not the obvious.

@@ -66,12 +66,12 @@ describe("the client cards", { timeout: TEST_TIMEOUT_MS }, () => {
     // Clicked now, it goes out the instant A wakes. Step until A has woken
     // and heard its lease is gone.
     await onWake.click();
-    const reason = card(page, "A").getByText(/A's client library knows its lease is gone \(.+\): it will not send a write\./);
+    const reason = card(page, "A").getByText(/A's client library knows it lost the lock \(.+\): it will not send a write\./);
     await stepUntil(page, async () => (await reason.count()) === 1, "A's card to say its lease is gone");
     assert.ok(await reason.isVisible(), "the reason is visible on the card");
     const write = cardButton(page, "A", "Write");
     assert.ok(await write.isDisabled(), "A's Write is disabled once it knows");
-    assert.match(await write.getAttribute("title"), /knows its lease is gone/);
+    assert.match(await write.getAttribute("title"), /knows it lost the lock/);
     assert.match(await eventLog(page).textContent(), /A sends a write with token \d+/, "the queued write went out");
   });
 
@@ -97,7 +97,8 @@ describe("the client cards", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.match(cardA, /\bno token\b/);
     assert.doesNotMatch(cardA, /\btoken \d/, "the row's version is no token");
     assert.match(cardA, /WHERE version = 0/, "the card names the resource's own check");
-    await poll(async () => /\btoken no token\b/.test(await statusText(page)), {
+    // The strip's labels may be set in capitals by the style sheet.
+    await poll(async () => /\btoken no token\b/i.test(await statusText(page)), {
       what: "the status strip's token field to say no token",
     });
     const log = await eventLog(page).textContent();

@@ -2,7 +2,7 @@
 //! receiver's, so a late or held message can be seen on its way.
 
 use crate::sim::Sim;
-use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId};
+use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
 use yew::prelude::*;
 
@@ -55,11 +55,11 @@ fn column_name(e: Endpoint, backend: Backend) -> String {
     }
 }
 
-fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
+fn flight(cols: &[Endpoint], now: Millis, m: &Message, words: TokenWords) -> Flight {
     let index = |e: Endpoint| cols.iter().position(|&c| c == e).unwrap_or(0);
     let span = m.sent_at.until(m.deliver_at).max(1);
     let done = m.sent_at.until(now).min(span);
-    let label = m.body.label();
+    let label = m.body.label_in(words);
     let fate = if m.retransmits > 0 {
         ", held by TCP across a partition and sent again"
     } else {
@@ -90,7 +90,7 @@ impl MessagesProps {
         // The newest are the ones a visitor just caused: draw those.
         let flights = all[hidden..]
             .iter()
-            .map(|m| flight(&cols, now, m))
+            .map(|m| flight(&cols, now, m, TokenWords::of(backend)))
             .collect();
         MessagesProps {
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),

@@ -185,8 +185,13 @@ pub fn App(props: &AppProps) -> Html {
         cards: clients(&sim, &state, look, &dispatch),
         timeline: below(drawn, || {
             // The timeline draws the whole run, also while the page shows its past.
-            let picture = state
-                .with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
+            let picture = state.with_whole(|whole| {
+                picture_cache.borrow_mut().get(
+                    whole.history(),
+                    state.run,
+                    crate::sim::TokenWords::of(backend),
+                )
+            });
             let run_file = made_by(&state, AppState::run_file);
             html! {
                 <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
@@ -263,9 +268,12 @@ fn event_log(
     cache: &RefCell<LogCache>,
     dispatch: &Callback<Action>,
 ) -> Html {
-    let lines = cache
-        .borrow_mut()
-        .lines(sim.history(), state.run, state.log_messages);
+    let lines = cache.borrow_mut().lines(
+        sim.history(),
+        state.run,
+        state.log_messages,
+        crate::sim::TokenWords::of(sim.config().backend),
+    );
     html! {
         <EventLog {lines} total={sim.history().len()} dropped={sim.history_dropped()}
             with_messages={state.log_messages} dispatch={dispatch.clone()} />

@@ -221,7 +221,7 @@ export async function playScenarioToRunFirst(page, { fencing, start = true }) {
   await cardButton(page, "A", "GC pause").click();
   await waitForCardState(page, "A", "paused");
   // Queued while A is frozen; it leaves the instant A wakes.
-  await cardButton(page, "A", "Write").click();
+  await cardButton(page, "A", "Write on wake").click();
 
   // A's lease runs out at the service while A sleeps.
   await stepUntil(page, async () => /\bholder\s+nobody\b/i.test(await statusText(page)), "A's lease gone at the service");

@@ -16,6 +16,10 @@ pub fn value_of(_event: &Event) -> String {
     String::new()
 }
 
+pub fn take_value(_event: &Event, _shown: &str) -> String {
+    String::new()
+}
+
 pub fn checked_of(_event: &Event) -> bool {
     false
 }

@@ -30,6 +30,19 @@ pub fn value_of(event: &Event) -> String {
         .unwrap_or_default()
 }
 
+/// What was typed in the field an event came from, putting the field back to
+/// `shown` (the run's value): the page draws the value it then uses, the
+/// new one if it is taken, and the old one if it is refused, which a
+/// refusal repeated word for word would not otherwise redraw.
+pub fn take_value(event: &Event, shown: &str) -> String {
+    let Some(input) = event.target_dyn_into::<web_sys::HtmlInputElement>() else {
+        return String::new();
+    };
+    let typed = input.value();
+    input.set_value(shown);
+    typed
+}
+
 /// Whether the checkbox an event came from is ticked.
 pub fn checked_of(event: &Event) -> bool {
     event

@@ -15,6 +15,7 @@ pub mod properties;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
+pub mod stage;
 pub mod state;
 pub mod status;
 pub mod stories;
@@ -184,7 +185,7 @@ pub fn App(props: &AppProps) -> Html {
         }),
         resource: below(
             drawn,
-            || html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim) /> },
+            || html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim).with_dispatch(dispatch.clone()) /> },
         ),
         log,
     };

@@ -152,7 +152,7 @@ async fn with_the_announcement_the_strip_says_who_announced_the_token() {
     let strip = strip_text(&sim).await;
     assert!(
         strip.contains(&format!(
-            "Fencing stopped A's write with token {a}: the resource had already seen token {b}, announced by B as it took over."
+            "Fencing stopped A's write with token {a}: the resource had already seen token {b}. B announced it as it took over, before writing anything."
         )),
         "{strip}"
     );

@@ -201,6 +201,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let rule = match (props.fencing.is_on(), props.rule) {
         (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
         (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
+        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
         (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
         (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
         (false, _) => "Fencing off: it accepts every write, whatever the token.",

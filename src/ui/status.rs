@@ -171,13 +171,9 @@ fn stopped_head(write: &StaleWrite) -> String {
         Some(RejectReason::TokenBelowHighest { token, highest }) => format!(
             "Fencing stopped {c}'s write with token {token}: the resource had already accepted token {highest}."
         ),
-        Some(RejectReason::TokenBelowAnnounced { token, announced }) => {
-            let by = match write.newer {
-                Some(g) if g.token == Some(announced) => g.client.to_string(),
-                _ => "its new holder".into(),
-            };
-            format!("Fencing stopped {c}'s write with token {token}: the resource had already seen token {announced}, announced by {by} as it took over.")
-        }
+        Some(RejectReason::TokenBelowAnnounced { token, announced }) => format!(
+            "Fencing stopped {c}'s write with token {token}: the resource had already seen token {announced}."
+        ),
         Some(RejectReason::NotOwner {
             owner: Some(owner), ..
         }) => format!("Fencing stopped {c}'s write: the lock item names {owner} as its owner."),
@@ -196,6 +192,15 @@ fn stopped_head(write: &StaleWrite) -> String {
 }
 
 fn stopped_why(write: &StaleWrite, rule: FenceRule) -> String {
+    if let Some(RejectReason::TokenBelowAnnounced { announced, .. }) = write.reason {
+        return match write.newer {
+            Some(g) if g.token == Some(announced) => format!(
+                "{} announced it as it took over, before writing anything.",
+                g.client
+            ),
+            _ => "Its new holder announced it as it took over, before writing anything.".into(),
+        };
+    }
     let newer = write.newer.map(|g| g.client);
     match (rule, newer) {
         (FenceRule::Highest, Some(b)) => {

@@ -87,7 +87,7 @@ describe("the verdict on A's late write, with fencing on and B never writing", {
     const saved = await statusText(page);
     assert.match(
       saved,
-      /Fencing stopped A's write with token (\d+): the resource had already seen token (\d+), announced by B as it took over\./,
+      /Fencing stopped A's write with token (\d+): the resource had already seen token (\d+)\. B announced it as it took over, before writing anything\./,
       saved,
     );
     assert.doesNotMatch(saved, /Counter corrupted/, saved);

@@ -274,3 +274,81 @@ impl std::hash::Hash for Oracle {
         self.overlaps.last().map(|o| (o.to, &o.clients)).hash(state);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(letter: char) -> ClientId {
+        ClientId::from_letter(letter).unwrap()
+    }
+
+    #[test]
+    fn the_newer_grant_is_the_latest_to_another_client_since_the_writers() {
+        let mut oracle = Oracle::default();
+        oracle.note_grant(c('A'), 10, Some(Token(1)));
+        oracle.note_grant(c('B'), 20, Some(Token(2)));
+        oracle.note_grant(c('C'), 30, Some(Token(3)));
+        oracle.note_grant(c('A'), 40, Some(Token(4)));
+        let newer = oracle.newer_grant(c('A'), 10);
+        assert_eq!(
+            newer,
+            Some(GrantSeen {
+                client: c('C'),
+                token: Some(Token(3))
+            }),
+            "C's grant is the latest by another client; A's own later grant is not"
+        );
+        assert_eq!(
+            oracle.newer_grant(c('A'), 40),
+            None,
+            "nobody since A's last"
+        );
+        assert_eq!(oracle.grants(), 4);
+    }
+
+    #[test]
+    fn a_token_that_comes_after_its_grant_is_filled_in_once() {
+        let mut oracle = Oracle::default();
+        oracle.note_grant(c('A'), 10, Some(Token(1)));
+        // Redlock: the quorum is won first, the fencing counter comes later.
+        oracle.note_grant(c('B'), 20, None);
+        oracle.note_grant(c('B'), 20, Some(Token(2)));
+        oracle.note_grant(c('B'), 20, Some(Token(9)));
+        assert_eq!(oracle.grants(), 2, "a repeat is not a grant");
+        assert_eq!(
+            oracle.newer_grant(c('A'), 10).and_then(|g| g.token),
+            Some(Token(2)),
+            "filled in by the first repeat that has it, and kept"
+        );
+    }
+
+    #[test]
+    fn every_write_is_the_last_write_and_only_others_are_findings() {
+        let mut oracle = Oracle::default();
+        let write = StaleWrite {
+            at: Millis(5),
+            client: c('B'),
+            token: Some(Token(2)),
+            holder: Some(c('B')),
+            accepted: true,
+            standing: Standing::Holder,
+            newer: None,
+            seen: None,
+            reason: None,
+        };
+        oracle.record_write(write);
+        assert_eq!(oracle.last_write(), Some(&write));
+        assert!(oracle.stale_writes().is_empty());
+        let stale = StaleWrite {
+            client: c('A'),
+            standing: Standing::Stale,
+            ..write
+        };
+        oracle.record_write(stale);
+        assert_eq!(oracle.last_write(), Some(&stale));
+        assert_eq!((oracle.stale_writes().len(), oracle.corruptions()), (1, 1));
+        oracle.clear();
+        assert_eq!(oracle.last_write(), None);
+    }
+}

@@ -196,3 +196,61 @@ impl Owner {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::types::ClientId;
+    use std::hash::{Hash, Hasher};
+
+    fn owner() -> Owner {
+        let a = ClientId::from_letter('A').unwrap();
+        Owner {
+            owner: Some(a),
+            writer: a,
+        }
+    }
+
+    fn hash_of(r: &Resource) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        r.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn an_announced_token_refuses_lower_ones_and_writes_nothing() {
+        let mut r = Resource::new();
+        let plain = hash_of(&r);
+        assert_eq!(r.announce(Token(3)), None);
+        assert_eq!(
+            (r.value(), r.highest(), r.seen()),
+            (0, None, Some(Token(3)))
+        );
+        assert_ne!(hash_of(&r), plain, "an announcement is state");
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        assert_eq!(
+            verdict,
+            Verdict::Rejected(RejectReason::TokenBelowAnnounced {
+                token: Token(2),
+                announced: Token(3),
+            })
+        );
+        // The announcer's own token passes, and then a write has shown it.
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(3)), owner());
+        assert_eq!(verdict, Verdict::Accepted { value: 1 });
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        assert_eq!(
+            verdict,
+            Verdict::Rejected(RejectReason::TokenBelowHighest {
+                token: Token(2),
+                highest: Token(3),
+            })
+        );
+        assert_eq!(
+            r.announce(Token(1)),
+            Some(Token(3)),
+            "a lower one lowers nothing"
+        );
+        assert_eq!(r.seen(), Some(Token(3)));
+    }
+}

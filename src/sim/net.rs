@@ -90,7 +90,7 @@ impl Body {
             Body::Resource(ResourceMsg::WriteReply {
                 accepted: false, ..
             }) => "rejected".into(),
-            Body::Resource(ResourceMsg::Announce { token }) => format!("new holder, token {token}"),
+            Body::Resource(ResourceMsg::Announce { token }) => format!("announce, token {token}"),
         }
     }
 

@@ -125,6 +125,7 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     match (props.fencing.is_on(), props.rule) {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
                         (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
+                        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
                         (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
                         (false, _) => "Fencing is off: nothing compared the token.",
                     },

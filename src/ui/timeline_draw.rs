@@ -35,9 +35,15 @@ const MARKS_EACH_MAX: usize = 60;
 /// Narrowest window of time the view zooms to.
 pub const VIEW_MS_MIN: u64 = 200;
 
-pub const CLIENT_COLOURS: [&str; 4] = ["#2563eb", "#c2410c", "#0f766e", "#7c3aed"];
+/// Each client's colour: white labels on it read at 4.9:1, and as a mark
+/// it stands at 3.2:1 or more on the light ground and on the dark one, so
+/// the same colours serve both schemes (and a downloaded SVG).
+pub const CLIENT_COLOURS: [&str; 4] = ["#2b67ec", "#c8430c", "#107e75", "#874aee"];
 const INK: &str = "#1f2937";
-const MUTED: &str = "#6b7280";
+/// Grey words and marks: 4.5:1 or more even on a partition's tinted band.
+const MUTED: &str = "#4b5563";
+/// The believed-holder band's words, dark enough on its pale red.
+const ALARM_INK: &str = "#991b1b";
 const ALARM: &str = "#dc2626";
 const SAVE: &str = "#1d4ed8";
 const OK: &str = "#15803d";
@@ -285,11 +291,13 @@ impl Svg {
         self.0.push_str(markup);
     }
 
-    /// A focusable mark: its sentence is its title, shown on hover or focus.
-    fn open_mark(&mut self, class: &str, sentence: &str) {
+    /// A focusable mark: its sentence is its title, shown on hover or
+    /// focus; `data-t` is its moment, where pressing it (or Enter on it)
+    /// moves the playhead.
+    fn open_mark(&mut self, class: &str, sentence: &str, at_ms: u64) {
         let _ = write!(
             self.0,
-            r#"<g class="tl-mark {class}" tabindex="0" role="img"><title>{}</title>"#,
+            r#"<g class="tl-mark {class}" tabindex="0" role="img" data-t="{at_ms}"><title>{}</title>"#,
             escape(sentence)
         );
     }
@@ -348,6 +356,8 @@ struct Stretch<'a> {
     colour: &'a str,
     text: &'a str,
     label: Option<String>,
+    /// When it starts.
+    from_ms: u64,
     /// Still open: it ends wherever the clock is.
     open: bool,
 }
@@ -366,7 +376,7 @@ fn stretches(
     let items: Vec<Stretch> = items.into_iter().filter(|i| svg.takes(i.open)).collect();
     if items.len() <= svg.each_max() {
         for item in &items {
-            svg.open_mark(class, item.text);
+            svg.open_mark(class, item.text, item.from_ms);
             let fill = format!(r#"fill="{}" {paint}"#, item.colour);
             let x1 = svg.reach(item.x1);
             svg.rect(&format!("{class}-shape"), item.x0, x1, y, h, &fill);
@@ -559,6 +569,7 @@ fn span_stretch<'a>(
         colour,
         text: &span.text,
         label: None,
+        from_ms: t0,
         open: span.to_ms.is_none(),
     })
 }
@@ -661,7 +672,8 @@ fn leases(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId
         "tl-granted",
         row.y + 5.0,
         11.0,
-        r#"fill-opacity="0.85""#,
+        // Opaque, so the white label on it keeps its contrast.
+        "",
         granted.collect(),
         "#ffffff",
     );
@@ -757,7 +769,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
             None => ("tl-zone--gone", MUTED, "0.12"),
         };
         if !dense {
-            svg.open_mark("tl-zone-mark", &zone_words(z));
+            svg.open_mark("tl-zone-mark", &zone_words(z), z.from_ms);
         }
         let paint = format!(r#"fill="{fill}" fill-opacity="{opacity}""#);
         let reach = svg.reach(x1);
@@ -774,7 +786,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
                 "tl-zone-label",
                 x0 + 3.0,
                 row.y + row.h - 5.0,
-                ALARM,
+                ALARM_INK,
                 "believed holder",
             );
         }
@@ -852,7 +864,7 @@ fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
     let mut free_x = f64::NEG_INFINITY;
     for m in shown {
         let x = scale.x(m.at_ms);
-        svg.open_mark("tl-event", &m.text);
+        svg.open_mark("tl-event", &m.text, m.at_ms);
         let _ = write!(
             svg.0,
             r#"<circle class="tl-dot" cx="{x}" cy="{y}" r="3" {paint}/>"#,
@@ -884,7 +896,7 @@ pub fn service_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, u
         "tl-holder",
         row.y + 5.0,
         10.0,
-        r#"fill-opacity="0.85""#,
+        "",
         held.collect(),
         "#ffffff",
     );
@@ -1005,7 +1017,18 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
         WriteOutcome::Rejected(_) => ("tl-write--rejected", INK),
         WriteOutcome::Stale => ("tl-write--stale", ALARM),
     };
-    svg.open_mark(class, &w.text);
+    svg.open_mark(class, &w.text, w.at_ms);
+    // One transparent area under the sign and its label takes the pointer,
+    // so the mark answers anywhere on it, not only on painted pixels.
+    let label_w = label.chars().count() as f64 * 6.2;
+    let _ = write!(
+        svg.0,
+        r#"<rect class="tl-hit" x="{}" y="{}" width="{}" height="{}" fill="transparent"/>"#,
+        Px(x - 10.0),
+        Px(row.y + 3.0),
+        Px(label_w.max(20.0)),
+        Px(32.0 + line as f64 * 11.0)
+    );
     let _ = match w.outcome {
         WriteOutcome::Accepted => write!(
             svg.0,

@@ -16,6 +16,7 @@ import { browserSuite } from "./suite.mjs";
 import {
   PATIENCE_MS,
   clickBelowTheFold,
+  clockSeconds,
   openPage,
   playScenarioToRunFirst,
   poll,
@@ -53,6 +54,56 @@ async function contrastViolations(page) {
   });
 }
 
+/**
+ * Runs in the page: every word drawn in the timeline's picture against
+ * what lies under its middle, which axe leaves undecided (shapes overlap
+ * in an SVG). The fills under a word are composed with their opacity down
+ * to the opaque ground; a hatch pattern counts as clear. Lists the words
+ * under 4.5:1.
+ */
+function timelineWordsBelowAA() {
+  const rgb = (colour) => {
+    const m = colour.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const [r, g, b, a = 1] = m[1].split(/[ ,/]+/).filter(Boolean).map(Number);
+    return { r, g, b, a };
+  };
+  const lum = ({ r, g, b }) => {
+    const lin = (c) => ((c /= 255) <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+  };
+  const over = (top, a, under) => ({
+    r: top.r * a + under.r * (1 - a),
+    g: top.g * a + under.g * (1 - a),
+    b: top.b * a + under.b * (1 - a),
+  });
+  const svg = document.querySelector(".timeline__svg");
+  const low = [];
+  for (const text of svg.querySelectorAll("text")) {
+    const box = text.getBoundingClientRect();
+    if (box.width === 0 || !text.textContent.trim()) continue;
+    const [x, y] = [box.left + box.width / 2, box.top + box.height / 2];
+    const under = document.elementsFromPoint(x, y).filter((e) => e !== text && svg.contains(e) && e !== svg);
+    const layers = [];
+    for (const el of under) {
+      if (el.tagName === "text" || el.tagName === "title") continue;
+      const style = getComputedStyle(el);
+      const fill = rgb(style.fill);
+      if (!fill || fill.a === 0) continue;
+      const a = fill.a * Number(style.fillOpacity) * Number(style.opacity);
+      layers.push([fill, a]);
+      if (a >= 1) break;
+    }
+    let ground = { r: 255, g: 255, b: 255 };
+    for (const [fill, a] of layers.reverse()) ground = over(fill, Math.min(a, 1), ground);
+    const ink = rgb(getComputedStyle(text).fill);
+    const [l1, l2] = [lum(ink), lum(ground)];
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    if (ratio < 4.5) low.push(`"${text.textContent}" ${ratio.toFixed(2)}:1 (${getComputedStyle(text).fill} on rgb(${Object.values(ground).map(Math.round)}))`);
+  }
+  return low;
+}
+
 async function assertContrast(page, where) {
   const found = await contrastViolations(page);
   assert.deepEqual(found, [], `${where}:\n${found.join("\n")}`);
@@ -72,6 +123,11 @@ for (const scheme of ["light", "dark"]) {
     await playScenarioToRunFirst(page, { fencing: false, start: false });
     await stepUntil(page, async () => /corrupt/i.test(await statusText(page)), "the status strip's alarm");
     await assertContrast(page, `${scheme}, fencing off, corrupted`);
+    // And the words in the timeline's picture, played on to the end.
+    await stepUntil(page, async () => (await clockSeconds(page)) >= 10, "the clock at 10 s");
+    await page.getByRole("region", named("Timeline")).scrollIntoViewIfNeeded();
+    const low = await page.evaluate(timelineWordsBelowAA);
+    assert.deepEqual(low, [], `${scheme}, the timeline's words:\n${low.join("\n")}`);
     assert.deepEqual(problems, [], problems.join("\n"));
   });
 
@@ -96,5 +152,30 @@ for (const scheme of ["light", "dark"]) {
     await poll(async () => (await table.getByRole("row").count()) >= 9, { what: "a row per system", timeout: 4 * PATIENCE_MS });
     await poll(async () => (await page.getByRole("button", { name: /: rejected\. Open this run$/ }).count()) > 0, { what: "a rejected cell" });
     await assertContrast(page, `${scheme}, comparison`);
+  });
+
+  test(`${scheme}: the hazard explorer's results pass the color-contrast rule`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await openIn(t, scheme, "?view=explore", []);
+    const section = page.getByRole("region", named("Hazard explorer"));
+    const open = section.getByRole("button", named("Open the hazard explorer"));
+    if (await open.count()) await clickBelowTheFold(open);
+    await section.getByLabel("TTLs (s)").waitFor({ timeout: 4 * PATIENCE_MS });
+    // Long pauses, often: cells of several colours, failures among them.
+    await section.getByLabel("Pause profile").selectOption("custom");
+    await section.getByLabel("Custom: pauses per hour").fill("3600");
+    await section.getByLabel("Custom: median pause (ms)").fill("5000");
+    await section.getByLabel("Custom: p99 pause (ms)").fill("20000");
+    await section.getByLabel("Think time between holds (s)").fill("2");
+    await section.getByLabel("TTLs (s)").fill("1, 2, 30");
+    await section.getByLabel("Second axis values").fill("5, 20");
+    await section.getByLabel("Trials per cell").fill("8");
+    await section.getByRole("button", named("Run")).click();
+    const bar = section.getByRole("progressbar");
+    await poll(async () => (await bar.count()) === 1 && (await bar.getAttribute("aria-valuenow")) === "6", {
+      what: "all six cells",
+      timeout: 4 * PATIENCE_MS,
+    });
+    await section.getByText("Table view").click();
+    await assertContrast(page, `${scheme}, hazard explorer`);
   });
 }

@@ -199,7 +199,7 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 }
 
 /// One cell's numbers in a sentence: its accessible name and tooltip.
-fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[String]) -> String {
+fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[Neighbour]) -> String {
     let r = &data.result;
     let mut s = format!(
         "{place}: corrupted write per hold {}; two believed holders per hold {}; {} at {} locks an hour; {} trials, {} holds, {} corrupted writes",
@@ -221,11 +221,24 @@ fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[String]) ->
 }
 
 /// What overlapping intervals mean, in a sentence.
-fn noise_sentence(noise: &[String]) -> String {
+fn noise_sentence(noise: &[Neighbour]) -> String {
+    let places: Vec<String> = noise.iter().map(|n| format!("at {}", n.place)).collect();
+    let whose = if noise.len() == 1 {
+        "that of the cell"
+    } else {
+        "those of the cells"
+    };
     format!(
-        "Its 95% interval overlaps that of {}: the difference is sampling noise (more trials would tell them apart)",
-        and_list(noise)
+        "Its 95% interval overlaps {whose} {}: the difference is sampling noise (more trials would tell them apart)",
+        and_list(&places)
     )
+}
+
+/// A neighbouring cell: what differs from this one ("TTL 2 s"), and its
+/// whole place ("TTL 2 s, p99 5 s").
+struct Neighbour {
+    differs: String,
+    place: String,
 }
 
 /// "a", "a and b", "a, b and c".
@@ -240,24 +253,31 @@ fn and_list(items: &[String]) -> String {
 /// The neighbours (left, right, above, below) of cell `i` whose interval
 /// of P(corrupted write per hold) overlaps its own, each named by what
 /// differs: its TTL beside it, its row's pauses above or below.
-fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<String> {
+fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<Neighbour> {
     let columns = plan.ttls_ms.len().max(1);
     let Some(Some(here)) = cells.get(i) else {
         return Vec::new();
     };
     let (row, column) = (i / columns, i % columns);
     let mut beside = Vec::new();
+    let (ttl, pauses) = (ttl_label(plan.ttls_ms[column]), row_label(plan, row));
+    let mut add =
+        |j: usize, differs: String, place: String| beside.push((j, Neighbour { differs, place }));
     if column > 0 {
-        beside.push((i - 1, ttl_label(plan.ttls_ms[column - 1])));
+        let other = ttl_label(plan.ttls_ms[column - 1]);
+        add(i - 1, other.clone(), format!("{other}, {pauses}"));
     }
     if column + 1 < columns {
-        beside.push((i + 1, ttl_label(plan.ttls_ms[column + 1])));
+        let other = ttl_label(plan.ttls_ms[column + 1]);
+        add(i + 1, other.clone(), format!("{other}, {pauses}"));
     }
     if row > 0 {
-        beside.push((i - columns, row_label(plan, row - 1)));
+        let other = row_label(plan, row - 1);
+        add(i - columns, other.clone(), format!("{ttl}, {other}"));
     }
     if i + columns < cells.len() {
-        beside.push((i + columns, row_label(plan, row + 1)));
+        let other = row_label(plan, row + 1);
+        add(i + columns, other.clone(), format!("{ttl}, {other}"));
     }
     let mine = here.result.corruption();
     beside
@@ -267,7 +287,7 @@ fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<St
                 .as_ref()
                 .is_some_and(|d| mine.overlaps(&d.result.corruption()))
         })
-        .map(|(_, name)| name)
+        .map(|(_, neighbour)| neighbour)
         .collect()
 }
 
@@ -295,7 +315,7 @@ fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 
 /// A cell's visible words: the chance, its interval, two holders, and
 /// whether its neighbours differ from it by more than noise.
-fn cell_inner(data: &CellData, noise: &[String]) -> String {
+fn cell_inner(data: &CellData, noise: &[Neighbour]) -> String {
     let r = &data.result;
     let (corrupt, two) = (r.corruption(), r.two_holder());
     let sign = if r.corrupted > 0 { "⚠" } else { "✓" };
@@ -306,16 +326,17 @@ fn cell_inner(data: &CellData, noise: &[String]) -> String {
         two.short_words()
     );
     if !noise.is_empty() {
+        let differs: Vec<String> = noise.iter().map(|n| n.differs.clone()).collect();
         let _ = write!(
             inner,
-            r#"<span class="explorer__noise">≈ {}: noise</span>"#,
-            escape(&and_list(noise))
+            r#"<span class="explorer__noise">within noise of {}</span>"#,
+            escape(&and_list(&differs))
         );
     }
     inner
 }
 
-fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str, noise: &[String]) {
+fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str, noise: &[Neighbour]) {
     let Some(data) = data else {
         let _ = write!(
             h,
@@ -386,12 +407,12 @@ fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 }
 
 /// The table's last column: which neighbours differ by noise alone.
-fn neighbour_words(noise: &[String]) -> String {
+fn neighbour_words(noise: &[Neighbour]) -> String {
     if noise.is_empty() {
-        "no overlap with a neighbour's 95% interval".into()
-    } else {
-        format!("sampling noise: overlaps {}", and_list(noise))
+        return "no overlap with a neighbour's 95% interval".into();
     }
+    let places: Vec<String> = noise.iter().map(|n| n.place.clone()).collect();
+    format!("sampling noise: overlaps {}", places.join("; "))
 }
 
 /// The heatmap as a standalone SVG file.

@@ -457,7 +457,7 @@ pub fn defs(svg: &mut Svg) {
         r#"<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"#,
         r##"<line class="tl-hatch" x1="0" y1="0" x2="0" y2="6" stroke="#6b7280" stroke-width="2.5"/></pattern>"##,
         r#"<marker id="tl-head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">"#,
-        r##"<path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#94a3b8"/></marker></defs>"##,
+        r##"<path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#64748b"/></marker></defs>"##,
     ));
 }
 
@@ -1129,7 +1129,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         };
         let _ = write!(
             svg.0,
-            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#94a3b8" stroke-width="1"{}{}/>"##,
+            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
             if a.dropped { " tl-msg--dropped" } else { "" },
             escape(&a.text),
             if a.held {
@@ -1176,7 +1176,7 @@ fn plain_arrows(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
     svg.path(
         "tl-msg-plain",
         &sent,
-        r##"fill="none" stroke="#94a3b8" stroke-width="1""##,
+        r##"fill="none" stroke="#64748b" stroke-width="1""##,
         None,
     );
     svg.path(
@@ -1223,12 +1223,7 @@ fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
         shown.len()
     );
     svg.raw(r#"<g class="tl-traffic">"#);
-    svg.path(
-        "tl-traffic-strip",
-        &d,
-        r##"fill="#94a3b8" fill-opacity="0.7""##,
-        Some(&title),
-    );
+    svg.path("tl-traffic-strip", &d, r##"fill="#64748b""##, Some(&title));
     svg.close();
 }
 

@@ -517,4 +517,65 @@ mod tests {
         assert_eq!(level(0.000_05), 1);
         assert_eq!(level(0.5), 6);
     }
+
+    /// A cell of `plan` with `corrupted` of `holds` holds.
+    fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
+        let mut result = crate::explore::CellResult::empty(&plan.cell(cell).unwrap());
+        (result.trials, result.holds, result.corrupted) = (10, holds, corrupted);
+        Some(CellData {
+            result,
+            open: String::new(),
+            open_trial: None,
+        })
+    }
+
+    #[test]
+    fn a_cell_names_the_neighbours_it_differs_from_only_by_noise() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 2_000, 5_000],
+            axis: Axis::P99Us(vec![2_000_000, 10_000_000]),
+            ..Plan::default()
+        };
+        // Across the top row: 12 and 9 in 10,000 overlap; 300 does not.
+        // Below the first: none in 2,000, which overlaps 12 in 10,000.
+        let cells = vec![
+            counted(&plan, 0, 12, 10_000),
+            counted(&plan, 1, 9, 10_000),
+            counted(&plan, 2, 300, 10_000),
+            counted(&plan, 3, 0, 2_000),
+            None,
+            counted(&plan, 5, 300, 10_000),
+        ];
+        let names = |i: usize| -> Vec<String> {
+            noisy_neighbours(&plan, &cells, i)
+                .into_iter()
+                .map(|n| n.place)
+                .collect()
+        };
+        assert_eq!(names(0), ["TTL 2 s, p99 2 s", "TTL 1 s, p99 10 s"]);
+        assert_eq!(names(1), ["TTL 1 s, p99 2 s"]);
+        assert_eq!(names(2), ["TTL 5 s, p99 10 s"]);
+        assert!(names(4).is_empty(), "a cell not run has no neighbours");
+        let sentence = noise_sentence(&noisy_neighbours(&plan, &cells, 0));
+        assert_eq!(
+            sentence,
+            "Its 95% interval overlaps those of the cells at TTL 2 s, p99 2 s and at TTL 1 s, p99 10 s: the difference is sampling noise (more trials would tell them apart)"
+        );
+        let face = cell_inner(
+            cells[0].as_ref().unwrap(),
+            &noisy_neighbours(&plan, &cells, 0),
+        );
+        assert!(face.contains("about 1 in 830"), "{face}");
+        assert!(face.contains("95%: 1 in 480 to 1 in 1,500"), "{face}");
+        assert!(
+            face.contains("within noise of TTL 2 s and p99 10 s"),
+            "{face}"
+        );
+        let none = cell_inner(cells[3].as_ref().unwrap(), &[]);
+        assert!(
+            none.contains("none in 2,000") && none.contains("95%: at most 1 in 520"),
+            "{none}"
+        );
+        assert!(!none.contains("within noise"), "{none}");
+    }
 }

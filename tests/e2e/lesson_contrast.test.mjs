@@ -17,7 +17,6 @@ import { createRequire } from "node:module";
 import { browserSuite } from "./suite.mjs";
 import {
   PATIENCE_MS,
-  clickBelowTheFold,
   clockSeconds,
   openPage,
   playScenarioToRunFirst,
@@ -152,7 +151,7 @@ for (const scheme of ["light", "dark"]) {
 
   test(`${scheme}: the comparison, run, passes the color-contrast rule`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
     const page = await openIn(t, scheme, "?view=compare", []);
-    await clickBelowTheFold(page.getByRole("button", { name: /Run the comparison/ }));
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
     const table = page.getByRole("table").filter({ has: page.getByRole("button", { name: /: corrupted\. Open this run$/ }) });
     await poll(async () => (await table.getByRole("row").count()) >= 9, { what: "a row per system", timeout: 4 * PATIENCE_MS });
     await poll(async () => (await page.getByRole("button", { name: /: rejected\. Open this run$/ }).count()) > 0, { what: "a rejected cell" });
@@ -163,7 +162,7 @@ for (const scheme of ["light", "dark"]) {
     const page = await openIn(t, scheme, "?view=explore", []);
     const section = page.getByRole("region", named("Hazard explorer"));
     const open = section.getByRole("button", named("Open the hazard explorer"));
-    if (await open.count()) await clickBelowTheFold(open);
+    if (await open.count()) await open.click();
     await section.getByLabel("TTLs (s)").waitFor({ timeout: 4 * PATIENCE_MS });
     // Long pauses, often: cells of several colours, failures among them.
     await section.getByLabel("Pause profile").selectOption("custom");
@@ -187,7 +186,7 @@ for (const scheme of ["light", "dark"]) {
   test(`${scheme}: the Spanner story and the shortest failure found pass the color-contrast rule`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
     const page = await openIn(t, scheme, "?view=spanner", []);
     const spanner = page.getByRole("region", named("Spanner: clocks with an error bar"));
-    await clickBelowTheFold(spanner.getByRole("button", { name: /Tell the story/ }));
+    await spanner.getByRole("button", { name: /Tell the story/ }).click();
     await poll(async () => (await spanner.getByRole("radio", named("runs 20% slow, no error bar")).count()) === 1, {
       what: "the Spanner story drawn",
       timeout: 4 * PATIENCE_MS,
@@ -198,7 +197,7 @@ for (const scheme of ["light", "dark"]) {
 
     const found = await openIn(t, scheme, "?view=find", []);
     const finder = found.getByRole("group", named("Find the shortest failure"));
-    await clickBelowTheFold(finder.getByRole("button", named("Find the shortest failure")));
+    await finder.getByRole("button", named("Find the shortest failure")).click();
     await finder.getByText(/Broken in \d+ moves/).waitFor({ timeout: 4 * PATIENCE_MS });
     await assertContrast(found, `${scheme}, the shortest failure`);
   });

@@ -16,7 +16,6 @@ import {
   cardButton,
   cardText,
   chooseBackend,
-  clickBelowTheFold,
   poll,
   setFencing,
   setTtl,
@@ -55,12 +54,9 @@ async function followTheArticleWithoutBWriting(page) {
 /** Turns the new holder's announcement on in the resource panel (a fresh run). */
 async function announceTokens(page) {
   const box = page.getByRole("checkbox", { name: "New holder announces its token", exact: true });
-  // The resource panel may sit folded below the stage: open what holds it.
-  await box.evaluate((el) => {
-    const folded = el.closest("details");
-    if (folded) folded.open = true;
-  });
-  await clickBelowTheFold(box);
+  // The resource's panel is folded under the timeline: open it as a visitor would.
+  if (!(await box.isVisible())) await page.getByText(/^In detail: /).click();
+  await box.click();
   await poll(() => box.isChecked(), { what: "the announcement on" });
 }
 

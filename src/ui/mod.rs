@@ -189,7 +189,7 @@ pub fn App(props: &AppProps) -> Html {
         log,
     };
     if embed {
-        return compact_page(both, run_link);
+        return compact_page(both, run_link, state.story_address());
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
     let full = Full {
@@ -203,6 +203,7 @@ pub fn App(props: &AppProps) -> Html {
         }),
         messages: below(drawn, || messages(&MessagesProps::from_sim(&sim))),
         run_link,
+        story: state.story_address(),
         help: state.help,
         backend,
         drawn,
@@ -291,6 +292,7 @@ struct Full {
     service: Html,
     messages: Html,
     run_link: Callback<(), String>,
+    story: Option<embed::StoryAddress>,
     help: bool,
     backend: Backend,
     /// Whether the page below the first screen is drawn yet.
@@ -321,22 +323,26 @@ fn spot(look: Option<Look>, part: Look) -> Classes {
 /// The compact layout for a frame: no header or long text, the controls in
 /// one row, and a story's tour docked at the frame's foot over the picture
 /// instead of above it.
-fn compact_page(b: Both, run_link: Callback<(), String>) -> Html {
+fn compact_page(
+    b: Both,
+    run_link: Callback<(), String>,
+    story: Option<embed::StoryAddress>,
+) -> Html {
     html! {
         <div class="page page--embed">
             <main class="page__main">
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
-                        onclick={embed::open_full_page(run_link)}>
+                    <a class="embed__open" href={embed::full_page_href("", story)} target="_blank" rel="noopener"
+                        onclick={embed::open_full_page(run_link, story)}>
                         { "Open the full page" }
                     </a>
                 </div>
                 { b.controls }
+                { b.stories }
                 <div class={spot(b.look, Look::Status)}>{ b.status }</div>
                 { b.cards }
                 { b.timeline }
-                { b.stories }
                 <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
                 <details class="panel embed__log">
                     <summary>{ "Event log: the run in sentences" }</summary>
@@ -365,7 +371,7 @@ fn full_page(b: Both, f: Full) -> Html {
                 { below(f.drawn, || html! {
                     <>
                         { f.properties }
-                        <Share dispatch={dispatch.clone()} run_link={f.run_link} />
+                        <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
                         { b.stories }
                         <div class="page__pair">
                             <div class={spot(b.look, Look::Service)}>{ f.service }</div>

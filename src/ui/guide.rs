@@ -157,8 +157,7 @@ impl AppState {
         }
         let backend = loaded.config().backend;
         loaded.tour_next().with_notice(Notice::Info(format!(
-            "Set up: \"{}\" on {}, fencing off, TTL {} s. The tour stops at each key moment: Next plays to the next one.",
-            preset.title,
+            "Set up on {}: fencing off, TTL {} s. Next plays to the next key moment.",
             backend.name(),
             loaded.config().ttl_ms / 1_000
         )))

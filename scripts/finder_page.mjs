@@ -26,7 +26,7 @@ import { parseArgs } from "node:util";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { chooseBackend, openPage, poll, setFencing } from "../tests/e2e/ui.mjs";
+import { chooseBackend, openPage, openView, poll, setFencing } from "../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -81,6 +81,7 @@ async function sizes() {
  * and the result's words.
  */
 async function find(page, slug) {
+  await openView(page, "Properties and finder");
   const group = page.getByRole("group", { name: "Find the shortest failure", exact: true });
   await group.getByRole("combobox", { name: "Property", exact: true }).selectOption(slug);
   await group.getByRole("button", { name: "Find the shortest failure", exact: true }).waitFor();
@@ -126,6 +127,7 @@ async function timeToTrace(browser, server) {
     const page = await openPage(context, server.url);
     await page.getByRole("button", { name: "Set up the scenario to run first", exact: true }).click();
     for (const [i, system] of LEASED.entries()) {
+      await openView(page, "Simulator");
       await chooseBackend(page, system);
       await setFencing(page, false);
       const { ms, text } = await find(page, "stale-write");

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { clickBelowTheFold, openPage, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
+import { openPage, openView, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -66,6 +66,7 @@ try {
     await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
   }
   if (args.find) {
+    await openView(page, "Properties and finder");
     const finder = page.getByRole("group", { name: "Find the shortest failure", exact: true });
     await finder.getByRole("combobox", { name: "Property", exact: true }).selectOption(args.find);
     await finder.getByRole("button", { name: "Find the shortest failure", exact: true }).click();
@@ -81,7 +82,8 @@ try {
     await page.locator(args.scroll ?? ".explorer__progress").first().scrollIntoViewIfNeeded();
   }
   if (args.compare || args.cell) {
-    await clickBelowTheFold(page.getByRole("button", { name: /Run the comparison/ }));
+    await openView(page, "Compare the systems");
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
     await poll(async () => (await page.locator(".compare__table").count()) > 0, { what: "the table" });
     if (args.cell) {
       await page.getByRole("button", { name: new RegExp(args.cell) }).first().click();

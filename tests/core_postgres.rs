@@ -167,8 +167,8 @@ fn the_scenario_to_run_first_by_hand_refuses_b_s_write_while_it_waits() {
     assert_eq!(sim.client_view(b).state, ClientState::Waiting);
     assert_eq!(
         sim.command(b, Command::Write),
-        Err(CommandError::NotHolding { client: b }),
-        "B has no lock to write with"
+        Err(CommandError::NotYetGranted { client: b }),
+        "B waits: it has no lock to write with yet"
     );
     sim.run_until(Millis(10_000));
     assert_eq!(holder(&sim), Some(a));

@@ -181,12 +181,12 @@ async fn pause_chooser_offers_2_5_8_15_with_8_chosen() {
 async fn disabled_buttons_say_why_in_their_tooltip() {
     let html = render_app(None).await;
     assert!(
-        html.contains("A does not believe it holds the lock, so it has no token to write with"),
+        html.contains("A does not hold the lock, so it has no token to write with: acquire first"),
         "Write on an idle card is disabled with the reason"
     );
     let release = tag_around(&html, "title=\"A neither holds nor waits for the lock\"");
     assert!(release.contains("disabled"), "{release}");
-    let write = tag_around(&html, "title=\"A does not believe it holds the lock");
+    let write = tag_around(&html, "title=\"A does not hold the lock");
     assert!(write.contains("disabled"), "{write}");
     assert!(
         html.contains("Nothing is scheduled"),
@@ -405,17 +405,22 @@ fn bad_input_changes_nothing_and_says_why() {
 }
 
 #[test]
-fn a_refused_entry_stays_in_its_field() {
+fn a_refused_entry_puts_its_field_back_to_the_run() {
     let start = Rc::new(AppState::default());
     let seed = reduce(start.clone(), Action::SetSeed("12x".into()));
-    assert_eq!(seed.seed_text, "12x", "the field keeps what was typed");
+    assert_eq!(seed.seed_text, "1", "the field shows the run's seed again");
     assert_eq!(seed.config().seed, Seed(1));
+    assert!(
+        matches!(seed.notice, Some(Notice::Refused(_))),
+        "and says why"
+    );
     let cleared = reduce(start, Action::SetTtl("".into()));
-    assert_eq!(cleared.ttl_text, "");
+    assert_eq!(cleared.ttl_text, "5", "the field shows the run's TTL again");
     let typed = reduce(cleared, Action::SetTtl("2.50".into()));
     assert_eq!(
         (typed.ttl_text.as_str(), typed.config().ttl_ms),
-        ("2.50", 2_500)
+        ("2.5", 2_500),
+        "the field shows the value the run uses, as the run words it"
     );
     let first = reduce(typed, Action::SetUpFirstScenario);
     assert_eq!(first.ttl_text, "5", "a preset set-up rewrites the field");

@@ -1,6 +1,7 @@
 //! What each client believes, and the states a visitor sees on its card.
 
 use super::clock::Clock;
+use super::history::{LossReason, Standing};
 use super::net::Message;
 use super::scenario::{Command, PartitionScope};
 use super::types::{ClientId, Millis, Token};
@@ -149,6 +150,17 @@ pub enum LastWrite {
     Rejected,
 }
 
+/// How the safety oracle judged a client's latest write when the resource
+/// applied it. The client itself is never told: its reply says only
+/// accepted or rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct WriteJudged {
+    pub accepted: bool,
+    pub standing: Standing,
+    /// Who the service said held the lock when the write landed.
+    pub holder: Option<ClientId>,
+}
+
 /// Something that reached a paused client and waits for it to wake.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum Stashed {
@@ -173,6 +185,12 @@ pub(crate) struct Client {
     pub queued: Vec<Command>,
     pub stash: Vec<Stashed>,
     pub last_write: Option<LastWrite>,
+    /// Its latest write as the oracle judged it at the resource; `None`
+    /// from the moment it sends another until that one lands.
+    pub judged: Option<WriteJudged>,
+    /// Why its client library stopped believing it holds the lock, while
+    /// it has not asked again since: it knows its lease is gone.
+    pub lost: Option<LossReason>,
     /// Its own clock, by which it judges its lease.
     pub clock: Clock,
     /// Every message to or from it is lost.
@@ -194,6 +212,8 @@ impl Client {
             queued: Vec::new(),
             stash: Vec::new(),
             last_write: None,
+            judged: None,
+            lost: None,
             clock: Clock::default(),
             losing: false,
         }
@@ -247,6 +267,10 @@ pub struct ClientView {
     pub chubby: Option<ChubbySession>,
     pub queued: Vec<Command>,
     pub last_write: Option<LastWrite>,
+    /// Its latest write as the oracle judged it where it landed.
+    pub judged: Option<WriteJudged>,
+    /// Why its library knows its lease is gone, until it asks again.
+    pub lost: Option<LossReason>,
     /// The lease end the service holds for this client, if it holds one.
     pub service_until: Option<Millis>,
     /// True when the client believes it holds but the service has no lease

@@ -4,7 +4,7 @@
 //! the invariants, in one place.
 
 use super::backend::{HolderView, Service, ServiceDetail, Timer, Validity};
-use super::client::{Belief, Client, ClientView, LastWrite, Stashed};
+use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged};
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
@@ -279,7 +279,10 @@ impl Core {
 
     /// Changes a client's belief and lets the oracle count believed holders.
     fn set_belief(&mut self, c: ClientId, belief: Belief) {
-        self.client_mut(c).belief = belief;
+        let client = self.client_mut(c);
+        client.belief = belief;
+        // Any change but a loss (which sets it again) ends what it learned.
+        client.lost = None;
         // A fixed array: this runs on every belief change.
         let mut holders = [ClientId::ALL[0]; 4];
         let mut count = 0;
@@ -371,8 +374,11 @@ impl Core {
                 if self.client(client).belief == Belief::Idle {
                     return;
                 }
+                let held = self.client(client).belief.is_holding();
                 self.record(Event::Lost { client, reason });
                 self.set_belief(client, Belief::Idle);
+                // A waiter that gave up never had a lease to lose.
+                self.client_mut(client).lost = held.then_some(reason);
             }
             Effect::Fail { client, failure } => {
                 let before = self.client(client).belief;
@@ -687,6 +693,8 @@ impl Sim {
             chubby: client.chubby,
             queued: client.queued.clone(),
             last_write: client.last_write,
+            judged: client.judged,
+            lost: client.lost,
             service_until,
             stale: stale && !client.crashed,
             clock_offset_ms: client.clock.offset_ms(self.core.now),
@@ -1025,6 +1033,11 @@ impl Sim {
         };
         let verdict = self.core.resource.apply(fencing, rule, token, owner);
         let accepted = matches!(verdict, Verdict::Accepted { .. });
+        self.core.client_mut(c).judged = Some(WriteJudged {
+            accepted,
+            standing,
+            holder: holder.map(|h| h.client),
+        });
         if standing != Standing::Holder {
             self.core.oracle.record_stale(StaleWrite {
                 at: self.core.now,
@@ -1138,6 +1151,7 @@ impl Sim {
             return;
         };
         core.client_mut(c).last_write = Some(LastWrite::InFlight);
+        core.client_mut(c).judged = None;
         core.record(Event::WriteSent { client: c, token });
         core.send(
             Endpoint::Client(c),
@@ -1178,10 +1192,13 @@ fn check_command(client: &Client, command: Command) -> Result<(), CommandError> 
                     return Err(CommandError::DelayOutOfRange { extra_ms });
                 }
             }
-            if client.belief.is_holding() {
-                Ok(())
-            } else {
-                Err(CommandError::NotHolding { client: c })
+            match (client.belief, client.lost) {
+                (Belief::Holding { .. }, _) => Ok(()),
+                (Belief::Idle, Some(reason)) => Err(CommandError::LeaseGone { client: c, reason }),
+                (Belief::Acquiring | Belief::Waiting { .. }, _) => {
+                    Err(CommandError::NotYetGranted { client: c })
+                }
+                (Belief::Idle, None) => Err(CommandError::NotHolding { client: c }),
             }
         }
         Command::Release => match client.belief {

@@ -2,6 +2,7 @@
 
 use super::backend::LOCK_DELAY_S_MAX;
 use super::clock::CLOCK_RATE_PCT_MAX;
+use super::history::LossReason;
 use super::scenario::{
     CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_MAX,
     DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX,
@@ -25,9 +26,19 @@ pub enum CommandError {
     AlreadyAcquiring {
         client: ClientId,
     },
-    /// Write or release with no lock believed held.
+    /// Write with no lock believed held, nor one lost since it last asked.
     NotHolding {
         client: ClientId,
+    },
+    /// Write while still asking or waiting for the lock.
+    NotYetGranted {
+        client: ClientId,
+    },
+    /// Write after the client library learned its lease is gone: it knows,
+    /// so it sends nothing (only a write already past that check goes out).
+    LeaseGone {
+        client: ClientId,
+        reason: LossReason,
     },
     NothingToRelease {
         client: ClientId,
@@ -136,7 +147,15 @@ impl fmt::Display for CommandError {
             }
             NotHolding { client } => write!(
                 f,
-                "{client} does not believe it holds the lock, so it has no token to write with"
+                "{client} does not hold the lock, so it has no token to write with: acquire first"
+            ),
+            NotYetGranted { client } => write!(
+                f,
+                "{client} has asked for the lock but not been granted it: nothing to write with yet"
+            ),
+            LeaseGone { client, reason } => write!(
+                f,
+                "{client}'s client library knows it lost the lock ({reason}): it will not send a write"
             ),
             NothingToRelease { client } => {
                 write!(f, "{client} neither holds nor waits for the lock")

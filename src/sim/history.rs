@@ -1,8 +1,9 @@
 //! The history of a run: typed records that render as plain sentences.
 
-use super::backend::rvn_text;
+use super::backend::{rvn_text, Backend};
 use super::client::{ChubbySession, ZkConn};
 use super::net::{Body, Endpoint};
+use super::resource::FenceRule;
 use super::scenario::{Command, NodeCommand, PartitionScope};
 use super::types::{ClientId, Millis, NodeId, Persistence, Token};
 use serde::{Deserialize, Serialize};
@@ -1042,17 +1043,99 @@ impl Event {
     }
 }
 
-fn token_words(token: &Option<Token>) -> String {
-    match token {
-        Some(t) => format!("token {t}"),
-        None => "no token".to_string(),
+/// How a lock system's grants are worded wherever the page names them: the
+/// client cards, the status strip, the event log and the timeline all ask
+/// this, so one grant reads the same everywhere.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum TokenWords {
+    /// The number a client carries is the token the lock service granted.
+    #[default]
+    Granted,
+    /// The lock grants no token (PostgreSQL's advisory lock): the number a
+    /// client carries is the row's version it read with the lock, which the
+    /// resource checks itself (`UPDATE ... WHERE version = n`).
+    RowVersion,
+}
+
+impl TokenWords {
+    /// The wording of `backend`'s grants: where the resource fences by the
+    /// data's own version, the lock itself granted nothing.
+    pub fn of(backend: Backend) -> TokenWords {
+        match backend.fence_rule() {
+            FenceRule::Version => TokenWords::RowVersion,
+            _ => TokenWords::Granted,
+        }
+    }
+
+    /// What the grant gave: "token 3", or "no token".
+    pub fn grant(self, token: Option<Token>) -> String {
+        match (self, token) {
+            (TokenWords::Granted, Some(t)) => format!("token {t}"),
+            _ => "no token".to_string(),
+        }
+    }
+
+    /// The token alone, for a field labelled "token": "3", or "no token".
+    pub fn value(self, token: Option<Token>) -> String {
+        match (self, token) {
+            (TokenWords::Granted, Some(t)) => t.to_string(),
+            _ => "no token".to_string(),
+        }
+    }
+
+    /// What a grant or a write carries, for the log: "token 3", "no token",
+    /// or "no token, row version 0".
+    pub fn carried(self, token: Option<Token>) -> String {
+        match (self, token) {
+            (TokenWords::RowVersion, Some(v)) => format!("no token, row version {}", v.0),
+            _ => self.grant(token),
+        }
+    }
+
+    /// The few characters a write's mark on the timeline carries: "t3",
+    /// "v0" for a row version, or nothing.
+    pub fn mark(self, token: Option<Token>) -> Option<String> {
+        match (self, token) {
+            (TokenWords::Granted, Some(t)) => Some(format!("t{t}")),
+            (TokenWords::RowVersion, Some(v)) => Some(format!("v{}", v.0)),
+            (_, None) => None,
+        }
     }
 }
 
+/// An event in a lock system's words (see `TokenWords`).
+#[derive(Debug, Clone, Copy)]
+pub struct Said<'a> {
+    event: &'a Event,
+    words: TokenWords,
+}
+
+impl Event {
+    /// The event as a sentence, its tokens worded as `words` says.
+    pub fn said(&self, words: TokenWords) -> Said<'_> {
+        Said { event: self, words }
+    }
+}
+
+impl Record {
+    /// "t=1.0 s: ..." with its tokens worded as `words` says.
+    pub fn said(&self, words: TokenWords) -> String {
+        format!("t={}: {}", self.at, self.event.said(words))
+    }
+}
+
+/// Without a lock system to word it for, a number carried is a token.
 impl fmt::Display for Event {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.said(TokenWords::Granted).fmt(f)
+    }
+}
+
+impl fmt::Display for Said<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Event::*;
-        match self {
+        let token_words = |token: &Option<Token>| self.words.carried(*token);
+        match self.event {
             Clicked { client, command } => write!(f, "{client}: {command}"),
             Queued { client, command } => write!(
                 f,
@@ -1243,7 +1326,7 @@ impl fmt::Display for Event {
                 write!(f, "Redis {node} now answers {} late", Millis(*extra_ms))
             }
             MessageSent { from, to, body, .. } => {
-                write!(f, "{from} sends \"{}\" to {to}", body.label())
+                write!(f, "{from} sends \"{}\" to {to}", body.label_in(self.words))
             }
             MessageRetransmitted {
                 from,

@@ -35,7 +35,7 @@ pub use backend::{
     LOCK_DELAY_S_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };
 
-pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, ZkConn};
+pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, WriteJudged, ZkConn};
 
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};
 pub use engine::{
@@ -45,7 +45,7 @@ pub use engine::{
 pub use error::CommandError;
 pub use history::{
     AcquireFailure, DropReason, Event, EventKind, LossReason, PgSessionEnd, Record, RejectReason,
-    ServiceEvent, Standing, HISTORY_LEN_MAX,
+    Said, ServiceEvent, Standing, TokenWords, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};

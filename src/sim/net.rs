@@ -1,6 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
+use super::history::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
@@ -76,12 +77,17 @@ impl From<ResourceMsg> for Body {
 impl Body {
     /// A short label for the message as drawn in flight.
     pub fn label(&self) -> String {
+        self.label_in(TokenWords::Granted)
+    }
+
+    /// The label, with what a write carries worded as `words` says:
+    /// "write, token 3", or "write, no token, row version 0".
+    pub fn label_in(&self, words: TokenWords) -> String {
         match self {
             Body::Lock(m) => m.label(),
-            Body::Resource(ResourceMsg::Write { token: Some(t), .. }) => {
-                format!("write, token {t}")
+            Body::Resource(ResourceMsg::Write { token, .. }) => {
+                format!("write, {}", words.carried(*token))
             }
-            Body::Resource(ResourceMsg::Write { token: None, .. }) => "write, no token".into(),
             Body::Resource(ResourceMsg::WriteReply { accepted: true, .. }) => "accepted".into(),
             Body::Resource(ResourceMsg::WriteReply {
                 accepted: false, ..

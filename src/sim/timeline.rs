@@ -3,7 +3,7 @@
 //! browser. New records are fed in as they arrive, so a long run is not
 //! walked again on every frame.
 
-use super::history::{Event, Record, RejectReason, ServiceEvent, Standing};
+use super::history::{Event, Record, RejectReason, ServiceEvent, Standing, TokenWords};
 use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
 use litemap::LiteMap;
@@ -174,11 +174,21 @@ pub struct Picture {
     fed: usize,
     /// Arrows by message id, to mark the ones lost on the way.
     arrow_of: LiteMap<u64, usize>,
+    /// How the run's lock system words its tokens.
+    pub words: TokenWords,
 }
 
 impl Picture {
     pub fn from_history(history: &[Record]) -> Picture {
-        let mut picture = Picture::default();
+        Picture::worded(history, TokenWords::Granted)
+    }
+
+    /// The picture of a run whose lock system words its tokens as `words`.
+    pub fn worded(history: &[Record], words: TokenWords) -> Picture {
+        let mut picture = Picture {
+            words,
+            ..Picture::default()
+        };
         picture.feed(history);
         picture
     }
@@ -200,7 +210,8 @@ impl Picture {
     fn take(&mut self, record: &Record) {
         let at = record.at.ms();
         self.last_ms = self.last_ms.max(at);
-        let text = || -> Rc<str> { record.to_string().into() };
+        let words = self.words;
+        let text = || -> Rc<str> { record.said(words).into() };
         use Event::*;
         match &record.event {
             Acquired { client, token, .. } => self.lane(*client).believed.push(Held {

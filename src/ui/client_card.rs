@@ -6,7 +6,7 @@ use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{
     Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
-    PartitionScope, ServiceDetail, Validity, ZkClient,
+    PartitionScope, ServiceDetail, Standing, TokenWords, Validity, WriteJudged, ZkClient,
 };
 
 use yew::prelude::*;
@@ -82,6 +82,9 @@ pub struct ClientCardProps {
     pub zk_client: ZkClient,
     /// Redlock's budget (TTL - elapsed - drift) while acquiring or holding.
     pub validity: Option<Validity>,
+    /// The service says this client holds the lock.
+    #[prop_or_default]
+    pub holds_at_service: bool,
     /// The GC pause chosen on this card, in seconds.
     pub pause_s: u64,
     pub checks: CardChecks,
@@ -122,6 +125,7 @@ impl ClientCardProps {
             backend: sim.config().backend,
             zk_client: sim.config().zk.client,
             validity: sim.validity(c),
+            holds_at_service: sim.holder().is_some_and(|h| h.client == c),
             pause_s,
             checks,
             selected: false,
@@ -202,10 +206,12 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
             { stale_alarm(view) }
             { facts(props) }
             { lease_bars(props) }
+            { stale_write_alarm(view) }
             <CardControls id={view.id} partitioned={view.partition.is_some()}
                 crashed={view.crashed} renewal={view.renewal} backend={props.backend}
                 clock_rate_pct={view.clock_rate_pct} losing={view.losing}
                 pause_s={props.pause_s} checks={props.checks.clone()}
+                write_on_wake={write_on_wake(view)} write_note={write_note(props)}
                 dispatch={props.dispatch.clone()} />
         </section>
     }
@@ -223,18 +229,33 @@ fn stale_alarm(view: &ClientView) -> Html {
     }
 }
 
-fn facts(props: &ClientCardProps) -> Html {
-    let token = match props.view.belief.token() {
-        Some(t) => t.to_string(),
-        None => "—".into(),
+/// The token line: what the client's grant (or place in the queue) gave it,
+/// worded as the status strip, the log and the timeline word it.
+fn token_line(props: &ClientCardProps) -> Html {
+    let belief = props.view.belief;
+    let words = TokenWords::of(props.backend);
+    let has_grant = matches!(belief, Belief::Holding { .. } | Belief::Waiting { .. });
+    let (label, value) = match (has_grant, words, belief.token()) {
+        (true, TokenWords::Granted, Some(t)) => (true, t.to_string()),
+        // "no token", as the strip, the log and the timeline say.
+        (true, _, token) => (false, words.grant(token)),
+        (false, ..) => (true, "—".to_string()),
     };
+    html! {
+        <p class="client-card__token">
+            if label {
+                <span class="client-card__label">{ "token " }</span>
+            }
+            <strong>{ value }</strong>
+        </p>
+    }
+}
+
+fn facts(props: &ClientCardProps) -> Html {
     let notes = notes(props);
     html! {
         <>
-            <p class="client-card__token">
-                <span class="client-card__label">{ "token " }</span>
-                <strong>{ token }</strong>
-            </p>
+            { token_line(props) }
             if !notes.is_empty() {
                 <ul class="client-card__notes">
                     { for notes.into_iter().map(|n| html! { <li>{ super::tick(n) }</li> }) }
@@ -288,6 +309,14 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
     if let Some(session) = view.chubby {
         notes.push(chubby_words(session, props.now));
     }
+    if let (TokenWords::RowVersion, Belief::Holding { token: Some(v), .. }) =
+        (TokenWords::of(props.backend), view.belief)
+    {
+        notes.push(format!(
+            "no token from the lock: the resource checks the row's version itself (WHERE version = {})",
+            v.0
+        ));
+    }
     if props.backend == Backend::DynamoDb && view.belief.is_holding() {
         notes.push(
             "no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it".into(),
@@ -319,18 +348,68 @@ fn machine_notes(view: &ClientView, notes: &mut Vec<String>) {
         let list: Vec<String> = view.queued.iter().map(|c| c.to_string()).collect();
         notes.push(format!("queued until it wakes: {}", list.join(", ")));
     }
-    if let Some(last) = view.last_write {
-        notes.push(
+    // A stale write the resource took has a line of its own (`stale_write_alarm`).
+    match (view.judged, view.last_write) {
+        (Some(judged), _) if judged_alarm(judged) => {}
+        (Some(judged), last) => notes.push(judged_words(judged, last)),
+        (None, Some(last)) => notes.push(
             match last {
                 LastWrite::InFlight => "last write: on its way",
                 LastWrite::Accepted => "last write: accepted",
                 LastWrite::Rejected => "last write: rejected",
             }
             .into(),
-        );
+        ),
+        (None, None) => {}
     }
     if !view.renewal {
         notes.push("renewal off: the lease will not be extended".into());
+    }
+}
+
+/// A stale write the resource accepted: the counter is corrupted.
+fn judged_alarm(judged: WriteJudged) -> bool {
+    judged.accepted && judged.standing == Standing::Stale
+}
+
+/// The client's latest write as it landed, in the oracle's judgement: the
+/// client's reply says only accepted or rejected, the page knows more.
+fn judged_words(judged: WriteJudged, last: Option<LastWrite>) -> String {
+    let verdict = match (judged.accepted, judged.standing) {
+        (true, Standing::Holder) => "accepted".to_string(),
+        (true, Standing::WithoutLease) => {
+            "accepted without a lease (nobody else had the lock since: nothing corrupted)".into()
+        }
+        (true, Standing::Stale) => stale_words(judged.holder),
+        (false, Standing::Stale) => "rejected: a stale write, fencing saved the counter".into(),
+        (false, _) => "rejected".into(),
+    };
+    let reply = if last == Some(LastWrite::InFlight) {
+        "; the reply is on its way"
+    } else {
+        ""
+    };
+    format!("last write: {verdict}{reply}")
+}
+
+fn stale_words(holder: Option<ClientId>) -> String {
+    match holder {
+        Some(h) => format!("accepted although {h} held the lock (stale)"),
+        None => "accepted although the lock had gone to another client since (stale)".into(),
+    }
+}
+
+/// The card's alarm for a stale write its resource took: the counter is
+/// corrupted, and this client's write did it.
+fn stale_write_alarm(view: &ClientView) -> Html {
+    let Some(judged) = view.judged.filter(|&j| judged_alarm(j)) else {
+        return html! {};
+    };
+    html! {
+        <p class="client-card__alarm client-card__alarm--write" role="status">
+            <span aria-hidden="true">{ "✕ " }</span>
+            { format!("last write: {}", stale_words(judged.holder)) }
+        </p>
     }
 }
 
@@ -399,9 +478,33 @@ fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm:
     }
 }
 
+/// Why a client with no lease shows no bar: waiting in a queue, asking, or
+/// holding nothing. `None` for a client that holds a lease, by its own
+/// belief or by the service's books.
+fn no_lease_words(props: &ClientCardProps) -> Option<&'static str> {
+    let view = &props.view;
+    if view.belief.is_holding() || props.holds_at_service {
+        return None;
+    }
+    Some(match view.belief {
+        Belief::Waiting { .. } => "no lease yet: waiting in the queue",
+        Belief::Acquiring => "no lease yet: asking for the lock",
+        _ => "no lock, no lease",
+    })
+}
+
 fn lease_bars(props: &ClientCardProps) -> Html {
     let view = &props.view;
     let now = props.now;
+    // A bar is drawn for a lease someone holds; a waiter's lease (etcd keeps
+    // one for its queued key) is not the lock's.
+    if let Some(words) = no_lease_words(props) {
+        return html! {
+            <div class="client-card__leases">
+                <p class="client-card__no-lease">{ words }</p>
+            </div>
+        };
+    }
     let (believed, believed_words) = match view.belief {
         Belief::Holding {
             until: Some(until), ..
@@ -436,11 +539,48 @@ fn lease_bars(props: &ClientCardProps) -> Html {
     }
 }
 
+/// A holder frozen by a GC pause: a Write clicked now is queued and leaves
+/// the instant it wakes, before any reply that came meanwhile is read.
+fn write_on_wake(view: &ClientView) -> bool {
+    view.paused_until.is_some() && view.belief.is_holding()
+}
+
+/// The line under the buttons that says what Write does now, when that is
+/// not the obvious: queued until a pause ends, or refused because the
+/// client library knows its lease is gone (the same words as the button's
+/// tooltip, which touch screens do not show).
+fn write_note(props: &ClientCardProps) -> Option<String> {
+    let view = &props.view;
+    if write_on_wake(view) && props.checks.write.is_none() {
+        return Some(format!(
+            "{} is frozen: a write clicked now leaves the instant it wakes, before any reply can reach it.",
+            view.id
+        ));
+    }
+    match (&props.checks.write, view.lost) {
+        (Some(why), Some(_)) if !view.crashed => Some(sentence(why)),
+        _ => None,
+    }
+}
+
+/// A refusal as a sentence of its own: capitalized, with a full stop.
+fn sentence(why: &str) -> String {
+    let mut chars = why.chars();
+    let first = chars.next().map(|c| c.to_uppercase().to_string());
+    format!("{}{}.", first.unwrap_or_default(), chars.as_str())
+}
+
 /// The card's buttons and switches: a component of their own, so the many
 /// frames in which none of them changes skip re-rendering them.
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct CardControlsProps {
     pub id: ClientId,
+    /// Write is queued until the client wakes: the button says so.
+    #[prop_or_default]
+    pub write_on_wake: bool,
+    /// What Write does now, shown under the buttons.
+    #[prop_or_default]
+    pub write_note: Option<String>,
     pub partitioned: bool,
     pub crashed: bool,
     pub renewal: bool,
@@ -465,16 +605,72 @@ fn command_button(
     blocked: &Option<String>,
     hint: String,
 ) -> Html {
+    described_button(props, name, command, blocked, hint, None, None)
+}
+
+/// A command button, described by a line of the card (`aria-describedby`).
+fn described_button(
+    props: &CardControlsProps,
+    name: &str,
+    command: Command,
+    blocked: &Option<String>,
+    hint: String,
+    described_by: Option<String>,
+    modifier: Option<&'static str>,
+) -> Html {
     let c = props.id;
     let onclick = props
         .dispatch
         .reform(move |_: MouseEvent| Action::Client(c, command));
     let title = blocked.clone().unwrap_or(hint);
+    let class = classes!("button", "client-card__button", modifier);
     html! {
-        <button type="button" class="button client-card__button" {onclick}
-            disabled={blocked.is_some()} title={title}>
+        <button type="button" {class} {onclick}
+            disabled={blocked.is_some()} title={title} aria-describedby={described_by}>
             { name }
         </button>
+    }
+}
+
+/// Write, or "Write on wake" while a paused holder's write would be queued.
+fn write_button(props: &CardControlsProps) -> Html {
+    let c = props.id;
+    let (name, hint) = if props.write_on_wake {
+        (
+            "Write on wake",
+            format!("{c} is frozen: the write is queued and leaves the instant {c} wakes, past its check that it holds the lock"),
+        )
+    } else {
+        (
+            "Write",
+            format!("{c} writes to the counter with the token it believes it holds"),
+        )
+    };
+    let note = props
+        .write_note
+        .as_ref()
+        .map(|_| format!("write-note-{}", c.letter().to_ascii_lowercase()));
+    // A longer name than the grid's cells were sized for: it may wrap.
+    let modifier = props.write_on_wake.then_some("client-card__button--long");
+    described_button(
+        props,
+        name,
+        Command::Write,
+        &props.checks.write,
+        hint,
+        note,
+        modifier,
+    )
+}
+
+/// The line that says what Write does now, if it is not the obvious.
+fn write_note_line(props: &CardControlsProps) -> Html {
+    let Some(note) = &props.write_note else {
+        return html! {};
+    };
+    let id = format!("write-note-{}", props.id.letter().to_ascii_lowercase());
+    html! {
+        <p class="client-card__write-note" {id}>{ note.clone() }</p>
     }
 }
 
@@ -487,8 +683,7 @@ fn buttons(props: &CardControlsProps) -> Html {
             <div class="client-card__buttons">
                 { command_button(props, "Acquire", Command::Acquire, &checks.acquire,
                     format!("{c} asks the lock service for the lock")) }
-                { command_button(props, "Write", Command::Write, &checks.write,
-                    format!("{c} writes to the counter with the token it believes it holds")) }
+                { write_button(props) }
                 { command_button(props, "Release", Command::Release, &checks.release,
                     format!("{c} gives the lock back")) }
                 { command_button(props, "GC pause", Command::GcPause { pause_ms }, &checks.gc_pause,
@@ -496,6 +691,7 @@ fn buttons(props: &CardControlsProps) -> Html {
                 { partition_button(props) }
                 { crash_button(props) }
             </div>
+            { write_note_line(props) }
             { options(props) }
             { more_faults(props) }
         </div>

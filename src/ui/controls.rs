@@ -1,7 +1,7 @@
 //! The run's settings and the clock: backend, fencing, TTL, seed, speed,
 //! Start/Pause, Step and Reset.
 
-use super::browser::{checked_of, value_of};
+use super::browser::{checked_of, take_value, value_of};
 use super::state::{seconds_1, speed_words, Action, AppState, Notice};
 use crate::sim::Config;
 use crate::sim::Sim;
@@ -152,12 +152,16 @@ fn run_settings(props: &ControlsProps) -> Html {
     let on_fencing = props
         .dispatch
         .reform(|e: Event| Action::SetFencing(checked_of(&e)));
+    // On change (Enter, or leaving the field), not on each keystroke: typing
+    // "30" must not run a TTL of 3 s on the way.
+    let ttl_shown = props.ttl_text.clone();
     let on_ttl = props
         .dispatch
-        .reform(|e: InputEvent| Action::SetTtl(value_of(&e)));
+        .reform(move |e: Event| Action::SetTtl(take_value(&e, &ttl_shown)));
+    let seed_shown = props.seed_text.clone();
     let on_seed = props
         .dispatch
-        .reform(|e: InputEvent| Action::SetSeed(value_of(&e)));
+        .reform(move |e: Event| Action::SetSeed(take_value(&e, &seed_shown)));
     html! {
         <div class="controls__group controls__group--settings">
             <label class="toggle toggle--fencing" for="fencing"
@@ -171,20 +175,24 @@ fn run_settings(props: &ControlsProps) -> Html {
                 <span class="field__label">{ "TTL (s)" }</span>
                 <input id="ttl" class="field__input field__input--short" type="number"
                     min="1" max="60" step="0.5" inputmode="decimal"
-                    value={props.ttl_text.clone()} oninput={on_ttl} />
+                    value={props.ttl_text.clone()} onchange={on_ttl}
+                    aria-describedby="ttl-when" />
             </label>
             <label class="field" for="seed">
                 <span class="field__label">{ "Seed" }</span>
                 <input id="seed" class="field__input" type="text" inputmode="numeric"
                     autocomplete="off" spellcheck="false"
-                    value={props.seed_text.clone()} oninput={on_seed} />
+                    value={props.seed_text.clone()} onchange={on_seed}
+                    aria-describedby="ttl-when" />
             </label>
             if config.backend == Backend::Postgres {
                 <p class="controls__hint" id="ttl-unused">
                     { "PostgreSQL ignores the TTL: an advisory lock has no lease. How long a dead holder keeps it is set by the keepalive settings in the lock service panel." }
                 </p>
             }
-            <p class="controls__hint">{ "Changing any of these starts a fresh run." }</p>
+            <p class="controls__hint" id="ttl-when">
+                { "TTL and seed apply on Enter or on leaving the field. Changing any of these starts a fresh run." }
+            </p>
         </div>
     }
 }

@@ -8,8 +8,10 @@
 
 use super::browser;
 use super::state::{AppState, Notice, StartSim, Story};
+use super::views::View;
 use crate::lesson::presets::{self, Preset};
 use crate::sim::{Backend, Config, Playback, Refusals};
+use crate::work::EXPLORE_LINK_KEY;
 use yew::prelude::*;
 
 /// The `type` of the height message posted to a host page.
@@ -30,6 +32,9 @@ pub struct PageRequest {
     pub autoplay: bool,
     /// A shared run: the fragment, without its `#`.
     pub link: Option<String>,
+    /// The view to open (`?view=compare`; the explorer's own links,
+    /// `?explore&...`, open the explorer).
+    pub view: View,
 }
 
 impl PageRequest {
@@ -49,6 +54,8 @@ impl PageRequest {
                 "preset" if !value.is_empty() => request.preset = Some(value.to_string()),
                 "system" if !value.is_empty() => request.system = Some(value.to_string()),
                 "try" => request.tried = is_yes(value),
+                "view" => request.view = View::from_slug(value).unwrap_or_default(),
+                EXPLORE_LINK_KEY => request.view = View::Explore,
                 _ => {}
             }
         }
@@ -71,7 +78,15 @@ impl AppState {
     /// The page's first state: a run handed in, or what the address asks
     /// for. A request that cannot be met says why and opens the default page.
     pub fn opened(start: Option<StartSim>, request: &PageRequest) -> AppState {
-        let fresh = AppState::new(start);
+        let fresh = AppState {
+            // A frame shows the simulator alone.
+            view: if request.embed {
+                View::Simulator
+            } else {
+                request.view
+            },
+            ..AppState::new(start)
+        };
         let preset = match request.preset.as_deref().map(|id| (id, presets::preset(id))) {
             Some((_, Some(preset))) => Some(preset),
             Some((id, None)) => {

@@ -3,7 +3,7 @@
 
 use super::browser::checked_of;
 use super::state::Action;
-use crate::sim::{EventKind, Record, HISTORY_LEN_MAX};
+use crate::sim::{EventKind, Record, TokenWords, HISTORY_LEN_MAX};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -31,11 +31,11 @@ pub struct LogLine {
 }
 
 impl LogLine {
-    fn of(index: usize, record: &Record) -> LogLine {
+    fn of(index: usize, record: &Record, words: TokenWords) -> LogLine {
         LogLine {
             index,
             kind: record.event.kind(),
-            text: record.to_string().into(),
+            text: record.said(words).into(),
         }
     }
 }
@@ -44,15 +44,16 @@ fn shown(record: &Record, with_messages: bool) -> bool {
     with_messages || record.event.kind() != EventKind::Message
 }
 
-/// The newest lines, newest first; network messages only when asked for.
-pub fn log_lines(history: &[Record], with_messages: bool) -> Vec<LogLine> {
+/// The newest lines, newest first; network messages only when asked for;
+/// tokens worded as the run's lock system words them.
+pub fn log_lines(history: &[Record], with_messages: bool, words: TokenWords) -> Vec<LogLine> {
     history
         .iter()
         .enumerate()
         .rev()
         .filter(|(_, r)| shown(r, with_messages))
         .take(LOG_LINES_MAX)
-        .map(|(index, r)| LogLine::of(index, r))
+        .map(|(index, r)| LogLine::of(index, r, words))
         .collect()
 }
 
@@ -62,6 +63,7 @@ pub fn log_lines(history: &[Record], with_messages: bool) -> Vec<LogLine> {
 pub struct LogCache {
     run: u64,
     with_messages: bool,
+    words: TokenWords,
     /// History records already looked at.
     scanned: usize,
     /// Newest first, at most `LOG_LINES_MAX`.
@@ -71,20 +73,27 @@ pub struct LogCache {
 
 impl LogCache {
     /// Brings the cache up to date and returns the lines to show.
-    pub fn lines(&mut self, history: &[Record], run: u64, with_messages: bool) -> Rc<Vec<LogLine>> {
-        let fresh = run != self.run || with_messages != self.with_messages;
+    pub fn lines(
+        &mut self,
+        history: &[Record],
+        run: u64,
+        with_messages: bool,
+        words: TokenWords,
+    ) -> Rc<Vec<LogLine>> {
+        let fresh = run != self.run || with_messages != self.with_messages || words != self.words;
         if fresh || history.len() < self.scanned {
             self.run = run;
             self.with_messages = with_messages;
+            self.words = words;
             self.scanned = history.len();
-            self.lines = log_lines(history, with_messages).into();
+            self.lines = log_lines(history, with_messages, words).into();
             self.snapshot = Rc::new(self.lines.iter().cloned().collect());
             return self.snapshot.clone();
         }
         let mut changed = false;
         for (index, record) in history.iter().enumerate().skip(self.scanned) {
             if shown(record, with_messages) {
-                self.lines.push_front(LogLine::of(index, record));
+                self.lines.push_front(LogLine::of(index, record, words));
                 changed = true;
             }
         }

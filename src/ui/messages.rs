@@ -2,12 +2,14 @@
 //! receiver's, so a late or held message can be seen on its way.
 
 use crate::sim::Sim;
-use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId};
+use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
 use yew::prelude::*;
 
-/// Messages drawn at most; the rest are counted.
-pub const MESSAGES_SHOWN_MAX: usize = 14;
+/// Messages drawn at most; the rest are counted. The strip stands on the
+/// stage under the cards, in the lesson's first screen: a few rows, the
+/// newest.
+pub const MESSAGES_SHOWN_MAX: usize = 5;
 
 /// One message, ready to draw: columns are indexes into `columns`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,11 +55,11 @@ fn column_name(e: Endpoint, backend: Backend) -> String {
     }
 }
 
-fn flight(cols: &[Endpoint], now: Millis, m: &Message) -> Flight {
+fn flight(cols: &[Endpoint], now: Millis, m: &Message, words: TokenWords) -> Flight {
     let index = |e: Endpoint| cols.iter().position(|&c| c == e).unwrap_or(0);
     let span = m.sent_at.until(m.deliver_at).max(1);
     let done = m.sent_at.until(now).min(span);
-    let label = m.body.label();
+    let label = m.body.label_in(words);
     let fate = if m.retransmits > 0 {
         ", held by TCP across a partition and sent again"
     } else {
@@ -88,7 +90,7 @@ impl MessagesProps {
         // The newest are the ones a visitor just caused: draw those.
         let flights = all[hidden..]
             .iter()
-            .map(|m| flight(&cols, now, m))
+            .map(|m| flight(&cols, now, m, TokenWords::of(backend)))
             .collect();
         MessagesProps {
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),
@@ -104,8 +106,8 @@ fn column_x(index: usize, count: usize) -> f64 {
 }
 
 /// Height of the column heads, and of each message's row, in pixels.
-const HEAD_PX: usize = 26;
-const ROW_PX: usize = 26;
+const HEAD_PX: usize = 22;
+const ROW_PX: usize = 18;
 
 /// A percentage with two decimals, written with integers (the page
 /// carries no floating-point formatting).
@@ -120,8 +122,9 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     let from = column_x(f.from, count);
     let to = column_x(f.to, count);
     let at = from + (to - from) * f64::from(f.progress_permille) / 1000.0;
-    let y = (HEAD_PX + row * ROW_PX + ROW_PX / 2 + 4).to_string();
-    let label_y = (HEAD_PX + row * ROW_PX + ROW_PX / 2 - 3).to_string();
+    // In each row the label rides just above the message's line.
+    let y = (HEAD_PX + row * ROW_PX + 14).to_string();
+    let label_y = (HEAD_PX + row * ROW_PX + 9).to_string();
     let class = classes!(
         "flight",
         f.held.then_some("flight--held"),
@@ -131,9 +134,9 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     let arrow_end = if to >= from { " →" } else { "" };
     // The label sits on the side with more room, so it never leaves the strip.
     let (anchor, label_x) = if at > 60.0 {
-        ("end", at - 1.0)
+        ("end", at - 2.0)
     } else {
-        ("start", at + 1.0)
+        ("start", at + 2.0)
     };
     html! {
         <g class={class} key={f.id}>
@@ -142,7 +145,7 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
                 <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
                     dominant-baseline="central">{ "⟳" }</text>
             } else {
-                <circle class="flight__dot" cx={pct(at)} cy={y} r="5" />
+                <circle class="flight__dot" cx={pct(at)} cy={y} r="4" />
             }
             <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y.clone()}
                 text-anchor={anchor}>
@@ -188,13 +191,18 @@ pub fn messages(props: &MessagesProps) -> Html {
                     { for props.flights.iter().map(|f| html! { <li key={f.id}>{ &f.describe }</li> }) }
                 </ul>
             }
-            <p class="panel__note">
-                { "● a message on its way, from sender to receiver · " }
-                <span class="messages__key--held">{ "⟳ on a dashed line: cut off by a partition, TCP sends it again until the partition heals (15 tries, about 15 minutes)" }</span>
-                if props.hidden > 0 {
-                    { format!(" · {} older messages not drawn", props.hidden) }
-                }
-            </p>
+            // The key says only what is on show: a held message, or the
+            // messages left out.
+            if props.flights.iter().any(|f| f.held) || props.hidden > 0 {
+                <p class="panel__note">
+                    if props.flights.iter().any(|f| f.held) {
+                        <span class="messages__key--held">{ "⟳ on a dashed line: cut off by a partition, TCP sends it again until the partition heals (15 tries, about 15 minutes)" }</span>
+                    }
+                    if props.hidden > 0 {
+                        { format!(" · {} older messages not drawn (the timeline has them all)", props.hidden) }
+                    }
+                </p>
+            }
         </section>
     }
 }

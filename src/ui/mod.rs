@@ -21,6 +21,7 @@ pub mod stories;
 pub mod timeline;
 pub mod timeline_draw;
 pub mod travel;
+pub mod views;
 pub mod work_section;
 pub mod worker;
 
@@ -40,6 +41,7 @@ use state::{Action, AppState, StartSim};
 use status::{status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
+use views::{View, ViewTabs};
 use work_section::{Kind, WorkSection};
 
 use crate::lesson::tour::Look;
@@ -112,6 +114,19 @@ fn below(drawn: bool, draw: impl FnOnce() -> Html) -> Html {
     }
 }
 
+/// Keeps the view on show in the page's address (`?view=compare`), so a
+/// copied address or a reload opens it again. The address the page was
+/// opened with stands until the visitor changes the view.
+#[hook]
+fn use_view_address(view: View) {
+    let first = use_mut_ref(|| true);
+    use_effect_with(view, move |&view| {
+        if !std::mem::replace(&mut *first.borrow_mut(), false) {
+            browser::show_view_in_address(&view.query());
+        }
+    });
+}
+
 /// A callback that makes the page's current run link, the same callback
 /// on every render: a panel given it is not drawn again for every frame.
 #[hook]
@@ -140,6 +155,7 @@ pub fn App(props: &AppProps) -> Html {
     let dispatch = state.dispatcher().to_callback();
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
+    use_view_address(state.view);
 
     // A frame's size is its host's choice: it is drawn whole at once.
     let drawn = use_below_first_screen(embed);
@@ -169,8 +185,13 @@ pub fn App(props: &AppProps) -> Html {
         cards: clients(&sim, &state, look, &dispatch),
         timeline: below(drawn, || {
             // The timeline draws the whole run, also while the page shows its past.
-            let picture = state
-                .with_whole(|whole| picture_cache.borrow_mut().get(whole.history(), state.run));
+            let picture = state.with_whole(|whole| {
+                picture_cache.borrow_mut().get(
+                    whole.history(),
+                    state.run,
+                    crate::sim::TokenWords::of(backend),
+                )
+            });
             let run_file = made_by(&state, AppState::run_file);
             html! {
                 <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
@@ -207,6 +228,7 @@ pub fn App(props: &AppProps) -> Html {
         help: state.help,
         backend,
         drawn,
+        view: state.view,
         dispatch,
     };
     full_page(both, full)
@@ -247,9 +269,12 @@ fn event_log(
     cache: &RefCell<LogCache>,
     dispatch: &Callback<Action>,
 ) -> Html {
-    let lines = cache
-        .borrow_mut()
-        .lines(sim.history(), state.run, state.log_messages);
+    let lines = cache.borrow_mut().lines(
+        sim.history(),
+        state.run,
+        state.log_messages,
+        crate::sim::TokenWords::of(sim.config().backend),
+    );
     html! {
         <EventLog {lines} total={sim.history().len()} dropped={sim.history_dropped()}
             with_messages={state.log_messages} dispatch={dispatch.clone()} />
@@ -297,6 +322,8 @@ struct Full {
     backend: Backend,
     /// Whether the page below the first screen is drawn yet.
     drawn: bool,
+    /// The view on show.
+    view: View,
     dispatch: Callback<Action>,
 }
 
@@ -340,7 +367,7 @@ fn compact_page(
                 </div>
                 { b.controls }
                 { b.stories }
-                <div class={spot(b.look, Look::Status)}>{ b.status }</div>
+                <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                 { b.cards }
                 { b.timeline }
                 <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
@@ -353,38 +380,63 @@ fn compact_page(
     }
 }
 
-/// The simulation first: the lead line, the controls, the status strip,
-/// the cards and the timeline; the stories and the panels after them.
+/// The simulation first: the lead line, the controls and stories, the
+/// status strip, the cards and the stage under them (the lock service,
+/// the messages on the wire, the resource), then the timeline and the
+/// detail folded. The tools are views of their own; a view not on show
+/// stays mounted (hidden), so its results wait for the visitor's return.
 fn full_page(b: Both, f: Full) -> Html {
     let dispatch = f.dispatch;
+    let shown = |v: View| f.view == v;
     html! {
         <div class="page">
             <Masthead />
+            <ViewTabs current={f.view} dispatch={dispatch.clone()} />
             <main class="page__main">
-                <Intro dispatch={dispatch.clone()}>
-                    <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
-                </Intro>
-                { b.controls }
-                <div class={spot(b.look, Look::Status)}>{ b.status }</div>
-                { b.cards }
-                { b.timeline }
+                <div class="view view--simulator" hidden={!shown(View::Simulator)}>
+                    <Intro dispatch={dispatch.clone()}>
+                        <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
+                    </Intro>
+                    { b.controls }
+                    { b.stories }
+                    <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
+                    { b.cards }
+                    <div class="stage">
+                        <div class={spot(b.look, Look::Service)}>{ f.service }</div>
+                        { f.messages }
+                        <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
+                    </div>
+                    { b.timeline }
+                    { b.log }
+                </div>
                 { below(f.drawn, || html! {
                     <>
-                        { f.properties }
-                        <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
-                        { b.stories }
-                        <div class="page__pair">
-                            <div class={spot(b.look, Look::Service)}>{ f.service }</div>
-                            <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
-                        </div>
-                        <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
-                        <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />
-                        <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
-                        { f.messages }
-                        { b.log }
+                        { tool(View::Find, f.view, f.properties) }
+                        { tool(View::Compare, f.view, html! {
+                            <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
+                        }) }
+                        { tool(View::Explore, f.view, html! {
+                            <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />
+                        }) }
+                        { tool(View::Spanner, f.view, html! {
+                            <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
+                        }) }
+                        { tool(View::Share, f.view, html! {
+                            <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
+                        }) }
                     </>
                 }) }
             </main>
+        </div>
+    }
+}
+
+/// A tool's view: the question it answers, then the tool.
+fn tool(view: View, current: View, body: Html) -> Html {
+    html! {
+        <div class={classes!("view", format!("view--{}", view.slug()))} hidden={view != current}>
+            <p class="view__question">{ view.question() }</p>
+            { body }
         </div>
     }
 }

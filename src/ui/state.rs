@@ -14,6 +14,7 @@ use std::rc::Rc;
 use yew::Reducible;
 
 use super::guide::Shortcut;
+use super::views::View;
 use crate::lesson::tour::Moment;
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only
@@ -88,6 +89,8 @@ pub struct AppState {
     /// The whole run while the page shows an earlier moment of it (the
     /// playhead moved back); `None` at the head of the run.
     pub future: Option<Rc<Sim>>,
+    /// The view on show: the simulator or one of the tools.
+    pub view: View,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -188,6 +191,8 @@ pub enum Action {
     ShowHelp(bool),
     /// Move the playhead: show the run as it was at this virtual time.
     Seek(u64),
+    /// Show another view of the page.
+    ShowView(View),
     /// Open a shared run from a link's fragment.
     OpenLink(String),
     /// Open a run the worker's markup links to (a comparison cell), and
@@ -224,6 +229,15 @@ impl AppState {
             selected: ClientId::ALL[0],
             help: false,
             future: None,
+            view: View::Simulator,
+        }
+    }
+
+    /// The same state with the simulator on show.
+    pub(crate) fn in_simulator(self) -> AppState {
+        AppState {
+            view: View::Simulator,
+            ..self
         }
     }
 
@@ -470,26 +484,20 @@ impl Reducible for AppState {
                 ..self.step()
             },
             Action::Reset => self.restart_with(config),
-            Action::SetSeed(text) => {
-                let next = match parse_seed(&text) {
-                    Ok(seed) => self.restart_with(Config { seed, ..config }),
-                    Err(message) => self.with_notice(Notice::Refused(message)),
-                };
-                AppState {
-                    seed_text: text,
-                    ..next
-                }
-            }
-            Action::SetTtl(text) => {
-                let next = match parse_ttl_ms(&text) {
-                    Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
-                    Err(message) => self.with_notice(Notice::Refused(message)),
-                };
-                AppState {
-                    ttl_text: text,
-                    ..next
-                }
-            }
+            // Applied when the field is left or Enter is pressed; the field
+            // shows the run's value again whatever happens: the new one, or
+            // the old one beside the reason it was refused.
+            Action::SetSeed(text) => match parse_seed(&text) {
+                // The same value: the run goes on untouched.
+                Ok(seed) if seed == config.seed => return self,
+                Ok(seed) => self.restart_with(Config { seed, ..config }),
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
+            Action::SetTtl(text) => match parse_ttl_ms(&text) {
+                Ok(ttl_ms) if ttl_ms == config.ttl_ms => return self,
+                Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
+                Err(message) => self.with_notice(Notice::Refused(message)),
+            },
             Action::SetSpeed(text) => match parse_speed_quarters(&text) {
                 Ok(speed_quarters) => AppState {
                     speed_quarters,
@@ -538,10 +546,23 @@ impl Reducible for AppState {
                 selected,
                 ..AppState::clone(&self)
             },
-            Action::Seek(ms) => self.travel_to(Millis(ms)),
-            Action::OpenLink(fragment) => self.open_run(crate::wire::link::open_link(&fragment)),
-            Action::OpenWorkRun { fragment, say } => self.open_work_run(&fragment, say),
-            Action::ImportRun(Ok(text)) => self.open_run(crate::wire::link::open_run_file(&text)),
+            // A moment chosen anywhere (a property's violation) is shown
+            // in the simulator.
+            Action::Seek(ms) => self.travel_to(Millis(ms)).in_simulator(),
+            Action::ShowView(view) => AppState {
+                view,
+                ..AppState::clone(&self)
+            },
+            // A run opened from any view plays in the simulator.
+            Action::OpenLink(fragment) => self
+                .open_run(crate::wire::link::open_link(&fragment))
+                .in_simulator(),
+            Action::OpenWorkRun { fragment, say } => {
+                self.open_work_run(&fragment, say).in_simulator()
+            }
+            Action::ImportRun(Ok(text)) => self
+                .open_run(crate::wire::link::open_run_file(&text))
+                .in_simulator(),
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,
@@ -645,24 +666,41 @@ fn capitalize(sentence: &str) -> String {
 pub fn parse_seed(text: &str) -> Result<Seed, String> {
     let trimmed = text.trim();
     if trimmed.is_empty() {
-        return Err("Seed: type a whole number, for example 1.".into());
+        return Err("Seed: type a whole number, for example 1. The run is unchanged.".into());
     }
     trimmed.parse::<u64>().map(Seed).map_err(|_| {
         format!(
-            "Seed: \"{trimmed}\" is not a whole number from 0 to {}. The run is unchanged.",
+            "Seed: \"{}\" is not a whole number from 0 to {}. The run is unchanged.",
+            shortened(trimmed),
             u64::MAX
         )
     })
 }
 
+/// What was typed, cut to a length a notice can quote.
+fn shortened(text: &str) -> String {
+    const QUOTED_CHARS_MAX: usize = 24;
+    match text.char_indices().nth(QUOTED_CHARS_MAX) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
 /// TTL in seconds, 1 to 60, decimals allowed to the millisecond.
 pub fn parse_ttl_ms(text: &str) -> Result<u64, String> {
+    let typed = text.trim();
+    let parsed = parse_thousandths(typed);
+    let what = match parsed {
+        _ if typed.is_empty() => "TTL (s) is empty".to_string(),
+        Some(_) => format!("A TTL of {} s is out of range", shortened(typed)),
+        None => format!("TTL (s): \"{}\" is not a number", shortened(typed)),
+    };
     let range = format!(
-        "TTL (s): type a number of seconds from {} to {}. The run is unchanged.",
+        "{what}: type a number of seconds from {} to {}. The run is unchanged.",
         TTL_MS_MIN / 1000,
         TTL_MS_MAX / 1000
     );
-    parse_thousandths(text)
+    parsed
         .filter(|ms| (TTL_MS_MIN..=TTL_MS_MAX).contains(ms))
         .ok_or(range)
 }

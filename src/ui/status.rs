@@ -3,7 +3,7 @@
 
 use super::state::clock_words;
 use crate::sim::Sim;
-use crate::sim::{ClientId, Millis, Token};
+use crate::sim::{ClientId, Millis, Token, TokenWords};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -13,6 +13,8 @@ pub struct StatusProps {
     /// The service's holder.
     pub holder: Option<ClientId>,
     pub token: Option<Token>,
+    /// How the run's lock system words its tokens.
+    pub words: TokenWords,
     pub rejected: u64,
     /// Clients that believe they hold the lock, by their own view.
     pub believers: Vec<ClientId>,
@@ -36,6 +38,7 @@ impl StatusProps {
             running,
             holder: holder.map(|h| h.client),
             token: holder.and_then(|h| h.token),
+            words: TokenWords::of(sim.config().backend),
             rejected: sim.resource().rejected(),
             believers,
             corruptions: sim.oracle().corruptions(),
@@ -58,7 +61,11 @@ fn names(clients: &[ClientId]) -> String {
 /// component costs the page about a kilobyte.
 pub fn status(props: &StatusProps) -> Html {
     let holder = props.holder.map_or("nobody".to_string(), |c| c.to_string());
-    let token = props.token.map_or("—".to_string(), |t| t.to_string());
+    // Worded as the cards, log and timeline word the same grant.
+    let token = match props.holder {
+        Some(_) => props.words.value(props.token),
+        None => "—".to_string(),
+    };
     let two = props.believers.len() >= 2;
     html! {
         <section class={classes!("status", (two || props.corruptions > 0).then_some("status--alarm"))}

@@ -46,10 +46,15 @@ pub struct PictureCache {
 }
 
 impl PictureCache {
-    pub fn get(&mut self, history: &[crate::sim::Record], run: u64) -> PictureRef {
+    pub fn get(
+        &mut self,
+        history: &[crate::sim::Record],
+        run: u64,
+        words: crate::sim::TokenWords,
+    ) -> PictureRef {
         let fed = self.picture.borrow().fed();
         if run != self.run || history.len() < fed {
-            self.picture = Rc::new(RefCell::new(Picture::from_history(history)));
+            self.picture = Rc::new(RefCell::new(Picture::worded(history, words)));
             self.run = run;
             self.built += 1;
         } else {

@@ -11,8 +11,8 @@
 
 use crate::sim::Endpoint;
 use crate::sim::{
-    Arrow, Changed, ClientId, Held, Mark, NodeId, Picture, Span, Token, WriteMark, WriteOutcome,
-    Zone,
+    Arrow, Changed, ClientId, Held, Mark, NodeId, Picture, Span, Token, TokenWords, WriteMark,
+    WriteOutcome, Zone,
 };
 use crate::work::escape;
 
@@ -334,11 +334,9 @@ fn fits(label: &str, x0: f64, x1: f64) -> bool {
     x1 - x0.max(LABEL_W) >= label.chars().count() as f64 * 6.2 + 6.0
 }
 
-fn token_label(token: Option<Token>) -> String {
-    match token {
-        Some(t) => format!("token {t}"),
-        None => "no token".into(),
-    }
+/// A grant's token as every view words it (`TokenWords`).
+fn token_label(picture: &Picture, token: Option<Token>) -> String {
+    picture.words.grant(token)
 }
 
 /// A stretch to draw: where, in which colour, and what it was.
@@ -653,7 +651,7 @@ fn leases(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId
             scale,
             h,
             until_ms,
-            format!("holds {}", token_label(h.token)),
+            format!("holds {}", token_label(picture, h.token)),
         )
     });
     stretches(
@@ -670,7 +668,7 @@ fn leases(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId
             scale,
             h,
             until_ms,
-            format!("believes {}", token_label(h.token)),
+            format!("believes {}", token_label(picture, h.token)),
         )
     });
     let colour = CLIENT_COLOURS[c.index()];
@@ -876,7 +874,7 @@ pub fn service_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, u
             scale,
             h,
             until_ms,
-            format!("{} {}", h.client, token_label(h.token)),
+            format!("{} {}", h.client, token_label(picture, h.token)),
         )
     });
     stretches(
@@ -955,17 +953,18 @@ pub fn node_lane(
     svg.close();
 }
 
-/// "A t1 STALE": who wrote, with which token, and what came of it.
-fn write_label(w: &WriteMark) -> String {
-    let words = match w.outcome {
+/// "A t1 STALE": who wrote, with which token (or row version: "A v0 ok"),
+/// and what came of it.
+fn write_label(w: &WriteMark, words: TokenWords) -> String {
+    let outcome = match w.outcome {
         WriteOutcome::Accepted => "ok",
         WriteOutcome::WithoutLease => "no lease",
         WriteOutcome::Rejected(_) => "rejected",
         WriteOutcome::Stale => "STALE",
     };
-    match w.token {
-        Some(t) => format!("{} t{t} {words}", w.client),
-        None => format!("{} {words}", w.client),
+    match words.mark(w.token) {
+        Some(mark) => format!("{} {mark} {outcome}", w.client),
+        None => format!("{} {outcome}", w.client),
     }
 }
 
@@ -989,7 +988,7 @@ pub fn resource_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture) 
     let mut free_x = [f64::NEG_INFINITY; 2];
     for w in shown {
         let x = scale.x(w.at_ms);
-        let label = write_label(w);
+        let label = write_label(w, picture.words);
         let line = usize::from(x - 10.0 < free_x[0]);
         free_x[line] = free_x[line].max(x - 10.0 + label.chars().count() as f64 * 6.2 + 4.0);
         write_mark(svg, x, row, w, &label, line);

@@ -84,22 +84,21 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
         ]),
     };
     let work = use_work();
-    let section = use_node_ref();
-    // A link with the explorer's settings restores its form and runs it,
-    // once, as the section first appears.
+    // A link with the explorer's settings (which opens the explorer's
+    // view) restores its form and runs it, once, as the section first
+    // appears.
     {
-        let (send, section) = (work.send.clone(), section.clone());
+        let send = work.send.clone();
         let explore = props.kind == Kind::Explore;
         use_effect_with((), move |()| {
             if let Some(query) = linked_query().filter(|_| explore) {
                 send.emit(Job::Explore { query });
-                browser::scroll_to(&section);
             }
         });
     }
     let run = work.send.reform(move |_: MouseEvent| job.clone());
     html! {
-        <section ref={section} {class} data-current={current} aria-label={name}>
+        <section {class} data-current={current} aria-label={name}>
             <h2 id={title_id} class="panel__title">{ title }</h2>
             <p class={lead_class}>{ lead }</p>
             if work.shown == Shown::Asked {

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, clickBelowTheFold, poll } from "./ui.mjs";
+import { PATIENCE_MS, openView, poll } from "./ui.mjs";
 
 const named = (name) => ({ name, exact: true });
 const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
@@ -19,7 +19,8 @@ const LONG = { timeout: 4 * PATIENCE_MS };
 
 /** Opens the explorer: the first worker's start may be slow on a busy machine. */
 async function openExplorer(page) {
-  await clickBelowTheFold(explorer(page).getByRole("button", named("Open the hazard explorer")));
+  await openView(page, "How likely?");
+  await explorer(page).getByRole("button", named("Open the hazard explorer")).click();
   try {
     await explorer(page).getByLabel("TTLs (s)").waitFor(LONG);
   } catch (err) {

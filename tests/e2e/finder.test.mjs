@@ -10,7 +10,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, clockSeconds, playScenarioToRunFirst, poll, setFencing, statusText, stepUntil } from "./ui.mjs";
+import { chooseBackend, clockSeconds, openView, playScenarioToRunFirst, poll, setFencing, statusText, stepUntil } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 /** A search is the worker's and its length the machine's: waited for, never timed. */
@@ -51,6 +51,7 @@ async function searchResult(page) {
 describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, () => {
   test("the worker finds the shortest stale write from the default settings, and it opens as a run", async (t) => {
     const page = await suite.page(t);
+    await openView(page, "Properties and finder");
     assert.equal(page.workers().length, 0, "the worker is not loaded before it is asked for");
     assert.equal((await panelText(page)).match(/holds so far/g)?.length, 5, "a fresh run holds every property");
     const chosen = finder(page).getByRole("combobox", named("Property"));
@@ -69,12 +70,13 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     await poll(async () => (await page.getByText(/Opened the shortest run found that breaks/).count()) > 0, {
       what: "the opened trace's notice",
     });
-    await poll(async () => /Counter corrupted: 1 stale write accepted/.test(await statusText(page)), {
-      what: "the corrupted counter in the status strip",
+    await poll(async () => /Counter corrupted/.test(await statusText(page)), {
+      what: "the corrupted counter in the status strip, in the simulator the run opens in",
     });
     const picture = page.getByRole("region", named("Timeline")).locator("svg.timeline__svg");
     assert.equal(await picture.locator(".tl-write--stale").count(), 1, "the timeline marks the stale write");
     // The panel agrees with the search: the same property, at the same moment.
+    await openView(page, "Properties and finder");
     const seek = property(page, "no stale write accepted").getByRole("button", { name: /^violated at t=/ });
     const at = await violationMs(seek);
     assert.match(result, new RegExp(`violated at t=${Math.floor(at / 1000)}\\.${String(at % 1000).padStart(3, "0")} s`));
@@ -88,6 +90,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     await playScenarioToRunFirst(page, { fencing: false, start: false });
     await stepUntil(page, async () => (await clockSeconds(page)) >= 10, "the clock at 10 s");
     const end = await playheadMs(page);
+    await openView(page, "Properties and finder");
     const stale = property(page, "no stale write accepted").getByRole("button", { name: /^violated at t=/ });
     const two = property(page, "at most one client believes it holds the lock").getByRole("button", {
       name: /^violated at t=/,
@@ -97,12 +100,15 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     const twoMs = await violationMs(two);
     assert.ok(twoMs < staleMs && staleMs < end, `two holders (${twoMs}) before the stale write (${staleMs}), before ${end}`);
 
+    // A moment opens the simulator there, to see it.
     await stale.click();
     await poll(async () => (await playheadMs(page)) === staleMs, { what: `the playhead at ${staleMs} ms` });
     assert.match(await statusText(page), /Counter corrupted/, "the moment shown is the stale write's");
+    await openView(page, "Properties and finder");
     await two.click();
     await poll(async () => (await playheadMs(page)) === twoMs, { what: `the playhead at ${twoMs} ms` });
     assert.doesNotMatch(await statusText(page), /Counter corrupted/, "before the stale write, the counter is whole");
+    await openView(page, "Properties and finder");
     // The panel still names what the rest of the run breaks, and says it comes later.
     assert.match(await property(page, "no stale write accepted").innerText(), /\(after the moment shown\)/);
   });
@@ -111,6 +117,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     const page = await suite.page(t);
     await chooseBackend(page, "etcd");
     await setFencing(page, true);
+    await openView(page, "Properties and finder");
     const chosen = finder(page).getByRole("combobox", named("Property"));
     await chosen.selectOption("token-order");
     await finder(page).getByRole("button", named("Find the shortest failure")).click();

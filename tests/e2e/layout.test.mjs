@@ -80,6 +80,7 @@ test("the first render draws the first screen; the timeline and the panels below
   await timeline(page).waitFor({ state: "visible" });
   await page.getByRole("region", named("Event log")).waitFor({ state: "attached" });
   await page.getByRole("region", named("Hazard explorer")).waitFor({ state: "attached" });
+  assert.equal(await page.getByRole("region", named("Hazard explorer")).isVisible(), false, "the tools wait in their own views");
 });
 
 test("at 390 x 844 the first card's name, state and token are in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {

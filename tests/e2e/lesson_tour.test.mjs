@@ -12,7 +12,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clickBelowTheFold, clockButton, poll, stepUntil } from "./ui.mjs";
+import { clockButton, openView, poll, stepUntil } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -165,7 +165,8 @@ describe("the lesson's tour", { timeout: TEST_TIMEOUT_MS }, () => {
   test("Copy embed code gives an iframe whose page shows the story's tour and opens the full page with the run", async (t) => {
     const page = await suite.page(t);
     await setUpFirst(page);
-    await clickBelowTheFold(page.getByRole("button", named("Copy embed code")));
+    await openView(page, "Share and embed");
+    await page.getByRole("button", named("Copy embed code")).click();
     const code = await page.getByRole("textbox", named("Embed code")).inputValue();
     // Read here, not parsed in the page: its Content-Security-Policy
     // refuses the snippet's style attribute in any document it makes.

@@ -53,6 +53,7 @@ test("a copied link opens the same run at the same moment, in a new page", { tim
   for (let s = end; s > 9.05; s -= 1) await page.keyboard.press("ArrowLeft");
   const before = await snapshot(page);
 
+  await openView(page, "Share and embed");
   await page.getByRole("button", named("Copy link")).click();
   const field = page.getByRole("textbox", named("Link to this run"));
   await field.waitFor();

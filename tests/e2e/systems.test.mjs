@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, chooseBackend, clickBelowTheFold, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, openView, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -81,7 +81,8 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     // between a worker's start and its end.
     let started = 0;
     page.on("worker", () => (started += 1));
-    await clickBelowTheFold(page.getByRole("button", { name: /Run the comparison/ }));
+    await openView(page, "Compare the systems");
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
     // The worker runs the systems one at a time and shows each row as it comes.
     const table = page.locator(".compare__table");
     await poll(async () => (await table.locator("tbody tr").count()) === 8, { what: "a row per system" });
@@ -93,6 +94,8 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
       what: "the opened run's notice",
     });
     assert.ok(await page.getByRole("radio", named("Chubby")).isChecked(), "the run is Chubby's");
+    assert.ok(await page.getByRole("region", named("Client A")).isVisible(), "the run opens in the simulator");
+    await openView(page, "Compare the systems");
     assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "with fencing on");
     const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
@@ -101,7 +104,8 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
   test("the Spanner story is drawn on request, and its switch shows the slow clock's stale read", async (t) => {
     const page = await freshPage(t);
     const section = page.getByRole("region", named("Spanner: clocks with an error bar"));
-    await clickBelowTheFold(section.getByRole("button", { name: /Tell the story/ }));
+    await openView(page, "Spanner");
+    await section.getByRole("button", { name: /Tell the story/ }).click();
     const truetime = section.locator(".spanner__outcome").filter({ hasText: /No stale read, no stale write/ });
     await truetime.waitFor();
     assert.ok(await truetime.isVisible(), "TrueTime is told first");

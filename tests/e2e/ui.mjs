@@ -5,20 +5,6 @@
 
 import assert from "node:assert/strict";
 
-/**
- * Clicks a button far below the first screen. The panels between it and the
- * top are laid out only when they come near the window (`content-visibility:
- * auto` in the page's stylesheet), and their real height replaces the
- * estimate then: the button moves as it is scrolled to, and a click made at
- * once can land beside it. So: scroll to it, let two frames settle the
- * layout, then click.
- */
-export async function clickBelowTheFold(locator) {
-  await locator.scrollIntoViewIfNeeded();
-  await locator.page().evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
-  await locator.click();
-}
-
 export const CLIENTS = ["A", "B", "C", "D"];
 
 /** Default wait for anything the page should do "soon", in milliseconds. */
@@ -61,6 +47,17 @@ export const statusStrip = (page) =>
 export const eventLog = (page) => page.getByRole("list", named("Event log"));
 
 export const clockButton = (page, name) => page.getByRole("button", named(name));
+
+/**
+ * Shows one of the page's views ("Simulator", "Compare the systems", "How
+ * likely?", "Properties and finder", "Spanner", "Share and embed") by its
+ * tab, as a visitor would.
+ */
+export async function openView(page, name) {
+  const tab = page.getByRole("navigation", named("Views")).getByRole("link", named(name));
+  await tab.click();
+  await poll(async () => (await tab.getAttribute("aria-current")) === "page", { what: `the "${name}" view` });
+}
 
 /** Opens the page and waits for the four client cards. */
 export async function openPage(context, url) {
@@ -224,7 +221,7 @@ export async function playScenarioToRunFirst(page, { fencing, start = true }) {
   await cardButton(page, "A", "GC pause").click();
   await waitForCardState(page, "A", "paused");
   // Queued while A is frozen; it leaves the instant A wakes.
-  await cardButton(page, "A", "Write").click();
+  await cardButton(page, "A", "Write on wake").click();
 
   // A's lease runs out at the service while A sleeps.
   await stepUntil(page, async () => /\bholder\s+nobody\b/i.test(await statusText(page)), "A's lease gone at the service");

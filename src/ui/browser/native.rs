@@ -16,6 +16,10 @@ pub fn value_of(_event: &Event) -> String {
     String::new()
 }
 
+pub fn take_value(_event: &Event, _shown: &str) -> String {
+    String::new()
+}
+
 pub fn checked_of(_event: &Event) -> bool {
     false
 }
@@ -85,7 +89,7 @@ pub fn search() -> Option<String> {
 
 pub fn keep_in_link(_query: &str) {}
 
-pub fn scroll_to(_section: &NodeRef) {}
+pub fn show_view_in_address(_query: &str) {}
 
 /// No worker: nothing is sent, and no reply comes.
 pub struct WorkerPort;

@@ -30,6 +30,19 @@ pub fn value_of(event: &Event) -> String {
         .unwrap_or_default()
 }
 
+/// What was typed in the field an event came from, putting the field back to
+/// `shown` (the run's value): the page draws the value it then uses, the
+/// new one if it is taken, and the old one if it is refused, which a
+/// refusal repeated word for word would not otherwise redraw.
+pub fn take_value(event: &Event, shown: &str) -> String {
+    let Some(input) = event.target_dyn_into::<web_sys::HtmlInputElement>() else {
+        return String::new();
+    };
+    let typed = input.value();
+    input.set_value(shown);
+    typed
+}
+
 /// Whether the checkbox an event came from is ticked.
 pub fn checked_of(event: &Event) -> bool {
     event
@@ -37,14 +50,11 @@ pub fn checked_of(event: &Event) -> bool {
         .is_some_and(|input| input.checked())
 }
 
-/// Brings the simulation (the controls and the cards) into view, as after
-/// opening a run from further down the page.
+/// Brings the top of the page into view, as after opening a run from a
+/// tool's view: the simulator that plays it starts there.
 pub fn show_simulation() {
-    let target = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.query_selector(".controls").ok().flatten());
-    if let Some(element) = target {
-        element.scroll_into_view();
+    if let Some(window) = web_sys::window() {
+        window.scroll_to_with_x_and_y(0.0, 0.0);
     }
 }
 
@@ -498,9 +508,27 @@ pub fn keep_in_link(query: &str) {
     }
 }
 
-pub fn scroll_to(section: &NodeRef) {
-    if let Some(e) = section.cast::<web_sys::Element>() {
-        e.scroll_into_view();
+/// Puts a view's query (`?view=compare`, or `""` for the simulator) in the
+/// page's address, keeping the fragment (the run). The explorer keeps its
+/// own settings in the query while it is on show.
+pub fn show_view_in_address(query: &str) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let explorer = search
+        .trim_start_matches('?')
+        .split('&')
+        .any(|pair| pair.split('=').next() == Some(EXPLORE_LINK_KEY));
+    if explorer && query.ends_with(EXPLORE_LINK_KEY) {
+        return;
+    }
+    let path = location.pathname().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    let url = format!("{path}{query}{hash}");
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
 }
 

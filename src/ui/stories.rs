@@ -235,7 +235,7 @@ fn loaded_line(props: &StoriesProps, loaded: &Loaded) -> Html {
     let on_unload = props.dispatch.reform(|_: MouseEvent| Action::UnloadStory);
     html! {
         <>
-            <h3 class="stories__title">{ loaded.preset.title }</h3>
+            <h2 class="stories__title">{ loaded.preset.title }</h2>
             { progress(&loaded.progress) }
             <button type="button" class="button button--small" onclick={on_unload}
                 title="Stop the script; the run goes on by hand">

@@ -3,7 +3,8 @@
 //
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
-//        [--find PROPERTY-SLUG] [--open-trace]
+//        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
+//        [--story TITLE --next N]
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -24,6 +25,10 @@ const { values: args, positionals } = parseArgs({
     full: { type: "boolean", default: false },
     story: { type: "string" },
     next: { type: "string", default: "0" },
+    // The first scenario's story, its tour at the first key moment.
+    setup: { type: "boolean", default: false },
+    // The stories menu, opened.
+    menu: { type: "boolean", default: false },
     scroll: { type: "string" },
     // With --path "?explore&...": wait for the explorer's run to finish.
     explore: { type: "boolean", default: false },
@@ -43,13 +48,22 @@ try {
   if (args.backend) {
     await page.getByRole("radio", { name: args.backend, exact: true }).check();
   }
+  if (args.setup) {
+    await page.getByRole("button", { name: "Set up the scenario to run first", exact: true }).click();
+    const tour = page.getByRole("group", { name: "Tour", exact: true });
+    await poll(async () => /Key moment 1 of/.test(await tour.innerText()) && (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "the first key moment" });
+  }
+  if (args.menu) {
+    await page.getByRole("button", { name: "Stories", exact: true }).click();
+  }
   if (args.story) {
     await setMaxSpeed(page);
+    await page.getByRole("button", { name: "Stories", exact: true }).click();
     await page.getByRole("button", { name: args.story, exact: true }).click();
-    for (let i = 0; i < Number(args.next); i += 1) {
-      await page.getByRole("button", { name: "Next", exact: true }).click();
-      await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
-    }
+  }
+  for (let i = 0; i < Number(args.next); i += 1) {
+    await page.getByRole("button", { name: "Next", exact: true }).click();
+    await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
   }
   if (args.find) {
     await openView(page, "Properties and finder");

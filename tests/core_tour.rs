@@ -54,6 +54,33 @@ fn the_first_story_ends_on_the_stale_write_accepted_or_rejected() {
 }
 
 #[test]
+fn the_first_story_says_the_write_was_clicked_during_the_pause_and_left_as_a_woke() {
+    for backend in Backend::ALL {
+        if backend == Backend::Postgres {
+            // No lease to lose there: its tour tells another story.
+            continue;
+        }
+        let told: Vec<String> = tour_of("gc-pause", backend, Fencing::Off)
+            .into_iter()
+            .map(|m| m.caption)
+            .collect();
+        let all = told.join("\n");
+        assert!(
+            all.contains("clicked now, during the pause"),
+            "{backend:?}: {all}"
+        );
+        assert!(
+            all.contains("leaves the instant A wakes"),
+            "{backend:?}: {all}"
+        );
+        assert!(
+            all.contains("clicked during its pause leaves the instant it woke"),
+            "{backend:?}: {all}"
+        );
+    }
+}
+
+#[test]
 fn a_fix_leaves_out_the_moment_that_no_longer_happens() {
     use distlock::sim::Config;
     use distlock::sim::RestartPolicy;

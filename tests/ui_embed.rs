@@ -119,3 +119,111 @@ fn an_unknown_preset_says_so_and_opens_the_default_page() {
     assert!(state.story.is_none() && !state.running);
     assert_eq!(state.config(), AppState::default().config());
 }
+
+#[test]
+fn the_address_names_a_story_on_a_system_with_its_change_tried() {
+    let asked = PageRequest::parse("?embed=1&preset=gc-pause&system=redis&try=1", "", false);
+    assert_eq!(asked.system.as_deref(), Some("redis"));
+    assert!(asked.tried);
+    let state = AppState::opened(None, &asked);
+    assert_eq!(state.config().backend, Backend::Redis);
+    assert_eq!(state.config().fencing, distlock::sim::Fencing::On, "try=1");
+    assert_eq!(state.story.as_ref().map(|s| s.preset.id), Some("gc-pause"));
+
+    let unknown = PageRequest::parse("?preset=gc-pause&system=paxos", "", false);
+    let state = AppState::opened(None, &unknown);
+    match &state.notice {
+        Some(Notice::Refused(text)) => assert!(text.contains("\"paxos\""), "{text}"),
+        other => panic!("the page says what is wrong, got {other:?}"),
+    }
+    assert!(state.story.is_none());
+}
+
+#[test]
+fn embed_code_is_an_iframe_for_the_story_or_the_run() {
+    use distlock::ui::embed::{embed_code, embed_src, full_page_href};
+    use distlock::ui::share::page_base;
+    let base = page_base("https://example.org/sim/?view=share#v1.abc");
+    assert_eq!(base, "https://example.org/sim/");
+    let loaded = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&system=zookeeper", "", false),
+    );
+    let story = loaded.story_address();
+    let src = embed_src(base, story, "v1.ignored");
+    assert_eq!(
+        src,
+        "https://example.org/sim/?embed=1&preset=gc-pause&system=zookeeper"
+    );
+    let code = embed_code(&src, story);
+    assert!(code.starts_with("<iframe src=\"https://example.org/sim/?embed=1&amp;preset=gc-pause&amp;system=zookeeper\""), "{code}");
+    for part in [
+        "width=\"700\"",
+        "height=\"500\"",
+        "title=\"Distributed Lock Simulator: A GC pause outlives the lease\"",
+    ] {
+        assert!(code.contains(part), "{code}");
+    }
+    // Without a story, the run itself.
+    assert_eq!(
+        embed_src(base, None, "v1.abc"),
+        "https://example.org/sim/?embed=1#v1.abc"
+    );
+    // The embed's way out keeps the run and the story.
+    assert_eq!(
+        full_page_href("v1.abc", story),
+        "./?preset=gc-pause&system=zookeeper#v1.abc"
+    );
+    assert_eq!(full_page_href("v1.abc", None), "./#v1.abc");
+}
+
+#[test]
+fn a_run_opened_with_its_story_plays_the_rest_of_the_script() {
+    use distlock::sim::Millis;
+    use distlock::ui::state::Action;
+    use std::rc::Rc;
+    use yew::Reducible;
+    // The story played to its third key moment, as an embed shows it.
+    let mut state = Rc::new(AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause", "", false),
+    ));
+    for _ in 0..3 {
+        state = state.reduce(Action::TourNext);
+        for _ in 0..10_000 {
+            if !state.running {
+                break;
+            }
+            state = state.reduce(Action::Tick);
+        }
+    }
+    let at = state.sim.borrow().now();
+    let fragment = state.link();
+    let opened = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&system=etcd", &fragment, false),
+    );
+    assert_eq!(opened.sim.borrow().now(), at, "the run, where it stood");
+    let story = opened.story.as_ref().expect("its story comes along");
+    assert_eq!(story.reached(at), 3, "its tour where it was");
+    assert!(
+        story.next_at().is_some_and(|t| t > at),
+        "the rest of its script"
+    );
+    assert!(at > Millis(0));
+}
+
+#[tokio::test]
+async fn the_embed_has_the_hint_the_stories_menu_and_the_tour() {
+    let html = render(PageRequest::parse("?embed=1&preset=gc-pause", "", false)).await;
+    assert!(
+        html.contains("a Write clicked while A is frozen leaves the instant it wakes"),
+        "the one-line hint"
+    );
+    assert!(
+        html.contains("aria-controls=\"stories-menu\""),
+        "a way to pick a story"
+    );
+    assert!(html.contains("aria-label=\"Tour\""), "the story's tour");
+    assert!(html.contains("Press Next to play to the first key moment."));
+}

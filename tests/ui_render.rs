@@ -448,7 +448,8 @@ fn good_settings_start_a_fresh_run() {
     let config = first.config();
     assert_eq!(
         (config.backend, config.fencing, config.ttl_ms),
-        (Backend::Etcd, Fencing::Off, 5_000)
+        (Backend::Redlock, Fencing::Off, 5_000),
+        "the first story on the system chosen, fencing off, TTL 5 s"
     );
     assert_eq!(config.seed, Seed(42), "the seed is kept");
 }
@@ -1098,4 +1099,125 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
     let html = render_app(Some(first_scenario(Fencing::Off, SEED))).await;
     assert!(!html.contains("PostgreSQL ignores the TTL"));
     assert!(!html.contains("live in one"));
+}
+
+// The lesson: "Set up the scenario to run first" starts the first story's
+// tour; the tour closes, ends by itself, and offers the fix as its last step.
+
+async fn render_stories(state: &AppState) -> String {
+    use distlock::ui::stories::{Stories, StoriesProps};
+    let backend = state.config().backend;
+    let props = StoriesProps::from_state(state, backend, yew::Callback::noop());
+    LocalServerRenderer::<Stories>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn set_up_starts_the_first_story_at_its_first_key_moment_on_the_chosen_system() {
+    for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Consul] {
+        let chosen = reduce(Rc::new(AppState::default()), Action::SetBackend(backend));
+        let fenced = reduce(chosen, Action::SetFencing(true));
+        let ttl = reduce(fenced, Action::SetTtl("12".into()));
+        let set_up = reduce(ttl, Action::SetUpFirstScenario);
+        let config = set_up.config();
+        assert_eq!(
+            (config.backend, config.fencing, config.ttl_ms),
+            (backend, Fencing::Off, 5_000)
+        );
+        let story = set_up.story.as_ref().expect("the first story is loaded");
+        assert_eq!(story.preset.id, "gc-pause");
+        assert!(set_up.running, "it plays to the first key moment");
+        let stopped = run_to_stop(set_up);
+        let state = AppState::clone(&stopped);
+        let story = state.story.as_ref().unwrap();
+        let now = state.sim.borrow().now();
+        assert_eq!(
+            now, story.tour[0].at,
+            "{backend:?}: stopped on the first moment"
+        );
+        let html = render_stories(&state).await;
+        let total = story.tour.len();
+        assert!(html.contains(&format!("Key moment 1 of {total}")), "{html}");
+        assert!(html.contains("A holds the lock"), "{html}");
+        assert!(html.contains("aria-label=\"Close tour\""), "{html}");
+        // One count: the key moments; the script's steps are not counted.
+        assert!(!html.contains(" steps"), "{html}");
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_tour_closes_with_its_button_or_escape_and_comes_back() {
+    use distlock::ui::guide::{shortcut_of, Shortcut};
+    let set_up = run_to_stop(reduce(
+        Rc::new(AppState::default()),
+        Action::SetUpFirstScenario,
+    ));
+    let closed = reduce(set_up.clone(), Action::ShowTour(false));
+    assert!(closed.story.as_ref().unwrap().tour_closed);
+    let html = render_stories(&closed).await;
+    assert!(!html.contains("aria-label=\"Tour\""), "{html}");
+    assert!(html.contains(">Show the tour</button>"), "{html}");
+    let shown = reduce(closed, Action::ShowTour(true));
+    assert!(!shown.story.as_ref().unwrap().tour_closed);
+
+    // Escape closes the shortcuts first, then the tour.
+    let escape = Action::Shortcut(shortcut_of("Escape").expect("Escape"));
+    let help = reduce(shown, Action::ShowHelp(true));
+    let once = reduce(help, escape.clone());
+    assert!(!once.help && !once.story.as_ref().unwrap().tour_closed);
+    let twice = reduce(once, escape);
+    assert!(twice.story.as_ref().unwrap().tour_closed);
+    assert_eq!(shortcut_of("Escape"), Some(Shortcut::Escape));
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_tour_offers_the_fix_last_and_ends_by_itself_once_the_story_is_over() {
+    let mut state = run_to_stop(reduce(
+        Rc::new(AppState::default()),
+        Action::SetUpFirstScenario,
+    ));
+    let total = state.story.as_ref().unwrap().tour.len();
+    for _ in 1..total {
+        state = run_to_stop(reduce(state, Action::TourNext));
+    }
+    let html = render_stories(&state).await;
+    assert!(
+        html.contains(&format!("Key moment {total} of {total}")),
+        "{html}"
+    );
+    assert!(html.contains("stale write"), "{html}");
+    assert!(html.contains(">Now turn fencing on</button>"), "{html}");
+
+    // The clock runs on past the last moment: the bar folds into a line.
+    let on = reduce(state.clone(), Action::Start);
+    let mut later = on;
+    for _ in 0..200 {
+        later = reduce(later, Action::Tick);
+    }
+    let html = render_stories(&later).await;
+    assert!(!html.contains("aria-label=\"Tour\""), "{html}");
+    assert!(html.contains("The tour is over."), "{html}");
+    assert!(html.contains(">Replay the tour</button>"), "{html}");
+
+    // The last step turns fencing on and starts the tour again.
+    let fixed = run_to_stop(reduce(state, Action::TryThisInTour));
+    assert_eq!(fixed.config().fencing, Fencing::On);
+    let story = fixed.story.as_ref().unwrap();
+    assert_eq!(fixed.sim.borrow().now(), story.tour[0].at);
+    assert!(story.tour.last().unwrap().caption.contains("rejected"));
+
+    let replayed = run_to_stop(reduce(later, Action::ReplayTour));
+    let story = replayed.story.as_ref().unwrap();
+    assert_eq!(replayed.sim.borrow().now(), story.tour[0].at);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn the_stories_menu_is_one_button_until_opened() {
+    let html = render_app(None).await;
+    let toggle = tag_around(&html, "aria-controls=\"stories-menu\"");
+    assert!(toggle.contains("aria-expanded=\"false\""), "{toggle}");
+    let menu = tag_around(&html, "id=\"stories-menu\"");
+    assert!(menu.contains("hidden"), "closed at first: {menu}");
 }

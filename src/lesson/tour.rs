@@ -221,7 +221,7 @@ const GC_PAUSE: &[Spec] = &[
         say: |e| {
             match e {
             Event::Paused { until, .. } => format!(
-                "A freezes in a GC pause until {until}. Its renewals stop; the Write clicked now waits inside the pause, after A's check that it holds the lock."
+                "A freezes in a GC pause until {until}, and its renewals stop. A's Write is clicked now, during the pause: it waits inside A, past A's check that it holds the lock, and leaves the instant A wakes, before any reply can reach it."
             ),
             other => other.to_string(),
         }
@@ -233,11 +233,20 @@ const GC_PAUSE: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Woke { client } if *client == A),
         say: |_| {
-            "A wakes with its beliefs unchanged: it still thinks it holds the lock, and its queued write leaves at once.".into()
+            "A wakes with its beliefs unchanged: it still thinks it holds the lock. The write clicked during its pause leaves the instant it woke, before any reply could tell A its lease is gone.".into()
         },
         look: Look::Card(A),
     },
-    A_WRITE_LANDS,
+    Spec {
+        find: |e| landed_from(e, A),
+        say: |e| {
+            format!(
+                "A's write, clicked during its pause, arrives. {}",
+                landing_words(e)
+            )
+        },
+        look: Look::Resource,
+    },
 ];
 
 const DELAYED_WRITE: &[Spec] = &[
@@ -701,7 +710,7 @@ const DYNAMO_GC_PAUSE: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
         say: |_| {
-            "A freezes in an 8 s GC pause, and its heartbeat thread with it: the item's RVN stops changing. The Write clicked now waits inside the pause, after A's check that it holds the lock.".into()
+            "A freezes in an 8 s GC pause, and its heartbeat thread with it: the item's RVN stops changing. A's Write is clicked now, during the pause: it waits inside A, past A's check that it holds the lock, and leaves the instant A wakes.".into()
         },
         look: Look::Card(A),
     },
@@ -721,7 +730,7 @@ const DYNAMO_GC_PAUSE: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Woke { client } if *client == A),
         say: |_| {
-            "A wakes with its beliefs unchanged: by its own clock its lease ran out at 5 s, but it has not looked yet, and its queued write leaves at once.".into()
+            "A wakes with its beliefs unchanged: by its own clock its lease ran out at 5 s, but it has not looked yet. The write clicked during its pause leaves the instant it woke.".into()
         },
         look: Look::Card(A),
     },

@@ -7,8 +7,10 @@
 //! height changes: `{ "type": "distlock:height", "height": <CSS pixels> }`.
 
 use super::browser;
-use super::state::{AppState, Notice, StartSim};
+use super::state::{AppState, Notice, StartSim, Story};
 use super::views::View;
+use crate::lesson::presets::{self, Preset};
+use crate::sim::{Backend, Config, Playback, Refusals};
 use crate::work::EXPLORE_LINK_KEY;
 use yew::prelude::*;
 
@@ -22,6 +24,10 @@ pub struct PageRequest {
     pub embed: bool,
     /// A story to open (`?preset=gc-pause`).
     pub preset: Option<String>,
+    /// The system to tell it on (`&system=redis`), as its slug.
+    pub system: Option<String>,
+    /// With the story's suggested change on (`&try=1`).
+    pub tried: bool,
     /// Start the clock at once (`&autoplay=1`).
     pub autoplay: bool,
     /// A shared run: the fragment, without its `#`.
@@ -46,6 +52,8 @@ impl PageRequest {
                 "embed" => request.embed = is_yes(value),
                 "autoplay" => request.autoplay = is_yes(value),
                 "preset" if !value.is_empty() => request.preset = Some(value.to_string()),
+                "system" if !value.is_empty() => request.system = Some(value.to_string()),
+                "try" => request.tried = is_yes(value),
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 _ => {}
@@ -79,22 +87,52 @@ impl AppState {
             },
             ..AppState::new(start)
         };
+        let preset = match request.preset.as_deref().map(|id| (id, presets::preset(id))) {
+            Some((_, Some(preset))) => Some(preset),
+            Some((id, None)) => {
+                return fresh.with_notice(Notice::Refused(format!(
+                    "This address asks for a story called \"{id}\", which this page does not have: the default page is open instead."
+                )))
+            }
+            None => None,
+        };
         if let Some(fragment) = &request.link {
             let opened = fresh.open_run(crate::wire::link::open_link(fragment));
-            let running = request.autoplay && !matches!(opened.notice, Some(Notice::Refused(_)));
+            let refused = matches!(opened.notice, Some(Notice::Refused(_)));
+            // A run that came with its story (the embed's "Open the full
+            // page") plays the rest of the story's script and keeps its tour.
+            let opened = match preset {
+                Some(preset) if !refused => opened.with_story_at_playhead(preset),
+                _ => opened,
+            };
+            let running = request.autoplay && !refused;
             return AppState { running, ..opened };
         }
+        let Some(preset) = preset else {
+            return AppState {
+                running: request.autoplay,
+                ..fresh
+            };
+        };
         let config = fresh.config();
-        let opened = match &request.preset {
-            Some(id) => match crate::lesson::presets::preset(id) {
-                Some(preset) => fresh.load_preset(preset, config),
-                None => {
-                    return fresh.with_notice(Notice::Refused(format!(
-                        "This address asks for a story called \"{id}\", which this page does not have: the default page is open instead."
-                    )))
-                }
-            },
-            None => fresh,
+        let backend = match request.system.as_deref().map(Backend::from_slug) {
+            None => config.backend,
+            Some(Some(backend)) => backend,
+            Some(None) => {
+                let known: Vec<&str> = Backend::ALL.iter().map(|b| b.slug()).collect();
+                return fresh.with_notice(Notice::Refused(format!(
+                    "This address asks for a system called \"{}\"; this page knows {}. The default page is open instead.",
+                    request.system.as_deref().unwrap_or_default(),
+                    known.join(", ")
+                )));
+            }
+        };
+        let opened = fresh.load_preset(preset, Config { backend, ..config });
+        let opened = if request.tried && opened.story.is_some() {
+            let config = opened.config();
+            opened.try_this(true, config)
+        } else {
+            opened
         };
         let notice = match (&opened.story, request.autoplay) {
             (Some(story), true) => Some(Notice::Info(format!(
@@ -108,6 +146,26 @@ impl AppState {
             running: request.autoplay,
             notice,
             ..opened
+        }
+    }
+
+    /// An opened run with `preset`'s story attached where its playhead
+    /// stands: the steps up to it already ran; the rest play on.
+    pub(crate) fn with_story_at_playhead(&self, preset: &'static Preset) -> AppState {
+        let config = self.config();
+        let Some(scenario) = presets::scenario(preset.id, config.backend, config.fencing) else {
+            return AppState::clone(self);
+        };
+        let now = self.sim.borrow().now();
+        let story = Story {
+            preset,
+            tour: Story::tour_for(preset, &scenario.actions, &config),
+            script: Playback::new(scenario.actions, Refusals::Skip),
+            tour_closed: false,
+        };
+        AppState {
+            story: Some(story.at(now)),
+            ..AppState::clone(self)
         }
     }
 }
@@ -129,18 +187,89 @@ pub fn use_height_report(embed: bool) {
     });
 }
 
-/// The address of the whole page (not embedded) for the same run.
-pub fn full_page_href(fragment: &str) -> String {
+/// The story an address names: its id, the system it is told on, and
+/// whether its suggested change is on. Plain data, so a part given it is
+/// drawn again only when the story changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoryAddress {
+    pub preset: &'static Preset,
+    pub system: Backend,
+    pub tried: bool,
+}
+
+impl StoryAddress {
+    /// `preset=…&system=…` (and `&try=1`), for a query string.
+    pub fn query(&self) -> String {
+        let tried = if self.tried { "&try=1" } else { "" };
+        format!(
+            "preset={}&system={}{tried}",
+            self.preset.id,
+            self.system.slug()
+        )
+    }
+}
+
+impl AppState {
+    /// The loaded story as an address names it, if one is loaded.
+    pub fn story_address(&self) -> Option<StoryAddress> {
+        let story = self.story.as_ref()?;
+        let sim = self.sim.borrow();
+        Some(StoryAddress {
+            preset: story.preset,
+            system: sim.config().backend,
+            tried: story.preset.try_this.tweak.is_applied(sim.config()),
+        })
+    }
+}
+
+/// The address of the whole page (not embedded) for the same run, with its
+/// story if one is loaded.
+pub fn full_page_href(fragment: &str, story: Option<StoryAddress>) -> String {
+    let query = story.map(|s| format!("?{}", s.query())).unwrap_or_default();
     if fragment.is_empty() {
-        "./".to_string()
+        format!("./{query}")
     } else {
-        format!("./#{fragment}")
+        format!("./{query}#{fragment}")
     }
 }
 
 /// The full page's link carries the run as it is when clicked.
-pub fn open_full_page(make_link: Callback<(), String>) -> Callback<MouseEvent> {
+pub fn open_full_page(
+    make_link: Callback<(), String>,
+    story: Option<StoryAddress>,
+) -> Callback<MouseEvent> {
     Callback::from(move |e: MouseEvent| {
-        browser::point_link(&e, &full_page_href(&make_link.emit(())))
+        browser::point_link(&e, &full_page_href(&make_link.emit(()), story))
     })
+}
+
+/// The address a frame opens: `base` (the page's address without query or
+/// fragment) in its compact layout, with the story from its start (its tour
+/// waiting at the first key moment) or else the run itself.
+pub fn embed_src(base: &str, story: Option<StoryAddress>, fragment: &str) -> String {
+    match story {
+        Some(story) => format!("{base}?embed=1&{}", story.query()),
+        None if fragment.is_empty() => format!("{base}?embed=1"),
+        None => format!("{base}?embed=1#{fragment}"),
+    }
+}
+
+/// The `<iframe>` a teacher pastes into a course page.
+pub fn embed_code(src: &str, story: Option<StoryAddress>) -> String {
+    let title = match story {
+        Some(s) => format!("Distributed Lock Simulator: {}", s.preset.title),
+        None => "Distributed Lock Simulator".to_string(),
+    };
+    format!(
+        r#"<iframe src="{}" title="{}" width="700" height="500" style="border:0" loading="lazy"></iframe>"#,
+        attribute(src),
+        attribute(&title)
+    )
+}
+
+/// Text made safe inside a double-quoted HTML attribute.
+fn attribute(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
 }

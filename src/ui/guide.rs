@@ -2,7 +2,7 @@
 //! (play to the next key moment, or back to the last one by replay), its
 //! "try this" switch, and the shortcuts that drive the selected card.
 
-use super::state::{Action, AppState, Notice, Story};
+use super::state::{Action, AppState, Notice, Story, PAUSE_DEFAULT_S};
 use crate::lesson::presets::{self, Preset, PRESETS};
 use crate::lesson::tour::{self, Moment};
 use crate::sim::{Backend, ClientId, Command, Config, Fencing, Millis, PartitionScope, Scenario};
@@ -132,6 +132,61 @@ impl AppState {
         )))
     }
 
+    /// "Set up the scenario to run first": the story of the GC pause that
+    /// outlives the lease on the system chosen now, fencing off and the
+    /// TTL at 5 s as the story needs, played to its first key moment so the
+    /// tour's first caption shows at once.
+    pub(crate) fn set_up_first_scenario(&self, config: Config) -> AppState {
+        let Some(preset) = presets::preset(FIRST_STORY) else {
+            return self.with_notice(Notice::Refused(
+                "The first story is missing from this page.".into(),
+            ));
+        };
+        let loaded = AppState {
+            pause_s: [PAUSE_DEFAULT_S; 4],
+            ..self.load_story(
+                preset,
+                Config {
+                    fencing: Fencing::Off,
+                    ..config
+                },
+            )
+        };
+        if loaded.story.is_none() {
+            return loaded;
+        }
+        let backend = loaded.config().backend;
+        loaded.tour_next().with_notice(Notice::Info(format!(
+            "Set up on {}: fencing off, TTL {} s. Next plays to the next key moment.",
+            backend.name(),
+            loaded.config().ttl_ms / 1_000
+        )))
+    }
+
+    /// Shows or closes the tour's bar; the story and its clock go on.
+    pub(crate) fn show_tour(&self, open: bool) -> AppState {
+        match &self.story {
+            Some(story) => AppState {
+                story: Some(Story {
+                    tour_closed: !open,
+                    ..story.clone()
+                }),
+                ..AppState::clone(self)
+            },
+            None => AppState::clone(self),
+        }
+    }
+
+    /// The story again from t=0, its tour open at its first key moment.
+    pub(crate) fn replay_tour(&self) -> AppState {
+        if self.story.is_none() {
+            return self.with_notice(Notice::Refused(
+                "Load a story first: its tour stops at each key moment.".into(),
+            ));
+        }
+        self.travel_to(Millis(0)).show_tour(true).tour_next()
+    }
+
     /// Plays to the next key moment and stops there.
     pub(crate) fn tour_next(&self) -> AppState {
         let now = self.sim.borrow().now();
@@ -211,7 +266,9 @@ impl AppState {
                 scope: PartitionScope::Service,
             }),
             Shortcut::Help => Action::ShowHelp(!self.help),
-            Shortcut::Escape => Action::ShowHelp(false),
+            // Escape closes what is open: the shortcuts first, then the tour.
+            Shortcut::Escape if self.help || self.story.is_none() => Action::ShowHelp(false),
+            Shortcut::Escape => Action::ShowTour(false),
         };
         yew::Reducible::reduce(self, action)
     }
@@ -226,6 +283,9 @@ impl AppState {
         self.travel_to(Millis(now.ms().saturating_sub(STEP_BACK_MS)))
     }
 }
+
+/// The story "Set up the scenario to run first" loads.
+pub const FIRST_STORY: &str = "gc-pause";
 
 /// How far ← goes back outside a story.
 pub const STEP_BACK_MS: u64 = 1_000;

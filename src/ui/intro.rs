@@ -17,6 +17,10 @@ pub fn Masthead() -> Html {
     }
 }
 
+/// The lesson in one line, on the full page and in an embed: the move that
+/// breaks the lock, in the words the pause really needs.
+pub const HINT: &str = "Acquire on A, Start, GC pause A, then Write on A: a Write clicked while A is frozen leaves the instant it wakes, before any reply can reach it.";
+
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct IntroProps {
     pub dispatch: Callback<Action>,
@@ -34,9 +38,7 @@ pub fn Intro(props: &IntroProps) -> Html {
         .reform(|_: MouseEvent| Action::SetUpFirstScenario);
     html! {
         <div class="lead">
-            <p class="lead__text">
-                { "Four clients, one lock, one counter: click Acquire on a card, then Start. Stories with guided tours follow the timeline." }
-            </p>
+            <p class="lead__text">{ HINT }</p>
             <button type="button" class="button button--primary lead__button" onclick={set_up}>
                 { "Set up the scenario to run first" }
             </button>
@@ -65,17 +67,17 @@ const FULL_TEXT: &str = concat!(
     r#"<section class="intro__part" aria-labelledby="first-title">"#,
     r#"<h2 id="first-title" class="intro__title">The scenario to run first</h2>"#,
     r#"<ol class="intro__steps">"#,
-    r#"<li>Set it up: etcd, fencing off, TTL 5 s (the button above does it).</li>"#,
+    r#"<li>The button above plays it for you as a story with a guided tour, on the system you chose, fencing off, TTL 5 s; its tour stops at each key moment. To click it yourself, turn fencing off and set the TTL to 5 s, then:</li>"#,
     r#"<li>Click Acquire on A, then Start. A holds the lock with a token.</li>"#,
-    r#"<li>Click GC pause on A (8 s). A freezes; its keepalives stop, so its lease runs out at the service around t=5 s.</li>"#,
-    r#"<li>Click Write on A while it is frozen: the write waits inside A, the way a real pause strikes between "I hold the lock" and the write.</li>"#,
+    r#"<li>Click GC pause on A (8 s). A freezes; its renewals stop, so its lease runs out at the service around t=5 s.</li>"#,
+    r#"<li>Click Write on A while it is frozen: a Write clicked while A is frozen leaves the instant it wakes, before any reply can reach it, the way a real pause strikes between "I hold the lock" and the write.</li>"#,
     r#"<li>Once the service shows nobody holding, click Acquire on B, then Write on B.</li>"#,
-    r#"<li>At t=8 s A wakes and its write leaves at once, with its old token. Watch the resource panel.</li>"#,
+    r#"<li>At t=8.5 s A wakes and its write leaves at once, with its old token. Watch the resource.</li>"#,
     r#"<li>Tick Fencing (that resets the run) and play it again: this time the counter rejects A's older token.</li>"#,
     r#"</ol>"#,
     r#"<p class="intro__more">"#,
     "16",
-    r#" more stories, each with a guided tour, are one click away under Stories below the timeline; each tells the scenario on the backend you choose. Below them, Compare the systems runs the same stories on all eight. Keyboard: press ? for the shortcuts.</p>"#,
+    r#" more stories, each with a guided tour, are in the Stories menu under the controls; each tells the scenario on the backend you choose. Compare the systems runs the same stories on all eight. Keyboard: press ? for the shortcuts; Escape closes a tour.</p>"#,
     r#"</section>"#,
     r#"</div>"#,
 );

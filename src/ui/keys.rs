@@ -33,6 +33,20 @@ pub fn use_spotlight_scroll(moment: Option<(usize, u64, bool)>) {
     });
 }
 
+/// While a tour's bar is docked at the window's foot (`docked` names the
+/// story it belongs to), the page keeps `--tour-h` at its height: the page
+/// pads its foot by that much, so nothing ends up under the bar.
+#[hook]
+pub fn use_tour_dock(docked: Option<&'static str>) {
+    use_effect_with(docked, |docked| {
+        let watch = docked.and_then(|_| browser::DockWatch::start());
+        // Dropping the watch on cleanup removes the padding.
+        move || {
+            let _undocked = watch;
+        }
+    });
+}
+
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct KeyboardHelpProps {
     pub open: bool,

@@ -221,7 +221,7 @@ pub fn App(props: &AppProps) -> Html {
         log,
     };
     if embed {
-        return compact_page(both, run_link);
+        return compact_page(both, run_link, state.story_address());
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
     let full = Full {
@@ -244,6 +244,7 @@ pub fn App(props: &AppProps) -> Html {
             }
         }),
         run_link,
+        story: state.story_address(),
         help: state.help,
         backend,
         drawn,
@@ -338,6 +339,7 @@ struct Full {
     /// The lock service's and the resource's panels in full, folded.
     books: Html,
     run_link: Callback<(), String>,
+    story: Option<embed::StoryAddress>,
     help: bool,
     backend: Backend,
     /// Whether the page below the first screen is drawn yet.
@@ -370,23 +372,27 @@ fn spot(look: Option<Look>, part: Look) -> Classes {
 /// The compact layout for a frame: no header or long text, the controls in
 /// one row, and a story's tour docked at the frame's foot over the picture
 /// instead of above it.
-fn compact_page(b: Both, run_link: Callback<(), String>) -> Html {
+fn compact_page(
+    b: Both,
+    run_link: Callback<(), String>,
+    story: Option<embed::StoryAddress>,
+) -> Html {
     html! {
         <div class="page page--embed">
             <main class="page__main">
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <a class="embed__open" href={embed::full_page_href("")} target="_blank" rel="noopener"
-                        onclick={embed::open_full_page(run_link)}>
+                    <a class="embed__open" href={embed::full_page_href("", story)} target="_blank" rel="noopener"
+                        onclick={embed::open_full_page(run_link, story)}>
                         { "Open the full page" }
                     </a>
                 </div>
                 { b.controls }
+                { b.stories }
                 <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                 { b.cards }
                 { b.stage }
                 { b.timeline }
-                { b.stories }
                 <details class="panel embed__log">
                     <summary>{ "Event log: the run in sentences" }</summary>
                     { b.log }
@@ -435,7 +441,7 @@ fn full_page(b: Both, f: Full) -> Html {
                             <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                         }) }
                         { tool(View::Share, f.view, html! {
-                            <Share dispatch={dispatch.clone()} run_link={f.run_link} />
+                            <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
                         }) }
                     </>
                 }) }

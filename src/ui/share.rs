@@ -1,8 +1,10 @@
 //! Sharing a run: a link that reproduces it (copied, and kept in the
-//! address bar), a JSON file to export and import, and opening either.
+//! address bar), the `<iframe>` code that embeds it (or its story) in a
+//! course page, a JSON file to export and import, and opening either.
 //! A link or file that cannot be read says why and opens the default page.
 
 use super::browser;
+use super::embed::{self, StoryAddress};
 use super::state::{seconds_1, Action, AppState, Notice};
 use crate::sim::Millis;
 use crate::sim::Sim;
@@ -92,14 +94,33 @@ pub struct ShareProps {
     pub dispatch: Callback<Action>,
     /// Makes the link when asked (the run changes every frame).
     pub run_link: Callback<(), String>,
+    /// The loaded story, which an embed opens from its start.
+    #[prop_or_default]
+    pub story: Option<StoryAddress>,
 }
 
-/// What the last Copy link did.
+/// What the last Copy did.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Copied {
     No,
     /// The link, and whether the clipboard took it.
     Yes(String, bool),
+    /// The embed code, and whether the clipboard took it.
+    Embed(String, bool),
+}
+
+/// The page's address without its query or fragment.
+pub fn page_base(url: &str) -> &str {
+    let url = url.split('#').next().unwrap_or_default();
+    url.split('?').next().unwrap_or_default()
+}
+
+/// Copies `text` and shows it in `copied` as `made` says, marked taken
+/// once the clipboard answers.
+fn copy_and_show(copied: &UseStateHandle<Copied>, text: String, made: fn(String, bool) -> Copied) {
+    copied.set(made(text.clone(), false));
+    let (after, shown) = (copied.clone(), text.clone());
+    browser::copy(&text, move |ok| after.set(made(shown.clone(), ok)));
 }
 
 #[component]
@@ -112,11 +133,28 @@ pub fn Share(props: &ShareProps) -> Html {
         Callback::from(move |_: MouseEvent| {
             let fragment = run_link.emit(());
             browser::show_in_address_bar(&fragment);
-            let url = browser::page_url(&fragment);
-            copied.set(Copied::Yes(url.clone(), false));
-            let (after, shown) = (copied.clone(), url.clone());
-            browser::copy(&url, move |ok| after.set(Copied::Yes(shown.clone(), ok)));
+            copy_and_show(&copied, browser::page_url(&fragment), Copied::Yes);
         })
+    };
+    let on_embed = {
+        let (copied, run_link, story) = (copied.clone(), props.run_link.clone(), props.story);
+        Callback::from(move |_: MouseEvent| {
+            // A story opens from its start; a run without one, as it is.
+            let fragment = if story.is_some() {
+                String::new()
+            } else {
+                run_link.emit(())
+            };
+            let src = embed::embed_src(page_base(&browser::page_url("")), story, &fragment);
+            copy_and_show(&copied, embed::embed_code(&src, story), Copied::Embed);
+        })
+    };
+    let embed_title = match props.story {
+        Some(s) => format!(
+            "An <iframe> for a course page: \"{}\" with its guided tour, 700 x 500",
+            s.preset.title
+        ),
+        None => "An <iframe> for a course page: this run, 700 x 500".to_string(),
     };
     let on_pick = {
         let file_ref = file_ref.clone();
@@ -134,6 +172,9 @@ pub fn Share(props: &ShareProps) -> Html {
                     title="A link that reopens this run, with the same seed and clicks, at this moment">
                     { "Copy link" }
                 </button>
+                <button type="button" class="button" onclick={on_embed} title={embed_title}>
+                    { "Copy embed code" }
+                </button>
                 <button type="button" class="button" onclick={on_pick}
                     title="Open a run saved with the timeline's Run (JSON) download">
                     { "Import a run (JSON)" }
@@ -141,14 +182,43 @@ pub fn Share(props: &ShareProps) -> Html {
                 <input ref={file_ref} type="file" accept=".json,application/json" class="visually-hidden"
                     tabindex="-1" aria-label="Run file to import" onchange={on_file} />
             </div>
-            if let Copied::Yes(url, ok) = &*copied {
-                <p class="share__link">
-                    <span role="status">{ if *ok { "Link copied. " } else { "Copy this link: " } }</span>
-                    <input class="share__url" type="text" readonly=true value={url.clone()}
-                        aria-label="Link to this run" onfocus={Callback::from(browser::select_all)} />
-                </p>
-            }
+            { copied_field(&copied) }
         </section>
+    }
+}
+
+/// What was copied, shown in a read-only field too: it can be copied from
+/// there where the clipboard is refused.
+fn copied_field(copied: &Copied) -> Html {
+    let (said, text, label, class) = match copied {
+        Copied::No => return Html::default(),
+        Copied::Yes(url, ok) => (
+            if *ok {
+                "Link copied. "
+            } else {
+                "Copy this link: "
+            },
+            url,
+            "Link to this run",
+            "share__url",
+        ),
+        Copied::Embed(code, ok) => (
+            if *ok {
+                "Embed code copied: paste it into a course page. "
+            } else {
+                "Copy this embed code: "
+            },
+            code,
+            "Embed code",
+            "share__url share__url--embed",
+        ),
+    };
+    html! {
+        <p class="share__link">
+            <span role="status">{ said }</span>
+            <input {class} type="text" readonly=true value={text.clone()}
+                aria-label={label} onfocus={Callback::from(browser::select_all)} />
+        </p>
     }
 }
 

@@ -101,6 +101,8 @@ pub struct Story {
     pub script: Playback,
     /// Its key moments with the current settings, found by playing it.
     pub tour: Rc<Vec<Moment>>,
+    /// Whether the visitor closed its tour's bar (the story plays on).
+    pub tour_closed: bool,
 }
 
 impl Story {
@@ -160,7 +162,8 @@ pub enum Action {
     Client(ClientId, Command),
     Node(NodeId, NodeCommand),
     ChoosePause(ClientId, String),
-    /// etcd, fencing off, TTL 5 s, a fresh run.
+    /// The first story ("A GC pause outlives the lease") on the current
+    /// system, fencing off, TTL 5 s, its tour at its first key moment.
     SetUpFirstScenario,
     DismissNotice,
     ShowLogMessages(bool),
@@ -174,6 +177,13 @@ pub enum Action {
     TourBack,
     /// Turn the loaded story's suggested change on or off.
     TryThis(bool),
+    /// The tour's last step: the suggested change on, and the tour again
+    /// from its first key moment.
+    TryThisInTour,
+    /// Show or close the tour's bar; the story plays on either way.
+    ShowTour(bool),
+    /// The story from t=0, its tour at its first key moment.
+    ReplayTour,
     /// A key pressed anywhere on the page.
     Shortcut(Shortcut),
     /// The client the keyboard acts on.
@@ -419,6 +429,7 @@ impl AppState {
             preset,
             tour: Story::tour_for(preset, &scenario.actions, &story_config),
             script: Playback::new(scenario.actions, Refusals::Skip),
+            tour_closed: false,
         };
         let with_story = AppState {
             story: Some(story),
@@ -514,20 +525,7 @@ impl Reducible for AppState {
                 }
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
-            Action::SetUpFirstScenario => {
-                let by_hand = AppState {
-                    story: None,
-                    ..AppState::clone(&self)
-                };
-                let first = AppState {
-                    pause_s: [PAUSE_DEFAULT_S; 4],
-                    ..by_hand.restart_with(first_scenario_config(config.seed))
-                };
-                first.with_notice(Notice::Info(
-                    "Set up: etcd, fencing off, TTL 5 s, clock at 0. Click Acquire on A, then Start."
-                        .into(),
-                ))
-            }
+            Action::SetUpFirstScenario => self.set_up_first_scenario(config),
             Action::DismissNotice => AppState {
                 notice: None,
                 ..AppState::clone(&self)
@@ -540,6 +538,9 @@ impl Reducible for AppState {
             Action::TourNext => self.tour_next(),
             Action::TourBack => self.tour_back(),
             Action::TryThis(on) => self.try_this(on, config),
+            Action::TryThisInTour => self.try_this(true, config).tour_next(),
+            Action::ShowTour(open) => self.show_tour(open),
+            Action::ReplayTour => self.replay_tour(),
             Action::Shortcut(key) => return self.shortcut(key),
             Action::Select(selected) => AppState {
                 selected,

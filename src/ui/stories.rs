@@ -1,15 +1,24 @@
 //! Stories: the presets from `docs/scenarios.md`, one click each, grouped by
-//! backend. A loaded story plays its script as the clock runs; its tour
-//! stops at each key moment and points at what to look at; "try this"
-//! flips one setting so the difference shows.
+//! backend in a menu that stays one line tall until opened. A loaded story
+//! plays its script as the clock runs; its tour, docked at the window's
+//! foot, stops at each key moment and points at what to look at, and ends
+//! by itself once the story has played out; "try this" flips one setting
+//! so the difference shows.
 
+use super::browser;
 use super::guide::preset_groups;
+use super::intro::HINT;
+use super::keys::use_tour_dock;
 use super::state::{seconds_1, Action, AppState};
 use crate::lesson::presets::{self, Preset};
 use crate::lesson::tour::Moment;
 use crate::sim::{Backend, Millis};
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// How long, in simulated time, the tour's last caption stays after its
+/// moment once the script is done, before the bar folds into one line.
+pub const TOUR_LINGER_MS: u64 = 1_000;
 
 /// How far a loaded story has got.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +39,18 @@ pub struct Loaded {
     pub reached: usize,
     /// Whether the suggested change is on.
     pub tried: bool,
+    /// Whether the visitor closed the tour's bar.
+    pub closed: bool,
+    /// Whether the story has played out: every key moment reached, every
+    /// step of its script run, and the last moment a little behind.
+    pub ended: bool,
+}
+
+impl Loaded {
+    /// Whether the tour's bar is up.
+    pub fn touring(&self) -> bool {
+        !self.closed && !self.ended
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -37,7 +58,7 @@ pub struct StoriesProps {
     pub backend: Backend,
     pub loaded: Option<Loaded>,
     pub dispatch: Callback<Action>,
-    /// Embedded: only the loaded story's title and its tour.
+    /// Embedded: the hint, the menu and the tour, nothing else.
     #[prop_or_default]
     pub compact: bool,
 }
@@ -46,17 +67,27 @@ impl StoriesProps {
     pub fn from_state(state: &AppState, backend: Backend, dispatch: Callback<Action>) -> Self {
         let sim = state.sim.borrow();
         let now: Millis = sim.now();
-        let loaded = state.story.as_ref().map(|s| Loaded {
-            preset: s.preset,
-            progress: Progress {
-                title: s.preset.title,
-                done: s.script.done(),
-                total: s.script.actions().len(),
-                next_at_ms: s.next_at().map(Millis::ms),
-            },
-            tour: s.tour.clone(),
-            reached: s.reached(now),
-            tried: s.preset.try_this.tweak.is_applied(sim.config()),
+        let loaded = state.story.as_ref().map(|s| {
+            let reached = s.reached(now);
+            let ended = s.tour.last().is_some_and(|last| {
+                reached == s.tour.len()
+                    && s.next_at().is_none()
+                    && now.ms() >= last.at.ms().saturating_add(TOUR_LINGER_MS)
+            });
+            Loaded {
+                preset: s.preset,
+                progress: Progress {
+                    title: s.preset.title,
+                    done: s.script.done(),
+                    total: s.script.actions().len(),
+                    next_at_ms: s.next_at().map(Millis::ms),
+                },
+                tour: s.tour.clone(),
+                reached,
+                tried: s.preset.try_this.tweak.is_applied(sim.config()),
+                closed: s.tour_closed,
+                ended,
+            }
         });
         StoriesProps {
             backend,
@@ -74,82 +105,189 @@ fn backends_words(p: &Preset) -> String {
 
 #[component]
 pub fn Stories(props: &StoriesProps) -> Html {
+    let open = use_state(|| false);
+    let button_ref = use_node_ref();
+    let docked = props
+        .loaded
+        .as_ref()
+        .filter(|l| l.touring())
+        .map(|l| l.preset.id);
+    use_tour_dock(docked);
+    let menu = Menu {
+        open: open.clone(),
+        button_ref,
+    };
+    let tour_part = props.loaded.as_ref().map(|l| tour_or_done(props, l));
     if props.compact {
-        return match &props.loaded {
-            Some(loaded) => html! {
-                <section class="panel stories stories--compact" aria-label="Story">
-                    { tour(props, loaded) }
-                </section>
-            },
-            None => Html::default(),
+        return html! {
+            <section class="stories stories--compact" aria-label="Stories">
+                <div class="stories__bar">
+                    <p class="stories__hint">{ HINT }</p>
+                    { menu.button() }
+                </div>
+                { menu.list(props) }
+                { tour_part.unwrap_or_default() }
+            </section>
         };
     }
-    let loaded_id = props.loaded.as_ref().map(|l| l.preset.id);
     html! {
-        <section class="panel stories" aria-labelledby="stories-title">
-            <h2 id="stories-title" class="panel__title">{ "Stories" }</h2>
-            <p class="panel__note stories__intro">
-                { "One click loads a scripted run. Next plays it to its next key moment and says what to look at; Start plays it all. A story for every backend stays on yours." }
-            </p>
-            <nav class="stories__menu" aria-label="Stories by backend">
-                { for preset_groups().into_iter().map(|(group, presets)| html! {
-                    <div class="stories__group">
-                        <h3 class="stories__group-title">{ group }</h3>
-                        <ul class="stories__list">
-                            { for presets.into_iter().map(|p| story_button(props, p, loaded_id == Some(p.id))) }
-                        </ul>
-                    </div>
-                }) }
-            </nav>
+        <section class="stories" aria-label="Stories">
+            <div class="stories__bar">
+                { menu.button() }
+                if let Some(loaded) = &props.loaded {
+                    { loaded_line(props, loaded) }
+                } else {
+                    <span class="stories__idle">{ format!("{} scripted runs, each with a guided tour", presets::PRESETS.len()) }</span>
+                }
+            </div>
+            { menu.list(props) }
             if let Some(loaded) = &props.loaded {
                 { loaded_story(props, loaded) }
             }
+            { tour_part.unwrap_or_default() }
         </section>
     }
 }
 
-fn story_button(props: &StoriesProps, p: &'static Preset, loaded: bool) -> Html {
-    let onclick = props
-        .dispatch
-        .reform(move |_: MouseEvent| Action::LoadPreset(p));
-    let title = if p.backends.contains(&props.backend) {
-        format!("Load \"{}\" on {}", p.title, props.backend.name())
-    } else {
-        format!("Load \"{}\" (switches to {})", p.title, backends_words(p))
-    };
-    html! {
-        <li>
-            <button type="button" class="button button--story" {onclick} {title}
-                aria-pressed={if loaded { "true" } else { "false" }}>
-                { p.title }
+/// The stories menu: a button that opens the grouped list; Escape or a
+/// pick closes it and puts the focus back on the button.
+struct Menu {
+    open: UseStateHandle<bool>,
+    button_ref: NodeRef,
+}
+
+impl Menu {
+    fn button(&self) -> Html {
+        let open = *self.open;
+        let toggle = {
+            let state = self.open.clone();
+            Callback::from(move |_: MouseEvent| state.set(!open))
+        };
+        html! {
+            <button ref={self.button_ref.clone()} type="button" class="button stories__toggle"
+                aria-expanded={if open { "true" } else { "false" }} aria-controls="stories-menu"
+                onclick={toggle}>
+                { "Stories" }<span class="stories__caret" aria-hidden="true">{ if open { " ▴" } else { " ▾" } }</span>
             </button>
-        </li>
+        }
+    }
+
+    /// The grouped list, in the page but hidden while the menu is closed
+    /// (the button's `aria-controls` names it either way).
+    fn list(&self, props: &StoriesProps) -> Html {
+        let loaded_id = props.loaded.as_ref().map(|l| l.preset.id);
+        let onkeydown = {
+            let (state, button) = (self.open.clone(), self.button_ref.clone());
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Escape" {
+                    // Handled here: the page's own Escape (closing the tour) waits.
+                    e.prevent_default();
+                    state.set(false);
+                    browser::focus(&button);
+                }
+            })
+        };
+        html! {
+            <nav id="stories-menu" class="stories__menu" aria-label="Stories by backend" {onkeydown}
+                hidden={!*self.open}>
+                { for preset_groups().into_iter().map(|(group, presets)| html! {
+                    <div class="stories__group">
+                        <h3 class="stories__group-title">{ group }</h3>
+                        <ul class="stories__list">
+                            { for presets.into_iter().map(|p| self.story_button(props, p, loaded_id == Some(p.id))) }
+                        </ul>
+                    </div>
+                }) }
+            </nav>
+        }
+    }
+
+    fn story_button(&self, props: &StoriesProps, p: &'static Preset, loaded: bool) -> Html {
+        let (state, button, dispatch) = (
+            self.open.clone(),
+            self.button_ref.clone(),
+            props.dispatch.clone(),
+        );
+        let onclick = Callback::from(move |_: MouseEvent| {
+            dispatch.emit(Action::LoadPreset(p));
+            state.set(false);
+            browser::focus(&button);
+        });
+        let title = if p.backends.contains(&props.backend) {
+            format!("Load \"{}\" on {}", p.title, props.backend.name())
+        } else {
+            format!("Load \"{}\" (switches to {})", p.title, backends_words(p))
+        };
+        html! {
+            <li>
+                <button type="button" class="button button--story" {onclick} {title}
+                    aria-pressed={if loaded { "true" } else { "false" }}>
+                    { p.title }
+                </button>
+            </li>
+        }
     }
 }
 
-fn loaded_story(props: &StoriesProps, loaded: &Loaded) -> Html {
-    let p = loaded.preset;
-    let told = presets::told(p, props.backend);
+/// The loaded story in one line beside the menu: its title, how far its
+/// script has got, and the way to unload it.
+fn loaded_line(props: &StoriesProps, loaded: &Loaded) -> Html {
     let on_unload = props.dispatch.reform(|_: MouseEvent| Action::UnloadStory);
     html! {
+        <>
+            <h2 class="stories__title">{ loaded.preset.title }</h2>
+            { progress(&loaded.progress) }
+            <button type="button" class="button button--small" onclick={on_unload}
+                title="Stop the script; the run goes on by hand">
+                { "Unload story" }
+            </button>
+        </>
+    }
+}
+
+/// The story's words, folded, and its "try this".
+fn loaded_story(props: &StoriesProps, loaded: &Loaded) -> Html {
+    let told = presets::told(loaded.preset, props.backend);
+    html! {
         <div class="stories__loaded">
-            <h3 class="stories__title">{ p.title }</h3>
-            <dl class="stories__text">
-                <dt>{ "What happens" }</dt>
-                <dd>{ told.story }</dd>
-                <dt>{ "What fixes it" }</dt>
-                <dd>{ told.fix }</dd>
-            </dl>
-            { tour(props, loaded) }
+            <details class="stories__about">
+                <summary>{ "What happens, and what fixes it" }</summary>
+                <dl class="stories__text">
+                    <dt>{ "What happens" }</dt>
+                    <dd>{ told.story }</dd>
+                    <dt>{ "What fixes it" }</dt>
+                    <dd>{ told.fix }</dd>
+                </dl>
+            </details>
             { try_this(props, loaded) }
-            <div class="stories__foot">
-                { progress(&loaded.progress) }
-                <button type="button" class="button" onclick={on_unload}
-                    title="Stop the script; the run goes on by hand">
-                    { "Unload story" }
-                </button>
-            </div>
         </div>
+    }
+}
+
+/// The docked tour while it runs; once closed or ended, one line that
+/// brings it back.
+fn tour_or_done(props: &StoriesProps, loaded: &Loaded) -> Html {
+    if loaded.touring() {
+        return tour(props, loaded);
+    }
+    let (said, again, action) = if loaded.ended {
+        ("The tour is over.", "Replay the tour", Action::ReplayTour)
+    } else {
+        ("Tour closed.", "Show the tour", Action::ShowTour(true))
+    };
+    let onclick = props.dispatch.reform(move |_: MouseEvent| action.clone());
+    html! {
+        <p class="tour-done">
+            if props.compact {
+                <strong class="stories__title">{ loaded.preset.title }</strong>
+                { ": " }
+            }
+            { said }{ " " }
+            <button type="button" class="button button--small" {onclick}>{ again }</button>
+            if loaded.ended && !loaded.tried {
+                { " " }{ try_in_tour(props, loaded) }
+            }
+        </p>
     }
 }
 
@@ -161,6 +299,9 @@ fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
         .and_then(|i| loaded.tour.get(i));
     let on_next = props.dispatch.reform(|_: MouseEvent| Action::TourNext);
     let on_back = props.dispatch.reform(|_: MouseEvent| Action::TourBack);
+    let on_close = props
+        .dispatch
+        .reform(|_: MouseEvent| Action::ShowTour(false));
     let (where_, caption) = match current {
         Some(m) => (
             format!(
@@ -182,13 +323,11 @@ fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
     };
     let at_end = loaded.reached >= total;
     html! {
-        <div class="tour" role="group" aria-label="Tour">
+        <div class="tour tour--docked" role="group" aria-label="Tour">
             <p class="tour__where">
-                // Embedded, the story's title heads its docked tour.
-                if props.compact {
-                    <strong class="stories__title">{ loaded.preset.title }</strong>
-                    { " · " }
-                }
+                // The story's title heads its docked tour.
+                <strong class="stories__title">{ loaded.preset.title }</strong>
+                { " · " }
                 { where_ }
             </p>
             <p class="tour__caption" aria-live="polite">{ caption }</p>
@@ -203,8 +342,36 @@ fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
                     title={if at_end { "That was the last key moment" } else { "Play to the next key moment and stop there" }}>
                     { "Next" }
                 </button>
+                // The last step: the story again with its fix.
+                if at_end && !loaded.tried {
+                    { try_in_tour(props, loaded) }
+                }
             </div>
+            <button type="button" class="tour__close" onclick={on_close}
+                aria-label="Close tour" title="Close the tour (Escape); the story plays on">
+                <span aria-hidden="true">{ "×" }</span>
+            </button>
         </div>
+    }
+}
+
+/// "Now turn fencing on": the story's suggested change, and its tour again.
+fn try_in_tour(props: &StoriesProps, loaded: &Loaded) -> Html {
+    let onclick = props.dispatch.reform(|_: MouseEvent| Action::TryThisInTour);
+    html! {
+        <button type="button" class="button button--primary" {onclick}
+            title={presets::told(loaded.preset, props.backend).try_text}>
+            { now_words(&loaded.preset.try_this.tweak.label()) }
+        </button>
+    }
+}
+
+/// "Turn fencing on" as the tour's last step says it: "Now turn fencing on".
+pub fn now_words(label: &str) -> String {
+    let mut chars = label.chars();
+    match chars.next() {
+        Some(first) => format!("Now {}{}", first.to_lowercase(), chars.as_str()),
+        None => String::new(),
     }
 }
 
@@ -232,14 +399,15 @@ fn try_this(props: &StoriesProps, loaded: &Loaded) -> Html {
     }
 }
 
+/// How far the script has got, without a count of its steps: the tour's
+/// key moments are the one count the page shows.
 fn progress(p: &Progress) -> Html {
-    let next = match p.next_at_ms {
+    let said = match p.next_at_ms {
+        Some(at) if p.done == 0 => format!("first step at t={}", seconds_1(at)),
         Some(at) => format!("next step at t={}", seconds_1(at)),
         None => "every step has run".into(),
     };
     html! {
-        <p class="stories__progress" role="status">
-            { format!("Playing \"{}\": {} of {} steps, {next}.", p.title, p.done, p.total) }
-        </p>
+        <p class="stories__progress" role="status">{ said }</p>
     }
 }

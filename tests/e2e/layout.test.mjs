@@ -110,7 +110,7 @@ test("embedded at 700 x 500 the status, the four cards and the top of the timeli
   const start = await box(clockButton(page, "Start"), "Start");
   assert.ok(bar.height <= 2.2 * start.height + 16, `the controls in one row (${bar.height} px high, Start ${start.height} px)`);
   assert.ok((await box(statusStrip(page), "the status strip")).bottom <= height);
-  const docked = await box(page.getByRole("region", named("Story")), "the story's tour");
+  const docked = await box(tour, "the story's tour");
   assert.ok(docked.bottom <= height && docked.y >= height / 2, `the tour docked at the foot (${docked.y}-${docked.bottom})`);
   for (const id of CLIENTS) {
     const c = await box(card(page, id), `client ${id}`);

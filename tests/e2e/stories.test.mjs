@@ -43,7 +43,13 @@ async function playTour(page) {
 describe("stories", { timeout: TEST_TIMEOUT_MS }, () => {
   test("one click loads a story on a backend it suits, and its tour walks to the stale write", async (t) => {
     const page = await freshPage(t);
+    // The stories are a menu: one button until opened, closed after a pick.
+    const menu = page.getByRole("button", named("Stories"));
+    assert.equal(await menu.getAttribute("aria-expanded"), "false");
+    await menu.click();
     await page.getByRole("button", named("Unique is not monotonic")).click();
+    assert.equal(await menu.getAttribute("aria-expanded"), "false", "a pick closes the menu");
+    assert.ok(await menu.evaluate((e) => e === document.activeElement), "and puts the focus back on its button");
     assert.ok(await page.getByRole("radio", named("Redlock")).isChecked(), "switched to Redlock");
     assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "the story turns fencing on");
     assert.match(await tourText(page), /Press Next/);
@@ -76,6 +82,20 @@ describe("stories", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(await rejectedCount(page), 1);
     await page.getByRole("button", named("Undo the change")).click();
     await page.getByRole("button", named("Turn on fsync")).waitFor();
+  });
+
+  test("the stories menu opens from the keyboard and closes with Escape", async (t) => {
+    const page = await freshPage(t);
+    const menu = page.getByRole("button", named("Stories"));
+    await menu.focus();
+    await page.keyboard.press("Enter");
+    const list = page.getByRole("navigation", named("Stories by backend"));
+    await list.waitFor();
+    await page.keyboard.press("Tab");
+    assert.ok(await list.evaluate((e) => e.contains(document.activeElement)), "Tab goes into the list");
+    await page.keyboard.press("Escape");
+    await list.waitFor({ state: "hidden" });
+    assert.ok(await menu.evaluate((e) => e === document.activeElement), "focus back on the menu's button");
   });
 
   test("keys act on the selected client, and never while typing", async (t) => {

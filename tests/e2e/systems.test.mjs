@@ -53,6 +53,7 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
       const page = await freshPage(t);
       await chooseBackend(page, system);
       await setMaxSpeed(page);
+      await page.getByRole("button", named("Stories")).click();
       await page.getByRole("button", named("A GC pause outlives the lease")).click();
       assert.ok(await page.getByRole("radio", named(system)).isChecked(), "the story keeps the system");
       // The tour's last key moment is A's late write landing.

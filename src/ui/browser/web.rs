@@ -186,15 +186,118 @@ fn wanted(e: &web_sys::KeyboardEvent) -> Option<Shortcut> {
     }
 }
 
-/// Scrolls the part of the page a tour points at into view.
+/// Scrolls the part of the page a tour points at into view, only as far
+/// as needed (its scroll margins keep it clear of the docked tour bar and
+/// the sticky status strip), smoothly unless the visitor asked for less
+/// motion.
 pub fn scroll_to_spotlight() {
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+    let Some(window) = web_sys::window() else {
         return;
     };
+    let Some(document) = window.document() else {
+        return;
+    };
+    // The bar's caption may have just changed: its height is taken now,
+    // before its watcher hears, so the scroll clears the bar as it is.
+    if let (Ok(Some(bar)), Some(root)) = (
+        document.query_selector(".tour--docked"),
+        document.document_element(),
+    ) {
+        set_tour_height(&root, &bar);
+    }
     if let Ok(Some(spot)) = document.query_selector(".is-spotlit") {
         let options = web_sys::ScrollIntoViewOptions::new();
         options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+        options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
+        let behavior = if prefers_reduced_motion(&window) {
+            "auto"
+        } else {
+            "smooth"
+        };
+        // Set by name: the page builds no binding for ScrollBehavior.
+        let _ = js_sys::Reflect::set(&options, &"behavior".into(), &behavior.into());
         spot.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+}
+
+/// Whether the visitor asked for reduced motion (read by name, as above).
+fn prefers_reduced_motion(window: &web_sys::Window) -> bool {
+    let Ok(match_media) = js_sys::Reflect::get(window, &"matchMedia".into()) else {
+        return false;
+    };
+    let Ok(match_media) = match_media.dyn_into::<js_sys::Function>() else {
+        return false;
+    };
+    match_media
+        .call1(window, &"(prefers-reduced-motion: reduce)".into())
+        .ok()
+        .and_then(|list| js_sys::Reflect::get(&list, &"matches".into()).ok())
+        .and_then(|m| m.as_bool())
+        .unwrap_or(false)
+}
+
+/// Keeps `--tour-h` on the page's root at the docked tour bar's height, so
+/// the page's foot pads itself by exactly that much and a spotlit part
+/// scrolls clear of the bar. Dropping it disconnects it and removes the
+/// property.
+pub struct DockWatch {
+    observer: web_sys::ResizeObserver,
+    root: web_sys::Element,
+    _callback: Closure<dyn FnMut(js_sys::Array)>,
+}
+
+impl DockWatch {
+    pub fn start() -> Option<DockWatch> {
+        let document = web_sys::window()?.document()?;
+        let bar = document.query_selector(".tour--docked").ok()??;
+        let root = document.document_element()?;
+        let (measured, styled) = (bar.clone(), root.clone());
+        let callback = Closure::new(move |_entries: js_sys::Array| {
+            set_tour_height(&styled, &measured);
+        });
+        let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
+        observer.observe(&bar);
+        Some(DockWatch {
+            observer,
+            root,
+            _callback: callback,
+        })
+    }
+}
+
+impl Drop for DockWatch {
+    fn drop(&mut self) {
+        self.observer.disconnect();
+        style_call(&self.root, "removeProperty", &[&"--tour-h".into()]);
+    }
+}
+
+/// `--tour-h` on `root`: the docked bar's height, in whole pixels.
+fn set_tour_height(root: &web_sys::Element, bar: &web_sys::Element) {
+    let px = format!("{}px", bar.get_bounding_client_rect().height().ceil());
+    style_call(root, "setProperty", &[&"--tour-h".into(), &px.into()]);
+}
+
+/// Calls a method of an element's inline style by name (the page builds
+/// no binding for CSSStyleDeclaration).
+fn style_call(element: &web_sys::Element, method: &str, args: &[&JsValue]) {
+    let Ok(style) = js_sys::Reflect::get(element, &"style".into()) else {
+        return;
+    };
+    let method = js_sys::Reflect::get(&style, &method.into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(method) = method {
+        let list: js_sys::Array = args.iter().map(|a| (*a).clone()).collect();
+        let _ = method.apply(&style, &list);
+    }
+}
+
+/// Moves the keyboard's focus to an element (a menu's button once the menu
+/// closes, so focus is not lost with the list).
+pub fn focus(node: &NodeRef) {
+    if let Some(element) = node.cast::<web_sys::HtmlElement>() {
+        let _ = element.focus();
     }
 }
 
@@ -218,9 +321,11 @@ pub fn location() -> Option<(String, String, bool)> {
 
 /// Points the clicked link at `href` before the browser follows it.
 pub fn point_link(e: &MouseEvent, href: &str) {
+    // The target, not the current target: Yew listens at the page's root,
+    // so the current target is the root, with no link around it, and the
+    // link kept its bare address (the run was lost on the way).
     if let Some(a) = e
-        .current_target()
-        .or_else(|| e.target())
+        .target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
         .and_then(|t| t.closest("a").ok().flatten())
     {

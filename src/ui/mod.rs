@@ -413,14 +413,15 @@ fn full_page(b: Both, f: Full) -> Html {
     html! {
         <div class="page">
             <Masthead />
-            <ViewTabs current={f.view} dispatch={dispatch.clone()} />
+            <div class="page__bar">
+                <ViewTabs current={f.view} dispatch={dispatch.clone()} />
+                <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
+            </div>
             <main class="page__main">
                 <div class="view view--simulator" hidden={!shown(View::Simulator)}>
-                    <Intro dispatch={dispatch.clone()}>
-                        <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
-                    </Intro>
+                    // The stories menu stands in the lead's row, beside the set-up.
+                    <Intro dispatch={dispatch.clone()}>{ b.stories }</Intro>
                     { b.controls }
-                    { b.stories }
                     <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                     { b.cards }
                     { b.stage }

@@ -106,15 +106,16 @@ describe("the hazard explorer", () => {
     const bytes = await readFile(await png.path());
     assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], "a PNG file");
 
+    // The settings are in the address while the explorer is on show:
+    // opening it restores them and runs.
+    const url = page.url();
+    assert.match(url, /\?explore&.*ttls=1%2C\+2/);
+
     await cells.first().click();
     await poll(async () => (await page.getByText(/Opened trial \d+ of the explorer's cell TTL 1 s, p99 20 s/).count()) > 0, {
       what: "the opened trial's notice",
     });
-    assert.ok(await page.getByRole("radio", named("etcd")).isChecked(), "the trial runs on etcd");
-
-    // The settings are in the address: opening it restores them and runs.
-    const url = page.url();
-    assert.match(url, /\?explore&.*ttls=1%2C\+2/);
+    assert.ok(await page.getByRole("radio", named("etcd")).isChecked(), "the trial runs on etcd, in the simulator");
     const again = await suite.page(t, url.slice(url.indexOf("?")));
     await poll(async () => (await explorer(again).getByLabel("TTLs (s)").count()) === 1, { what: "the restored form" });
     assert.equal(await explorer(again).getByLabel("TTLs (s)").inputValue(), "1, 2");

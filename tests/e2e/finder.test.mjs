@@ -75,12 +75,13 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     });
     const picture = page.getByRole("region", named("Timeline")).locator("svg.timeline__svg");
     assert.equal(await picture.locator(".tl-write--stale").count(), 1, "the timeline marks the stale write");
+    const openedAt = await playheadMs(page);
     // The panel agrees with the search: the same property, at the same moment.
     await openView(page, "Properties and finder");
     const seek = property(page, "no stale write accepted").getByRole("button", { name: /^violated at t=/ });
     const at = await violationMs(seek);
     assert.match(result, new RegExp(`violated at t=${Math.floor(at / 1000)}\\.${String(at % 1000).padStart(3, "0")} s`));
-    assert.equal(await playheadMs(page), at, "the trace opens with the playhead on the violation");
+    assert.equal(openedAt, at, "the trace opens with the playhead on the violation");
     // The result stays, to read beside the run it opened.
     assert.match(await finder(page).innerText(), /Broken in/);
   });

@@ -8,7 +8,7 @@ use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged}
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
-use super::history::{DropReason, Event, Record, Standing, HISTORY_LEN_MAX};
+use super::history::{DropReason, Event, Record, HISTORY_LEN_MAX};
 use super::net::{latency_range_us, Body, Endpoint, InFlight, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
 use super::resource::{FenceRule, Owner, Resource, Verdict};
@@ -426,6 +426,22 @@ impl Core {
                 until,
             },
         );
+        self.announce(client, token);
+    }
+
+    /// With `Announce::On`, a new holder tells the resource its token at
+    /// once, over the network like any message. Only a token the resource
+    /// compares by order is worth announcing: DynamoDB's check asks the
+    /// lock item, PostgreSQL's the row's version.
+    fn announce(&mut self, client: ClientId, token: Option<Token>) {
+        let config = &self.config;
+        if !config.announce.is_on() || config.backend.fence_rule() != FenceRule::Highest {
+            return;
+        }
+        if let Some(token) = token {
+            let body = ResourceMsg::Announce { token }.into();
+            self.send(Endpoint::Client(client), Endpoint::Resource, body, 0);
+        }
     }
 
     /// A renewal came back: a holder's believed lease now ends at `until`.
@@ -1006,6 +1022,17 @@ impl Sim {
                     }
                 }
             }
+            (Endpoint::Resource, Body::Resource(ResourceMsg::Announce { token })) => {
+                if let Endpoint::Client(client) = msg.from {
+                    let seen = self.core.resource.announce(*token);
+                    let token = *token;
+                    self.core.record(Event::TokenAnnounced {
+                        client,
+                        token,
+                        seen,
+                    });
+                }
+            }
             (Endpoint::Resource, _) => self.apply_write(msg),
             // As `feed` does, without making the message a general input first.
             _ => {
@@ -1031,6 +1058,7 @@ impl Sim {
             owner: holder.map(|h| h.client),
             writer: c,
         };
+        let seen = self.core.resource.seen();
         let verdict = self.core.resource.apply(fencing, rule, token, owner);
         let accepted = matches!(verdict, Verdict::Accepted { .. });
         self.core.client_mut(c).judged = Some(WriteJudged {
@@ -1038,16 +1066,21 @@ impl Sim {
             standing,
             holder: holder.map(|h| h.client),
         });
-        if standing != Standing::Holder {
-            self.core.oracle.record_stale(StaleWrite {
-                at: self.core.now,
-                client: c,
-                token,
-                holder: holder.map(|h| h.client),
-                accepted,
-                standing,
-            });
-        }
+        let newer = self.core.oracle.newer_grant(c, lease_key);
+        self.core.oracle.record_write(StaleWrite {
+            at: self.core.now,
+            client: c,
+            token,
+            holder: holder.map(|h| h.client),
+            accepted,
+            standing,
+            newer,
+            seen,
+            reason: match verdict {
+                Verdict::Rejected(reason) => Some(reason),
+                Verdict::Accepted { .. } => None,
+            },
+        });
         let event = match verdict {
             Verdict::Accepted { value } => Event::WriteAccepted {
                 client: c,
@@ -1121,7 +1154,7 @@ impl Sim {
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));
         if let Some(g) = grant {
-            self.core.oracle.note_grant(g.client, g.lease_key);
+            self.core.oracle.note_grant(g.client, g.lease_key, g.token);
         }
         if now == self.last_holder {
             return;

@@ -131,6 +131,12 @@ pub enum RejectReason {
         highest: Token,
     },
     NoToken,
+    /// Below the token a new holder announced as it took over (no write
+    /// had shown the resource a token that high).
+    TokenBelowAnnounced {
+        token: Token,
+        announced: Token,
+    },
     /// The lock item names someone else (or no one) as the owner.
     NotOwner {
         writer: ClientId,
@@ -150,6 +156,10 @@ impl fmt::Display for RejectReason {
                 write!(f, "token {token} < highest accepted {highest}")
             }
             RejectReason::NoToken => f.write_str("the write carries no token"),
+            RejectReason::TokenBelowAnnounced { token, announced } => write!(
+                f,
+                "token {token} < {announced}, the token its new holder announced"
+            ),
             RejectReason::NotOwner {
                 writer,
                 owner: Some(owner),
@@ -853,6 +863,13 @@ pub enum Event {
         reason: RejectReason,
         standing: Standing,
     },
+    /// A new holder's announcement reached the resource: `seen` is the
+    /// highest token it had seen before (in writes or announcements).
+    TokenAnnounced {
+        client: ClientId,
+        token: Token,
+        seen: Option<Token>,
+    },
     Paused {
         client: ClientId,
         until: Millis,
@@ -997,6 +1014,7 @@ impl Event {
             }
             | OneHolderAgain => EventKind::Save,
             WriteSent { .. } | WriteAccepted { .. } | WriteRejected { .. } => EventKind::Write,
+            TokenAnnounced { .. } => EventKind::Write,
             Paused { .. } | Woke { .. } | Partitioned { .. } | Healed { .. } => EventKind::Fault,
             Crashed { .. } | Restarted { .. } | NodeCrashed { .. } | NodeRestarted { .. } => {
                 EventKind::Fault
@@ -1028,6 +1046,7 @@ impl Event {
             | WriteSent { client, .. }
             | WriteAccepted { client, .. }
             | WriteRejected { client, .. }
+            | TokenAnnounced { client, .. }
             | Paused { client, .. }
             | Woke { client }
             | Partitioned { client, .. }
@@ -1241,6 +1260,20 @@ impl fmt::Display for Said<'_> {
                     Standing::Holder => "",
                 }
             ),
+            TokenAnnounced {
+                client,
+                token,
+                seen,
+            } => match seen.filter(|s| s >= token) {
+                Some(seen) => write!(
+                    f,
+                    "the resource heard {client}'s token {token} as it took over; it had already seen {seen}"
+                ),
+                None => write!(
+                    f,
+                    "the resource heard {client}'s token {token} as it took over: from now on it refuses any lower token"
+                ),
+            },
             Paused { client, until } => write!(f, "{client} is frozen by a GC pause until {until}"),
             Woke { client } => write!(f, "{client} wakes from its pause, beliefs unchanged"),
             Partitioned {

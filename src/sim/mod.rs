@@ -48,7 +48,7 @@ pub use history::{
     Said, ServiceEvent, Standing, TokenWords, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
-pub use oracle::{Oracle, Overlap, StaleWrite, FINDINGS_MAX};
+pub use oracle::{GrantSeen, Oracle, Overlap, StaleWrite, FINDINGS_MAX};
 pub use playback::{Playback, Refusals};
 pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
@@ -66,6 +66,6 @@ pub use timeline::{
     WriteMark, WriteOutcome, Zone,
 };
 pub use types::{
-    ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
-    Token, ZkClient,
+    Announce, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    RestartPolicy, Seed, Token, ZkClient,
 };

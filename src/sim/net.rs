@@ -66,6 +66,10 @@ pub enum ResourceMsg {
     },
     /// `version` is the data's version after the write (its counter's value).
     WriteReply { accepted: bool, version: Token },
+    /// A new holder's token, sent the moment it is granted the lock when
+    /// `Announce::On`: the resource raises the highest token it has seen.
+    /// It changes no data and gets no answer.
+    Announce { token: Token },
 }
 
 impl From<ResourceMsg> for Body {
@@ -92,6 +96,7 @@ impl Body {
             Body::Resource(ResourceMsg::WriteReply {
                 accepted: false, ..
             }) => "rejected".into(),
+            Body::Resource(ResourceMsg::Announce { token }) => format!("announce, token {token}"),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The safety oracle: it knows the truth no participant can see.
 
-use super::history::Standing;
+use super::history::{RejectReason, Standing};
 use super::types::{ClientId, Millis, Token};
 use serde::{Deserialize, Serialize};
 
@@ -10,7 +10,7 @@ pub const FINDINGS_MAX: usize = 10_000;
 const GRANTS_MAX: usize = 100_000;
 
 /// A write applied at the resource by a client that was not the service's
-/// holder at that moment.
+/// holder at that moment (and, as `Oracle::last_write`, any write).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StaleWrite {
     pub at: Millis,
@@ -20,6 +20,39 @@ pub struct StaleWrite {
     /// Accepted and stale: a corruption. Rejected and stale: a save by fencing.
     pub accepted: bool,
     pub standing: Standing,
+    /// The latest grant to another client since the writer's own: whose
+    /// newer grant makes the write stale, and its token.
+    #[serde(default)]
+    pub newer: Option<GrantSeen>,
+    /// The highest token the resource had seen when the write came (in
+    /// accepted writes or announcements): what fencing compared it with.
+    #[serde(default)]
+    pub seen: Option<Token>,
+    /// Why the resource refused it, when it did.
+    #[serde(default)]
+    pub reason: Option<RejectReason>,
+}
+
+impl StaleWrite {
+    /// Whether fencing compared tokens and this write's was below none it
+    /// had seen, though another client had been granted a newer one: the
+    /// resource had not yet seen that token.
+    pub fn newer_token_unseen(&self) -> bool {
+        let Some(GrantSeen {
+            token: Some(newer), ..
+        }) = self.newer
+        else {
+            return false;
+        };
+        self.token.is_some_and(|t| t < newer) && self.seen < Some(newer)
+    }
+}
+
+/// A grant the service made: to whom, with which token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrantSeen {
+    pub client: ClientId,
+    pub token: Option<Token>,
 }
 
 /// A stretch of time in which two or more clients believed they held the lock.
@@ -38,8 +71,15 @@ pub struct Oracle {
     without_lease: u64,
     /// Every grant the service made, in order: who, under which lease key.
     grants: Vec<(ClientId, u64)>,
+    /// Each grant's token, beside `grants`: it only explains a finding
+    /// (which token the writer was behind), so it is not hashed.
+    #[serde(default)]
+    grant_tokens: Vec<Option<Token>>,
     stale_writes: Vec<StaleWrite>,
     overlaps: Vec<Overlap>,
+    /// The latest write the resource decided on, the holder's included.
+    #[serde(default)]
+    last_write: Option<StaleWrite>,
 }
 
 impl Oracle {
@@ -58,11 +98,15 @@ impl Oracle {
             saves,
             without_lease,
             grants,
+            grant_tokens,
             stale_writes,
             overlaps,
+            last_write,
         } = self;
         (*corruptions, *saves, *without_lease) = (0, 0, 0);
+        *last_write = None;
         grants.clear();
+        grant_tokens.clear();
         stale_writes.clear();
         overlaps.clear();
     }
@@ -85,6 +129,12 @@ impl Oracle {
         self.stale_writes.last()
     }
 
+    /// The latest write the resource accepted or rejected, whoever sent it
+    /// (`standing` says whether it was the holder's).
+    pub fn last_write(&self) -> Option<&StaleWrite> {
+        self.last_write.as_ref()
+    }
+
     /// True while two or more clients believe they hold the lock.
     pub fn in_overlap(&self) -> bool {
         self.overlaps.last().is_some_and(|o| o.to.is_none())
@@ -97,10 +147,40 @@ impl Oracle {
     }
 
     /// The service made a grant (or still holds one: repeats are ignored).
-    pub(crate) fn note_grant(&mut self, client: ClientId, lease_key: u64) {
-        if self.grants.last() != Some(&(client, lease_key)) && self.grants.len() < GRANTS_MAX {
+    /// A grant's token may come after the grant itself (Redlock's client
+    /// asks node 1 for its fencing counter once it has won the quorum): a
+    /// repeat that brings the token fills it in.
+    pub(crate) fn note_grant(&mut self, client: ClientId, lease_key: u64, token: Option<Token>) {
+        if self.grants.last() == Some(&(client, lease_key)) {
+            if let Some(last) = self.grant_tokens.last_mut().filter(|t| t.is_none()) {
+                *last = token;
+            }
+        } else if self.grants.len() < GRANTS_MAX {
             self.grants.push((client, lease_key));
+            self.grant_tokens.push(token);
         }
+    }
+
+    /// Where the writer's own grant ends in the list of grants (0 if it is
+    /// not there).
+    fn after_own(&self, client: ClientId, lease_key: u64) -> usize {
+        self.grants
+            .iter()
+            .rposition(|&g| g == (client, lease_key))
+            .map_or(0, |i| i + 1)
+    }
+
+    /// The latest grant to another client since `client`'s grant under
+    /// `lease_key`, with its token.
+    pub(crate) fn newer_grant(&self, client: ClientId, lease_key: u64) -> Option<GrantSeen> {
+        let own = self.after_own(client, lease_key);
+        (own..self.grants.len())
+            .rev()
+            .find(|&i| self.grants[i].0 != client)
+            .map(|i| GrantSeen {
+                client: self.grants[i].0,
+                token: self.grant_tokens.get(i).copied().flatten(),
+            })
     }
 
     /// Where a write from `client` under `lease_key` stands: the holder's,
@@ -115,11 +195,7 @@ impl Oracle {
         if holder.is_some_and(|h| h.client == client && h.lease_key == lease_key) {
             return Standing::Holder;
         }
-        let own = self
-            .grants
-            .iter()
-            .rposition(|&g| g == (client, lease_key))
-            .map_or(0, |i| i + 1);
+        let own = self.after_own(client, lease_key);
         if self.grants[own..].iter().any(|&(c, _)| c != client) {
             Standing::Stale
         } else {
@@ -127,7 +203,16 @@ impl Oracle {
         }
     }
 
-    pub(crate) fn record_stale(&mut self, stale: StaleWrite) {
+    /// Any write the resource decided on: the latest is kept, and one from
+    /// a client that is not the holder is a finding.
+    pub(crate) fn record_write(&mut self, write: StaleWrite) {
+        self.last_write = Some(write);
+        if write.standing != Standing::Holder {
+            self.record_stale(write);
+        }
+    }
+
+    fn record_stale(&mut self, stale: StaleWrite) {
         match (stale.standing, stale.accepted) {
             (Standing::Stale, true) => self.corruptions += 1,
             (Standing::Stale, false) => self.saves += 1,
@@ -187,5 +272,83 @@ impl std::hash::Hash for Oracle {
         self.stale_writes.len().hash(state);
         self.overlaps.len().hash(state);
         self.overlaps.last().map(|o| (o.to, &o.clients)).hash(state);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn c(letter: char) -> ClientId {
+        ClientId::from_letter(letter).unwrap()
+    }
+
+    #[test]
+    fn the_newer_grant_is_the_latest_to_another_client_since_the_writers() {
+        let mut oracle = Oracle::default();
+        oracle.note_grant(c('A'), 10, Some(Token(1)));
+        oracle.note_grant(c('B'), 20, Some(Token(2)));
+        oracle.note_grant(c('C'), 30, Some(Token(3)));
+        oracle.note_grant(c('A'), 40, Some(Token(4)));
+        let newer = oracle.newer_grant(c('A'), 10);
+        assert_eq!(
+            newer,
+            Some(GrantSeen {
+                client: c('C'),
+                token: Some(Token(3))
+            }),
+            "C's grant is the latest by another client; A's own later grant is not"
+        );
+        assert_eq!(
+            oracle.newer_grant(c('A'), 40),
+            None,
+            "nobody since A's last"
+        );
+        assert_eq!(oracle.grants(), 4);
+    }
+
+    #[test]
+    fn a_token_that_comes_after_its_grant_is_filled_in_once() {
+        let mut oracle = Oracle::default();
+        oracle.note_grant(c('A'), 10, Some(Token(1)));
+        // Redlock: the quorum is won first, the fencing counter comes later.
+        oracle.note_grant(c('B'), 20, None);
+        oracle.note_grant(c('B'), 20, Some(Token(2)));
+        oracle.note_grant(c('B'), 20, Some(Token(9)));
+        assert_eq!(oracle.grants(), 2, "a repeat is not a grant");
+        assert_eq!(
+            oracle.newer_grant(c('A'), 10).and_then(|g| g.token),
+            Some(Token(2)),
+            "filled in by the first repeat that has it, and kept"
+        );
+    }
+
+    #[test]
+    fn every_write_is_the_last_write_and_only_others_are_findings() {
+        let mut oracle = Oracle::default();
+        let write = StaleWrite {
+            at: Millis(5),
+            client: c('B'),
+            token: Some(Token(2)),
+            holder: Some(c('B')),
+            accepted: true,
+            standing: Standing::Holder,
+            newer: None,
+            seen: None,
+            reason: None,
+        };
+        oracle.record_write(write);
+        assert_eq!(oracle.last_write(), Some(&write));
+        assert!(oracle.stale_writes().is_empty());
+        let stale = StaleWrite {
+            client: c('A'),
+            standing: Standing::Stale,
+            ..write
+        };
+        oracle.record_write(stale);
+        assert_eq!(oracle.last_write(), Some(&stale));
+        assert_eq!((oracle.stale_writes().len(), oracle.corruptions()), (1, 1));
+        oracle.clear();
+        assert_eq!(oracle.last_write(), None);
     }
 }

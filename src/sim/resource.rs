@@ -33,14 +33,33 @@ pub enum Verdict {
 }
 
 /// A counter that counts writes. With fencing on it accepts a write iff its
-/// token is at least the highest token it has accepted so far: equal tokens
-/// pass so that one holder can write many times.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+/// token is at least the highest token it has seen so far (in an accepted
+/// write, or announced by a new holder): equal tokens pass so that one
+/// holder can write many times.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Resource {
     value: u64,
     highest: Option<Token>,
     accepted: u64,
     rejected: u64,
+    /// The highest token a new holder announced (`Announce::On`); none
+    /// when nobody announces, as in every run made before the option.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    announced: Option<Token>,
+}
+
+impl std::hash::Hash for Resource {
+    /// Field by field, leaving out an announced token nobody sent: runs
+    /// without announcements keep the fingerprints they always had.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.value.hash(state);
+        self.highest.hash(state);
+        self.accepted.hash(state);
+        self.rejected.hash(state);
+        if let Some(announced) = self.announced {
+            announced.hash(state);
+        }
+    }
 }
 
 impl Default for Resource {
@@ -56,6 +75,7 @@ impl Resource {
             highest: None,
             accepted: 0,
             rejected: 0,
+            announced: None,
         }
     }
 
@@ -67,6 +87,26 @@ impl Resource {
     /// the tokens that writes brought it.
     pub fn highest(&self) -> Option<Token> {
         self.highest
+    }
+
+    /// The highest token a new holder announced as it took over.
+    pub fn announced(&self) -> Option<Token> {
+        self.announced
+    }
+
+    /// The highest token the resource has seen, in a write it accepted or
+    /// in an announcement: what a fenced write must reach.
+    pub fn seen(&self) -> Option<Token> {
+        self.highest.max(self.announced)
+    }
+
+    /// A new holder announces its token: the resource will refuse any
+    /// lower one from now on. Nothing is written. Returns the highest
+    /// token it had seen before.
+    pub fn announce(&mut self, token: Token) -> Option<Token> {
+        let before = self.seen();
+        self.announced = Some(self.announced.map_or(token, |a| a.max(token)));
+        before
     }
 
     pub fn accepted(&self) -> u64 {
@@ -124,8 +164,12 @@ impl Resource {
         let Some(token) = token else {
             return Some(RejectReason::NoToken);
         };
-        match self.highest {
-            Some(highest) if token < highest => {
+        match (self.highest, self.announced) {
+            // Announced higher than any write showed: the announcement refuses it.
+            (highest, Some(announced)) if token < announced && highest < Some(announced) => {
+                Some(RejectReason::TokenBelowAnnounced { token, announced })
+            }
+            (Some(highest), _) if token < highest => {
                 Some(RejectReason::TokenBelowHighest { token, highest })
             }
             _ => None,
@@ -150,5 +194,63 @@ impl Owner {
             writer: self.writer,
             owner: self.owner,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::types::ClientId;
+    use std::hash::{Hash, Hasher};
+
+    fn owner() -> Owner {
+        let a = ClientId::from_letter('A').unwrap();
+        Owner {
+            owner: Some(a),
+            writer: a,
+        }
+    }
+
+    fn hash_of(r: &Resource) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        r.hash(&mut h);
+        h.finish()
+    }
+
+    #[test]
+    fn an_announced_token_refuses_lower_ones_and_writes_nothing() {
+        let mut r = Resource::new();
+        let plain = hash_of(&r);
+        assert_eq!(r.announce(Token(3)), None);
+        assert_eq!(
+            (r.value(), r.highest(), r.seen()),
+            (0, None, Some(Token(3)))
+        );
+        assert_ne!(hash_of(&r), plain, "an announcement is state");
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        assert_eq!(
+            verdict,
+            Verdict::Rejected(RejectReason::TokenBelowAnnounced {
+                token: Token(2),
+                announced: Token(3),
+            })
+        );
+        // The announcer's own token passes, and then a write has shown it.
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(3)), owner());
+        assert_eq!(verdict, Verdict::Accepted { value: 1 });
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        assert_eq!(
+            verdict,
+            Verdict::Rejected(RejectReason::TokenBelowHighest {
+                token: Token(2),
+                highest: Token(3),
+            })
+        );
+        assert_eq!(
+            r.announce(Token(1)),
+            Some(Token(3)),
+            "a lower one lowers nothing"
+        );
+        assert_eq!(r.seen(), Some(Token(3)));
     }
 }

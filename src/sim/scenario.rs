@@ -3,8 +3,8 @@
 use super::backend::{Backend, ConsulOptions};
 use super::error::CommandError;
 use super::types::{
-    ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode, RestartPolicy, Seed,
-    ZkClient,
+    Announce, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    RestartPolicy, Seed, ZkClient,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -210,6 +210,10 @@ pub struct Config {
     #[serde(default)]
     pub consul: ConsulOptions,
     pub pg: PgOptions,
+    /// Whether a new holder announces its token to the resource as it
+    /// takes over; left out of links and files while off.
+    #[serde(default, skip_serializing_if = "Announce::is_off")]
+    pub announce: Announce,
 }
 
 impl Default for Config {
@@ -227,6 +231,7 @@ impl Default for Config {
             dynamo: DynamoOptions::default(),
             consul: ConsulOptions::default(),
             pg: PgOptions::default(),
+            announce: Announce::Off,
         }
     }
 }

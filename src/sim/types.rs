@@ -167,6 +167,44 @@ impl Fencing {
     }
 }
 
+/// Whether a client that is granted the lock announces its token to the
+/// resource at once, before it writes anything: the resource raises the
+/// highest token it has seen, so a late write under an older token is
+/// refused even if the new holder never writes. BookKeeper's recovery
+/// fences a ledger this way before the new writer adds to it, and HDFS
+/// fences the old NameNode before the new one becomes active. Only
+/// systems whose tokens can be ordered (the resource compares them) send it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Announce {
+    On,
+    /// Today's behaviour: the resource learns a token only from a write.
+    #[default]
+    Off,
+}
+
+impl Announce {
+    pub fn is_on(self) -> bool {
+        self == Announce::On
+    }
+
+    /// Whether a configuration leaves it at its default (links and files
+    /// then say nothing of it, as they did before it existed).
+    pub fn is_off(&self) -> bool {
+        *self == Announce::Off
+    }
+}
+
+impl std::hash::Hash for Announce {
+    /// Off adds nothing to a hash: every run made before the option existed
+    /// keeps its state's fingerprint.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        if self.is_on() {
+            state.write_u8(1);
+        }
+    }
+}
+
 /// How a Redis client releases: the safe script or a bare `DEL`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

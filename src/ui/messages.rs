@@ -8,8 +8,9 @@ use yew::prelude::*;
 
 /// Messages drawn at most; the rest are counted. The strip stands on the
 /// stage under the cards, in the lesson's first screen: a few rows, the
-/// newest.
-pub const MESSAGES_SHOWN_MAX: usize = 5;
+/// newest, in a strip of a fixed height, so nothing under it moves as
+/// messages come and go.
+pub const MESSAGES_SHOWN_MAX: usize = 3;
 
 /// One message, ready to draw: columns are indexes into `columns`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -166,10 +167,19 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
 /// each component costs the page about a kilobyte.
 pub fn messages(props: &MessagesProps) -> Html {
     let count = props.columns.len();
-    let height = HEAD_PX + props.flights.len().max(1) * ROW_PX + 8;
+    let height = HEAD_PX + MESSAGES_SHOWN_MAX * ROW_PX + 4;
+    let held = props.flights.iter().any(|f| f.held);
     html! {
         <section class="panel messages" aria-label="Messages in flight">
-            <h2 class="panel__title">{ "Messages in flight" }</h2>
+            // One line of words above a strip of a fixed height: the key
+            // says only what is on show (the older messages left out, a
+            // message TCP holds across a partition).
+            <h2 class="panel__title">
+                { "Messages in flight" }
+                if props.hidden > 0 {
+                    <span class="messages__more">{ format!(" · {} older not drawn; the timeline has them all", props.hidden) }</span>
+                }
+            </h2>
             <svg class="messages__strip" width="100%" height={height.to_string()}
                 aria-hidden="true" focusable="false">
                 { for props.columns.iter().enumerate().map(|(i, name)| {
@@ -183,24 +193,21 @@ pub fn messages(props: &MessagesProps) -> Html {
                     }
                 }) }
                 { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count)) }
+                if props.flights.is_empty() {
+                    <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
+                        text-anchor="middle">{ "Nothing on the wire." }</text>
+                }
             </svg>
             if props.flights.is_empty() {
-                <p class="messages__empty">{ "Nothing on the wire." }</p>
+                <p class="visually-hidden">{ "Nothing on the wire." }</p>
             } else {
                 <ul class="visually-hidden">
                     { for props.flights.iter().map(|f| html! { <li key={f.id}>{ &f.describe }</li> }) }
                 </ul>
             }
-            // The key says only what is on show: a held message, or the
-            // messages left out.
-            if props.flights.iter().any(|f| f.held) || props.hidden > 0 {
-                <p class="panel__note">
-                    if props.flights.iter().any(|f| f.held) {
-                        <span class="messages__key--held">{ "⟳ on a dashed line: cut off by a partition, TCP sends it again until the partition heals (15 tries, about 15 minutes)" }</span>
-                    }
-                    if props.hidden > 0 {
-                        { format!(" · {} older messages not drawn (the timeline has them all)", props.hidden) }
-                    }
+            if held {
+                <p class="panel__note messages__key--held">
+                    { "⟳ on a dashed line: cut off by a partition, TCP sends it again until the partition heals (15 tries, about 15 minutes)" }
                 </p>
             }
         </section>

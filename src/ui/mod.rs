@@ -15,6 +15,7 @@ pub mod properties;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;
+pub mod stage;
 pub mod state;
 pub mod status;
 pub mod stories;
@@ -34,9 +35,10 @@ use intro::{Intro, Masthead};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{messages, MessagesProps};
 use properties::{use_properties, PropertiesPanel};
-use resource_panel::{ResourcePanel, ResourcePanelProps};
+use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
 use service_panel::{service_panel, ServicePanelProps};
 use share::Share;
+use stage::{service_line, ServiceLineProps};
 use state::{Action, AppState, StartSim};
 use status::{status, StatusProps};
 use stories::{Stories, StoriesProps};
@@ -203,10 +205,19 @@ pub fn App(props: &AppProps) -> Html {
                 <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
             }
         }),
-        resource: below(
-            drawn,
-            || html! { <ResourcePanel ..ResourcePanelProps::from_sim(&sim) /> },
-        ),
+        stage: html! {
+            <div class="stage">
+                <div class={spot(look, Look::Service)}>
+                    { service_line(&ServiceLineProps::from_sim(&sim)) }
+                </div>
+                if !embed {
+                    { messages(&MessagesProps::from_sim(&sim)) }
+                }
+                <div class={spot(look, Look::Resource)}>
+                    { resource_line(&ResourceLineProps::from_sim(&sim)) }
+                </div>
+            </div>
+        },
         log,
     };
     if embed {
@@ -219,10 +230,19 @@ pub fn App(props: &AppProps) -> Html {
                 <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
             }
         }),
-        service: below(drawn, || {
-            service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone()))
+        books: below(drawn, || {
+            html! {
+                <details class="panel books">
+                    <summary class="books__summary">
+                        { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
+                    </summary>
+                    <div class="books__pair">
+                        { service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone())) }
+                        <ResourcePanel ..ResourcePanelProps::from_sim(&sim).with_dispatch(dispatch.clone()) />
+                    </div>
+                </details>
+            }
         }),
-        messages: below(drawn, || messages(&MessagesProps::from_sim(&sim))),
         run_link,
         story: state.story_address(),
         help: state.help,
@@ -305,17 +325,19 @@ struct Both {
     controls: Html,
     status: Html,
     cards: Html,
+    /// What the clients act on, under their cards: the lock service's and
+    /// the resource's lines (and, in the full page, the messages between).
+    stage: Html,
     timeline: Html,
     stories: Html,
-    resource: Html,
     log: Html,
 }
 
 /// What only the full page shows, and what it needs to show it.
 struct Full {
     properties: Html,
-    service: Html,
-    messages: Html,
+    /// The lock service's and the resource's panels in full, folded.
+    books: Html,
     run_link: Callback<(), String>,
     story: Option<embed::StoryAddress>,
     help: bool,
@@ -369,8 +391,8 @@ fn compact_page(
                 { b.stories }
                 <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                 { b.cards }
+                { b.stage }
                 { b.timeline }
-                <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
                 <details class="panel embed__log">
                     <summary>{ "Event log: the run in sentences" }</summary>
                     { b.log }
@@ -401,12 +423,9 @@ fn full_page(b: Both, f: Full) -> Html {
                     { b.stories }
                     <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                     { b.cards }
-                    <div class="stage">
-                        <div class={spot(b.look, Look::Service)}>{ f.service }</div>
-                        { f.messages }
-                        <div class={spot(b.look, Look::Resource)}>{ b.resource }</div>
-                    </div>
+                    { b.stage }
                     { b.timeline }
+                    { f.books }
                     { b.log }
                 </div>
                 { below(f.drawn, || html! {

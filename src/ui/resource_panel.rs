@@ -1,14 +1,15 @@
 //! The protected resource, "shared-counter": what it accepted, and the
-//! banner that says when a stale write got through or was stopped.
+//! banner that says when a stale write got through or was stopped; and its
+//! one-line summary for the stage under the client cards.
 
-use super::state::seconds_1;
+use super::state::{seconds_1, Action};
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
-use crate::sim::{FenceRule, Fencing, StaleWrite, Standing, Token};
+use crate::sim::{Announce, Config, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token};
 
 use yew::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+#[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ResourcePanelProps {
     pub value: u64,
     pub highest: Option<Token>,
@@ -29,6 +30,13 @@ pub struct ResourcePanelProps {
     /// lives in the lock service's own server.
     pub rule: FenceRule,
     pub in_service: Option<&'static str>,
+    /// Whether new holders announce their tokens, and the highest announced.
+    pub announce: Announce,
+    pub announced: Option<Token>,
+    /// The run's settings and the page's dispatch, for the announcement's
+    /// checkbox (a fresh run); without a dispatch it is not offered.
+    pub config: Config,
+    pub dispatch: Option<Callback<Action>>,
 }
 
 impl ResourcePanelProps {
@@ -65,6 +73,18 @@ impl ResourcePanelProps {
                 let backend = sim.config().backend;
                 backend.resource_in_service().then(|| backend.name())
             },
+            announce: sim.config().announce,
+            announced: resource.announced(),
+            config: sim.config().clone(),
+            dispatch: None,
+        }
+    }
+
+    /// The props with the page's dispatch: the announcement can be switched.
+    pub fn with_dispatch(self, dispatch: Callback<Action>) -> Self {
+        ResourcePanelProps {
+            dispatch: Some(dispatch),
+            ..self
         }
     }
 }
@@ -105,6 +125,7 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     match (props.fencing.is_on(), props.rule) {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
                         (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
+                        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
                         (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
                         (false, _) => "Fencing is off: nothing compared the token.",
                     },
@@ -130,7 +151,10 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             "Its UPDATE named the version it had read, and the row had moved on to version {}, so it matched no row.",
             props.value
         ),
-        FenceRule::Highest => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
+        FenceRule::Highest => match stale.reason {
+            Some(RejectReason::TokenBelowAnnounced { announced, .. }) => format!("No write had shown the counter a newer token, but the new holder announced token {announced} as it took over, so it refused the write."),
+            _ => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
+        },
     };
     html! {
         <div class="banner banner--save" role="status">
@@ -178,6 +202,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let rule = match (props.fencing.is_on(), props.rule) {
         (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
         (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
+        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
         (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
         (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
         (false, _) => "Fencing off: it accepts every write, whatever the token.",
@@ -185,6 +210,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let knows = match props.rule {
         FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
         FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
+        FenceRule::Highest if props.announce.is_on() => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
         FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
     html! {
@@ -198,6 +224,9 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             <dl class="resource__facts">
                 <div><dt>{ if props.rule == FenceRule::Version { "value = version" } else { "value" } }</dt><dd>{ props.value }</dd></div>
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
+                if props.announce.is_on() && props.rule == FenceRule::Highest {
+                    <div><dt>{ "highest announced token" }</dt><dd>{ props.announced.map_or("—".to_string(), |t| t.to_string()) }</dd></div>
+                }
                 <div><dt>{ "accepted" }</dt><dd>{ props.accepted }</dd></div>
                 <div><dt>{ "rejected" }</dt><dd>{ props.rejected }</dd></div>
             </dl>
@@ -208,6 +237,142 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             }
             <p class="panel__note">{ rule }</p>
             <p class="panel__note">{ knows }</p>
+            { announce_option(props) }
         </section>
+    }
+}
+
+/// The checkbox that makes every new holder announce its token to the
+/// resource as it takes over: offered where the resource orders tokens.
+fn announce_option(props: &ResourcePanelProps) -> Html {
+    let Some(dispatch) = props.dispatch.as_ref() else {
+        return html! {};
+    };
+    if props.rule != FenceRule::Highest {
+        return html! {};
+    }
+    let config = props.config.clone();
+    let onchange = dispatch.reform(move |e: Event| {
+        let on = super::browser::checked_of(&e);
+        let announce = if on { Announce::On } else { Announce::Off };
+        Action::Reconfigure(Config {
+            announce,
+            ..config.clone()
+        })
+    });
+    html! {
+        <div class="resource__announce">
+            <label class="toggle" for="announce-token">
+                <input id="announce-token" type="checkbox" class="toggle__input"
+                    checked={props.announce.is_on()} {onchange}
+                    aria-describedby="announce-token-note" />
+                <span class="toggle__text">{ "New holder announces its token" }</span>
+            </label>
+            <p class="panel__note" id="announce-token-note">
+                { "Granted the lock, a client first sends its token to the resource, which then refuses any lower one: BookKeeper's recovery fences a ledger before the new writer adds to it, and HDFS fences the old NameNode before the new one becomes active. Starts a fresh run" }
+                { if props.fencing.is_on() { "." } else { "; with fencing off nothing compares the tokens." } }
+            </p>
+        </div>
+    }
+}
+
+/// The resource in one or two lines, for the stage under the client cards:
+/// its value, the highest token it has accepted (or what it checks instead),
+/// and what it made of the latest write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceLineProps {
+    pub value: u64,
+    pub highest: Option<Token>,
+    pub announced: Option<Token>,
+    pub rule: FenceRule,
+    pub fencing: Fencing,
+    /// The latest write the resource decided on, whoever sent it.
+    pub last: Option<StaleWrite>,
+}
+
+impl ResourceLineProps {
+    pub fn from_sim(sim: &Sim) -> Self {
+        let resource = sim.resource();
+        ResourceLineProps {
+            value: resource.value(),
+            highest: resource.highest(),
+            announced: resource.announced(),
+            rule: sim.config().backend.fence_rule(),
+            fencing: sim.config().fencing,
+            last: sim.oracle().last_write().copied(),
+        }
+    }
+}
+
+/// What the resource compares, in a few words: the highest token for six
+/// systems, the lock item's owner for DynamoDB, the row's version for
+/// PostgreSQL.
+fn checks_words(props: &ResourceLineProps) -> String {
+    let value = props.value;
+    let facts = match props.rule {
+        FenceRule::Highest => {
+            let highest = props.highest.map_or("none".into(), |t| t.to_string());
+            match props.announced.filter(|&a| Some(a) > props.highest) {
+                Some(a) => {
+                    format!("value {value} · highest accepted token {highest}, announced {a}")
+                }
+                None => format!("value {value} · highest accepted token {highest}"),
+            }
+        }
+        FenceRule::LockOwner => format!("value {value} · no token"),
+        FenceRule::Version => format!("value = version {value}"),
+    };
+    let check = match (props.fencing.is_on(), props.rule) {
+        (false, _) => "fencing off: nothing is checked",
+        (true, FenceRule::Highest) => "fencing refuses lower tokens",
+        (true, FenceRule::LockOwner) => "fencing asks the lock item's owner",
+        (true, FenceRule::Version) => "fencing: UPDATE … WHERE version = n",
+    };
+    format!("{facts} · {check}")
+}
+
+/// The latest write's verdict: the mark and the word say it, not colour alone.
+fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, String) {
+    let Some(w) = props.last else {
+        return ("", "none", "no write yet".into());
+    };
+    let what = match (props.rule, w.token) {
+        (FenceRule::Highest, Some(t)) => format!("{} with token {t}", w.client),
+        (FenceRule::Version, Some(v)) => format!("{} naming version {}", w.client, v.0),
+        _ => w.client.to_string(),
+    };
+    match (w.accepted, w.standing) {
+        (true, Standing::Stale) => (
+            "✕ ",
+            "corrupt",
+            format!("{what}: corrupted (accepted, stale)"),
+        ),
+        (true, Standing::WithoutLease) => (
+            "○ ",
+            "accepted",
+            format!("{what}: accepted without a lease, nothing harmed"),
+        ),
+        (true, Standing::Holder) => ("", "accepted", format!("{what}: accepted")),
+        (false, Standing::Stale) => ("✓ ", "save", format!("{what}: rejected (stale)")),
+        (false, _) => ("", "rejected", format!("{what}: rejected")),
+    }
+}
+
+/// The resource's line on the stage.
+pub fn resource_line(props: &ResourceLineProps) -> Html {
+    let (mark, kind, verdict) = last_write_words(props);
+    html! {
+        <div class="resource-line" role="group" aria-label="Resource at a glance">
+            <p class="resource-line__facts">
+                <code class="resource__name">{ RESOURCE_NAME }</code>
+                { format!(" {}", checks_words(props)) }
+            </p>
+            <p class={classes!("resource-line__last", format!("resource-line__last--{kind}"))}
+                data-testid="resource-last-write">
+                { "last write: " }
+                <span aria-hidden="true">{ mark }</span>
+                { verdict }
+            </p>
+        </div>
     }
 }

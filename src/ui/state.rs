@@ -595,6 +595,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         dynamo: crate::sim::DynamoOptions::default(),
         consul: ConsulOptions::default(),
         pg: PgOptions::default(),
+        announce: crate::sim::Announce::Off,
     }
 }
 

@@ -1,9 +1,13 @@
 //! The status strip: who the service says holds the lock, with which token,
-//! how many writes the resource rejected, and the virtual clock.
+//! how many writes the resource rejected, the virtual clock, and the
+//! verdict on the latest stale write, with its reason, where the eye is.
 
 use super::state::clock_words;
 use crate::sim::Sim;
-use crate::sim::{ClientId, Millis, Token, TokenWords};
+use crate::sim::{
+    ClientId, FenceRule, Fencing, GrantSeen, Millis, RejectReason, StaleWrite, Standing, Token,
+    TokenWords,
+};
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,6 +26,8 @@ pub struct StatusProps {
     pub corruptions: u64,
     /// Stale writes fencing rejected.
     pub saves: u64,
+    /// What became of the latest stale write, and why.
+    pub verdict: Option<VerdictWords>,
 }
 
 impl StatusProps {
@@ -43,7 +49,170 @@ impl StatusProps {
             believers,
             corruptions: sim.oracle().corruptions(),
             saves: sim.oracle().saves(),
+            verdict: verdict_of(sim),
         }
+    }
+}
+
+/// The verdict on a stale write: a short first sentence that says what
+/// happened, and the reason after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerdictWords {
+    /// True for a corrupted counter, false for a write fencing stopped.
+    pub corrupted: bool,
+    pub head: String,
+    pub why: String,
+}
+
+/// The verdict on the latest stale write that got through, or else on the
+/// latest that fencing stopped: once corrupted, the counter stays so.
+fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
+    let oracle = sim.oracle();
+    let corrupted = oracle.corruptions() > 0;
+    let write = oracle
+        .stale_writes()
+        .iter()
+        .rev()
+        .find(|s| s.standing == Standing::Stale && s.accepted == corrupted)?;
+    let config = sim.config();
+    let mut words = verdict_words(write, config.fencing, config.backend.fence_rule());
+    if oracle.corruptions() > 1 {
+        words.why = format!(
+            "{} ({} stale writes accepted in all.)",
+            words.why,
+            oracle.corruptions()
+        );
+    }
+    Some(words)
+}
+
+/// "A's write with token 1", or "A's write" where the system's writes
+/// carry no token the page can name (DynamoDB's none, PostgreSQL's version).
+fn write_words(write: &StaleWrite, rule: FenceRule) -> String {
+    match (rule, write.token) {
+        (FenceRule::Highest, Some(t)) => format!("{}'s write with token {t}", write.client),
+        _ => format!("{}'s write", write.client),
+    }
+}
+
+/// "after B was granted token 2", or "the lock" without a token to name.
+fn granted_words(newer: Option<GrantSeen>, rule: FenceRule) -> String {
+    match newer {
+        Some(GrantSeen {
+            client,
+            token: Some(t),
+        }) if rule == FenceRule::Highest => format!("after {client} was granted token {t}"),
+        Some(GrantSeen { client, .. }) => format!("after {client} was granted the lock"),
+        None => "after another client was granted the lock".into(),
+    }
+}
+
+/// What the page says about a stale write, true to how each system's
+/// resource checks it: by the highest token seen (six systems), by the
+/// lock item's owner (DynamoDB, whose RVN is a random UUID), or by the
+/// row's version (PostgreSQL, whose advisory lock has no token).
+pub fn verdict_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> VerdictWords {
+    if write.accepted {
+        corrupted_words(write, fencing, rule)
+    } else {
+        VerdictWords {
+            corrupted: false,
+            head: stopped_head(write),
+            why: stopped_why(write, rule),
+        }
+    }
+}
+
+fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> VerdictWords {
+    let what = write_words(write, rule);
+    let after = granted_words(write.newer, rule);
+    let newer = write
+        .newer
+        .map_or("the new holder".into(), |g| g.client.to_string());
+    let (head, why) = match (fencing.is_on(), rule) {
+        (false, FenceRule::Highest) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            "Fencing is off: nothing compared the tokens.".to_string(),
+        ),
+        (false, FenceRule::LockOwner) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            "Fencing is off: nothing asked the lock item who owns it (there is no token to compare: the RVN is a random UUID).".into(),
+        ),
+        (false, FenceRule::Version) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            "Fencing is off: a plain UPDATE, whatever version it had read (the advisory lock has no token).".into(),
+        ),
+        (true, FenceRule::Highest) if write.newer_token_unseen() => (
+            format!("Counter corrupted: {what} was accepted:"),
+            format!("the resource had not yet seen {newer}'s newer token. Fencing can only refuse a token older than one it has seen."),
+        ),
+        (true, FenceRule::Highest) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            format!("{newer}'s token is no newer than {}'s, so fencing could not tell the two apart.", write.client),
+        ),
+        (true, FenceRule::LockOwner) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            format!("The lock item names {} again: a condition on the owner cannot tell one of its grants from another.", write.client),
+        ),
+        (true, FenceRule::Version) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            format!("{}'s UPDATE named version {}, and the row was still at it, so it matched.",
+                write.client, write.token.map_or(0, |t| t.0)),
+        ),
+    };
+    VerdictWords {
+        corrupted: true,
+        head,
+        why,
+    }
+}
+
+/// The first sentence when fencing refused the write, with its reason: the
+/// one line a phone has room for.
+fn stopped_head(write: &StaleWrite) -> String {
+    let c = write.client;
+    match write.reason {
+        Some(RejectReason::TokenBelowHighest { token, highest }) => format!(
+            "Fencing stopped {c}'s write with token {token}: the resource had already accepted token {highest}."
+        ),
+        Some(RejectReason::TokenBelowAnnounced { token, announced }) => format!(
+            "Fencing stopped {c}'s write with token {token}: the resource had already seen token {announced}."
+        ),
+        Some(RejectReason::NotOwner {
+            owner: Some(owner), ..
+        }) => format!("Fencing stopped {c}'s write: the lock item names {owner} as its owner."),
+        Some(RejectReason::NotOwner { owner: None, .. }) => {
+            format!("Fencing stopped {c}'s write: the lock item names no owner.")
+        }
+        Some(RejectReason::VersionMoved { version, current }) => format!(
+            "Fencing stopped {c}'s write: its UPDATE named version {}, and the row had moved on to version {}.",
+            version.0, current.0
+        ),
+        Some(RejectReason::NoToken) => {
+            format!("Fencing stopped {c}'s write: it carried no token.")
+        }
+        None => format!("Fencing stopped {c}'s write."),
+    }
+}
+
+fn stopped_why(write: &StaleWrite, rule: FenceRule) -> String {
+    if let Some(RejectReason::TokenBelowAnnounced { announced, .. }) = write.reason {
+        return match write.newer {
+            Some(g) if g.token == Some(announced) => format!(
+                "{} announced it as it took over, before writing anything.",
+                g.client
+            ),
+            _ => "Its new holder announced it as it took over, before writing anything.".into(),
+        };
+    }
+    let newer = write.newer.map(|g| g.client);
+    match (rule, newer) {
+        (FenceRule::Highest, Some(b)) => {
+            format!("{b} was granted the lock after {}: the counter is whole.", write.client)
+        }
+        (FenceRule::LockOwner, _) => "Each write is a transaction with a ConditionCheck on the lock item; no token could do this, as the RVN is a random UUID.".into(),
+        (FenceRule::Version, _) => "The version lives with the data: the advisory lock has no token.".into(),
+        (FenceRule::Highest, None) => "The counter is whole.".into(),
     }
 }
 
@@ -102,17 +271,13 @@ pub fn status(props: &StatusProps) -> Html {
                     { format!("believed holder: {}", names(&props.believers)) }
                 }
             </p>
-            if props.corruptions > 0 {
-                <p class="status__pill status__pill--corrupt">
-                    <span aria-hidden="true">{ "✕ " }</span>
-                    { format!("Counter corrupted: {} stale {} accepted", props.corruptions,
-                        if props.corruptions == 1 { "write" } else { "writes" }) }
-                </p>
-            } else if props.saves > 0 {
-                <p class="status__pill status__pill--save">
-                    <span aria-hidden="true">{ "✓ " }</span>
-                    { format!("Fencing stopped {} stale {}", props.saves,
-                        if props.saves == 1 { "write" } else { "writes" }) }
+            if let Some(v) = &props.verdict {
+                <p class={classes!("status__pill", "status__verdict",
+                    if v.corrupted { "status__pill--corrupt" } else { "status__pill--save" })}>
+                    <span aria-hidden="true">{ if v.corrupted { "✕ " } else { "✓ " } }</span>
+                    <strong class="status__head">{ &v.head }</strong>
+                    { " " }
+                    <span class="status__why">{ &v.why }</span>
                 </p>
             }
         </section>

@@ -166,7 +166,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let redraw = use_force_update();
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
-    let caption = use_state(|| None::<String>);
+    let hovered = use_state(|| None::<String>);
+    let focused = use_state(|| None::<String>);
     use_width(holder.clone(), view.clone(), redraw.clone());
     use_wheel(svg_ref.clone(), view.clone(), redraw.clone());
 
@@ -188,7 +189,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let on_move = move_callback(props, svg_ref.clone(), view.clone(), redraw.clone());
     let on_up = up_callback(view.clone());
-    let tips = Tips::of(&caption);
+    let tips = Tips::of(&hovered, &focused);
+    let on_key = mark_keys(props);
 
     let drawn = drawn(
         props,
@@ -201,6 +203,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
+    // The resource's writes are drawn after the messages, so the lines
+    // that reach them lie under their marks and the pointer finds them.
+    let mut lanes = drawn.lanes;
+    let writes = lanes.pop();
 
     html! {
         <section class="panel timeline" aria-labelledby="timeline-title">
@@ -216,10 +222,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
                     role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
                     onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
-                    onmouseover={tips.hover} onfocusin={tips.focus} onmouseleave={tips.leave} onfocusout={tips.blur}>
+                    onmouseover={tips.hover} onfocusin={tips.focus} onmouseleave={tips.leave} onfocusout={tips.blur}
+                    onkeydown={on_key}>
                     { drawn.head }
                     { drawn.axis }
-                    { for drawn.lanes }
+                    { for lanes }
                     if !drawn.open.is_empty() {
                         // Moved every frame: an element whose width changes,
                         // not markup parsed again.
@@ -229,11 +236,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         <g clip-path="url(#tl-until)">{ for drawn.open }</g>
                     }
                     { drawn.arrows }
+                    { for writes }
                     { drawn.live }
                     { playhead(props, &scale, drawn.mark) }
                 </svg>
             </div>
-            { words(caption.as_deref(), redlock) }
+            { words(hovered.as_deref().or(focused.as_deref()), redlock) }
         </section>
     }
 }
@@ -449,7 +457,10 @@ struct KeptLanes {
     lanes: Vec<(draw::LaneKey, AttrValue)>,
 }
 
-/// The caption under the picture follows the mark pointed at or focused.
+/// The caption under the picture follows the mark pointed at, else the
+/// one focused (pressed or reached with Tab): the pointer and the keyboard
+/// read the same sentence, and a pressed mark keeps it when the pointer
+/// moves away.
 struct Tips {
     hover: Callback<MouseEvent>,
     focus: Callback<FocusEvent>,
@@ -458,12 +469,15 @@ struct Tips {
 }
 
 impl Tips {
-    fn of(caption: &UseStateHandle<Option<String>>) -> Tips {
+    fn of(
+        hovered: &UseStateHandle<Option<String>>,
+        focused: &UseStateHandle<Option<String>>,
+    ) -> Tips {
         let (a, b, c, d) = (
-            caption.clone(),
-            caption.clone(),
-            caption.clone(),
-            caption.clone(),
+            hovered.clone(),
+            focused.clone(),
+            hovered.clone(),
+            focused.clone(),
         );
         Tips {
             hover: Callback::from(move |e: MouseEvent| a.set(browser::tip_of(&e))),
@@ -472,6 +486,21 @@ impl Tips {
             blur: Callback::from(move |_: FocusEvent| d.set(None)),
         }
     }
+}
+
+/// Enter or Space on a focused mark moves the playhead to its moment, as
+/// pressing it with the pointer does.
+fn mark_keys(props: &TimelineProps) -> Callback<KeyboardEvent> {
+    let (dispatch, end) = (props.dispatch.clone(), props.end_ms.max(props.now_ms));
+    Callback::from(move |e: KeyboardEvent| {
+        if !matches!(e.key().as_str(), "Enter" | " ") {
+            return;
+        }
+        if let Some(t) = browser::mark_time(&e) {
+            e.prevent_default();
+            dispatch.emit(Action::Seek(t.min(end)));
+        }
+    })
 }
 
 /// Pointer moves: the playhead follows a drag; two pointers pinch.
@@ -541,6 +570,13 @@ fn seek_callback(
             v.nodes_open = !v.nodes_open;
             drop(v);
             redraw.force_update();
+            return;
+        }
+        // A mark pressed is chosen as Enter chooses it: the playhead goes
+        // to its moment, and it takes the focus (no capture, so the
+        // browser gives it), which keeps its sentence under the picture.
+        if let Some(t) = browser::mark_time(&e) {
+            dispatch.emit(Action::Seek(t.min(end)));
             return;
         }
         browser::capture(&svg_ref, e.pointer_id());
@@ -654,25 +690,34 @@ fn toolbar(
 
 /// The legend's items, written once as markup: the same on every frame, so
 /// the page compares one string instead of rebuilding and diffing them.
+/// The first names each client's colour; the bars' swatches are grey, as
+/// they stand for a shape, not a client.
 const LEGEND_ITEMS: &str = concat!(
-    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--granted" aria-hidden="#,
-    r#""true"></span>lease as the service grants it (token)</li><li class="legend__item"><span cl"#,
-    r#"ass="legend__swatch legend__swatch--believed" aria-hidden="true"></span>lease as the clien"#,
-    r#"t believes it</li><li class="legend__item"><span class="legend__swatch legend__swatch--ala"#,
-    r#"rm" aria-hidden="true"></span>believed holder: the service gave the lock to another client"#,
-    r#"</li><li class="legend__item"><span class="legend__swatch legend__swatch--gone" aria-hidde"#,
-    r#"n="true"></span>still believed after the lease is gone at the service</li><li class="legen"#,
-    r#"d__item"><span class="legend__swatch legend__swatch--pause" aria-hidden="true"></span>GC p"#,
-    r#"ause</li><li class="legend__item"><span class="legend__swatch legend__swatch--partition" a"#,
-    r#"ria-hidden="true"></span>partition</li><li class="legend__item"><span class="legend__swatc"#,
-    r#"h legend__swatch--crash" aria-hidden="true"></span>crash</li><li class="legend__item"><spa"#,
-    r#"n class="legend__swatch legend__swatch--renewal" aria-hidden="true"></span>renewal answere"#,
-    r#"d</li><li class="legend__item"><span class="legend__swatch legend__swatch--message" aria-h"#,
-    r#"idden="true"></span>message (× lost)</li><li class="legend__item"><span class="legend__swa"#,
-    r#"tch legend__swatch--accepted" aria-hidden="true"></span>✓ write accepted</li><li class="le"#,
-    r#"gend__item"><span class="legend__swatch legend__swatch--rejected" aria-hidden="true"></spa"#,
-    r#"n>✗ write rejected (fencing)</li><li class="legend__item"><span class="legend__swatch lege"#,
-    r#"nd__swatch--stale" aria-hidden="true"></span>⚠ stale write accepted</li>"#,
+    r#"<li class="legend__item legend__item--clients">each client's colour:<span class="legend__c"#,
+    r#"lient"><span class="legend__swatch legend__swatch--client legend__swatch--a" aria-hidden=""#,
+    r#"true"></span>A</span><span class="legend__client"><span class="legend__swatch legend__swat"#,
+    r#"ch--client legend__swatch--b" aria-hidden="true"></span>B</span><span class="legend__clien"#,
+    r#"t"><span class="legend__swatch legend__swatch--client legend__swatch--c" aria-hidden="true"#,
+    r#""></span>C</span><span class="legend__client"><span class="legend__swatch legend__swatch--"#,
+    r#"client legend__swatch--d" aria-hidden="true"></span>D</span></li><li class="legend__item">"#,
+    r#"<span class="legend__swatch legend__swatch--granted" aria-hidden="true"></span>lease as th"#,
+    r#"e service grants it (token)</li><li class="legend__item"><span class="legend__swatch legen"#,
+    r#"d__swatch--believed" aria-hidden="true"></span>lease as the client believes it</li><li cla"#,
+    r#"ss="legend__item"><span class="legend__swatch legend__swatch--alarm" aria-hidden="true"></"#,
+    r#"span>believed holder: the service gave the lock to another client</li><li class="legend__i"#,
+    r#"tem"><span class="legend__swatch legend__swatch--gone" aria-hidden="true"></span>still bel"#,
+    r#"ieved after the lease is gone at the service</li><li class="legend__item"><span class="leg"#,
+    r#"end__swatch legend__swatch--pause" aria-hidden="true"></span>GC pause</li><li class="legen"#,
+    r#"d__item"><span class="legend__swatch legend__swatch--partition" aria-hidden="true"></span>"#,
+    r#"partition</li><li class="legend__item"><span class="legend__swatch legend__swatch--crash" "#,
+    r#"aria-hidden="true"></span>crash</li><li class="legend__item"><span class="legend__swatch l"#,
+    r#"egend__swatch--renewal" aria-hidden="true"></span>renewal answered</li><li class="legend__"#,
+    r#"item"><span class="legend__swatch legend__swatch--message" aria-hidden="true"></span>messa"#,
+    r#"ge (× lost)</li><li class="legend__item"><span class="legend__swatch legend__swatch--accep"#,
+    r#"ted" aria-hidden="true"></span>✓ write accepted</li><li class="legend__item"><span class=""#,
+    r#"legend__swatch legend__swatch--rejected" aria-hidden="true"></span>✗ write rejected (fenci"#,
+    r#"ng)</li><li class="legend__item"><span class="legend__swatch legend__swatch--stale" aria-h"#,
+    r#"idden="true"></span>⚠ stale write accepted</li>"#,
 );
 /// Redlock's picture adds the Redis nodes' lanes.
 const LEGEND_KEY: &str = concat!(

@@ -35,9 +35,15 @@ const MARKS_EACH_MAX: usize = 60;
 /// Narrowest window of time the view zooms to.
 pub const VIEW_MS_MIN: u64 = 200;
 
-pub const CLIENT_COLOURS: [&str; 4] = ["#2563eb", "#c2410c", "#0f766e", "#7c3aed"];
+/// Each client's colour: white labels on it read at 4.9:1, and as a mark
+/// it stands at 3.2:1 or more on the light ground and on the dark one, so
+/// the same colours serve both schemes (and a downloaded SVG).
+pub const CLIENT_COLOURS: [&str; 4] = ["#2b67ec", "#c8430c", "#107e75", "#874aee"];
 const INK: &str = "#1f2937";
-const MUTED: &str = "#6b7280";
+/// Grey words and marks: 4.5:1 or more even on a partition's tinted band.
+const MUTED: &str = "#4b5563";
+/// The believed-holder band's words, dark enough on its pale red.
+const ALARM_INK: &str = "#991b1b";
 const ALARM: &str = "#dc2626";
 const SAVE: &str = "#1d4ed8";
 const OK: &str = "#15803d";
@@ -285,11 +291,13 @@ impl Svg {
         self.0.push_str(markup);
     }
 
-    /// A focusable mark: its sentence is its title, shown on hover or focus.
-    fn open_mark(&mut self, class: &str, sentence: &str) {
+    /// A focusable mark: its sentence is its title, shown on hover or
+    /// focus; `data-t` is its moment, where pressing it (or Enter on it)
+    /// moves the playhead.
+    fn open_mark(&mut self, class: &str, sentence: &str, at_ms: u64) {
         let _ = write!(
             self.0,
-            r#"<g class="tl-mark {class}" tabindex="0" role="img"><title>{}</title>"#,
+            r#"<g class="tl-mark {class}" tabindex="0" role="img" data-t="{at_ms}"><title>{}</title>"#,
             escape(sentence)
         );
     }
@@ -346,6 +354,8 @@ struct Stretch<'a> {
     colour: &'a str,
     text: &'a str,
     label: Option<String>,
+    /// When it starts.
+    from_ms: u64,
     /// Still open: it ends wherever the clock is.
     open: bool,
 }
@@ -364,7 +374,7 @@ fn stretches(
     let items: Vec<Stretch> = items.into_iter().filter(|i| svg.takes(i.open)).collect();
     if items.len() <= svg.each_max() {
         for item in &items {
-            svg.open_mark(class, item.text);
+            svg.open_mark(class, item.text, item.from_ms);
             let fill = format!(r#"fill="{}" {paint}"#, item.colour);
             let x1 = svg.reach(item.x1);
             svg.rect(&format!("{class}-shape"), item.x0, x1, y, h, &fill);
@@ -445,7 +455,7 @@ pub fn defs(svg: &mut Svg) {
         r#"<defs><pattern id="tl-hatch" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">"#,
         r##"<line class="tl-hatch" x1="0" y1="0" x2="0" y2="6" stroke="#6b7280" stroke-width="2.5"/></pattern>"##,
         r#"<marker id="tl-head" viewBox="0 0 6 6" refX="6" refY="3" markerWidth="6" markerHeight="6" orient="auto-start-reverse">"#,
-        r##"<path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#94a3b8"/></marker></defs>"##,
+        r##"<path class="tl-head" d="M0,0 L6,3 L0,6 z" fill="#64748b"/></marker></defs>"##,
     ));
 }
 
@@ -557,6 +567,7 @@ fn span_stretch<'a>(
         colour,
         text: &span.text,
         label: None,
+        from_ms: t0,
         open: span.to_ms.is_none(),
     })
 }
@@ -659,7 +670,8 @@ fn leases(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId
         "tl-granted",
         row.y + 5.0,
         11.0,
-        r#"fill-opacity="0.85""#,
+        // Opaque, so the white label on it keeps its contrast.
+        "",
         granted.collect(),
         "#ffffff",
     );
@@ -755,7 +767,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
             None => ("tl-zone--gone", MUTED, "0.12"),
         };
         if !dense {
-            svg.open_mark("tl-zone-mark", &zone_words(z));
+            svg.open_mark("tl-zone-mark", &zone_words(z), z.from_ms);
         }
         let paint = format!(r#"fill="{fill}" fill-opacity="{opacity}""#);
         let reach = svg.reach(x1);
@@ -772,7 +784,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
                 "tl-zone-label",
                 x0 + 3.0,
                 row.y + row.h - 5.0,
-                ALARM,
+                ALARM_INK,
                 "believed holder",
             );
         }
@@ -850,7 +862,7 @@ fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
     let mut free_x = f64::NEG_INFINITY;
     for m in shown {
         let x = scale.x(m.at_ms);
-        svg.open_mark("tl-event", &m.text);
+        svg.open_mark("tl-event", &m.text, m.at_ms);
         let _ = write!(
             svg.0,
             r#"<circle class="tl-dot" cx="{x}" cy="{y}" r="3" {paint}/>"#,
@@ -882,7 +894,7 @@ pub fn service_lane(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, u
         "tl-holder",
         row.y + 5.0,
         10.0,
-        r#"fill-opacity="0.85""#,
+        "",
         held.collect(),
         "#ffffff",
     );
@@ -1004,7 +1016,18 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
         WriteOutcome::Rejected(_) => ("tl-write--rejected", INK),
         WriteOutcome::Stale => ("tl-write--stale", ALARM),
     };
-    svg.open_mark(class, &w.text);
+    svg.open_mark(class, &w.text, w.at_ms);
+    // One transparent area under the sign and its label takes the pointer,
+    // so the mark answers anywhere on it, not only on painted pixels.
+    let label_w = label.chars().count() as f64 * 6.2;
+    let _ = write!(
+        svg.0,
+        r#"<rect class="tl-hit" x="{}" y="{}" width="{}" height="{}" fill="transparent"/>"#,
+        Px(x - 10.0),
+        Px(row.y + 3.0),
+        Px(label_w.max(20.0)),
+        Px(32.0 + line as f64 * 11.0)
+    );
     let _ = match w.outcome {
         WriteOutcome::Accepted => write!(
             svg.0,
@@ -1105,7 +1128,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         };
         let _ = write!(
             svg.0,
-            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#94a3b8" stroke-width="1"{}{}/>"##,
+            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
             if a.dropped { " tl-msg--dropped" } else { "" },
             escape(&a.text),
             if a.held {
@@ -1152,7 +1175,7 @@ fn plain_arrows(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
     svg.path(
         "tl-msg-plain",
         &sent,
-        r##"fill="none" stroke="#94a3b8" stroke-width="1""##,
+        r##"fill="none" stroke="#64748b" stroke-width="1""##,
         None,
     );
     svg.path(
@@ -1199,12 +1222,7 @@ fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
         shown.len()
     );
     svg.raw(r#"<g class="tl-traffic">"#);
-    svg.path(
-        "tl-traffic-strip",
-        &d,
-        r##"fill="#94a3b8" fill-opacity="0.7""##,
-        Some(&title),
-    );
+    svg.path("tl-traffic-strip", &d, r##"fill="#64748b""##, Some(&title));
     svg.close();
 }
 

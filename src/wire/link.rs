@@ -13,11 +13,11 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
-    DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId, PartitionScope,
-    Persistence, PgOptions, Record, RedisOptions, ReleaseMode, RestartPolicy, Scenario,
-    ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION, SCRIPT_LEN_MAX,
-    SCRIPT_TIME_MS_MAX,
+    Action, Announce, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions,
+    ConsulToken, DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
+    PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, RestartPolicy,
+    Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION,
+    SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
 
 use serde::Serialize;
@@ -529,6 +529,15 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
         pg: match c.get("pg") {
             Some(p) => pg_of(p)?,
             None => PgOptions::default(),
+        },
+        // Links made before the option say nothing of it: off, as they ran.
+        announce: match c.get("announce") {
+            None => Announce::Off,
+            found => pick(
+                "its token announcement",
+                found,
+                &[("on", Announce::On), ("off", Announce::Off)],
+            )?,
         },
     })
 }

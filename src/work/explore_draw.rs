@@ -8,7 +8,7 @@
 
 use super::escape;
 use super::explore::CellData;
-use crate::explore::{csv_header, csv_row, Axis, Estimate, Plan};
+use crate::explore::{chance_text, csv_header, csv_row, Axis, Estimate, Plan};
 use std::fmt::Write;
 
 /// Levels of P(corrupted write per hold): the upper bound of each (the
@@ -62,40 +62,21 @@ pub(super) fn micros_text(us: u64) -> String {
     }
 }
 
-pub(super) fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub(super) use crate::explore::thousands;
 
-/// A probability, short: "0", "2.3%", "0.41%", "4.1e-5".
+/// A probability, short: "none seen", "23%", "1 in 11,000" (two
+/// figures).
 fn p_text(p: f64) -> String {
     if p <= 0.0 {
-        "0".into()
-    } else if p >= 0.1 {
-        format!("{:.0}%", p * 100.0)
-    } else if p >= 0.01 {
-        format!("{:.1}%", p * 100.0)
-    } else if p >= 0.001 {
-        format!("{:.2}%", p * 100.0)
+        "none seen".into()
     } else {
-        format!("{p:.1e}")
+        chance_text(p)
     }
 }
 
+/// An estimate per lock hold, in words with its 95% interval.
 fn estimate_text(e: &Estimate) -> String {
-    format!(
-        "{} (95%: {} to {})",
-        p_text(e.p),
-        p_text(e.low),
-        p_text(e.high)
-    )
+    e.words("holds")
 }
 
 /// The label of a row: its p99 or its rate.
@@ -218,7 +199,7 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 }
 
 /// One cell's numbers in a sentence: its accessible name and tooltip.
-fn cell_sentence(plan: &Plan, data: &CellData, place: &str) -> String {
+fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[Neighbour]) -> String {
     let r = &data.result;
     let mut s = format!(
         "{place}: corrupted write per hold {}; two believed holders per hold {}; {} at {} locks an hour; {} trials, {} holds, {} corrupted writes",
@@ -230,15 +211,89 @@ fn cell_sentence(plan: &Plan, data: &CellData, place: &str) -> String {
         thousands(r.holds),
         thousands(r.corrupted),
     );
+    if !noise.is_empty() {
+        let _ = write!(s, ". {}", noise_sentence(noise));
+    }
     if let Some(trial) = data.open_trial {
         let _ = write!(s, ". Open trial {trial}, the first that failed");
     }
     s
 }
 
+/// What overlapping intervals mean, in a sentence.
+fn noise_sentence(noise: &[Neighbour]) -> String {
+    let places: Vec<String> = noise.iter().map(|n| format!("at {}", n.place)).collect();
+    let whose = if noise.len() == 1 {
+        "that of the cell"
+    } else {
+        "those of the cells"
+    };
+    format!(
+        "Its 95% interval overlaps {whose} {}: the difference is sampling noise (more trials would tell them apart)",
+        and_list(&places)
+    )
+}
+
+/// A neighbouring cell: what differs from this one ("TTL 2 s"), and its
+/// whole place ("TTL 2 s, p99 5 s").
+struct Neighbour {
+    differs: String,
+    place: String,
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// The neighbours (left, right, above, below) of cell `i` whose interval
+/// of P(corrupted write per hold) overlaps its own, each named by what
+/// differs: its TTL beside it, its row's pauses above or below.
+fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<Neighbour> {
+    let columns = plan.ttls_ms.len().max(1);
+    let Some(Some(here)) = cells.get(i) else {
+        return Vec::new();
+    };
+    let (row, column) = (i / columns, i % columns);
+    let mut beside = Vec::new();
+    let (ttl, pauses) = (ttl_label(plan.ttls_ms[column]), row_label(plan, row));
+    let mut add =
+        |j: usize, differs: String, place: String| beside.push((j, Neighbour { differs, place }));
+    if column > 0 {
+        let other = ttl_label(plan.ttls_ms[column - 1]);
+        add(i - 1, other.clone(), format!("{other}, {pauses}"));
+    }
+    if column + 1 < columns {
+        let other = ttl_label(plan.ttls_ms[column + 1]);
+        add(i + 1, other.clone(), format!("{other}, {pauses}"));
+    }
+    if row > 0 {
+        let other = row_label(plan, row - 1);
+        add(i - columns, other.clone(), format!("{ttl}, {other}"));
+    }
+    if i + columns < cells.len() {
+        let other = row_label(plan, row + 1);
+        add(i + columns, other.clone(), format!("{ttl}, {other}"));
+    }
+    let mine = here.result.corruption();
+    beside
+        .into_iter()
+        .filter(|(j, _)| {
+            cells[*j]
+                .as_ref()
+                .is_some_and(|d| mine.overlaps(&d.result.corruption()))
+        })
+        .map(|(_, neighbour)| neighbour)
+        .collect()
+}
+
 fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
-    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">P(corrupted write per lock hold), and below it P(two believed holders). Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
         let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
     }
@@ -249,7 +304,8 @@ fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         for (column, slot) in slots.iter().enumerate() {
             h.push_str("<td>");
             let place = format!("{}, {label}", ttl_label(plan.ttls_ms[column]));
-            cell(h, plan, slot.as_ref(), &place);
+            let noise = noisy_neighbours(plan, cells, row * columns.max(1) + column);
+            cell(h, plan, slot.as_ref(), &place, &noise);
             h.push_str("</td>");
         }
         h.push_str("</tr>");
@@ -257,7 +313,30 @@ fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     h.push_str("</tbody></table></div>");
 }
 
-fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str) {
+/// A cell's visible words: the chance, its interval, two holders, and
+/// whether its neighbours differ from it by more than noise.
+fn cell_inner(data: &CellData, noise: &[Neighbour]) -> String {
+    let r = &data.result;
+    let (corrupt, two) = (r.corruption(), r.two_holder());
+    let sign = if r.corrupted > 0 { "⚠" } else { "✓" };
+    let mut inner = format!(
+        r#"<span class="explorer__p"><span aria-hidden="true">{sign} </span>{}</span><span class="explorer__ci">{}</span><span class="explorer__two">2 holders: {}</span>"#,
+        corrupt.short_words(),
+        corrupt.interval_words(),
+        two.short_words()
+    );
+    if !noise.is_empty() {
+        let differs: Vec<String> = noise.iter().map(|n| n.differs.clone()).collect();
+        let _ = write!(
+            inner,
+            r#"<span class="explorer__noise">within noise of {}</span>"#,
+            escape(&and_list(&differs))
+        );
+    }
+    inner
+}
+
+fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str, noise: &[Neighbour]) {
     let Some(data) = data else {
         let _ = write!(
             h,
@@ -267,15 +346,9 @@ fn cell(h: &mut String, plan: &Plan, data: Option<&CellData>, place: &str) {
         return;
     };
     let r = &data.result;
-    let p = r.corruption().p;
-    let l = level(p);
-    let sign = if r.corrupted > 0 { "⚠" } else { "✓" };
-    let inner = format!(
-        r#"<span class="explorer__p"><span aria-hidden="true">{sign} </span>{}</span><span class="explorer__two">2 holders {}</span>"#,
-        p_text(p),
-        p_text(r.two_holder().p)
-    );
-    let sentence = escape(&cell_sentence(plan, data, place));
+    let l = level(r.corruption().p);
+    let inner = cell_inner(data, noise);
+    let sentence = escape(&cell_sentence(plan, data, place, noise));
     if data.open.is_empty() {
         let _ = write!(
             h,
@@ -311,14 +384,14 @@ fn legend(h: &mut String) {
 }
 
 fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    h.push_str(r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">Pauses</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th></tr></thead><tbody>"#);
+    h.push_str(r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">Pauses</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th><th scope="col">Against its neighbours</th></tr></thead><tbody>"#);
     let columns = plan.ttls_ms.len().max(1);
     for (i, data) in cells.iter().enumerate() {
         let Some(data) = data else { continue };
         let r = &data.result;
         let _ = write!(
             h,
-            r#"<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
+            r#"<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
             micros_text(r.ttl_ms * 1_000),
             escape(&row_label(plan, i / columns)),
             estimate_text(&r.corruption()),
@@ -327,9 +400,19 @@ fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
             thousands(r.holds),
             data.open_trial
                 .map_or("none".to_string(), |t| t.to_string()),
+            escape(&neighbour_words(&noisy_neighbours(plan, cells, i))),
         );
     }
     h.push_str("</tbody></table></div></details>");
+}
+
+/// The table's last column: which neighbours differ by noise alone.
+fn neighbour_words(noise: &[Neighbour]) -> String {
+    if noise.is_empty() {
+        return "no overlap with a neighbour's 95% interval".into();
+    }
+    let places: Vec<String> = noise.iter().map(|n| n.place.clone()).collect();
+    format!("sampling noise: overlaps {}", places.join("; "))
 }
 
 /// The heatmap as a standalone SVG file.
@@ -426,11 +509,73 @@ mod tests {
         assert_eq!(micros_text(120_000_000), "120 s");
         assert_eq!(rate_text(120_000), "120");
         assert_eq!(rate_text(42), "0.042");
-        assert_eq!(p_text(0.0), "0");
-        assert_eq!(p_text(0.023), "2.3%");
-        assert_eq!(p_text(0.000_041), "4.1e-5");
+        assert_eq!(p_text(0.0), "none seen");
+        assert_eq!(p_text(0.023), "1 in 43");
+        assert_eq!(p_text(0.000_041), "1 in 24,000");
+        assert_eq!(p_text(0.5), "50%");
         assert_eq!(level(0.0), 0);
         assert_eq!(level(0.000_05), 1);
         assert_eq!(level(0.5), 6);
+    }
+
+    /// A cell of `plan` with `corrupted` of `holds` holds.
+    fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
+        let mut result = crate::explore::CellResult::empty(&plan.cell(cell).unwrap());
+        (result.trials, result.holds, result.corrupted) = (10, holds, corrupted);
+        Some(CellData {
+            result,
+            open: String::new(),
+            open_trial: None,
+        })
+    }
+
+    #[test]
+    fn a_cell_names_the_neighbours_it_differs_from_only_by_noise() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 2_000, 5_000],
+            axis: Axis::P99Us(vec![2_000_000, 10_000_000]),
+            ..Plan::default()
+        };
+        // Across the top row: 12 and 9 in 10,000 overlap; 300 does not.
+        // Below the first: none in 2,000, which overlaps 12 in 10,000.
+        let cells = vec![
+            counted(&plan, 0, 12, 10_000),
+            counted(&plan, 1, 9, 10_000),
+            counted(&plan, 2, 300, 10_000),
+            counted(&plan, 3, 0, 2_000),
+            None,
+            counted(&plan, 5, 300, 10_000),
+        ];
+        let names = |i: usize| -> Vec<String> {
+            noisy_neighbours(&plan, &cells, i)
+                .into_iter()
+                .map(|n| n.place)
+                .collect()
+        };
+        assert_eq!(names(0), ["TTL 2 s, p99 2 s", "TTL 1 s, p99 10 s"]);
+        assert_eq!(names(1), ["TTL 1 s, p99 2 s"]);
+        assert_eq!(names(2), ["TTL 5 s, p99 10 s"]);
+        assert!(names(4).is_empty(), "a cell not run has no neighbours");
+        let sentence = noise_sentence(&noisy_neighbours(&plan, &cells, 0));
+        assert_eq!(
+            sentence,
+            "Its 95% interval overlaps those of the cells at TTL 2 s, p99 2 s and at TTL 1 s, p99 10 s: the difference is sampling noise (more trials would tell them apart)"
+        );
+        let face = cell_inner(
+            cells[0].as_ref().unwrap(),
+            &noisy_neighbours(&plan, &cells, 0),
+        );
+        assert!(face.contains("about 1 in 830"), "{face}");
+        assert!(face.contains("95%: 1 in 480 to 1 in 1,500"), "{face}");
+        assert!(
+            face.contains("within noise of TTL 2 s and p99 10 s"),
+            "{face}"
+        );
+        let none = cell_inner(cells[3].as_ref().unwrap(), &[]);
+        assert!(
+            none.contains("none in 2,000") && none.contains("95%: at most 1 in 520"),
+            "{none}"
+        );
+        assert!(!none.contains("within noise"), "{none}");
     }
 }

@@ -64,6 +64,32 @@ describe("the hazard explorer", () => {
     const table = explorer(page).locator(".explorer__table tbody tr");
     assert.equal(await table.count(), 4, "the table view has a row per cell");
 
+    // The numbers read as people read them: odds or a percentage, "about",
+    // to two figures, each with its 95% interval, never "9.5e-5"; none seen
+    // is an upper bound.
+    const names = await explorer(page)
+      .locator(".explorer__cell")
+      .evaluateAll((els) => els.map((e) => e.getAttribute("title") ?? ""));
+    assert.equal(names.length, 4, `a sentence per cell: ${names}`);
+    const chance = String.raw`(?:\d+(?:\.\d+)?%|1 in [\d,.]+(?: million| billion| trillion)?)`;
+    const estimate = new RegExp(
+      `corrupted write per hold (?:about ${chance} \\(95%: ${chance} to ${chance}\\)|none in [\\d,]+ holds: at most about ${chance} \\(95%\\))`,
+    );
+    for (const name of names) {
+      assert.match(name, estimate, "the chance in words with its interval");
+      assert.doesNotMatch(name, /\de-\d/, "no scientific notation");
+    }
+    // With eight trials a cell the intervals are wide: where a cell's
+    // overlaps its neighbour's, the cell says the difference is noise.
+    assert.ok(
+      names.some((n) => /overlaps (that of the cell|those of the cells) at TTL .*: the difference is sampling noise/.test(n)),
+      `a cell says its difference from a neighbour is sampling noise: ${names.join("\n")}`,
+    );
+    const shown = await explorer(page).locator(".explorer__map").innerText();
+    assert.match(shown, /95%: /, "each cell shows its interval");
+    assert.match(shown, /within noise of (TTL|p99) /, "and the noise, in words");
+    assert.match(await table.first().textContent(), /sampling noise: overlaps|no overlap with a neighbour/);
+
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       explorer(page).getByRole("link", named("Download CSV")).click(),

@@ -29,8 +29,8 @@ const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 
-const serviceSummary = (page) => page.getByRole("region", named("Lock service"));
-const resourceLine = (page) => page.getByRole("region", named("Resource"));
+const serviceSummary = (page) => page.getByRole("group", named("Lock service at a glance"));
+const resourceLine = (page) => page.getByRole("group", named("Resource at a glance"));
 
 /** Whether `locator`'s box lies wholly inside the window as it is scrolled now. */
 async function inView(locator) {

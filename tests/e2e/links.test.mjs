@@ -19,17 +19,10 @@ after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
 
 const freshContext = (t, options) => suite.context(t, options);
 
-/**
- * The resource panel's words, read where a visitor reads them: the panels
- * below the first screen are not laid out until scrolled near (the page's
- * `content-visibility: auto`), and have no rendered text until then; the
- * snapshot once read them before the page had drawn that far.
- */
+/** The resource's words on the stage under the cards, where a visitor reads them. */
 async function resourceText(page) {
-  const region = page.getByRole("region", named("Resource"));
-  await region.scrollIntoViewIfNeeded();
-  // Laid out at the next frame after it comes into view.
-  return poll(async () => (await region.innerText()).replace(/\s+/g, " ").trim(), { what: "the resource panel's words" });
+  const region = page.getByRole("group", named("Resource at a glance"));
+  return poll(async () => (await region.innerText()).replace(/\s+/g, " ").trim(), { what: "the resource's words" });
 }
 const notice = (page) => page.locator(".notice").first();
 

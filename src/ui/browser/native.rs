@@ -122,6 +122,10 @@ pub fn tip_of(_e: &Event) -> Option<String> {
     None
 }
 
+pub fn mark_time(_e: &Event) -> Option<u64> {
+    None
+}
+
 pub fn local_x(_svg_ref: &NodeRef, _client_x: i32) -> Option<f64> {
     None
 }

@@ -692,6 +692,13 @@ pub fn tip_of(e: &Event) -> Option<String> {
     title.text_content()
 }
 
+/// The moment of the timeline mark an event came from (its `data-t`).
+pub fn mark_time(e: &Event) -> Option<u64> {
+    let target: web_sys::Element = e.target()?.dyn_into().ok()?;
+    let mark = target.closest(".tl-mark[data-t]").ok()??;
+    mark.get_attribute("data-t")?.parse().ok()
+}
+
 pub fn local_x(svg_ref: &NodeRef, client_x: i32) -> Option<f64> {
     local(svg_ref, client_x, true)
 }

@@ -1,0 +1,69 @@
+//! The stage's summary of the lock service: who it says holds the lock,
+//! how long its lease has left at the service, and with which token. One
+//! line, the same for all eight systems, read off what the service itself
+//! says (`Sim::holder`), not what any client believes.
+
+use super::state::seconds_1;
+use crate::sim::{Backend, ClientId, Sim, Token, TokenWords};
+use yew::prelude::*;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServiceLineProps {
+    pub backend: Backend,
+    /// The service's holder, with its token.
+    pub holder: Option<ClientId>,
+    pub token: Option<Token>,
+    /// What is left of the holder's lease at the service; `None` where the
+    /// system has no lease end (PostgreSQL: held while the session lives).
+    pub left_ms: Option<u64>,
+}
+
+impl ServiceLineProps {
+    pub fn from_sim(sim: &Sim) -> Self {
+        let now = sim.now();
+        let holder = sim.holder();
+        ServiceLineProps {
+            backend: sim.config().backend,
+            holder: holder.map(|h| h.client),
+            token: holder.and_then(|h| h.token),
+            left_ms: holder.and_then(|h| h.until).map(|u| now.until(u)),
+        }
+    }
+}
+
+/// The lease's part of the line: "lease 4.2 s left", or how it lasts.
+fn lease_words(props: &ServiceLineProps) -> String {
+    let word = props.backend.lease_word();
+    match props.left_ms {
+        Some(0) => format!("{word} over, not yet reclaimed"),
+        Some(ms) => format!("{word} {} left", seconds_1(ms)),
+        None => format!("held while its {word} lives"),
+    }
+}
+
+/// The token's part, worded as the card, the strip and the log word it:
+/// DynamoDB's RVN and PostgreSQL's advisory lock give none (their
+/// resources check the owner or the row's version instead).
+fn token_words(props: &ServiceLineProps) -> String {
+    TokenWords::of(props.backend).grant(props.token)
+}
+
+/// The lock service's line on the stage.
+pub fn service_line(props: &ServiceLineProps) -> Html {
+    let name = props.backend.name();
+    let body = match props.holder {
+        Some(c) => html! {
+            <>
+                { "holder " }<strong class="service-line__holder">{ c.to_string() }</strong>
+                { format!(" · {} · {}", lease_words(props), token_words(props)) }
+            </>
+        },
+        None => html! { { "nobody holds the lock" } },
+    };
+    html! {
+        <p class="service-line" role="group" aria-label="Lock service at a glance">
+            <span class="service-line__name">{ format!("{name}: ") }</span>
+            { body }
+        </p>
+    }
+}

@@ -1,0 +1,322 @@
+//! The verdict where the eye is: the status strip says what became of the
+//! stale write and why, in the words of each system's own check; the
+//! stage's lines say who holds the lock at the service and what the
+//! resource made of the latest write; the resource panel offers the new
+//! holder's announcement. Rendered natively with Yew's server renderer.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use distlock::lesson::presets::{self, gc_pause};
+use distlock::sim::{
+    Action, Announce, Backend, ClientId, Command, Config, FenceRule, Fencing, Millis, Scenario,
+    Sim, Standing,
+};
+use distlock::ui::resource_panel::{
+    resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps,
+};
+use distlock::ui::stage::{service_line, ServiceLineProps};
+use distlock::ui::state::Action as PageAction;
+use distlock::ui::status::{status, StatusProps};
+use yew::prelude::*;
+use yew::LocalServerRenderer;
+
+fn client(letter: char) -> ClientId {
+    ClientId::from_letter(letter).expect("clients are A to D")
+}
+
+#[derive(Properties, PartialEq)]
+struct Shown {
+    html: Html,
+}
+
+/// Draws markup made by one of the page's plain functions.
+#[component]
+fn Show(props: &Shown) -> Html {
+    props.html.clone()
+}
+
+async fn render(html: Html) -> String {
+    LocalServerRenderer::<Show>::with_props(Shown { html })
+        .hydratable(false)
+        .render()
+        .await
+}
+
+/// The markup's text as a reader sees it: tags out, entities read.
+fn text(html: &str) -> String {
+    let mut out = String::new();
+    let mut in_tag = false;
+    for ch in html.chars() {
+        match ch {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.replace("&#x27;", "'")
+        .replace("&#39;", "'")
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+fn config(backend: Backend, fencing: Fencing, announce: Announce) -> Config {
+    Config {
+        backend,
+        fencing,
+        announce,
+        ..Config::default()
+    }
+}
+
+/// The gc-pause story, with or without B's write, played to its end.
+fn story(config: Config, b_writes: bool) -> Sim {
+    let mut scenario: Scenario = gc_pause(config);
+    if !b_writes {
+        let b = client('B');
+        scenario.actions.retain(|a| {
+            !matches!(a.action, Action::Client { client, command: Command::Write } if client == b)
+        });
+    }
+    let end = scenario.last_at().plus(40_000);
+    Sim::replay(&scenario, end).expect("the story replays")
+}
+
+async fn strip_text(sim: &Sim) -> String {
+    text(&render(status(&StatusProps::from_sim(sim, false))).await)
+}
+
+/// A's and B's tokens in the story, from the oracle.
+fn tokens(sim: &Sim) -> (u64, u64) {
+    let stale = sim
+        .oracle()
+        .stale_writes()
+        .iter()
+        .find(|s| s.standing == Standing::Stale)
+        .expect("A's stale write");
+    let b = stale.newer.and_then(|g| g.token).expect("B's token");
+    (stale.token.expect("A's token").0, b.0)
+}
+
+#[tokio::test]
+async fn fencing_off_the_strip_names_the_stale_write_and_the_newer_grant() {
+    let sim = story(config(Backend::Etcd, Fencing::Off, Announce::Off), true);
+    let (a, b) = tokens(&sim);
+    let strip = strip_text(&sim).await;
+    assert!(
+        strip.contains(&format!(
+            "Counter corrupted: A's write with token {a} was accepted after B was granted token {b}. Fencing is off: nothing compared the tokens."
+        )),
+        "{strip}"
+    );
+}
+
+#[tokio::test]
+async fn fencing_on_without_b_writing_the_strip_says_the_resource_had_not_yet_seen_b() {
+    for backend in Backend::ALL
+        .into_iter()
+        .filter(|b| b.fence_rule() == FenceRule::Highest)
+    {
+        let sim = story(config(backend, Fencing::On, Announce::Off), false);
+        let (a, _) = tokens(&sim);
+        let strip = strip_text(&sim).await;
+        assert!(
+            strip.contains(&format!(
+                "Counter corrupted: A's write with token {a} was accepted: the resource had not yet seen B's newer token. Fencing can only refuse a token older than one it has seen."
+            )),
+            "{backend}: {strip}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn fencing_on_with_b_writing_the_strip_says_what_the_resource_had_accepted() {
+    let sim = story(config(Backend::Etcd, Fencing::On, Announce::Off), true);
+    let (a, b) = tokens(&sim);
+    let strip = strip_text(&sim).await;
+    assert!(
+        strip.contains(&format!(
+            "Fencing stopped A's write with token {a}: the resource had already accepted token {b}."
+        )),
+        "{strip}"
+    );
+    assert!(!strip.contains("Counter corrupted"), "{strip}");
+}
+
+#[tokio::test]
+async fn with_the_announcement_the_strip_says_who_announced_the_token() {
+    let sim = story(config(Backend::ZooKeeper, Fencing::On, Announce::On), false);
+    let (a, b) = tokens(&sim);
+    let strip = strip_text(&sim).await;
+    assert!(
+        strip.contains(&format!(
+            "Fencing stopped A's write with token {a}: the resource had already seen token {b}. B announced it as it took over, before writing anything."
+        )),
+        "{strip}"
+    );
+}
+
+#[tokio::test]
+async fn systems_without_an_ordered_token_say_what_they_check_instead() {
+    // DynamoDB: the lock item's owner, no token named.
+    let off = story(config(Backend::DynamoDb, Fencing::Off, Announce::Off), true);
+    let strip = strip_text(&off).await;
+    assert!(
+        strip.contains("Counter corrupted: A's write was accepted after B was granted the lock."),
+        "{strip}"
+    );
+    assert!(strip.contains("the RVN is a random UUID"), "{strip}");
+    assert!(
+        !strip.contains("token 1"),
+        "DynamoDB names no token: {strip}"
+    );
+    let on = story(config(Backend::DynamoDb, Fencing::On, Announce::Off), false);
+    let strip = strip_text(&on).await;
+    assert!(
+        strip.contains("Fencing stopped A's write: the lock item names B as its owner."),
+        "{strip}"
+    );
+
+    // PostgreSQL: the row's version, and no token from the lock. A is cut
+    // off with its write on the wire (the story of its partition).
+    for (fencing, words) in [
+        (Fencing::Off, "Counter corrupted: A's write was accepted after B was granted the lock. Fencing is off: a plain UPDATE, whatever version it had read (the advisory lock has no token)."),
+        (Fencing::On, "Fencing stopped A's write: its UPDATE named version 1, and the row had moved on to version 2."),
+    ] {
+        let scenario = presets::scenario("postgres-partition", Backend::Postgres, fencing)
+            .expect("PostgreSQL's partition story");
+        let sim = Sim::replay(&scenario, scenario.last_at().plus(40_000)).unwrap();
+        let strip = strip_text(&sim).await;
+        assert!(strip.contains(words), "{fencing:?}: {strip}");
+        assert!(!strip.contains("with token"), "{strip}");
+    }
+}
+
+#[tokio::test]
+async fn nothing_stale_no_verdict() {
+    let mut sim = Sim::new(Config::default()).unwrap();
+    sim.command(client('A'), Command::Acquire).unwrap();
+    sim.run_until(Millis(1_000));
+    sim.command(client('A'), Command::Write).unwrap();
+    sim.run_until(Millis(2_000));
+    let props = StatusProps::from_sim(&sim, false);
+    assert_eq!(props.verdict, None);
+    let strip = strip_text(&sim).await;
+    assert!(!strip.contains("Counter corrupted") && !strip.contains("Fencing stopped"));
+}
+
+#[tokio::test]
+async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
+    let sim = story(config(Backend::Etcd, Fencing::Off, Announce::Off), true);
+    let (a, b) = tokens(&sim);
+    let line = text(&render(resource_line(&ResourceLineProps::from_sim(&sim))).await);
+    assert!(
+        line.contains(&format!(
+            "value 2 · highest accepted token {b} · fencing off"
+        )),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!(
+            "last write: ✕ A with token {a}: corrupted (accepted, stale)"
+        )),
+        "{line}"
+    );
+
+    let saved = story(config(Backend::Etcd, Fencing::On, Announce::On), false);
+    let html = render(resource_line(&ResourceLineProps::from_sim(&saved))).await;
+    let line = text(&html);
+    assert!(
+        line.contains(&format!("highest accepted token none, announced {b}")),
+        "{line}"
+    );
+    assert!(
+        line.contains(&format!("A with token {a}: rejected (stale)")),
+        "{line}"
+    );
+    assert!(
+        html.contains("aria-label=\"Resource at a glance\""),
+        "{html}"
+    );
+
+    let fresh = Sim::new(Config::default()).unwrap();
+    let line = text(&render(resource_line(&ResourceLineProps::from_sim(&fresh))).await);
+    assert!(line.contains("last write: no write yet"), "{line}");
+
+    let pg = story(config(Backend::Postgres, Fencing::On, Announce::Off), true);
+    let line = text(&render(resource_line(&ResourceLineProps::from_sim(&pg))).await);
+    assert!(line.contains("value = version"), "{line}");
+    assert!(!line.contains("token"), "PostgreSQL names no token: {line}");
+}
+
+#[tokio::test]
+async fn the_service_line_shows_holder_lease_left_and_token_for_every_system() {
+    for backend in Backend::ALL {
+        let mut sim = Sim::new(Config {
+            backend,
+            ..Config::default()
+        })
+        .unwrap();
+        let nobody = text(&render(service_line(&ServiceLineProps::from_sim(&sim))).await);
+        assert!(
+            nobody.contains(&format!("{}: nobody holds the lock", backend.name())),
+            "{nobody}"
+        );
+        sim.command(client('B'), Command::Acquire).unwrap();
+        sim.run_until(Millis(2_000));
+        let props = ServiceLineProps::from_sim(&sim);
+        assert_eq!(props.holder, Some(client('B')), "{backend}");
+        let holder = sim.holder().unwrap();
+        assert_eq!(props.token, holder.token, "{backend}");
+        let line = text(&render(service_line(&props)).await);
+        assert!(line.contains("holder B"), "{backend}: {line}");
+        match holder.until {
+            Some(until) => {
+                let left = sim.now().until(until);
+                assert_eq!(props.left_ms, Some(left), "{backend}");
+                assert!(line.contains(" left"), "{backend}: {line}");
+            }
+            None => assert!(line.contains("held while its"), "{backend}: {line}"),
+        }
+        match holder.token {
+            Some(t) => assert!(line.contains(&format!("token {t}")), "{backend}: {line}"),
+            None => assert!(line.contains("no token"), "{backend}: {line}"),
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_resource_panel_offers_the_announcement_where_tokens_are_ordered() {
+    let dispatch = Callback::from(|_: PageAction| ());
+    for backend in Backend::ALL {
+        let sim = Sim::new(Config {
+            backend,
+            fencing: Fencing::On,
+            ..Config::default()
+        })
+        .unwrap();
+        let props = ResourcePanelProps::from_sim(&sim).with_dispatch(dispatch.clone());
+        let html = LocalServerRenderer::<ResourcePanel>::with_props(props)
+            .hydratable(false)
+            .render()
+            .await;
+        let offered = html.contains("New holder announces its token");
+        assert_eq!(
+            offered,
+            backend.fence_rule() == FenceRule::Highest,
+            "{backend}"
+        );
+        if offered {
+            assert!(text(&html).contains("BookKeeper") && text(&html).contains("HDFS"));
+        }
+    }
+    // Without the page's dispatch, no checkbox that would do nothing.
+    let sim = Sim::new(Config::default()).unwrap();
+    let html = LocalServerRenderer::<ResourcePanel>::with_props(ResourcePanelProps::from_sim(&sim))
+        .hydratable(false)
+        .render()
+        .await;
+    assert!(!html.contains("New holder announces its token"));
+}

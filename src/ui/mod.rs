@@ -205,19 +205,6 @@ pub fn App(props: &AppProps) -> Html {
                 <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
             }
         }),
-        stage: html! {
-            <div class="stage">
-                <div class={spot(look, Look::Service)}>
-                    { service_line(&ServiceLineProps::from_sim(&sim)) }
-                </div>
-                if !embed {
-                    { messages(&MessagesProps::from_sim(&sim)) }
-                }
-                <div class={spot(look, Look::Resource)}>
-                    { resource_line(&ResourceLineProps::from_sim(&sim)) }
-                </div>
-            </div>
-        },
         log,
     };
     if embed {
@@ -230,6 +217,17 @@ pub fn App(props: &AppProps) -> Html {
                 <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
             }
         }),
+        stage: html! {
+            <div class="stage">
+                <div class={spot(look, Look::Service)}>
+                    { service_line(&ServiceLineProps::from_sim(&sim)) }
+                </div>
+                { messages(&MessagesProps::from_sim(&sim)) }
+                <div class={spot(look, Look::Resource)}>
+                    { resource_line(&ResourceLineProps::from_sim(&sim)) }
+                </div>
+            </div>
+        },
         books: below(drawn, || {
             html! {
                 <details class="panel books">
@@ -325,9 +323,6 @@ struct Both {
     controls: Html,
     status: Html,
     cards: Html,
-    /// What the clients act on, under their cards: the lock service's and
-    /// the resource's lines (and, in the full page, the messages between).
-    stage: Html,
     timeline: Html,
     stories: Html,
     log: Html,
@@ -336,6 +331,9 @@ struct Both {
 /// What only the full page shows, and what it needs to show it.
 struct Full {
     properties: Html,
+    /// What the clients act on, under their cards: the lock service's and
+    /// the resource's lines, and the messages between them.
+    stage: Html,
     /// The lock service's and the resource's panels in full, folded.
     books: Html,
     run_link: Callback<(), String>,
@@ -391,7 +389,9 @@ fn compact_page(
                 { b.stories }
                 <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                 { b.cards }
-                { b.stage }
+                // A 700 x 500 frame has room for the top of the timeline
+                // under the cards, not for the stage: the status strip
+                // gives the verdict.
                 { b.timeline }
                 <details class="panel embed__log">
                     <summary>{ "Event log: the run in sentences" }</summary>
@@ -424,7 +424,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     { b.controls }
                     <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                     { b.cards }
-                    { b.stage }
+                    { f.stage }
                     { b.timeline }
                     { f.books }
                     { b.log }

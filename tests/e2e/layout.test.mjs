@@ -79,8 +79,9 @@ test("the first render draws the first screen; the timeline and the panels below
   assert.deepEqual(await page.evaluate(() => window.__afterPaint), [], "the first frame is painted before the rest is drawn");
   await timeline(page).waitFor({ state: "visible" });
   await page.getByRole("region", named("Event log")).waitFor({ state: "attached" });
-  await page.getByRole("region", named("Hazard explorer")).waitFor({ state: "attached" });
-  assert.equal(await page.getByRole("region", named("Hazard explorer")).isVisible(), false, "the tools wait in their own views");
+  const explorer = page.getByRole("region", { name: "Hazard explorer", exact: true, includeHidden: true });
+  await explorer.waitFor({ state: "attached" });
+  assert.equal(await explorer.isVisible(), false, "the tools wait in their own views");
 });
 
 test("at 390 x 844 the first card's name, state and token are in the first screen and the cards stay readable", { timeout: TEST_TIMEOUT_MS }, async (t) => {

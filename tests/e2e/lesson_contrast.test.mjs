@@ -19,6 +19,7 @@ import {
   PATIENCE_MS,
   clockSeconds,
   openPage,
+  openView,
   playScenarioToRunFirst,
   poll,
   statusText,
@@ -34,9 +35,14 @@ const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.
  * A page in a fresh context in `scheme`. The page's Content-Security-Policy
  * refuses injected scripts; the context bypasses it so axe can run.
  */
+/** The tabs of the views a `?view=` address opens. */
+const VIEW_TABS = { compare: "Compare the systems", explore: "How likely?", spanner: "Spanner", find: "Properties and finder" };
+
 async function openIn(t, scheme, path, problems) {
   const context = await suite.context(t, { bypassCSP: true, colorScheme: scheme }, problems);
-  const page = await openPage(context, `${suite.server.url}${path}`);
+  const view = path.match(/^\?view=(\w+)$/)?.[1];
+  const page = await openPage(context, `${suite.server.url}${view ? "" : path}`);
+  if (view) await openView(page, VIEW_TABS[view]);
   await page.emulateMedia({ colorScheme: scheme });
   return page;
 }

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { CLIENTS, cardText, clockSeconds, openPage, pauseClock, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
+import { CLIENTS, cardText, clockSeconds, openPage, openView, pauseClock, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });

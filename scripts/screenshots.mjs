@@ -1,7 +1,8 @@
 // Takes the README's screenshots of the release build in dist/, light and
 // dark: the laptop (1280 x 800) and the phone (390 x 844) after the scenario
-// to run first with fencing off, and the page embedded at 700 x 500 on the
-// first key moment of the GC pause story's tour.
+// to run first with fencing off, and the page embedded at 700 x 500 with
+// the GC pause story's tour played to the same moment: all at the moment
+// the counter is corrupted.
 //
 // Usage: node scripts/screenshots.mjs [--dist dist] [--out assets]
 
@@ -10,7 +11,7 @@ import { join } from "node:path";
 
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { clockButton, openPage, pauseClock, playScenarioToRunFirst, poll } from "../tests/e2e/ui.mjs";
+import { clockButton, openPage, pauseClock, playScenarioToRunFirst, poll, statusText } from "../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: { dist: { type: "string", default: "dist" }, out: { type: "string", default: "assets" } },
@@ -19,7 +20,7 @@ const { values: args } = parseArgs({
 const SHOTS = [
   { name: "laptop", viewport: { width: 1280, height: 800 }, path: "", act: corruptedRun },
   { name: "phone", viewport: { width: 390, height: 844 }, path: "", act: corruptedRun, scale: 2 },
-  { name: "embed", viewport: { width: 700, height: 500 }, path: "?embed=1&preset=gc-pause", act: secondKeyMoment },
+  { name: "embed", viewport: { width: 700, height: 500 }, path: "?embed=1&preset=gc-pause", act: corruptedByTour },
 ];
 
 /** The scenario to run first, fencing off, played to the corrupted counter. */
@@ -29,11 +30,13 @@ async function corruptedRun(page) {
   await pauseClock(page);
 }
 
-async function secondKeyMoment(page) {
-  for (let i = 0; i < 2; i += 1) {
+/** The story's tour, Next after Next, to the key moment of the corrupted counter. */
+async function corruptedByTour(page) {
+  for (let i = 0; i < 8 && !/Counter corrupted/.test(await statusText(page)); i += 1) {
     await page.getByRole("button", { name: "Next", exact: true }).click();
     await poll(async () => (await clockButton(page, "Start").count()) === 1, { what: "a key moment" });
   }
+  await poll(async () => /Counter corrupted/.test(await statusText(page)), { what: "the corrupted counter" });
 }
 
 const server = await startServer(args.dist);

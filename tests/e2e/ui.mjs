@@ -59,10 +59,20 @@ export async function openView(page, name) {
   await poll(async () => (await tab.getAttribute("aria-current")) === "page", { what: `the "${name}" view` });
 }
 
-/** Opens the page and waits for the four client cards. */
+/**
+ * Opens the page and waits for the four client cards, or, for an address
+ * that opens a tool's view (`?view=compare`, the explorer's `?explore&...`),
+ * for that view's tab.
+ */
 export async function openPage(context, url) {
   const page = await context.newPage();
   await page.goto(url);
+  const query = new URL(url).search;
+  if (/[?&](view=(?!simulator)|explore)/.test(query) && !/[?&]embed=1/.test(query)) {
+    const current = page.getByRole("navigation", named("Views")).locator('[aria-current="page"]');
+    await current.waitFor({ state: "visible", timeout: PATIENCE_MS });
+    return page;
+  }
   for (const id of CLIENTS) await card(page, id).waitFor({ state: "visible", timeout: PATIENCE_MS });
   await statusStrip(page).waitFor({ state: "visible", timeout: PATIENCE_MS });
   return page;

@@ -95,8 +95,8 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     });
     assert.ok(await page.getByRole("radio", named("Chubby")).isChecked(), "the run is Chubby's");
     assert.ok(await page.getByRole("region", named("Client A")).isVisible(), "the run opens in the simulator");
-    await openView(page, "Compare the systems");
     assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "with fencing on");
+    await openView(page, "Compare the systems");
     const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
   });

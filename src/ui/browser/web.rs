@@ -274,7 +274,10 @@ impl Drop for DockWatch {
 
 /// `--tour-h` on `root`: the docked bar's height, in whole pixels.
 fn set_tour_height(root: &web_sys::Element, bar: &web_sys::Element) {
-    let px = format!("{}px", bar.get_bounding_client_rect().height().ceil());
+    // An integer: formatting a float would bring the float formatter into
+    // the page's wasm (about 20 KB gzip), which nothing else there needs.
+    let whole = bar.get_bounding_client_rect().height().ceil().max(0.0) as u32;
+    let px = format!("{whole}px");
     style_call(root, "setProperty", &[&"--tour-h".into(), &px.into()]);
 }
 

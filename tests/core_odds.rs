@@ -3,7 +3,8 @@
 //! each, an upper bound when nothing was seen, and overlapping intervals
 //! told apart from real differences.
 
-use distlock::explore::{chance_text, count_text, one_in, thousands, two_figures, Estimate};
+use distlock::explore::{chance_text, count_text, one_in, two_figures, Estimate};
+use distlock::lesson::finder::thousands;
 
 #[test]
 fn counts_round_to_two_figures_with_separators() {

@@ -41,7 +41,7 @@ mod trial;
 
 pub use csv::{csv_header, csv_row, CSV_COLUMNS};
 pub use estimate::{duration_text, CellResult, Estimate};
-pub use odds::{chance_text, count_text, one_in, thousands, two_figures};
+pub use odds::{chance_text, count_text, one_in, two_figures};
 pub use plan::{
     trial_seed, validate_profile, Axis, Cell, Check, Plan, PlanError, AXIS_LEN_MAX, CLIENTS_MAX,
     CLIENTS_MIN, CYCLE_MS_MIN, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX,

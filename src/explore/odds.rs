@@ -7,6 +7,7 @@
 //! as millions, billions and trillions past a million.
 
 use super::estimate::Estimate;
+use crate::lesson::finder::thousands;
 
 /// At or above this chance a probability reads better as a percentage
 /// ("23%") than as odds ("1 in 4.3").
@@ -34,19 +35,6 @@ pub fn two_figures(x: f64) -> f64 {
     } else {
         rounded / (1.0 / scale).round()
     }
-}
-
-/// A whole number with thousands separators: 1234567 -> "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// A count of one or more, rounded to two figures, for people: "4.3",

@@ -62,7 +62,7 @@ pub(super) fn micros_text(us: u64) -> String {
     }
 }
 
-pub(super) use crate::explore::thousands;
+pub(super) use crate::lesson::finder::thousands;
 
 /// A probability, short: "none seen", "23%", "1 in 11,000" (two
 /// figures).

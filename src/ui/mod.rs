@@ -77,8 +77,9 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
 }
 
 /// Whether the page below its first screen is drawn yet. The first render
-/// draws what a visitor sees first (the lead, the controls, the status
-/// strip and the cards); the timeline and the panels below follow once
+/// draws what a visitor sees first (the lead with the stories menu, the
+/// controls, the status strip, the cards and the stage under them); the
+/// timeline and the panels below follow once
 /// that screen is painted, so the simulator shows sooner. `whole` draws it
 /// all at once.
 #[hook]
@@ -200,11 +201,11 @@ pub fn App(props: &AppProps) -> Html {
                     {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)} />
             }
         }),
-        stories: below(drawn, || {
-            html! {
-                <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
-            }
-        }),
+        // In the first screen, beside the set-up: drawn with it, so nothing
+        // under it moves when it comes.
+        stories: html! {
+            <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
+        },
         log,
     };
     if embed {

@@ -64,7 +64,7 @@ test("the first render draws the first screen; the timeline and the panels below
   // Notes what is drawn when the four cards come, and once the frame that
   // shows them is painted (a timer set in a frame fires after its paint).
   await context.addInitScript(() => {
-    const below = () => ["section.timeline", "section.stories", "section.log"].filter((s) => document.querySelector(s));
+    const below = () => ["section.timeline", "section.log"].filter((s) => document.querySelector(s));
     const seen = new MutationObserver(() => {
       if (document.querySelectorAll(".client-card").length < 4) return;
       seen.disconnect();

@@ -55,7 +55,9 @@ pub fn service_line(props: &ServiceLineProps) -> Html {
         Some(c) => html! {
             <>
                 { "holder " }<strong class="service-line__holder">{ c.to_string() }</strong>
-                { format!(" · {} · {}", lease_words(props), token_words(props)) }
+                // The countdown changes every frame the clock runs: `tick`
+                // lays it out on its own, not the stage around it.
+                { " · " }{ super::tick(lease_words(props)) }{ format!(" · {}", token_words(props)) }
             </>
         },
         None => html! { { "nobody holds the lock" } },

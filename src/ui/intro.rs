@@ -60,7 +60,7 @@ const FULL_TEXT: &str = concat!(
     r#"<ul class="intro__list">"#,
     r#"<li>Four clients, A to D, take turns at one lock and write to one shared counter.</li>"#,
     r#"<li>Each card is what that client believes: whether it holds the lock, its token, and how much lease it thinks it has left. The second bar is what the lock service says.</li>"#,
-    r#"<li>The lock service panel shows the backend's own books; the resource panel shows what actually reached the counter. The bug lives in the gap between a card and the service.</li>"#,
+    r#"<li>Under the cards, the stage shows what the lock service says (holder, lease, token), the messages on the wire, and what actually reached the counter; the full books of both are folded under the timeline. The bug lives in the gap between a card and the service.</li>"#,
     r#"<li>Time is simulated. Nothing moves until you press Start or Step, and the same seed with the same clicks replays the same run.</li>"#,
     r#"</ul>"#,
     r#"</section>"#,
@@ -77,7 +77,7 @@ const FULL_TEXT: &str = concat!(
     r#"</ol>"#,
     r#"<p class="intro__more">"#,
     "16",
-    r#" more stories, each with a guided tour, are in the Stories menu under the controls; each tells the scenario on the backend you choose. Compare the systems runs the same stories on all eight. Keyboard: press ? for the shortcuts; Escape closes a tour.</p>"#,
+    r#" more stories, each with a guided tour, are in the Stories menu beside the button above; each tells the scenario on the backend you choose. The Compare the systems tab runs the same stories on all eight. Keyboard: press ? for the shortcuts; Escape closes a tour.</p>"#,
     r#"</section>"#,
     r#"</div>"#,
 );

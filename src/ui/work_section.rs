@@ -60,7 +60,7 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             "compare__lead",
             "Compare the systems",
             "Compare the systems",
-            "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run above.",
+            "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run in the simulator.",
             COMPARE_BUTTON,
         ]),
         Kind::Spanner => (None, Job::Spanner, [

@@ -132,20 +132,24 @@ impl Estimate {
                 chance_text(self.high)
             );
         }
+        let (first, last) = self.interval_ends();
+        format!(
+            "about {} (95%: {first} to {last})",
+            chance(self.p, as_percent(self.p))
+        )
+    }
+
+    /// The 95% interval's ends in words, in reading order: odds count up
+    /// from the likelier end, percentages up from the less likely, so both
+    /// read from small to large numbers.
+    fn interval_ends(&self) -> (String, String) {
         let percent = as_percent(self.p);
-        // Odds count up from the likelier end; percentages up from the
-        // less likely: both read from small to large numbers.
         let (first, last) = if percent {
             (self.low, self.high)
         } else {
             (self.high, self.low)
         };
-        format!(
-            "about {} (95%: {} to {})",
-            chance(self.p, percent),
-            chance(first, percent),
-            chance(last, percent)
-        )
+        (chance(first, percent), chance(last, percent))
     }
 
     /// The estimate short, for a heatmap cell: "about 1 in 11,000", or
@@ -167,17 +171,8 @@ impl Estimate {
         if self.successes == 0 {
             return format!("95%: at most {}", chance_text(self.high));
         }
-        let percent = as_percent(self.p);
-        let (first, last) = if percent {
-            (self.low, self.high)
-        } else {
-            (self.high, self.low)
-        };
-        format!(
-            "95%: {} to {}",
-            chance(first, percent),
-            chance(last, percent)
-        )
+        let (first, last) = self.interval_ends();
+        format!("95%: {first} to {last}")
     }
 
     /// Whether the two 95% intervals overlap: then the difference between

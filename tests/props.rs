@@ -6,8 +6,8 @@
 use distlock::sim::{
     Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
     DynamoOptions, Event, ExtendMode, FenceRule, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode, RestartPolicy, Scenario,
-    Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
+    PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode, ReplicaWait, RestartPolicy,
+    Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 
 use distlock::wire::link::{self, RunLink};
@@ -134,10 +134,11 @@ fn consul_config() -> impl Strategy<Value = Config> {
 
 /// A Redis flavour with its options drawn too: how the client releases and
 /// extends, what a crashed server keeps, when it may come back, and (single
-/// Redis only) `WAIT 1` after taking the key.
+/// Redis only) its `WAIT` after taking the key: none, Redisson's, the
+/// application's `WAIT 1`.
 fn redis_config(backend: Backend) -> impl Strategy<Value = Config> {
-    (config(backend), any::<[bool; 5]>()).prop_map(
-        move |(config, [plain_del, blind_set, fsync, delayed, wait_replica])| Config {
+    (config(backend), any::<[bool; 4]>(), 0..3usize).prop_map(
+        move |(config, [plain_del, blind_set, fsync, delayed], wait)| Config {
             redis: RedisOptions {
                 release: if plain_del {
                     ReleaseMode::PlainDel
@@ -159,7 +160,11 @@ fn redis_config(backend: Backend) -> impl Strategy<Value = Config> {
                 } else {
                     RestartPolicy::Immediate
                 },
-                wait_replica: wait_replica && backend == Backend::Redis,
+                wait: if backend == Backend::Redis {
+                    ReplicaWait::ALL[wait]
+                } else {
+                    ReplicaWait::Off
+                },
             },
             ..config
         },

@@ -3,8 +3,8 @@
 
 use crate::sim::{
     Backend, Command, Config, ConsulOptions, ConsulToken, DynamoOptions, ExtendMode, Fencing,
-    KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, RestartPolicy,
-    Scenario, ZkClient, ZkOptions,
+    KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, ReplicaWait,
+    RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -40,7 +40,7 @@ pub enum Tweak {
     Restart(RestartPolicy),
     TtlMs(u64),
     ZkClient(ZkClient),
-    WaitReplica(bool),
+    Wait(ReplicaWait),
     ConsulToken(ConsulToken),
     PgKeepalives(PgOptions),
 }
@@ -57,7 +57,7 @@ impl Tweak {
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
-            Tweak::WaitReplica(on) => c.redis.wait_replica = on,
+            Tweak::Wait(wait) => c.redis.wait = wait,
             Tweak::ConsulToken(token) => c.consul.token = token,
             Tweak::PgKeepalives(pg) => c.pg = pg,
         }
@@ -80,7 +80,7 @@ impl Tweak {
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
-            Tweak::WaitReplica(_) => c.redis.wait_replica = original.redis.wait_replica,
+            Tweak::Wait(_) => c.redis.wait = original.redis.wait,
             Tweak::ConsulToken(_) => c.consul.token = original.consul.token,
             Tweak::PgKeepalives(_) => c.pg = original.pg,
         }
@@ -103,8 +103,9 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
             Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
-            Tweak::WaitReplica(true) => "WAIT for the replica".into(),
-            Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
+            Tweak::Wait(ReplicaWait::AppWait1) => "Make the app WAIT 1 for the replica".into(),
+            Tweak::Wait(ReplicaWait::Redisson) => "WAIT as Redisson does".into(),
+            Tweak::Wait(ReplicaWait::Off) => "Do not WAIT for the replica".into(),
             Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
             Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
             Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
@@ -260,11 +261,11 @@ pub const PRESETS: &[Preset] = &[
         id: "redis-failover",
         title: "A failover hands out the same token twice",
         backends: &[Backend::Redis],
-        story: "A takes the lock (TTL 30 s) and fence token 1 from the master, which dies 10 ms later, before its replica copied either. Sentinel promotes the replica 5.5 s later: the key is gone and its counter is one behind. B takes the \"same\" lock and the same token 1. Both write with token 1, and fencing with token >= highest accepts both: a token that repeats is no token. A learns only when its next extension finds B's value.",
-        fix: "WAIT 1 after taking the key (Redisson's way): no replica ack, no lock. Or a lock service whose token survives failover (ZooKeeper, etcd, Chubby, Consul's ModifyIndex).",
+        story: "A takes the lock (TTL 30 s) and fence token 1 from the master, which dies 10 ms later, before its replica copied either. (The replica here trails the master by 20 ms, a replica that is behind: on a healthy LAN the copy leaves with A's reply and lands within a millisecond, so a real master loses the key only if it dies in that moment or while its replica lags.) Sentinel promotes the replica 5.5 s later: the key is gone and its counter is one behind. B takes the \"same\" lock and the same token 1. Both write with token 1, and fencing with token >= highest accepts both: a token that repeats is no token. A learns only when its next extension finds B's value.",
+        fix: "Wait for the replica before using the lock: the application's own WAIT 1, failing the acquisition without an ack (Redisson's rule is weaker: see the lock service panel). Or a lock service whose token survives failover (ZooKeeper, etcd, Chubby, Consul's ModifyIndex).",
         try_this: TryThis {
-            tweak: Tweak::WaitReplica(true),
-            text: "Turn on WAIT 1: the master dies before its replica acknowledged A's key, so A's acquisition fails instead of holding a lock the failover loses. B's fails too, since the promoted master has no replica left: WAIT 1 buys safety with availability.",
+            tweak: Tweak::Wait(ReplicaWait::AppWait1),
+            text: "Make the application WAIT 1 after taking the key: the master dies before its replica acknowledged A's key, so A's acquisition fails instead of holding a lock the failover loses. B's fails too, since the promoted master has no replica left: safe, and unavailable until a replica returns. Redisson's rule (in the lock service panel) differs on a failover: it WAITs only for the replicas INFO reports. A's WAIT dies with the master here, so A fails as well; but B, on the promoted master with no replica connected, WAITs for none and is granted the lock unreplicated: availability over safety, and a key a second failover could lose.",
         },
         run_ms: 12_000,
     },

@@ -580,7 +580,7 @@ const REDIS_FAILOVER: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::NodeCrashed { .. }),
         say: |_| {
-            "The master dies 10 ms after A's SET and INCR, before its replica copied them: asynchronous replication.".into()
+            "The master dies 10 ms after A's SET and INCR, before its replica copied them: asynchronous replication. (The replica here trails by 20 ms, one that is behind; on a healthy LAN the copy lands within a millisecond, so a real master must die in that moment, or while its replica lags.)".into()
         },
         look: Look::Service,
     },

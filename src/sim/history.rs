@@ -79,7 +79,8 @@ pub enum AcquireFailure {
     NoValidity { validity_ms: i64 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
-    /// Single Redis with `WAIT 1`: no replica acknowledged the lock key.
+    /// Single Redis with a `WAIT` (the application's `WAIT 1`, or Redisson's
+    /// with a replica connected): no replica acknowledged the lock key.
     NoReplicaAck,
     /// DynamoDB: the waiter's time ran out (a lease plus
     /// additionalTimeToWaitForLock) before it saw the lock item free or its
@@ -104,7 +105,7 @@ impl fmt::Display for AcquireFailure {
             ),
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
             AcquireFailure::NoReplicaAck => f.write_str(
-                "WAIT 1 found no replica with the key, so a failover could lose it: not acquired",
+                "no replica acknowledged the key in its WAIT (or the master never answered), so a failover could lose it: the key is given back, not acquired",
             ),
             AcquireFailure::NotGranted { waited_ms } => write!(
                 f,

@@ -15,9 +15,9 @@ use super::json::{self, Json, JsonError};
 use crate::sim::{
     Action, Announce, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions,
     ConsulToken, DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, RestartPolicy,
-    Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION,
-    SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, ReplicaWait,
+    RestartPolicy, Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions,
+    SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
 
 use serde::Serialize;
@@ -637,13 +637,31 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
                 ("delayed", RestartPolicy::Delayed),
             ],
         )?,
-        wait_replica: match r.get("wait_replica") {
-            None => false,
-            Some(w) => w.as_bool().ok_or_else(|| {
-                Problem::Field("its Redis wait_replica setting is not true or false".into())
-            })?,
-        },
+        wait: replica_wait_of(r)?,
     })
+}
+
+/// The single-Redis wait: `"wait"` names it; a link from before the
+/// choice wrote `"wait_replica": true`, the application's `WAIT 1`.
+fn replica_wait_of(r: &Json) -> Result<ReplicaWait, Problem> {
+    match (r.get("wait"), r.get("wait_replica")) {
+        (Some(_), Some(_)) => Err(Problem::Field(
+            "its Redis options name the WAIT twice (wait and wait_replica)".into(),
+        )),
+        (found @ Some(_), None) => pick(
+            "its Redis WAIT",
+            found,
+            &ReplicaWait::ALL.map(|w| (w.slug(), w)),
+        ),
+        (None, Some(old)) => match old.as_bool() {
+            Some(true) => Ok(ReplicaWait::AppWait1),
+            Some(false) => Ok(ReplicaWait::Off),
+            None => Err(Problem::Field(
+                "its Redis wait_replica setting is not true or false".into(),
+            )),
+        },
+        (None, None) => Ok(ReplicaWait::Off),
+    }
 }
 
 fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {

@@ -944,6 +944,10 @@ async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeop
         "grace period until t=",
         "client-card--jeopardy",
         "Chubby master says",
+        // Whether a cut-off holder is stopped in time depends on the
+        // lock-delay, and the note says which with the value.
+        "Lock-delay 1 min (25.0 s here) is long enough",
+        "20 s (8.3 s here)",
     ] {
         assert!(
             html.contains(words),
@@ -1220,4 +1224,30 @@ async fn the_stories_menu_is_one_button_until_opened() {
     assert!(toggle.contains("aria-expanded=\"false\""), "{toggle}");
     let menu = tag_around(&html, "id=\"stories-menu\"");
     assert!(menu.contains("hidden"), "closed at first: {menu}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn single_redis_offers_three_waits_named_as_they_behave() {
+    let config = Config {
+        backend: Backend::Redis,
+        redis: distlock::sim::RedisOptions {
+            wait: distlock::sim::ReplicaWait::Redisson,
+            ..Default::default()
+        },
+        ..first_scenario_config(Seed(SEED))
+    };
+    let html = render_app(Some(scripted(config, &[(0, 'A', Command::Acquire)], 2_000))).await;
+    for words in [
+        "id=\"redis-wait-off\"",
+        "id=\"redis-wait-redisson\"",
+        "id=\"redis-wait-app\"",
+        "WAITs as Redisson does",
+        "a master with no replica grants unreplicated",
+        "the application's WAIT 1",
+    ] {
+        assert!(
+            html.contains(words),
+            "{words} (DISTLOCK_SEED={SEED})\n{html}"
+        );
+    }
 }

@@ -529,7 +529,7 @@ const CHUBBY_LOCK_DELAY: &[Spec] = &[
         say: |e| {
             match e {
             Event::Service(ServiceEvent::ChubbyLockFreed { delay_until, .. }) => format!(
-                "A's session ends at the master. Lost by failure, the lock is free but nobody may claim it until {delay_until}: the lock-delay, hatched on the service lane. Had A woken before then, its late write would have met a lock nobody held: harmless even unfenced."
+                "A's session ends at the master. Lost by failure, the lock is free but nobody may claim it until {delay_until}: the lock-delay, hatched on the service lane (one minute in Chubby's time, the most a client may ask for; the paper names no default). Had A woken before then, its late write would have met a lock nobody held: harmless even unfenced."
             ),
             other => other.to_string(),
         }

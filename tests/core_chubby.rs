@@ -579,39 +579,13 @@ fn the_lock_delay_is_a_span_on_the_service_lane() {
     assert_eq!(picture.lock_delays[0].to_ms, None);
 }
 
-/// The comparison's partitioned-holder script (src/lesson/compare.rs,
-/// `partitioned_holder`), copied: A is cut off from the service at 1 s and
-/// writes at 2.1 s; B asks every 5 s and writes every 200 ms once it holds;
-/// A heals at 41 s and writes at once. `a_writes_at` adds a write of A's.
+/// The comparison's partitioned-holder script at a lock-delay.
 fn partitioned_holder(lock_delay_ms: u64, a_writes_at: Option<u64>) -> Scenario {
     let config = Config {
         chubby: ChubbyOptions { lock_delay_ms },
         ..chubby(Fencing::Off)
     };
-    let mut s = Scenario::new(config)
-        .client(0, 'A', Command::Acquire)
-        .client(
-            1_000,
-            'A',
-            Command::Partition {
-                scope: PartitionScope::Service,
-            },
-        );
-    for t in (500..=40_000).step_by(5_000) {
-        s = s.client(t, 'B', Command::Acquire);
-    }
-    for t in (600..=40_000).step_by(200) {
-        s = s.client(t, 'B', Command::Write);
-    }
-    s = s.client(2_100, 'A', Command::Write);
-    if let Some(t) = a_writes_at {
-        s = s.client(t, 'A', Command::Write);
-    }
-    let mut s = s
-        .client(41_000, 'A', Command::Heal)
-        .client(42_100, 'A', Command::Write);
-    s.actions.sort_by_key(|a| a.at);
-    s
+    common::partitioned_holder(config, a_writes_at)
 }
 
 /// Chubby OSDI '06 section 2.4: clients "may specify any lock-delay up to

@@ -193,17 +193,25 @@ fn run_input(backend: Backend) -> impl Strategy<Value = (Config, Vec<(u64, Actio
     )
 }
 
-/// A DynamoDB run, its heartbeat period and a waiter's patience drawn too.
+/// A DynamoDB run, its heartbeat period, a waiter's patience and whether
+/// the application polls isExpired() drawn too.
 fn dynamo_input() -> impl Strategy<Value = (Config, Vec<(u64, Action)>)> {
-    (run_input(Backend::DynamoDb), 2u32..=10, 0u32..=400).prop_map(
-        |((config, steps), heartbeats_per_lease, extra_wait_pct)| {
-            let dynamo = DynamoOptions {
-                heartbeats_per_lease,
-                extra_wait_pct,
-            };
-            (Config { dynamo, ..config }, steps)
-        },
+    (
+        run_input(Backend::DynamoDb),
+        2u32..=10,
+        0u32..=400,
+        any::<bool>(),
     )
+        .prop_map(
+            |((config, steps), heartbeats_per_lease, extra_wait_pct, app_checks_expiry)| {
+                let dynamo = DynamoOptions {
+                    heartbeats_per_lease,
+                    extra_wait_pct,
+                    app_checks_expiry,
+                };
+                (Config { dynamo, ..config }, steps)
+            },
+        )
 }
 
 fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseError> {

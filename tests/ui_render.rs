@@ -988,10 +988,26 @@ async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
         "Simplified on purpose: the table is one always-available service",
         "DynamoDB lock client settings",
         "no token: the lock item's RVN is a random UUID",
+        // Whether a holder stops at its deadline is the application's
+        // code, and the panel and A's card say which it runs.
+        "id=\"dynamo-checks-on\"",
+        "id=\"dynamo-checks-off\"",
+        "Now: the application checks.",
+        "its application polls isExpired() before each write",
     ] {
         assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
     }
     assert!(tag_around(&html, "id=\"dynamo-wait\"").contains("select"));
+    let mut never = scenario.clone();
+    never.config.dynamo.app_checks_expiry = false;
+    let unasked = Sim::play(&never, Millis(5_000)).expect("the story plays");
+    let html = render_app(Some(unasked)).await;
+    for words in [
+        "Now: the application never asks.",
+        "its application never asks isExpired()",
+    ] {
+        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+    }
 
     // After A's late write: the save banner explains the condition on the item.
     sim.run_until(Millis(14_000));

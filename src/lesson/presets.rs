@@ -285,7 +285,7 @@ pub const PRESETS: &[Preset] = &[
         id: "dynamodb-takeover",
         title: "A whole lease of the same RVN",
         backends: &[Backend::DynamoDb],
-        story: "A holds the lock item and heartbeats: each heartbeat writes a new random RVN. B keeps no place in any queue: it polls the item and starts counting again whenever the RVN changes, ready to wait three leases. A freezes for 10 s, the RVN stops changing, and once B has seen the same one for a whole lease by its own clock its conditional put takes the item. A wakes and writes.",
+        story: "A holds the lock item and heartbeats: each heartbeat writes a new random RVN. B keeps no place in any queue: it polls the item and starts counting again whenever the RVN changes, ready to wait three leases. A freezes for 10 s, the RVN stops changing, and once B has seen the same one for a whole lease by its own clock its conditional put takes the item. A wakes and writes. (The library only logs a failed or late heartbeat: A stops believing after this write only because its application polls isExpired(), the page's default; an application that never asks, a choice in the lock service panel, goes on writing as the holder.)",
         fix: "Fence with a conditional check on the lock item: a DynamoDB transaction whose ConditionCheck requires the item to name the writer. The RVN itself cannot fence: a new random UUID each heartbeat is unique, not ordered.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),

@@ -694,9 +694,15 @@ const DYNAMO_A_WRITE_LANDS: Spec = Spec {
     look: Look::Resource,
 };
 const DYNAMO_A_DROPS: Spec = Spec {
-    find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
-    say: |_| {
-        "A's library looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago, and its heartbeat thread drops the lock. It only logs this; an application learns it by polling isExpired(). The write is already on its way.".into()
+    find: |e| {
+        matches!(e, Event::Lost { client, .. } if *client == A)
+            || matches!(e, Event::Service(ServiceEvent::DynamoExpiredUnasked { client }) if *client == A)
+    },
+    say: |e| {
+        match e {
+            Event::Lost { .. } => "A looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago. The library only logs it and stops heartbeating; A stops believing because its application polls isExpired() (see the lock service panel). The write is already on its way.".into(),
+            _ => "By A's own clock the lease ran out long ago. The library only logs it and stops heartbeating; A's application never asks isExpired() (see the lock service panel), so A believes on and will go on writing as the holder.".into(),
+        }
     },
     look: Look::Card(A),
 };

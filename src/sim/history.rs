@@ -356,6 +356,11 @@ pub enum ServiceEvent {
     DynamoCallTimedOut {
         client: ClientId,
     },
+    /// The holder's lease ran out by its own clock, and its application
+    /// never asks `isExpired()`: it goes on believing.
+    DynamoExpiredUnasked {
+        client: ClientId,
+    },
     ConsulSessionCreated {
         client: ClientId,
         session: u64,
@@ -632,6 +637,10 @@ impl fmt::Display for ServiceEvent {
             DynamoCallTimedOut { client } => write!(
                 f,
                 "{client}'s call to DynamoDB got no answer within the SDK's read timeout"
+            ),
+            DynamoExpiredUnasked { client } => write!(
+                f,
+                "{client}'s lease ran out by its own clock (isExpired() would now say true), but {client}'s application never asks: it goes on believing it holds the lock (the library stops heartbeating an expired lock and only logs it)"
             ),
             ConsulSessionCreated {
                 client,

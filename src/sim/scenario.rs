@@ -199,6 +199,24 @@ pub struct DynamoOptions {
     /// additionalTimeToWaitForLock, in percent of the lease: a waiter gives
     /// up after a lease plus this.
     pub extra_wait_pct: u32,
+    /// Whether the application asks the library if its lock is still its
+    /// own: polls `LockItem.isExpired()` before each write (or sets a
+    /// SessionMonitor), and so stops at its own deadline. The library
+    /// itself tells the application nothing: a failed or late heartbeat is
+    /// only logged (`AmazonDynamoDBLockClient.sendHeartbeat`), so without
+    /// the check the application believes it holds until it releases. The
+    /// page's default is the check, as every run before the option had it;
+    /// written only when off, so that older links read as they ran.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub app_checks_expiry: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(on: &bool) -> bool {
+    *on
 }
 
 impl Default for DynamoOptions {
@@ -206,6 +224,7 @@ impl Default for DynamoOptions {
         DynamoOptions {
             heartbeats_per_lease: DYNAMO_HEARTBEATS_DEFAULT,
             extra_wait_pct: DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+            app_checks_expiry: true,
         }
     }
 }

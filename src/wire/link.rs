@@ -557,6 +557,13 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
     Ok(DynamoOptions {
         heartbeats_per_lease: u32::try_from(per_lease).unwrap_or(u32::MAX),
         extra_wait_pct: u32::try_from(pct).unwrap_or(u32::MAX),
+        // Runs from before the option had the check: absent means on.
+        app_checks_expiry: match d.get("app_checks_expiry") {
+            None => true,
+            Some(on) => on.as_bool().ok_or_else(|| {
+                Problem::Field("its DynamoDB app_checks_expiry setting is not true or false".into())
+            })?,
+        },
     })
 }
 fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {

@@ -85,6 +85,8 @@ pub enum ReplicaWait {
     /// `connected_slaves` (INFO), `WAIT` for that many with
     /// `slavesSyncTimeout` 1 s, and fail only if none acknowledged while
     /// some were connected. A master with no replica grants unreplicated.
+    /// Redisson does this by default (`Config.checkLockSyncedSlaves` true,
+    /// `slavesSyncTimeout` 1000 ms).
     #[serde(rename = "redisson")]
     Redisson,
     /// The application's own `WAIT 1 <timeout>`: fail the acquisition

@@ -591,6 +591,7 @@ fn consul_settings_are_range_checked_and_travel_in_links() {
         token: ConsulToken::LockIndex,
         cleanup: KeyCleanup::Delete,
         lock_delay_s: 30,
+        monitor_retries: 0,
     };
     let mut sim = Sim::new(consul(options)).unwrap();
     sim.command(client('A'), Command::Acquire).unwrap();

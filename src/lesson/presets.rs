@@ -106,7 +106,10 @@ impl Tweak {
             Tweak::WaitReplica(true) => "WAIT for the replica".into(),
             Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
             Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
-            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
+            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex alone".into(),
+            Tweak::ConsulToken(ConsulToken::Sequencer) => {
+                "Fence with the sequencer (LockIndex and Session)".into()
+            }
             Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
                 "Use Linux's default keepalives".into()
             }

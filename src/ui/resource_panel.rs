@@ -335,7 +335,9 @@ fn checks_words(props: &ResourceLineProps) -> String {
         (true, FenceRule::Highest) => "fencing refuses lower tokens",
         (true, FenceRule::LockOwner) => "fencing asks the lock item's owner",
         (true, FenceRule::Version) => "fencing: UPDATE … WHERE version = n",
-        (true, FenceRule::Sequencer) => "fencing asks the lock key for the writer's LockIndex and Session",
+        (true, FenceRule::Sequencer) => {
+            "fencing asks the lock key for the writer's LockIndex and Session"
+        }
     };
     format!("{facts} · {check}")
 }

@@ -1346,7 +1346,10 @@ impl Consul {
         side.retries_left -= 1;
         side.monitor_gen += 1;
         let (gen, left) = (side.monitor_gen, side.retries_left);
-        out.record(Event::Service(ServiceEvent::ConsulMonitorRetry { client: c, left }));
+        out.record(Event::Service(ServiceEvent::ConsulMonitorRetry {
+            client: c,
+            left,
+        }));
         let after = scaled(MONITOR_RETRY_MS, self.ttl_ms);
         out.client_timer(c, after, ConsulTimer::MonitorRetry { gen });
     }
@@ -1380,7 +1383,9 @@ impl Consul {
         if client.partition.is_none() && !client.losing {
             return;
         }
-        out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed { client: c }));
+        out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed {
+            client: c,
+        }));
         self.monitor_error(c, out);
     }
 

@@ -20,8 +20,8 @@ pub use chubby::{
 pub use consul::{
     lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
     ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
-    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX,
-    MONITOR_RETRIES_MAX, SESSION_TTL_MULTIPLIER,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX,
+    SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,

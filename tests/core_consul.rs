@@ -765,6 +765,33 @@ fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key
     assert!(grants(&sim, 'B')[0].0 > failed.plus(5_000), "{text}");
 }
 
+/// Lost messages that stop before the keepalive's ping is due: the ping is
+/// answered, the connection lives, and TCP's retransmission brings the
+/// monitor the key's news (no Healed input: the ping itself finds out).
+#[test]
+fn lost_messages_that_stop_before_the_ping_leave_the_connection_up() {
+    let scenario = Scenario::new(consul(ConsulOptions::default()))
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::LoseMessages { on: true })
+        .client(3_500, 'A', Command::LoseMessages { on: false });
+    let sim = run(&scenario, 16_000);
+    let text = story(&sim);
+    let (failed, _) = node_failed(&sim);
+    assert!(failed.ms() < 3_500, "{text}");
+    let (lost_at, reason) = lost(&sim, 'A').expect("A learns");
+    assert_eq!(reason, LossReason::ConsulSessionChanged, "{text}");
+    // The ping is due 3.333 s (10 s real) after it went out, no sooner.
+    assert!(lost_at.ms() > 1_000 + 3_333, "{lost_at}\n{text}");
+    assert_eq!(
+        count(&sim, |e| matches!(
+            e,
+            Event::Service(ServiceEvent::ConsulKeepaliveFailed { .. })
+        )),
+        0,
+        "{text}"
+    );
+}
+
 #[test]
 fn a_lock_call_fails_while_the_agent_cannot_reach_the_servers() {
     // A holder that starts losing its messages: node failed, then every

@@ -1374,13 +1374,15 @@ impl Consul {
         out.client_timer(c, after, ConsulTimer::KeepaliveDue { gen });
     }
 
-    /// The ping's write timeout is up: answered if the cut has healed (TCP
-    /// then carries on, `healed`), else the connection closes and
-    /// monitorLock's GET fails.
+    /// The ping's write timeout is up: answered if the link works again
+    /// (messages stopped being lost; a healed partition came by `healed`),
+    /// and TCP carries on, else the connection closes and monitorLock's
+    /// GET fails.
     fn keepalive_due(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         self.side(c).keepalive_gen = None;
         let client = &view.clients[c.index()];
         if client.partition.is_none() && !client.losing {
+            self.resend_monitor(c, out);
             return;
         }
         out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed {
@@ -1389,13 +1391,19 @@ impl Consul {
         self.monitor_error(c, out);
     }
 
-    /// The cut heals before the keepalive failed: the connection lives, and
-    /// TCP delivers what the server sent meanwhile. The model's network
-    /// dropped it, so monitorLock's GET is sent again: it reads the key as
-    /// the retransmitted answer would.
+    /// The cut heals before the keepalive failed: the connection lives.
     fn healed(&mut self, c: ClientId, out: &mut Effects) {
-        let side = self.side(c);
-        if side.keepalive_gen.take().is_none() || side.phase != ConsulPhase::Held {
+        if self.side(c).keepalive_gen.take().is_some() {
+            self.resend_monitor(c, out);
+        }
+    }
+
+    /// What the server answered while the link was cut reaches the holder
+    /// by TCP's retransmission; the page's network dropped it, so the
+    /// holder's monitorLock GET goes again (the server keeps one per
+    /// client) and reads the key as that answer would.
+    fn resend_monitor(&mut self, c: ClientId, out: &mut Effects) {
+        if self.side[c.index()].phase != ConsulPhase::Held {
             return;
         }
         out.ask(

@@ -704,6 +704,18 @@ fn a_partitioned_holder_believes_until_its_connection_s_keepalive_fails() {
         })
         .unwrap_or_else(|| panic!("the keepalive fails\n{text}"));
         assert_eq!(ping_failed, lost_at, "{text}");
+        // Between the two, A's card says its agent is cut off while its
+        // leaderCh is still open.
+        let between = run(
+            &sim.scenario(),
+            failed.ms() + (lost_at.ms() - failed.ms()) / 2,
+        );
+        let line = detail(&between).card_line(client('A')).expect("A's card");
+        assert!(
+            line.contains("leaderCh open")
+                && line.contains("stays open until the connection's keepalive fails"),
+            "{line}"
+        );
         // The first failed probe sees the cut within 333 ms; the ping goes
         // out in the next 10 s and has 3.333 s to be answered.
         let after_cut = cut.until(lost_at);

@@ -350,6 +350,9 @@ fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, S
     let what = match (props.rule, w.token) {
         (FenceRule::Highest, Some(t)) => format!("{} with token {t}", w.client),
         (FenceRule::Version, Some(v)) => format!("{} naming version {}", w.client, v.0),
+        (FenceRule::Sequencer, Some(t)) => {
+            format!("{} with LockIndex {t} and its Session", w.client)
+        }
         _ => w.client.to_string(),
     };
     match (w.accepted, w.standing) {

@@ -91,6 +91,7 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
 fn write_words(write: &StaleWrite, rule: FenceRule) -> String {
     match (rule, write.token) {
         (FenceRule::Highest, Some(t)) => format!("{}'s write with token {t}", write.client),
+        (FenceRule::Sequencer, Some(t)) => format!("{}'s write with LockIndex {t}", write.client),
         _ => format!("{}'s write", write.client),
     }
 }

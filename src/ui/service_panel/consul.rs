@@ -18,9 +18,9 @@ const LOCK_DELAY_CHOICES_S: [u64; 5] = [0, 5, 15, 30, 60];
 /// What monitorLock does on an error, for MonitorRetries `n`.
 fn retry_words(n: u32) -> String {
     match n {
-        0 => "give the lock up at once (MonitorRetries 0, the api's default)".into(),
-        3 => "try again 3 times, 1 s apart (MonitorRetries 3, as consul lock runs it)".into(),
-        n => format!("try again {n} times, 1 s apart (MonitorRetries {n})"),
+        0 => "0: give the lock up (api default)".into(),
+        3 => "3, 1 s apart (consul lock)".into(),
+        n => format!("{n}, 1 s apart"),
     }
 }
 
@@ -243,8 +243,11 @@ fn consul_options(props: &ServicePanelProps) -> Html {
                 o.cleanup == KeyCleanup::Delete, ConsulOptions { cleanup: KeyCleanup::Delete, ..o }) }
             { super::picker(props, "consul-lock-delay", "lock-delay", delays,
                 (o.lock_delay_s, delay_words(o.lock_delay_s)), Rc::new(to_delay)) }
-            { super::picker(props, "consul-monitor-retries", "when the holder's watch on the key gets an error",
+            { super::picker(props, "consul-monitor-retries", "watch retries",
                 retries, (u64::from(o.monitor_retries), retry_words(o.monitor_retries)), Rc::new(to_retries)) }
+            <p class="panel__note">
+                { "Watch retries: the holder's library watches the lock key (monitorLock) and, on any error, such as a leader election that outlasts its agent's 7 s hold, gives the lock up at once (MonitorRetries 0, the api's default) unless it may ask again (consul lock asks 3 times, 1 s apart)." }
+            </p>
             <p class="panel__note">
                 { format!("The TTL setting ({}) stands for Consul's default 15 s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x 2).", seconds_1(config.ttl_ms), seconds_1(config.ttl_ms * 2)) }
             </p>

@@ -749,9 +749,10 @@ fn a_partitioned_holder_believes_until_its_connection_s_keepalive_fails() {
     );
 }
 
-/// A cut that heals before the keepalive fails leaves the connection up:
-/// TCP delivers what the server sent meanwhile (the page sends monitorLock's
-/// GET again for it), and the key's Session is no longer A's.
+/// A cut that heals while the keepalive's ping can still get through (TCP
+/// sends it again, 200 ms, 400 ms, ... after it left) leaves the connection
+/// up: TCP delivers what the server answered meanwhile, and monitorLock
+/// reads that the key's Session is no longer A's.
 #[test]
 fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key() {
     let sim = partitioned_holder(1, Some(4_000));
@@ -760,8 +761,9 @@ fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key
     assert!(failed.ms() < 4_000, "{text}");
     let (lost_at, reason) = lost(&sim, 'A').expect("A learns");
     assert_eq!(reason, LossReason::ConsulSessionChanged, "{text}");
-    // One round trip after the heal (the agent's hop plus a Raft read).
-    assert!((4_000..4_400).contains(&lost_at.ms()), "{lost_at}\n{text}");
+    // The server's answer, held by TCP, crosses at its next try after the
+    // heal (tries 1.6 s apart by then).
+    assert!((4_000..5_700).contains(&lost_at.ms()), "{lost_at}\n{text}");
     assert_eq!(
         count(&sim, |e| matches!(
             e,
@@ -775,6 +777,58 @@ fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key
         "A's node rejoins\n{text}"
     );
     assert!(grants(&sim, 'B')[0].0 > failed.plus(5_000), "{text}");
+}
+
+/// A heal late in the ping's 10 s is too late: TCP's tries after the ping
+/// left are 0.2, 0.6, 1.4, 3.0, 6.2 and 12.6 s later (Linux's RTO doubling
+/// from 200 ms, as the page's network sends a cut message again), so a heal
+/// 8 s after the ping is next crossed at 12.6 s, past yamux's 10 s: the
+/// connection closes anyway. A heal 5 s after it is crossed at 6.2 s.
+#[test]
+fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
+    // Consul's own 15 s TTL: the page's times are real seconds.
+    let with = |heal: Option<u64>| {
+        let mut scenario = Scenario::new(Config {
+            ttl_ms: 15_000,
+            ..consul(ConsulOptions::default())
+        })
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        );
+        if let Some(at) = heal {
+            scenario = scenario.client(at, 'A', Command::Heal);
+        }
+        run(&scenario, 60_000)
+    };
+    let keepalive_failed = |sim: &Sim| {
+        service(sim, |e| match e {
+            ServiceEvent::ConsulKeepaliveFailed { client: c } if *c == client('A') => Some(()),
+            _ => None,
+        })
+        .map(|(at, ())| at)
+    };
+    let cut_off = with(None);
+    let failed = keepalive_failed(&cut_off).expect("the ping fails");
+    let ping_at = failed.ms() - 10_000;
+    assert!(ping_at >= 1_000, "{}", story(&cut_off));
+    let late = with(Some(ping_at + 8_000));
+    assert_eq!(keepalive_failed(&late), Some(failed), "{}", story(&late));
+    assert_eq!(
+        lost(&late, 'A').map(|l| l.1),
+        Some(LossReason::ConsulMonitorError)
+    );
+    let early = with(Some(ping_at + 5_000));
+    assert_eq!(keepalive_failed(&early), None, "{}", story(&early));
+    // The connection lives: TCP brings the server's answer, the key is not A's.
+    assert_eq!(
+        lost(&early, 'A').map(|l| l.1),
+        Some(LossReason::ConsulSessionChanged)
+    );
 }
 
 /// Lost messages that stop before the keepalive's ping is due: the ping is

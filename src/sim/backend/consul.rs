@@ -475,10 +475,20 @@ struct Side {
     /// MonitorRetries left since monitorLock's last good answer.
     retries_left: u32,
     monitor_gen: u64,
-    /// A keepalive ping is out on a connection that cannot answer: the
-    /// stream carrying monitorLock's GET waits, and fails unless the cut
-    /// heals before the ping's write timeout.
-    keepalive_gen: Option<u64>,
+    /// A keepalive ping due on a connection that cannot answer: the stream
+    /// carrying monitorLock's GET waits, and fails unless the ping gets
+    /// through within its write timeout.
+    keepalive: Option<Keepalive>,
+    /// When a partition healed while that ping was pending.
+    healed_at: Option<Millis>,
+}
+
+/// The keepalive ping the holder's agent sends after a cut.
+#[derive(Debug, Clone, Copy, Hash)]
+struct Keepalive {
+    gen: u64,
+    /// When the ping goes out (by the run's time).
+    ping_at: Millis,
 }
 
 #[derive(Debug, Clone, Hash)]
@@ -573,7 +583,7 @@ impl LockSystem for Consul {
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
-            Input::Healed(c) => self.healed(c, out),
+            Input::Healed(c) => self.healed(view, c),
             Input::RenewalOn(c) if self.side[c.index()].session.is_some() => {
                 self.arm_renew(c, self.side[c.index()].ttl_ms / 2, out)
             }
@@ -1092,7 +1102,7 @@ impl Consul {
         let reachable = client.partition.is_none() && !client.losing;
         let i = c.index();
         if !reachable {
-            self.keepalive_starts(c, out);
+            self.keepalive_starts(view, c, out);
         }
         if reachable {
             self.suspect_since[i] = None;
@@ -1183,6 +1193,20 @@ impl Consul {
             self.on_server_message(view, c, msg, out);
         }
     }
+}
+
+/// Whether a ping sent at `ping_at` into a partition that heals at
+/// `healed` gets through within `timeout`: TCP sends it again after a
+/// timeout that doubles from 200 ms (as the page's network does), so it
+/// crosses at the first try after the heal.
+fn ping_gets_through(ping_at: Millis, healed: Millis, timeout: u64) -> bool {
+    let mut at = ping_at;
+    let mut rto = crate::sim::TCP_RTO_MS_MIN;
+    while at < healed {
+        at = at.plus(rto);
+        rto = (rto * 2).min(crate::sim::TCP_RTO_MS_MAX);
+    }
+    ping_at.until(at) <= timeout
 }
 
 /// Why a session ended.
@@ -1356,13 +1380,13 @@ impl Consul {
 
     /// The holder's link to the servers is cut (serf's first failed probe
     /// sees it): the next keepalive ping on its agent's connection goes out
-    /// somewhere in the next 30 s, and fails 10 s later unless the cut
-    /// heals first. Where in its 30 s cycle the ping timer stands is drawn
-    /// from the run's seed: the connection was opened when the agent
+    /// somewhere in the next 30 s, and fails 10 s later unless it gets
+    /// through first. Where in its 30 s cycle the ping timer stands is
+    /// drawn from the run's seed: the connection was opened when the agent
     /// started, long before the run, so the page cannot know its phase.
-    fn keepalive_starts(&mut self, c: ClientId, out: &mut Effects) {
+    fn keepalive_starts(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let side = &self.side[c.index()];
-        if side.phase != ConsulPhase::Held || side.keepalive_gen.is_some() {
+        if side.phase != ConsulPhase::Held || side.keepalive.is_some() {
             return;
         }
         let interval = scaled(YAMUX_KEEPALIVE_MS, self.ttl_ms);
@@ -1370,19 +1394,36 @@ impl Consul {
         let after = ping_in + scaled(YAMUX_WRITE_TIMEOUT_MS, self.ttl_ms);
         self.keepalive_gen += 1;
         let gen = self.keepalive_gen;
-        self.side(c).keepalive_gen = Some(gen);
+        let side = self.side(c);
+        side.keepalive = Some(Keepalive {
+            gen,
+            ping_at: view.now.plus(ping_in),
+        });
+        side.healed_at = None;
         out.client_timer(c, after, ConsulTimer::KeepaliveDue { gen });
     }
 
-    /// The ping's write timeout is up: answered if the link works again
-    /// (messages stopped being lost; a healed partition came by `healed`),
-    /// and TCP carries on, else the connection closes and monitorLock's
-    /// GET fails.
+    /// The ping's write timeout is up. Answered, the connection lives on:
+    /// after a healed partition TCP delivers what was held (the page's
+    /// network sends it again too), and after lost messages the holder's
+    /// GET goes again, since the page's lost messages are gone for good.
+    /// Unanswered, the connection closes and monitorLock's GET fails.
     fn keepalive_due(&mut self, view: &View, c: ClientId, out: &mut Effects) {
-        self.side(c).keepalive_gen = None;
+        let side = self.side(c);
+        let (Some(ping), healed_at) = (side.keepalive.take(), side.healed_at.take()) else {
+            return;
+        };
         let client = &view.clients[c.index()];
-        if client.partition.is_none() && !client.losing {
-            self.resend_monitor(c, out);
+        let up = client.partition.is_none() && !client.losing;
+        let timeout = scaled(YAMUX_WRITE_TIMEOUT_MS, self.ttl_ms);
+        let answered = match healed_at {
+            Some(healed) => up && ping_gets_through(ping.ping_at, healed, timeout),
+            None => up,
+        };
+        if answered {
+            if healed_at.is_none() {
+                self.resend_monitor(c, out);
+            }
             return;
         }
         out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed {
@@ -1391,17 +1432,18 @@ impl Consul {
         self.monitor_error(c, out);
     }
 
-    /// The cut heals before the keepalive failed: the connection lives.
-    fn healed(&mut self, c: ClientId, out: &mut Effects) {
-        if self.side(c).keepalive_gen.take().is_some() {
-            self.resend_monitor(c, out);
+    /// A partition heals while a ping is pending: whether the ping got
+    /// through in time is judged when its timeout is up.
+    fn healed(&mut self, view: &View, c: ClientId) {
+        let side = self.side(c);
+        if side.keepalive.is_some() {
+            side.healed_at = Some(view.now);
         }
     }
 
-    /// What the server answered while the link was cut reaches the holder
-    /// by TCP's retransmission; the page's network dropped it, so the
-    /// holder's monitorLock GET goes again (the server keeps one per
-    /// client) and reads the key as that answer would.
+    /// After lost messages: the server's answer to monitorLock is gone, so
+    /// its GET goes again (the server keeps one per client) and reads the
+    /// key as that answer would have.
     fn resend_monitor(&mut self, c: ClientId, out: &mut Effects) {
         if self.side[c.index()].phase != ConsulPhase::Held {
             return;
@@ -1568,7 +1610,7 @@ impl Consul {
             ConsulTimer::AgentError { gen } if gen == self.agent_gen[c.index()] => {
                 self.agent_error(c, out)
             }
-            ConsulTimer::KeepaliveDue { gen } if side.keepalive_gen == Some(gen) => {
+            ConsulTimer::KeepaliveDue { gen } if side.keepalive.is_some_and(|k| k.gen == gen) => {
                 self.keepalive_due(view, c, out)
             }
             ConsulTimer::MonitorRetry { gen }

@@ -105,21 +105,23 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
         )
 }
 
-/// Consul's settings drawn too: which index is the token, whether the key
-/// is deleted when a lock ends, and the lock-delay.
+/// Consul's settings drawn too: which index (or the sequencer) is the
+/// token, whether the key is deleted when a lock ends, the lock-delay, and
+/// MonitorRetries (the api's 0 or consul lock's 3).
 fn consul_config() -> impl Strategy<Value = Config> {
     (
         config(Backend::Consul),
-        any::<bool>(),
+        0u8..3,
         any::<bool>(),
         0u64..=60,
+        any::<bool>(),
     )
-        .prop_map(|(config, lock_index, delete, lock_delay_s)| Config {
+        .prop_map(|(config, token, delete, lock_delay_s, retries)| Config {
             consul: ConsulOptions {
-                token: if lock_index {
-                    ConsulToken::LockIndex
-                } else {
-                    ConsulToken::ModifyIndex
+                token: match token {
+                    0 => ConsulToken::ModifyIndex,
+                    1 => ConsulToken::LockIndex,
+                    _ => ConsulToken::Sequencer,
                 },
                 cleanup: if delete {
                     KeyCleanup::Delete
@@ -127,6 +129,7 @@ fn consul_config() -> impl Strategy<Value = Config> {
                     KeyCleanup::Keep
                 },
                 lock_delay_s,
+                monitor_retries: if retries { 3 } else { 0 },
             },
             ..config
         })
@@ -231,12 +234,16 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     sim.run_until(Millis(t + 40_000));
 
     // With fencing on, no accepted write has a token below the highest;
-    // where the check is on the lock item's owner, every accepted write
-    // comes from the client the service names as holder.
+    // where the check is on the lock item's owner (or Consul's sequencer,
+    // checked against the key), every accepted write comes from the client
+    // the service names as holder.
     let mut highest: Option<Token> = None;
     let mut grants: Option<Token> = None;
     let mut holder: Option<ClientId> = None;
-    let owner_rule = config.backend.fence_rule() == FenceRule::LockOwner;
+    let owner_rule = matches!(
+        config.backend.fence_rule_in(&config),
+        FenceRule::LockOwner | FenceRule::Sequencer
+    );
     for record in sim.history() {
         if let Event::HolderChanged { holder: h, .. } = &record.event {
             holder = *h;

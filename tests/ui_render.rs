@@ -1042,9 +1042,16 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
     }
     assert!(html.contains("Waiters poll, in no order (no queue)"));
     assert!(html.contains(">Fail over the Consul leader<"));
-    assert!(html.contains("Fence with LockIndex"));
+    assert!(html.contains("Fence with LockIndex alone"));
+    assert!(html.contains("Fence with the sequencer (LockIndex and Session)"));
     assert!(html.contains("Behavior=delete"));
     assert!(html.contains("id=\"consul-lock-delay\""));
+    // MonitorRetries beside them: the api's 0 chosen, consul lock's 3 offered.
+    assert!(html.contains("id=\"consul-monitor-retries\""));
+    assert!(html.contains("0: give the lock up (api default)"));
+    assert!(html.contains("3, 1 s apart (consul lock)"));
+    assert!(html.contains("(consul lock asks 3 times, 1 s apart)"));
+    assert!(html.contains("SuspicionMaxTimeoutMult") || html.contains("up to 6 times"));
     assert!(html.contains("Simplified on purpose: the servers are one Raft cluster"));
     // A's card: its session and an open leaderCh; B's: polling.
     assert!(html.contains("holds; monitorLock watches the key (leaderCh open)"));

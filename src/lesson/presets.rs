@@ -107,7 +107,10 @@ impl Tweak {
             Tweak::Wait(ReplicaWait::Redisson) => "WAIT as Redisson does".into(),
             Tweak::Wait(ReplicaWait::Off) => "Do not WAIT for the replica".into(),
             Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
-            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
+            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex alone".into(),
+            Tweak::ConsulToken(ConsulToken::Sequencer) => {
+                "Fence with the sequencer (LockIndex and Session)".into()
+            }
             Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
                 "Use Linux's default keepalives".into()
             }
@@ -297,11 +300,11 @@ pub const PRESETS: &[Preset] = &[
         id: "consul-lock-delay",
         title: "The session TTL is a lower bound",
         backends: &[Backend::Consul],
-        story: "Fencing is on, with LockIndex (the docs' sequencer) as the token, and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
-        fix: "Fence with ModifyIndex, the Raft index of the key's last write: it only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
+        story: "Fencing is on, with LockIndex alone as the token, checked like any token (at least the highest seen: not the docs' sequencer, which is LockIndex with the Session), and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
+        fix: "Fence with what the docs call a sequencer: the key, its LockIndex and the Session, checked against the key, so a write passes only while it belongs to the current holder; A's LockIndex 1 comes with A's Session, not B's. Or fence with ModifyIndex, the Raft index of the key's last write, which only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
         try_this: TryThis {
-            tweak: Tweak::ConsulToken(ConsulToken::ModifyIndex),
-            text: "Fence with ModifyIndex: B's index is larger than A's, and A's late write is rejected.",
+            tweak: Tweak::ConsulToken(ConsulToken::Sequencer),
+            text: "Fence with the sequencer: the key holds LockIndex 1 under B's Session, not A's, so A's late write is rejected. ModifyIndex, among the Consul settings, rejects it too: B's index is larger than A's.",
         },
         run_ms: 37_000,
     },

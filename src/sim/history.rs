@@ -89,6 +89,9 @@ pub enum AcquireFailure {
     /// Consul: the client's agent could not reach the servers, so Lock()
     /// returned an error.
     AgentUnreachable,
+    /// Consul: a leader election outlasted the agent's RPC hold, so Lock()
+    /// returned an error.
+    ConsulNoLeader,
     /// PostgreSQL refused a new connection: max_connections reached.
     TooManyConnections { max: u32 },
 }
@@ -111,6 +114,9 @@ impl fmt::Display for AcquireFailure {
                 f,
                 "LockNotGrantedException after {}: within a lease plus additionalTimeToWaitForLock it never saw the lock item free, or its RVN unchanged for a whole lease (there is no queue to wait in)",
                 Millis(*waited_ms)
+            ),
+            AcquireFailure::ConsulNoLeader => f.write_str(
+                "Consul had no leader for longer than its agent holds a request (rpc_hold_timeout, 7 s), so Lock() returned an error",
             ),
             AcquireFailure::AgentUnreachable => {
                 f.write_str("its Consul agent cannot reach the servers, so Lock() returned an error")
@@ -148,6 +154,15 @@ pub enum RejectReason {
         version: Token,
         current: Token,
     },
+    /// Consul's sequencer (LockIndex, Session) is not the key's: the
+    /// request does not belong to the current lock holder.
+    /// Both numbers travel in 32 bits, as Consul's messages carry them.
+    NotCurrentSequencer {
+        lock_index: u32,
+        session: u32,
+        /// The key's (LockIndex, Session), `None` when nobody holds it.
+        current: Option<(u32, u32)>,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -171,6 +186,24 @@ impl fmt::Display for RejectReason {
                 "WHERE version = {} matched 0 rows: the version is {}",
                 version.0, current.0
             ),
+            RejectReason::NotCurrentSequencer {
+                lock_index,
+                session,
+                current,
+            } => {
+                let mine = super::backend::session_words(u64::from(*session));
+                match current {
+                    Some((index, holder)) => write!(
+                        f,
+                        "sequencer (LockIndex {lock_index}, Session {mine}) is not the lock holder's: the key holds LockIndex {index} under Session {}",
+                        super::backend::session_words(u64::from(*holder))
+                    ),
+                    None => write!(
+                        f,
+                        "sequencer (LockIndex {lock_index}, Session {mine}) is not the lock holder's: the key has no holder"
+                    ),
+                }
+            }
         }
     }
 }
@@ -415,6 +448,23 @@ pub enum ServiceEvent {
     ConsulLeaderElected {
         index: u64,
         sessions_until: Millis,
+    },
+    /// The agent held the client's request for `rpc_hold_timeout` with no
+    /// leader, and failed it.
+    ConsulNoLeaderError {
+        client: ClientId,
+    },
+    /// The keepalive ping on the client's agent's connection to the servers
+    /// got no answer in time: the connection closes, and every request on
+    /// it (monitorLock's blocking GET) fails.
+    ConsulKeepaliveFailed {
+        client: ClientId,
+    },
+    /// monitorLock got an error and, with MonitorRetries left, sleeps and
+    /// asks again instead of closing leaderCh.
+    ConsulMonitorRetry {
+        client: ClientId,
+        left: u32,
     },
     PgSessionStarted {
         client: ClientId,
@@ -721,7 +771,7 @@ impl fmt::Display for ServiceEvent {
             ),
             ConsulLeaderLost { until } => write!(
                 f,
-                "Consul's Raft leader is gone; the servers elect another until {until}, and requests wait"
+                "Consul's Raft leader is gone; the servers elect another until {until} (1x-2x Raft's heartbeat timeout), and requests wait, each at most rpc_hold_timeout (7 s)"
             ),
             ConsulLeaderElected {
                 index,
@@ -729,6 +779,18 @@ impl fmt::Display for ServiceEvent {
             } => write!(
                 f,
                 "Consul has a new leader (index {index}): the KV store and its indexes are kept, and every session timer restarts, to {sessions_until}"
+            ),
+            ConsulNoLeaderError { client } => write!(
+                f,
+                "{client}'s agent held its request for rpc_hold_timeout (7 s) with no leader, and answers with an error (No cluster leader)"
+            ),
+            ConsulKeepaliveFailed { client } => write!(
+                f,
+                "{client}'s agent: the keepalive ping on its connection to the servers got no answer (yamux: a ping every 30 s, 10 s to answer), so the connection closes and monitorLock's blocking GET fails"
+            ),
+            ConsulMonitorRetry { client, left } => write!(
+                f,
+                "{client}'s monitorLock got an error and tries again in 1 s instead of closing leaderCh (MonitorRetries: {left} left)"
             ),
             PgSessionStarted { client, pid } => {
                 write!(f, "PostgreSQL started a session for {client} (backend pid {pid})")

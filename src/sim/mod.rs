@@ -32,7 +32,7 @@ pub use backend::{
     RedisDetail, RedisKeyView, RedisMsg, RedisNodeView, RedisServerView, RedlockDetail,
     ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail, ZkMsg, ZnodeView,
     CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN, LOCK_DELAY_S_DEFAULT,
-    LOCK_DELAY_S_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
+    LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };
 
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, WriteJudged, ZkConn};

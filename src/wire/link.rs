@@ -574,6 +574,7 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             &[
                 ("modify-index", ConsulToken::ModifyIndex),
                 ("lock-index", ConsulToken::LockIndex),
+                ("sequencer", ConsulToken::Sequencer),
             ],
         )?,
         cleanup: pick(
@@ -582,6 +583,15 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
         )?,
         lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
+        // Links made before the setting say nothing of it: 0, as they ran.
+        // Out of range is refused with the range by Config::validate.
+        monitor_retries: match o.get("monitor_retries") {
+            None => 0,
+            found => {
+                let n = number_of("its Consul monitor retries", found)?;
+                u32::try_from(n).unwrap_or(u32::MAX)
+            }
+        },
     })
 }
 /// PostgreSQL's keepalive settings; their ranges are checked with the rest.

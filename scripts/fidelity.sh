@@ -40,6 +40,8 @@
 # lock after the fault, in the simulator and on the real server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# No __pycache__ left in the work tree by the harness's modules.
+export PYTHONDONTWRITEBYTECODE=1
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/distlock-fidelity"
 VENV="$CACHE/venv"

@@ -287,7 +287,9 @@ impl LockSystem for Chubby {
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_master_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // The paper describes no early end on a closed connection: the
+            // session lease runs out either way.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::Healed(c) => {
                 // Back in touch: look for the master now if nothing is on its way.
                 let side = &self.side[c.index()];

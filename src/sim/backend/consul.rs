@@ -456,7 +456,10 @@ impl LockSystem for Consul {
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // Either way the client forgets. Its agent runs on: after a process
+            // exit serf still sees the node alive; after a power-off serf's
+            // probes find it gone (`probe`).
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) if self.side[c.index()].session.is_some() => {
                 self.arm_renew(c, self.side[c.index()].ttl_ms / 2, out)
             }
@@ -911,13 +914,14 @@ impl Consul {
         }
     }
 
-    /// A probe of the client's node: a partition or lost messages make it
-    /// suspect, and a suspect long enough is declared failed: serfHealth
-    /// goes critical and its sessions are invalidated.
+    /// A probe of the client's node: a partition, lost messages or a dead
+    /// host make it suspect, and a suspect long enough is declared failed:
+    /// serfHealth goes critical and its sessions are invalidated. A process
+    /// that exited leaves its agent, on a live host, answering.
     fn probe(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         self.probing[c.index()] = false;
         let client = &view.clients[c.index()];
-        let reachable = client.partition.is_none() && !client.losing;
+        let reachable = client.partition.is_none() && !client.losing && !client.host_down();
         let i = c.index();
         if reachable {
             self.suspect_since[i] = None;

@@ -317,7 +317,9 @@ impl LockSystem for DynamoDb {
                 body,
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // No server holds a connection: nothing heartbeats either way,
+            // and the item's lease runs its course.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) => {
                 if matches!(self.side[c.index()].phase, Phase::Holding(_)) {
                     self.arm_heartbeat(c, self.heartbeat_ms, out);

@@ -204,7 +204,9 @@ impl LockSystem for Etcd {
             Input::ServiceTimer(EtcdTimer::LeaseExpiry { lease }) => {
                 self.on_lease_expiry(view, lease, out)
             }
-            Input::Crashed(c) => self.forget(c),
+            // The keepalive stream closing revokes nothing: the lease runs out
+            // at its TTL either way (etcd's lease docs).
+            Input::Crashed(c) | Input::Exited(c) => self.forget(c),
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // A watch resumes from its revision after a reconnect: re-check.

@@ -69,6 +69,10 @@ pub enum PgMsg {
     /// connection any more.
     #[serde(rename = "pg-reset")]
     Reset { pid: u32 },
+    /// The client's process exited and its kernel closed the connection:
+    /// the backend reads EOF.
+    #[serde(rename = "pg-fin")]
+    Fin { pid: u32 },
 }
 
 // Each lock system's message fits in 24 bytes, so that `Msg`, and every
@@ -224,6 +228,8 @@ struct Side {
     reset: bool,
     /// Its current acquisition; replies to an older one are stale.
     attempt: u32,
+    /// The connection its exited process's kernel closed, for its card.
+    fin: Option<u32>,
 }
 
 /// How a client host answers a keepalive probe.
@@ -299,6 +305,7 @@ impl LockSystem for Postgres {
             Input::ServiceTimer(PgTimer::Keepalive { pid }) => self.on_keepalive(view, pid, out),
             // The host died: the client forgets, the server is not told.
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::Exited(c) => self.exited(c, out),
             Input::Node(_, NodeCommand::Failover) => self.failover(out),
             _ => {}
         }
@@ -408,6 +415,7 @@ impl LockSystem for Postgres {
             PgMsg::Unlock { .. } => format!("pg_advisory_unlock({PG_LOCK_KEY})"),
             PgMsg::Cancel { .. } => "cancel".into(),
             PgMsg::Reset { .. } => "connection reset".into(),
+            PgMsg::Fin { .. } => "FIN".into(),
         }
     }
 }
@@ -432,6 +440,19 @@ impl Postgres {
                 };
                 out.ask(c, PgMsg::Connect);
             }
+        }
+    }
+
+    /// The client's process exited: its kernel closes the lock's open
+    /// connection, and the FIN travels like any packet (a partition or a
+    /// lossy link holds it up). A connection still being opened, or already
+    /// reset, sends nothing.
+    fn exited(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side[c.index()];
+        self.side[c.index()] = Side::default();
+        if let Some(pid) = side.pid.filter(|_| !side.reset && !side.connecting) {
+            self.side[c.index()].fin = Some(pid);
+            out.ask(c, PgMsg::Fin { pid });
         }
     }
 
@@ -481,6 +502,11 @@ impl Postgres {
                 self.lock(view, c, pid, attempt, out)
             }
             PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
+            // EOF on the socket: the backend exits, and its session-level
+            // locks go with it before any keepalive could matter.
+            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
+                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
+            }
             PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
                 self.waiters
                     .retain(|w| !(w.pid == pid && w.attempt == attempt));
@@ -781,10 +807,11 @@ impl Postgres {
 
 /// How `c`'s host answers a keepalive probe now: a frozen process's kernel
 /// still answers; a dead, cut-off or message-losing host does not; a host
-/// that rebooted since the connection opened answers with a reset.
+/// that rebooted since the connection opened, or whose process exited (its
+/// kernel closed the socket), answers with a reset.
 fn probe_answer(view: &View, c: ClientId, epoch: u32) -> ProbeAnswer {
     let client = &view.clients[c.index()];
-    if client.crashed || client.partition.is_some() || client.losing {
+    if client.host_down() || client.partition.is_some() || client.losing {
         ProbeAnswer::Silent
     } else if client.epoch != epoch {
         ProbeAnswer::Reset

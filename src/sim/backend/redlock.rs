@@ -221,7 +221,8 @@ impl LockSystem for Redlock {
             } => self.on_reply(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // Each node's key lives until its TTL whether or not the socket closed.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) if view.belief(c).is_holding() => self.arm_renew(c, out),
             Input::Node(n, cmd) => self.node_command(view, n, cmd, out),
             _ => {}

@@ -192,7 +192,9 @@ impl LockSystem for ZooKeeper {
             Input::ServiceTimer(ZkTimer::SessionExpiry { session }) => {
                 self.on_session_expiry(view, session, out)
             }
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // A closed TCP connection is not a session close: the session
+            // expires at its timeout either way (ZooKeeper programmer's guide).
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // Reconnecting: the server answers whether the session still lives.

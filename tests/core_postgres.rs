@@ -588,7 +588,7 @@ fn the_keepalive_settings_are_range_checked() {
 
 #[test]
 fn where_a_story_s_try_this_changes_nothing_here_the_page_says_so() {
-    for id in ["gc-pause", "crashed-holder"] {
+    for id in ["gc-pause", "crashed-holder", "process-exit"] {
         let p = presets::preset(id).unwrap();
         let scenario = presets::scenario(id, Backend::Postgres, Fencing::Off).unwrap();
         let tried = Scenario {

@@ -687,6 +687,16 @@ impl Sim {
         self.service.validity(&self.core.view(), c)
     }
 
+    /// What the lock service noticed of a crashed client, in its own
+    /// words (a FIN read, silence, a lease left to run out); `None` while
+    /// the client runs.
+    pub fn crash_note(&self, c: ClientId) -> Option<String> {
+        let client = self.core.client(c);
+        client
+            .crashed
+            .then(|| self.service.crash_note(&self.core.view(), c, client.exited))
+    }
+
     pub fn client_view(&self, c: ClientId) -> ClientView {
         let client = self.core.client(c);
         let holder = self.holder();

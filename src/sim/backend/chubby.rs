@@ -372,6 +372,21 @@ impl LockSystem for Chubby {
         Ok(())
     }
 
+    /// The paper describes no early end on a closed connection: the session
+    /// lease runs out, and a lock lost that way waits out its lock-delay.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed connection ends nothing in Chubby"
+        } else {
+            "the master hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its session lease runs out, then the lock-delay",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &ChubbyMsg) -> String {
         match msg {
             ChubbyMsg::CreateSession => "open session".into(),

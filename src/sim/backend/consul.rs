@@ -553,6 +553,42 @@ impl LockSystem for Consul {
         }
     }
 
+    /// A process that exited leaves its agent healthy, so the session lives
+    /// until TTL x 2 without renewals; a dead host fails serf's probes and
+    /// its session is invalidated then. Either way, a lock-delay follows.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let session_end = self
+            .sessions
+            .values()
+            .filter(|s| s.owner == c)
+            .map(|s| s.expires_at)
+            .min();
+        let i = c.index();
+        match (exited, session_end) {
+            (true, Some(end)) => format!(
+                "the agent is alive: the session lives until 2 x TTL without renewal (at t={}), then lock-delay",
+                super::seconds_1(end)
+            ),
+            (true, None) => "the agent is alive; no session of its is left".into(),
+            (false, _) if self.node_failed[i] => {
+                "serf marked its node failed: its session was invalidated, then lock-delay".into()
+            }
+            (false, Some(_)) => {
+                let suspicion = scaled(SERF_SUSPICION_MS, self.ttl_ms);
+                let left = match self.suspect_since[i] {
+                    Some(since) => view.now.until(since.plus(suspicion)),
+                    None => scaled(SERF_PROBE_MS, self.ttl_ms) + suspicion,
+                };
+                format!(
+                    "the host is silent: serf will mark its node failed in about {} ({} s in real Consul), ending its session, then lock-delay",
+                    super::seconds_1(Millis(left.max(100))),
+                    (SERF_PROBE_MS + SERF_SUSPICION_MS) / 1_000
+                )
+            }
+            (false, None) => "the host is silent; no session of its is left".into(),
+        }
+    }
+
     fn label(msg: &ConsulMsg) -> String {
         match msg {
             ConsulMsg::SessionCreate { .. } => "session create".into(),

@@ -398,6 +398,16 @@ impl LockSystem for DynamoDb {
         }
     }
 
+    /// No server holds a connection: the RVN just stops changing, and a
+    /// waiter takes over after a whole lease of it unchanged.
+    fn crash_note(&self, view: &View, c: ClientId, _exited: bool) -> String {
+        super::lease_note(
+            "nothing heartbeats the lock item now",
+            "a waiter takes it over after a whole lease of the same RVN",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &DynamoMsg) -> String {
         match msg {
             DynamoMsg::GetItem { .. } => "GetItem (consistent)".into(),

@@ -260,6 +260,20 @@ impl LockSystem for Etcd {
         }
     }
 
+    /// The keepalive stream closing revokes nothing: the lease runs out at its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed stream revokes nothing"
+        } else {
+            "etcd hears nothing"
+        };
+        super::lease_note(
+            first,
+            "the lease runs out at its TTL",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &EtcdMsg) -> String {
         match msg {
             EtcdMsg::LeaseGrant { .. } => "LeaseGrant".into(),

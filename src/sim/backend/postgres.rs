@@ -149,23 +149,13 @@ pub struct PgDetail {
 }
 
 impl PgDetail {
-    /// What a client card says of `c`'s connection, if anything.
+    /// What a client card says of a running client `c`'s connection, if
+    /// anything; a crashed client's line is the crash note (`Sim::crash_note`).
     pub fn card_note(&self, c: ClientId, crashed: bool) -> Option<String> {
-        let ghost = self.backends.iter().find(|b| b.client == c);
-        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
         if crashed {
-            return Some(match ghost {
-                Some(b) if holds(b.pid) => format!(
-                    "host down: PostgreSQL keeps its session (pid {}) and lock 42 until TCP keepalives give up",
-                    b.pid
-                ),
-                Some(b) => format!(
-                    "host down: PostgreSQL keeps its session (pid {}) until TCP keepalives give up",
-                    b.pid
-                ),
-                None => "host down".into(),
-            });
+            return None;
         }
+        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
         let side = *self.clients.get(c.index())?;
         Some(match side {
             PgClientConn::None => return None,
@@ -228,8 +218,9 @@ struct Side {
     reset: bool,
     /// Its current acquisition; replies to an older one are stale.
     attempt: u32,
-    /// The connection its exited process's kernel closed, for its card.
-    fin: Option<u32>,
+    /// The connection its exited process's kernel closed, and whether it
+    /// held lock 42 then: for its card.
+    fin: Option<(u32, bool)>,
 }
 
 /// How a client host answers a keepalive probe.
@@ -405,6 +396,43 @@ impl LockSystem for Postgres {
         }
     }
 
+    /// A process that exited sends FIN and the backend ends the session
+    /// when it reads EOF; a dead host sends nothing, and only the server's
+    /// keepalives end its session.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let ghost = self.conns.iter().find(|(_, conn)| conn.client == c);
+        let lock = |pid: u32| {
+            if self.held.is_some_and(|h| h.pid == pid) {
+                " and lock 42"
+            } else {
+                ""
+            }
+        };
+        match (exited, self.side[c.index()].fin, ghost) {
+            (true, Some((pid, _)), Some((&open, _))) if open == pid => {
+                let client = &view.clients[c.index()];
+                if client.partition.is_some() || client.losing {
+                    format!("its kernel's FIN is held up in the network: PostgreSQL keeps session pid {pid}{} until it arrives", lock(pid))
+                } else {
+                    format!("its kernel sent FIN on pid {pid}: the server ends the session when it reads EOF")
+                }
+            }
+            (true, Some((pid, true)), _) => {
+                format!("the server read EOF: its session (pid {pid}) ended, lock 42 freed")
+            }
+            (true, Some((pid, false)), _) => {
+                format!("the server read EOF: its session (pid {pid}) ended")
+            }
+            (true, None, _) => "its process exited with no connection open".into(),
+            (false, _, Some((&pid, _))) => format!(
+                "the server hears nothing: it keeps session pid {pid}{} until TCP keepalives give up ({})",
+                lock(pid),
+                keepalive_words(self.options)
+            ),
+            (false, _, None) => "the server hears nothing; it has no session of its".into(),
+        }
+    }
+
     fn label(msg: &PgMsg) -> String {
         match msg {
             PgMsg::Connect => "connect".into(),
@@ -451,7 +479,8 @@ impl Postgres {
         let side = self.side[c.index()];
         self.side[c.index()] = Side::default();
         if let Some(pid) = side.pid.filter(|_| !side.reset && !side.connecting) {
-            self.side[c.index()].fin = Some(pid);
+            let held = self.held.is_some_and(|h| h.pid == pid);
+            self.side[c.index()].fin = Some((pid, held));
             out.ask(c, PgMsg::Fin { pid });
         }
     }
@@ -802,6 +831,24 @@ impl Postgres {
         for (pid, conn) in conns {
             out.answer(conn.client, PgMsg::Reset { pid });
         }
+    }
+}
+
+/// How long keepalives take to give up on a silent host, and whose values
+/// they are: "2 h 11 min at Linux's defaults", "25 s, tuned".
+fn keepalive_words(options: PgOptions) -> String {
+    let ms = options.dead_after_ms();
+    let time = if ms >= 3_600_000 {
+        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
+    } else if ms >= 120_000 {
+        format!("{} min", ms / 60_000)
+    } else {
+        format!("{} s", ms / 1_000)
+    };
+    match options {
+        PgOptions::LINUX => format!("{time} at Linux's defaults"),
+        PgOptions::TUNED => format!("{time} with tuned keepalives"),
+        _ => format!("{time} with these settings"),
     }
 }
 

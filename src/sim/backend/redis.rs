@@ -286,6 +286,20 @@ impl LockSystem for Redis {
         }
     }
 
+    /// A closed socket ends nothing in Redis: the key lives until its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "the socket closed, which ends nothing in Redis"
+        } else {
+            "Redis hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its key lives until its TTL runs out",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &SingleRedisMsg) -> String {
         match msg {
             SingleRedisMsg::Command { cmd } | SingleRedisMsg::Answer { cmd } => {

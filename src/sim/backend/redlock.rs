@@ -282,6 +282,20 @@ impl LockSystem for Redlock {
         })
     }
 
+    /// A closed socket ends nothing on a Redis node: each key lives until its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "the sockets closed, which ends nothing on a Redis node"
+        } else {
+            "the nodes hear nothing"
+        };
+        super::lease_note(
+            first,
+            "its keys live until their TTL runs out",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &RedisMsg) -> String {
         match msg {
             RedisMsg::Set { .. } => "SET NX PX".into(),

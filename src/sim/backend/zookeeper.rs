@@ -251,6 +251,21 @@ impl LockSystem for ZooKeeper {
         }
     }
 
+    /// A closed TCP connection is not a session close (only an explicit
+    /// close ends a session early): the session expires at its timeout.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed connection is not a session close"
+        } else {
+            "the ensemble hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its session expires at its timeout",
+            self.lease_end(view, c),
+        )
+    }
+
     fn label(msg: &ZkMsg) -> String {
         match msg {
             ZkMsg::Connect { .. } => "connect".into(),

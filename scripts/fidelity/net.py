@@ -198,6 +198,7 @@ class Firewall:
         self.pg_port = pg_port
         self.cut_hosts = set()
         self.dead = {}
+        self.rebooted = {}
         self._nft("add table ip %s" % self.TABLE)
         self._nft("add chain ip %s out { type filter hook output priority 0 ; }" % self.TABLE)
         self._nft("flush chain ip %s out" % self.TABLE)
@@ -211,11 +212,21 @@ class Firewall:
         for host in sorted(self.cut_hosts):
             out.append("add rule ip %s out ip daddr %s tcp dport %d drop" % (self.TABLE, host, self.pg_port))
             out.append("add rule ip %s out ip saddr %s tcp sport %d drop" % (self.TABLE, host, self.pg_port))
+        def rule(src, dst, verdict):
+            return ("add rule ip %s out ip saddr %s tcp sport %d ip daddr %s tcp dport %d %s"
+                    % ((self.TABLE,) + src + dst + (verdict,)))
+
         for conns in self.dead.values():
-            for (a, a_port), (b, b_port) in sorted(conns):
-                for (src, sport), (dst, dport) in (((a, a_port), (b, b_port)), ((b, b_port), (a, a_port))):
-                    out.append("add rule ip %s out ip saddr %s tcp sport %d ip daddr %s tcp dport %d drop"
-                               % (self.TABLE, src, sport, dst, dport))
+            for near, far in sorted(conns):
+                out += [rule(near, far, "drop"), rule(far, near, "drop")]
+        for conns in self.rebooted.values():
+            # The host is back with none of the old connections: it says
+            # nothing on them but a reset to whatever arrives on one, as a
+            # rebooted kernel does. (The reset nftables sends for it leaves
+            # from the host's end, hence the flags.)
+            for near, far in sorted(conns):
+                out += [rule(near, far, "tcp flags & rst == 0 drop"),
+                        rule(far, near, "reject with tcp reset")]
         return out
 
     def _apply(self):
@@ -231,19 +242,25 @@ class Firewall:
         self._apply()
 
     def drop_connections(self, name, conns):
-        """From now on no packet of these connections ((addr, port) pairs,
-        one per end) gets through, either way: `name`'s host is dead."""
+        """From now on no packet of these connections (each a pair of
+        (addr, port), the dead host's end first) gets through, either way:
+        `name`'s host is dead."""
         self.dead[name] = set(conns)
         self._apply()
 
-    def revive(self, name):
-        """The dead host's connections pass again (it restarts)."""
-        if self.dead.pop(name, None) is not None:
+    def reboot(self, name):
+        """The dead host is up again: the server's next packet on each of
+        its old connections is answered with a reset (the process that
+        held them is gone; the runner has killed it)."""
+        conns = self.dead.pop(name, None)
+        if conns is not None:
+            self.rebooted.setdefault(name, set()).update(conns)
             self._apply()
 
     def heal_all(self):
         self.cut_hosts.clear()
         self.dead.clear()
+        self.rebooted.clear()
         self._apply()
 
     def close(self):

@@ -259,11 +259,13 @@ class Story:
             await client.kill()
             self.mark("crashed", name)
         elif command == "restart":
-            # A host that was powered off comes back: what it had open
-            # is gone with the process, and its packets pass again.
+            # A host that was powered off comes back with none of what
+            # it had open: the old process is killed (its FINs dropped)
+            # and the servers' packets on its old connections are answered
+            # with resets.
             await client.kill()
             if self.servers.firewall:
-                self.servers.firewall.revive(name)
+                self.servers.firewall.reboot(name)
             if self.backend == "postgresql":
                 self.heal(name)
             await self.spawn(name)

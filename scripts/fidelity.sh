@@ -18,8 +18,30 @@
 # directory, and is stopped on the way out. As root, everything runs in a network namespace of its own:
 # its loopback is private, and a partition of a PostgreSQL client drops
 # that client's packets there (nftables) without touching the host's rules.
+#
+# Each client A-D is an OS process of its own holding its real connection,
+# session or lease through the real client library (redis-py, etcdctl,
+# kazoo, psycopg). A holder fails in one of two ways, as on the page:
+# - process exit ("process-exit"; the page's "Crash (process exits)"):
+#   SIGKILL of the client's process group. Its kernel closes its sockets,
+#   so each server reads a FIN at once and does what it does with one:
+#   PostgreSQL ends the session and frees the advisory lock; Redis keeps
+#   the key to its TTL, etcd the lease to its TTL, ZooKeeper the session
+#   to its timeout.
+# - host death ("crashed-holder"; the page's "Power off (host dies)"):
+#   SIGSTOP of the group, so it never sends anything again, plus every
+#   packet of every TCP connection it had dropped both ways (nftables in
+#   the namespace), so that not even its kernel's ACKs to the server's TCP
+#   keepalive probes get through: no FIN, no RST, silence. PostgreSQL runs
+#   the story's keepalives (tcp_keepalives_idle/_interval/_count) and ends
+#   the session when they give up. Without root (no namespace) the
+#   host-death stories are reported not run.
+# The table after the results says, for both, when the next client got the
+# lock after the fault, in the simulator and on the real server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# No __pycache__ left in the work tree by the harness's modules.
+export PYTHONDONTWRITEBYTECODE=1
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/distlock-fidelity"
 VENV="$CACHE/venv"
@@ -106,7 +128,7 @@ if [ "$(id -u)" = 0 ] && unshare --net true 2>/dev/null; then
   NETNS_FLAG=--netns
 else
   NETNS_FLAG=
-  echo "not root: running on the host's loopback; PostgreSQL's partition and crash stories are not run"
+  echo "not root: running on the host's loopback; PostgreSQL's partition and every host-death story are not run"
 fi
 
 status=0

@@ -53,10 +53,16 @@ def keyed(rows, backend):
         elif what == "lost":
             out.append(("signals " + c, "%s lost the lock (%s)" % (c, normal_reason(backend, r["reason"])),
                         r["t_ms"]))
+        elif what == "crashed":
+            # A restarted client is a new process, which the runner starts
+            # connected (as before the story): its first CONNECTED is not
+            # compared either.
+            zk_state.pop(c, None)
         elif what == "zk":
             before, zk_state[c] = zk_state.get(c), r["state"]
             if before is None and r["state"] == "CONNECTED":
-                # The real clients connect before the story starts.
+                # The real clients connect before the story starts (or
+                # before their restart).
                 continue
             if before == "LOST" and r["state"] == "CONNECTED":
                 # After LOST kazoo (like Curator) opens a new session at

@@ -30,7 +30,7 @@ BACKENDS = {"postgres": "postgresql"}
 STORIES = [("gc-pause", "off"), ("gc-pause", "on"), ("delayed-write", "off"),
            ("release-other", "off"), ("redlock-restart", "off"), ("redlock-clock-jump", "off"),
            ("redlock-no-fence", "on"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
-           ("crashed-holder", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off"),
+           ("crashed-holder", "off"), ("process-exit", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off"),
            ("redis-failover", "off"), ("redis-failover", "on"), ("postgres-no-lease", "off"),
            ("postgres-partition", "off"), ("postgres-partition", "on")]
 COLUMNS = {"redlock": "Redlock", "etcd": "etcd", "zookeeper": "ZooKeeper", "redis": "Redis",
@@ -51,8 +51,9 @@ class Servers:
                       if "redlock" in systems else None)
         self.single_redis = (servers.SingleRedis(tmp, PORTS["single_redis"], scale)
                              if "redis" in systems else None)
-        # Cutting a PostgreSQL client off in the kernel needs the harness's
-        # own network namespace (scripts/fidelity.sh makes one when it can).
+        # Dropping packets in the kernel (a PostgreSQL client cut off, a
+        # client's host dead) needs the harness's own network namespace
+        # (scripts/fidelity.sh makes one when it can).
         self.firewall = None
         self.netns = netns
         self.etcd = servers.Etcd(tmp, PORTS["etcd"], PORTS["etcd_peer"]) if "etcd" in systems else None
@@ -70,8 +71,8 @@ class Servers:
             raise RuntimeError("ports already in use: %s" % busy)
         for s in self.all():
             s.start()
-        if self.postgres and self.netns:
-            self.firewall = net.Firewall(self.postgres.port)
+        if self.netns:
+            self.firewall = net.Firewall(self.postgres.port if self.postgres else None)
         names = {"redis": "redlock", "etcd": "etcd", "zookeeper": "zookeeper",
                  "single_redis": "redis", "postgres": "postgres"}
         for attr, name in names.items():
@@ -156,9 +157,13 @@ def run_one(sim_bin, srv, story, backend, fencing, scale, out_dir, tmp):
     try:
         runner.check_playable(scenario, can_jump_clocks=bool(srv.redis and srv.redis.wall_clock_lib))
         if backend == "postgresql" and not srv.firewall and any(
-                a["command"]["do"] in ("partition", "crash") for a in scenario["actions"]):
+                a["command"]["do"] == "partition" for a in scenario["actions"]):
             raise runner.Unsupported("cutting a client off PostgreSQL needs the harness's own network "
                                      "namespace (run as root)")
+        if not srv.firewall and any(a["command"]["do"] == "crash" and "client" in a
+                                    for a in scenario["actions"]):
+            raise runner.Unsupported("a dead host's packets are dropped with nftables, in the harness's "
+                                     "own network namespace (run as root)")
     except runner.Unsupported as e:
         return {"result": "not run", "why": str(e)}
     srv.reset(backend, scenario, scale)
@@ -173,7 +178,49 @@ def run_one(sim_bin, srv, story, backend, fencing, scale, out_dir, tmp):
     with open(os.path.join(out_dir, name + ".json"), "w") as f:
         json.dump({"simulator": sim, "real": {"rows": real_rows, "overlaps": real_overlaps},
                    "differences": diffs}, f, indent=1)
-    return {"result": "differ" if diffs else "agree", "rows": diffs}
+    return {"result": "differ" if diffs else "agree", "rows": diffs,
+            "handover": handover(scenario, sim["rows"], real_rows)}
+
+
+FAULTS = {"crash": "host dies", "exit": "process exits"}
+
+
+def handover(scenario, sim_rows, real_rows):
+    """For a story in which a holder's process exits or its host dies: the
+    fault, when, and when the next client was granted the lock after it,
+    in the simulator and on the real server (None: not within the run)."""
+    faults = [a for a in scenario["actions"] if a.get("client") and a["command"]["do"] in FAULTS]
+    if not faults:
+        return None
+    fault = faults[0]
+
+    def next_grant(rows):
+        return next((r["t_ms"] for r in rows if r["what"] == "granted"
+                     and r["client"] != fault["client"] and r["t_ms"] >= fault["at_ms"]), None)
+
+    return {"client": fault["client"], "fault": FAULTS[fault["command"]["do"]], "at_ms": fault["at_ms"],
+            "sim_ms": next_grant(sim_rows), "real_ms": next_grant(real_rows)}
+
+
+def handover_table(results, systems):
+    """When the lock changed hands after each fault, side by side."""
+    lines = ["| story | system | fault | next holder granted, simulator | real server |",
+             "|---|---|---|---|---|"]
+    for (story, fencing), cells in results.items():
+        for system in systems:
+            h = (cells.get(system) or {}).get("handover")
+            if not h:
+                continue
+
+            def after(t_ms):
+                if t_ms is None:
+                    return "not within the run"
+                return "%s (%.1f s after)" % (compare.seconds(t_ms), (t_ms - h["at_ms"]) / 1000)
+
+            lines.append("| %s | %s | %s's %s at %s | %s | %s |" % (
+                story, COLUMNS[system], h["client"], h["fault"], compare.seconds(h["at_ms"]),
+                after(h["sim_ms"]), after(h["real_ms"])))
+    return "\n".join(lines) if len(lines) > 2 else ""
 
 
 def table(results, systems):
@@ -231,6 +278,9 @@ def main():
         for story, fencing in STORIES:
             if only_stories and story not in only_stories:
                 continue
+            if story not in suits:
+                print("%-20s not among the simulator's stories" % story, flush=True)
+                continue
             cells = results.setdefault((story, fencing), {})
             for system in systems:
                 backend = backend_of(system)
@@ -247,6 +297,10 @@ def main():
     print()
     if systems:
         print(table(results, systems))
+        handovers = handover_table(results, systems)
+        if handovers:
+            print()
+            print(handovers)
     print()
     differ = False
     for (story, fencing), cells in results.items():
@@ -265,7 +319,8 @@ def main():
             "%s %d ms" % (COLUMNS[s], compare.tolerance_ms(backend_of(s))) for s in systems)))
     print("Took %.0f s." % (time.monotonic() - started))
     with open(os.path.join(args.out, "summary.json"), "w") as f:
-        json.dump({"versions": srv.versions, "table": table(results, systems)}, f, indent=1)
+        json.dump({"versions": srv.versions, "table": table(results, systems),
+                   "handovers": handover_table(results, systems)}, f, indent=1)
     return 1 if differ else 0
 
 

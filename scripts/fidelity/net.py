@@ -8,6 +8,10 @@ retry limit, far longer than any story) rather than losing the bytes.
 
 import asyncio
 import json
+import os
+import socket
+import struct
+import subprocess
 import time
 
 
@@ -45,6 +49,7 @@ class Proxy:
         self.server = None
         self.port = None
         self.writers = []
+        self.upstreams = []
 
     async def start(self):
         self.server = await asyncio.start_server(self._accept, "127.0.0.1", 0)
@@ -57,6 +62,7 @@ class Proxy:
             writer.close()  # The server is down: the client sees a refused request.
             return
         self.writers += [writer, up_writer]
+        self.upstreams.append(up_writer)
         try:
             await asyncio.gather(self._pump(reader, up_writer, requests=True),
                                  self._pump(up_reader, writer, self.slowness),
@@ -84,6 +90,20 @@ class Proxy:
         finally:
             if not (slowness and slowness.delay_s > 0):
                 writer.close()
+
+    def upstream_connections(self):
+        """The proxy's open connections to the server, as Firewall names
+        them: the server's side of a client's connections."""
+        out = []
+        for w in self.upstreams:
+            sock = w.get_extra_info("socket")
+            if w.is_closing() or sock is None or sock.fileno() < 0:
+                continue
+            try:
+                out.append((sock.getsockname()[:2], sock.getpeername()[:2]))
+            except OSError:
+                continue  # Already gone.
+        return out
 
     @staticmethod
     def _late_write(writer, data):
@@ -125,7 +145,12 @@ class Counter:
 
     async def _serve(self, reader, writer, link):
         while True:
-            line = await reader.readline()
+            try:
+                line = await reader.readline()
+            except asyncio.CancelledError:
+                # The story is over while a dead host's connection was
+                # still open (its FIN was dropped with everything else).
+                break
             if not line:
                 break
             write = json.loads(line)
@@ -155,36 +180,56 @@ class Counter:
 
 
 class Firewall:
-    """Drops one client's packets to and from a server port, both ways, in
-    the kernel (nftables, in the private network namespace the harness
-    runs in): unlike a proxy that stops forwarding, whose own kernel would
-    go on acknowledging, nothing answers the server's TCP keepalive probes,
-    as when a host is cut off or dead. Each client reaches the server at an
-    address of its own, so a cut catches every connection it has or opens."""
+    """Drops packets in the kernel (nftables, in the private network
+    namespace the harness runs in), both ways: unlike a proxy that stops
+    forwarding, whose own kernel would go on acknowledging, nothing answers
+    the server's TCP keepalive probes, as when a host is cut off or dead.
+
+    Two kinds of rule. A PostgreSQL partition cuts a client's address:
+    each PostgreSQL client reaches the server at an address of its own, so
+    a cut catches every connection it has or opens. A dead host
+    (`drop_connections`) loses the TCP connections it had, each named by
+    its two ends, whatever the server: the host is stopped, so it opens
+    no others."""
 
     TABLE = "distlock_fidelity"
 
-    def __init__(self, port):
-        self.port = port
+    def __init__(self, pg_port=None):
+        self.pg_port = pg_port
         self.cut_hosts = set()
+        self.dead = {}
+        self.rebooted = {}
         self._nft("add table ip %s" % self.TABLE)
         self._nft("add chain ip %s out { type filter hook output priority 0 ; }" % self.TABLE)
         self._nft("flush chain ip %s out" % self.TABLE)
 
     @staticmethod
     def _nft(command):
-        import subprocess
         subprocess.run(["nft", command], check=True, capture_output=True, text=True)
 
     def _rules(self):
         out = []
         for host in sorted(self.cut_hosts):
-            out.append("add rule ip %s out ip daddr %s tcp dport %d drop" % (self.TABLE, host, self.port))
-            out.append("add rule ip %s out ip saddr %s tcp sport %d drop" % (self.TABLE, host, self.port))
+            out.append("add rule ip %s out ip daddr %s tcp dport %d drop" % (self.TABLE, host, self.pg_port))
+            out.append("add rule ip %s out ip saddr %s tcp sport %d drop" % (self.TABLE, host, self.pg_port))
+        def rule(src, dst, verdict):
+            return ("add rule ip %s out ip saddr %s tcp sport %d ip daddr %s tcp dport %d %s"
+                    % ((self.TABLE,) + src + dst + (verdict,)))
+
+        for conns in self.dead.values():
+            for near, far in sorted(conns):
+                out += [rule(near, far, "drop"), rule(far, near, "drop")]
+        for conns in self.rebooted.values():
+            # The host is back with none of the old connections: it says
+            # nothing on them but a reset to whatever arrives on one, as a
+            # rebooted kernel does. (The reset nftables sends for it leaves
+            # from the host's end, hence the flags.)
+            for near, far in sorted(conns):
+                out += [rule(near, far, "tcp flags & rst == 0 drop"),
+                        rule(far, near, "reject with tcp reset")]
         return out
 
     def _apply(self):
-        import subprocess
         script = "\n".join(["flush chain ip %s out" % self.TABLE] + self._rules()) + "\n"
         subprocess.run(["nft", "-f", "-"], input=script, check=True, capture_output=True, text=True)
 
@@ -196,9 +241,70 @@ class Firewall:
         self.cut_hosts.discard(host)
         self._apply()
 
+    def drop_connections(self, name, conns):
+        """From now on no packet of these connections (each a pair of
+        (addr, port), the dead host's end first) gets through, either way:
+        `name`'s host is dead."""
+        self.dead[name] = set(conns)
+        self._apply()
+
+    def reboot(self, name):
+        """The dead host is up again: the server's next packet on each of
+        its old connections is answered with a reset (the process that
+        held them is gone; the runner has killed it)."""
+        conns = self.dead.pop(name, None)
+        if conns is not None:
+            self.rebooted.setdefault(name, set()).update(conns)
+            self._apply()
+
     def heal_all(self):
         self.cut_hosts.clear()
+        self.dead.clear()
+        self.rebooted.clear()
         self._apply()
 
     def close(self):
         self._nft("delete table ip %s" % self.TABLE)
+
+
+def _proc_tcp_sockets():
+    """Every IPv4 TCP socket in this network namespace that is not
+    listening: inode -> ((local addr, port), (remote addr, port))."""
+    out = {}
+    with open("/proc/net/tcp") as f:
+        next(f)
+        for line in f:
+            fields = line.split()
+            if fields[3] == "0A":  # LISTEN
+                continue
+
+            def end(hexed):
+                addr, port = hexed.split(":")
+                return socket.inet_ntoa(struct.pack("<I", int(addr, 16))), int(port, 16)
+
+            out[int(fields[9])] = (end(fields[1]), end(fields[2]))
+    return out
+
+
+def group_connections(pgid):
+    """The TCP connections that the processes of group `pgid` have open,
+    as ((local addr, port), (remote addr, port)), read from /proc: every
+    client library, and any program it runs (etcdctl), alike."""
+    inodes = set()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                # The fields after the command's name, which may hold spaces.
+                rest = f.read().rsplit(")", 1)[1].split()
+            if int(rest[2]) != pgid:
+                continue
+            for fd in os.listdir("/proc/%s/fd" % pid):
+                target = os.readlink("/proc/%s/fd/%s" % (pid, fd))
+                if target.startswith("socket:["):
+                    inodes.add(int(target[8:-1]))
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            continue  # The process ended meanwhile.
+    sockets = _proc_tcp_sockets()
+    return [sockets[i] for i in sorted(inodes) if i in sockets]

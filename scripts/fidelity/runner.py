@@ -2,9 +2,12 @@
 and returns what happened in the same rows the simulator prints.
 
 Each client A-D is its own OS process (client_<system>.py) in its own
-process group: a GC pause is SIGSTOP/SIGCONT of that group, a crash is
-SIGKILL, a partition cuts the client's proxies to the service (and to the
-counter when the scope says so). Times are the script's times multiplied
+process group: a GC pause is SIGSTOP/SIGCONT of that group; a process
+exit ("exit") is SIGKILL, after which the client's kernel closes its
+sockets; a dead host ("crash", the page's power off) is SIGSTOP plus every
+packet of the client's TCP connections dropped in the kernel (Firewall); a
+partition cuts the client's proxies to the service (and to the counter
+when the scope says so), or, for PostgreSQL, its address in the kernel. Times are the script's times multiplied
 by `scale`; rows come back in the simulator's milliseconds.
 """
 
@@ -15,6 +18,7 @@ import signal
 import sys
 import time
 
+import net
 import servers as servers_mod
 from net import Counter, Link, Proxy, Slowness
 
@@ -94,6 +98,7 @@ class ClientProcess:
         self.name, self.argv, self.events, self.log = name, argv, events, log
         self.proc = None
         self.reader_task = None
+        self.powered_off = False
 
     async def start(self):
         with open(self.log, "ab") as log:
@@ -120,6 +125,12 @@ class ClientProcess:
     def send(self, command):
         self.proc.stdin.write((json.dumps(command) + "\n").encode())
 
+    def power_off(self):
+        """Stops the process for good: nothing wakes it, not even the
+        SIGCONT before its SIGKILL at the end of the story."""
+        self.signal(signal.SIGSTOP)
+        self.powered_off = True
+
     def signal(self, sig):
         if self.proc and self.proc.returncode is None:
             try:
@@ -128,7 +139,8 @@ class ClientProcess:
                 pass
 
     async def kill(self):
-        self.signal(signal.SIGCONT)
+        if not self.powered_off:
+            self.signal(signal.SIGCONT)
         self.signal(signal.SIGKILL)
         if self.proc:
             await self.proc.wait()
@@ -241,18 +253,29 @@ class Story:
         elif command == "gc-pause":
             self.pause(name)
             self.wake_at(name, action["at_ms"] + args["pause_ms"])
+        elif command == "crash":
+            self.power_off(name)
+        elif command == "exit":
+            # The process exits (SIGKILL): its kernel closes its sockets, so
+            # every server reads a FIN at once; what each does with it is
+            # the server's own (nothing is said on the client's behalf).
+            await client.kill()
+            self.mark("crashed", name)
+        elif command == "restart":
+            # A host that was powered off comes back with none of what
+            # it had open: the old process is killed (its FINs dropped)
+            # and the servers' packets on its old connections are answered
+            # with resets.
+            await client.kill()
+            if self.servers.firewall:
+                self.servers.firewall.reboot(name)
+            if self.backend == "postgresql":
+                self.heal(name)
+            await self.spawn(name)
         elif command == "partition" and self.backend == "postgresql":
             self.cut(name)
         elif command == "heal" and self.backend == "postgresql":
             self.heal(name)
-        elif command == "crash" and self.backend == "postgresql":
-            # The host dies: nothing it had open says goodbye to the server.
-            self.cut(name)
-            await client.kill()
-            self.mark("crashed", name)
-        elif command == "restart" and self.backend == "postgresql":
-            self.heal(name)
-            await self.spawn(name)
         elif command == "partition":
             self.links[name].cut()
             if args["scope"] == "service-and-resource":
@@ -260,11 +283,27 @@ class Story:
         elif command == "heal":
             self.links[name].heal()
             self.counter.links[name].heal()
-        elif command == "crash":
-            await client.kill()
-            self.mark("crashed", name)
-        elif command == "restart":
-            await self.spawn(name)
+
+    def power_off(self, name):
+        """The client's host dies (or is cut off for good): its process
+        stops (SIGSTOP, so it never runs again, never closes a socket) and
+        every packet of every TCP connection it had is dropped in the
+        kernel, both ways, including the server's side of the proxies it
+        reaches its service through: no FIN, no RST, and no ACK from its
+        kernel to the server's keepalive probes. The servers hear silence."""
+        client = self.clients[name]
+        client.power_off()
+        self.mark("crashed", name)
+        conns = net.group_connections(client.proc.pid)
+        for proxy in self.proxies[name]:
+            conns += proxy.upstream_connections()
+        self.servers.firewall.drop_connections(name, conns)
+        self.log(name, "powered off: dropping %d TCP connections: %s" % (
+            len(conns), ", ".join("%s:%d-%s:%d" % (a + b) for a, b in conns)))
+
+    def log(self, name, message):
+        with open(os.path.join(self.log_dir, "client-%s.log" % name), "a") as f:
+            f.write("[runner] %s\n" % message)
 
     def cut(self, name):
         self.servers.firewall.cut(servers_mod.CLIENT_HOSTS[CLIENTS.index(name)])
@@ -372,7 +411,7 @@ class Story:
                 for proxy in proxies:
                     proxy.close()
             self.counter.close()
-            if self.backend == "postgresql":
+            if self.servers.firewall:
                 self.servers.firewall.heal_all()
         return self.rows()
 

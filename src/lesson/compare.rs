@@ -356,7 +356,7 @@ fn crash_at(scenario: &Scenario) -> Millis {
             matches!(
                 a.action,
                 crate::sim::Action::Client {
-                    command: Command::Crash,
+                    command: Command::PowerOff,
                     ..
                 }
             )

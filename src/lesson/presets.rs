@@ -359,7 +359,7 @@ pub fn told(p: &Preset, backend: Backend) -> Told {
     match (p.id, backend) {
         ("gc-pause", Backend::Postgres) => Told {
             story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel keeps the connection alive through the pause. B's pg_advisory_lock blocks in the server; A wakes still the holder and writes; B gets the lock when A releases it, and writes.",
-            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder crashes\").",
+            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder's host dies\"), though a process that exits frees it at once (\"The holder's process exits\").",
             try_text: "Turn fencing on (the version column): nothing changes, since A never stopped holding the lock and every write named the version it read.",
         },
         ("crashed-holder", Backend::Postgres) => Told {

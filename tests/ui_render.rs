@@ -1266,3 +1266,42 @@ async fn the_stories_menu_is_one_button_until_opened() {
     let menu = tag_around(&html, "id=\"stories-menu\"");
     assert!(menu.contains("hidden"), "closed at first: {menu}");
 }
+
+/// A crashed client's card says what its lock service noticed, in that
+/// service's words, and nothing of a Lock() call that died with it.
+#[tokio::test]
+async fn a_crashed_card_says_what_its_service_noticed() {
+    let config = Config {
+        backend: Backend::Consul,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let sim = scripted(
+        config,
+        &[(0, 'A', Command::Acquire), (1_000, 'A', Command::PowerOff)],
+        3_500,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("serf marked its node failed: its session was invalidated, then lock-delay"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("its agent cannot reach the servers"),
+        "{html}"
+    );
+    let config = Config {
+        backend: Backend::Etcd,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let sim = scripted(
+        config,
+        &[(0, 'A', Command::Acquire), (1_000, 'A', Command::Exit)],
+        1_200,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("a closed stream revokes nothing: the lease runs out at its TTL"),
+        "{html}"
+    );
+    assert!(html.contains(">Restart</button>"), "{html}");
+}

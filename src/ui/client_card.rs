@@ -117,6 +117,8 @@ impl ClientCardProps {
         // service's words; otherwise only PostgreSQL's books say something
         // of a client's connection (the others' are not built for every
         // card on every frame).
+        // A crashed client's Lock() and leaderCh are gone with it.
+        let system_note = (!view.crashed).then(|| system_note(sim, c)).flatten();
         let service_note = match sim.config().backend {
             _ if view.crashed => sim.crash_note(c),
             Backend::Postgres => match sim.service_detail() {
@@ -137,7 +139,7 @@ impl ClientCardProps {
             checks,
             selected: false,
             spotlit: false,
-            system_note: system_note(sim, c),
+            system_note,
             service_note,
             dispatch,
         }

@@ -50,6 +50,30 @@ describe("two crash faults", { timeout: TEST_TIMEOUT_MS }, () => {
     for (const word of ["process exits", "host dies"]) {
       assert.match(await cardText(page, "A"), new RegExp(word), `"${word}" is written on the card`);
     }
+    // The rarer faults open from a button of the grid, and close again.
+    const more = cardButton(page, "A", "More faults");
+    const lose = cardButton(page, "A", "Lose messages");
+    assert.equal(await more.getAttribute("aria-expanded"), "false");
+    assert.ok(!(await lose.isVisible()), "the rarer faults start folded");
+    await more.click();
+    assert.equal(await more.getAttribute("aria-expanded"), "true");
+    assert.ok(await lose.isVisible(), "More faults shows them");
+    await more.click();
+    assert.ok(!(await lose.isVisible()), "and folds them again");
+  });
+
+  test("x crashes the selected client's process and o powers its host off; either again restarts it", async (t) => {
+    const page = await suite.page(t);
+    await card(page, "B").getByRole("button", { name: "Acquire", exact: true }).focus();
+    await page.keyboard.press("x");
+    assert.match(await cardText(page, "B"), /\bcrashed\b/i);
+    assert.equal(await cardButton(page, "B", "Restart").count(), 1);
+    await page.keyboard.press("x");
+    assert.equal(await cardButton(page, "B", POWER_OFF).count(), 1, "restarted");
+    await page.keyboard.press("o");
+    assert.match(await cardText(page, "B"), /\bcrashed\b/i);
+    await page.keyboard.press("o");
+    assert.equal(await cardButton(page, "B", EXIT).count(), 1, "restarted");
   });
 
   test("on PostgreSQL a process exit frees the lock for B within a second; its card says the server read EOF", async (t) => {

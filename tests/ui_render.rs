@@ -103,9 +103,20 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
         "Release",
         "GC pause",
         "Partition",
-        "Crash",
+        "More faults",
     ] {
         assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
+    }
+    // The two crashes, both words on each button: process and host.
+    for (verb, kind) in [("Crash", "(process exits)"), ("Power off", "(host dies)")] {
+        let name = format!(
+            "<span class=\"client-card__crash-verb\">{verb}</span> <span class=\"client-card__crash-kind\">{kind}</span></button>"
+        );
+        assert_eq!(
+            html.matches(&name).count(),
+            4,
+            "{verb} {kind} on every card"
+        );
     }
     for name in ["Start", "Step", "Reset", "Set up the scenario to run first"] {
         assert_eq!(count_buttons(&html, name), 1, "one {name} button");
@@ -734,11 +745,30 @@ fn keys_act_on_the_selected_client() {
             .is_none(),
         "p again heals"
     );
+    // x crashes B's process, and again restarts it; o powers its host off.
+    let state = key(state, "x");
+    assert!(
+        state.sim.borrow().client_view(client('B')).exited,
+        "x: the process exits"
+    );
+    let state = key(state, "x");
+    assert!(
+        !state.sim.borrow().client_view(client('B')).crashed,
+        "x again restarts"
+    );
+    let state = key(state, "o");
+    let b = state.sim.borrow().client_view(client('B'));
+    assert!(b.crashed && !b.exited, "o: the host dies");
+    let state = key(state, "o");
+    assert!(
+        !state.sim.borrow().client_view(client('B')).crashed,
+        "o again restarts"
+    );
     let state = key(state, "?");
     assert!(state.help);
     let state = key(state, "Escape");
     assert!(!state.help);
-    assert_eq!(shortcut_of("x"), None);
+    assert_eq!(shortcut_of("z"), None);
     assert_eq!(shortcut_of("5"), None);
     assert_eq!(shortcut_of("ArrowRight"), Some(Shortcut::Step));
 }
@@ -1110,8 +1140,22 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
         "the renewal switch says why it is off\n{html}"
     );
     assert!(
-        tag_around(&html, "host dies: PostgreSQL keeps its session").contains("title="),
-        "the Crash button says what a crash is here"
+        tag_around(
+            &html,
+            "PostgreSQL keeps its session and lock until TCP keepalives give up"
+        )
+        .contains("title="),
+        "the Power off button says what a dead host costs here"
+    );
+    assert!(
+        tag_around(&html, "PostgreSQL reads EOF and frees its lock at once").contains("title="),
+        "the Crash (process exits) button says what a process exit costs here"
+    );
+    // C's host died before it opened a connection: its card says what the
+    // server noticed, nothing.
+    assert!(
+        html.contains("the server hears nothing; it has no session of its"),
+        "{html}"
     );
     // The controls: the TTL plays no part.
     assert!(html.contains("PostgreSQL ignores the TTL"), "{html}");
@@ -1274,4 +1318,43 @@ async fn single_redis_offers_three_waits_named_as_they_behave() {
             "{words} (DISTLOCK_SEED={SEED})\n{html}"
         );
     }
+}
+
+/// A crashed client's card says what its lock service noticed, in that
+/// service's words, and nothing of a Lock() call that died with it.
+#[tokio::test]
+async fn a_crashed_card_says_what_its_service_noticed() {
+    let config = Config {
+        backend: Backend::Consul,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let sim = scripted(
+        config,
+        &[(0, 'A', Command::Acquire), (1_000, 'A', Command::PowerOff)],
+        3_500,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("serf marked its node failed: its session was invalidated, then lock-delay"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("its agent cannot reach the servers"),
+        "{html}"
+    );
+    let config = Config {
+        backend: Backend::Etcd,
+        ..first_scenario_config(Seed(SEED))
+    };
+    let sim = scripted(
+        config,
+        &[(0, 'A', Command::Acquire), (1_000, 'A', Command::Exit)],
+        1_200,
+    );
+    let html = render_app(Some(sim)).await;
+    assert!(
+        html.contains("a closed stream revokes nothing: the lease runs out at its TTL"),
+        "{html}"
+    );
+    assert!(html.contains(">Restart</button>"), "{html}");
 }

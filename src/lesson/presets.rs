@@ -325,7 +325,7 @@ pub const PRESETS: &[Preset] = &[
         id: "postgres-no-lease",
         title: "No lease, so no pause can lose it",
         backends: POSTGRES,
-        story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel answers the server's keepalive probes through the pause. B's pg_advisory_lock blocks; A wakes still the holder, and its write is accepted. Then A's host dies holding the lock, and B waits on until TCP keepalives give up.",
+        story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel answers the server's keepalive probes through the pause. B's pg_advisory_lock blocks; A wakes still the holder, and its write is accepted. Then A's host dies holding the lock, and B waits on until TCP keepalives give up: about 25 s with the tuned keepalives this story runs (10 s, 5 s, 3 probes).",
         fix: "Nothing to fix in the pause: a lock with no lease is never lost to one, fencing on or off. The price is liveness: a dead holder blocks everyone until the server's tcp_keepalives_* settings notice.",
         try_this: TryThis {
             tweak: Tweak::PgKeepalives(PgOptions::LINUX),
@@ -337,7 +337,7 @@ pub const PRESETS: &[Preset] = &[
         id: "postgres-partition",
         title: "Keepalives free the lock; the version column fences",
         backends: POSTGRES,
-        story: "A holds advisory lock 42 and writes. Then A is cut off from PostgreSQL, from the lock and the data at once: they live in one server. The server frees the lock only when its keepalive probes give up, 25 s after A was last heard; B, blocked until then, gets it and writes. The partition heals and A, still believing, writes through a new connection.",
+        story: "A holds advisory lock 42 and writes. Then A is cut off from PostgreSQL, from the lock and the data at once: they live in one server. The server frees the lock only when its keepalive probes give up: with the tuned keepalives this story runs (10 s, 5 s, 3 probes), 25 s after A was last heard (at Linux's defaults, 2 h 11 min). B, blocked until then, gets it and writes. The partition heals and A, still believing, writes through a new connection.",
         fix: "The version column: A's UPDATE names the version it read (WHERE version = n), and the data moved on, so it matches no row.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
@@ -363,7 +363,7 @@ pub fn told(p: &Preset, backend: Backend) -> Told {
     match (p.id, backend) {
         ("gc-pause", Backend::Postgres) => Told {
             story: "A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel keeps the connection alive through the pause. B's pg_advisory_lock blocks in the server; A wakes still the holder and writes; B gets the lock when A releases it, and writes.",
-            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder crashes\").",
+            fix: "Nothing to fix: a lock with no lease is never lost to a pause, so there is never a second holder. The price is liveness: a dead holder keeps the lock until TCP keepalives give up (see \"The holder's host dies\"), though a process that exits frees it at once (\"The holder's process exits\").",
             try_text: "Turn fencing on (the version column): nothing changes, since A never stopped holding the lock and every write named the version it read.",
         },
         ("crashed-holder", Backend::Postgres) => Told {

@@ -28,7 +28,10 @@ pub struct CardChecks {
     pub gc_pause: Option<String>,
     pub partition: Option<String>,
     pub heal: Option<String>,
-    pub crash: Option<String>,
+    /// Crash: the process exits.
+    pub exit: Option<String>,
+    /// Power off: the host dies.
+    pub power_off: Option<String>,
     pub restart: Option<String>,
     pub renewal: Option<String>,
     pub late_write: Option<String>,
@@ -55,7 +58,8 @@ impl CardChecks {
                 scope: PartitionScope::Service,
             }),
             heal: why(Command::Heal),
-            crash: why(Command::PowerOff),
+            exit: why(Command::Exit),
+            power_off: why(Command::PowerOff),
             restart: why(Command::Restart),
             renewal: why(Command::Renewal { on: !renewal_on }),
             late_write: why(Command::WriteDelayed {
@@ -109,10 +113,14 @@ impl ClientCardProps {
     pub fn from_sim(sim: &Sim, c: ClientId, pause_s: u64, dispatch: Callback<Action>) -> Self {
         let view = sim.client_view(c);
         let checks = CardChecks::from_sim(sim, c, &view, pause_s);
-        let system_note = system_note(sim, c, &view);
-        // Only PostgreSQL's books say something of a client's connection;
-        // the others' are not built for every card on every frame.
+        // A crashed client's line is what its service noticed, in the
+        // service's words; otherwise only PostgreSQL's books say something
+        // of a client's connection (the others' are not built for every
+        // card on every frame).
+        // A crashed client's Lock() and leaderCh are gone with it.
+        let system_note = (!view.crashed).then(|| system_note(sim, c, &view)).flatten();
         let service_note = match sim.config().backend {
+            _ if view.crashed => sim.crash_note(c),
             Backend::Postgres => match sim.service_detail() {
                 ServiceDetail::Postgres(d) => d.card_note(c, view.crashed),
                 _ => None,
@@ -204,7 +212,7 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
             <header class="client-card__head">
                 <h3 class="client-card__name">{ format!("Client {letter}") }</h3>
                 if props.selected {
-                    <span class="client-card__keys" title="The keyboard shortcuts a, w, r, g and p act on this client">
+                    <span class="client-card__keys" title="The keyboard shortcuts a, w, r, g, p, x and o act on this client">
                         { "keys" }
                     </span>
                 }
@@ -604,7 +612,9 @@ pub struct CardControlsProps {
 
 #[component]
 pub fn CardControls(props: &CardControlsProps) -> Html {
-    buttons(props)
+    // Whether the rarer faults are shown: this card's own, not the run's.
+    let more_open = use_state(|| false);
+    buttons(props, &more_open)
 }
 
 /// A button that sends one command, disabled with the reason as its tooltip.
@@ -684,7 +694,7 @@ fn write_note_line(props: &CardControlsProps) -> Html {
     }
 }
 
-fn buttons(props: &CardControlsProps) -> Html {
+fn buttons(props: &CardControlsProps, more_open: &UseStateHandle<bool>) -> Html {
     let c = props.id;
     let checks = &props.checks;
     let pause_ms = props.pause_s * 1000;
@@ -699,11 +709,12 @@ fn buttons(props: &CardControlsProps) -> Html {
                 { command_button(props, "GC pause", Command::GcPause { pause_ms }, &checks.gc_pause,
                     format!("Freeze {c} for {} s, as a stop-the-world collection would", props.pause_s)) }
                 { partition_button(props) }
-                { crash_button(props) }
+                { more_toggle(props.id, more_open) }
+                { crash_buttons(props) }
             </div>
+            { more_faults(props, **more_open) }
             { write_note_line(props) }
             { options(props) }
-            { more_faults(props) }
         </div>
     }
 }
@@ -737,30 +748,78 @@ fn partition_button(props: &CardControlsProps) -> Html {
     }
 }
 
-/// Crash, or Restart once the client has crashed.
-fn crash_button(props: &CardControlsProps) -> Html {
+/// The two crashes, or Restart once the client has crashed. Each crash's
+/// name says which it is, process or host, in words on the button itself.
+fn crash_buttons(props: &CardControlsProps) -> Html {
     let c = props.id;
     let checks = &props.checks;
     if props.crashed {
-        command_button(
+        return described_button(
             props,
             "Restart",
             Command::Restart,
             &checks.restart,
             format!("{c} comes back with no lock"),
-        )
-    } else {
-        command_button(
-            props,
-            "Crash",
-            Command::PowerOff,
-            &checks.crash,
-            if props.backend == Backend::Postgres {
-                format!("{c}'s host dies: PostgreSQL keeps its session and lock until TCP keepalives give up")
-            } else {
-                format!("{c} forgets everything; the service keeps its lease until it expires")
-            },
-        )
+            None,
+            Some("client-card__button--restart"),
+        );
+    }
+    let exit_hint = format!(
+        "{c}'s process exits (an OOM kill, a panic); its host stays up and closes its connections: {}",
+        exit_words(props.backend)
+    );
+    let power_hint = format!(
+        "{c}'s host dies or is cut off: no FIN, only silence. {}",
+        power_off_words(props.backend)
+    );
+    html! {
+        <>
+            { crash_button(props, "Crash", "(process exits)", Command::Exit, &checks.exit, exit_hint) }
+            { crash_button(props, "Power off", "(host dies)", Command::PowerOff, &checks.power_off, power_hint) }
+        </>
+    }
+}
+
+/// A crash button whose name is two lines where the cards are narrow: the
+/// verb, then which crash it is. Its accessible name is both, as shown.
+fn crash_button(
+    props: &CardControlsProps,
+    verb: &'static str,
+    kind: &'static str,
+    command: Command,
+    blocked: &Option<String>,
+    hint: String,
+) -> Html {
+    let c = props.id;
+    let onclick = props
+        .dispatch
+        .reform(move |_: MouseEvent| Action::Client(c, command));
+    let title = blocked.clone().unwrap_or(hint);
+    html! {
+        <button type="button" class="button client-card__button client-card__button--crash"
+            {onclick} disabled={blocked.is_some()} {title}>
+            <span class="client-card__crash-verb">{ verb }</span>
+            { " " }
+            <span class="client-card__crash-kind">{ kind }</span>
+        </button>
+    }
+}
+
+/// What a process exit does to the lock, per system, for the button's tooltip.
+fn exit_words(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => "PostgreSQL reads EOF and frees its lock at once",
+        Backend::Consul => "its agent stays healthy, so the session lives until 2 x TTL",
+        _ => "a closed connection ends nothing here, and the lease runs out at its time",
+    }
+}
+
+/// What a host's death does to the lock, per system, for the button's tooltip.
+fn power_off_words(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Postgres => "PostgreSQL keeps its session and lock until TCP keepalives give up",
+        Backend::Consul => "Serf marks its node failed within seconds, and the session ends then",
+        _ => "The service keeps its lease until it runs out",
     }
 }
 
@@ -813,12 +872,29 @@ fn renewal_hint(backend: Backend) -> String {
     )
 }
 
-fn more_faults(props: &CardControlsProps) -> Html {
+/// The disclosure button for the rarer faults: a cell of the button grid,
+/// so that it takes no line of its own on a narrow card.
+fn more_toggle(c: ClientId, more_open: &UseStateHandle<bool>) -> Html {
+    let open = more_open.clone();
+    let expanded = **more_open;
+    let onclick = Callback::from(move |_: MouseEvent| open.set(!*open));
+    html! {
+        <button type="button" class="button client-card__button client-card__more-toggle"
+            aria-expanded={expanded.to_string()} aria-controls={more_id(c)} {onclick}>
+            { "More faults" }
+        </button>
+    }
+}
+
+fn more_id(c: ClientId) -> String {
+    format!("more-faults-{}", c.letter().to_ascii_lowercase())
+}
+
+fn more_faults(props: &CardControlsProps, open: bool) -> Html {
     let c = props.id;
     let checks = &props.checks;
     html! {
-        <details class="client-card__more">
-            <summary>{ "More faults" }</summary>
+        <div class="client-card__more" id={more_id(c)} hidden={!open}>
             <div class="client-card__buttons">
                 { command_button(props, "Delayed send (+6 s)",
                     Command::WriteDelayed { extra_ms: LATE_WRITE_MS }, &checks.late_write,
@@ -847,6 +923,6 @@ fn more_faults(props: &CardControlsProps) -> Html {
                         format!("Every message to or from {c} is lost, not held: unlike a partition, where TCP sends them again")
                     }) }
             </div>
-        </details>
+        </div>
     }
 }

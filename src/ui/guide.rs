@@ -23,6 +23,10 @@ pub enum Shortcut {
     GcPause,
     /// Partition the selected client, or heal it if it is cut off.
     Partition,
+    /// Crash the selected client's process (or restart it once crashed).
+    Exit,
+    /// Power off the selected client's host (or restart it once crashed).
+    PowerOff,
     Help,
     /// Close the help.
     Escape,
@@ -43,6 +47,8 @@ pub fn shortcut_of(key: &str) -> Option<Shortcut> {
         "r" | "R" => Shortcut::Release,
         "g" | "G" => Shortcut::GcPause,
         "p" | "P" => Shortcut::Partition,
+        "x" | "X" => Shortcut::Exit,
+        "o" | "O" => Shortcut::PowerOff,
         "?" => Shortcut::Help,
         "Escape" => Shortcut::Escape,
         _ => return None,
@@ -60,6 +66,8 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("r", "release"),
     ("g", "GC pause, for the length chosen on its card"),
     ("p", "partition, or heal"),
+    ("x", "crash: the process exits (or restart)"),
+    ("o", "power off: the host dies (or restart)"),
     ("?", "show or hide these shortcuts"),
 ];
 
@@ -265,6 +273,11 @@ impl AppState {
             Shortcut::Partition => act(Command::Partition {
                 scope: PartitionScope::Service,
             }),
+            Shortcut::Exit | Shortcut::PowerOff if self.sim.borrow().client_view(c).crashed => {
+                act(Command::Restart)
+            }
+            Shortcut::Exit => act(Command::Exit),
+            Shortcut::PowerOff => act(Command::PowerOff),
             Shortcut::Help => Action::ShowHelp(!self.help),
             // Escape closes what is open: the shortcuts first, then the tour.
             Shortcut::Escape if self.help || self.story.is_none() => Action::ShowHelp(false),

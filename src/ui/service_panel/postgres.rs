@@ -110,13 +110,13 @@ fn pg_options(props: &ServicePanelProps, pg: PgOptions) -> Html {
     html! {
         <fieldset class="service__options">
             <legend>{ "PostgreSQL's TCP keepalives (each starts a fresh run)" }</legend>
+            { choice(PgOptions::LINUX, "pg-linux",
+                "PostgreSQL's default, Linux defaults (the settings at 0): 7200 s, then 9 probes 75 s apart (about 2 h 11 min)") }
             { choice(PgOptions::TUNED, "pg-tuned",
                 "Tuned: tcp_keepalives_idle 10 s, interval 5 s, count 3 (about 25 s)") }
-            { choice(PgOptions::LINUX, "pg-linux",
-                "Linux defaults (the settings at 0): 7200 s, then 9 probes 75 s apart (about 2 h 11 min)") }
             <p class="panel__note" id="pg-keepalive-cost">
                 { format!(
-                    "{}A dead or cut-off holder keeps advisory lock 42 for {} after its last packet: only then does the server end its session. A paused holder keeps it for ever: its kernel answers the probes.",
+                    "{}A dead or cut-off holder keeps advisory lock 42 for {} after its last packet: only then does the server end its session. A holder whose process exits frees it at once: its kernel's FIN ends the session. A paused holder keeps it for ever: its kernel answers the probes.",
                     if custom {
                         format!(
                             "From the link: idle {} s, interval {} s, count {}. ",

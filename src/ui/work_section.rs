@@ -59,7 +59,7 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             "compare__lead",
             "Compare the systems",
             "Compare the systems",
-            "The same stories on all eight lock systems, with fencing off and on. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a cell to open its run in the simulator.",
+            "The same stories on all eight lock systems, with fencing off and on, each system at its real defaults and, where a common tuned setting changes the verdict, with it too. No cell is typed in: each is a run of this simulator, judged by what the resource accepted. Click a run to open it in the simulator.",
             COMPARE_BUTTON,
         ]),
         Kind::Spanner => (None, Job::Spanner, [

@@ -71,21 +71,17 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
     );
     for (column, cells) in COLUMNS.iter().zip(&row.cells) {
         h.push_str(r#"<td class="compare__pair">"#);
-        // One depends-on line for the pair where both sides rest on the same.
-        let shared = cells.windows(2).all(|w| w[0].depends_on == w[1].depends_on);
         for cell in cells {
             let side = column.fenced.then_some(cell.fencing);
             for (label, judged) in cell.runs() {
                 run_html(h, backend, column, side, label, judged);
             }
-            if !shared {
-                note_html(h, cell);
-            }
         }
-        if shared {
-            if let Some(cell) = cells.first() {
-                note_html(h, cell);
-            }
+        // One line for the pair: what the fenced run rests on (an unfenced
+        // run that corrupts rests on nothing checking the token, which the
+        // fenced side's line says with it).
+        if let Some(cell) = cells.last() {
+            note_html(h, cell);
         }
         h.push_str("</td>");
     }

@@ -376,7 +376,7 @@ fn lock_delay_follows_a_failure_never_a_release() {
     let crashed = Scenario::new(chubby(Fencing::Off))
         .client(0, 'A', Command::Acquire)
         .client(500, 'B', Command::Acquire)
-        .client(1_000, 'A', Command::Crash);
+        .client(1_000, 'A', Command::PowerOff);
     let sim = run(&crashed, 40_000);
     let (freed_at, delay_until) = freed(&sim)[0];
     assert_eq!(delay_until.ms() - freed_at.ms(), LOCK_DELAY_MS);
@@ -394,7 +394,7 @@ fn the_lock_delay_is_a_setting_scaled_like_every_duration() {
         Scenario::new(config)
             .client(0, 'A', Command::Acquire)
             .client(500, 'B', Command::Acquire)
-            .client(1_000, 'A', Command::Crash)
+            .client(1_000, 'A', Command::PowerOff)
     };
     let none = run(&crashed(with(0)), 20_000);
     let end = at_of(&none, |e| {

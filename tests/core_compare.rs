@@ -242,14 +242,54 @@ fn postgres_waits_for_keepalives_when_the_host_dies_default_and_tuned() {
 
 /// PostgreSQL frees an advisory lock the moment its backend reads EOF
 /// (the backend exits and releases its locks): a process that exits costs
-/// B almost nothing. Switched on with the process-exit column, when the
-/// model has `Command::Exit`.
+/// B almost nothing (src/backend/tcop/postgres.c: a backend that reads EOF
+/// exits, and its advisory locks go with it).
 #[test]
-#[ignore = "switched on with the process-exit column, once Command::Exit exists"]
 fn postgres_frees_the_lock_within_a_second_when_the_process_exits() {
     let c = cell("process-exit", Backend::Postgres, Fencing::Off);
     assert!(waited_ms(&c) <= 1_000, "{:?}", c.main.outcome);
     assert!(COLUMNS.iter().any(|c| c.id == "process-exit"));
+    assert!(c.main.why.contains("EOF"), "{}", c.main.why);
+    assert!(
+        c.variants.is_empty(),
+        "keepalives play no part: {:?}",
+        c.words()
+    );
+}
+
+/// ZooKeeper, etcd, Chubby, Redis, Redlock and DynamoDB keep the session,
+/// lease or key until it runs out whether the process exited or the host
+/// died: a closed connection ends nothing server-side (systems.md,
+/// "process exit versus host death, per system").
+#[test]
+fn a_closed_connection_ends_nothing_where_a_lease_runs_out() {
+    for backend in [
+        Backend::Redis,
+        Backend::Redlock,
+        Backend::ZooKeeper,
+        Backend::Etcd,
+        Backend::Chubby,
+        Backend::DynamoDb,
+    ] {
+        let exited = cell("process-exit", backend, Fencing::Off);
+        let died = cell("crashed-holder", backend, Fencing::Off);
+        assert_eq!(exited.words(), died.words(), "{backend}");
+    }
+}
+
+/// Consul: serfHealth fails a dead host's node after a few seconds of
+/// gossip (memberlist's probe and suspicion), invalidating its session; a
+/// process that exits leaves its agent healthy, and its session lives until
+/// 2 x TTL without renewal. Either way the 15 s lock-delay follows.
+#[test]
+fn consul_notices_a_dead_host_sooner_than_a_dead_process() {
+    let exited = waited_ms(&cell("process-exit", Backend::Consul, Fencing::Off));
+    let died = waited_ms(&cell("crashed-holder", Backend::Consul, Fencing::Off));
+    assert!(exited >= 45_000, "2 x 15 s, then 15 s: {exited} ms");
+    assert!(
+        (19_000..25_000).contains(&died),
+        "serf, then 15 s: {died} ms"
+    );
 }
 
 /// Chubby's partitioned holder stops in time only because the page runs

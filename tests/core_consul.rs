@@ -298,13 +298,15 @@ fn renewals_go_every_half_ttl_and_the_server_waits_twice_the_ttl() {
 
 #[test]
 fn an_invalidation_brings_a_lock_delay_and_a_release_does_not() {
+    // A's process exits on a live host: its agent stays healthy, so the
+    // session ends only at TTL x 2 (Consul's session docs).
     let crash = |lock_delay_s| {
         let scenario = Scenario::new(consul(ConsulOptions {
             lock_delay_s,
             ..ConsulOptions::default()
         }))
         .client(0, 'A', Command::Acquire)
-        .client(1_000, 'A', Command::Crash)
+        .client(1_000, 'A', Command::Exit)
         .client(1_500, 'B', Command::Acquire);
         run(&scenario, 25_000)
     };
@@ -572,7 +574,9 @@ fn every_card_control_works_on_consul() {
         sim.command(a, command)
             .unwrap_or_else(|e| panic!("{command}: {e}"));
     }
-    sim.command(b, Command::Crash).unwrap();
+    sim.command(b, Command::PowerOff).unwrap();
+    sim.command(b, Command::Restart).unwrap();
+    sim.command(b, Command::Exit).unwrap();
     sim.command(b, Command::Restart).unwrap();
     sim.run_until(Millis(5_000));
 }

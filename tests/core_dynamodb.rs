@@ -419,7 +419,7 @@ fn behind_a_live_holder_a_waiter_restarts_its_count_and_gives_up() {
 fn a_crashed_holder_costs_a_whole_lease_from_the_waiters_first_look() {
     let scenario = Scenario::new(config(Fencing::Off))
         .client(0, 'A', Command::Acquire)
-        .client(1_000, 'A', Command::Crash)
+        .client(1_000, 'A', Command::PowerOff)
         .client(1_500, 'B', Command::Acquire);
     let sim = run(&scenario, 10_000);
     let text = story(&sim);
@@ -514,7 +514,7 @@ fn a_slow_waiter_clock_takes_over_later() {
     let at = |rate_pct: i32| {
         let mut scenario = Scenario::new(config(Fencing::Off))
             .client(0, 'A', Command::Acquire)
-            .client(100, 'A', Command::Crash);
+            .client(100, 'A', Command::PowerOff);
         if rate_pct != 0 {
             scenario = scenario.client(200, 'B', Command::ClockRate { rate_pct });
         }
@@ -649,7 +649,7 @@ fn clock_jumps_failover_and_nodes_are_refused_with_the_reason() {
         Command::Renewal { on: false },
         Command::ClockRate { rate_pct: -20 },
         Command::LoseMessages { on: true },
-        Command::Crash,
+        Command::PowerOff,
         Command::Restart,
     ] {
         sim.command(client('A'), command)

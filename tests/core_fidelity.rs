@@ -164,7 +164,7 @@ fn zookeeper_sequence_numbers_advance_only_on_creation() {
         .client(2_000, 'B', Command::Acquire);
     let expired = Scenario::new(config(Backend::ZooKeeper))
         .client(0, 'A', Command::Acquire)
-        .client(500, 'A', Command::Crash)
+        .client(500, 'A', Command::PowerOff)
         .client(12_000, 'B', Command::Acquire);
     for scenario in [released, expired] {
         let sim = run(&scenario, 14_000);

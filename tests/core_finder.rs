@@ -355,14 +355,15 @@ fn a_cancelled_search_states_the_depth_it_finished() {
     assert!(outcome
         .to_string()
         .starts_with("cancelled: no violation within depth 5;"));
-    // And a state limit stops it the same way.
+    // And a state limit stops it the same way (with both crash kinds
+    // offered, 500 states run out in depth 4, after depth 3 finished).
     request.states_max = 500;
     let outcome = search(&request);
     assert!(
         matches!(
             outcome,
             Outcome::OutOfStates {
-                depth: 4,
+                depth: 3,
                 states: 500
             }
         ),

@@ -302,9 +302,10 @@ fn outcome(sim: &Sim) -> Outcome {
 
 /// A story whose "try this" rightly changes nothing on a backend, and
 /// says so there (`presets::told`): PostgreSQL's lock is no lease, so
-/// fencing has no late write to catch and the TTL sets no wait.
+/// fencing has no late write to catch and the TTL sets no wait (a dead
+/// host's keepalives, or a dead process's FIN, do).
 fn unchanged_on_purpose(id: &str, backend: Backend) -> bool {
-    backend == Backend::Postgres && matches!(id, "gc-pause" | "crashed-holder")
+    backend == Backend::Postgres && matches!(id, "gc-pause" | "crashed-holder" | "process-exit")
 }
 
 #[test]

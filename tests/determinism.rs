@@ -47,7 +47,7 @@ fn random_scenario(backend: Backend, seed: u64) -> Scenario {
                 scope: distlock::sim::PartitionScope::Service,
             },
             8 => Command::Heal,
-            9 => Command::Crash,
+            9 => Command::PowerOff,
             10 => Command::Restart,
             _ => Command::WriteDelayed {
                 extra_ms: rng.random_range(0..5_000),

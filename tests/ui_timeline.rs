@@ -377,7 +377,7 @@ fn busy_run(backend: Backend) -> Sim {
         },
         Command::Acquire,
         Command::Heal,
-        Command::Crash,
+        Command::PowerOff,
         Command::Restart,
     ];
     for turn in 0..160 {

@@ -72,27 +72,26 @@ pub const FAILOVER: Column = Column {
     fenced: true,
 };
 
-/// The columns on show. `PROCESS_EXIT` joins them, before `HOST_DEATH`,
-/// once the model has the fault (`EXIT` below).
+/// The columns on show.
 pub const COLUMNS: &[Column] = &[
     GC_PAUSE,
     DELAYED_WRITE,
+    PROCESS_EXIT,
     HOST_DEATH,
     PARTITIONED_HOLDER,
     CLOCK_JUMP,
     FAILOVER,
 ];
 
-/// The client command that is a process exiting, once the model has one
-/// (`Some(Command::Exit)`); until then the process-exit column cannot run.
-const EXIT: Option<Command> = None;
+/// The process exiting: its kernel closes its sockets.
+const EXIT: Option<Command> = Some(Command::Exit);
 
 /// The command that kills A in a crash column.
 fn crash_command(column: &str) -> Option<Command> {
     match column {
         "process-exit" => EXIT,
         // A host that dies: silence, no FIN.
-        "crashed-holder" => Some(Command::Crash),
+        "crashed-holder" => Some(Command::PowerOff),
         _ => None,
     }
 }
@@ -235,9 +234,11 @@ impl Outcome {
     }
 }
 
-/// A duration as a reader says it: "0.4 s", "25.3 s", "4 min", "2 h 11 min".
+/// A duration as a reader says it: "12 ms", "25.3 s", "4 min", "2 h 11 min".
 pub fn seconds(ms: u64) -> String {
-    if ms >= 3_600_000 {
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms >= 3_600_000 {
         format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
     } else if ms >= 120_000 {
         format!("{} min", ms / 60_000)
@@ -558,7 +559,7 @@ fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
         );
     };
     let (outcome, why) = if is_crash(column) {
-        waited(&sim)
+        waited(column, &sim)
     } else {
         judge(column, &sim)
     };
@@ -642,9 +643,12 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
         ("partitioned-holder", Chubby, Outcome::Safe) => {
             Some("lock-delay 60 s (the page's choice: the paper gives only this bound)")
         }
-        (_, Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
-            Some("when the server ends A's session, then lock-delay 15 s")
-        }
+        ("process-exit", Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
+            "the session TTL (15 s, doubled by the server; A's agent stays healthy), then lock-delay 15 s",
+        ),
+        (_, Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
+            "serf's gossip marking A's node failed, then lock-delay 15 s",
+        ),
         (_, DynamoDb, Outcome::Safe) => Some(
             "the application polling isExpired() (the library only logs a failed heartbeat)",
         ),
@@ -795,9 +799,20 @@ fn crash_at(scenario: &Scenario) -> Millis {
         .map_or(Millis(0), |a| a.at)
 }
 
-/// How long B waited for the dead holder's lock.
-fn waited(sim: &Sim) -> (Outcome, String) {
+/// How long B waited for the dead holder's lock, and what the service
+/// noticed of A's death.
+fn waited(column: &str, sim: &Sim) -> (Outcome, String) {
     let crashed = crash_at(&sim.scenario());
+    let died = if column == "process-exit" {
+        "A's process exited"
+    } else {
+        "A's host died"
+    };
+    // What the service made of it at that moment, not at the run's end.
+    let noticed = Sim::play(&sim.scenario(), crashed)
+        .ok()
+        .and_then(|at_death| at_death.crash_note(A))
+        .map_or(String::new(), |n| format!(" The service: {n}."));
     let got = sim.history().iter().find_map(|r| match r.event {
         Event::Acquired { client, .. } if client == B => Some(r.at),
         _ => None,
@@ -807,7 +822,7 @@ fn waited(sim: &Sim) -> (Outcome, String) {
             let ms = crashed.until(at);
             (
                 Outcome::Waited { ms },
-                format!("B got the lock {} after A died.", seconds(ms)),
+                format!("B got the lock {} after {died}.{noticed}", seconds(ms)),
             )
         }
         None => {
@@ -815,7 +830,7 @@ fn waited(sim: &Sim) -> (Outcome, String) {
             (
                 Outcome::StillWaiting { ms },
                 format!(
-                    "B still waited {} after A died, when the run stopped.",
+                    "B still waited {} after {died}, when the run stopped.{noticed}",
                     seconds(ms)
                 ),
             )

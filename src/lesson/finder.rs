@@ -65,7 +65,8 @@ pub enum MoveKind {
     Pause,
     /// A partition from the lock service, and its heal.
     Partition,
-    /// A crash, and the restart.
+    /// A crash of either kind (the process exits, or the host powers
+    /// off), and the restart.
     Crash,
     /// The client's clock jumps back or forward by one and a half times
     /// the time a silent holder keeps the lock.
@@ -795,11 +796,12 @@ impl Pending {
                 Event::Lost { .. }
                 | Event::AcquireFailed { .. }
                 | Event::Released { .. }
-                | Event::Crashed { .. },
+                | Event::Crashed { .. }
+                | Event::Exited { .. },
             ) => *slot = false,
             // A paused client runs its queued commands as it wakes.
             (Property::OneBeliever, _) => {}
-            (_, Event::Woke { .. } | Event::Crashed { .. }) => *slot = false,
+            (_, Event::Woke { .. } | Event::Crashed { .. } | Event::Exited { .. }) => *slot = false,
             _ => {}
         }
     }
@@ -913,7 +915,8 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         Command::Partition { scope },
     );
     offer(MoveKind::Partition, cut, Command::Heal);
-    offer(MoveKind::Crash, engaged, Command::Crash);
+    offer(MoveKind::Crash, engaged, Command::Exit);
+    offer(MoveKind::Crash, engaged, Command::PowerOff);
     offer(MoveKind::Crash, view.crashed, Command::Restart);
     offer(
         MoveKind::ClockJump,
@@ -1074,7 +1077,8 @@ fn action_words(sim: &Sim, action: Action) -> String {
         }
         Command::Partition { .. } => format!("{c} is cut off from the lock service"),
         Command::Heal => format!("{c}'s partition heals"),
-        Command::Crash => format!("{c} crashes"),
+        Command::PowerOff => format!("{c}'s host powers off"),
+        Command::Exit => format!("{c}'s process exits"),
         Command::Restart => format!("{c} restarts"),
         other => format!("{c}: {other}"),
     }

@@ -221,10 +221,23 @@ pub const PRESETS: &[Preset] = &[
     },
     Preset {
         id: "crashed-holder",
-        title: "The holder crashes",
+        title: "The holder's host dies",
         backends: ALL,
-        story: "A crashes holding the lock. Nobody can take it until the lease or session runs out: the liveness cost of a long TTL.",
+        story: "A's host powers off (or is cut off) while A holds the lock: no FIN, no goodbye, only silence. Nobody can take the lock until the lease or session runs out: the liveness cost of a long TTL. (Consul is the exception among leases: serf's probes find the dead node within seconds, and its session ends then, followed by the lock-delay.)",
         fix: "A shorter TTL shortens the wait, but makes pauses more dangerous.",
+        try_this: TryThis {
+            tweak: Tweak::TtlMs(2_000),
+            text: "Set the TTL to 2 s: B gets the lock much sooner, and any pause longer than 2 s now outlives a lease.",
+        },
+        // Consul waits TTL x 2 and a lock-delay before B's poll succeeds.
+        run_ms: 19_000,
+    },
+    Preset {
+        id: "process-exit",
+        title: "The holder's process exits",
+        backends: ALL,
+        story: "B asks for the lock and waits; then A's process exits while it holds the lock (an OOM kill, a panic, SIGKILL). A's host stays up, and its kernel closes A's connections at once. Whether that frees the lock is each server's own rule: Redis, ZooKeeper, etcd, Chubby and DynamoDB end nothing on a closed connection, so B waits for the lease or session to run out, exactly as if A's host had died.",
+        fix: "Release the lock on the way out where you can (a shutdown hook); past that, the TTL is the wait. Compare \"The holder's host dies\": on these systems the two waits are the same.",
         try_this: TryThis {
             tweak: Tweak::TtlMs(2_000),
             text: "Set the TTL to 2 s: B gets the lock much sooner, and any pause longer than 2 s now outlives a lease.",
@@ -350,9 +363,24 @@ pub fn told(p: &Preset, backend: Backend) -> Told {
             try_text: "Turn fencing on (the version column): nothing changes, since A never stopped holding the lock and every write named the version it read.",
         },
         ("crashed-holder", Backend::Postgres) => Told {
-            story: "A's host dies holding the advisory lock. To PostgreSQL that looks like an idle client: it keeps A's session, and the lock, until its TCP keepalive probes give up (about 25 s with the tuned settings, 2 h 11 min with Linux's). B's pg_advisory_lock blocks all that time.",
+            story: "A's host dies holding the advisory lock: no FIN, only silence. To PostgreSQL that looks like an idle client: it keeps A's session, and the lock, until its TCP keepalive probes give up. This story runs with tuned keepalives (10 s, 5 s, 3 probes: about 25 s); at PostgreSQL's default, Linux's, it is 2 h 11 min. B's pg_advisory_lock blocks all that time. (Had only A's process exited, its kernel's FIN would have freed the lock at once: see \"The holder's process exits\".)",
             fix: "Shorter keepalives on the server (tcp_keepalives_idle, _interval, _count) free the lock sooner, at the risk of ending a session that was only slow.",
             try_text: "Set the TTL to 2 s: nothing changes, since PostgreSQL has no lease; the keepalive settings in the lock service panel set the wait.",
+        },
+        ("crashed-holder", Backend::Consul) => Told {
+            story: "A's host powers off while A holds the lock. Its agent dies with it: serf's probes go unanswered, and after its suspicion time (about 5 s in real Consul, 1.7 s at this TTL) serf marks the node failed. The serfHealth check goes critical and the server invalidates A's session then, without waiting out the TTL; the lock-delay follows, and B, polling, gets the lock once it ends.",
+            fix: "Nothing to fix in the wait: it is serf's detection plus the lock-delay. A shorter lock-delay shortens it, and protects less against a holder that was only slow.",
+            try_text: "Set the TTL to 2 s: serf's detection and the lock-delay, scaled with it, shrink too, and B holds sooner.",
+        },
+        ("process-exit", Backend::Postgres) => Told {
+            story: "A holds advisory lock 42 and B's pg_advisory_lock blocks behind it. Then A's process exits (an OOM kill, a panic); its host stays up, and its kernel closes the connection: a FIN travels to the server. A PostgreSQL backend that reads EOF exits, and its session-level locks go with it: B's call returns within a millisecond. No keepalive is involved; those are for a host that dies (\"The holder's host dies\").",
+            fix: "Nothing to fix: of the eight systems, PostgreSQL frees a dead process's lock fastest. A partition between A and the server would hold the FIN up, and then only keepalives decide.",
+            try_text: "Set the TTL to 2 s: nothing changes, since PostgreSQL has no lease; the FIN alone frees the lock.",
+        },
+        ("process-exit", Backend::Consul) => Told {
+            story: "B polls for the lock; then A's process exits while it holds it. A's host and its Consul agent stay up, so serf sees a healthy node and nothing invalidates A's session: with no renewals, the server ends it only at twice its TTL (10 s here), then holds the key for the lock-delay. B gets the lock after both. (Had A's host died, serf would have ended the session within seconds: see \"The holder's host dies\".)",
+            fix: "Destroy the session on the way out where you can; past that, the TTL x 2 and the lock-delay are the wait.",
+            try_text: "Set the TTL to 2 s: the session ends after 4 s instead of 10 s, and B holds sooner.",
         },
         _ => Told {
             story: p.story,
@@ -376,8 +404,11 @@ impl Preset {
             // TTL x 2, a lock-delay, then B's poll.
             ("gc-pause", Backend::Consul) => 22_000,
             ("crashed-holder", Backend::Consul) => 19_000,
-            // No lease: the server's TCP keepalives give up after 25 s.
+            // No lease: the server's tuned TCP keepalives give up after 25 s.
             ("crashed-holder", Backend::Postgres) => 30_000,
+            ("process-exit", Backend::Chubby) => 40_000,
+            // The FIN frees the lock within a millisecond of the exit.
+            ("process-exit", Backend::Postgres) => 4_000,
             _ => self.run_ms,
         }
     }
@@ -456,9 +487,9 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
             )
             .client(2_000, 'B', Command::Acquire)
             .client(7_000, 'B', Command::Write),
-        "crashed-holder" => Scenario::new(config)
+        "crashed-holder" => Scenario::new(tuned_on_postgres(config))
             .client(0, 'A', Command::Acquire)
-            .client(1_000, 'A', Command::Crash)
+            .client(1_000, 'A', Command::PowerOff)
             // Redlock gives up after ten attempts, so B asks closer to expiry.
             .client(
                 if backend == Backend::Redlock {
@@ -469,6 +500,7 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
                 'B',
                 Command::Acquire,
             ),
+        "process-exit" => process_exit(config),
         // The pause strikes after the requests left and before any answer
         // came back: a slow node cannot do this any more, since each node
         // costs at most its timeout.
@@ -485,6 +517,30 @@ pub fn scenario(id: &str, backend: Backend, fencing: Fencing) -> Option<Scenario
         _ => return None,
     };
     Some(s)
+}
+
+/// process-exit: B asks first, so that where the exit frees the lock at
+/// once (PostgreSQL) a waiter is there to get it; A's process exits at 1 s.
+/// Redlock's B would give up after its ten attempts, so it asks later.
+pub fn process_exit(config: Config) -> Scenario {
+    let scenario = Scenario::new(config.clone()).client(0, 'A', Command::Acquire);
+    if config.backend == Backend::Redlock {
+        return scenario
+            .client(1_000, 'A', Command::Exit)
+            .client(4_000, 'B', Command::Acquire);
+    }
+    scenario
+        .client(500, 'B', Command::Acquire)
+        .client(1_000, 'A', Command::Exit)
+}
+
+/// PostgreSQL with the tuned keepalives (10 s, 5 s, 3 probes) a story of a
+/// dead host needs to end in seconds; its words say so. Other systems as given.
+fn tuned_on_postgres(mut config: Config) -> Config {
+    if config.backend == Backend::Postgres {
+        config.pg = PgOptions::TUNED;
+    }
+    config
 }
 
 /// The scenario to run first.
@@ -640,15 +696,17 @@ fn gc_pause_postgres(config: Config) -> Scenario {
 }
 
 /// The scenario to run first on PostgreSQL, then its price: A's host dies
-/// holding the lock, and B waits until the keepalives give up (about 25 s
-/// after A was last heard, at t=0).
-pub fn postgres_no_lease(config: Config) -> Scenario {
+/// holding the lock, and B waits until the tuned keepalives give up (about
+/// 25 s after A was last heard, at t=0; Linux's defaults, the "try this",
+/// take 2 h 11 min).
+pub fn postgres_no_lease(mut config: Config) -> Scenario {
+    config.pg = PgOptions::TUNED;
     Scenario::new(config)
         .client(0, 'A', Command::Acquire)
         .client(500, 'A', Command::GcPause { pause_ms: 8_000 })
         .client(1_000, 'A', Command::Write)
         .client(5_000, 'B', Command::Acquire)
-        .client(9_000, 'A', Command::Crash)
+        .client(9_000, 'A', Command::PowerOff)
         .client(27_000, 'B', Command::Write)
 }
 

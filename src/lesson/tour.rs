@@ -193,6 +193,10 @@ fn specs(preset_id: &str, backend: Backend) -> &'static [Spec] {
         "gc-pause" if backend == Backend::DynamoDb => DYNAMO_GC_PAUSE,
         "delayed-write" if backend == Backend::Postgres => PG_DELAYED_WRITE,
         "crashed-holder" if backend == Backend::Postgres => PG_CRASHED_HOLDER,
+        "crashed-holder" if backend == Backend::Consul => CONSUL_CRASHED_HOLDER,
+        "process-exit" if backend == Backend::Postgres => PG_PROCESS_EXIT,
+        "process-exit" if backend == Backend::Consul => CONSUL_PROCESS_EXIT,
+        "process-exit" => PROCESS_EXIT,
         "postgres-no-lease" => PG_NO_LEASE,
         "postgres-partition" => PG_PARTITION,
         "gc-pause" => GC_PAUSE,
@@ -451,17 +455,75 @@ const CRASHED_HOLDER: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Crashed { client } if *client == A),
         say: |_| {
-            "A crashes holding the lock. Nobody can tell a crash from a slow client, so the lease must run out.".into()
+            "A's host powers off holding the lock: no FIN, only silence. Nobody can tell a dead host from a slow one, so the lease must run out.".into()
         },
         look: Look::Card(A),
     },
     Spec {
         find: |e| acquired_by(e, B),
         say: |_| {
-            "Only now, once the service has let A's lease go (on Chubby and Consul after a lock-delay too), does B get the lock. A long TTL makes this wait long.".into()
+            "Only now, once the service has let A's lease go (on Chubby after a lock-delay too), does B get the lock. A long TTL makes this wait long.".into()
         },
         look: Look::Card(B),
     },
+];
+
+const A_EXITS: Spec = Spec {
+    find: |e| matches!(e, Event::Exited { client } if *client == A),
+    say: |_| {
+        "A's process exits holding the lock (an OOM kill, a panic). Its host stays up, and its kernel closes A's connections at once. A's card says what the service made of that.".into()
+    },
+    look: Look::Card(A),
+};
+
+const PROCESS_EXIT: &[Spec] = &[
+    A_HOLDS,
+    A_EXITS,
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: |_| {
+            "Only once A's lease or session runs out (on Chubby after a lock-delay too) does B get the lock: a closed connection ended nothing, and the wait is the same as for a dead host.".into()
+        },
+        look: Look::Card(B),
+    },
+];
+
+const CONSUL_LOCK_DELAY_ENDS: Spec = Spec {
+    find: |e| acquired_by(e, B),
+    say: |_| "The lock-delay over, B's next poll finds the key free, and B holds the lock.".into(),
+    look: Look::Card(B),
+};
+
+const CONSUL_PROCESS_EXIT: &[Spec] = &[
+    A_HOLDS,
+    A_EXITS,
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ConsulSessionExpired { client, .. }) if *client == A),
+        say: |_| {
+            "A's agent is alive and serf sees a healthy node, so only the TTL ends A's session: the server waited twice it without a renewal, and now the key is held for the lock-delay.".into()
+        },
+        look: Look::Service,
+    },
+    CONSUL_LOCK_DELAY_ENDS,
+];
+
+const CONSUL_CRASHED_HOLDER: &[Spec] = &[
+    A_HOLDS,
+    Spec {
+        find: |e| matches!(e, Event::Crashed { client } if *client == A),
+        say: |_| {
+            "A's host powers off holding the lock, and its Consul agent dies with it: serf's probes of the node go unanswered.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::ConsulNodeFailed { client, .. }) if *client == A),
+        say: |_| {
+            "Serf's suspicion time is over: it marks A's node failed, serfHealth goes critical, and the server invalidates A's session now, long before twice the TTL. The key is held for the lock-delay.".into()
+        },
+        look: Look::Service,
+    },
+    CONSUL_LOCK_DELAY_ENDS,
 ];
 
 const SLOW_ACQUIRE: &[Spec] = &[
@@ -1050,6 +1112,26 @@ const PG_CRASHED_HOLDER: &[Spec] = &[
         look: Look::Service,
     },
     PG_SESSION_ENDS,
+    PG_B_GETS_IT,
+];
+
+const PG_PROCESS_EXIT: &[Spec] = &[
+    PG_A_HOLDS,
+    PG_B_BLOCKS,
+    Spec {
+        find: |e| matches!(e, Event::Exited { client } if *client == A),
+        say: |_| {
+            "A's process exits holding the lock (an OOM kill, a panic). Its host stays up, and its kernel closes the connection: a FIN is on its way to the server.".into()
+        },
+        look: Look::Card(A),
+    },
+    Spec {
+        find: |e| matches!(e, Event::Service(ServiceEvent::PgSessionEnded { client, why: PgSessionEnd::ClientExited, .. }) if *client == A),
+        say: |_| {
+            "The backend reads EOF and exits: PostgreSQL ends A's session at once, and lock 42 goes with it. No keepalive was needed; those are for a host that dies.".into()
+        },
+        look: Look::Service,
+    },
     PG_B_GETS_IT,
 ];
 

@@ -178,6 +178,9 @@ pub(crate) struct Client {
     pub paused_until: Option<Millis>,
     pub partition: Option<PartitionScope>,
     pub crashed: bool,
+    /// Its crash was its process exiting on a host that stays up (its
+    /// kernel closed its sockets), not its host dying.
+    pub exited: bool,
     pub renewal: bool,
     pub zk_conn: Option<ZkConn>,
     pub chubby: Option<ChubbySession>,
@@ -206,6 +209,7 @@ impl Client {
             paused_until: None,
             partition: None,
             crashed: false,
+            exited: false,
             renewal,
             zk_conn: None,
             chubby: None,
@@ -221,6 +225,12 @@ impl Client {
 
     pub fn is_paused(&self) -> bool {
         self.paused_until.is_some()
+    }
+
+    /// Its host is down: crashed by a power-off, not restarted since. A
+    /// process that exited leaves a host whose kernel still answers.
+    pub fn host_down(&self) -> bool {
+        self.crashed && !self.exited
     }
 
     pub fn state(&self) -> ClientState {
@@ -261,6 +271,9 @@ pub struct ClientView {
     pub paused_until: Option<Millis>,
     pub partition: Option<PartitionScope>,
     pub crashed: bool,
+    /// Crashed by its process exiting; its host is up.
+    #[serde(default)]
+    pub exited: bool,
     pub renewal: bool,
     pub zk_conn: Option<ZkConn>,
     /// A Chubby client's session, as its library reports it.

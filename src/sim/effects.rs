@@ -63,8 +63,13 @@ pub(crate) enum Input<M, T> {
     /// A timer of the client's fired while it runs.
     ClientTimer(ClientId, T),
     ServiceTimer(T),
-    /// The client forgot everything; the service keeps what it had.
+    /// The client's host died or was cut off: it forgot everything and its
+    /// kernel sends nothing; the service keeps what it had.
     Crashed(ClientId),
+    /// The client's process exited on a host that stays up: it forgot
+    /// everything, and its kernel closed its sockets (FIN on each open
+    /// connection); what the service makes of that is its own.
+    Exited(ClientId),
     /// The client can reach the service again.
     Healed(ClientId),
     RenewalOn(ClientId),
@@ -92,6 +97,7 @@ impl<T> Input<Body, T> {
             Input::ClientTimer(c, t) => Input::ClientTimer(c, timer(t)?),
             Input::ServiceTimer(t) => Input::ServiceTimer(timer(t)?),
             Input::Crashed(c) => Input::Crashed(c),
+            Input::Exited(c) => Input::Exited(c),
             Input::Healed(c) => Input::Healed(c),
             Input::RenewalOn(c) => Input::RenewalOn(c),
             Input::Node(n, cmd) => Input::Node(n, cmd),

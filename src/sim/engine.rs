@@ -687,6 +687,16 @@ impl Sim {
         self.service.validity(&self.core.view(), c)
     }
 
+    /// What the lock service noticed of a crashed client, in its own
+    /// words (a FIN read, silence, a lease left to run out); `None` while
+    /// the client runs.
+    pub fn crash_note(&self, c: ClientId) -> Option<String> {
+        let client = self.core.client(c);
+        client
+            .crashed
+            .then(|| self.service.crash_note(&self.core.view(), c, client.exited))
+    }
+
     pub fn client_view(&self, c: ClientId) -> ClientView {
         let client = self.core.client(c);
         let holder = self.holder();
@@ -704,6 +714,7 @@ impl Sim {
             paused_until: client.paused_until,
             partition: client.partition,
             crashed: client.crashed,
+            exited: client.exited,
             renewal: client.renewal,
             zk_conn: client.zk_conn,
             chubby: client.chubby,
@@ -786,7 +797,8 @@ impl Sim {
                 command,
                 Command::Partition { .. }
                     | Command::Heal
-                    | Command::Crash
+                    | Command::PowerOff
+                    | Command::Exit
                     | Command::Renewal { .. }
                     | Command::ClockJump { .. }
                     | Command::ClockRate { .. }
@@ -882,7 +894,8 @@ impl Sim {
                     self.feed(Input::Healed(c));
                 }
             }
-            Command::Crash => self.crash(c),
+            Command::PowerOff => self.crash(c, false),
+            Command::Exit => self.crash(c, true),
             Command::Restart => {
                 let client = core.client_mut(c);
                 // The machine's clock and network stay as they were.
@@ -890,6 +903,9 @@ impl Sim {
                     epoch: client.epoch,
                     clock: client.clock,
                     losing: client.losing,
+                    // A power-off already cleared it; a process that
+                    // exited restarts on a host still cut off.
+                    partition: client.partition,
                     ..Client::new(c, client.renewal)
                 };
                 core.record(Event::Restarted { client: c });
@@ -921,7 +937,11 @@ impl Sim {
         }
     }
 
-    fn crash(&mut self, c: ClientId) {
+    /// The client forgets everything: its host dies (`exited` false) or
+    /// its process exits on a host that stays up. The engine's part is the
+    /// same; the lock system is told which, since what its server notices
+    /// differs (a FIN, or silence).
+    fn crash(&mut self, c: ClientId, exited: bool) {
         let core = &mut self.core;
         core.set_belief(c, Belief::Idle);
         let client = core.client_mut(c);
@@ -930,11 +950,19 @@ impl Sim {
             clock: client.clock,
             losing: client.losing,
             crashed: true,
+            exited,
+            // A process that exits keeps its host's network as it was.
+            partition: if exited { client.partition } else { None },
             ..Client::new(c, client.renewal)
         };
         core.set_belief(c, Belief::Idle);
-        self.feed(Input::Crashed(c));
-        self.core.record(Event::Crashed { client: c });
+        if exited {
+            self.feed(Input::Exited(c));
+            self.core.record(Event::Exited { client: c });
+        } else {
+            self.feed(Input::Crashed(c));
+            self.core.record(Event::Crashed { client: c });
+        }
     }
 
     fn dispatch(&mut self, ev: Ev) {
@@ -1255,7 +1283,7 @@ fn check_command(client: &Client, command: Command) -> Result<(), CommandError> 
             Err(CommandError::NotPartitioned { client: c })
         }
         Command::Heal => Ok(()),
-        Command::Crash => Ok(()),
+        Command::PowerOff | Command::Exit => Ok(()),
         Command::Restart if !client.crashed => Err(CommandError::NotCrashed { client: c }),
         Command::Restart => Ok(()),
         Command::Renewal { on } if client.renewal == on => {

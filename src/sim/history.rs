@@ -215,6 +215,9 @@ pub enum PgSessionEnd {
     /// A probe was answered with a reset: the client host rebooted and
     /// knows nothing of the connection.
     ConnectionReset,
+    /// The client's process exited and its kernel's FIN arrived: the
+    /// backend read EOF and exited at once.
+    ClientExited,
 }
 
 /// Service-side happenings that differ per backend.
@@ -764,11 +767,19 @@ impl fmt::Display for ServiceEvent {
                     )?,
                     PgSessionEnd::ConnectionReset => write!(
                         f,
-                        "{client}'s rebooted host reset the connection: PostgreSQL ended its session (pid {pid})"
+                        "{client}'s host answered a probe with a reset (it knows no such connection): PostgreSQL ended its session (pid {pid})"
+                    )?,
+                    PgSessionEnd::ClientExited => write!(
+                        f,
+                        "{client}'s FIN arrived: its backend read EOF and PostgreSQL ended its session (pid {pid}) at once"
                     )?,
                 }
-                if *freed_lock {
-                    write!(f, " and freed advisory lock 42; {client} is not told")?;
+                match (freed_lock, why) {
+                    (true, PgSessionEnd::ClientExited) => {
+                        write!(f, " and freed advisory lock 42")?
+                    }
+                    (true, _) => write!(f, " and freed advisory lock 42; {client} is not told")?,
+                    (false, _) => {}
                 }
                 Ok(())
             }
@@ -884,7 +895,12 @@ pub enum Event {
     Healed {
         client: ClientId,
     },
+    /// Its host died or was cut off (the power-off).
     Crashed {
+        client: ClientId,
+    },
+    /// Its process exited on a host that stays up.
+    Exited {
         client: ClientId,
     },
     Restarted {
@@ -1016,9 +1032,8 @@ impl Event {
             WriteSent { .. } | WriteAccepted { .. } | WriteRejected { .. } => EventKind::Write,
             TokenAnnounced { .. } => EventKind::Write,
             Paused { .. } | Woke { .. } | Partitioned { .. } | Healed { .. } => EventKind::Fault,
-            Crashed { .. } | Restarted { .. } | NodeCrashed { .. } | NodeRestarted { .. } => {
-                EventKind::Fault
-            }
+            Crashed { .. } | Exited { .. } | Restarted { .. } => EventKind::Fault,
+            NodeCrashed { .. } | NodeRestarted { .. } => EventKind::Fault,
             NodeRestartDelayed { .. } | ClockJumped { .. } | NodeSlow { .. } => EventKind::Fault,
             Service(_) => EventKind::Service,
             MessageSent { .. } | MessageRetransmitted { .. } | MessageDropped { .. } => {
@@ -1052,6 +1067,7 @@ impl Event {
             | Partitioned { client, .. }
             | Healed { client }
             | Crashed { client }
+            | Exited { client }
             | Restarted { client }
             | Renewal { client, .. }
             | ClockJumpedOn { client, .. }
@@ -1287,7 +1303,11 @@ impl fmt::Display for Said<'_> {
             Healed { client } => write!(f, "{client}'s partition heals"),
             Crashed { client } => write!(
                 f,
-                "{client} crashed and forgot everything; the service keeps its lease until it expires"
+                "{client}'s host died: it forgot everything and sends nothing, not even a FIN"
+            ),
+            Exited { client } => write!(
+                f,
+                "{client}'s process exited: it forgot everything; its host's kernel closed its connections"
             ),
             Restarted { client } => write!(f, "{client} restarted with no lock"),
             ClockJumpedOn { client, jump_ms } => write!(

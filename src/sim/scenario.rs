@@ -181,11 +181,11 @@ impl PgOptions {
 }
 
 impl Default for PgOptions {
-    /// The tuned values: with Linux's defaults a dead holder keeps the lock
-    /// for over two hours, longer than anyone watches a story; the panel
-    /// offers them a click away.
+    /// PostgreSQL's own default: tcp_keepalives_* = 0, the OS's values,
+    /// which on Linux keep a dead host's lock for about 2 h 11 min. A story
+    /// that needs a shorter wait sets `PgOptions::TUNED` and says so.
     fn default() -> Self {
-        PgOptions::TUNED
+        PgOptions::LINUX
     }
 }
 
@@ -327,7 +327,14 @@ pub enum Command {
         scope: PartitionScope,
     },
     Heal,
-    Crash,
+    /// The client's host dies or is cut off: silence, no FIN; its kernel
+    /// answers nothing. Serialized "crash", as every link and run file
+    /// written before process exits were told apart meant it.
+    #[serde(rename = "crash")]
+    PowerOff,
+    /// The client's process exits (an OOM kill, a panic, SIGKILL) on a host
+    /// that stays up: its kernel closes its sockets, sending FIN.
+    Exit,
     Restart,
     Renewal {
         on: bool,
@@ -363,7 +370,8 @@ impl fmt::Display for Command {
                 scope: PartitionScope::ServiceAndResource,
             } => f.write_str("partition from the lock service and the resource"),
             Command::Heal => f.write_str("heal the partition"),
-            Command::Crash => f.write_str("crash"),
+            Command::PowerOff => f.write_str("power off (host dies)"),
+            Command::Exit => f.write_str("crash (process exits)"),
             Command::Restart => f.write_str("restart"),
             Command::Renewal { on: true } => f.write_str("turn renewal on"),
             Command::Renewal { on: false } => f.write_str("turn renewal off"),

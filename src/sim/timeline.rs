@@ -230,7 +230,7 @@ impl Picture {
                 self.lane(*client).partitions.push(Span::open(at, text()))
             }
             Healed { client } => close_last(&mut self.lane(*client).partitions, at),
-            Crashed { client } => {
+            Crashed { client } | Exited { client } => {
                 self.end_belief(*client, at);
                 self.lane(*client).crashes.push(Span::open(at, text()));
             }

@@ -55,7 +55,7 @@ impl CardChecks {
                 scope: PartitionScope::Service,
             }),
             heal: why(Command::Heal),
-            crash: why(Command::Crash),
+            crash: why(Command::PowerOff),
             restart: why(Command::Restart),
             renewal: why(Command::Renewal { on: !renewal_on }),
             late_write: why(Command::WriteDelayed {
@@ -743,7 +743,7 @@ fn crash_button(props: &CardControlsProps) -> Html {
         command_button(
             props,
             "Crash",
-            Command::Crash,
+            Command::PowerOff,
             &checks.crash,
             if props.backend == Backend::Postgres {
                 format!("{c}'s host dies: PostgreSQL keeps its session and lock until TCP keepalives give up")

@@ -526,9 +526,11 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(o) => consul_of(o)?,
             None => ConsulOptions::default(),
         },
+        // Every link written since the option names it; one without it
+        // ran with the tuned values, the default then.
         pg: match c.get("pg") {
             Some(p) => pg_of(p)?,
-            None => PgOptions::default(),
+            None => PgOptions::TUNED,
         },
         // Links made before the option say nothing of it: off, as they ran.
         announce: match c.get("announce") {
@@ -731,7 +733,10 @@ fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
             )?,
         },
         "heal" => Command::Heal,
-        "crash" => Command::Crash,
+        // "crash" meant the host dying before process exits were told
+        // apart, and still does: old links replay as they ran.
+        "crash" => Command::PowerOff,
+        "exit" => Command::Exit,
         "restart" => Command::Restart,
         "renewal" => Command::Renewal {
             on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {

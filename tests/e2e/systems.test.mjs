@@ -101,7 +101,7 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
   });
 
-  test("the comparison shows the crash, PostgreSQL's default and tuned keepalives, and what it cannot model", async (t) => {
+  test("the comparison shows both crashes, PostgreSQL's default and tuned keepalives, and what it cannot model", async (t) => {
     const page = await freshPage(t);
     await openView(page, "Compare the systems");
     await page.getByRole("button", { name: /Run the comparison/ }).click();
@@ -110,6 +110,7 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
       what: "the whole table",
     });
     const headers = (await table.locator("thead th").allInnerTexts()).join(" | ");
+    assert.match(headers, /Crash \(process exits\)/, "the process's exit is a column");
     assert.match(headers, /Power off \(host dies\)/, "the host's death is its own column");
     // PostgreSQL's dead host: Linux's keepalives first, the tuned ones beside them, each a run.
     const pg = table.locator('tr[data-backend="postgresql"]');
@@ -119,6 +120,9 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(await real.count(), 1, "the real default's run");
     assert.equal(await tuned.count(), 1, "the tuned setting's run");
     assert.match(await pg.innerText(), /depends on: the server's TCP keepalive settings/);
+    // Its process's exit: the server reads EOF and frees the lock at once (in ms, under 1 s).
+    const exit = pg.getByRole("button", { name: /^PostgreSQL, Crash \(process exits\): waited \d{1,3} ms\. Open this run$/ });
+    assert.equal(await exit.count(), 1, "the process exit frees the lock within a second");
     // Chubby's clock jump: the model cannot move a replica's clock, and says so.
     const chubby = await table.locator('tr[data-backend="chubby"]').innerText();
     assert.match(chubby, /not modelled/);

@@ -287,7 +287,9 @@ impl LockSystem for Chubby {
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_master_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // The paper describes no early end on a closed connection: the
+            // session lease runs out either way.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::Healed(c) => {
                 // Back in touch: look for the master now if nothing is on its way.
                 let side = &self.side[c.index()];
@@ -368,6 +370,21 @@ impl LockSystem for Chubby {
     fn check_command(&self, _c: ClientId, _cmd: Command) -> Result<(), CommandError> {
         // Every card control has a meaning for a Chubby client.
         Ok(())
+    }
+
+    /// The paper describes no early end on a closed connection: the session
+    /// lease runs out, and a lock lost that way waits out its lock-delay.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed connection ends nothing in Chubby"
+        } else {
+            "the master hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its session lease runs out, then the lock-delay",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &ChubbyMsg) -> String {

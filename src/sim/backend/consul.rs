@@ -456,7 +456,10 @@ impl LockSystem for Consul {
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // Either way the client forgets. Its agent runs on: after a process
+            // exit serf still sees the node alive; after a power-off serf's
+            // probes find it gone (`probe`).
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) if self.side[c.index()].session.is_some() => {
                 self.arm_renew(c, self.side[c.index()].ttl_ms / 2, out)
             }
@@ -547,6 +550,42 @@ impl LockSystem for Consul {
             NodeCommand::Slow { .. } => Err(CommandError::Unsupported {
                 why: "Consul's servers are one service here: slow down a client's messages with a delayed write or a partition instead",
             }),
+        }
+    }
+
+    /// A process that exited leaves its agent healthy, so the session lives
+    /// until TTL x 2 without renewals; a dead host fails serf's probes and
+    /// its session is invalidated then. Either way, a lock-delay follows.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let session_end = self
+            .sessions
+            .values()
+            .filter(|s| s.owner == c)
+            .map(|s| s.expires_at)
+            .min();
+        let i = c.index();
+        match (exited, session_end) {
+            (true, Some(end)) => format!(
+                "the agent is alive: the session lives until 2 x TTL without renewal (at t={}), then lock-delay",
+                super::seconds_1(end)
+            ),
+            (true, None) => "the agent is alive; no session of its is left".into(),
+            (false, _) if self.node_failed[i] => {
+                "serf marked its node failed: its session was invalidated, then lock-delay".into()
+            }
+            (false, Some(_)) => {
+                let suspicion = scaled(SERF_SUSPICION_MS, self.ttl_ms);
+                let left = match self.suspect_since[i] {
+                    Some(since) => view.now.until(since.plus(suspicion)),
+                    None => scaled(SERF_PROBE_MS, self.ttl_ms) + suspicion,
+                };
+                format!(
+                    "the host is silent: serf will mark its node failed in about {} ({} s in real Consul), ending its session, then lock-delay",
+                    super::seconds_1(Millis(left.max(100))),
+                    (SERF_PROBE_MS + SERF_SUSPICION_MS) / 1_000
+                )
+            }
+            (false, None) => "the host is silent; no session of its is left".into(),
         }
     }
 
@@ -911,13 +950,14 @@ impl Consul {
         }
     }
 
-    /// A probe of the client's node: a partition or lost messages make it
-    /// suspect, and a suspect long enough is declared failed: serfHealth
-    /// goes critical and its sessions are invalidated.
+    /// A probe of the client's node: a partition, lost messages or a dead
+    /// host make it suspect, and a suspect long enough is declared failed:
+    /// serfHealth goes critical and its sessions are invalidated. A process
+    /// that exited leaves its agent, on a live host, answering.
     fn probe(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         self.probing[c.index()] = false;
         let client = &view.clients[c.index()];
-        let reachable = client.partition.is_none() && !client.losing;
+        let reachable = client.partition.is_none() && !client.losing && !client.host_down();
         let i = c.index();
         if reachable {
             self.suspect_since[i] = None;

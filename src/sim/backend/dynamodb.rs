@@ -317,7 +317,9 @@ impl LockSystem for DynamoDb {
                 body,
             } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // No server holds a connection: nothing heartbeats either way,
+            // and the item's lease runs its course.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) => {
                 if matches!(self.side[c.index()].phase, Phase::Holding(_)) {
                     self.arm_heartbeat(c, self.heartbeat_ms, out);
@@ -394,6 +396,16 @@ impl LockSystem for DynamoDb {
             }),
             _ => Ok(()),
         }
+    }
+
+    /// No server holds a connection: the RVN just stops changing, and a
+    /// waiter takes over after a whole lease of it unchanged.
+    fn crash_note(&self, view: &View, c: ClientId, _exited: bool) -> String {
+        super::lease_note(
+            "nothing heartbeats the lock item now",
+            "a waiter takes it over after a whole lease of the same RVN",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &DynamoMsg) -> String {

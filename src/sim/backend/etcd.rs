@@ -204,7 +204,9 @@ impl LockSystem for Etcd {
             Input::ServiceTimer(EtcdTimer::LeaseExpiry { lease }) => {
                 self.on_lease_expiry(view, lease, out)
             }
-            Input::Crashed(c) => self.forget(c),
+            // The keepalive stream closing revokes nothing: the lease runs out
+            // at its TTL either way (etcd's lease docs).
+            Input::Crashed(c) | Input::Exited(c) => self.forget(c),
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // A watch resumes from its revision after a reconnect: re-check.
@@ -256,6 +258,20 @@ impl LockSystem for Etcd {
                 .collect(),
             revision: u64::from(self.revision),
         }
+    }
+
+    /// The keepalive stream closing revokes nothing: the lease runs out at its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed stream revokes nothing"
+        } else {
+            "etcd hears nothing"
+        };
+        super::lease_note(
+            first,
+            "the lease runs out at its TTL",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &EtcdMsg) -> String {

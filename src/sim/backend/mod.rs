@@ -147,6 +147,24 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn validity(&self, _view: &View, _c: ClientId) -> Option<Validity> {
         None
     }
+    /// What the service noticed of crashed client `c`, for its card:
+    /// `exited` tells a process exit (its kernel closed its connections)
+    /// from a host that died (silence). Each system says it in its words.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String;
+}
+
+/// A crash note for a system whose server ends nothing early: what it
+/// noticed (`first`), then what is left to run out and when.
+pub(crate) fn lease_note(first: &str, rest: &str, until: Option<Millis>) -> String {
+    match until {
+        Some(t) => format!("{first}: {rest} (at t={})", seconds_1(t)),
+        None => format!("{first}: nothing of its is left to run out"),
+    }
+}
+
+/// "12.3 s", rounded down to the tenth as the cards print times.
+pub(crate) fn seconds_1(t: Millis) -> String {
+    format!("{}.{} s", t.ms() / 1_000, t.ms() % 1_000 / 100)
 }
 
 /// Redlock's budget while acquiring or holding: what is left of the TTL
@@ -368,6 +386,10 @@ macro_rules! lock_systems {
 
             pub fn validity(&self, view: &View, c: ClientId) -> Option<Validity> {
                 match self { $(Service::$variant(s) => s.validity(view, c),)* }
+            }
+
+            pub fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+                match self { $(Service::$variant(s) => s.crash_note(view, c, exited),)* }
             }
         }
     };

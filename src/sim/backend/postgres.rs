@@ -69,6 +69,10 @@ pub enum PgMsg {
     /// connection any more.
     #[serde(rename = "pg-reset")]
     Reset { pid: u32 },
+    /// The client's process exited and its kernel closed the connection:
+    /// the backend reads EOF.
+    #[serde(rename = "pg-fin")]
+    Fin { pid: u32 },
 }
 
 // Each lock system's message fits in 24 bytes, so that `Msg`, and every
@@ -145,23 +149,13 @@ pub struct PgDetail {
 }
 
 impl PgDetail {
-    /// What a client card says of `c`'s connection, if anything.
+    /// What a client card says of a running client `c`'s connection, if
+    /// anything; a crashed client's line is the crash note (`Sim::crash_note`).
     pub fn card_note(&self, c: ClientId, crashed: bool) -> Option<String> {
-        let ghost = self.backends.iter().find(|b| b.client == c);
-        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
         if crashed {
-            return Some(match ghost {
-                Some(b) if holds(b.pid) => format!(
-                    "host down: PostgreSQL keeps its session (pid {}) and lock 42 until TCP keepalives give up",
-                    b.pid
-                ),
-                Some(b) => format!(
-                    "host down: PostgreSQL keeps its session (pid {}) until TCP keepalives give up",
-                    b.pid
-                ),
-                None => "host down".into(),
-            });
+            return None;
         }
+        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
         let side = *self.clients.get(c.index())?;
         Some(match side {
             PgClientConn::None => return None,
@@ -224,6 +218,9 @@ struct Side {
     reset: bool,
     /// Its current acquisition; replies to an older one are stale.
     attempt: u32,
+    /// The connection its exited process's kernel closed, and whether it
+    /// held lock 42 then: for its card.
+    fin: Option<(u32, bool)>,
 }
 
 /// How a client host answers a keepalive probe.
@@ -299,6 +296,7 @@ impl LockSystem for Postgres {
             Input::ServiceTimer(PgTimer::Keepalive { pid }) => self.on_keepalive(view, pid, out),
             // The host died: the client forgets, the server is not told.
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            Input::Exited(c) => self.exited(c, out),
             Input::Node(_, NodeCommand::Failover) => self.failover(out),
             _ => {}
         }
@@ -398,6 +396,43 @@ impl LockSystem for Postgres {
         }
     }
 
+    /// A process that exited sends FIN and the backend ends the session
+    /// when it reads EOF; a dead host sends nothing, and only the server's
+    /// keepalives end its session.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let ghost = self.conns.iter().find(|(_, conn)| conn.client == c);
+        let lock = |pid: u32| {
+            if self.held.is_some_and(|h| h.pid == pid) {
+                " and lock 42"
+            } else {
+                ""
+            }
+        };
+        match (exited, self.side[c.index()].fin, ghost) {
+            (true, Some((pid, _)), Some((&open, _))) if open == pid => {
+                let client = &view.clients[c.index()];
+                if client.partition.is_some() || client.losing {
+                    format!("its kernel's FIN is held up in the network: PostgreSQL keeps session pid {pid}{} until it arrives", lock(pid))
+                } else {
+                    format!("its kernel sent FIN on pid {pid}: the server ends the session when it reads EOF")
+                }
+            }
+            (true, Some((pid, true)), _) => {
+                format!("the server read EOF: its session (pid {pid}) ended, lock 42 freed")
+            }
+            (true, Some((pid, false)), _) => {
+                format!("the server read EOF: its session (pid {pid}) ended")
+            }
+            (true, None, _) => "its process exited with no connection open".into(),
+            (false, _, Some((&pid, _))) => format!(
+                "the server hears nothing: it keeps session pid {pid}{} until TCP keepalives give up ({})",
+                lock(pid),
+                keepalive_words(self.options)
+            ),
+            (false, _, None) => "the server hears nothing; it has no session of its".into(),
+        }
+    }
+
     fn label(msg: &PgMsg) -> String {
         match msg {
             PgMsg::Connect => "connect".into(),
@@ -408,6 +443,7 @@ impl LockSystem for Postgres {
             PgMsg::Unlock { .. } => format!("pg_advisory_unlock({PG_LOCK_KEY})"),
             PgMsg::Cancel { .. } => "cancel".into(),
             PgMsg::Reset { .. } => "connection reset".into(),
+            PgMsg::Fin { .. } => "FIN".into(),
         }
     }
 }
@@ -432,6 +468,20 @@ impl Postgres {
                 };
                 out.ask(c, PgMsg::Connect);
             }
+        }
+    }
+
+    /// The client's process exited: its kernel closes the lock's open
+    /// connection, and the FIN travels like any packet (a partition or a
+    /// lossy link holds it up). A connection still being opened, or already
+    /// reset, sends nothing.
+    fn exited(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side[c.index()];
+        self.side[c.index()] = Side::default();
+        if let Some(pid) = side.pid.filter(|_| !side.reset && !side.connecting) {
+            let held = self.held.is_some_and(|h| h.pid == pid);
+            self.side[c.index()].fin = Some((pid, held));
+            out.ask(c, PgMsg::Fin { pid });
         }
     }
 
@@ -481,6 +531,11 @@ impl Postgres {
                 self.lock(view, c, pid, attempt, out)
             }
             PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
+            // EOF on the socket: the backend exits, and its session-level
+            // locks go with it before any keepalive could matter.
+            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
+                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
+            }
             PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
                 self.waiters
                     .retain(|w| !(w.pid == pid && w.attempt == attempt));
@@ -779,12 +834,31 @@ impl Postgres {
     }
 }
 
+/// How long keepalives take to give up on a silent host, and whose values
+/// they are: "2 h 11 min at Linux's defaults", "25 s, tuned".
+fn keepalive_words(options: PgOptions) -> String {
+    let ms = options.dead_after_ms();
+    let time = if ms >= 3_600_000 {
+        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
+    } else if ms >= 120_000 {
+        format!("{} min", ms / 60_000)
+    } else {
+        format!("{} s", ms / 1_000)
+    };
+    match options {
+        PgOptions::LINUX => format!("{time} at Linux's defaults"),
+        PgOptions::TUNED => format!("{time} with tuned keepalives"),
+        _ => format!("{time} with these settings"),
+    }
+}
+
 /// How `c`'s host answers a keepalive probe now: a frozen process's kernel
 /// still answers; a dead, cut-off or message-losing host does not; a host
-/// that rebooted since the connection opened answers with a reset.
+/// that rebooted since the connection opened, or whose process exited (its
+/// kernel closed the socket), answers with a reset.
 fn probe_answer(view: &View, c: ClientId, epoch: u32) -> ProbeAnswer {
     let client = &view.clients[c.index()];
-    if client.crashed || client.partition.is_some() || client.losing {
+    if client.host_down() || client.partition.is_some() || client.losing {
         ProbeAnswer::Silent
     } else if client.epoch != epoch {
         ProbeAnswer::Reset

@@ -229,7 +229,8 @@ impl LockSystem for Redis {
             } => self.on_answer(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // The key lives until its TTL whether or not the socket closed.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) if view.belief(c).is_holding() => self.arm_renew(c, out),
             Input::Node(n, cmd) => self.node_command(view, n, cmd, out),
             _ => {}
@@ -283,6 +284,20 @@ impl LockSystem for Redis {
             }),
             _ => node.check(n, cmd),
         }
+    }
+
+    /// A closed socket ends nothing in Redis: the key lives until its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "the socket closed, which ends nothing in Redis"
+        } else {
+            "Redis hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its key lives until its TTL runs out",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &SingleRedisMsg) -> String {

@@ -221,7 +221,8 @@ impl LockSystem for Redlock {
             } => self.on_reply(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // Each node's key lives until its TTL whether or not the socket closed.
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::RenewalOn(c) if view.belief(c).is_holding() => self.arm_renew(c, out),
             Input::Node(n, cmd) => self.node_command(view, n, cmd, out),
             _ => {}
@@ -279,6 +280,20 @@ impl LockSystem for Redlock {
             drift_ms: drift_ms(self.ttl_ms),
             left_ms: validity_ms(self.ttl_ms, elapsed_ms),
         })
+    }
+
+    /// A closed socket ends nothing on a Redis node: each key lives until its TTL.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "the sockets closed, which ends nothing on a Redis node"
+        } else {
+            "the nodes hear nothing"
+        };
+        super::lease_note(
+            first,
+            "its keys live until their TTL runs out",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &RedisMsg) -> String {

@@ -192,7 +192,9 @@ impl LockSystem for ZooKeeper {
             Input::ServiceTimer(ZkTimer::SessionExpiry { session }) => {
                 self.on_session_expiry(view, session, out)
             }
-            Input::Crashed(c) => self.side[c.index()] = Side::default(),
+            // A closed TCP connection is not a session close: the session
+            // expires at its timeout either way (ZooKeeper programmer's guide).
+            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // Reconnecting: the server answers whether the session still lives.
@@ -247,6 +249,21 @@ impl LockSystem for ZooKeeper {
             zxid: self.zxid,
             tick_ms: self.tick_ms,
         }
+    }
+
+    /// A closed TCP connection is not a session close (only an explicit
+    /// close ends a session early): the session expires at its timeout.
+    fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {
+        let first = if exited {
+            "a closed connection is not a session close"
+        } else {
+            "the ensemble hears nothing"
+        };
+        super::lease_note(
+            first,
+            "its session expires at its timeout",
+            self.lease_end(view, c),
+        )
     }
 
     fn label(msg: &ZkMsg) -> String {

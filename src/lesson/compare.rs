@@ -103,6 +103,9 @@ pub struct Setting {
     pub column: &'static str,
     pub backend: Backend,
     pub label: &'static str,
+    /// The real default a tuned setting stands beside, in words: the main
+    /// run's label in a cell that shows it (in `DEFAULTS`, the label).
+    pub default: &'static str,
     pub apply: fn(&mut Config),
 }
 
@@ -120,6 +123,7 @@ pub const DEFAULTS: &[Setting] = &[
         column: "*",
         backend: Backend::Postgres,
         label: "default keepalives",
+        default: "default keepalives",
         // tcp_keepalives_idle = 0: the OS's, 7,200 s then 9 probes 75 s apart on Linux.
         apply: |c| c.pg = PgOptions::LINUX,
     },
@@ -127,12 +131,14 @@ pub const DEFAULTS: &[Setting] = &[
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 60 s",
+        default: "lock-delay 60 s",
         apply: |c| c.chubby.lock_delay_ms = 60_000,
     },
     Setting {
         column: "*",
         backend: Backend::Consul,
         label: "lock-delay 15 s (default)",
+        default: "lock-delay 15 s (default)",
         // api.DefaultLockSessionTTL's session gets the server's 15 s lock-delay.
         apply: |c| c.consul.lock_delay_s = 15,
     },
@@ -145,30 +151,35 @@ pub const VARIANTS: &[Setting] = &[
         column: "crashed-holder",
         backend: Backend::Postgres,
         label: "tuned keepalives 10/5/3 s",
+        default: "default keepalives",
         apply: |c| c.pg = PgOptions::TUNED,
     },
     Setting {
         column: "partitioned-holder",
         backend: Backend::Postgres,
         label: "tuned keepalives 10/5/3 s",
+        default: "default keepalives",
         apply: |c| c.pg = PgOptions::TUNED,
     },
     Setting {
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 20 s",
+        default: "lock-delay 60 s",
         apply: |c| c.chubby.lock_delay_ms = 20_000,
     },
     Setting {
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 0 s",
+        default: "lock-delay 60 s",
         apply: |c| c.chubby.lock_delay_ms = 0,
     },
     Setting {
         column: "*",
         backend: Backend::Consul,
         label: "lock-delay 0 s",
+        default: "lock-delay 15 s (default)",
         apply: |c| c.consul.lock_delay_s = 0,
     },
 ];
@@ -268,6 +279,8 @@ pub struct Judged {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variant {
     pub label: &'static str,
+    /// The real default it stands beside.
+    pub default: &'static str,
     pub judged: Judged,
 }
 
@@ -275,7 +288,9 @@ pub struct Variant {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cell {
     pub fencing: Fencing,
-    /// The main run's named setting, where the system has one here.
+    /// The main run's label where tuned runs stand beside it: the real
+    /// default they replace ("default keepalives"), or "defaults" where
+    /// they replace different ones.
     pub setting: Option<&'static str>,
     /// The run at the system's real defaults.
     pub main: Judged,
@@ -293,7 +308,7 @@ impl Cell {
         if self.variants.is_empty() {
             return main;
         }
-        let mut s = format!("{}: {main}", self.setting.unwrap_or("default"));
+        let mut s = format!("{}: {main}", self.setting.unwrap_or("defaults"));
         for v in &self.variants {
             s.push_str(&format!(" · {}: {}", v.label, v.judged.outcome.word()));
         }
@@ -302,11 +317,8 @@ impl Cell {
 
     /// Every run with its label: the main one first (`None`), then the variants'.
     pub fn runs(&self) -> impl Iterator<Item = (Option<&'static str>, &Judged)> {
-        std::iter::once((
-            self.setting.filter(|_| !self.variants.is_empty()),
-            &self.main,
-        ))
-        .chain(self.variants.iter().map(|v| (Some(v.label), &v.judged)))
+        std::iter::once((self.setting, &self.main))
+            .chain(self.variants.iter().map(|v| (Some(v.label), &v.judged)))
     }
 }
 
@@ -598,6 +610,7 @@ pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
             .filter(|s| s.applies(column, backend))
             .map(|s| Variant {
                 label: s.label,
+                default: s.default,
                 judged: run(column, backend, fencing, Some(s)),
             })
             .filter(|v| v.judged.outcome.word() != main.outcome.word())
@@ -605,10 +618,13 @@ pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
     } else {
         Vec::new()
     };
-    let setting = DEFAULTS
-        .iter()
-        .find(|s| s.applies(column, backend))
-        .map(|s| s.label);
+    let setting = variants.first().map(|first: &Variant| {
+        if variants.iter().all(|v| v.default == first.default) {
+            first.default
+        } else {
+            "defaults"
+        }
+    });
     let depends_on = main
         .outcome
         .ran()

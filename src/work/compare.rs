@@ -28,13 +28,13 @@ pub(super) fn run_all(post: &mut dyn FnMut(String, String, bool)) {
 fn table(rows: &[Row]) -> String {
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
     let mut h = String::from(
-        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col">System<span class="compare__sub">and the lease it ran with</span></th><th scope="col">Token</th><th scope="col" title="The system promises tokens that only grow; the property tests assert it, failovers included">Monotonic</th><th scope="col" title="A's acquisition in the GC pause run, click to grant, at the default latency">Acquire</th>"#,
+        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the default latency">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
     );
     for c in COLUMNS {
         let sub = if c.fenced {
             "fencing off, on"
         } else {
-            "real seconds; fencing plays no part"
+            "fencing plays no part"
         };
         let _ = write!(
             h,
@@ -48,7 +48,7 @@ fn table(rows: &[Row]) -> String {
         row_html(&mut h, r, fastest);
     }
     h.push_str("</tbody></table></div>");
-    h.push_str(r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with (seed 1, latency 10x).</p>"#);
+    h.push_str(r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with (seed 1, latency 10x).</p>"#);
     h
 }
 
@@ -57,7 +57,7 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
     let _ = write!(
         h,
-        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub compare__lease">{}</span></th><td class="compare__token">{}</td><td>{}</td><td>{} ms ({ratio}x)</td>"#,
+        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms ({ratio}x)</span></th>"#,
         backend.slug(),
         escape(backend.name()),
         escape(lease_words(backend)),

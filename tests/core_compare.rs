@@ -323,7 +323,44 @@ fn chubby_stops_the_partitioned_holder_in_time_only_with_the_longest_lock_delay(
 fn dynamodb_stopping_in_time_depends_on_polling_is_expired() {
     let c = cell("partitioned-holder", Backend::DynamoDb, Fencing::Off);
     assert_eq!(c.main.outcome, Outcome::Safe);
-    assert!(c.depends_on.unwrap().contains("isExpired()"));
+    assert!(c.depends_on.as_deref().unwrap().contains("isExpired()"));
+    let never = c
+        .variants
+        .iter()
+        .find(|v| v.label == "the application never asks isExpired()")
+        .expect("the application that never asks is beside it");
+    assert_eq!(never.judged.outcome, Outcome::Corrupted);
+}
+
+/// Redis replicates asynchronously: a failover right after the grant loses
+/// the key and repeats the token. A WAIT for the replica (Redisson's rule,
+/// its default, or the application's own WAIT 1) keeps it.
+#[test]
+fn a_wait_for_the_replica_keeps_the_redis_lock_through_a_failover() {
+    let c = cell("failover", Backend::Redis, Fencing::On);
+    assert_eq!(c.main.outcome, Outcome::Corrupted);
+    assert_eq!(c.setting, Some("no WAIT (redis-py's Lock)"));
+    for label in [
+        "Redisson's WAIT rule (its default)",
+        "the application's WAIT 1",
+    ] {
+        let v = c.variants.iter().find(|v| v.label == label).expect(label);
+        assert_eq!(v.judged.outcome, Outcome::NeverLost, "{label}");
+    }
+}
+
+/// Consul: a cut-off holder's blocking monitor GET errors only when its
+/// connection's yamux keepalive fails (30 s, then a 10 s write timeout), so
+/// it still believes for a while after B holds: not "stopped in time".
+#[test]
+fn consuls_partitioned_holder_believes_after_b_holds() {
+    let c = cell("partitioned-holder", Backend::Consul, Fencing::Off);
+    assert!(
+        matches!(c.main.outcome, Outcome::TwoHolders { .. }),
+        "{:?}",
+        c.main.outcome
+    );
+    assert!(c.depends_on.as_deref().unwrap().contains("keepalive"));
 }
 
 #[test]

@@ -260,6 +260,185 @@ fn consul_story_as_systems_md_tells_it_keeps_the_key_and_lockindex_grows() {
     assert_eq!(off.oracle().corruptions(), 1, "{}", story(&off));
 }
 
+/// Session ids as the log prints them, for the rejection's reason.
+fn session_of(sim: &Sim, who: char) -> u64 {
+    service(sim, |e| match e {
+        ServiceEvent::ConsulSessionCreated {
+            client: c, session, ..
+        } if *c == client(who) => Some(*session),
+        _ => None,
+    })
+    .map(|(_, s)| s)
+    .unwrap_or_else(|| panic!("{who} has a session\n{}", story(sim)))
+}
+
+/// Correction 4 of issue 30. The docs (hashicorp/consul website
+/// docs/dynamic-app-config/sessions, api/lock.go's LockIndex) define a
+/// sequencer as (Key, LockIndex, Session), "used to verify if the request
+/// belongs to the current lock holder". Checked as that tuple against the
+/// key, A's stale write (LockIndex 1, Session S_A) is refused once B holds
+/// (LockIndex 1, Session S_B), though Behavior=delete restarted LockIndex
+/// (kvsLockTxn starts a new key at 1); LockIndex alone with `>=` lets it
+/// through (the story above), and ModifyIndex holds.
+#[test]
+fn consul_story_fenced_with_the_sequencer_tuple_refuses_the_stale_write_after_a_delete() {
+    let sim = lock_delay_story(ConsulToken::Sequencer);
+    let text = story(&sim);
+    assert!(text.contains("Behavior=delete"), "{text}");
+    let a = grants(&sim, 'A');
+    let b = grants(&sim, 'B');
+    assert_eq!((a[0].1, b[0].1), (Some(Token(1)), Some(Token(1))), "{text}");
+    let (s_a, s_b) = (session_of(&sim, 'A'), session_of(&sim, 'B'));
+    assert_ne!(s_a, s_b);
+    let rejected: Vec<RejectReason> = sim
+        .history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::WriteRejected {
+                client: c, reason, ..
+            } if c == client('A') => Some(reason),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rejected,
+        vec![RejectReason::NotCurrentSequencer {
+            lock_index: 1,
+            session: u32::try_from(s_a).unwrap(),
+            current: Some((1, u32::try_from(s_b).unwrap())),
+        }],
+        "{text}"
+    );
+    assert!(text.contains("is not the lock holder's"), "{text}");
+    assert_eq!(sim.resource().accepted(), 1, "B's write\n{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+    assert_eq!(sim.oracle().saves(), 1, "{text}");
+    // Its number goes back after a delete: the tuple is no ordered token.
+    assert!(!sim.monotonic_tokens());
+}
+
+/// The tuple is checked against the key, not remembered by the resource:
+/// after a delete two sessions share LockIndex 1, and a resource that
+/// refused "another session at an equal LockIndex" would refuse the new
+/// holder B once A had written first. The key knows which one holds.
+#[test]
+fn the_sequencer_accepts_the_new_holder_after_the_old_one_wrote_with_the_same_lockindex() {
+    let with = |token| {
+        let story = presets::consul_lock_delay(consul(ConsulOptions::default()), token);
+        // The story's script with a write by A while it still holds.
+        let scenario = Scenario::new(story.config)
+            .client(0, 'A', Command::Acquire)
+            .client(333, 'B', Command::Acquire)
+            .client(1_000, 'A', Command::Write)
+            .client(5_333, 'A', Command::GcPause { pause_ms: 30_000 })
+            .client(5_333, 'A', Command::Write)
+            .client(23_000, 'B', Command::Write);
+        run(&scenario, 37_000)
+    };
+    let sim = with(ConsulToken::Sequencer);
+    let text = story(&sim);
+    let accepted: Vec<char> = sim
+        .history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::WriteAccepted { client: c, .. } => Some(c.letter()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(accepted, vec!['A', 'B'], "{text}");
+    assert_eq!(
+        (sim.resource().rejected(), sim.oracle().corruptions()),
+        (1, 0),
+        "{text}"
+    );
+    // LockIndex alone: A's 1, B's 1, A's 1 again, all >= 1: corrupted.
+    let alone = with(ConsulToken::LockIndex);
+    assert_eq!(alone.resource().accepted(), 3, "{}", story(&alone));
+    assert_eq!(alone.oracle().corruptions(), 1, "{}", story(&alone));
+}
+
+fn failover_run(seed: u64, monitor_retries: u32) -> Sim {
+    let scenario = Scenario::new(Config {
+        seed: distlock::sim::Seed(seed),
+        ..consul(ConsulOptions {
+            monitor_retries,
+            ..ConsulOptions::default()
+        })
+    })
+    .client(0, 'A', Command::Acquire)
+    .node(3_000, 1, NodeCommand::Failover);
+    run(&scenario, 14_000)
+}
+
+/// Correction 7 of issue 30. hashicorp/raft `randomTimeout`: a follower
+/// waits 1x-2x HeartbeatTimeout (5 s with Consul's raft_multiplier 5)
+/// before it stands, so an election takes 5-10 s. The agent holds a
+/// request for rpc_hold_timeout (7 s) and then fails it; monitorLock
+/// (api/lock.go) with MonitorRetries 0, the api's default, returns on that
+/// error and closes leaderCh: A loses a lock nobody else was granted (a
+/// spurious loss, not a safety problem). `consul lock` (command/lock)
+/// retries 3 times 1 s apart, and a retry waits out the election.
+#[test]
+fn a_long_election_closes_leaderch_with_no_retries_and_three_retries_keep_the_lock() {
+    let mut lost_some = Vec::new();
+    let mut kept_some = Vec::new();
+    for seed in 1..=16 {
+        let plain = failover_run(seed, 0);
+        let text = story(&plain);
+        let (_, until) = service(&plain, |e| match e {
+            ServiceEvent::ConsulLeaderLost { until } => Some(*until),
+            _ => None,
+        })
+        .expect("an election");
+        let election = Millis(3_000).until(until);
+        assert!((1_666..=3_333).contains(&election), "{election}\n{text}");
+        let others: usize = ['B', 'C', 'D']
+            .iter()
+            .map(|&w| grants(&plain, w).len())
+            .sum();
+        assert_eq!(others, 0, "nobody else asked\n{text}");
+        assert_eq!(plain.oracle().corruptions(), 0, "{text}");
+        // Past the agent's 7 s hold (2.333 s here) monitorLock errs.
+        let hold_runs_out = election > 2_333;
+        match lost(&plain, 'A') {
+            Some((at, LossReason::ConsulMonitorError)) => {
+                assert!(hold_runs_out, "seed {seed}: {election} ms\n{text}");
+                // The hold runs out, and the agent's answer reaches A.
+                assert!((5_333..5_500).contains(&at.ms()), "{at}\n{text}");
+                assert!(text.contains("No cluster leader"), "{text}");
+                lost_some.push(seed);
+            }
+            None => {
+                assert!(!hold_runs_out, "seed {seed}: {election} ms\n{text}");
+                kept_some.push(seed);
+            }
+            other => panic!("seed {seed}: {other:?}\n{text}"),
+        }
+        // consul lock's three retries, 1 s apart: the first one is held
+        // until the new leader answers, and A keeps the lock.
+        let retried = failover_run(seed, ConsulOptions::CONSUL_LOCK_MONITOR_RETRIES);
+        let text = story(&retried);
+        assert_eq!(lost(&retried, 'A'), None, "seed {seed}\n{text}");
+        assert_eq!(
+            retried.holder().map(|h| h.client),
+            Some(client('A')),
+            "{text}"
+        );
+        assert!(
+            matches!(
+                retried.belief(client('A')),
+                distlock::sim::Belief::Holding { .. }
+            ),
+            "{text}"
+        );
+        if hold_runs_out {
+            assert!(text.contains("MonitorRetries: 2 left"), "{text}");
+        }
+    }
+    assert!(!lost_some.is_empty(), "some elections outlast the hold");
+    assert!(!kept_some.is_empty(), "some do not: {lost_some:?}");
+}
+
 // ---- 3. Consul's mechanics ----------------------------------------------------
 
 #[test]
@@ -436,13 +615,17 @@ fn a_failover_keeps_the_key_and_restarts_every_session_timer() {
         _ => None,
     })
     .expect("a new leader");
-    assert_eq!(elected, Millis(6_000 + 5_000 / 3), "a 5 s election, scaled");
+    // Raft's randomTimeout: 1x-2x the 5 s heartbeat timeout, scaled by 1/3.
+    assert!(
+        (7_666..=9_333).contains(&elected.ms()),
+        "a 5-10 s election, scaled: {elected}"
+    );
     assert_eq!(sessions_until, elected.plus(10_000));
     // A's session, never renewed, lasts TTL x 2 from the election, not
     // from its creation.
     let (at, _, _) = expired(&sim, 'A');
     assert_eq!(at, sessions_until, "{text}");
-    let after = run(&scenario, 7_800);
+    let after = run(&scenario, elected.ms() + 100);
     assert_eq!(
         after.holder().map(|h| (h.client, h.token)),
         Some((held.client, held.token))
@@ -452,29 +635,37 @@ fn a_failover_keeps_the_key_and_restarts_every_session_timer() {
         index + 2,
         "B's session and the new leader"
     );
-    // B's session request waited for the new leader.
+    // B's session request waited for the new leader (this seed's
+    // election ends within the agent's 7 s hold, 2.333 s here).
+    assert!(elected.ms() <= 6_500 + 2_333, "{elected}");
     let b_session = session_created(&sim, 'B');
     assert_eq!(b_session, elected, "{text}");
     assert!(grants(&sim, 'B')[0].0 > at, "{text}");
 }
 
-#[test]
-fn a_partitioned_holder_hears_its_lock_is_gone_from_its_agent() {
-    let scenario = Scenario::new(consul(ConsulOptions::default()))
-        .client(0, 'A', Command::Acquire)
-        .client(
-            1_000,
-            'A',
-            Command::Partition {
-                scope: PartitionScope::Service,
-            },
-        )
-        .client(2_000, 'B', Command::Acquire)
-        .client(9_000, 'A', Command::Heal);
-    let sim = run(&scenario, 12_000);
-    let text = story(&sim);
-    // serf: a probe each 333 ms, dead after a 1.333 s suspicion.
-    let (failed, delay) = service(&sim, |e| match e {
+fn partitioned_holder(seed: u64, heal_ms: Option<u64>) -> Sim {
+    let mut scenario = Scenario::new(Config {
+        seed: distlock::sim::Seed(seed),
+        ..consul(ConsulOptions::default())
+    })
+    .client(0, 'A', Command::Acquire)
+    .client(
+        1_000,
+        'A',
+        Command::Partition {
+            scope: PartitionScope::Service,
+        },
+    )
+    .client(2_000, 'B', Command::Acquire);
+    if let Some(at) = heal_ms {
+        scenario = scenario.client(at, 'A', Command::Heal);
+    }
+    run(&scenario, 20_000)
+}
+
+/// When serf declared A's node failed, and the lock-delay it set.
+fn node_failed(sim: &Sim) -> (Millis, Option<Millis>) {
+    service(sim, |e| match e {
         ServiceEvent::ConsulNodeFailed {
             client: c,
             lock_delay_until,
@@ -482,16 +673,190 @@ fn a_partitioned_holder_hears_its_lock_is_gone_from_its_agent() {
         } if *c == client('A') => Some(*lock_delay_until),
         _ => None,
     })
-    .unwrap_or_else(|| panic!("serfHealth goes critical\n{text}"));
-    assert!((2_300..3_000).contains(&failed.ms()), "{failed}\n{text}");
-    assert_eq!(delay, Some(failed.plus(5_000)), "{text}");
+    .unwrap_or_else(|| panic!("serfHealth goes critical\n{}", story(sim)))
+}
+
+/// Correction 3 of issue 30. A failed serf check does not tell the holder:
+/// hashicorp/consul agent/consul/client_serf.go `nodeFail` only removes the
+/// servers from the agent's router, so new requests fail. monitorLock's
+/// blocking GET (api/lock.go) is already out on a yamux stream of the
+/// agent's pooled connection (agent/pool/pool.go, `yamux.DefaultConfig()`:
+/// KeepAliveInterval 30 s, ConnectionWriteTimeout 10 s; a ping without an
+/// answer ends the session with const.go's ErrKeepAliveTimeout), so it
+/// errors, and leaderCh closes, 10-40 s after the cut (3.333-13.333 s
+/// here): after serf's ~5 s, the 15 s lock-delay and B's grant.
+#[test]
+fn a_partitioned_holder_believes_until_its_connection_s_keepalive_fails() {
+    let cut = Millis(1_000);
+    let mut overlaps = Vec::new();
+    let mut learned = Vec::new();
+    for seed in 1..=24 {
+        let sim = partitioned_holder(seed, None);
+        let text = story(&sim);
+        // serf: a probe each 333 ms, dead after a 1.333 s suspicion (the
+        // base: memberlist can stretch it to 6x, SuspicionMaxTimeoutMult).
+        let (failed, delay) = node_failed(&sim);
+        assert!((2_300..3_000).contains(&failed.ms()), "{failed}\n{text}");
+        assert_eq!(delay, Some(failed.plus(5_000)), "{text}");
+        let (lost_at, reason) = lost(&sim, 'A').expect("A learns at last");
+        assert_eq!(reason, LossReason::ConsulMonitorError, "{text}");
+        let (ping_failed, ()) = service(&sim, |e| match e {
+            ServiceEvent::ConsulKeepaliveFailed { client: c } if *c == client('A') => Some(()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("the keepalive fails\n{text}"));
+        assert_eq!(ping_failed, lost_at, "{text}");
+        // Between the two, A's card says its agent is cut off while its
+        // leaderCh is still open.
+        let between = run(
+            &sim.scenario(),
+            failed.ms() + (lost_at.ms() - failed.ms()) / 2,
+        );
+        let line = detail(&between).card_line(client('A')).expect("A's card");
+        assert!(
+            line.contains("leaderCh open")
+                && line.contains("stays open until the connection's keepalive fails"),
+            "{line}"
+        );
+        // The first failed probe sees the cut within 333 ms; the ping goes
+        // out in the next 10 s and has 3.333 s to be answered.
+        let after_cut = cut.until(lost_at);
+        assert!(
+            (3_333..=333 + 10_000 + 3_333).contains(&after_cut),
+            "seed {seed}: {after_cut} ms\n{text}"
+        );
+        assert!(lost_at > failed, "not when serf fails the node\n{text}");
+        let b = grants(&sim, 'B')[0].0;
+        assert!(b > failed.plus(5_000), "{text}");
+        assert_eq!(sim.oracle().corruptions(), 0, "A never writes\n{text}");
+        learned.push(after_cut);
+        if b < lost_at {
+            overlaps.push(b.until(lost_at));
+        }
+        // Deterministic: the same seed, the same instant.
+        assert_eq!(
+            lost(&partitioned_holder(seed, None), 'A'),
+            Some((lost_at, reason))
+        );
+    }
+    // B is granted about 7.5 s after the cut (serf, the lock-delay, a
+    // retry): whenever the ping fails later than that, B holds while A
+    // still believes, for up to about 6 s here (18 s real).
+    assert!(overlaps.len() >= 6, "{overlaps:?} of {learned:?}");
+    assert!(overlaps.iter().any(|&ms| ms > 4_000), "{overlaps:?}");
+    let (min, max) = (learned.iter().min(), learned.iter().max());
+    assert!(
+        max.zip(min).is_some_and(|(hi, lo)| hi - lo > 5_000),
+        "the ping's phase is drawn: {learned:?}"
+    );
+}
+
+/// A cut that heals while the keepalive's ping can still get through (TCP
+/// sends it again, 200 ms, 400 ms, ... after it left) leaves the connection
+/// up: TCP delivers what the server answered meanwhile, and monitorLock
+/// reads that the key's Session is no longer A's.
+#[test]
+fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key() {
+    let sim = partitioned_holder(1, Some(4_000));
+    let text = story(&sim);
+    let (failed, _) = node_failed(&sim);
+    assert!(failed.ms() < 4_000, "{text}");
     let (lost_at, reason) = lost(&sim, 'A').expect("A learns");
-    assert_eq!(reason, LossReason::ConsulMonitorError, "{text}");
-    assert_eq!(lost_at, failed, "while still cut off\n{text}");
-    assert!(grants(&sim, 'B')[0].0 > failed.plus(5_000), "{text}");
+    assert_eq!(reason, LossReason::ConsulSessionChanged, "{text}");
+    // The server's answer, held by TCP, crosses at its next try after the
+    // heal (tries 1.6 s apart by then).
+    assert!((4_000..5_700).contains(&lost_at.ms()), "{lost_at}\n{text}");
+    assert_eq!(
+        count(&sim, |e| matches!(
+            e,
+            Event::Service(ServiceEvent::ConsulKeepaliveFailed { .. })
+        )),
+        0,
+        "{text}"
+    );
     assert!(
         text.contains("serfHealth passes"),
         "A's node rejoins\n{text}"
+    );
+    assert!(grants(&sim, 'B')[0].0 > failed.plus(5_000), "{text}");
+}
+
+/// A heal late in the ping's 10 s is too late: TCP's tries after the ping
+/// left are 0.2, 0.6, 1.4, 3.0, 6.2 and 12.6 s later (Linux's RTO doubling
+/// from 200 ms, as the page's network sends a cut message again), so a heal
+/// 8 s after the ping is next crossed at 12.6 s, past yamux's 10 s: the
+/// connection closes anyway. A heal 5 s after it is crossed at 6.2 s.
+#[test]
+fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
+    // Consul's own 15 s TTL: the page's times are real seconds.
+    let with = |heal: Option<u64>| {
+        let mut scenario = Scenario::new(Config {
+            ttl_ms: 15_000,
+            ..consul(ConsulOptions::default())
+        })
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        );
+        if let Some(at) = heal {
+            scenario = scenario.client(at, 'A', Command::Heal);
+        }
+        run(&scenario, 60_000)
+    };
+    let keepalive_failed = |sim: &Sim| {
+        service(sim, |e| match e {
+            ServiceEvent::ConsulKeepaliveFailed { client: c } if *c == client('A') => Some(()),
+            _ => None,
+        })
+        .map(|(at, ())| at)
+    };
+    let cut_off = with(None);
+    let failed = keepalive_failed(&cut_off).expect("the ping fails");
+    let ping_at = failed.ms() - 10_000;
+    assert!(ping_at >= 1_000, "{}", story(&cut_off));
+    let late = with(Some(ping_at + 8_000));
+    assert_eq!(keepalive_failed(&late), Some(failed), "{}", story(&late));
+    assert_eq!(
+        lost(&late, 'A').map(|l| l.1),
+        Some(LossReason::ConsulMonitorError)
+    );
+    let early = with(Some(ping_at + 5_000));
+    assert_eq!(keepalive_failed(&early), None, "{}", story(&early));
+    // The connection lives: TCP brings the server's answer, the key is not A's.
+    assert_eq!(
+        lost(&early, 'A').map(|l| l.1),
+        Some(LossReason::ConsulSessionChanged)
+    );
+}
+
+/// Lost messages that stop before the keepalive's ping is due: the ping is
+/// answered, the connection lives, and TCP's retransmission brings the
+/// monitor the key's news (no Healed input: the ping itself finds out).
+#[test]
+fn lost_messages_that_stop_before_the_ping_leave_the_connection_up() {
+    let scenario = Scenario::new(consul(ConsulOptions::default()))
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::LoseMessages { on: true })
+        .client(3_500, 'A', Command::LoseMessages { on: false });
+    let sim = run(&scenario, 16_000);
+    let text = story(&sim);
+    let (failed, _) = node_failed(&sim);
+    assert!(failed.ms() < 3_500, "{text}");
+    let (lost_at, reason) = lost(&sim, 'A').expect("A learns");
+    assert_eq!(reason, LossReason::ConsulSessionChanged, "{text}");
+    // The ping is due 3.333 s (10 s real) after it went out, no sooner.
+    assert!(lost_at.ms() > 1_000 + 3_333, "{lost_at}\n{text}");
+    assert_eq!(
+        count(&sim, |e| matches!(
+            e,
+            Event::Service(ServiceEvent::ConsulKeepaliveFailed { .. })
+        )),
+        0,
+        "{text}"
     );
 }
 
@@ -499,11 +864,13 @@ fn a_partitioned_holder_hears_its_lock_is_gone_from_its_agent() {
 fn a_lock_call_fails_while_the_agent_cannot_reach_the_servers() {
     // A holder that starts losing its messages: node failed, then every
     // new Lock() fails at once.
+    // (Its leaderCh closes only when its connection's keepalive fails:
+    // at most 1.333 s + 10 s + 3.333 s after the loss starts, scaled.)
     let lossy = Scenario::new(consul(ConsulOptions::default()))
         .client(0, 'A', Command::Acquire)
         .client(1_000, 'A', Command::LoseMessages { on: true })
-        .client(4_000, 'A', Command::Acquire);
-    let sim = run(&lossy, 4_100);
+        .client(16_000, 'A', Command::Acquire);
+    let sim = run(&lossy, 16_100);
     let text = story(&sim);
     assert_eq!(
         lost(&sim, 'A').map(|l| l.1),
@@ -545,7 +912,8 @@ fn node_commands_other_than_failover_are_refused_with_a_reason() {
         .expect_err("one election at a time")
         .to_string()
         .contains("already electing"));
-    sim.run_until(Millis(2_000));
+    // The election lasts at most 2x Raft's 5 s heartbeat timeout (3.333 s here).
+    sim.run_until(Millis(3_400));
     assert!(sim.check_node(node, NodeCommand::Failover).is_ok());
 }
 
@@ -595,6 +963,7 @@ fn consul_settings_are_range_checked_and_travel_in_links() {
         token: ConsulToken::LockIndex,
         cleanup: KeyCleanup::Delete,
         lock_delay_s: 30,
+        monitor_retries: 0,
     };
     let mut sim = Sim::new(consul(options)).unwrap();
     sim.command(client('A'), Command::Acquire).unwrap();
@@ -611,6 +980,29 @@ fn consul_settings_are_range_checked_and_travel_in_links() {
     assert_ne!(json, without);
     let old = Scenario::from_json(&without).expect("still reads");
     assert_eq!(old.config.consul, ConsulOptions::default());
+
+    // The sequencer and MonitorRetries travel too; at 0 MonitorRetries is
+    // not written, so links made before it read as they ran.
+    let tuned = ConsulOptions {
+        token: ConsulToken::Sequencer,
+        monitor_retries: 3,
+        ..ConsulOptions::default()
+    };
+    let mut sim = Sim::new(consul(tuned)).unwrap();
+    sim.command(client('A'), Command::Acquire).unwrap();
+    sim.run_until(Millis(1_000));
+    let read = link::decode(&link::encode(&RunLink::of(&sim, Millis(500)))).expect("reads back");
+    assert_eq!(read.scenario.config.consul, tuned);
+    let plain = serde_json::to_string(&ConsulOptions::default()).unwrap();
+    assert!(!plain.contains("monitor_retries"), "{plain}");
+    let too_many = consul(ConsulOptions {
+        monitor_retries: 11,
+        ..ConsulOptions::default()
+    });
+    assert_eq!(
+        Sim::new(too_many).err(),
+        Some(CommandError::ConsulMonitorRetriesOutOfRange { retries: 11 })
+    );
 }
 
 #[test]

@@ -681,6 +681,7 @@ fn options_out_of_range_are_refused_and_links_carry_them() {
         dynamo: DynamoOptions {
             heartbeats_per_lease,
             extra_wait_pct,
+            ..DynamoOptions::default()
         },
         ..config(Fencing::Off)
     };
@@ -741,4 +742,95 @@ fn the_timeline_marks_every_rvn_on_the_service_lane() {
     for (_, rvn) in rvns(&sim) {
         assert!(labels.contains(&rvn_text(rvn).as_str()), "{labels:?}");
     }
+}
+
+mod common;
+
+/// amazon-dynamodb-lock-client: `AmazonDynamoDBLockClient.sendHeartbeat`
+/// failing (or finding the lock expired) is only logged by the heartbeat
+/// thread; the application learns its lock is gone only by asking
+/// `LockItem.isExpired()` (true once a lease has passed since the last
+/// update was sent) or through a SessionMonitor. On the comparison's
+/// partitioned-holder script: with the check A stops believing at its own
+/// deadline, before B's takeover, and never writes stale; without it A
+/// believes on, B takes over, and A's write after the heal lands: accepted
+/// unfenced, refused by a ConditionCheck on the lock item fenced.
+#[test]
+fn a_partitioned_holder_stops_in_time_only_if_its_application_polls_is_expired() {
+    for (checks, fencing) in [
+        (true, Fencing::Off),
+        (false, Fencing::Off),
+        (false, Fencing::On),
+    ] {
+        let mut c = config(fencing);
+        c.dynamo.app_checks_expiry = checks;
+        let sim = Sim::play(&common::partitioned_holder(c, None), Millis(48_000))
+            .expect("the script runs");
+        let text = story(&sim);
+        let b = grants(&sim, 'B')[0];
+        let a_lost = lost(&sim, 'A');
+        let unasked = sim.history().iter().find_map(|r| match r.event {
+            Event::Service(ServiceEvent::DynamoExpiredUnasked { client: c })
+                if c == client('A') =>
+            {
+                Some(r.at)
+            }
+            _ => None,
+        });
+        let stale: Vec<bool> = sim
+            .oracle()
+            .stale_writes()
+            .iter()
+            .filter(|w| w.client == client('A') && w.standing == Standing::Stale)
+            .map(|w| w.accepted)
+            .collect();
+        if checks {
+            assert_eq!(a_lost[0].1, LossReason::LocalDeadline, "{text}");
+            assert!(a_lost[0].0 < b, "A stops before B holds\n{text}");
+            assert_eq!(unasked, None, "{text}");
+            assert!(stale.is_empty(), "{text}");
+        } else {
+            assert!(a_lost.is_empty(), "nothing tells A\n{text}");
+            let at = unasked.expect("the card says why A believes on");
+            assert!(at < b, "{text}");
+            assert!(!sim.oracle().overlaps().is_empty(), "two believers\n{text}");
+            assert_eq!(stale, vec![!fencing.is_on()], "{text}");
+        }
+    }
+}
+
+/// Links and run files from before the option ran the check: they read
+/// back with it on, and the page writes the field only when it is off.
+#[test]
+fn an_old_link_without_the_expiry_option_keeps_the_check() {
+    let mut c = config(Fencing::Off);
+    c.dynamo.app_checks_expiry = false;
+    let mut sim = Sim::new(c).unwrap();
+    sim.command(client('A'), Command::Acquire).unwrap();
+    sim.run_until(Millis(1_000));
+    let run = RunLink::of(&sim, Millis(500));
+    let text = link::to_run_file(&run, &[]);
+    assert!(text.contains(r#""app_checks_expiry":false"#), "{text}");
+    let back = link::decode(&link::encode(&run)).expect("reads back");
+    assert!(!back.scenario.config.dynamo.app_checks_expiry);
+    let old = text.replace(r#","app_checks_expiry":false"#, "");
+    let old = link::from_run_file(&old).expect("an old file reads");
+    assert!(old.scenario.config.dynamo.app_checks_expiry);
+    let json = run
+        .scenario
+        .to_json()
+        .replace(r#","app_checks_expiry":false"#, "");
+    assert!(
+        Scenario::from_json(&json)
+            .unwrap()
+            .config
+            .dynamo
+            .app_checks_expiry
+    );
+    assert!(
+        DynamoOptions::default().app_checks_expiry,
+        "the page's default"
+    );
+    let on = Scenario::new(config(Fencing::Off)).to_json();
+    assert!(!on.contains("app_checks_expiry"), "{on}");
 }

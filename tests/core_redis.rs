@@ -6,7 +6,7 @@
 use distlock::lesson::presets::{self, scenario};
 use distlock::sim::{
     AcquireFailure, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
-    RedisOptions, Scenario, ServiceEvent, Sim, Standing, Token,
+    RedisOptions, ReplicaWait, Scenario, ServiceEvent, Sim, Standing, Token,
 };
 
 mod common;
@@ -136,7 +136,7 @@ fn a_failover_repeats_the_token_and_fencing_accepts_both() {
 fn wait_for_the_replica_makes_the_acquisition_fail_instead() {
     let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
     s.config.redis = RedisOptions {
-        wait_replica: true,
+        wait: ReplicaWait::AppWait1,
         ..s.config.redis
     };
     let sim = play(&s, 12_000);
@@ -175,7 +175,7 @@ fn a_taken_key_means_try_again_later_not_a_queue() {
 #[test]
 fn with_wait_and_a_healthy_replica_the_lock_is_granted() {
     let mut c = config();
-    c.redis.wait_replica = true;
+    c.redis.wait = ReplicaWait::AppWait1;
     let sim = play(&Scenario::new(c).client(0, 'A', Command::Acquire), 1_000);
     let a = grants(&sim, 'A');
     assert_eq!(a.len(), 1, "{}", story(&sim));
@@ -244,7 +244,7 @@ fn wait_answers_none_at_its_timeout_when_the_replica_is_down() {
     // down replica never acknowledges: WAIT blocks for its whole timeout
     // and answers 0, and A gives the key back.
     let mut c = config();
-    c.redis.wait_replica = true;
+    c.redis.wait = ReplicaWait::AppWait1;
     let s = Scenario::new(c)
         .node(0, 2, NodeCommand::Crash)
         .node(0, 1, NodeCommand::Slow { extra_ms: 100 })
@@ -267,7 +267,7 @@ fn a_replica_that_resyncs_during_wait_acknowledges_it() {
     // The replica comes back while A's WAIT is blocked: it resyncs the
     // whole data set from the master, key included, and acknowledges.
     let mut c = config();
-    c.redis.wait_replica = true;
+    c.redis.wait = ReplicaWait::AppWait1;
     let s = Scenario::new(c)
         .node(0, 2, NodeCommand::Crash)
         .client(10, 'A', Command::Acquire)
@@ -281,4 +281,152 @@ fn a_replica_that_resyncs_during_wait_acknowledges_it() {
         "not before the replica is back\n{text}"
     );
     assert_eq!(no_ack_at(&sim, 'A'), None, "{text}");
+}
+
+/// Redisson's rule on the failover story (redisson `CommandAsyncService.syncedEval`:
+/// WAIT for INFO's `connected_slaves` with `slavesSyncTimeout` 1 s, fail only
+/// if `res.getSyncedSlaves() == 0 && availableSlaves > 0`): A's WAIT blocks
+/// for the replica that is connected and dies with the master, so A fails;
+/// B asks the promoted master, which has no replica connected, WAITs for
+/// none and is granted the lock unreplicated. The application's own
+/// `WAIT 1` (redis.io WAIT: "the number of replicas that acknowledged")
+/// refuses B too.
+#[test]
+fn redissons_rule_grants_unreplicated_on_a_master_with_no_replica() {
+    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    s.config.redis.wait = ReplicaWait::Redisson;
+    let sim = play(&s, 12_000);
+    let text = story(&sim);
+    assert!(grants(&sim, 'A').is_empty(), "{text}");
+    let a_failed = no_ack_at(&sim, 'A').expect("A's WAIT died with the master");
+    // Redisson waits up to its 1 s slavesSyncTimeout for the answer that
+    // never comes, then the reply timeout: not the application's 100 ms.
+    assert!(a_failed >= Millis(1_000), "{text}");
+    let b = grants(&sim, 'B');
+    assert_eq!(b.len(), 1, "granted with no replica to copy it\n{text}");
+    assert_eq!(no_ack_at(&sim, 'B'), None, "{text}");
+    let promoted = sim.history().iter().any(|r| {
+        matches!(r.event, Event::Service(ServiceEvent::RedisPromoted { .. })) && r.at < b[0].0
+    });
+    assert!(promoted, "B's master is the promoted replica\n{text}");
+    assert_eq!(sim.oracle().corruptions(), 0, "{text}");
+}
+
+/// A replica that is down is not in INFO's `connected_slaves`: Redisson
+/// WAITs for 0 and grants at once; the application's `WAIT 1` blocks for
+/// its timeout and fails (redis.io WAIT returns the replicas reached).
+#[test]
+fn with_the_replica_down_redisson_grants_and_wait_1_refuses() {
+    let acquire = |wait| {
+        let mut c = config();
+        c.redis.wait = wait;
+        Scenario::new(c)
+            .node(0, 2, NodeCommand::Crash)
+            .client(10, 'A', Command::Acquire)
+    };
+    let redisson = play(&acquire(ReplicaWait::Redisson), 2_000);
+    let a = grants(&redisson, 'A');
+    assert_eq!(a.len(), 1, "{}", story(&redisson));
+    assert!(a[0].0 < Millis(100), "no 1 s wait for no replica");
+    let app = play(&acquire(ReplicaWait::AppWait1), 2_000);
+    assert!(grants(&app, 'A').is_empty(), "{}", story(&app));
+    assert!(no_ack_at(&app, 'A').is_some(), "{}", story(&app));
+}
+
+/// A replica that is connected but does not acknowledge within 1 s (here
+/// its copies land 2 s late) fails Redisson's acquisition: 0 synced while
+/// 1 is available, "None of slaves were synced"; and Redisson unlocks the
+/// key it set (`RedissonBaseLock.handleNoSync`).
+#[test]
+fn redisson_fails_when_a_connected_replica_does_not_ack_in_a_second() {
+    let mut c = config();
+    c.redis.wait = ReplicaWait::Redisson;
+    let s = Scenario::new(c)
+        .node(0, 2, NodeCommand::Slow { extra_ms: 2_000 })
+        .client(10, 'A', Command::Acquire)
+        .client(1_500, 'B', Command::Acquire);
+    let sim = play(&s, 4_000);
+    let text = story(&sim);
+    assert!(grants(&sim, 'A').is_empty(), "{text}");
+    let failed = no_ack_at(&sim, 'A').expect("none synced while one is connected");
+    assert!(
+        (Millis(1_000)..Millis(1_100)).contains(&failed),
+        "at the 1 s slavesSyncTimeout\n{text}"
+    );
+    let b = grants(&sim, 'B');
+    assert!(b.is_empty(), "B meets the same slow replica\n{text}");
+}
+
+/// Links and run files written before the choice said `"wait_replica":
+/// true`, which ran the application's `WAIT 1` and fails without an ack:
+/// they read back as that, and the choice is written as `"wait"`, left
+/// out while off so that older links stay as they were.
+#[test]
+fn an_old_wait_replica_link_still_means_the_applications_wait_1() {
+    use distlock::wire::link::{self, RunLink};
+    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    s.config.redis.wait = ReplicaWait::AppWait1;
+    let sim = play(&s, 12_000);
+    let run = RunLink::of(&sim, Millis(6_000));
+    let text = link::to_run_file(&run, &[]);
+    assert!(text.contains(r#""wait":"app-wait-1""#), "{text}");
+    let old_text = text.replace(r#""wait":"app-wait-1""#, r#""wait_replica":true"#);
+    let old = link::from_run_file(&old_text).expect("an old run file reads");
+    assert_eq!(old.scenario.config.redis.wait, ReplicaWait::AppWait1);
+    let old_json = run
+        .scenario
+        .to_json()
+        .replace(r#""wait":"app-wait-1""#, r#""wait_replica":true"#);
+    let old_scenario = Scenario::from_json(&old_json).expect("old JSON reads");
+    assert_eq!(old_scenario, run.scenario);
+    let replayed = Sim::play(&old_scenario, Millis(12_000)).unwrap();
+    let now = Sim::play(&run.scenario, Millis(12_000)).unwrap();
+    assert_eq!(replayed.history(), now.history(), "and runs the same");
+    let off = text.replace(r#""wait":"app-wait-1""#, r#""wait_replica":false"#);
+    let off = link::from_run_file(&off).expect("reads");
+    assert_eq!(off.scenario.config.redis.wait, ReplicaWait::Off);
+    // Off is not written: a link of a run without WAIT is what it was.
+    s.config.redis.wait = ReplicaWait::Off;
+    assert!(!s.to_json().contains(r#""wait"#), "{}", s.to_json());
+    let redisson = text.replace("app-wait-1", "redisson");
+    let redisson = link::from_run_file(&redisson).expect("reads");
+    assert_eq!(redisson.scenario.config.redis.wait, ReplicaWait::Redisson);
+    let wrong = text.replace("app-wait-1", "wait-2");
+    let error = link::from_run_file(&wrong).unwrap_err().to_string();
+    assert!(error.contains("WAIT"), "{error}");
+    let encoded = link::encode(&run);
+    let back = link::decode(&encoded).expect("the link reads back");
+    assert_eq!(back.scenario.config.redis.wait, ReplicaWait::AppWait1);
+}
+
+/// The failover story needs its replica to be behind: redis.io's
+/// distlock page names the race ("the master crashes before the write to
+/// the key is transmitted to the replica"), and on a healthy LAN the copy
+/// lands within a millisecond of the write. The model's replica trails by
+/// 20 ms (REPLICATION_LAG_MS, a replica that lags); a master that dies
+/// after the copy landed loses nothing, and B waits for A's key as it
+/// would on the old master.
+#[test]
+fn a_master_that_dies_after_the_copy_landed_loses_nothing() {
+    let lost = |crash_at_ms| {
+        let s = Scenario::new(Config {
+            ttl_ms: 30_000,
+            ..config()
+        })
+        .client(0, 'A', Command::Acquire)
+        .node(crash_at_ms, 1, NodeCommand::Crash)
+        .client(6_000, 'B', Command::Acquire);
+        let sim = play(&s, 8_000);
+        let promoted = sim.history().iter().find_map(|r| match r.event {
+            Event::Service(ServiceEvent::RedisPromoted { lost_writes, .. }) => Some(lost_writes),
+            _ => None,
+        });
+        (promoted, grants(&sim, 'B').len(), story(&sim))
+    };
+    let (in_flight, b_in_flight, text) = lost(10);
+    assert!(in_flight.is_some_and(|n| n >= 1), "{text}");
+    assert_eq!(b_in_flight, 1, "the key died with the master\n{text}");
+    let (landed, b_landed, text) = lost(50);
+    assert_eq!(landed, Some(0), "the replica had A's key\n{text}");
+    assert_eq!(b_landed, 0, "B waits for A's key on the new master\n{text}");
 }

@@ -6,8 +6,8 @@
 use distlock::sim::{
     Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
     DynamoOptions, Event, ExtendMode, FenceRule, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode, RestartPolicy, Scenario,
-    Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
+    PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode, ReplicaWait, RestartPolicy,
+    Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 
 use distlock::wire::link::{self, RunLink};
@@ -106,21 +106,23 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
         )
 }
 
-/// Consul's settings drawn too: which index is the token, whether the key
-/// is deleted when a lock ends, and the lock-delay.
+/// Consul's settings drawn too: which index (or the sequencer) is the
+/// token, whether the key is deleted when a lock ends, the lock-delay, and
+/// MonitorRetries (the api's 0 or consul lock's 3).
 fn consul_config() -> impl Strategy<Value = Config> {
     (
         config(Backend::Consul),
-        any::<bool>(),
+        0u8..3,
         any::<bool>(),
         0u64..=60,
+        any::<bool>(),
     )
-        .prop_map(|(config, lock_index, delete, lock_delay_s)| Config {
+        .prop_map(|(config, token, delete, lock_delay_s, retries)| Config {
             consul: ConsulOptions {
-                token: if lock_index {
-                    ConsulToken::LockIndex
-                } else {
-                    ConsulToken::ModifyIndex
+                token: match token {
+                    0 => ConsulToken::ModifyIndex,
+                    1 => ConsulToken::LockIndex,
+                    _ => ConsulToken::Sequencer,
                 },
                 cleanup: if delete {
                     KeyCleanup::Delete
@@ -128,6 +130,7 @@ fn consul_config() -> impl Strategy<Value = Config> {
                     KeyCleanup::Keep
                 },
                 lock_delay_s,
+                monitor_retries: if retries { 3 } else { 0 },
             },
             ..config
         })
@@ -135,10 +138,11 @@ fn consul_config() -> impl Strategy<Value = Config> {
 
 /// A Redis flavour with its options drawn too: how the client releases and
 /// extends, what a crashed server keeps, when it may come back, and (single
-/// Redis only) `WAIT 1` after taking the key.
+/// Redis only) its `WAIT` after taking the key: none, Redisson's, the
+/// application's `WAIT 1`.
 fn redis_config(backend: Backend) -> impl Strategy<Value = Config> {
-    (config(backend), any::<[bool; 5]>()).prop_map(
-        move |(config, [plain_del, blind_set, fsync, delayed, wait_replica])| Config {
+    (config(backend), any::<[bool; 4]>(), 0..3usize).prop_map(
+        move |(config, [plain_del, blind_set, fsync, delayed], wait)| Config {
             redis: RedisOptions {
                 release: if plain_del {
                     ReleaseMode::PlainDel
@@ -160,7 +164,11 @@ fn redis_config(backend: Backend) -> impl Strategy<Value = Config> {
                 } else {
                     RestartPolicy::Immediate
                 },
-                wait_replica: wait_replica && backend == Backend::Redis,
+                wait: if backend == Backend::Redis {
+                    ReplicaWait::ALL[wait]
+                } else {
+                    ReplicaWait::Off
+                },
             },
             ..config
         },
@@ -189,17 +197,25 @@ fn run_input(backend: Backend) -> impl Strategy<Value = (Config, Vec<(u64, Actio
     )
 }
 
-/// A DynamoDB run, its heartbeat period and a waiter's patience drawn too.
+/// A DynamoDB run, its heartbeat period, a waiter's patience and whether
+/// the application polls isExpired() drawn too.
 fn dynamo_input() -> impl Strategy<Value = (Config, Vec<(u64, Action)>)> {
-    (run_input(Backend::DynamoDb), 2u32..=10, 0u32..=400).prop_map(
-        |((config, steps), heartbeats_per_lease, extra_wait_pct)| {
-            let dynamo = DynamoOptions {
-                heartbeats_per_lease,
-                extra_wait_pct,
-            };
-            (Config { dynamo, ..config }, steps)
-        },
+    (
+        run_input(Backend::DynamoDb),
+        2u32..=10,
+        0u32..=400,
+        any::<bool>(),
     )
+        .prop_map(
+            |((config, steps), heartbeats_per_lease, extra_wait_pct, app_checks_expiry)| {
+                let dynamo = DynamoOptions {
+                    heartbeats_per_lease,
+                    extra_wait_pct,
+                    app_checks_expiry,
+                };
+                (Config { dynamo, ..config }, steps)
+            },
+        )
 }
 
 fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseError> {
@@ -219,12 +235,16 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     sim.run_until(Millis(t + 40_000));
 
     // With fencing on, no accepted write has a token below the highest;
-    // where the check is on the lock item's owner, every accepted write
-    // comes from the client the service names as holder.
+    // where the check is on the lock item's owner (or Consul's sequencer,
+    // checked against the key), every accepted write comes from the client
+    // the service names as holder.
     let mut highest: Option<Token> = None;
     let mut grants: Option<Token> = None;
     let mut holder: Option<ClientId> = None;
-    let owner_rule = config.backend.fence_rule() == FenceRule::LockOwner;
+    let owner_rule = matches!(
+        config.backend.fence_rule_in(&config),
+        FenceRule::LockOwner | FenceRule::Sequencer
+    );
     for record in sim.history() {
         if let Event::HolderChanged { holder: h, .. } = &record.event {
             holder = *h;

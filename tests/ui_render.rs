@@ -944,6 +944,10 @@ async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeop
         "grace period until t=",
         "client-card--jeopardy",
         "Chubby master says",
+        // Whether a cut-off holder is stopped in time depends on the
+        // lock-delay, and the note says which with the value.
+        "Lock-delay 1 min (25.0 s here) is long enough",
+        "20 s (8.3 s here)",
     ] {
         assert!(
             html.contains(words),
@@ -984,10 +988,26 @@ async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
         "Simplified on purpose: the table is one always-available service",
         "DynamoDB lock client settings",
         "no token: the lock item's RVN is a random UUID",
+        // Whether a holder stops at its deadline is the application's
+        // code, and the panel and A's card say which it runs.
+        "id=\"dynamo-checks-on\"",
+        "id=\"dynamo-checks-off\"",
+        "Now: the application checks.",
+        "its application polls isExpired() before each write",
     ] {
         assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
     }
     assert!(tag_around(&html, "id=\"dynamo-wait\"").contains("select"));
+    let mut never = scenario.clone();
+    never.config.dynamo.app_checks_expiry = false;
+    let unasked = Sim::play(&never, Millis(5_000)).expect("the story plays");
+    let html = render_app(Some(unasked)).await;
+    for words in [
+        "Now: the application never asks.",
+        "its application never asks isExpired()",
+    ] {
+        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+    }
 
     // After A's late write: the save banner explains the condition on the item.
     sim.run_until(Millis(14_000));
@@ -1022,9 +1042,16 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
     }
     assert!(html.contains("Waiters poll, in no order (no queue)"));
     assert!(html.contains(">Fail over the Consul leader<"));
-    assert!(html.contains("Fence with LockIndex"));
+    assert!(html.contains("Fence with LockIndex alone"));
+    assert!(html.contains("Fence with the sequencer (LockIndex and Session)"));
     assert!(html.contains("Behavior=delete"));
     assert!(html.contains("id=\"consul-lock-delay\""));
+    // MonitorRetries beside them: the api's 0 chosen, consul lock's 3 offered.
+    assert!(html.contains("id=\"consul-monitor-retries\""));
+    assert!(html.contains("0: give the lock up (api default)"));
+    assert!(html.contains("3, 1 s apart (consul lock)"));
+    assert!(html.contains("(consul lock asks 3 times, 1 s apart)"));
+    assert!(html.contains("SuspicionMaxTimeoutMult") || html.contains("up to 6 times"));
     assert!(html.contains("Simplified on purpose: the servers are one Raft cluster"));
     // A's card: its session and an open leaderCh; B's: polling.
     assert!(html.contains("holds; monitorLock watches the key (leaderCh open)"));
@@ -1221,4 +1248,30 @@ async fn the_stories_menu_is_one_button_until_opened() {
     assert!(toggle.contains("aria-expanded=\"false\""), "{toggle}");
     let menu = tag_around(&html, "id=\"stories-menu\"");
     assert!(menu.contains("hidden"), "closed at first: {menu}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn single_redis_offers_three_waits_named_as_they_behave() {
+    let config = Config {
+        backend: Backend::Redis,
+        redis: distlock::sim::RedisOptions {
+            wait: distlock::sim::ReplicaWait::Redisson,
+            ..Default::default()
+        },
+        ..first_scenario_config(Seed(SEED))
+    };
+    let html = render_app(Some(scripted(config, &[(0, 'A', Command::Acquire)], 2_000))).await;
+    for words in [
+        "id=\"redis-wait-off\"",
+        "id=\"redis-wait-redisson\"",
+        "id=\"redis-wait-app\"",
+        "WAITs as Redisson does",
+        "a master with no replica grants unreplicated",
+        "the application's WAIT 1",
+    ] {
+        assert!(
+            html.contains(words),
+            "{words} (DISTLOCK_SEED={SEED})\n{html}"
+        );
+    }
 }

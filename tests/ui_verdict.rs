@@ -192,6 +192,23 @@ async fn systems_without_an_ordered_token_say_what_they_check_instead() {
         assert!(strip.contains(words), "{fencing:?}: {strip}");
         assert!(!strip.contains("with token"), "{strip}");
     }
+
+    // Consul's sequencer: the key's LockIndex and Session, asked of the
+    // key; after a delete both holders have LockIndex 1.
+    let scenario = presets::consul_lock_delay(
+        Config {
+            backend: Backend::Consul,
+            ..Config::default()
+        },
+        distlock::sim::ConsulToken::Sequencer,
+    );
+    let sim = Sim::replay(&scenario, Millis(37_000)).unwrap();
+    let strip = strip_text(&sim).await;
+    assert!(
+        strip.contains("Fencing stopped A's write with LockIndex 1: the lock key holds LockIndex 1 too, but under another Session."),
+        "{strip}"
+    );
+    assert!(strip.contains("the check asks the lock key"), "{strip}");
 }
 
 #[tokio::test]

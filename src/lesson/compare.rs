@@ -9,9 +9,9 @@
 
 use super::presets;
 use crate::sim::{
-    Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
-    PartitionScope, PgOptions, Scenario, Sim, Standing, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS,
-    TTL_MS_DEFAULT,
+    Backend, ClientId, Command, Config, ConsulOptions, Event, Fencing, Millis, NodeCommand, NodeId,
+    PartitionScope, PgOptions, ReplicaWait, Scenario, Sim, Standing, CHUBBY_LEASE_MS,
+    CONSUL_SESSION_TTL_MS, TTL_MS_DEFAULT,
 };
 
 /// One story every system is put through.
@@ -142,6 +142,29 @@ pub const DEFAULTS: &[Setting] = &[
         // api.DefaultLockSessionTTL's session gets the server's 15 s lock-delay.
         apply: |c| c.consul.lock_delay_s = 15,
     },
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "MonitorRetries 0 (the api's default)",
+        default: "MonitorRetries 0 (the api's default)",
+        apply: |c| c.consul.monitor_retries = 0,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::DynamoDb,
+        // The library only logs a failed heartbeat; whether a holder stops
+        // at its deadline is the application's code. The page's polls.
+        label: "the application polls isExpired()",
+        default: "the application polls isExpired()",
+        apply: |c| c.dynamo.app_checks_expiry = true,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Redis,
+        label: "no WAIT (redis-py's Lock)",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::Off,
+    },
 ];
 
 /// The common tuned settings, each its own run beside the main one; a cell
@@ -181,6 +204,34 @@ pub const VARIANTS: &[Setting] = &[
         label: "lock-delay 0 s",
         default: "lock-delay 15 s (default)",
         apply: |c| c.consul.lock_delay_s = 0,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "MonitorRetries 3 (consul lock's)",
+        default: "MonitorRetries 0 (the api's default)",
+        apply: |c| c.consul.monitor_retries = ConsulOptions::CONSUL_LOCK_MONITOR_RETRIES,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::DynamoDb,
+        label: "the application never asks isExpired()",
+        default: "the application polls isExpired()",
+        apply: |c| c.dynamo.app_checks_expiry = false,
+    },
+    Setting {
+        column: "failover",
+        backend: Backend::Redis,
+        label: "Redisson's WAIT rule (its default)",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::Redisson,
+    },
+    Setting {
+        column: "failover",
+        backend: Backend::Redis,
+        label: "the application's WAIT 1",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::AppWait1,
     },
 ];
 
@@ -655,6 +706,9 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
         ("gc-pause", Postgres, Outcome::NeverLost) => Some("A's session staying open (no lease)"),
         (_, Chubby, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
             "the 12 s lease and lock-delay 60 s (the page's choice: the paper gives only this bound)",
+        ),
+        ("partitioned-holder", Consul, Outcome::TwoHolders { .. }) => Some(
+            "when A's connection's keepalive fails (yamux: 30 s, then a 10 s write timeout)",
         ),
         ("partitioned-holder", Chubby, Outcome::Safe) => {
             Some("lock-delay 60 s (the page's choice: the paper gives only this bound)")

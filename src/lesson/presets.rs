@@ -3,8 +3,8 @@
 
 use crate::sim::{
     Backend, Command, Config, ConsulOptions, ConsulToken, DynamoOptions, ExtendMode, Fencing,
-    KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, RestartPolicy,
-    Scenario, ZkClient, ZkOptions,
+    KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, ReplicaWait,
+    RestartPolicy, Scenario, ZkClient, ZkOptions,
 };
 
 /// One story: what to watch, what goes wrong, what fixes it.
@@ -40,7 +40,7 @@ pub enum Tweak {
     Restart(RestartPolicy),
     TtlMs(u64),
     ZkClient(ZkClient),
-    WaitReplica(bool),
+    Wait(ReplicaWait),
     ConsulToken(ConsulToken),
     PgKeepalives(PgOptions),
 }
@@ -57,7 +57,7 @@ impl Tweak {
             Tweak::Restart(r) => c.redis.restart = r,
             Tweak::TtlMs(ttl_ms) => c.ttl_ms = ttl_ms,
             Tweak::ZkClient(client) => c.zk.client = client,
-            Tweak::WaitReplica(on) => c.redis.wait_replica = on,
+            Tweak::Wait(wait) => c.redis.wait = wait,
             Tweak::ConsulToken(token) => c.consul.token = token,
             Tweak::PgKeepalives(pg) => c.pg = pg,
         }
@@ -80,7 +80,7 @@ impl Tweak {
             Tweak::Restart(_) => c.redis.restart = original.redis.restart,
             Tweak::TtlMs(_) => c.ttl_ms = original.ttl_ms,
             Tweak::ZkClient(_) => c.zk.client = original.zk.client,
-            Tweak::WaitReplica(_) => c.redis.wait_replica = original.redis.wait_replica,
+            Tweak::Wait(_) => c.redis.wait = original.redis.wait,
             Tweak::ConsulToken(_) => c.consul.token = original.consul.token,
             Tweak::PgKeepalives(_) => c.pg = original.pg,
         }
@@ -103,10 +103,14 @@ impl Tweak {
             Tweak::TtlMs(ttl_ms) => format!("Set the TTL to {} s", ttl_ms / 1_000),
             Tweak::ZkClient(ZkClient::Native) => "Run the native ZooKeeper client".into(),
             Tweak::ZkClient(ZkClient::Curator) => "Run Curator".into(),
-            Tweak::WaitReplica(true) => "WAIT for the replica".into(),
-            Tweak::WaitReplica(false) => "Do not WAIT for the replica".into(),
+            Tweak::Wait(ReplicaWait::AppWait1) => "Make the app WAIT 1 for the replica".into(),
+            Tweak::Wait(ReplicaWait::Redisson) => "WAIT as Redisson does".into(),
+            Tweak::Wait(ReplicaWait::Off) => "Do not WAIT for the replica".into(),
             Tweak::ConsulToken(ConsulToken::ModifyIndex) => "Fence with ModifyIndex".into(),
-            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex".into(),
+            Tweak::ConsulToken(ConsulToken::LockIndex) => "Fence with LockIndex alone".into(),
+            Tweak::ConsulToken(ConsulToken::Sequencer) => {
+                "Fence with the sequencer (LockIndex and Session)".into()
+            }
             Tweak::PgKeepalives(pg) if pg == PgOptions::LINUX => {
                 "Use Linux's default keepalives".into()
             }
@@ -273,11 +277,11 @@ pub const PRESETS: &[Preset] = &[
         id: "redis-failover",
         title: "A failover hands out the same token twice",
         backends: &[Backend::Redis],
-        story: "A takes the lock (TTL 30 s) and fence token 1 from the master, which dies 10 ms later, before its replica copied either. Sentinel promotes the replica 5.5 s later: the key is gone and its counter is one behind. B takes the \"same\" lock and the same token 1. Both write with token 1, and fencing with token >= highest accepts both: a token that repeats is no token. A learns only when its next extension finds B's value.",
-        fix: "WAIT 1 after taking the key (Redisson's way): no replica ack, no lock. Or a lock service whose token survives failover (ZooKeeper, etcd, Chubby, Consul's ModifyIndex).",
+        story: "A takes the lock (TTL 30 s) and fence token 1 from the master, which dies 10 ms later, before its replica copied either. (The replica here trails the master by 20 ms, a replica that is behind: on a healthy LAN the copy leaves with A's reply and lands within a millisecond, so a real master loses the key only if it dies in that moment or while its replica lags.) Sentinel promotes the replica 5.5 s later: the key is gone and its counter is one behind. B takes the \"same\" lock and the same token 1. Both write with token 1, and fencing with token >= highest accepts both: a token that repeats is no token. A learns only when its next extension finds B's value.",
+        fix: "Wait for the replica before using the lock: the application's own WAIT 1, failing the acquisition without an ack (Redisson's rule is weaker: see the lock service panel). Or a lock service whose token survives failover (ZooKeeper, etcd, Chubby, Consul's ModifyIndex).",
         try_this: TryThis {
-            tweak: Tweak::WaitReplica(true),
-            text: "Turn on WAIT 1: the master dies before its replica acknowledged A's key, so A's acquisition fails instead of holding a lock the failover loses. B's fails too, since the promoted master has no replica left: WAIT 1 buys safety with availability.",
+            tweak: Tweak::Wait(ReplicaWait::AppWait1),
+            text: "Make the application WAIT 1 after taking the key: the master dies before its replica acknowledged A's key, so A's acquisition fails instead of holding a lock the failover loses. B's fails too, since the promoted master has no replica left: safe, and unavailable until a replica returns. Redisson's rule (in the lock service panel) differs on a failover: it WAITs only for the replicas INFO reports. A's WAIT dies with the master here, so A fails as well; but B, on the promoted master with no replica connected, WAITs for none and is granted the lock unreplicated: availability over safety, and a key a second failover could lose.",
         },
         run_ms: 12_000,
     },
@@ -285,8 +289,8 @@ pub const PRESETS: &[Preset] = &[
         id: "chubby-lock-delay",
         title: "Lock-delay covers a short pause, not a long one",
         backends: &[Backend::Chubby],
-        story: "Chubby, lock-delay 1 minute (25 s at this TTL). A holds the lock with generation 1 and freezes for 41.7 s (100 s in Chubby's time). The KeepAlive waiting at the master is answered once more, unread; then A's session ends, and the lock, lost by failure, stays out of reach for the lock-delay, drawn on the service lane. Had A woken inside it, its late write would have met a lock nobody held: harmless even unfenced. B, blocked since 16.7 s, gets the lock with generation 2 only when the lock-delay ends, and writes. A wakes, writes with generation 1 before its library notices, and only then goes into jeopardy (grace period) and hears its session expired.",
-        fix: "The sequencer: the resource keeps the highest generation number it has seen and refuses a lower one. Lock-delay only covers pauses shorter than the session's end plus the delay, and at most one minute.",
+        story: "Chubby, lock-delay 1 minute (25 s at this TTL): the paper's bound, which a client may ask for, not a default. A holds the lock with generation 1 and freezes for 41.7 s (100 s in Chubby's time). The KeepAlive waiting at the master is answered once more, unread; then A's session ends, and the lock, lost by failure, stays out of reach for the lock-delay, drawn on the service lane. Had A woken inside it, its late write would have met a lock nobody held: harmless even unfenced. B, blocked since 16.7 s, gets the lock with generation 2 only when the lock-delay ends, and writes. A wakes, writes with generation 1 before its library notices, and only then goes into jeopardy (grace period) and hears its session expired.",
+        fix: "The sequencer: the resource keeps the highest generation number it has seen and refuses a lower one. Lock-delay only covers pauses shorter than the session's end plus the delay, and at most one minute. What it covers depends on the setting: at the whole minute a holder cut off from the master stops believing (its grace period over) before B is granted; at 20 s (8.3 s here) or none, B is granted while that holder is in jeopardy and still believes it holds.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
             text: "Turn fencing on: B's write showed the resource generation 2, so A's late write with generation 1 is rejected, however long A slept.",
@@ -297,7 +301,7 @@ pub const PRESETS: &[Preset] = &[
         id: "dynamodb-takeover",
         title: "A whole lease of the same RVN",
         backends: &[Backend::DynamoDb],
-        story: "A holds the lock item and heartbeats: each heartbeat writes a new random RVN. B keeps no place in any queue: it polls the item and starts counting again whenever the RVN changes, ready to wait three leases. A freezes for 10 s, the RVN stops changing, and once B has seen the same one for a whole lease by its own clock its conditional put takes the item. A wakes and writes.",
+        story: "A holds the lock item and heartbeats: each heartbeat writes a new random RVN. B keeps no place in any queue: it polls the item and starts counting again whenever the RVN changes, ready to wait three leases. A freezes for 10 s, the RVN stops changing, and once B has seen the same one for a whole lease by its own clock its conditional put takes the item. A wakes and writes. (The library only logs a failed or late heartbeat: A stops believing after this write only because its application polls isExpired(), the page's default; an application that never asks, a choice in the lock service panel, goes on writing as the holder.)",
         fix: "Fence with a conditional check on the lock item: a DynamoDB transaction whose ConditionCheck requires the item to name the writer. The RVN itself cannot fence: a new random UUID each heartbeat is unique, not ordered.",
         try_this: TryThis {
             tweak: Tweak::Fencing(Fencing::On),
@@ -309,11 +313,11 @@ pub const PRESETS: &[Preset] = &[
         id: "consul-lock-delay",
         title: "The session TTL is a lower bound",
         backends: &[Backend::Consul],
-        story: "Fencing is on, with LockIndex (the docs' sequencer) as the token, and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
-        fix: "Fence with ModifyIndex, the Raft index of the key's last write: it only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
+        story: "Fencing is on, with LockIndex alone as the token, checked like any token (at least the highest seen: not the docs' sequencer, which is LockIndex with the Session), and the session's Behavior is delete. A holds with LockIndex 1, renews, and freezes for 30 s. The server waits twice the 5 s TTL before it invalidates A's session: it deletes the key and holds it under a 5 s lock-delay. B, polling and not queued, is refused until the lock-delay ends, then creates the key again: LockIndex 1 once more. A wakes and writes with LockIndex 1, and 1 >= 1 passes the fence.",
+        fix: "Fence with what the docs call a sequencer: the key, its LockIndex and the Session, checked against the key, so a write passes only while it belongs to the current holder; A's LockIndex 1 comes with A's Session, not B's. Or fence with ModifyIndex, the Raft index of the key's last write, which only grows, across deletes and leader changes. (Keeping the key, Behavior=release, also keeps LockIndex growing.)",
         try_this: TryThis {
-            tweak: Tweak::ConsulToken(ConsulToken::ModifyIndex),
-            text: "Fence with ModifyIndex: B's index is larger than A's, and A's late write is rejected.",
+            tweak: Tweak::ConsulToken(ConsulToken::Sequencer),
+            text: "Fence with the sequencer: the key holds LockIndex 1 under B's Session, not A's, so A's late write is rejected. ModifyIndex, among the Consul settings, rejects it too: B's index is larger than A's.",
         },
         run_ms: 37_000,
     },

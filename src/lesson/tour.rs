@@ -591,7 +591,7 @@ const CHUBBY_LOCK_DELAY: &[Spec] = &[
         say: |e| {
             match e {
             Event::Service(ServiceEvent::ChubbyLockFreed { delay_until, .. }) => format!(
-                "A's session ends at the master. Lost by failure, the lock is free but nobody may claim it until {delay_until}: the lock-delay, hatched on the service lane. Had A woken before then, its late write would have met a lock nobody held: harmless even unfenced."
+                "A's session ends at the master. Lost by failure, the lock is free but nobody may claim it until {delay_until}: the lock-delay, hatched on the service lane (one minute in Chubby's time, the most a client may ask for; the paper names no default). Had A woken before then, its late write would have met a lock nobody held: harmless even unfenced."
             ),
             other => other.to_string(),
         }
@@ -642,7 +642,7 @@ const REDIS_FAILOVER: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::NodeCrashed { .. }),
         say: |_| {
-            "The master dies 10 ms after A's SET and INCR, before its replica copied them: asynchronous replication.".into()
+            "The master dies 10 ms after A's SET and INCR, before its replica copied them: asynchronous replication. (The replica here trails by 20 ms, one that is behind; on a healthy LAN the copy lands within a millisecond, so a real master must die in that moment, or while its replica lags.)".into()
         },
         look: Look::Service,
     },
@@ -756,9 +756,15 @@ const DYNAMO_A_WRITE_LANDS: Spec = Spec {
     look: Look::Resource,
 };
 const DYNAMO_A_DROPS: Spec = Spec {
-    find: |e| matches!(e, Event::Lost { client, .. } if *client == A),
-    say: |_| {
-        "A's library looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago, and its heartbeat thread drops the lock. It only logs this; an application learns it by polling isExpired(). The write is already on its way.".into()
+    find: |e| {
+        matches!(e, Event::Lost { client, .. } if *client == A)
+            || matches!(e, Event::Service(ServiceEvent::DynamoExpiredUnasked { client }) if *client == A)
+    },
+    say: |e| {
+        match e {
+            Event::Lost { .. } => "A looks only now, a millisecond after the write left: by A's own clock the lease ran out long ago. The library only logs it and stops heartbeating; A stops believing because its application polls isExpired() (see the lock service panel). The write is already on its way.".into(),
+            _ => "By A's own clock the lease ran out long ago. The library only logs it and stops heartbeating; A's application never asks isExpired() (see the lock service panel), so A believes on and will go on writing as the holder.".into(),
+        }
     },
     look: Look::Card(A),
 };

@@ -435,7 +435,7 @@ impl Core {
     /// lock item, PostgreSQL's the row's version.
     fn announce(&mut self, client: ClientId, token: Option<Token>) {
         let config = &self.config;
-        if !config.announce.is_on() || config.backend.fence_rule() != FenceRule::Highest {
+        if !config.announce.is_on() || config.backend.fence_rule_in(config) != FenceRule::Highest {
             return;
         }
         if let Some(token) = token {
@@ -1044,7 +1044,8 @@ impl Sim {
                 });
                 // Where the data carries its own version, the reply tells the
                 // writer the version it now holds: the next write names it.
-                if *accepted && self.core.config.backend.fence_rule() == FenceRule::Version {
+                let config = &self.core.config;
+                if *accepted && config.backend.fence_rule_in(config) == FenceRule::Version {
                     if let Belief::Holding { token, .. } = &mut self.core.client_mut(c).belief {
                         *token = Some(*version);
                     }
@@ -1081,10 +1082,12 @@ impl Sim {
         let holder = self.holder();
         let standing = self.core.oracle.standing(c, lease_key, holder);
         let config = &self.core.config;
-        let (fencing, rule) = (config.fencing, config.backend.fence_rule());
+        let (fencing, rule) = (config.fencing, config.backend.fence_rule_in(config));
         let owner = Owner {
             owner: holder.map(|h| h.client),
             writer: c,
+            current: holder.map(|h| (h.token, h.lease_key)),
+            lease_key,
         };
         let seen = self.core.resource.seen();
         let verdict = self.core.resource.apply(fencing, rule, token, owner);

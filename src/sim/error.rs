@@ -99,6 +99,9 @@ pub enum CommandError {
     ConsulLockDelayOutOfRange {
         lock_delay_s: u64,
     },
+    ConsulMonitorRetriesOutOfRange {
+        retries: u32,
+    },
     /// One of PostgreSQL's tcp_keepalives_* settings out of range.
     KeepaliveOutOfRange {
         setting: &'static str,
@@ -226,6 +229,11 @@ impl fmt::Display for CommandError {
             ConsulLockDelayOutOfRange { lock_delay_s } => write!(
                 f,
                 "a Consul lock-delay of {lock_delay_s} s is out of range: choose 0 to {LOCK_DELAY_S_MAX} s"
+            ),
+            ConsulMonitorRetriesOutOfRange { retries } => write!(
+                f,
+                "{retries} Consul monitor retries is out of range: choose 0 to {} (consul lock runs 3)",
+                crate::sim::MONITOR_RETRIES_MAX
             ),
             KeepaliveOutOfRange {
                 setting,

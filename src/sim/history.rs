@@ -79,7 +79,8 @@ pub enum AcquireFailure {
     NoValidity { validity_ms: i64 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
-    /// Single Redis with `WAIT 1`: no replica acknowledged the lock key.
+    /// Single Redis with a `WAIT` (the application's `WAIT 1`, or Redisson's
+    /// with a replica connected): no replica acknowledged the lock key.
     NoReplicaAck,
     /// DynamoDB: the waiter's time ran out (a lease plus
     /// additionalTimeToWaitForLock) before it saw the lock item free or its
@@ -88,6 +89,9 @@ pub enum AcquireFailure {
     /// Consul: the client's agent could not reach the servers, so Lock()
     /// returned an error.
     AgentUnreachable,
+    /// Consul: a leader election outlasted the agent's RPC hold, so Lock()
+    /// returned an error.
+    ConsulNoLeader,
     /// PostgreSQL refused a new connection: max_connections reached.
     TooManyConnections { max: u32 },
 }
@@ -104,12 +108,15 @@ impl fmt::Display for AcquireFailure {
             ),
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
             AcquireFailure::NoReplicaAck => f.write_str(
-                "WAIT 1 found no replica with the key, so a failover could lose it: not acquired",
+                "no replica acknowledged the key in its WAIT (or the master never answered), so a failover could lose it: the key is given back, not acquired",
             ),
             AcquireFailure::NotGranted { waited_ms } => write!(
                 f,
                 "LockNotGrantedException after {}: within a lease plus additionalTimeToWaitForLock it never saw the lock item free, or its RVN unchanged for a whole lease (there is no queue to wait in)",
                 Millis(*waited_ms)
+            ),
+            AcquireFailure::ConsulNoLeader => f.write_str(
+                "Consul had no leader for longer than its agent holds a request (rpc_hold_timeout, 7 s), so Lock() returned an error",
             ),
             AcquireFailure::AgentUnreachable => {
                 f.write_str("its Consul agent cannot reach the servers, so Lock() returned an error")
@@ -147,6 +154,15 @@ pub enum RejectReason {
         version: Token,
         current: Token,
     },
+    /// Consul's sequencer (LockIndex, Session) is not the key's: the
+    /// request does not belong to the current lock holder.
+    /// Both numbers travel in 32 bits, as Consul's messages carry them.
+    NotCurrentSequencer {
+        lock_index: u32,
+        session: u32,
+        /// The key's (LockIndex, Session), `None` when nobody holds it.
+        current: Option<(u32, u32)>,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -170,6 +186,24 @@ impl fmt::Display for RejectReason {
                 "WHERE version = {} matched 0 rows: the version is {}",
                 version.0, current.0
             ),
+            RejectReason::NotCurrentSequencer {
+                lock_index,
+                session,
+                current,
+            } => {
+                let mine = super::backend::session_words(u64::from(*session));
+                match current {
+                    Some((index, holder)) => write!(
+                        f,
+                        "sequencer (LockIndex {lock_index}, Session {mine}) is not the lock holder's: the key holds LockIndex {index} under Session {}",
+                        super::backend::session_words(u64::from(*holder))
+                    ),
+                    None => write!(
+                        f,
+                        "sequencer (LockIndex {lock_index}, Session {mine}) is not the lock holder's: the key has no holder"
+                    ),
+                }
+            }
         }
     }
 }
@@ -358,6 +392,11 @@ pub enum ServiceEvent {
     DynamoCallTimedOut {
         client: ClientId,
     },
+    /// The holder's lease ran out by its own clock, and its application
+    /// never asks `isExpired()`: it goes on believing.
+    DynamoExpiredUnasked {
+        client: ClientId,
+    },
     ConsulSessionCreated {
         client: ClientId,
         session: u64,
@@ -412,6 +451,23 @@ pub enum ServiceEvent {
     ConsulLeaderElected {
         index: u64,
         sessions_until: Millis,
+    },
+    /// The agent held the client's request for `rpc_hold_timeout` with no
+    /// leader, and failed it.
+    ConsulNoLeaderError {
+        client: ClientId,
+    },
+    /// The keepalive ping on the client's agent's connection to the servers
+    /// got no answer in time: the connection closes, and every request on
+    /// it (monitorLock's blocking GET) fails.
+    ConsulKeepaliveFailed {
+        client: ClientId,
+    },
+    /// monitorLock got an error and, with MonitorRetries left, sleeps and
+    /// asks again instead of closing leaderCh.
+    ConsulMonitorRetry {
+        client: ClientId,
+        left: u32,
     },
     PgSessionStarted {
         client: ClientId,
@@ -635,6 +691,10 @@ impl fmt::Display for ServiceEvent {
                 f,
                 "{client}'s call to DynamoDB got no answer within the SDK's read timeout"
             ),
+            DynamoExpiredUnasked { client } => write!(
+                f,
+                "{client}'s lease ran out by its own clock (isExpired() would now say true), but {client}'s application never asks: it goes on believing it holds the lock (the library stops heartbeating an expired lock and only logs it)"
+            ),
             ConsulSessionCreated {
                 client,
                 session,
@@ -714,7 +774,7 @@ impl fmt::Display for ServiceEvent {
             ),
             ConsulLeaderLost { until } => write!(
                 f,
-                "Consul's Raft leader is gone; the servers elect another until {until}, and requests wait"
+                "Consul's Raft leader is gone; the servers elect another until {until} (1x-2x Raft's heartbeat timeout), and requests wait, each at most rpc_hold_timeout (7 s)"
             ),
             ConsulLeaderElected {
                 index,
@@ -722,6 +782,18 @@ impl fmt::Display for ServiceEvent {
             } => write!(
                 f,
                 "Consul has a new leader (index {index}): the KV store and its indexes are kept, and every session timer restarts, to {sessions_until}"
+            ),
+            ConsulNoLeaderError { client } => write!(
+                f,
+                "{client}'s agent held its request for rpc_hold_timeout (7 s) with no leader, and answers with an error (No cluster leader)"
+            ),
+            ConsulKeepaliveFailed { client } => write!(
+                f,
+                "{client}'s agent: the keepalive ping on its connection to the servers got no answer (yamux: a ping every 30 s, 10 s to answer), so the connection closes and monitorLock's blocking GET fails"
+            ),
+            ConsulMonitorRetry { client, left } => write!(
+                f,
+                "{client}'s monitorLock got an error and tries again in 1 s instead of closing leaderCh (MonitorRetries: {left} left)"
             ),
             PgSessionStarted { client, pid } => {
                 write!(f, "PostgreSQL started a session for {client} (backend pid {pid})")

@@ -32,7 +32,7 @@ pub use backend::{
     RedisDetail, RedisKeyView, RedisMsg, RedisNodeView, RedisServerView, RedlockDetail,
     ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail, ZkMsg, ZnodeView,
     CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN, LOCK_DELAY_S_DEFAULT,
-    LOCK_DELAY_S_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
+    LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };
 
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, WriteJudged, ZkConn};
@@ -53,13 +53,13 @@ pub use playback::{Playback, Refusals};
 pub use resource::{FenceRule, Owner, Resource, Verdict, RESOURCE_NAME};
 pub use scenario::{
     Action, ChubbyOptions, Command, Config, DynamoOptions, NodeCommand, PartitionScope, PgOptions,
-    RedisOptions, Scenario, ScenarioError, TimedAction, ZkOptions, CHUBBY_LOCK_DELAY_MS_DEFAULT,
-    CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
-    DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_DEFAULT, DYNAMO_HEARTBEATS_MAX,
-    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
-    PAUSE_MS_MAX, PG_KEEPALIVE_COUNT_MAX, PG_KEEPALIVE_S_MAX, SCENARIO_VERSION, SCRIPT_LEN_MAX,
-    SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_DEFAULT,
-    ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    RedisOptions, ReplicaWait, Scenario, ScenarioError, TimedAction, ZkOptions,
+    CHUBBY_LOCK_DELAY_MS_DEFAULT, CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX,
+    DYNAMO_EXTRA_WAIT_PCT_DEFAULT, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_DEFAULT,
+    DYNAMO_HEARTBEATS_MAX, DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_DEFAULT, LATENCY_SCALE_MAX,
+    LATENCY_SCALE_MIN, PAUSE_MS_MAX, PG_KEEPALIVE_COUNT_MAX, PG_KEEPALIVE_S_MAX, SCENARIO_VERSION,
+    SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    ZK_TICK_MS_DEFAULT, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 pub use timeline::{
     skew_words, Arrow, Changed, Changes, ClientLane, Held, Mark, NodeLane, Picture, Span,

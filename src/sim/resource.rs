@@ -23,6 +23,17 @@ pub enum FenceRule {
     /// version the writer last read, and bumps it (`UPDATE ... WHERE
     /// version = n`). The counter's value is that version.
     Version,
+    /// Consul's sequencer, (Key, LockIndex, Session), which the docs say is
+    /// "used to verify if the request belongs to the current lock holder":
+    /// the write passes iff the lock key still holds the write's LockIndex
+    /// under the write's Session. Really the resource reads the key (a
+    /// consistent GET) and compares both, then writes, with a window
+    /// between the two unless the data lives in Consul too and one Txn
+    /// does both (`check-session`, `check-index`); the model checks at the
+    /// instant the write arrives, closing that window. Remembering the last
+    /// tuple it accepted would not do: after a delete two sessions share
+    /// LockIndex 1, and only the key knows which one holds it now.
+    Sequencer,
 }
 
 /// What the resource decided about one write.
@@ -132,6 +143,7 @@ impl Resource {
                 FenceRule::Highest => self.check(token),
                 FenceRule::LockOwner => owner.check(),
                 FenceRule::Version => self.check_version(token),
+                FenceRule::Sequencer => owner.check_sequencer(token),
             };
             if let Some(reason) = refusal {
                 self.rejected += 1;
@@ -183,9 +195,33 @@ impl Resource {
 pub struct Owner {
     pub owner: Option<ClientId>,
     pub writer: ClientId,
+    /// The service's current grant as (token, lease key), which for
+    /// Consul's sequencer is the key's (LockIndex, Session); `None` when
+    /// nobody holds the lock. Only `FenceRule::Sequencer` reads it.
+    pub current: Option<(Option<Token>, u64)>,
+    /// The lease key of the grant the write was made under (its Session).
+    pub lease_key: u64,
 }
 
 impl Owner {
+    fn check_sequencer(self, token: Option<Token>) -> Option<RejectReason> {
+        let Some(lock_index) = token else {
+            return Some(RejectReason::NoToken);
+        };
+        if self.current == Some((token, self.lease_key)) {
+            return None;
+        }
+        // Consul's LockIndex and session ids fit in 32 bits.
+        let small = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        Some(RejectReason::NotCurrentSequencer {
+            lock_index: small(lock_index.0),
+            session: small(self.lease_key),
+            current: self
+                .current
+                .and_then(|(t, session)| t.map(|t| (small(t.0), small(session)))),
+        })
+    }
+
     fn check(self) -> Option<RejectReason> {
         if self.owner == Some(self.writer) {
             return None;
@@ -208,6 +244,8 @@ mod tests {
         Owner {
             owner: Some(a),
             writer: a,
+            current: None,
+            lease_key: 0,
         }
     }
 

@@ -59,10 +59,89 @@ pub struct RedisOptions {
     pub extend: ExtendMode,
     pub persistence: Persistence,
     pub restart: RestartPolicy,
-    /// Single Redis: `WAIT 1` after taking the key, and fail without a
-    /// replica's ack (Redisson's way to survive a failover).
-    #[serde(default)]
-    pub wait_replica: bool,
+    /// Single Redis: whether and how the client waits for its replica after
+    /// taking the key. Written as `"wait"` and left out while off; links
+    /// and files from before the choice say `"wait_replica": true`, which
+    /// was the application's `WAIT 1` (what the model did), and still is.
+    #[serde(
+        default,
+        rename = "wait",
+        alias = "wait_replica",
+        deserialize_with = "replica_wait_of",
+        skip_serializing_if = "ReplicaWait::is_off"
+    )]
+    pub wait: ReplicaWait,
+}
+
+/// What a single-Redis client does after its `SET NX` took the key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+pub enum ReplicaWait {
+    /// Nothing: the lock is granted with the key on the master alone
+    /// (redis-py's `Lock`, Redisson with `checkLockSyncedSlaves` false).
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// Redisson's rule (`CommandAsyncService.syncedEval`): read
+    /// `connected_slaves` (INFO), `WAIT` for that many with
+    /// `slavesSyncTimeout` 1 s, and fail only if none acknowledged while
+    /// some were connected. A master with no replica grants unreplicated.
+    /// Redisson does this by default (`Config.checkLockSyncedSlaves` true,
+    /// `slavesSyncTimeout` 1000 ms).
+    #[serde(rename = "redisson")]
+    Redisson,
+    /// The application's own `WAIT 1 <timeout>`: fail the acquisition
+    /// unless one replica acknowledged, whatever INFO says.
+    #[serde(rename = "app-wait-1")]
+    AppWait1,
+}
+
+impl ReplicaWait {
+    pub const ALL: [ReplicaWait; 3] = [
+        ReplicaWait::Off,
+        ReplicaWait::Redisson,
+        ReplicaWait::AppWait1,
+    ];
+
+    pub fn is_off(&self) -> bool {
+        *self == ReplicaWait::Off
+    }
+
+    /// Its name in links and files.
+    pub fn slug(self) -> &'static str {
+        match self {
+            ReplicaWait::Off => "off",
+            ReplicaWait::Redisson => "redisson",
+            ReplicaWait::AppWait1 => "app-wait-1",
+        }
+    }
+}
+
+/// Reads the wait as written now (`"redisson"`) or as a link from before
+/// the choice wrote it (`true`: the application's `WAIT 1`; `false`: off).
+fn replica_wait_of<'de, D: serde::Deserializer<'de>>(d: D) -> Result<ReplicaWait, D::Error> {
+    struct Either;
+    impl serde::de::Visitor<'_> for Either {
+        type Value = ReplicaWait;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(
+                "\"off\", \"redisson\" or \"app-wait-1\" (or an older link's true or false)",
+            )
+        }
+        fn visit_bool<E: serde::de::Error>(self, on: bool) -> Result<ReplicaWait, E> {
+            Ok(if on {
+                ReplicaWait::AppWait1
+            } else {
+                ReplicaWait::Off
+            })
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ReplicaWait, E> {
+            ReplicaWait::ALL
+                .into_iter()
+                .find(|w| w.slug() == s)
+                .ok_or_else(|| E::invalid_value(serde::de::Unexpected::Str(s), &self))
+        }
+    }
+    d.deserialize_any(Either)
 }
 
 impl Default for RedisOptions {
@@ -72,7 +151,7 @@ impl Default for RedisOptions {
             extend: ExtendMode::CheckValue,
             persistence: Persistence::None,
             restart: RestartPolicy::Immediate,
-            wait_replica: false,
+            wait: ReplicaWait::Off,
         }
     }
 }
@@ -122,6 +201,24 @@ pub struct DynamoOptions {
     /// additionalTimeToWaitForLock, in percent of the lease: a waiter gives
     /// up after a lease plus this.
     pub extra_wait_pct: u32,
+    /// Whether the application asks the library if its lock is still its
+    /// own: polls `LockItem.isExpired()` before each write (or sets a
+    /// SessionMonitor), and so stops at its own deadline. The library
+    /// itself tells the application nothing: a failed or late heartbeat is
+    /// only logged (`AmazonDynamoDBLockClient.sendHeartbeat`), so without
+    /// the check the application believes it holds until it releases. The
+    /// page's default is the check, as every run before the option had it;
+    /// written only when off, so that older links read as they ran.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub app_checks_expiry: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn is_true(on: &bool) -> bool {
+    *on
 }
 
 impl Default for DynamoOptions {
@@ -129,6 +226,7 @@ impl Default for DynamoOptions {
         DynamoOptions {
             heartbeats_per_lease: DYNAMO_HEARTBEATS_DEFAULT,
             extra_wait_pct: DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
+            app_checks_expiry: true,
         }
     }
 }

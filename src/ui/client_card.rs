@@ -109,6 +109,7 @@ impl ClientCardProps {
     pub fn from_sim(sim: &Sim, c: ClientId, pause_s: u64, dispatch: Callback<Action>) -> Self {
         let view = sim.client_view(c);
         let checks = CardChecks::from_sim(sim, c, &view, pause_s);
+        let system_note = system_note(sim, c, &view);
         // Only PostgreSQL's books say something of a client's connection;
         // the others' are not built for every card on every frame.
         let service_note = match sim.config().backend {
@@ -130,7 +131,7 @@ impl ClientCardProps {
             checks,
             selected: false,
             spotlit: false,
-            system_note: system_note(sim, c),
+            system_note,
             service_note,
             dispatch,
         }
@@ -139,12 +140,21 @@ impl ClientCardProps {
 
 /// What the lock system says of the client beyond its belief; the service's
 /// books are read only for a system that has something to say.
-fn system_note(sim: &Sim, c: ClientId) -> Option<String> {
-    if sim.config().backend != Backend::Consul {
-        return None;
-    }
-    match sim.service_detail() {
-        crate::sim::ServiceDetail::Consul(d) => d.card_line(c),
+fn system_note(sim: &Sim, c: ClientId, view: &ClientView) -> Option<String> {
+    match sim.config().backend {
+        Backend::Consul => match sim.service_detail() {
+            crate::sim::ServiceDetail::Consul(d) => d.card_line(c),
+            _ => None,
+        },
+        // The library tells the application nothing: whether the holder
+        // stops at its deadline is the application's own code.
+        Backend::DynamoDb if view.belief.is_holding() => {
+            Some(if sim.config().dynamo.app_checks_expiry {
+                "its application polls isExpired() before each write, so it stops believing at its own deadline (the library only logs a failed heartbeat)".into()
+            } else {
+                "its application never asks isExpired(): it believes it holds until it releases, whatever the library logged".into()
+            })
+        }
         _ => None,
     }
 }

@@ -68,7 +68,7 @@ impl ResourcePanelProps {
                 .find(|s| s.accepted && s.standing == Standing::WithoutLease)
                 .copied(),
             writes_without_lease: oracle.writes_without_lease(),
-            rule: sim.config().backend.fence_rule(),
+            rule: sim.config().backend.fence_rule_in(sim.config()),
             in_service: {
                 let backend = sim.config().backend;
                 backend.resource_in_service().then(|| backend.name())
@@ -125,6 +125,7 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     match (props.fencing.is_on(), props.rule) {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
                         (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
+                        (true, FenceRule::Sequencer) => "Fencing is on, but the lock key still held this writer's LockIndex under its Session when the write arrived.",
                         (true, FenceRule::Highest) if props.announce.is_on() => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
                         (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
                         (false, _) => "Fencing is off: nothing compared the token.",
@@ -151,6 +152,10 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             "Its UPDATE named the version it had read, and the row had moved on to version {}, so it matched no row.",
             props.value
         ),
+        FenceRule::Sequencer => match stale.reason {
+            Some(reason @ RejectReason::NotCurrentSequencer { .. }) => format!("The counter checked the write's sequencer against the lock key: {reason}. A LockIndex alone could not have told them apart after the key was deleted."),
+            _ => "The counter checked the write's sequencer against the lock key, and it is not the current holder's, so it refused the write.".to_string(),
+        },
         FenceRule::Highest => match stale.reason {
             Some(RejectReason::TokenBelowAnnounced { announced, .. }) => format!("No write had shown the counter a newer token, but the new holder announced token {announced} as it took over, so it refused the write."),
             _ => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
@@ -202,6 +207,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let rule = match (props.fencing.is_on(), props.rule) {
         (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
         (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
+        (true, FenceRule::Sequencer) => "Fencing on, with Consul's sequencer: each write carries its LockIndex and Session, and is accepted only while the lock key holds that LockIndex under that Session.",
         (true, FenceRule::Highest) if props.announce.is_on() => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
         (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
         (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
@@ -210,6 +216,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
     let knows = match props.rule {
         FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
         FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
+        FenceRule::Sequencer => "The docs define the sequencer as (Key, LockIndex, Session), used to verify that a request belongs to the current lock holder: the check reads the lock key at the moment the write arrives. The Session tells two holders apart even when a deleted key has started LockIndex at 1 again.",
         FenceRule::Highest if props.announce.is_on() => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
         FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
@@ -297,7 +304,7 @@ impl ResourceLineProps {
             value: resource.value(),
             highest: resource.highest(),
             announced: resource.announced(),
-            rule: sim.config().backend.fence_rule(),
+            rule: sim.config().backend.fence_rule_in(sim.config()),
             fencing: sim.config().fencing,
             last: sim.oracle().last_write().copied(),
         }
@@ -321,12 +328,16 @@ fn checks_words(props: &ResourceLineProps) -> String {
         }
         FenceRule::LockOwner => format!("value {value} · no token"),
         FenceRule::Version => format!("value = version {value}"),
+        FenceRule::Sequencer => format!("value {value} · sequencer: LockIndex and Session"),
     };
     let check = match (props.fencing.is_on(), props.rule) {
         (false, _) => "fencing off: nothing is checked",
         (true, FenceRule::Highest) => "fencing refuses lower tokens",
         (true, FenceRule::LockOwner) => "fencing asks the lock item's owner",
         (true, FenceRule::Version) => "fencing: UPDATE … WHERE version = n",
+        (true, FenceRule::Sequencer) => {
+            "fencing asks the lock key for the writer's LockIndex and Session"
+        }
     };
     format!("{facts} · {check}")
 }
@@ -339,6 +350,9 @@ fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, S
     let what = match (props.rule, w.token) {
         (FenceRule::Highest, Some(t)) => format!("{} with token {t}", w.client),
         (FenceRule::Version, Some(v)) => format!("{} naming version {}", w.client, v.0),
+        (FenceRule::Sequencer, Some(t)) => {
+            format!("{} with LockIndex {t} and its Session", w.client)
+        }
         _ => w.client.to_string(),
     };
     match (w.accepted, w.standing) {

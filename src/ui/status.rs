@@ -75,7 +75,7 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
         .rev()
         .find(|s| s.standing == Standing::Stale && s.accepted == corrupted)?;
     let config = sim.config();
-    let mut words = verdict_words(write, config.fencing, config.backend.fence_rule());
+    let mut words = verdict_words(write, config.fencing, config.backend.fence_rule_in(config));
     if oracle.corruptions() > 1 {
         words.why = format!(
             "{} ({} stale writes accepted in all.)",
@@ -91,6 +91,7 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
 fn write_words(write: &StaleWrite, rule: FenceRule) -> String {
     match (rule, write.token) {
         (FenceRule::Highest, Some(t)) => format!("{}'s write with token {t}", write.client),
+        (FenceRule::Sequencer, Some(t)) => format!("{}'s write with LockIndex {t}", write.client),
         _ => format!("{}'s write", write.client),
     }
 }
@@ -159,6 +160,14 @@ fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> Ver
             format!("{}'s UPDATE named version {}, and the row was still at it, so it matched.",
                 write.client, write.token.map_or(0, |t| t.0)),
         ),
+        (false, FenceRule::Sequencer) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            "Fencing is off: nothing checked the write's sequencer against the lock key.".into(),
+        ),
+        (true, FenceRule::Sequencer) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            format!("The lock key still held {}'s LockIndex under its Session when the write arrived.", write.client),
+        ),
     };
     VerdictWords {
         corrupted: true,
@@ -188,6 +197,21 @@ fn stopped_head(write: &StaleWrite) -> String {
             "Fencing stopped {c}'s write: its UPDATE named version {}, and the row had moved on to version {}.",
             version.0, current.0
         ),
+        Some(RejectReason::NotCurrentSequencer {
+            lock_index,
+            current,
+            ..
+        }) => match current {
+            Some((index, _)) if index == lock_index => format!(
+                "Fencing stopped {c}'s write with LockIndex {lock_index}: the lock key holds LockIndex {index} too, but under another Session."
+            ),
+            Some((index, _)) => format!(
+                "Fencing stopped {c}'s write with LockIndex {lock_index}: the lock key holds LockIndex {index} under another Session."
+            ),
+            None => format!(
+                "Fencing stopped {c}'s write with LockIndex {lock_index}: the lock key has no holder."
+            ),
+        },
         Some(RejectReason::NoToken) => {
             format!("Fencing stopped {c}'s write: it carried no token.")
         }
@@ -212,6 +236,7 @@ fn stopped_why(write: &StaleWrite, rule: FenceRule) -> String {
         }
         (FenceRule::LockOwner, _) => "Each write is a transaction with a ConditionCheck on the lock item; no token could do this, as the RVN is a random UUID.".into(),
         (FenceRule::Version, _) => "The version lives with the data: the advisory lock has no token.".into(),
+        (FenceRule::Sequencer, _) => "Consul's sequencer is the key, its LockIndex and the Session: the check asks the lock key whether the write belongs to its current holder.".into(),
         (FenceRule::Highest, None) => "The counter is whole.".into(),
     }
 }

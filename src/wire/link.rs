@@ -15,9 +15,9 @@ use super::json::{self, Json, JsonError};
 use crate::sim::{
     Action, Announce, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions,
     ConsulToken, DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, RestartPolicy,
-    Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions, SCENARIO_VERSION,
-    SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
+    PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, ReplicaWait,
+    RestartPolicy, Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions,
+    SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
 
 use serde::Serialize;
@@ -559,6 +559,13 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
     Ok(DynamoOptions {
         heartbeats_per_lease: u32::try_from(per_lease).unwrap_or(u32::MAX),
         extra_wait_pct: u32::try_from(pct).unwrap_or(u32::MAX),
+        // Runs from before the option had the check: absent means on.
+        app_checks_expiry: match d.get("app_checks_expiry") {
+            None => true,
+            Some(on) => on.as_bool().ok_or_else(|| {
+                Problem::Field("its DynamoDB app_checks_expiry setting is not true or false".into())
+            })?,
+        },
     })
 }
 fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
@@ -569,6 +576,7 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             &[
                 ("modify-index", ConsulToken::ModifyIndex),
                 ("lock-index", ConsulToken::LockIndex),
+                ("sequencer", ConsulToken::Sequencer),
             ],
         )?,
         cleanup: pick(
@@ -577,6 +585,15 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
         )?,
         lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
+        // Links made before the setting say nothing of it: 0, as they ran.
+        // Out of range is refused with the range by Config::validate.
+        monitor_retries: match o.get("monitor_retries") {
+            None => 0,
+            found => {
+                let n = number_of("its Consul monitor retries", found)?;
+                u32::try_from(n).unwrap_or(u32::MAX)
+            }
+        },
     })
 }
 /// PostgreSQL's keepalive settings; their ranges are checked with the rest.
@@ -639,13 +656,31 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
                 ("delayed", RestartPolicy::Delayed),
             ],
         )?,
-        wait_replica: match r.get("wait_replica") {
-            None => false,
-            Some(w) => w.as_bool().ok_or_else(|| {
-                Problem::Field("its Redis wait_replica setting is not true or false".into())
-            })?,
-        },
+        wait: replica_wait_of(r)?,
     })
+}
+
+/// The single-Redis wait: `"wait"` names it; a link from before the
+/// choice wrote `"wait_replica": true`, the application's `WAIT 1`.
+fn replica_wait_of(r: &Json) -> Result<ReplicaWait, Problem> {
+    match (r.get("wait"), r.get("wait_replica")) {
+        (Some(_), Some(_)) => Err(Problem::Field(
+            "its Redis options name the WAIT twice (wait and wait_replica)".into(),
+        )),
+        (found @ Some(_), None) => pick(
+            "its Redis WAIT",
+            found,
+            &ReplicaWait::ALL.map(|w| (w.slug(), w)),
+        ),
+        (None, Some(old)) => match old.as_bool() {
+            Some(true) => Ok(ReplicaWait::AppWait1),
+            Some(false) => Ok(ReplicaWait::Off),
+            None => Err(Problem::Field(
+                "its Redis wait_replica setting is not true or false".into(),
+            )),
+        },
+        (None, None) => Ok(ReplicaWait::Off),
+    }
 }
 
 fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {

@@ -5,7 +5,9 @@
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
 
-use distlock::sim::{ClientId, Event, Millis, Scenario, Sim, Token};
+use distlock::sim::{
+    ClientId, Command, Config, Event, Millis, PartitionScope, Scenario, Sim, Token,
+};
 
 pub fn client(letter: char) -> ClientId {
     ClientId::from_letter(letter).expect("clients are A to D")
@@ -37,4 +39,37 @@ pub fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
             _ => None,
         })
         .collect()
+}
+
+/// The comparison's partitioned-holder script (src/lesson/compare.rs,
+/// `partitioned_holder`), copied so that these tests keep their meaning
+/// whatever the comparison does: A is cut off from the service at 1 s and
+/// writes at 2.1 s; B asks every 5 s and writes every 200 ms once it
+/// holds; A heals at 41 s and writes at once. `a_writes_at` adds a write
+/// of A's. Play it with `Sim::play`, which skips B's refused writes.
+pub fn partitioned_holder(config: Config, a_writes_at: Option<u64>) -> Scenario {
+    let mut s = Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(
+            1_000,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        );
+    for t in (500..=40_000).step_by(5_000) {
+        s = s.client(t, 'B', Command::Acquire);
+    }
+    for t in (600..=40_000).step_by(200) {
+        s = s.client(t, 'B', Command::Write);
+    }
+    s = s.client(2_100, 'A', Command::Write);
+    if let Some(t) = a_writes_at {
+        s = s.client(t, 'A', Command::Write);
+    }
+    let mut s = s
+        .client(41_000, 'A', Command::Heal)
+        .client(42_100, 'A', Command::Write);
+    s.actions.sort_by_key(|a| a.at);
+    s
 }

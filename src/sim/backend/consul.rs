@@ -15,12 +15,20 @@
 //! application reads the key once more to learn them); `Unlock` with its
 //! release, cleanup and session destroy is one request; serf's failure
 //! detection is a probe of the client's node and a fixed suspicion time.
+//!
+//! What a holder hears, and when: monitorLock's blocking GET rides a yamux
+//! stream of its agent's pooled connection to the servers, so a holder cut
+//! off from them learns nothing until that connection's keepalive fails
+//! (long after serf has had its session invalidated); and a leader election
+//! longer than the agent's RPC hold fails its GET, which closes leaderCh
+//! unless `MonitorRetries` lets monitorLock ask again.
 
 use super::{count_up, HolderView, LockSystem};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
+use crate::sim::resource::FenceRule;
 use crate::sim::scenario::{Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
@@ -54,11 +62,34 @@ const RENEW_RETRY_MS: u64 = 1_000;
 /// Serf's LAN failure detector (memberlist DefaultLANConfig): a probe every
 /// second, and a suspect is declared dead after 4 x log10(n) probe
 /// intervals (at least 4 s): about 5 s from a cut to serfHealth critical.
+/// That is the base: memberlist stretches a suspicion up to
+/// `SuspicionMaxTimeoutMult` (6) times it when few other nodes confirm it
+/// (config.go, suspicion.go), so a small cluster can take about 24 s. The
+/// model keeps the base, the fastest case, and the panel says so.
 const SERF_PROBE_MS: u64 = 1_000;
 const SERF_SUSPICION_MS: u64 = 4_000;
-/// A new Raft leader: Consul's default `raft_multiplier` 5 makes the
-/// election timeout 5 x 1 s.
-const ELECTION_MS: u64 = 5_000;
+/// hashicorp/raft: a follower waits `randomTimeout(HeartbeatTimeout)`, 1x
+/// to 2x the heartbeat timeout, before it stands for election; Consul's
+/// default `raft_multiplier` 5 makes that timeout 5 x 1 s. An election
+/// takes 5-10 s, drawn per failover from the run's seed.
+const RAFT_HEARTBEAT_TIMEOUT_MS: u64 = 5_000;
+/// `rpc_hold_timeout` (agent/config, default 7 s): how long the agent and
+/// servers hold a request while there is no leader; past it the request
+/// fails ("No cluster leader", HTTP 500).
+const RPC_HOLD_MS: u64 = 7_000;
+/// hashicorp/yamux `DefaultConfig()` (mux.go; const.go's ErrKeepAliveTimeout),
+/// as agent/pool/pool.go opens the agent's connection to the servers: a
+/// keepalive ping every 30 s, and a connection whose ping has no answer
+/// within the 10 s `ConnectionWriteTimeout` is closed, failing every stream
+/// on it. Until then a blocking GET on it simply waits.
+const YAMUX_KEEPALIVE_MS: u64 = 30_000;
+const YAMUX_WRITE_TIMEOUT_MS: u64 = 10_000;
+/// `consul lock` runs monitorLock with MonitorRetries 3 and
+/// MonitorRetryTime 1 s (command/lock/lock.go); the api's own default
+/// retry time is 2 s, but its default MonitorRetries is 0.
+const MONITOR_RETRY_MS: u64 = 1_000;
+/// The most retries a setting may ask for.
+pub const MONITOR_RETRIES_MAX: u32 = 10;
 /// A new cluster has written its own catalog (its node, the serfHealth
 /// check, the consul service) before the first lock, so indexes start
 /// above 1. The number itself is arbitrary: tokens only compare.
@@ -87,9 +118,13 @@ pub fn lock_delay_ms(lock_delay_s: u64, ttl_ms: u64) -> u64 {
 pub enum ConsulToken {
     /// The Raft index of the key's last write: it only grows.
     ModifyIndex,
-    /// The key's lock counter, the docs' sequencer: it restarts at 1 when
-    /// the key is created again.
+    /// The key's lock counter alone, checked like any token (`>=` the
+    /// highest seen): it restarts at 1 when the key is created again.
     LockIndex,
+    /// The docs' sequencer, (Key, LockIndex, Session), "used to verify if
+    /// the request belongs to the current lock holder": a write passes
+    /// only while the key still holds that LockIndex under that Session.
+    Sequencer,
 }
 
 /// What happens to the lock key when a lock ends.
@@ -104,12 +139,35 @@ pub enum KeyCleanup {
 }
 
 /// Consul's settings, ignored by the other backends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsulOptions {
     pub token: ConsulToken,
     pub cleanup: KeyCleanup,
     /// The session's lock-delay in real seconds (0-60), scaled like the TTL.
     pub lock_delay_s: u64,
+    /// `LockOptions.MonitorRetries`: how many times monitorLock asks again
+    /// (1 s apart) after an error before it closes leaderCh. The api's
+    /// default is 0; `consul lock` runs 3. Links and files from before the
+    /// setting say nothing of it: 0, as they ran.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub monitor_retries: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl std::hash::Hash for ConsulOptions {
+    /// Field by field, leaving out MonitorRetries at its default: runs made
+    /// before the setting keep their state's fingerprint.
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.token.hash(state);
+        self.cleanup.hash(state);
+        self.lock_delay_s.hash(state);
+        if self.monitor_retries != 0 {
+            self.monitor_retries.hash(state);
+        }
+    }
 }
 
 impl Default for ConsulOptions {
@@ -118,24 +176,43 @@ impl Default for ConsulOptions {
             token: ConsulToken::ModifyIndex,
             cleanup: KeyCleanup::Keep,
             lock_delay_s: LOCK_DELAY_S_DEFAULT,
+            monitor_retries: 0,
         }
     }
 }
 
 impl ConsulOptions {
+    /// `consul lock`'s MonitorRetries, the common tuned value.
+    pub const CONSUL_LOCK_MONITOR_RETRIES: u32 = 3;
+
     pub fn validate(&self) -> Result<(), CommandError> {
         if self.lock_delay_s > LOCK_DELAY_S_MAX {
             return Err(CommandError::ConsulLockDelayOutOfRange {
                 lock_delay_s: self.lock_delay_s,
             });
         }
+        if self.monitor_retries > MONITOR_RETRIES_MAX {
+            return Err(CommandError::ConsulMonitorRetriesOutOfRange {
+                retries: self.monitor_retries,
+            });
+        }
         Ok(())
     }
 
     /// Whether every grant's token is at least the last one: LockIndex
-    /// restarts at 1 when a deleted key is created again.
+    /// (alone or in the sequencer) restarts at 1 when a deleted key is
+    /// created again.
     pub fn monotonic(&self) -> bool {
-        !(self.token == ConsulToken::LockIndex && self.cleanup == KeyCleanup::Delete)
+        self.token == ConsulToken::ModifyIndex || self.cleanup == KeyCleanup::Keep
+    }
+
+    /// How the resource checks a write: the sequencer against the key,
+    /// an index by order.
+    pub fn fence_rule(&self) -> FenceRule {
+        match self.token {
+            ConsulToken::Sequencer => FenceRule::Sequencer,
+            ConsulToken::ModifyIndex | ConsulToken::LockIndex => FenceRule::Highest,
+        }
     }
 }
 
@@ -149,6 +226,16 @@ pub enum GetPurpose {
     Why,
     /// `monitorLock` watching that the Session is still its own.
     Monitor,
+}
+
+/// A request the agent held through a leader election and then failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "rpc", rename_all = "kebab-case")]
+pub enum Rpc {
+    SessionCreate,
+    SessionRenew,
+    KvGet { purpose: GetPurpose },
+    KvAcquire,
 }
 
 /// The answer to `PUT ?acquire=<session>`.
@@ -201,6 +288,10 @@ pub enum ConsulMsg {
     /// is free) when chosen, and destroy the session.
     #[serde(rename = "consul-unlock")]
     Unlock { session: u64, delete_key: bool },
+    /// The agent's answer to a request it held for `rpc_hold_timeout`
+    /// with no leader: HTTP 500, "No cluster leader".
+    #[serde(rename = "consul-no-leader")]
+    NoLeader { rpc: Rpc },
 }
 
 // Each lock system's message fits in 24 bytes, so that `Msg`, and every
@@ -223,6 +314,13 @@ pub(crate) enum ConsulTimer {
     SerfProbe { client: ClientId },
     /// A new Raft leader has been elected.
     ElectionDone,
+    /// The agent has held a request for `rpc_hold_timeout` with no leader.
+    HoldExpired { client: ClientId, rpc: Rpc },
+    /// The keepalive ping sent on the agent's connection after a cut has
+    /// had no answer within yamux's write timeout.
+    KeepaliveDue { gen: u64 },
+    /// monitorLock's sleep (MonitorRetryTime) before it asks again.
+    MonitorRetry { gen: u64 },
 }
 
 /// Where a client's `Lock()` and its lock stand, in a word for its card.
@@ -321,8 +419,12 @@ impl ConsulDetail {
         if let Some(reason) = side.closed {
             words = format!("leaderCh closed: {reason}");
         }
-        if side.agent_down {
-            words.push_str("; its agent cannot reach the servers");
+        match (side.agent_down, side.phase) {
+            (true, ConsulPhase::Held) => words.push_str(
+                "; its agent cannot reach the servers, but leaderCh stays open until the connection's keepalive fails",
+            ),
+            (true, _) => words.push_str("; its agent cannot reach the servers"),
+            _ => {}
         }
         (side.session.is_some() || side.closed.is_some() || side.agent_down).then_some(words)
     }
@@ -370,6 +472,23 @@ struct Side {
     renew_gen: u64,
     retry_gen: u64,
     closed: Option<LossReason>,
+    /// MonitorRetries left since monitorLock's last good answer.
+    retries_left: u32,
+    monitor_gen: u64,
+    /// A keepalive ping due on a connection that cannot answer: the stream
+    /// carrying monitorLock's GET waits, and fails unless the ping gets
+    /// through within its write timeout.
+    keepalive: Option<Keepalive>,
+    /// When a partition healed while that ping was pending.
+    healed_at: Option<Millis>,
+}
+
+/// The keepalive ping the holder's agent sends after a cut.
+#[derive(Debug, Clone, Copy, Hash)]
+struct Keepalive {
+    gen: u64,
+    /// When the ping goes out (by the run's time).
+    ping_at: Millis,
 }
 
 #[derive(Debug, Clone, Hash)]
@@ -387,6 +506,8 @@ pub(crate) struct Consul {
     next_query: u64,
     electing_until: Option<Millis>,
     deferred: Vec<(ClientId, ConsulMsg)>,
+    /// Bumped at every keepalive armed, so that a stale one does nothing.
+    keepalive_gen: u64,
     /// Serf's view of each client's node.
     suspect_since: [Option<Millis>; 4],
     node_failed: [bool; 4],
@@ -410,7 +531,7 @@ impl LockSystem for Consul {
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "ModifyIndex (LockIndex restarts on delete)";
     const TOKEN_LINE: &'static str =
-        "token = the lock key's ModifyIndex (or its LockIndex, a setting); the lease is a session";
+        "token = the lock key's ModifyIndex (or its LockIndex, or the sequencer LockIndex + Session: a setting); the lease is a session";
     const SERVICE_SAYS: &'static str = "Consul says";
     const RENEWAL: &'static str = "renews its session every half TTL (RenewPeriodic)";
 
@@ -427,6 +548,7 @@ impl LockSystem for Consul {
             next_query: 1,
             electing_until: None,
             deferred: Vec::new(),
+            keepalive_gen: 0,
             suspect_since: [None; 4],
             node_failed: [false; 4],
             probing: [false; 4],
@@ -438,6 +560,10 @@ impl LockSystem for Consul {
 
     fn monotonic_tokens_in(config: &Config) -> bool {
         config.consul.monotonic()
+    }
+
+    fn fence_rule_in(config: &Config) -> FenceRule {
+        config.consul.fence_rule()
     }
 
     fn on_input(&mut self, view: &View, input: Input<ConsulMsg, ConsulTimer>, out: &mut Effects) {
@@ -460,6 +586,7 @@ impl LockSystem for Consul {
             // exit serf still sees the node alive; after a power-off serf's
             // probes find it gone (`probe`).
             Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
+            Input::Healed(c) => self.healed(view, c),
             Input::RenewalOn(c) if self.side[c.index()].session.is_some() => {
                 self.arm_renew(c, self.side[c.index()].ttl_ms / 2, out)
             }
@@ -477,7 +604,7 @@ impl LockSystem for Consul {
         Some(HolderView {
             client: session.owner,
             token: Some(self.token_of(&entry)),
-            lease_key: u64::from(entry.modify_index),
+            lease_key: self.grant_key(entry.session?, entry.modify_index),
             since: entry.acquired_at,
             until: Some(session.expires_at),
         })
@@ -621,6 +748,7 @@ impl LockSystem for Consul {
             ConsulMsg::Unlock {
                 delete_key: true, ..
             } => "PUT ?release, delete".into(),
+            ConsulMsg::NoLeader { .. } => "500 No cluster leader".into(),
         }
     }
 
@@ -634,8 +762,18 @@ impl Consul {
     fn token_of(&self, entry: &KvEntry) -> Token {
         Token(u64::from(match self.options.token {
             ConsulToken::ModifyIndex => entry.modify_index,
-            ConsulToken::LockIndex => entry.lock_index,
+            ConsulToken::LockIndex | ConsulToken::Sequencer => entry.lock_index,
         }))
+    }
+
+    /// A grant's identity as writes carry it: with the sequencer, its
+    /// Session (the write's token is its LockIndex, so the two make the
+    /// docs' tuple); otherwise the ModifyIndex of its acquire.
+    fn grant_key(&self, session: u64, modify_index: u32) -> u64 {
+        match self.options.token {
+            ConsulToken::Sequencer => session,
+            ConsulToken::ModifyIndex | ConsulToken::LockIndex => u64::from(modify_index),
+        }
     }
 
     fn session_ms(&self) -> u64 {
@@ -643,11 +781,10 @@ impl Consul {
     }
 
     fn on_server_message(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
-        if self.electing_until.is_some() && self.deferred.len() < DEFERRED_MAX {
-            // No leader: the agent holds the request and retries it on the
-            // new one (its 7 s RPC hold outlasts the election).
-            self.deferred.push((c, body));
-            return;
+        if let Some(until) = self.electing_until {
+            if self.hold(view, c, body, until, out) {
+                return;
+            }
         }
         let reply = match body {
             ConsulMsg::SessionCreate {
@@ -687,6 +824,41 @@ impl Consul {
             _ => return,
         };
         out.answer(c, reply);
+    }
+
+    /// No leader: the agent holds the request for `rpc_hold_timeout`. An
+    /// election that ends within it serves the request then; a longer one
+    /// fails it when the hold runs out. False once too many wait: that one
+    /// is served at once, as if the election were over.
+    fn hold(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        body: ConsulMsg,
+        until: Millis,
+        out: &mut Effects,
+    ) -> bool {
+        if self.deferred.len() >= DEFERRED_MAX {
+            return false;
+        }
+        let gives_up = view.now.plus(scaled(RPC_HOLD_MS, self.ttl_ms));
+        if gives_up >= until {
+            self.deferred.push((c, body));
+            return true;
+        }
+        let rpc = match body {
+            ConsulMsg::SessionCreate { .. } => Some(Rpc::SessionCreate),
+            ConsulMsg::SessionRenew { .. } => Some(Rpc::SessionRenew),
+            ConsulMsg::KvGet { purpose, .. } => Some(Rpc::KvGet { purpose }),
+            ConsulMsg::KvAcquire { .. } => Some(Rpc::KvAcquire),
+            // An Unlock or destroy that fails leaves the session to its
+            // timer (and the key held until then), as a failed call does.
+            _ => None,
+        };
+        if let Some(rpc) = rpc {
+            out.service_timer(gives_up, ConsulTimer::HoldExpired { client: c, rpc });
+        }
+        true
     }
 
     fn create_session(
@@ -745,6 +917,12 @@ impl Consul {
 
     /// Holds a blocking GET until the key changes or its wait time is up.
     fn block(&mut self, view: &View, c: ClientId, purpose: GetPurpose, out: &mut Effects) {
+        if purpose == GetPurpose::Monitor {
+            // One monitorLock per client: a GET it sent again after a cut
+            // healed stands for the one whose answer the cut dropped.
+            self.blocked
+                .retain(|b| b.client != c || b.purpose != GetPurpose::Monitor);
+        }
         if self.blocked.len() >= BLOCKED_MAX {
             out.answer(c, self.get_reply(purpose));
             return;
@@ -937,6 +1115,10 @@ impl Consul {
             }
             ConsulTimer::SerfProbe { client } => self.probe(view, client, out),
             ConsulTimer::ElectionDone => self.elected(view, out),
+            ConsulTimer::HoldExpired { client, rpc } if self.electing_until.is_some() => {
+                out.record(Event::Service(ServiceEvent::ConsulNoLeaderError { client }));
+                out.answer(client, ConsulMsg::NoLeader { rpc });
+            }
             _ => {}
         }
     }
@@ -959,6 +1141,9 @@ impl Consul {
         let client = &view.clients[c.index()];
         let reachable = client.partition.is_none() && !client.losing && !client.host_down();
         let i = c.index();
+        if !reachable {
+            self.keepalive_starts(view, c, out);
+        }
         if reachable {
             self.suspect_since[i] = None;
             if self.node_failed[i] {
@@ -975,7 +1160,9 @@ impl Consul {
                 for session in owned {
                     self.invalidate(view, session, Invalidation::NodeFailed, out);
                 }
-                // Its agent sees the servers fail too: its requests error.
+                // Its agent sees the servers fail too (client_serf.go's
+                // nodeFail drops them from its router): new requests error.
+                // A GET already out waits on its stream (`keepalive_starts`).
                 self.agent_gen[i] += 1;
                 out.client_timer(
                     c,
@@ -1006,10 +1193,23 @@ impl Consul {
         if self.electing_until.is_some() {
             return;
         }
-        let until = view.now.plus(scaled(ELECTION_MS, self.ttl_ms));
+        let heartbeat = scaled(RAFT_HEARTBEAT_TIMEOUT_MS, self.ttl_ms);
+        let until = view.now.plus(self.rng.draw(heartbeat, 2 * heartbeat));
         self.electing_until = Some(until);
         out.record(Event::Service(ServiceEvent::ConsulLeaderLost { until }));
         out.service_timer(until, ConsulTimer::ElectionDone);
+        // The blocking GETs the dead leader held lose their connection; the
+        // agents send them again and hold them like any request.
+        let key_index = self.key_index;
+        for b in std::mem::take(&mut self.blocked) {
+            let again = ConsulMsg::KvGet {
+                wait_index: key_index,
+                purpose: b.purpose,
+            };
+            if !self.hold(view, b.client, again, until, out) {
+                self.blocked.push(b);
+            }
+        }
     }
 
     /// The new leader resets every session's timer to TTL x 2 from now
@@ -1033,6 +1233,20 @@ impl Consul {
             self.on_server_message(view, c, msg, out);
         }
     }
+}
+
+/// Whether a ping sent at `ping_at` into a partition that heals at
+/// `healed` gets through within `timeout`: TCP sends it again after a
+/// timeout that doubles from 200 ms (as the page's network does), so it
+/// crosses at the first try after the heal.
+fn ping_gets_through(ping_at: Millis, healed: Millis, timeout: u64) -> bool {
+    let mut at = ping_at;
+    let mut rto = crate::sim::TCP_RTO_MS_MIN;
+    while at < healed {
+        at = at.plus(rto);
+        rto = (rto * 2).min(crate::sim::TCP_RTO_MS_MAX);
+    }
+    ping_at.until(at) <= timeout
 }
 
 /// Why a session ended.
@@ -1135,8 +1349,152 @@ impl Consul {
             ConsulMsg::KvAcquireReply { session, result } => {
                 self.on_acquire_reply(c, session, result, out)
             }
+            ConsulMsg::NoLeader { rpc } => self.on_no_leader(view, c, rpc, out),
             _ => {}
         }
+    }
+
+    /// The agent failed a request after holding it through too long an
+    /// election: monitorLock retries or closes leaderCh, RenewPeriodic
+    /// tries again in 1 s, and a Lock() call returns the error, destroying
+    /// the session it made.
+    fn on_no_leader(&mut self, view: &View, c: ClientId, rpc: Rpc, out: &mut Effects) {
+        let side = &self.side[c.index()];
+        let phase = side.phase;
+        match rpc {
+            Rpc::KvGet {
+                purpose: GetPurpose::Monitor,
+            } if phase == ConsulPhase::Held => self.monitor_error(c, out),
+            Rpc::SessionRenew if side.session.is_some() => {
+                let silent = view.local_now(c) - side.last_renew_local;
+                if silent > side.ttl_ms as i64 {
+                    self.side(c).renew_gen += 1; // RenewPeriodic gives up.
+                } else {
+                    self.arm_renew(c, scaled(RENEW_RETRY_MS, self.ttl_ms), out);
+                }
+            }
+            Rpc::SessionCreate if phase == ConsulPhase::CreatingSession => self.lock_failed(c, out),
+            Rpc::KvGet {
+                purpose: GetPurpose::Wait,
+            } if phase == ConsulPhase::Polling => self.lock_failed(c, out),
+            Rpc::KvGet {
+                purpose: GetPurpose::Why,
+            } if phase == ConsulPhase::Checking => self.lock_failed(c, out),
+            Rpc::KvAcquire if phase == ConsulPhase::Acquiring => self.lock_failed(c, out),
+            _ => {}
+        }
+    }
+
+    /// Lock() returns its error; its deferred cleanup destroys the session
+    /// it created (closing RenewPeriodic's doneCh).
+    fn lock_failed(&mut self, c: ClientId, out: &mut Effects) {
+        let side = std::mem::take(self.side(c));
+        if let Some(session) = side.session {
+            out.ask(c, ConsulMsg::SessionDestroy { session });
+        }
+        out.fail(c, AcquireFailure::ConsulNoLeader);
+    }
+
+    /// monitorLock's GET failed: with MonitorRetries left it sleeps
+    /// MonitorRetryTime and asks again (a non-blocking GET), else it
+    /// returns and closes leaderCh (api/lock.go).
+    fn monitor_error(&mut self, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        if side.phase != ConsulPhase::Held {
+            return;
+        }
+        if side.retries_left == 0 {
+            self.leader_ch_closed(c, LossReason::ConsulMonitorError, out);
+            return;
+        }
+        side.retries_left -= 1;
+        side.monitor_gen += 1;
+        let (gen, left) = (side.monitor_gen, side.retries_left);
+        out.record(Event::Service(ServiceEvent::ConsulMonitorRetry {
+            client: c,
+            left,
+        }));
+        let after = scaled(MONITOR_RETRY_MS, self.ttl_ms);
+        out.client_timer(c, after, ConsulTimer::MonitorRetry { gen });
+    }
+
+    /// The holder's link to the servers is cut (serf's first failed probe
+    /// sees it): the next keepalive ping on its agent's connection goes out
+    /// somewhere in the next 30 s, and fails 10 s later unless it gets
+    /// through first. Where in its 30 s cycle the ping timer stands is
+    /// drawn from the run's seed: the connection was opened when the agent
+    /// started, long before the run, so the page cannot know its phase.
+    fn keepalive_starts(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let side = &self.side[c.index()];
+        if side.phase != ConsulPhase::Held || side.keepalive.is_some() {
+            return;
+        }
+        let interval = scaled(YAMUX_KEEPALIVE_MS, self.ttl_ms);
+        let ping_in = self.rng.draw(0, interval - 1);
+        let after = ping_in + scaled(YAMUX_WRITE_TIMEOUT_MS, self.ttl_ms);
+        self.keepalive_gen += 1;
+        let gen = self.keepalive_gen;
+        let side = self.side(c);
+        side.keepalive = Some(Keepalive {
+            gen,
+            ping_at: view.now.plus(ping_in),
+        });
+        side.healed_at = None;
+        out.client_timer(c, after, ConsulTimer::KeepaliveDue { gen });
+    }
+
+    /// The ping's write timeout is up. Answered, the connection lives on:
+    /// after a healed partition TCP delivers what was held (the page's
+    /// network sends it again too), and after lost messages the holder's
+    /// GET goes again, since the page's lost messages are gone for good.
+    /// Unanswered, the connection closes and monitorLock's GET fails.
+    fn keepalive_due(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        let side = self.side(c);
+        let (Some(ping), healed_at) = (side.keepalive.take(), side.healed_at.take()) else {
+            return;
+        };
+        let client = &view.clients[c.index()];
+        let up = client.partition.is_none() && !client.losing;
+        let timeout = scaled(YAMUX_WRITE_TIMEOUT_MS, self.ttl_ms);
+        let answered = match healed_at {
+            Some(healed) => up && ping_gets_through(ping.ping_at, healed, timeout),
+            None => up,
+        };
+        if answered {
+            if healed_at.is_none() {
+                self.resend_monitor(c, out);
+            }
+            return;
+        }
+        out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed {
+            client: c,
+        }));
+        self.monitor_error(c, out);
+    }
+
+    /// A partition heals while a ping is pending: whether the ping got
+    /// through in time is judged when its timeout is up.
+    fn healed(&mut self, view: &View, c: ClientId) {
+        let side = self.side(c);
+        if side.keepalive.is_some() {
+            side.healed_at = Some(view.now);
+        }
+    }
+
+    /// After lost messages: the server's answer to monitorLock is gone, so
+    /// its GET goes again (the server keeps one per client) and reads the
+    /// key as that answer would have.
+    fn resend_monitor(&mut self, c: ClientId, out: &mut Effects) {
+        if self.side[c.index()].phase != ConsulPhase::Held {
+            return;
+        }
+        out.ask(
+            c,
+            ConsulMsg::KvGet {
+                wait_index: 0,
+                purpose: GetPurpose::Monitor,
+            },
+        );
     }
 
     fn poll(&mut self, c: ClientId, wait_index: u32, out: &mut Effects) {
@@ -1183,6 +1541,9 @@ impl Consul {
                 }
             },
             (GetPurpose::Monitor, ConsulPhase::Held) if holder == Some(mine) => {
+                // A good answer: monitorLock's WAIT label resets the retries.
+                let retries = self.options.monitor_retries;
+                self.side(c).retries_left = retries;
                 self.monitor(c, index, out)
             }
             (GetPurpose::Monitor, ConsulPhase::Held) => {
@@ -1193,6 +1554,11 @@ impl Consul {
     }
 
     fn monitor(&mut self, c: ClientId, wait_index: u32, out: &mut Effects) {
+        if self.agent_down(c) {
+            // No server in the agent's router: the GET fails at once.
+            self.monitor_error(c, out);
+            return;
+        }
         out.ask(
             c,
             ConsulMsg::KvGet {
@@ -1231,13 +1597,16 @@ impl Consul {
             } => {
                 let token = match self.options.token {
                     ConsulToken::ModifyIndex => modify_index,
-                    ConsulToken::LockIndex => lock_index,
+                    ConsulToken::LockIndex | ConsulToken::Sequencer => lock_index,
                 };
+                let retries = self.options.monitor_retries;
                 let side = self.side(c);
                 side.phase = ConsulPhase::Held;
                 side.closed = None;
+                side.retries_left = retries;
                 let token = Token(u64::from(token));
-                out.grant(c, Some(token), u64::from(modify_index), None);
+                let key = self.grant_key(session, modify_index);
+                out.grant(c, Some(token), key, None);
                 // monitorLock's first GET does not block.
                 self.monitor(c, 0, out);
             }
@@ -1281,16 +1650,26 @@ impl Consul {
             ConsulTimer::AgentError { gen } if gen == self.agent_gen[c.index()] => {
                 self.agent_error(c, out)
             }
+            ConsulTimer::KeepaliveDue { gen } if side.keepalive.is_some_and(|k| k.gen == gen) => {
+                self.keepalive_due(view, c, out)
+            }
+            ConsulTimer::MonitorRetry { gen }
+                if gen == side.monitor_gen && side.phase == ConsulPhase::Held =>
+            {
+                self.monitor(c, 0, out)
+            }
             _ => {}
         }
     }
 
-    /// The agent fails every request: a Lock() call returns its error, and
-    /// monitorLock closes leaderCh (MonitorRetries is 0 by default).
+    /// The agent has dropped the servers from its router: a Lock() call
+    /// returns its error. (Its own GET in flight would wait for the
+    /// connection's keepalive like the holder's; the model fails it now.)
+    /// The holder's monitorLock hears nothing yet: its GET waits on the
+    /// connection until the keepalive fails (`keepalive_due`).
     fn agent_error(&mut self, c: ClientId, out: &mut Effects) {
         match self.side[c.index()].phase {
-            ConsulPhase::Idle => {}
-            ConsulPhase::Held => self.leader_ch_closed(c, LossReason::ConsulMonitorError, out),
+            ConsulPhase::Idle | ConsulPhase::Held => {}
             _ => {
                 *self.side(c) = Side::default();
                 out.fail(c, AcquireFailure::AgentUnreachable);

@@ -11,9 +11,12 @@
 //! off; a wall-clock step cannot move it, so the page refuses clock jumps
 //! here). The holder's lease restarts when a heartbeat is *sent* and counts
 //! only once the heartbeat succeeded; `isExpired()` is that moment plus the
-//! lease. The library tells the application nothing when a heartbeat fails:
-//! the client's belief ends when its own clock says the lease is over, as
-//! an application polling `isExpired()` would learn it.
+//! lease. The library tells the application nothing when a heartbeat fails
+//! (`sendHeartbeat` logs it). With `DynamoOptions::app_checks_expiry` the
+//! application polls `isExpired()`, and the client's belief ends when its
+//! own clock says the lease is over; without it the application never
+//! asks and believes it holds until it releases, whatever the library
+//! dropped.
 //!
 //! Simplified on purpose: the table is one always-available service (no
 //! regions, no throttling); each client runs one lock and its own heartbeat
@@ -259,6 +262,8 @@ pub(crate) struct DynamoDb {
     refresh_ms: u64,
     extra_wait_ms: u64,
     call_timeout_ms: u64,
+    /// Whether the application polls `isExpired()` (see `DynamoOptions`).
+    app_checks_expiry: bool,
     /// The one lock item; `None` while nobody holds it.
     item: Option<Item>,
     calls: u32,
@@ -288,6 +293,7 @@ impl LockSystem for DynamoDb {
         let DynamoOptions {
             heartbeats_per_lease,
             extra_wait_pct,
+            app_checks_expiry,
         } = config.dynamo;
         DynamoDb {
             lease_ms,
@@ -295,6 +301,7 @@ impl LockSystem for DynamoDb {
             refresh_ms: scaled_ms(REAL_BUFFER_MS, lease_ms),
             extra_wait_ms: lease_ms.saturating_mul(u64::from(extra_wait_pct)) / 100,
             call_timeout_ms: scaled_ms(REAL_READ_TIMEOUT_MS, lease_ms),
+            app_checks_expiry,
             item: None,
             calls: 0,
             side: Default::default(),
@@ -782,8 +789,7 @@ impl DynamoDb {
             DynamoTimer::Deadline { gen } if gen == side.deadline_gen => {
                 if let Phase::Holding(held) = side.phase {
                     if self.expired(view, c, held) {
-                        self.forget(c);
-                        out.lose(c, LossReason::LocalDeadline);
+                        self.deadline_passed(c, out);
                     } else {
                         // The clock slowed since the timer was set.
                         self.arm_deadline(view, c, held, out);
@@ -806,12 +812,33 @@ impl DynamoDb {
             return;
         }
         if self.expired(view, c, held) {
-            self.forget(c);
-            out.lose(c, LossReason::LocalDeadline);
+            self.deadline_passed(c, out);
             return;
         }
         let new_rvn = self.new_rvn();
         self.send_call(view, c, CallKind::Beat { new_rvn }, out);
+    }
+
+    /// `isExpired()` turned true. An application that polls it stops
+    /// believing now. One that never asks goes on: the library stops
+    /// heartbeating the lock (its next `sendHeartbeat` finds it expired and
+    /// drops it, logged), and nothing tells the application.
+    fn deadline_passed(&mut self, c: ClientId, out: &mut Effects) {
+        if self.app_checks_expiry {
+            self.forget(c);
+            out.lose(c, LossReason::LocalDeadline);
+            return;
+        }
+        let side = &mut self.side[c.index()];
+        let Phase::Holding(held) = &mut side.phase else {
+            return;
+        };
+        held.heartbeating = false;
+        side.beat_gen += 1;
+        side.deadline_gen += 1;
+        out.record(Event::Service(ServiceEvent::DynamoExpiredUnasked {
+            client: c,
+        }));
     }
 
     /// No answer within the SDK's read timeout: the call fails with a

@@ -20,7 +20,8 @@ pub use chubby::{
 pub use consul::{
     lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
     ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
-    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX,
+    SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
@@ -110,6 +111,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// settings (Consul's LockIndex restarts when its key is deleted).
     fn monotonic_tokens_in(_config: &Config) -> bool {
         Self::MONOTONIC_TOKENS
+    }
+    /// How the resource checks a write with these settings (Consul's
+    /// sequencer is checked against the key, its indexes by order).
+    fn fence_rule_in(_config: &Config) -> FenceRule {
+        Self::FENCE
     }
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
     fn holder(&self, view: &View) -> Option<HolderView>;
@@ -264,6 +270,11 @@ macro_rules! lock_systems {
             /// How the resource checks a write with fencing on.
             pub fn fence_rule(self) -> FenceRule {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE,)* }
+            }
+
+            /// How the resource checks a write with this run's settings.
+            pub fn fence_rule_in(self, config: &Config) -> FenceRule {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::fence_rule_in(config),)* }
             }
 
             /// Whether the lock and the data live in one server.

@@ -8,9 +8,20 @@
 //! master dies, Sentinel promotes the replica once the master has been
 //! down for `down-after-milliseconds`; whatever had not been copied is
 //! gone: the lock key (so a second client gets the "same" lock) and the
-//! last `INCR`s (so a token repeats or goes back). With `WAIT 1` the
-//! client waits for the replica's copy and gives the lock up when none
-//! comes: the acquisition fails instead of silently being lost later.
+//! last `INCR`s (so a token repeats or goes back).
+//!
+//! After taking the key a client may `WAIT` for its replica, two ways
+//! (`ReplicaWait`). The application's own `WAIT 1 <timeout>` gives the
+//! lock up unless the replica acknowledged: the acquisition fails instead
+//! of silently being lost later, and with no replica nobody gets the lock.
+//! Redisson's rule (`CommandAsyncService.syncedEval`) WAITs for the
+//! replicas INFO reports as connected (`connected_slaves`), for its
+//! `slavesSyncTimeout` of 1 s, and fails only if none acknowledged while
+//! some were connected: a master with no replica (one just promoted, or
+//! one whose replica is down) grants the lock unreplicated, availability
+//! over safety. Redisson asks INFO one round trip before a batch of the
+//! script and the `WAIT`; here the master counts its replicas when the
+//! `WAIT` arrives, the same two round trips in the other order.
 //! As in Redis, `WAIT` blocks until the replica has acknowledged every
 //! write made before it, or until its timeout: a replica that is down
 //! never acknowledges, so the answer is then 0 at the timeout.
@@ -25,14 +36,21 @@ use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
 use crate::sim::net::Endpoint;
-use crate::sim::scenario::{Config, NodeCommand, RedisOptions};
+use crate::sim::scenario::{Config, NodeCommand, RedisOptions, ReplicaWait};
 use crate::sim::types::{ClientId, Millis, NodeId, Persistence, ReleaseMode, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
 
 /// The two servers: R1 starts as the master, R2 as its replica.
 pub const SERVERS: usize = 2;
-/// How far the replica's copy runs behind the master on a healthy LAN.
+/// How far the replica's copy runs behind the master. On a healthy LAN a
+/// copy leaves with the client's reply and lands within a millisecond; 20
+/// ms is about a hundred times that, a replica that is behind (busy, or on
+/// a congested link). The failover story needs the window: its master
+/// dies 10 ms after the write, with the copy still on its way, which a
+/// real master does only within that millisecond or while its replica
+/// lags. The real-server check (scripts/fidelity) holds the replica's
+/// link for the same 20 ms before the crash.
 pub const REPLICATION_LAG_MS: u64 = 20;
 /// Sentinel's `down-after-milliseconds` (default 30000 in sentinel.conf;
 /// the page's 5 s TTL stands for the 30 s of Redisson's lock watchdog, so
@@ -44,8 +62,11 @@ pub const RETRY_MS: u64 = 100;
 /// How long the client waits for an answer before it counts the try as
 /// failed: a dead master does not answer at all.
 pub const REPLY_TIMEOUT_MS: u64 = 500;
-/// `WAIT 1 timeout`: how long the master waits for the replica's ack.
+/// The application's `WAIT 1 timeout`: how long the master waits for the
+/// replica's ack.
 pub const WAIT_TIMEOUT_MS: u64 = 100;
+/// Redisson's `slavesSyncTimeout` (default 1000 ms), the timeout of its `WAIT`.
+pub const REDISSON_SYNC_TIMEOUT_MS: u64 = 1_000;
 /// The most copies waiting to reach the replica; older ones are merged.
 const BACKLOG_MAX: usize = 64;
 
@@ -58,11 +79,17 @@ pub enum SingleRedisMsg {
     Command { cmd: RedisMsg },
     #[serde(rename = "redis-answer")]
     Answer { cmd: RedisMsg },
-    /// `WAIT 1 timeout` after the lock was set.
+    /// `WAIT n timeout` after the lock was set: `n` is 1 (the
+    /// application's) or, for Redisson, the replicas INFO reports.
     #[serde(rename = "redis-wait")]
-    Wait { round: u32 },
+    Wait { round: u32, redisson: bool },
+    /// How many replicas acknowledged, of how many were connected.
     #[serde(rename = "redis-wait-reply")]
-    WaitReply { replicas: u8, round: u32 },
+    WaitReply {
+        replicas: u8,
+        connected: u8,
+        round: u32,
+    },
 }
 
 // A Redis command behind a tag of its own: 32 bytes, with room left in
@@ -96,7 +123,7 @@ pub struct RedisDetail {
     pub promotion_at: Option<Millis>,
     /// Copies the replica has not applied yet.
     pub replica_behind: u32,
-    pub wait_replica: bool,
+    pub wait: ReplicaWait,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -122,6 +149,8 @@ struct BlockedWait {
     client: ClientId,
     round: u32,
     offset: u64,
+    /// The replicas connected when it asked: Redisson reads INFO first.
+    connected: u8,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Hash)]
@@ -264,7 +293,7 @@ impl LockSystem for Redis {
             servers,
             promotion_at: self.promotion_at,
             replica_behind: self.backlog.len() as u32,
-            wait_replica: self.options.wait_replica,
+            wait: self.options.wait,
         }
     }
 
@@ -305,8 +334,15 @@ impl LockSystem for Redis {
             SingleRedisMsg::Command { cmd } | SingleRedisMsg::Answer { cmd } => {
                 super::redlock::Redlock::label(cmd)
             }
-            SingleRedisMsg::Wait { .. } => "WAIT 1".into(),
-            SingleRedisMsg::WaitReply { replicas, .. } => format!("{replicas} replica acked"),
+            SingleRedisMsg::Wait {
+                redisson: false, ..
+            } => "WAIT 1".into(),
+            SingleRedisMsg::Wait { redisson: true, .. } => "INFO; WAIT connected_slaves".into(),
+            SingleRedisMsg::WaitReply {
+                replicas,
+                connected,
+                ..
+            } => format!("{replicas} of {connected} replicas acked"),
         }
     }
 }
@@ -421,18 +457,28 @@ impl Redis {
                 },
             ) => {
                 self.side(c).fence = Some(f);
-                if self.options.wait_replica {
-                    self.side(c).phase = Phase::Waiting;
-                    out.ask(c, SingleRedisMsg::Wait { round });
-                    out.client_timer(c, REPLY_TIMEOUT_MS, RedisTimer::ReplyTimeout { round });
-                } else {
-                    self.grant(view, c, out);
-                }
+                let (redisson, timeout_ms) = match self.options.wait {
+                    ReplicaWait::Off => return self.grant(view, c, out),
+                    ReplicaWait::Redisson => (true, REDISSON_SYNC_TIMEOUT_MS),
+                    ReplicaWait::AppWait1 => (false, WAIT_TIMEOUT_MS),
+                };
+                // A round of its own: the SET's reply timeout, still
+                // armed, must not cut the WAIT's longer one short.
+                let round = self.new_round(c);
+                self.side(c).phase = Phase::Waiting;
+                out.ask(c, SingleRedisMsg::Wait { round, redisson });
+                let wait_ms = timeout_ms + REPLY_TIMEOUT_MS;
+                out.client_timer(c, wait_ms, RedisTimer::ReplyTimeout { round });
             }
             (Phase::Setting, _) => self.retry(c, out),
-            (Phase::Waiting, SingleRedisMsg::WaitReply { replicas, .. }) if replicas >= 1 => {
-                self.grant(view, c, out);
-            }
+            (
+                Phase::Waiting,
+                SingleRedisMsg::WaitReply {
+                    replicas,
+                    connected,
+                    ..
+                },
+            ) if self.synced_enough(replicas, connected) => self.grant(view, c, out),
             (Phase::Waiting, _) => self.no_replica(c, out),
             (
                 Phase::Extending,
@@ -463,8 +509,23 @@ impl Redis {
         }
     }
 
-    /// `WAIT 1` found no replica with the key: give the key back and fail,
-    /// as Redisson does, rather than hold a lock a failover would lose.
+    /// Whether a `WAIT`'s answer lets the client keep the key. The
+    /// application's `WAIT 1` needs one ack. Redisson fails only when
+    /// `res.getSyncedSlaves() == 0 && availableSlaves > 0`
+    /// (`CommandAsyncService.syncedEval`): with no replica connected it
+    /// grants.
+    fn synced_enough(&self, replicas: u8, connected: u8) -> bool {
+        match self.options.wait {
+            ReplicaWait::Redisson => !(replicas == 0 && connected > 0),
+            _ => replicas >= 1,
+        }
+    }
+
+    /// The `WAIT` did not satisfy the client (or got no answer): give the
+    /// key back and fail rather than hold a lock a failover would lose.
+    /// Redisson does the same (`RedissonBaseLock.handleNoSync` unlocks on
+    /// "None of slaves were synced"); its retries of a command that got no
+    /// answer (`retryAttempts`) are not modelled.
     fn no_replica(&mut self, c: ClientId, out: &mut Effects) {
         self.unlock(c, ReleaseMode::CheckValue, out);
         self.forget(c);
@@ -562,27 +623,48 @@ impl Redis {
                     );
                 }
             }
-            SingleRedisMsg::Wait { round } => self.wait(view, c, round, out),
+            SingleRedisMsg::Wait { round, redisson } => self.wait(view, c, round, redisson, out),
             _ => {}
         }
     }
 
-    /// `WAIT 1 timeout`: answers at once if the replica has acknowledged
-    /// every write so far, else blocks the client until it has or the
-    /// timeout passes.
-    fn wait(&mut self, view: &View, c: ClientId, round: u32, out: &mut Effects) {
+    /// `WAIT n timeout`: answers at once if the replica has acknowledged
+    /// every write so far (or, for Redisson's `WAIT 0` with no replica
+    /// connected, at once with none), else blocks the client until it
+    /// has or the timeout passes.
+    fn wait(&mut self, view: &View, c: ClientId, round: u32, redisson: bool, out: &mut Effects) {
         let offset = self.master_offset;
-        if self.replica_acked(offset) {
-            out.answer(c, SingleRedisMsg::WaitReply { replicas: 1, round });
+        let connected = self.connected_replicas();
+        if self.replica_acked(offset) || (redisson && connected == 0) {
+            let replicas = u8::from(self.replica_acked(offset));
+            let reply = SingleRedisMsg::WaitReply {
+                replicas,
+                connected,
+                round,
+            };
+            out.answer(c, reply);
             return;
         }
         self.blocked[c.index()] = Some(BlockedWait {
             client: c,
             round,
             offset,
+            connected,
         });
-        let at = view.now.plus(WAIT_TIMEOUT_MS);
+        let timeout_ms = if redisson {
+            REDISSON_SYNC_TIMEOUT_MS
+        } else {
+            WAIT_TIMEOUT_MS
+        };
+        let at = view.now.plus(timeout_ms);
         out.service_timer(at, RedisTimer::WaitTimeout { client: c, round });
+    }
+
+    /// INFO's `connected_slaves`: the other server, while it is up and
+    /// following this master (after a promotion the old master is down
+    /// until it restarts and rejoins).
+    fn connected_replicas(&self) -> u8 {
+        u8::from(!self.servers[1 - self.master].down)
     }
 
     /// Whether a live replica has applied the master's writes up to `offset`.
@@ -601,7 +683,12 @@ impl Redis {
                 slot.filter(|w| self.replica_offset >= w.offset)
             {
                 *slot = None;
-                out.answer(client, SingleRedisMsg::WaitReply { replicas: 1, round });
+                let reply = SingleRedisMsg::WaitReply {
+                    replicas: 1,
+                    connected: 1,
+                    round,
+                };
+                out.answer(client, reply);
             }
         }
     }
@@ -656,11 +743,17 @@ impl Redis {
             RedisTimer::Replicate => self.replicate(view, out),
             RedisTimer::WaitTimeout { client, round } => {
                 let slot = &mut self.blocked[client.index()];
-                if slot.is_some_and(|w| w.round == round) {
+                if let Some(w) = slot.filter(|w| w.round == round) {
                     // Still blocked: the replica did not acknowledge in time.
                     *slot = None;
                     if !self.servers[self.master].down {
-                        out.answer(client, SingleRedisMsg::WaitReply { replicas: 0, round });
+                        let connected = w.connected;
+                        let reply = SingleRedisMsg::WaitReply {
+                            replicas: 0,
+                            connected,
+                            round,
+                        };
+                        out.answer(client, reply);
                     }
                 }
             }

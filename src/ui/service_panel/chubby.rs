@@ -10,9 +10,9 @@ use crate::ui::state::{seconds_1, Action};
 use std::rc::Rc;
 use yew::prelude::*;
 
-/// The lock-delays offered, in Chubby's own time: none, a quarter, half
-/// and the whole of the one-minute bound.
-const LOCK_DELAY_CHOICES_MS: [u64; 4] = [0, 15_000, 30_000, 60_000];
+/// The lock-delays offered, in Chubby's own time: none, a quarter, a
+/// third, half and the whole of the one-minute bound.
+const LOCK_DELAY_CHOICES_MS: [u64; 5] = [0, 15_000, 20_000, 30_000, 60_000];
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {
@@ -149,6 +149,7 @@ fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
                     CHUBBY_LEASE_MS / 1_000
                 ) }
             </p>
+            <p class="panel__note">{ partition_words(options.lock_delay_ms, ttl) }</p>
             <button type="button" class="button" onclick={on_failover} disabled={electing} title={title}
                 aria-label="Master fails over">
                 { "Master fails over" }
@@ -162,6 +163,26 @@ fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
             </p>
         </fieldset>
     }
+}
+
+/// Whether a holder cut off from the master is stopped in time at this
+/// lock-delay. It believes until its grace period ends, 45 s after its
+/// local lease ran out; the master frees the lock when its own, up to a
+/// lease later, ends: only a lock-delay past the rest of the grace period
+/// (about 33 s in Chubby) keeps B out until then.
+fn partition_words(lock_delay_ms: u64, ttl_ms: u64) -> String {
+    let covers = lock_delay_ms >= CHUBBY_GRACE_MS - CHUBBY_LEASE_MS;
+    let verdict = if covers {
+        "long enough: B is granted only after a holder cut off from the master has stopped believing (its grace period over)"
+    } else {
+        "too short to cover a holder cut off from the master: B is granted while that holder is in jeopardy and still believes it holds, and only the sequencer stops its writes"
+    };
+    format!(
+        "Lock-delay {} is {verdict}. A cut-off holder believes until its grace period ends ({} here); the master frees the lock up to a lease after the holder's own lease ran out, so it takes a lock-delay of about {} s in Chubby to reach past the grace period.",
+        delay_words(lock_delay_ms, ttl_ms),
+        seconds_1(chubby_scaled_ms(CHUBBY_GRACE_MS, ttl_ms)),
+        (CHUBBY_GRACE_MS - CHUBBY_LEASE_MS) / 1_000
+    )
 }
 
 /// "1 min (25.0 s here)", "none".

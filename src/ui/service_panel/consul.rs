@@ -5,7 +5,7 @@
 use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
-    ConsulSessionView, ConsulToken, KeyCleanup, Millis,
+    ConsulSessionView, ConsulToken, KeyCleanup, Millis, CONSUL_SESSION_TTL_MS,
 };
 use crate::ui::state::seconds_1;
 use std::rc::Rc;
@@ -14,6 +14,20 @@ use yew::prelude::*;
 /// The lock-delays offered, in real seconds: none, Consul's default, the
 /// docs' maximum, and two between.
 const LOCK_DELAY_CHOICES_S: [u64; 5] = [0, 5, 15, 30, 60];
+
+/// What monitorLock does on an error, for MonitorRetries `n`.
+fn retry_words(n: u32) -> String {
+    match n {
+        0 => "0: give the lock up (api default)".into(),
+        3 => "3, 1 s apart (consul lock)".into(),
+        n => format!("{n}, 1 s apart"),
+    }
+}
+
+/// The agent's `rpc_hold_timeout` (7 s) at the page's scale.
+fn hold_ms(ttl_ms: u64) -> u64 {
+    7_000 * ttl_ms / CONSUL_SESSION_TTL_MS
+}
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
     let now = props.now;
@@ -25,7 +39,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             </p>
             if let Some(until) = detail.electing_until {
                 <p class="service__alarm" role="status">
-                    { format!("No leader: the servers are electing one ({} left); requests wait.", seconds_1(now.until(until))) }
+                    { format!("No leader: the servers are electing one ({} left); requests wait, each at most the agent's 7 s hold ({} here), then fail.", seconds_1(now.until(until)), seconds_1(hold_ms(props.config.ttl_ms))) }
                 </p>
             }
             <h3 class="panel__subtitle">{ "Consul's session and indexes: key locks/shared-counter" }</h3>
@@ -37,7 +51,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             { failover(props, detail) }
             { consul_options(props) }
             <p class="panel__note">
-                { "Simplified on purpose: the servers are one Raft cluster seen as one service, and a failover is a pause for an election with every request held, not failed (the agents' 7 s RPC hold outlasts it); the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's failure detection is a probe every second and a fixed 4 s suspicion (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
+                { "Simplified on purpose: the servers are one Raft cluster seen as one service; a failover is an election of 5-10 s (1x-2x Raft's heartbeat timeout, drawn from the seed), and each request waits for it at most the agent's 7 s hold (rpc_hold_timeout), then fails; the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's failure detection is a probe every second and the base 4 s suspicion, where memberlist can stretch a suspicion up to 6 times when few nodes confirm it; a holder cut off from the servers learns only when its agent's connection fails its keepalive (a ping every 30 s, 10 s to answer), since monitorLock's blocking GET waits on that connection (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
             </p>
         </>
     }
@@ -53,9 +67,18 @@ fn key_table(key: Option<ConsulKeyView>, token: ConsulToken) -> Html {
         (Some(s), Some(owner)) => format!("{} ({owner})", session_words(s)),
         _ => "empty: free".into(),
     };
-    let mark = |which: ConsulToken| if which == token { " (the token)" } else { "" };
-    let lock_index = format!("LockIndex{}", mark(ConsulToken::LockIndex));
-    let modify_index = format!("ModifyIndex{}", mark(ConsulToken::ModifyIndex));
+    let mark = |which: bool| if which { " (the token)" } else { "" };
+    let sequencer = token == ConsulToken::Sequencer;
+    let session_head = if sequencer {
+        "Session (with LockIndex, the sequencer)"
+    } else {
+        "Session"
+    };
+    let lock_index = format!(
+        "LockIndex{}",
+        mark(token == ConsulToken::LockIndex || sequencer)
+    );
+    let modify_index = format!("ModifyIndex{}", mark(token == ConsulToken::ModifyIndex));
     let line = Line {
         holder: k.session.is_some(),
         cells: vec![
@@ -67,7 +90,7 @@ fn key_table(key: Option<ConsulKeyView>, token: ConsulToken) -> Html {
     };
     super::books(
         "keys",
-        &["Session", &lock_index, &modify_index, "CreateIndex"],
+        &[session_head, &lock_index, &modify_index, "CreateIndex"],
         vec![line],
     )
 }
@@ -191,19 +214,40 @@ fn consul_options(props: &ServicePanelProps) -> Html {
         let with = with.clone();
         move |lock_delay_s| with(ConsulOptions { lock_delay_s, ..o })
     };
+    let retries = [0, ConsulOptions::CONSUL_LOCK_MONITOR_RETRIES]
+        .iter()
+        .map(|&n| (u64::from(n), retry_words(n)))
+        .collect();
+    let to_retries = {
+        let with = with.clone();
+        move |n: u64| {
+            let monitor_retries = u32::try_from(n).unwrap_or(u32::MAX);
+            with(ConsulOptions {
+                monitor_retries,
+                ..o
+            })
+        }
+    };
     html! {
         <fieldset class="service__options">
             <legend>{ "Consul settings (each starts a fresh run)" }</legend>
             { radio("consul-token", "consul-modify-index", "Fence with ModifyIndex: the Raft index of the key's last write, which only grows",
                 o.token == ConsulToken::ModifyIndex, ConsulOptions { token: ConsulToken::ModifyIndex, ..o }) }
-            { radio("consul-token", "consul-lock-index", "Fence with LockIndex: the docs' sequencer, which restarts at 1 when the key is created again",
+            { radio("consul-token", "consul-lock-index", "Fence with LockIndex alone, as a number that must not go down: it restarts at 1 when the key is created again",
                 o.token == ConsulToken::LockIndex, ConsulOptions { token: ConsulToken::LockIndex, ..o }) }
+            { radio("consul-token", "consul-sequencer", "Fence with the sequencer (LockIndex and Session), as the docs define it: a write passes only while the key holds that LockIndex under that Session",
+                o.token == ConsulToken::Sequencer, ConsulOptions { token: ConsulToken::Sequencer, ..o }) }
             { radio("consul-cleanup", "consul-keep", "Keep the key when a lock ends (Behavior=release)",
                 o.cleanup == KeyCleanup::Keep, ConsulOptions { cleanup: KeyCleanup::Keep, ..o }) }
             { radio("consul-cleanup", "consul-delete", "Delete the key when a lock ends (Behavior=delete, consul lock's cleanup)",
                 o.cleanup == KeyCleanup::Delete, ConsulOptions { cleanup: KeyCleanup::Delete, ..o }) }
             { super::picker(props, "consul-lock-delay", "lock-delay", delays,
                 (o.lock_delay_s, delay_words(o.lock_delay_s)), Rc::new(to_delay)) }
+            { super::picker(props, "consul-monitor-retries", "watch retries",
+                retries, (u64::from(o.monitor_retries), retry_words(o.monitor_retries)), Rc::new(to_retries)) }
+            <p class="panel__note">
+                { "Watch retries: the holder's library watches the lock key (monitorLock) and, on any error, such as a leader election that outlasts its agent's 7 s hold, gives the lock up at once (MonitorRetries 0, the api's default) unless it may ask again (consul lock asks 3 times, 1 s apart)." }
+            </p>
             <p class="panel__note">
                 { format!("The TTL setting ({}) stands for Consul's default 15 s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x 2).", seconds_1(config.ttl_ms), seconds_1(config.ttl_ms * 2)) }
             </p>

@@ -170,11 +170,28 @@ fn options(props: &ServicePanelProps) -> Html {
             })
         }
     };
-    let to_wait = move |p: u64| {
-        with(DynamoOptions {
-            extra_wait_pct: u32::try_from(p).unwrap_or(now_wait),
+    let to_wait = {
+        let with = with.clone();
+        move |p: u64| {
+            with(DynamoOptions {
+                extra_wait_pct: u32::try_from(p).unwrap_or(now_wait),
+                ..dynamo
+            })
+        }
+    };
+    let checks = |id: &'static str, words: &'static str, on: bool| {
+        let config = with(DynamoOptions {
+            app_checks_expiry: on,
             ..dynamo
-        })
+        });
+        super::choice(
+            props,
+            "dynamo-checks",
+            id,
+            words,
+            dynamo.app_checks_expiry == on,
+            config,
+        )
     };
     html! {
         <fieldset class="service__options">
@@ -183,6 +200,15 @@ fn options(props: &ServicePanelProps) -> Html {
                 (u64::from(now_beats), beats_words(now_beats)), Rc::new(to_beats)) }
             { super::picker(props, "dynamo-wait", "a waiter gives up after", waits,
                 (u64::from(now_wait), format!("a lease + {now_wait}% of a lease")), Rc::new(to_wait)) }
+            { checks("dynamo-checks-on", "The application polls isExpired() before each write (or sets a SessionMonitor): a holder stops at its own deadline", true) }
+            { checks("dynamo-checks-off", "The application never asks: the library only logs a failed or late heartbeat, and the holder believes it holds until it releases", false) }
+            <p class="panel__note">
+                { if dynamo.app_checks_expiry {
+                    "Now: the application checks. A holder that stops in time here does so because its own code asks isExpired(); the library tells it nothing."
+                } else {
+                    "Now: the application never asks. A holder cut off or paused past its lease goes on writing as the holder; only a fenced write (a ConditionCheck on the lock item) stops it."
+                } }
+            </p>
             <p class="panel__note">
                 { "The lease is the TTL setting (the library's default is 20 s). A waiter behind a live holder sees a new RVN every heartbeat, so its count keeps starting again and it gives up with LockNotGrantedException: there is no queue." }
             </p>

@@ -4,7 +4,7 @@
 use super::{NodeChecks, ServicePanelProps, CLOCK_JUMP_MS, SLOW_NODE_MS};
 use crate::sim::{
     Config, ExtendMode, NodeCommand, NodeId, Persistence, RedisNodeView, RedisOptions,
-    RedlockDetail, ReleaseMode, RestartPolicy,
+    RedlockDetail, ReleaseMode, ReplicaWait, RestartPolicy,
 };
 use crate::ui::browser::checked_of;
 use crate::ui::state::{seconds_1, Action};
@@ -226,6 +226,27 @@ fn redis_toggle(
     }
 }
 
+/// Single Redis's WAIT after taking the key, one of three: what each does
+/// when the master fails over is the choice.
+fn wait_choices(props: &ServicePanelProps) -> Html {
+    let r = props.config.redis;
+    let radio = |id: &'static str, words: &'static str, wait: ReplicaWait| {
+        let config = Config {
+            redis: RedisOptions { wait, ..r },
+            ..props.config.clone()
+        };
+        super::choice(props, "redis-wait", id, words, r.wait == wait, config)
+    };
+    html! {
+        <fieldset class="service__options">
+            <legend>{ "After taking the key, the client" }</legend>
+            { radio("redis-wait-off", "does not WAIT: the key may exist on the master alone (redis-py's Lock)", ReplicaWait::Off) }
+            { radio("redis-wait-redisson", "WAITs as Redisson does by default (checkLockSyncedSlaves): for the replicas INFO reports connected, 1 s; fails only if none acked while some were connected, so a master with no replica grants unreplicated", ReplicaWait::Redisson) }
+            { radio("redis-wait-app", "WAITs 1 itself (the application's WAIT 1 100 ms): fails unless a replica acked, so with no replica nobody gets the lock", ReplicaWait::AppWait1) }
+        </fieldset>
+    }
+}
+
 /// The Redis options; `single` is a single master with its replica,
 /// where WAIT 1 applies and a delayed restart does not.
 pub(super) fn redis_options(props: &ServicePanelProps, single: bool) -> Html {
@@ -243,9 +264,7 @@ pub(super) fn redis_options(props: &ServicePanelProps, single: bool) -> Html {
                 r.persistence == Persistence::Fsync,
                 |o, on| RedisOptions { persistence: if on { Persistence::Fsync } else { Persistence::None }, ..o }) }
             if single {
-                { redis_toggle(props, "redis-wait", "WAIT 1: fail unless the replica has the key",
-                    r.wait_replica,
-                    |o, on| RedisOptions { wait_replica: on, ..o }) }
+                { wait_choices(props) }
             } else {
                 { redis_toggle(props, "redis-delay", "Delayed restart (stay down a whole TTL)",
                     r.restart == RestartPolicy::Delayed,

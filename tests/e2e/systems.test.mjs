@@ -97,8 +97,10 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.ok(await page.getByRole("region", named("Client A")).isVisible(), "the run opens in the simulator");
     assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "with fencing on");
     await openView(page, "Compare the systems");
-    const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
+    const failover = page.getByRole("button", named("Redis, Failover, fencing on, no WAIT (redis-py's Lock): corrupted. Open this run"));
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
+    const waited = page.getByRole("button", named("Redis, Failover, fencing on, Redisson's WAIT rule (its default): lock kept. Open this run"));
+    assert.equal(await waited.count(), 1, "a WAIT for the replica keeps the lock, beside it");
   });
 
   test("the comparison shows both crashes, PostgreSQL's default and tuned keepalives, and what it cannot model", async (t) => {

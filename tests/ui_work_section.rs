@@ -39,7 +39,11 @@ async fn the_spanner_section_offers_the_story_before_the_worker_draws_it() {
 async fn the_comparison_marks_the_system_the_page_runs() {
     let html = render(Kind::Compare(Backend::Consul)).await;
     assert!(html.contains(r#"data-current="consul""#), "{html}");
-    assert!(html.contains("Run the comparison (96 runs)"), "{html}");
+    let button = format!(
+        "Run the comparison ({} runs)",
+        distlock::lesson::compare::RUNS
+    );
+    assert!(html.contains(&button), "{html}");
     assert!(!html.contains("compare__table"), "drawn only when asked");
 }
 

@@ -1,11 +1,17 @@
 //! The comparison of every lock system: the same scripted stories run on
 //! each, with fencing off and on, and what happened read from the runs.
 //! Nothing in a cell is typed in: each is a run of the core.
+//!
+//! A cell has a main run, at the system's real defaults (set here
+//! explicitly, in `DEFAULTS`), and a run per common tuned setting that
+//! changes its verdict (`VARIANTS`): each a named change to the run's
+//! `Config`, with its own outcome and its own run to open.
 
 use super::presets;
 use crate::sim::{
-    Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand, NodeId,
-    PartitionScope, Scenario, Sim, Standing,
+    Backend, ClientId, Command, Config, ConsulOptions, Event, Fencing, Millis, NodeCommand, NodeId,
+    PartitionScope, PgOptions, ReplicaWait, Scenario, Sim, Standing, CHUBBY_LEASE_MS,
+    CONSUL_SESSION_TTL_MS, TTL_MS_DEFAULT,
 };
 
 /// One story every system is put through.
@@ -15,38 +21,217 @@ pub struct Column {
     pub title: &'static str,
     /// What the column asks, for the header's tooltip.
     pub question: &'static str,
+    /// Whether the story is run with fencing off and on: how long B waits
+    /// for a dead holder's lock is the same either way.
+    pub fenced: bool,
 }
 
-pub const COLUMNS: [Column; 6] = [
-    Column {
-        id: "gc-pause",
-        title: "GC pause",
-        question: "A holds the lock and freezes for longer than its lease; B takes the lock and writes; A wakes and writes.",
+pub const GC_PAUSE: Column = Column {
+    id: "gc-pause",
+    title: "GC pause",
+    question: "A holds the lock and freezes for longer than its lease; B takes the lock and writes; A wakes and writes.",
+    fenced: true,
+};
+pub const DELAYED_WRITE: Column = Column {
+    id: "delayed-write",
+    title: "Delayed write",
+    question: "A writes in time, but the packet lands after A released and B wrote.",
+    fenced: true,
+};
+/// The process exits (an OOM kill, a panic, SIGKILL): its kernel closes
+/// its sockets, so the server sees the connection end at once.
+pub const PROCESS_EXIT: Column = Column {
+    id: "process-exit",
+    title: "Crash (process exits)",
+    question: "A's process exits holding the lock (an OOM kill, a panic): its kernel closes its connections. How long does B, already asking, wait?",
+    fenced: false,
+};
+/// The host dies or is cut off: nothing more comes from it, not even a FIN.
+pub const HOST_DEATH: Column = Column {
+    id: "crashed-holder",
+    title: "Power off (host dies)",
+    question: "A's host dies holding the lock (power off, cut off): nothing more comes from it, not even a FIN. How long does B, already asking, wait?",
+    fenced: false,
+};
+pub const PARTITIONED_HOLDER: Column = Column {
+    id: "partitioned-holder",
+    title: "Partitioned holder",
+    question: "A is cut off from the lock service (not from the data) and keeps writing while it believes it holds.",
+    fenced: true,
+};
+pub const CLOCK_JUMP: Column = Column {
+    id: "clock-jump",
+    title: "Clock jump",
+    question: "The servers' wall clocks jump 10 s forward while A holds the lock.",
+    fenced: true,
+};
+pub const FAILOVER: Column = Column {
+    id: "failover",
+    title: "Failover",
+    question: "The service's leader or primary fails over 10 ms after A took the lock.",
+    fenced: true,
+};
+
+/// The columns on show.
+pub const COLUMNS: &[Column] = &[
+    GC_PAUSE,
+    DELAYED_WRITE,
+    PROCESS_EXIT,
+    HOST_DEATH,
+    PARTITIONED_HOLDER,
+    CLOCK_JUMP,
+    FAILOVER,
+];
+
+/// The process exiting: its kernel closes its sockets.
+const EXIT: Option<Command> = Some(Command::Exit);
+
+/// The command that kills A in a crash column.
+fn crash_command(column: &str) -> Option<Command> {
+    match column {
+        "process-exit" => EXIT,
+        // A host that dies: silence, no FIN.
+        "crashed-holder" => Some(Command::PowerOff),
+        _ => None,
+    }
+}
+
+/// A named setting applied to a run's configuration, in words a reader
+/// understands. `column` is a column's id, or `"*"` for every column.
+#[derive(Debug, Clone, Copy)]
+pub struct Setting {
+    pub column: &'static str,
+    pub backend: Backend,
+    pub label: &'static str,
+    /// The real default a tuned setting stands beside, in words: the main
+    /// run's label in a cell that shows it (in `DEFAULTS`, the label).
+    pub default: &'static str,
+    pub apply: fn(&mut Config),
+}
+
+impl Setting {
+    fn applies(&self, column: &str, backend: Backend) -> bool {
+        self.backend == backend && (self.column == "*" || self.column == column)
+    }
+}
+
+/// Each system's real defaults, set explicitly so the table says what it
+/// ran whatever the model's `Default` becomes. Chubby's paper gives no
+/// lock-delay default, only the one-minute bound: the page runs the bound.
+pub const DEFAULTS: &[Setting] = &[
+    Setting {
+        column: "*",
+        backend: Backend::Postgres,
+        label: "default keepalives",
+        default: "default keepalives",
+        // tcp_keepalives_idle = 0: the OS's, 7,200 s then 9 probes 75 s apart on Linux.
+        apply: |c| c.pg = PgOptions::LINUX,
     },
-    Column {
-        id: "delayed-write",
-        title: "Delayed write",
-        question: "A writes in time, but the packet lands after A released and B wrote.",
+    Setting {
+        column: "*",
+        backend: Backend::Chubby,
+        label: "lock-delay 60 s",
+        default: "lock-delay 60 s",
+        apply: |c| c.chubby.lock_delay_ms = 60_000,
     },
-    Column {
-        id: "crashed-holder",
-        title: "Crashed holder",
-        question: "A crashes holding the lock: how long does B wait?",
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "lock-delay 15 s (default)",
+        default: "lock-delay 15 s (default)",
+        // api.DefaultLockSessionTTL's session gets the server's 15 s lock-delay.
+        apply: |c| c.consul.lock_delay_s = 15,
     },
-    Column {
-        id: "partitioned-holder",
-        title: "Partitioned holder",
-        question: "A is cut off from the lock service (not from the data) and keeps writing while it believes it holds.",
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "MonitorRetries 0 (the api's default)",
+        default: "MonitorRetries 0 (the api's default)",
+        apply: |c| c.consul.monitor_retries = 0,
     },
-    Column {
-        id: "clock-jump",
-        title: "Clock jump",
-        question: "The servers' wall clocks jump 10 s forward while A holds the lock.",
+    Setting {
+        column: "*",
+        backend: Backend::DynamoDb,
+        // The library only logs a failed heartbeat; whether a holder stops
+        // at its deadline is the application's code. The page's polls.
+        label: "the application polls isExpired()",
+        default: "the application polls isExpired()",
+        apply: |c| c.dynamo.app_checks_expiry = true,
     },
-    Column {
-        id: "failover",
-        title: "Failover",
-        question: "The service's leader or primary fails over 10 ms after A took the lock.",
+    Setting {
+        column: "*",
+        backend: Backend::Redis,
+        label: "no WAIT (redis-py's Lock)",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::Off,
+    },
+];
+
+/// The common tuned settings, each its own run beside the main one; a cell
+/// shows one only where it changes the verdict. Adding one is a line here.
+pub const VARIANTS: &[Setting] = &[
+    Setting {
+        column: "crashed-holder",
+        backend: Backend::Postgres,
+        label: "tuned keepalives 10/5/3 s",
+        default: "default keepalives",
+        apply: |c| c.pg = PgOptions::TUNED,
+    },
+    Setting {
+        column: "partitioned-holder",
+        backend: Backend::Postgres,
+        label: "tuned keepalives 10/5/3 s",
+        default: "default keepalives",
+        apply: |c| c.pg = PgOptions::TUNED,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Chubby,
+        label: "lock-delay 20 s",
+        default: "lock-delay 60 s",
+        apply: |c| c.chubby.lock_delay_ms = 20_000,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Chubby,
+        label: "lock-delay 0 s",
+        default: "lock-delay 60 s",
+        apply: |c| c.chubby.lock_delay_ms = 0,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "lock-delay 0 s",
+        default: "lock-delay 15 s (default)",
+        apply: |c| c.consul.lock_delay_s = 0,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::Consul,
+        label: "MonitorRetries 3 (consul lock's)",
+        default: "MonitorRetries 0 (the api's default)",
+        apply: |c| c.consul.monitor_retries = ConsulOptions::CONSUL_LOCK_MONITOR_RETRIES,
+    },
+    Setting {
+        column: "*",
+        backend: Backend::DynamoDb,
+        label: "the application never asks isExpired()",
+        default: "the application polls isExpired()",
+        apply: |c| c.dynamo.app_checks_expiry = false,
+    },
+    Setting {
+        column: "failover",
+        backend: Backend::Redis,
+        label: "Redisson's WAIT rule (its default)",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::Redisson,
+    },
+    Setting {
+        column: "failover",
+        backend: Backend::Redis,
+        label: "the application's WAIT 1",
+        default: "no WAIT (redis-py's Lock)",
+        apply: |c| c.redis.wait = ReplicaWait::AppWait1,
     },
 ];
 
@@ -62,12 +247,20 @@ pub enum Outcome {
     /// The lock changed hands and no stale write landed: the old holder
     /// stopped in time.
     Safe,
-    /// B got the crashed holder's lock after this long.
+    /// A stopped believing it held the lock while nobody else was granted
+    /// it: not a safety problem, a spurious loss.
+    GaveUp,
+    /// A believed it held the lock while another client held it, for this
+    /// long, and no write of A's fell in that time: safe only by timing.
+    TwoHolders { ms: u64 },
+    /// B got the dead holder's lock after this long.
     Waited { ms: u64 },
     /// B still had not got it when the run stopped.
     StillWaiting { ms: u64 },
-    /// The servers' wall clocks play no part in this system's leases.
+    /// The fault ran and changed nothing.
     NotAffected,
+    /// The model cannot do this to this system; the reason.
+    NotModelled(String),
     /// The fault does not exist in this system; the reason.
     NotApplicable(String),
 }
@@ -80,9 +273,14 @@ impl Outcome {
             Outcome::Rejected => "rejected".into(),
             Outcome::NeverLost => "lock kept".into(),
             Outcome::Safe => "stopped in time".into(),
+            Outcome::GaveUp => "gave up the lock (spurious)".into(),
+            Outcome::TwoHolders { ms } => {
+                format!("two holders for {}, no write in it", seconds(*ms))
+            }
             Outcome::Waited { ms } => format!("waited {}", seconds(*ms)),
             Outcome::StillWaiting { ms } => format!("still waiting at {}", seconds(*ms)),
             Outcome::NotAffected => "not affected".into(),
+            Outcome::NotModelled(_) => "not modelled".into(),
             Outcome::NotApplicable(_) => "n/a".into(),
         }
     }
@@ -91,10 +289,18 @@ impl Outcome {
     pub fn is_corrupted(&self) -> bool {
         matches!(self, Outcome::Corrupted)
     }
+
+    /// Whether a run stands behind it.
+    pub fn ran(&self) -> bool {
+        !matches!(self, Outcome::NotModelled(_) | Outcome::NotApplicable(_))
+    }
 }
 
-fn seconds(ms: u64) -> String {
-    if ms >= 3_600_000 {
+/// A duration as a reader says it: "12 ms", "25.3 s", "4 min", "2 h 11 min".
+pub fn seconds(ms: u64) -> String {
+    if ms < 1_000 {
+        format!("{ms} ms")
+    } else if ms >= 3_600_000 {
         format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
     } else if ms >= 120_000 {
         format!("{} min", ms / 60_000)
@@ -103,48 +309,154 @@ fn seconds(ms: u64) -> String {
     }
 }
 
-/// One cell: a run and what it showed.
+/// A run, as far as it was judged: what opens it in the simulator.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cell {
-    pub outcome: Outcome,
-    /// One sentence on why, from the run.
-    pub why: String,
+pub struct Played {
+    pub scenario: Scenario,
+    pub end: Millis,
 }
 
-/// One system's row: a cell per column, fencing off and on, and the facts
-/// measured from its runs.
+/// One run's verdict.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    pub outcome: Outcome,
+    /// One sentence on why, from the run (or the model's refusal).
+    pub why: String,
+    /// The run itself; `None` where nothing ran.
+    pub run: Option<Played>,
+}
+
+/// A tuned setting's own run in a cell.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    pub label: &'static str,
+    /// The real default it stands beside.
+    pub default: &'static str,
+    pub judged: Judged,
+}
+
+/// One cell: a column on one system at one fencing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Cell {
+    pub fencing: Fencing,
+    /// The main run's label where tuned runs stand beside it: the real
+    /// default they replace ("default keepalives"), or "defaults" where
+    /// they replace different ones.
+    pub setting: Option<&'static str>,
+    /// The run at the system's real defaults.
+    pub main: Judged,
+    /// The tuned settings that change the verdict, each with its run.
+    pub variants: Vec<Variant>,
+    /// One short line: what the verdict rests on; `None` where nothing ran.
+    pub depends_on: Option<String>,
+}
+
+impl Cell {
+    /// The cell in words: "waited 4.0 s", or "default keepalives: waited
+    /// 2 h 11 min · tuned keepalives 10/5/3 s: waited 25.3 s".
+    pub fn words(&self) -> String {
+        let main = self.main.outcome.word();
+        if self.variants.is_empty() {
+            return main;
+        }
+        let mut s = format!("{}: {main}", self.setting.unwrap_or("defaults"));
+        for v in &self.variants {
+            s.push_str(&format!(" · {}: {}", v.label, v.judged.outcome.word()));
+        }
+        s
+    }
+
+    /// Every run with its label: the main one first (`None`), then the variants'.
+    pub fn runs(&self) -> impl Iterator<Item = (Option<&'static str>, &Judged)> {
+        std::iter::once((self.setting, &self.main))
+            .chain(self.variants.iter().map(|v| (Some(v.label), &v.judged)))
+    }
+}
+
+/// One system's row: the cells of each column (fencing off then on, or one
+/// where fencing plays no part), and the facts measured from its runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub backend: Backend,
-    pub cells: Vec<[Cell; 2]>,
+    pub cells: Vec<Vec<Cell>>,
     /// A's acquisition in the GC pause run, click to grant, at latency 1x.
     pub acquire_ms: u64,
 }
 
-/// How long a crashed holder's lock is waited for before the cell says
-/// "still waiting": longer than any lease, shorter than Linux's TCP
-/// keepalive (2 h 11 min), so that PostgreSQL's default shows.
-const WAIT_CAP_MS: u64 = 10 * 60_000;
+/// How long a dead holder's lock is waited for before the cell says "still
+/// waiting": longer than Linux's TCP keepalive (2 h 11 min), so that
+/// PostgreSQL's default shows.
+const WAIT_CAP_MS: u64 = 3 * 3_600_000;
+/// The DynamoDB lock client's default lease (leaseDuration 20 s).
+const DYNAMO_LEASE_MS: u64 = 20_000;
 
 const A: ClientId = ClientId::ALL[0];
 const B: ClientId = ClientId::ALL[1];
 
-/// The script of one column for one system, or why it does not apply.
+fn is_crash(column: &str) -> bool {
+    matches!(column, "process-exit" | "crashed-holder")
+}
+
+/// The TTL a column runs with on a system. The crash columns measure a
+/// wait, so Chubby, Consul and DynamoDB run at their own default lease
+/// there, and their waits are real seconds; elsewhere every system runs at
+/// the page's 5 s, those three with their times scaled to it.
+pub fn ttl_ms(column: &str, backend: Backend) -> u64 {
+    match backend {
+        Backend::Chubby if is_crash(column) => CHUBBY_LEASE_MS,
+        Backend::Consul if is_crash(column) => CONSUL_SESSION_TTL_MS,
+        Backend::DynamoDb if is_crash(column) => DYNAMO_LEASE_MS,
+        _ => TTL_MS_DEFAULT,
+    }
+}
+
+/// The lease each system ran with, in words for its row.
+pub fn lease_words(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Redis | Backend::Redlock | Backend::Etcd => "lease 5 s (the application's choice)",
+        Backend::ZooKeeper => "session timeout 5 s (the application's choice)",
+        Backend::Chubby => "lease 12 s (Chubby's) in the crash columns; elsewhere 5 s, Chubby's times scaled by 5/12",
+        Backend::Consul => "session TTL 15 s (the api's default) in the crash columns; elsewhere 5 s, Consul's times scaled by 1/3",
+        Backend::DynamoDb => "lease 20 s (the lock client's default) in the crash columns; elsewhere 5 s, its times scaled by 1/4",
+        Backend::Postgres => "no lease: the lock lasts as long as the session",
+    }
+}
+
+/// The script of one column for one system at its real defaults, or why it
+/// does not apply.
 pub fn scenario(column: &str, backend: Backend, fencing: Fencing) -> Option<Scenario> {
-    let config = Config {
+    let mut config = Config {
         backend,
         fencing,
+        ttl_ms: ttl_ms(column, backend),
         ..Config::default()
     };
-    match column {
-        "gc-pause" | "delayed-write" | "crashed-holder" => {
-            presets::scenario(column, backend, fencing)
-        }
-        "partitioned-holder" => Some(partitioned_holder(config)),
-        "clock-jump" => Some(clock_jump(config)),
-        "failover" => Some(failover(config)),
-        _ => None,
+    for s in DEFAULTS.iter().filter(|s| s.applies(column, backend)) {
+        (s.apply)(&mut config);
     }
+    let mut s = match column {
+        "gc-pause" | "delayed-write" => presets::scenario(column, backend, fencing)?,
+        "partitioned-holder" => partitioned_holder(config.clone()),
+        "clock-jump" => clock_jump(config.clone()),
+        "failover" => failover(config.clone()),
+        _ => crashed(config.clone(), crash_command(column)?),
+    };
+    // The presets' scripts start from the page's defaults: the table's own
+    // settings replace them (the failover's 30 s lease stays).
+    s.config = Config {
+        ttl_ms: s.config.ttl_ms,
+        renewal: s.config.renewal,
+        ..config
+    };
+    Some(s)
+}
+
+/// A holds the lock, B asks for it at 700 ms and waits, A dies at 1 s.
+fn crashed(config: Config, kill: Command) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(700, 'B', Command::Acquire)
+        .client(1_000, 'A', kill)
 }
 
 /// A is cut off from the service at 1 s, writes at 2 s, is healed at 41 s
@@ -237,60 +549,216 @@ fn settle_at(scenario: &Scenario) -> Millis {
     end.plus(5_000)
 }
 
-/// One cell's run, played as far as it was judged, or why it has none.
-pub fn run(column: &str, backend: Backend, fencing: Fencing) -> Result<Sim, Cell> {
-    let not_run = |why: &str| Cell {
-        outcome: Outcome::NotApplicable(why.into()),
+fn no_run(outcome: Outcome, why: &str) -> Judged {
+    Judged {
+        outcome,
         why: why.into(),
-    };
-    let Some(scenario) = scenario(column, backend, fencing) else {
-        return Err(not_run("this story does not run on it"));
-    };
-    if let Some(cmd) = fault(column) {
-        let node = NodeId::new(1).expect("node 1 exists");
-        let refusal = Sim::new(scenario.config.clone())
-            .ok()
-            .and_then(|sim| sim.check_node(node, cmd).err());
-        if let Some(e) = refusal {
-            let why = e.to_string();
-            let outcome = if column == "clock-jump" {
-                Outcome::NotAffected
-            } else {
-                Outcome::NotApplicable(why.clone())
-            };
-            return Err(Cell { outcome, why });
-        }
+        run: None,
     }
-    let end = if column == "crashed-holder" {
-        scenario.last_at()
+}
+
+/// Why a scenario's fault cannot run, as a verdict: a clock jump the model
+/// refuses is "not modelled" (the model cannot move those clocks, which
+/// says nothing of the system), a failover it refuses does not exist.
+fn refused(column: &str, scenario: &Scenario) -> Option<Judged> {
+    let cmd = fault(column)?;
+    let node = NodeId::new(1).expect("node 1 exists");
+    let e = Sim::new(scenario.config.clone())
+        .ok()
+        .and_then(|sim| sim.check_node(node, cmd).err())?;
+    let why = e.to_string();
+    Some(if column == "clock-jump" {
+        no_run(Outcome::NotModelled(why.clone()), &why)
     } else {
-        settle_at(&scenario)
+        no_run(Outcome::NotApplicable(why.clone()), &why)
+    })
+}
+
+/// Plays a scenario as far as it is judged.
+fn play(column: &str, scenario: &Scenario) -> Option<Sim> {
+    if is_crash(column) {
+        return Some(until_b_holds(scenario));
+    }
+    Sim::play(scenario, settle_at(scenario)).ok()
+}
+
+/// A crash run: on until B holds the dead holder's lock, and a moment
+/// more. B asks again a second after its client gives up (Redlock's does
+/// after ten tries); the asks are in the run's script, so its link shows them.
+fn until_b_holds(scenario: &Scenario) -> Sim {
+    let cap = scenario.last_at().plus(WAIT_CAP_MS);
+    let mut sim = match Sim::play(scenario, scenario.last_at()) {
+        Ok(sim) => sim,
+        Err(_) => return Sim::new(scenario.config.clone()).expect("a checked config"),
     };
-    let mut sim = Sim::play(&scenario, end).map_err(|_| not_run("the script does not run"))?;
-    if column == "crashed-holder" {
-        // On until B holds the crashed holder's lock, and a moment more.
-        let cap = crash_at(&scenario).plus(WAIT_CAP_MS);
-        while sim.now() < cap && !sim.client_view(B).belief.is_holding() {
-            if !sim.step() {
-                break;
+    let mut ask_at: Option<Millis> = None;
+    while sim.now() < cap && !sim.client_view(B).belief.is_holding() {
+        if sim.check(B, Command::Acquire).is_ok() {
+            let at = *ask_at.get_or_insert(sim.now().plus(1_000));
+            if sim.now() >= at {
+                let _ = sim.command(B, Command::Acquire);
+                ask_at = None;
+            } else {
+                sim.run_until(at.min(cap));
             }
+        } else if !sim.step() {
+            break;
         }
-        let more = sim.now().plus(1_000).min(cap);
-        sim.run_until(more);
     }
-    Ok(sim)
+    let more = sim.now().plus(1_000).min(cap);
+    sim.run_until(more);
+    sim
 }
 
-/// Runs one cell and judges it.
+/// Runs one scenario of a column and judges it.
+fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
+    if let Some(j) = refused(column, scenario) {
+        return j;
+    }
+    let Some(sim) = play(column, scenario) else {
+        return no_run(
+            Outcome::NotApplicable("the script does not run".into()),
+            "the script does not run",
+        );
+    };
+    let (outcome, why) = if is_crash(column) {
+        waited(column, &sim)
+    } else {
+        judge(column, &sim)
+    };
+    Judged {
+        outcome,
+        why,
+        run: Some(Played {
+            scenario: sim.scenario(),
+            end: sim.now(),
+        }),
+    }
+}
+
+/// One run of a column on a system: its real defaults, then `setting`.
+pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Setting>) -> Judged {
+    let Some(mut scenario) = scenario(column, backend, fencing) else {
+        let why = if is_crash(column) && crash_command(column).is_none() {
+            "the model has no such fault yet"
+        } else {
+            "this story does not run on it"
+        };
+        return no_run(Outcome::NotApplicable(why.into()), why);
+    };
+    if let Some(s) = setting {
+        (s.apply)(&mut scenario.config);
+    }
+    judge_scenario(column, &scenario)
+}
+
+/// Runs one cell: the main run, and each tuned setting that changes its verdict.
 pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
-    match run(column, backend, fencing) {
-        Err(cell) => cell,
-        Ok(sim) if column == "crashed-holder" => waited(&sim),
-        Ok(sim) => judge(&sim),
+    let main = run(column, backend, fencing, None);
+    let variants = if main.outcome.ran() {
+        VARIANTS
+            .iter()
+            .filter(|s| s.applies(column, backend))
+            .map(|s| Variant {
+                label: s.label,
+                default: s.default,
+                judged: run(column, backend, fencing, Some(s)),
+            })
+            .filter(|v| v.judged.outcome.word() != main.outcome.word())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let setting = variants.first().map(|first: &Variant| {
+        if variants.iter().all(|v| v.default == first.default) {
+            first.default
+        } else {
+            "defaults"
+        }
+    });
+    let depends_on = main
+        .outcome
+        .ran()
+        .then(|| depends_on(column, backend, fencing, &main.outcome));
+    Cell {
+        fencing,
+        setting,
+        main,
+        variants,
+        depends_on,
     }
 }
 
-fn judge(sim: &Sim) -> Cell {
+/// What a verdict rests on, in one short line.
+fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcome) -> String {
+    use Backend::*;
+    let on = |s: &str| format!("depends on: {s}");
+    let specific = match (column, backend, outcome) {
+        ("process-exit", Postgres, _) => {
+            Some("the kernel closing A's socket (the server ends the session at EOF)")
+        }
+        (_, Postgres, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
+            Some("the server's TCP keepalive settings")
+        }
+        ("partitioned-holder", Postgres, Outcome::NeverLost) => {
+            Some("the server's TCP keepalive settings")
+        }
+        ("gc-pause", Postgres, Outcome::NeverLost) => Some("A's session staying open (no lease)"),
+        (_, Chubby, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
+            "the 12 s lease and lock-delay 60 s (the page's choice: the paper gives only this bound)",
+        ),
+        ("partitioned-holder", Consul, Outcome::TwoHolders { .. }) => Some(
+            "when A's connection's keepalive fails (yamux: 30 s, then a 10 s write timeout)",
+        ),
+        ("partitioned-holder", Chubby, Outcome::Safe) => {
+            Some("lock-delay 60 s (the page's choice: the paper gives only this bound)")
+        }
+        ("process-exit", Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
+            "the session TTL (15 s, doubled by the server; A's agent stays healthy), then lock-delay 15 s",
+        ),
+        (_, Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
+            "serf's gossip marking A's node failed, then lock-delay 15 s",
+        ),
+        (_, DynamoDb, Outcome::Safe) => Some(
+            "the application polling isExpired() (the library only logs a failed heartbeat)",
+        ),
+        (_, DynamoDb, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
+            Some("the 20 s lease, judged by B's own clock")
+        }
+        (_, Redlock, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
+            Some("the 5 s lease and how soon B asks again")
+        }
+        (_, ZooKeeper, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
+            Some("the session timeout (5 s, as negotiated)")
+        }
+        (_, Redis, Outcome::Corrupted) if fencing.is_on() && column == "failover" => {
+            Some("asynchronous replication: the new master hands the token out again")
+        }
+        (_, DynamoDb, Outcome::Rejected) => Some("the write's condition on the lock item's owner"),
+        (_, Postgres, Outcome::Rejected) => Some("the write naming the row's version"),
+        _ => None,
+    };
+    if let Some(s) = specific {
+        return on(s);
+    }
+    on(match outcome {
+        Outcome::Corrupted if fencing.is_on() => "a token the resource cannot order",
+        Outcome::Corrupted => "nothing checking a token at the resource",
+        Outcome::Rejected => "the resource checking the token",
+        Outcome::Safe => "A's library learning of the loss before its next write",
+        Outcome::GaveUp => "how long A's library retries before it gives up",
+        Outcome::TwoHolders { .. } => "when A writes next: nothing stopped it in time",
+        Outcome::NeverLost if column == "failover" => {
+            "the grant being replicated before the failover"
+        }
+        Outcome::NeverLost => "nobody else being granted the lock",
+        Outcome::Waited { .. } | Outcome::StillWaiting { .. } => "the 5 s lease",
+        Outcome::NotAffected => "leases timed by monotonic clocks",
+        Outcome::NotModelled(_) | Outcome::NotApplicable(_) => "nothing: no run",
+    })
+}
+
+fn judge(column: &str, sim: &Sim) -> (Outcome, String) {
     let oracle = sim.oracle();
     let stale = oracle
         .stale_writes()
@@ -307,26 +775,50 @@ fn judge(sim: &Sim) -> Cell {
     let token =
         |t: Option<crate::sim::Token>| t.map_or("no token".into(), |t| format!("token {t}"));
     if let Some(w) = accepted {
-        return Cell {
-            outcome: Outcome::Corrupted,
-            why: format!(
+        return (
+            Outcome::Corrupted,
+            format!(
                 "{}'s stale write ({}) was accepted at {} after the lock went to another client.",
                 w.client,
                 token(w.token),
                 w.at
             ),
-        };
+        );
     }
     if let Some(w) = rejected {
-        return Cell {
-            outcome: Outcome::Rejected,
-            why: format!(
+        return (
+            Outcome::Rejected,
+            format!(
                 "{}'s stale write ({}) was rejected at {}.",
                 w.client,
                 token(w.token),
                 w.at
             ),
-        };
+        );
+    }
+    lost_or_kept(column, sim)
+}
+
+/// No stale write landed: did two clients believe they held the lock at
+/// once, did A lose it to another client, give it up with nobody else
+/// granted it, or keep it?
+fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
+    let overlap = sim
+        .oracle()
+        .overlaps()
+        .iter()
+        .find(|o| o.clients.contains(&A));
+    if let Some(o) = overlap {
+        let to = o.to.unwrap_or(sim.now());
+        let ms = o.from.until(to);
+        return (
+            Outcome::TwoHolders { ms },
+            format!(
+                "From {} A still believed it held the lock while another client held it, for {}; no write of A's fell in that time.",
+                o.from,
+                seconds(ms)
+            ),
+        );
     }
     // A lock taken from A shows as A's loss; one A gave up by releasing
     // it, or never lost, does not.
@@ -334,39 +826,63 @@ fn judge(sim: &Sim) -> Cell {
         Event::Lost { client, reason } if *client == A => Some((r.at, *reason)),
         _ => None,
     });
+    let granted_other = sim
+        .history()
+        .iter()
+        .any(|r| matches!(r.event, Event::Acquired { client, .. } if client != A));
     match lost {
-        Some((at, reason)) => Cell {
-            outcome: Outcome::Safe,
-            why: format!(
-                "A stopped believing at {at} ({reason}) and no stale write of its landed."
-            ),
-        },
-        None => Cell {
-            outcome: Outcome::NeverLost,
-            why: "A never lost the lock: nobody was granted it while A believed it held it.".into(),
-        },
+        // A failover ends no session: a loss there is the library's own
+        // (Consul's monitorLock on an agent's error, MonitorRetries 0).
+        Some((at, reason)) if !granted_other || column == "failover" => (
+            Outcome::GaveUp,
+            format!("A stopped believing at {at} ({reason}) while its lock was still its own: a spurious loss."),
+        ),
+        Some((at, reason)) => (
+            Outcome::Safe,
+            format!("A stopped believing at {at} ({reason}) before another client held the lock, and no stale write of its landed."),
+        ),
+        None if column == "clock-jump" => (
+            Outcome::NotAffected,
+            "The servers' clocks jumped and A kept the lock: nobody else was granted it.".into(),
+        ),
+        None => (
+            Outcome::NeverLost,
+            "A never lost the lock: nobody was granted it while A believed it held it.".into(),
+        ),
     }
 }
 
+/// Whether a command is one of the crash columns' kills.
+fn is_kill(command: Command) -> bool {
+    Some(command) == crash_command("crashed-holder") || Some(command) == EXIT
+}
+
+/// When A was killed in a crash run.
 fn crash_at(scenario: &Scenario) -> Millis {
     scenario
         .actions
         .iter()
         .find(|a| {
-            matches!(
-                a.action,
-                crate::sim::Action::Client {
-                    command: Command::PowerOff,
-                    ..
-                }
-            )
+            matches!(a.action, crate::sim::Action::Client { client, command }
+                if client == A && is_kill(command))
         })
         .map_or(Millis(0), |a| a.at)
 }
 
-/// How long B waited for the crashed holder's lock.
-fn waited(sim: &Sim) -> Cell {
+/// How long B waited for the dead holder's lock, and what the service
+/// noticed of A's death.
+fn waited(column: &str, sim: &Sim) -> (Outcome, String) {
     let crashed = crash_at(&sim.scenario());
+    let died = if column == "process-exit" {
+        "A's process exited"
+    } else {
+        "A's host died"
+    };
+    // What the service made of it at that moment, not at the run's end.
+    let noticed = Sim::play(&sim.scenario(), crashed)
+        .ok()
+        .and_then(|at_death| at_death.crash_note(A))
+        .map_or(String::new(), |n| format!(" The service: {n}."));
     let got = sim.history().iter().find_map(|r| match r.event {
         Event::Acquired { client, .. } if client == B => Some(r.at),
         _ => None,
@@ -374,20 +890,20 @@ fn waited(sim: &Sim) -> Cell {
     match got {
         Some(at) => {
             let ms = crashed.until(at);
-            Cell {
-                outcome: Outcome::Waited { ms },
-                why: format!("B got the lock {} after A crashed.", seconds(ms)),
-            }
+            (
+                Outcome::Waited { ms },
+                format!("B got the lock {} after {died}.{noticed}", seconds(ms)),
+            )
         }
         None => {
             let ms = crashed.until(sim.now());
-            Cell {
-                outcome: Outcome::StillWaiting { ms },
-                why: format!(
-                    "B still waited {} after A crashed, when the run stopped.",
+            (
+                Outcome::StillWaiting { ms },
+                format!(
+                    "B still waited {} after {died}, when the run stopped.{noticed}",
                     seconds(ms)
                 ),
-            }
+            )
         }
     }
 }
@@ -409,16 +925,20 @@ fn acquire_ms(backend: Backend) -> u64 {
         .unwrap_or(0)
 }
 
+/// The fencing sides a column is run with.
+pub fn sides(column: &Column) -> &'static [Fencing] {
+    if column.fenced {
+        &[Fencing::Off, Fencing::On]
+    } else {
+        &[Fencing::Off]
+    }
+}
+
 /// One system's row.
 pub fn row(backend: Backend) -> Row {
     let cells = COLUMNS
         .iter()
-        .map(|c| {
-            [
-                cell(c.id, backend, Fencing::Off),
-                cell(c.id, backend, Fencing::On),
-            ]
-        })
+        .map(|c| sides(c).iter().map(|&f| cell(c.id, backend, f)).collect())
         .collect();
     Row {
         backend,
@@ -431,3 +951,86 @@ pub fn row(backend: Backend) -> Row {
 pub fn matrix() -> Vec<Row> {
     Backend::ALL.into_iter().map(row).collect()
 }
+
+/// The comparison as a Markdown table, as the README shows it and
+/// `examples/compare.rs` prints it: a fenced column's cell says "off / on"
+/// where the two differ, and what the fenced run depends on.
+pub fn markdown() -> String {
+    let rows = matrix();
+    let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
+    let mut s = String::from("| System | Lease | Token | Monotonic | Acquire |");
+    for c in COLUMNS {
+        let sides = if c.fenced { " (off / on)" } else { "" };
+        s.push_str(&format!(" {}{sides} |", c.title));
+    }
+    s.push_str("\n|---|---|---|---|---|");
+    s.push_str(&"---|".repeat(COLUMNS.len()));
+    s.push('\n');
+    for row in rows {
+        let b = row.backend;
+        s.push_str(&format!(
+            "| {} | {} | {} | {} | {} ms ({}x) |",
+            b.name(),
+            lease_words(b),
+            b.token_short(),
+            if b.monotonic_tokens() { "yes" } else { "no" },
+            row.acquire_ms,
+            (row.acquire_ms + fastest / 2) / fastest
+        ));
+        for cells in &row.cells {
+            s.push_str(&format!(" {} |", markdown_cell(cells)));
+        }
+        s.push('\n');
+    }
+    s
+}
+
+fn markdown_cell(cells: &[Cell]) -> String {
+    let words: Vec<String> = cells.iter().map(Cell::words).collect();
+    let mut s = if words.windows(2).all(|w| w[0] == w[1]) {
+        words[0].clone()
+    } else {
+        words.join(" / ")
+    };
+    let last = cells.last().expect("a column has a side");
+    let note = last.depends_on.as_deref().unwrap_or_else(|| &last.main.why);
+    s.push_str(&format!("<br><sub>{note}</sub>"));
+    s
+}
+
+/// Whether two strings are equal, in a constant.
+const fn same(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The runs the whole comparison makes (every side of every cell, with
+/// each tuned setting that applies to it), for the page's button.
+pub const RUNS: usize = {
+    let mut total = 0;
+    let mut c = 0;
+    while c < COLUMNS.len() {
+        let column = &COLUMNS[c];
+        let sides = if column.fenced { 2 } else { 1 };
+        total += sides * Backend::ALL.len();
+        let mut v = 0;
+        while v < VARIANTS.len() {
+            if same(VARIANTS[v].column, "*") || same(VARIANTS[v].column, column.id) {
+                total += sides;
+            }
+            v += 1;
+        }
+        c += 1;
+    }
+    total
+};

@@ -3,8 +3,8 @@
 //! carries its run as a link, so the page opens it without running it.
 
 use super::escape;
-use crate::lesson::compare::{row, run, Cell, Outcome, Row, COLUMNS};
-use crate::sim::{Backend, Fencing, Millis};
+use crate::lesson::compare::{lease_words, row, Cell, Column, Judged, Outcome, Row, COLUMNS, RUNS};
+use crate::sim::{Backend, Fencing};
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
 
@@ -19,7 +19,7 @@ pub(super) fn run_all(post: &mut dyn FnMut(String, String, bool)) {
             "Ran {} of {} systems ({} runs).",
             i + 1,
             Backend::ALL.len(),
-            (i + 1) * COLUMNS.len() * 2
+            (i + 1) * RUNS / Backend::ALL.len()
         );
         post(table(&rows), progress, done);
     }
@@ -28,12 +28,17 @@ pub(super) fn run_all(post: &mut dyn FnMut(String, String, bool)) {
 fn table(rows: &[Row]) -> String {
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
     let mut h = String::from(
-        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on</caption><thead><tr><th scope="col">System</th><th scope="col">Token</th><th scope="col" title="The system promises tokens that only grow; the property tests assert it, failovers included">Monotonic</th><th scope="col" title="A's acquisition in the GC pause run, click to grant, at the default latency">Acquire</th>"#,
+        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the default latency">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
     );
     for c in COLUMNS {
+        let sub = if c.fenced {
+            "fencing off, on"
+        } else {
+            "fencing plays no part"
+        };
         let _ = write!(
             h,
-            r#"<th scope="col" title="{}">{}<span class="compare__sub">fencing off, on</span></th>"#,
+            r#"<th scope="col" title="{}">{}<span class="compare__sub">{sub}</span></th>"#,
             escape(c.question),
             escape(c.title)
         );
@@ -43,7 +48,7 @@ fn table(rows: &[Row]) -> String {
         row_html(&mut h, r, fastest);
     }
     h.push_str("</tbody></table></div>");
-    h.push_str(r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing. Lock kept: nobody else was granted it. A crashed holder's cell says how long B waited. The runs use seed 1 and the page's defaults (TTL 5 s); each system's own numbers are scaled to that TTL.</p>"#);
+    h.push_str(r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with (seed 1, latency 10x).</p>"#);
     h
 }
 
@@ -52,9 +57,10 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
     let _ = write!(
         h,
-        r#"<tr data-backend="{}"><th scope="row">{}</th><td class="compare__token">{}</td><td>{}</td><td>{} ms ({ratio}x)</td>"#,
+        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms ({ratio}x)</span></th>"#,
         backend.slug(),
         escape(backend.name()),
+        escape(lease_words(backend)),
         escape(backend.token_short()),
         if backend.monotonic_tokens() {
             "yes"
@@ -63,97 +69,158 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
         },
         row.acquire_ms
     );
-    for (column, [off, on]) in COLUMNS.iter().zip(&row.cells) {
+    for (column, cells) in COLUMNS.iter().zip(&row.cells) {
         h.push_str(r#"<td class="compare__pair">"#);
-        cell_html(h, backend, column.id, column.title, Fencing::Off, off);
-        cell_html(h, backend, column.id, column.title, Fencing::On, on);
+        for cell in cells {
+            let side = column.fenced.then_some(cell.fencing);
+            for (label, judged) in cell.runs() {
+                run_html(h, backend, column, side, label, judged);
+            }
+        }
+        // One line for the pair: what the fenced run rests on (an unfenced
+        // run that corrupts rests on nothing checking the token, which the
+        // fenced side's line says with it).
+        if let Some(cell) = cells.last() {
+            note_html(h, cell);
+        }
         h.push_str("</td>");
     }
     h.push_str("</tr>");
+}
+
+/// What the cell rests on, or, where nothing ran, why.
+fn note_html(h: &mut String, cell: &Cell) {
+    let note = match &cell.depends_on {
+        Some(d) => d.clone(),
+        None => cell.main.why.clone(),
+    };
+    let _ = write!(h, r#"<span class="compare__dep">{}</span>"#, escape(&note));
 }
 
 fn outcome_class(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Corrupted => "compare__cell--corrupted",
         Outcome::Rejected => "compare__cell--rejected",
-        Outcome::Safe | Outcome::NeverLost | Outcome::NotAffected => "compare__cell--safe",
-        Outcome::Waited { .. } | Outcome::StillWaiting { .. } => "compare__cell--wait",
-        Outcome::NotApplicable(_) => "compare__cell--na",
+        Outcome::Safe | Outcome::NeverLost | Outcome::NotAffected | Outcome::GaveUp => {
+            "compare__cell--safe"
+        }
+        Outcome::Waited { .. } | Outcome::StillWaiting { .. } | Outcome::TwoHolders { .. } => {
+            "compare__cell--wait"
+        }
+        Outcome::NotModelled(_) | Outcome::NotApplicable(_) => "compare__cell--na",
     }
 }
 
-fn cell_html(
+/// One run of a cell: a button that opens it, or, where nothing ran, its word.
+fn run_html(
     h: &mut String,
     backend: Backend,
-    column: &str,
-    title: &str,
-    fencing: Fencing,
-    cell: &Cell,
+    column: &Column,
+    side: Option<Fencing>,
+    label: Option<&str>,
+    judged: &Judged,
 ) {
-    let side = if fencing.is_on() { "on" } else { "off" };
-    let word = cell.outcome.word();
-    let class = outcome_class(&cell.outcome);
-    let opened = match &cell.outcome {
-        Outcome::NotApplicable(_) => None,
-        _ => run(column, backend, fencing).ok(),
+    let side_word = side.map(|f| if f.is_on() { "on" } else { "off" });
+    let word = judged.outcome.word();
+    let shown = match label {
+        Some(l) => format!("{l}: {word}"),
+        None => word.clone(),
     };
-    let Some(whole) = opened else {
-        let why = match &cell.outcome {
-            Outcome::NotApplicable(why) => why.as_str(),
-            _ => cell.why.as_str(),
-        };
+    let class = outcome_class(&judged.outcome);
+    let side_html = side_word.map_or(String::new(), |s| {
+        format!(r#"<span class="compare__side" aria-hidden="true">{s}</span>"#)
+    });
+    let Some(played) = &judged.run else {
         let _ = write!(
             h,
-            r#"<span class="compare__cell {class}" title="{}"><span class="compare__side">{side}</span>{}</span>"#,
-            escape(why),
-            escape(&word)
+            r#"<span class="compare__cell {class}">{side_html}{}</span>"#,
+            escape(&shown)
         );
         return;
     };
-    let fragment = link::encode(&RunLink::of(&whole, Millis(0)));
+    let fragment = link::encode(&RunLink {
+        scenario: played.scenario.clone(),
+        playhead_ms: 0,
+        end_ms: played.end.ms(),
+    });
+    let title = column.title;
+    let fencing = side_word.map_or(String::new(), |s| format!(", fencing {s}"));
+    let setting = label.map_or(String::new(), |l| format!(", {l}"));
     let say = format!(
-        "Opened the comparison's run of {title} on {}, fencing {side} ({word}). Start plays it; the timeline shows all of it.",
+        "Opened the comparison's run of {title} on {}{fencing}{setting} ({word}). Start plays it; the timeline shows all of it.",
         backend.name()
     );
-    let label = format!(
-        "{}, {title}, fencing {side}: {word}. Open this run",
+    let aria = format!(
+        "{}, {title}{fencing}{setting}: {word}. Open this run",
         backend.name()
     );
     let _ = write!(
         h,
-        r#"<button type="button" class="compare__cell {class}" title="{}" aria-label="{}" data-open="{fragment}" data-say="{}"><span class="compare__side" aria-hidden="true">{side}</span>{}</button>"#,
-        escape(&cell.why),
-        escape(&label),
+        r#"<button type="button" class="compare__cell {class}" title="{}" aria-label="{}" data-open="{fragment}" data-say="{}">{side_html}{}</button>"#,
+        escape(&judged.why),
+        escape(&aria),
         escape(&say),
-        escape(&word)
+        escape(&shown)
     );
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lesson::compare::{cell, Judged};
     use crate::wire::link::open_link;
 
+    /// The link of the button whose accessible name starts with `name`.
+    fn link_of(html: &str, name: &str) -> String {
+        let at = html
+            .find(&format!(r#"aria-label="{name}"#))
+            .unwrap_or_else(|| panic!("a button named {name}"));
+        let start = at + html[at..].find(r#"data-open=""#).unwrap() + r#"data-open=""#.len();
+        html[start..start + html[start..].find('"').unwrap()].to_string()
+    }
+
+    fn opens(html: &str, name: &str, judged: &Judged) {
+        let (opened, whole) = open_link(&link_of(html, name)).expect("the cell's link opens");
+        assert_eq!(opened.playhead_ms, 0);
+        let played = judged.run.as_ref().unwrap();
+        let direct = crate::sim::Sim::play(&played.scenario, played.end).unwrap();
+        assert_eq!(whole.history(), direct.history(), "{name}");
+    }
+
     #[test]
-    fn every_cell_that_ran_carries_a_link_to_its_own_run() {
+    fn every_run_of_every_cell_carries_a_link_to_itself() {
         let mut posts = Vec::new();
         run_all(&mut |html, progress, done| posts.push((html, progress, done)));
         assert_eq!(posts.len(), Backend::ALL.len());
         assert!(posts.iter().rev().skip(1).all(|(_, _, done)| !done));
         let (html, progress, done) = posts.last().unwrap();
         assert!(done);
-        assert_eq!(progress, "Ran 8 of 8 systems (96 runs).");
+        assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
         assert_eq!(html.matches("<tr data-backend=").count(), 8);
-        let buttons = html.matches("data-open=").count();
-        let spans = html.matches(r#"<span class="compare__cell"#).count();
-        assert_eq!(buttons + spans, 96);
-        // The first button's link opens the GC pause run of Redis, fencing off.
-        let start = html.find(r#"data-open=""#).unwrap() + r#"data-open=""#.len();
-        let fragment = &html[start..start + html[start..].find('"').unwrap()];
-        let (opened, whole) = open_link(fragment).expect("the cell's link opens");
-        assert_eq!(opened.playhead_ms, 0);
-        assert_eq!(whole.config().backend, Backend::Redis);
-        let direct = run("gc-pause", Backend::Redis, Fencing::Off).unwrap();
-        assert_eq!(whole.history(), direct.history());
+        // Every cell names what it rests on, or why nothing ran.
+        let tds = html.matches(r#"<td class="compare__pair">"#).count();
+        assert_eq!(tds, 8 * COLUMNS.len());
+        assert!(html.matches(r#"class="compare__dep""#).count() >= tds);
+        let redis = cell("gc-pause", Backend::Redis, Fencing::Off);
+        opens(
+            html,
+            "Redis, GC pause, fencing off: corrupted.",
+            &redis.main,
+        );
+        // PostgreSQL's dead host: the default run and the tuned one, each its own link.
+        let pg = cell("crashed-holder", Backend::Postgres, Fencing::Off);
+        let host = "PostgreSQL, Power off (host dies)";
+        opens(
+            html,
+            &format!("{host}, default keepalives: waited 2 h 11 min. Open this run"),
+            &pg.main,
+        );
+        opens(
+            html,
+            &format!("{host}, tuned keepalives 10/5/3 s: waited"),
+            &pg.variants[0].judged,
+        );
+        // A clock jump the model cannot make is not modelled, and says why.
+        assert!(html.contains(r#"<span class="compare__cell compare__cell--na"><span class="compare__side" aria-hidden="true">off</span>not modelled</span>"#));
     }
 }

@@ -97,8 +97,45 @@ describe("eight lock systems", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.ok(await page.getByRole("region", named("Client A")).isVisible(), "the run opens in the simulator");
     assert.ok(await page.getByRole("checkbox", named("Fencing")).isChecked(), "with fencing on");
     await openView(page, "Compare the systems");
-    const failover = page.getByRole("button", named("Redis, Failover, fencing on: corrupted. Open this run"));
+    const failover = page.getByRole("button", named("Redis, Failover, fencing on, no WAIT (redis-py's Lock): corrupted. Open this run"));
     assert.equal(await failover.count(), 1, "a repeated token defeats fencing on single Redis");
+    const waited = page.getByRole("button", named("Redis, Failover, fencing on, Redisson's WAIT rule (its default): lock kept. Open this run"));
+    assert.equal(await waited.count(), 1, "a WAIT for the replica keeps the lock, beside it");
+  });
+
+  test("the comparison shows both crashes, PostgreSQL's default and tuned keepalives, and what it cannot model", async (t) => {
+    const page = await freshPage(t);
+    await openView(page, "Compare the systems");
+    await page.getByRole("button", { name: /Run the comparison/ }).click();
+    const table = page.locator(".compare__table");
+    await poll(async () => (await table.locator("tbody tr").count()) === 8 && (await page.locator(".compare__progress").count()) === 0, {
+      what: "the whole table",
+    });
+    const headers = (await table.locator("thead th").allInnerTexts()).join(" | ");
+    assert.match(headers, /Crash \(process exits\)/, "the process's exit is a column");
+    assert.match(headers, /Power off \(host dies\)/, "the host's death is its own column");
+    // PostgreSQL's dead host: Linux's keepalives first, the tuned ones beside them, each a run.
+    const pg = table.locator('tr[data-backend="postgresql"]');
+    const host = "PostgreSQL, Power off \\(host dies\\)";
+    const real = pg.getByRole("button", { name: new RegExp(`^${host}, default keepalives: waited 2 h 11 min\\. Open this run$`) });
+    const tuned = pg.getByRole("button", { name: new RegExp(`^${host}, tuned keepalives 10/5/3 s: waited 2\\d\\.\\d s\\. Open this run$`) });
+    assert.equal(await real.count(), 1, "the real default's run");
+    assert.equal(await tuned.count(), 1, "the tuned setting's run");
+    assert.match(await pg.innerText(), /depends on: the server's TCP keepalive settings/);
+    // Its process's exit: the server reads EOF and frees the lock at once (in ms, under 1 s).
+    const exit = pg.getByRole("button", { name: /^PostgreSQL, Crash \(process exits\): waited \d{1,3} ms\. Open this run$/ });
+    assert.equal(await exit.count(), 1, "the process exit frees the lock within a second");
+    // Chubby's clock jump: the model cannot move a replica's clock, and says so.
+    const chubby = await table.locator('tr[data-backend="chubby"]').innerText();
+    assert.match(chubby, /not modelled/);
+    assert.match(chubby, /cannot be crashed, slowed or have its clock moved/);
+    assert.doesNotMatch(chubby, /not affected/);
+    // The tuned run opens as itself.
+    await tuned.click();
+    await poll(async () => (await page.getByText(/Opened the comparison's run of Power off \(host dies\) on PostgreSQL, tuned keepalives 10\/5\/3 s/).count()) > 0, {
+      what: "the tuned run's notice",
+    });
+    assert.ok(await page.getByRole("radio", named("PostgreSQL")).isChecked(), "the run is PostgreSQL's");
   });
 
   test("the Spanner story is drawn on request, and its switch shows the slow clock's stale read", async (t) => {

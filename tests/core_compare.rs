@@ -383,3 +383,66 @@ fn a_variant_is_shown_only_where_it_changes_the_verdict() {
         "Linux's keepalives outlast the story"
     );
 }
+
+/// The failover column asks what happens when the leader or primary fails
+/// over 10 ms after A took the lock: on every system that fails over, the
+/// fault comes after A's grant (as read from the run), not while A's
+/// acquisition is still under way, which would test the acquisition instead.
+#[test]
+fn the_failover_strikes_a_lock_already_held() {
+    use distlock::sim::{Action, ClientId, Event};
+    let a = ClientId::ALL[0];
+    for backend in Backend::ALL {
+        for fencing in [Fencing::Off, Fencing::On] {
+            let judged = run("failover", backend, fencing, None);
+            let Some(played) = judged.run else { continue };
+            let failover_at = played
+                .scenario
+                .actions
+                .iter()
+                .find(|t| matches!(t.action, Action::Node { .. }))
+                .map(|t| t.at)
+                .expect("the failover is in the script");
+            let sim = Sim::play(&played.scenario, played.end).expect("the run replays");
+            let granted = sim.history().iter().find_map(|r| match r.event {
+                Event::Acquired { client, .. } if client == a => Some(r.at),
+                _ => None,
+            });
+            let granted = granted.unwrap_or_else(|| panic!("{backend}: A is granted"));
+            assert_eq!(
+                failover_at.ms(),
+                granted.ms() + 10,
+                "{backend}: the failover comes 10 ms after A's grant"
+            );
+        }
+    }
+}
+
+/// Single Redis at a failover (systems.md, "Corrected (WAIT)"): with no
+/// WAIT the promoted replica never saw A's key and B is granted the same
+/// INCR token, so even `>=` fencing accepts A's stale write; a client that
+/// WAITs for the replica (Redisson's rule with a replica connected, or the
+/// application's own WAIT 1) is granted only once the replica has the key,
+/// so the new master keeps A's lock.
+#[test]
+fn redis_at_a_failover_depends_on_waiting_for_the_replica() {
+    let fenced = cell("failover", Backend::Redis, Fencing::On);
+    assert_eq!(fenced.main.outcome, Outcome::Corrupted);
+    let labels: Vec<_> = fenced
+        .variants
+        .iter()
+        .map(|v| (v.label, v.judged.outcome.clone()))
+        .collect();
+    assert!(
+        labels
+            .iter()
+            .any(|(l, o)| l.contains("Redisson") && *o == Outcome::NeverLost),
+        "{labels:?}"
+    );
+    assert!(
+        labels
+            .iter()
+            .any(|(l, o)| l.contains("WAIT 1") && *o == Outcome::NeverLost),
+        "{labels:?}"
+    );
+}

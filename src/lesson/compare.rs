@@ -253,6 +253,9 @@ pub enum Outcome {
     /// A believed it held the lock while another client held it, for this
     /// long, and no write of A's fell in that time: safe only by timing.
     TwoHolders { ms: u64 },
+    /// A's acquisition failed: it never held the lock to lose (a Redis
+    /// client whose WAIT found no replica's ack).
+    NotGranted,
     /// B got the dead holder's lock after this long.
     Waited { ms: u64 },
     /// B still had not got it when the run stopped.
@@ -277,6 +280,7 @@ impl Outcome {
             Outcome::TwoHolders { ms } => {
                 format!("two holders for {}, no write in it", seconds(*ms))
             }
+            Outcome::NotGranted => "A never got the lock".into(),
             Outcome::Waited { ms } => format!("waited {}", seconds(*ms)),
             Outcome::StillWaiting { ms } => format!("still waiting at {}", seconds(*ms)),
             Outcome::NotAffected => "not affected".into(),
@@ -506,21 +510,39 @@ fn clock_jump(mut config: Config) -> Scenario {
         .client(4_000, 'A', Command::Write)
 }
 
-/// The leader or primary fails over 10 ms after A asked for the lock; the
-/// lease is 30 s (as in the Redis failover story), so no renewal falls
-/// inside the story.
+/// The failover column's script before its fault: A asks at 0 and B
+/// after it, on a 30 s lease (as in the Redis failover story), so no
+/// renewal falls inside the story. `after_grant` adds the failover itself.
 fn failover(config: Config) -> Scenario {
     Scenario::new(Config {
         ttl_ms: 30_000,
         ..config
     })
     .client(0, 'A', Command::Acquire)
-    .node(10, 1, NodeCommand::Failover)
     .client(1_000, 'B', Command::Acquire)
     .client(1_500, 'B', Command::Write)
     .client(2_000, 'A', Command::Write)
     .client(3_000, 'B', Command::Write)
     .client(4_000, 'A', Command::Write)
+}
+
+/// The leader or primary fails over 10 ms after A took the lock, as the
+/// column asks: A's grant is found by playing the script with the run's
+/// own settings (a Redis client that WAITs for a replica is granted
+/// later), so the fault strikes a lock that is held on every system, not
+/// an acquisition still under way. If A is never granted, 10 ms after it asked.
+fn after_grant(mut scenario: Scenario) -> Scenario {
+    let granted = Sim::play(&scenario, Millis(1_000)).ok().and_then(|sim| {
+        sim.history().iter().find_map(|r| match r.event {
+            Event::Acquired { client, .. } if client == A => Some(r.at),
+            _ => None,
+        })
+    });
+    let at = granted.unwrap_or(Millis(0)).plus(10);
+    scenario = scenario.node(at.ms(), 1, NodeCommand::Failover);
+    // Scripts run in time order; same-time actions keep their order.
+    scenario.actions.sort_by_key(|a| a.at);
+    scenario
 }
 
 /// The node command a column's fault is, if it is one.
@@ -649,6 +671,9 @@ pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Se
     if let Some(s) = setting {
         (s.apply)(&mut scenario.config);
     }
+    if column == "failover" && refused(column, &scenario).is_none() {
+        scenario = after_grant(scenario);
+    }
     judge_scenario(column, &scenario)
 }
 
@@ -734,6 +759,15 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
         (_, Redis, Outcome::Corrupted) if fencing.is_on() && column == "failover" => {
             Some("asynchronous replication: the new master hands the token out again")
         }
+        ("failover", Consul, Outcome::NeverLost) => Some(
+            "the election ending within the agent's 7 s hold (Raft draws 5-10 s; past it, MonitorRetries 0 gives the lock up)",
+        ),
+        ("failover", Consul, Outcome::GaveUp) => Some(
+            "the election outlasting the agent's 7 s hold, with MonitorRetries 0 (the api's default)",
+        ),
+        ("failover", Redis, Outcome::NeverLost) => {
+            Some("the replica having the key before the master died")
+        }
         (_, DynamoDb, Outcome::Rejected) => Some("the write's condition on the lock item's owner"),
         (_, Postgres, Outcome::Rejected) => Some("the write naming the row's version"),
         _ => None,
@@ -747,9 +781,10 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
         Outcome::Rejected => "the resource checking the token",
         Outcome::Safe => "A's library learning of the loss before its next write",
         Outcome::GaveUp => "how long A's library retries before it gives up",
+        Outcome::NotGranted => "the acquisition failing rather than granting a lock it may lose",
         Outcome::TwoHolders { .. } => "when A writes next: nothing stopped it in time",
         Outcome::NeverLost if column == "failover" => {
-            "the grant being replicated before the failover"
+            "a quorum committing the grant before A was told"
         }
         Outcome::NeverLost => "nobody else being granted the lock",
         Outcome::Waited { .. } | Outcome::StillWaiting { .. } => "the 5 s lease",
@@ -819,6 +854,21 @@ fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
                 seconds(ms)
             ),
         );
+    }
+    let granted_a = sim
+        .history()
+        .iter()
+        .any(|r| matches!(r.event, Event::Acquired { client, .. } if client == A));
+    if !granted_a {
+        let failed = sim.history().iter().find_map(|r| match &r.event {
+            Event::AcquireFailed { client, failure } if *client == A => Some((r.at, *failure)),
+            _ => None,
+        });
+        let why = match failed {
+            Some((at, reason)) => format!("A's acquisition failed at {at} ({reason}): it never held the lock, so it had none to lose."),
+            None => "A was never granted the lock in this run.".into(),
+        };
+        return (Outcome::NotGranted, why);
     }
     // A lock taken from A shows as A's loss; one A gave up by releasing
     // it, or never lost, does not.
@@ -986,15 +1036,47 @@ pub fn markdown() -> String {
 }
 
 fn markdown_cell(cells: &[Cell]) -> String {
-    let words: Vec<String> = cells.iter().map(Cell::words).collect();
-    let mut s = if words.windows(2).all(|w| w[0] == w[1]) {
-        words[0].clone()
-    } else {
-        words.join(" / ")
-    };
+    let mut s = sides_words(cells);
     let last = cells.last().expect("a column has a side");
     let note = last.depends_on.as_deref().unwrap_or_else(|| &last.main.why);
     s.push_str(&format!("<br><sub>{note}</sub>"));
+    s
+}
+
+/// A column's cells (fencing off, then on) in words, one setting at a
+/// time: "default keepalives: lock kept · tuned keepalives 10/5/3 s:
+/// corrupted / rejected". A side that has no run of a setting, because
+/// it came out as its main run, reads as its main run.
+pub fn sides_words(cells: &[Cell]) -> String {
+    let mut labels: Vec<&'static str> = Vec::new();
+    for v in cells.iter().flat_map(|c| &c.variants) {
+        if !labels.contains(&v.label) {
+            labels.push(v.label);
+        }
+    }
+    let both = |word: &dyn Fn(&Cell) -> String| {
+        let words: Vec<String> = cells.iter().map(word).collect();
+        if words.windows(2).all(|w| w[0] == w[1]) {
+            words[0].clone()
+        } else {
+            words.join(" / ")
+        }
+    };
+    let main = both(&|c: &Cell| c.main.outcome.word());
+    if labels.is_empty() {
+        return main;
+    }
+    let setting = cells.iter().find_map(|c| c.setting).unwrap_or("defaults");
+    let mut s = format!("{setting}: {main}");
+    for label in labels {
+        let word = both(&|c: &Cell| {
+            c.variants
+                .iter()
+                .find(|v| v.label == label)
+                .map_or_else(|| c.main.outcome.word(), |v| v.judged.outcome.word())
+        });
+        s.push_str(&format!(" · {label}: {word}"));
+    }
     s
 }
 

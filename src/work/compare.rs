@@ -101,9 +101,11 @@ fn outcome_class(outcome: &Outcome) -> &'static str {
     match outcome {
         Outcome::Corrupted => "compare__cell--corrupted",
         Outcome::Rejected => "compare__cell--rejected",
-        Outcome::Safe | Outcome::NeverLost | Outcome::NotAffected | Outcome::GaveUp => {
-            "compare__cell--safe"
-        }
+        Outcome::Safe
+        | Outcome::NeverLost
+        | Outcome::NotAffected
+        | Outcome::GaveUp
+        | Outcome::NotGranted => "compare__cell--safe",
         Outcome::Waited { .. } | Outcome::StillWaiting { .. } | Outcome::TwoHolders { .. } => {
             "compare__cell--wait"
         }

@@ -71,10 +71,22 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
     );
     for (column, cells) in COLUMNS.iter().zip(&row.cells) {
         h.push_str(r#"<td class="compare__pair">"#);
-        for cell in cells {
-            let side = column.fenced.then_some(cell.fencing);
-            for (label, judged) in cell.runs() {
-                run_html(h, backend, column, side, label, judged);
+        for label in labels(cells) {
+            let runs: Vec<(Option<Fencing>, &Judged)> = cells
+                .iter()
+                .map(|c| (column.fenced.then_some(c.fencing), run_of(c, label)))
+                .collect();
+            let words = |j: &&Judged| j.outcome.word();
+            let alike = runs.windows(2).all(|w| words(&w[0].1) == words(&w[1].1));
+            if alike && runs.len() > 1 && runs[0].1.run.is_some() {
+                alike_html(h, backend, column, label, &runs);
+            } else if alike && runs[0].1.run.is_none() {
+                // Nothing ran on either side: the word once.
+                run_html(h, backend, column, None, label, runs[0].1);
+            } else {
+                for (side, judged) in runs {
+                    run_html(h, backend, column, side, label, judged);
+                }
             }
         }
         // One line for the pair: what the fenced run rests on (an unfenced
@@ -86,6 +98,97 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
         h.push_str("</td>");
     }
     h.push_str("</tr>");
+}
+
+/// A column's settings in order: the main run's (`None`, or the real
+/// default tuned runs stand beside), then each tuned one any side shows.
+fn labels(cells: &[Cell]) -> Vec<Option<&'static str>> {
+    let mut labels = vec![cells.iter().find_map(|c| c.setting)];
+    for v in cells.iter().flat_map(|c| &c.variants) {
+        if !labels.contains(&Some(v.label)) {
+            labels.push(Some(v.label));
+        }
+    }
+    labels
+}
+
+/// A side's run of a setting: a side that shows no run of it came out
+/// as its main run.
+fn run_of<'c>(cell: &'c Cell, label: Option<&'static str>) -> &'c Judged {
+    cell.variants
+        .iter()
+        .find(|v| Some(v.label) == label)
+        .map_or(&cell.main, |v| &v.judged)
+}
+
+/// A setting whose runs came out alike with fencing off and on: its words
+/// once, and a small button per side that opens that side's run.
+fn alike_html(
+    h: &mut String,
+    backend: Backend,
+    column: &Column,
+    label: Option<&str>,
+    runs: &[(Option<Fencing>, &Judged)],
+) {
+    let judged = runs[0].1;
+    let word = judged.outcome.word();
+    let shown = label.map_or(word.clone(), |l| format!("{l}: {word}"));
+    let _ = write!(
+        h,
+        r#"<div class="compare__cell compare__cell--alike {}" title="{}"><span>{}</span><span class="compare__runs">"#,
+        outcome_class(&judged.outcome),
+        escape(&judged.why),
+        escape(&shown)
+    );
+    for &(side, judged) in runs {
+        let Some(played) = &judged.run else { continue };
+        let side_word = if side.is_some_and(|f| f.is_on()) {
+            "on"
+        } else {
+            "off"
+        };
+        let (say, aria) = run_words(backend, column, Some(side_word), label, &word);
+        let _ = write!(
+            h,
+            r#"<button type="button" class="compare__run" title="{}" aria-label="{}" data-open="{}" data-say="{}">{side_word}</button>"#,
+            escape(&judged.why),
+            escape(&aria),
+            fragment(played),
+            escape(&say)
+        );
+    }
+    h.push_str("</span></div>");
+}
+
+/// A run as a link's fragment, opened at its start with all of it in view.
+fn fragment(played: &crate::lesson::compare::Played) -> String {
+    link::encode(&RunLink {
+        scenario: played.scenario.clone(),
+        playhead_ms: 0,
+        end_ms: played.end.ms(),
+    })
+}
+
+/// What the page says on opening a run, and the run's button's name.
+fn run_words(
+    backend: Backend,
+    column: &Column,
+    side: Option<&str>,
+    label: Option<&str>,
+    word: &str,
+) -> (String, String) {
+    let title = column.title;
+    let fencing = side.map_or(String::new(), |s| format!(", fencing {s}"));
+    let setting = label.map_or(String::new(), |l| format!(", {l}"));
+    let say = format!(
+        "Opened the comparison's run of {title} on {}{fencing}{setting} ({word}). Start plays it; the timeline shows all of it.",
+        backend.name()
+    );
+    let aria = format!(
+        "{}, {title}{fencing}{setting}: {word}. Open this run",
+        backend.name()
+    );
+    (say, aria)
 }
 
 /// What the cell rests on, or, where nothing ran, why.
@@ -140,27 +243,13 @@ fn run_html(
         );
         return;
     };
-    let fragment = link::encode(&RunLink {
-        scenario: played.scenario.clone(),
-        playhead_ms: 0,
-        end_ms: played.end.ms(),
-    });
-    let title = column.title;
-    let fencing = side_word.map_or(String::new(), |s| format!(", fencing {s}"));
-    let setting = label.map_or(String::new(), |l| format!(", {l}"));
-    let say = format!(
-        "Opened the comparison's run of {title} on {}{fencing}{setting} ({word}). Start plays it; the timeline shows all of it.",
-        backend.name()
-    );
-    let aria = format!(
-        "{}, {title}{fencing}{setting}: {word}. Open this run",
-        backend.name()
-    );
+    let (say, aria) = run_words(backend, column, side_word, label, &word);
     let _ = write!(
         h,
-        r#"<button type="button" class="compare__cell {class}" title="{}" aria-label="{}" data-open="{fragment}" data-say="{}">{side_html}{}</button>"#,
+        r#"<button type="button" class="compare__cell {class}" title="{}" aria-label="{}" data-open="{}" data-say="{}">{side_html}{}</button>"#,
         escape(&judged.why),
         escape(&aria),
+        fragment(played),
         escape(&say),
         escape(&shown)
     );
@@ -223,6 +312,19 @@ mod tests {
             &pg.variants[0].judged,
         );
         // A clock jump the model cannot make is not modelled, and says why.
-        assert!(html.contains(r#"<span class="compare__cell compare__cell--na"><span class="compare__side" aria-hidden="true">off</span>not modelled</span>"#));
+        // Once for both sides, with no run to open.
+        assert!(
+            html.contains(r#"<span class="compare__cell compare__cell--na">not modelled</span>"#)
+        );
+        // A setting alike with fencing off and on: its words once, a button per side.
+        let chubby = cell("partitioned-holder", Backend::Chubby, Fencing::On);
+        assert_eq!(chubby.main.outcome, Outcome::Safe);
+        assert!(html.contains(
+            "<span>lock-delay 60 s: stopped in time</span><span class=\"compare__runs\">"
+        ));
+        for side in ["off", "on"] {
+            let name = format!("Chubby, Partitioned holder, fencing {side}, lock-delay 60 s: stopped in time. Open this run");
+            assert!(html.contains(&format!("aria-label=\"{name}\"")), "{name}");
+        }
     }
 }

@@ -446,3 +446,23 @@ fn redis_at_a_failover_depends_on_waiting_for_the_replica() {
         "{labels:?}"
     );
 }
+
+/// Consul's cut-off holder (systems.md, Consul "Beliefs (corrected)"): the
+/// server invalidates its session after serf's detection and B holds after
+/// the lock-delay, while A's leaderCh stays open until its connection's
+/// yamux keepalive fails (a 30 s cycle plus a 10 s write timeout): B holds
+/// while A believes. The cell gives that span in Consul's own seconds,
+/// although the run scales Consul's times to the table's 5 s lease.
+#[test]
+fn consuls_cut_off_holder_overlaps_b_in_consuls_own_seconds() {
+    let cell = cell("partitioned-holder", Backend::Consul, Fencing::Off);
+    let Outcome::TwoHolders { ms } = cell.main.outcome else {
+        panic!("{:?}", cell.main.outcome)
+    };
+    assert!((10_000..=40_000).contains(&ms), "{ms} ms");
+    assert!(
+        cell.main.why.contains("of the run, which scales"),
+        "{}",
+        cell.main.why
+    );
+}

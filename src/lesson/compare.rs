@@ -251,7 +251,8 @@ pub enum Outcome {
     /// it: not a safety problem, a spurious loss.
     GaveUp,
     /// A believed it held the lock while another client held it, for this
-    /// long, and no write of A's fell in that time: safe only by timing.
+    /// long in the system's own time (see `real_ms`), and no write of A's
+    /// fell in that time: safe only by timing.
     TwoHolders { ms: u64 },
     /// A's acquisition failed: it never held the lock to lose (a Redis
     /// client whose WAIT found no replica's ack).
@@ -412,6 +413,19 @@ pub fn ttl_ms(column: &str, backend: Backend) -> u64 {
         Backend::DynamoDb if is_crash(column) => DYNAMO_LEASE_MS,
         _ => TTL_MS_DEFAULT,
     }
+}
+
+/// A span of a run in the system's own seconds: Chubby, Consul and
+/// DynamoDB scale every duration by the run's TTL over their default
+/// lease, so at the table's 5 s a Consul span is a third of Consul's.
+fn real_ms(backend: Backend, ttl_ms: u64, ms: u64) -> u64 {
+    let own = match backend {
+        Backend::Chubby => CHUBBY_LEASE_MS,
+        Backend::Consul => CONSUL_SESSION_TTL_MS,
+        Backend::DynamoDb => DYNAMO_LEASE_MS,
+        _ => return ms,
+    };
+    ms.saturating_mul(own) / ttl_ms.max(1)
 }
 
 /// The lease each system ran with, in words for its row.
@@ -845,11 +859,21 @@ fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
         .find(|o| o.clients.contains(&A));
     if let Some(o) = overlap {
         let to = o.to.unwrap_or(sim.now());
-        let ms = o.from.until(to);
+        let run_ms = o.from.until(to);
+        let config = sim.config();
+        let ms = real_ms(config.backend, config.ttl_ms, run_ms);
+        let scaled = if ms == run_ms {
+            String::new()
+        } else {
+            format!(
+                " ({} of the run, which scales the system's times)",
+                seconds(run_ms)
+            )
+        };
         return (
             Outcome::TwoHolders { ms },
             format!(
-                "From {} A still believed it held the lock while another client held it, for {}; no write of A's fell in that time.",
+                "From {} A still believed it held the lock while another client held it, for {} in the system's own time{scaled}; no write of A's fell in that time.",
                 o.from,
                 seconds(ms)
             ),

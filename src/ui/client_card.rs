@@ -118,7 +118,9 @@ impl ClientCardProps {
         // of a client's connection (the others' are not built for every
         // card on every frame).
         // A crashed client's Lock() and leaderCh are gone with it.
-        let system_note = (!view.crashed).then(|| system_note(sim, c, &view)).flatten();
+        let system_note = (!view.crashed)
+            .then(|| system_note(sim, c, &view))
+            .flatten();
         let service_note = match sim.config().backend {
             _ if view.crashed => sim.crash_note(c),
             Backend::Postgres => match sim.service_detail() {

@@ -574,7 +574,10 @@ impl Postgres {
     fn draw_pid(&mut self) -> u32 {
         for _ in 0..PID_DRAWS_MAX {
             let drawn = self.rng.draw(u64::from(PID_MIN), u64::from(PID_MAX));
-            let pid = u32::try_from(drawn).expect("a pid is drawn below PID_MAX");
+            // A match: `expect` would link the error's Debug into the page.
+            let Ok(pid) = u32::try_from(drawn) else {
+                panic!("a pid is drawn below PID_MAX");
+            };
             if !self.conns.contains_key(&pid) {
                 return pid;
             }

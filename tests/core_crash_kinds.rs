@@ -6,13 +6,13 @@
 
 use distlock::lesson::presets;
 use distlock::sim::{
-    Backend, ClientId, Command, Config, Event, Fencing, Millis, PartitionScope, PgOptions,
-    PgSessionEnd, Scenario, ServiceEvent, Sim,
+    Backend, Command, Config, Event, Fencing, Millis, PartitionScope, PgOptions, PgSessionEnd,
+    Scenario, ServiceEvent, Sim,
 };
 use distlock::wire::link::{self, base64url, RunLink};
 
 mod common;
-use common::{client, grants, run, story};
+use common::{client, grants, pg_session_ends, run, story};
 
 fn config(backend: Backend) -> Config {
     Config {
@@ -36,21 +36,6 @@ fn b_holds_at(sim: &Sim) -> Millis {
         .first()
         .map(|g| g.0)
         .unwrap_or_else(|| panic!("B holds\n{}", story(sim)))
-}
-
-fn pg_session_ends(sim: &Sim) -> Vec<(Millis, ClientId, PgSessionEnd, bool)> {
-    sim.history()
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Service(ServiceEvent::PgSessionEnded {
-                client,
-                why,
-                freed_lock,
-                ..
-            }) => Some((r.at, client, why, freed_lock)),
-            _ => None,
-        })
-        .collect()
 }
 
 // ---- PostgreSQL ------------------------------------------------------------

@@ -12,7 +12,7 @@ use distlock::sim::{
 };
 
 mod common;
-use common::{client, grants, run, story};
+use common::{client, grants, pg_session_ends, run, story};
 
 /// PostgreSQL with the tuned keepalives (10 s, 5 s, 3 probes, about 25 s):
 /// most tests here watch a dead host's session end, which at the default
@@ -42,21 +42,6 @@ fn landed(sim: &Sim) -> Vec<(Millis, ClientId, Option<Token>, bool, Standing)> {
                 standing,
                 ..
             } => Some((r.at, client, token, false, standing)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn session_ends(sim: &Sim) -> Vec<(Millis, ClientId, PgSessionEnd, bool)> {
-    sim.history()
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Service(ServiceEvent::PgSessionEnded {
-                client,
-                why,
-                freed_lock,
-                ..
-            }) => Some((r.at, client, why, freed_lock)),
             _ => None,
         })
         .collect()
@@ -204,7 +189,7 @@ fn a_cut_off_holder_keeps_the_lock_until_keepalives_give_up_and_the_version_colu
             .map(|t| t.ms() / 1_000)
             .collect();
         assert_eq!(probes, vec![10, 15, 20], "{text}");
-        let ends = session_ends(&sim);
+        let ends = pg_session_ends(&sim);
         assert_eq!(ends.len(), 1, "{text}");
         let (at, who, why, freed) = ends[0];
         assert_eq!(
@@ -274,7 +259,7 @@ fn with_linux_default_keepalives_the_cut_off_holder_keeps_the_lock_for_over_two_
     assert!(grants(&sim, 'B').is_empty());
     // Healed at 40 s, A's kernel answers the first probe at 7200 s: it keeps the lock.
     let sim = play(7_900_000);
-    assert!(session_ends(&sim).is_empty(), "{}", story(&sim));
+    assert!(pg_session_ends(&sim).is_empty(), "{}", story(&sim));
     assert_eq!(holder(&sim), Some(client('A')));
 }
 
@@ -289,7 +274,7 @@ fn no_lease_story_a_pause_loses_nothing_and_a_dead_host_costs_the_keepalive_time
     // A's host dies at 9 s; it was last heard at t=0: the session ends at 25 s.
     let sim = run(&scenario, 30_000);
     let text = story(&sim);
-    let ends = session_ends(&sim);
+    let ends = pg_session_ends(&sim);
     assert_eq!(ends.len(), 1, "{text}");
     assert_eq!(ends[0].0.ms() / 1_000, 25);
     let b = grants(&sim, 'B');
@@ -370,7 +355,7 @@ fn a_dead_host_is_noticed_after_idle_plus_count_intervals_of_the_settings() {
         .map(|t| t.ms() / 1_000)
         .collect();
     assert_eq!(probes, vec![2, 3, 4, 5], "{}", story(&sim));
-    assert_eq!(session_ends(&sim)[0].0.ms() / 1_000, 6);
+    assert_eq!(pg_session_ends(&sim)[0].0.ms() / 1_000, 6);
     assert_eq!(holder(&sim), Some(client('B')));
 }
 
@@ -384,7 +369,7 @@ fn a_rebooted_host_resets_its_old_connection_at_the_next_probe() {
         .client(4_000, 'A', Command::Acquire);
     let sim = run(&scenario, 12_000);
     let text = story(&sim);
-    let ends = session_ends(&sim);
+    let ends = pg_session_ends(&sim);
     assert_eq!(ends.len(), 1, "{text}");
     assert_eq!(ends[0].1, client('A'));
     assert_eq!(ends[0].2, PgSessionEnd::ConnectionReset, "{text}");
@@ -430,7 +415,7 @@ fn a_cut_off_waiter_loses_its_place_and_learns_only_when_it_uses_the_connection(
             },
         );
     let sim = run(&scenario, 30_000);
-    let ends = session_ends(&sim);
+    let ends = pg_session_ends(&sim);
     assert_eq!(ends.len(), 1, "{}", story(&sim));
     assert_eq!((ends[0].1, ends[0].3), (client('B'), false));
     assert_eq!(detail(&sim).locks.len(), 1, "only A's row is left");
@@ -458,7 +443,7 @@ fn losing_every_message_looks_like_a_dead_host_to_the_keepalives() {
         .client(1_000, 'A', Command::LoseMessages { on: true })
         .client(2_000, 'B', Command::Acquire);
     let sim = run(&scenario, 26_000);
-    assert_eq!(session_ends(&sim)[0].2, PgSessionEnd::KeepalivesGaveUp);
+    assert_eq!(pg_session_ends(&sim)[0].2, PgSessionEnd::KeepalivesGaveUp);
     assert_eq!(holder(&sim), Some(client('B')));
 }
 

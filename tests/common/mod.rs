@@ -1,12 +1,14 @@
 //! What the core's tests share: a client by its letter, a scenario replayed
 //! to a time, a run's story in words (without the messages on the wire),
-//! and the grants one client got.
+//! the grants one client got, the comparison's partitioned-holder script
+//! and PostgreSQL's session ends.
 
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
 
+use distlock::lesson::compare;
 use distlock::sim::{
-    ClientId, Command, Config, Event, Millis, PartitionScope, Scenario, Sim, Token,
+    ClientId, Command, Config, Event, Millis, PgSessionEnd, Scenario, ServiceEvent, Sim, Token,
 };
 
 pub fn client(letter: char) -> ClientId {
@@ -41,35 +43,36 @@ pub fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
         .collect()
 }
 
-/// The comparison's partitioned-holder script (src/lesson/compare.rs,
-/// `partitioned_holder`), copied so that these tests keep their meaning
-/// whatever the comparison does: A is cut off from the service at 1 s and
-/// writes at 2.1 s; B asks every 5 s and writes every 200 ms once it
-/// holds; A heals at 41 s and writes at once. `a_writes_at` adds a write
-/// of A's. Play it with `Sim::play`, which skips B's refused writes.
+/// The comparison's partitioned-holder script (`lesson::compare::scenario`)
+/// run with `config`: A is cut off from the service at 1 s and writes at
+/// 2.1 s; B asks every 5 s and writes every 200 ms once it holds; A heals
+/// at 41 s and writes at once. `a_writes_at` adds a write of A's (after
+/// any of B's at the same time). Play it with `Sim::play`, which skips
+/// B's refused writes.
 pub fn partitioned_holder(config: Config, a_writes_at: Option<u64>) -> Scenario {
-    let mut s = Scenario::new(config)
-        .client(0, 'A', Command::Acquire)
-        .client(
-            1_000,
-            'A',
-            Command::Partition {
-                scope: PartitionScope::Service,
-            },
-        );
-    for t in (500..=40_000).step_by(5_000) {
-        s = s.client(t, 'B', Command::Acquire);
-    }
-    for t in (600..=40_000).step_by(200) {
-        s = s.client(t, 'B', Command::Write);
-    }
-    s = s.client(2_100, 'A', Command::Write);
+    let mut s = compare::scenario("partitioned-holder", config.backend, config.fencing)
+        .expect("every system runs the partitioned-holder script");
+    s.config = config;
     if let Some(t) = a_writes_at {
         s = s.client(t, 'A', Command::Write);
+        // Scripts run in time order; same-time actions keep their order.
+        s.actions.sort_by_key(|a| a.at);
     }
-    let mut s = s
-        .client(41_000, 'A', Command::Heal)
-        .client(42_100, 'A', Command::Write);
-    s.actions.sort_by_key(|a| a.at);
     s
+}
+
+/// PostgreSQL's session ends: when, whose, why, and whether it freed the lock.
+pub fn pg_session_ends(sim: &Sim) -> Vec<(Millis, ClientId, PgSessionEnd, bool)> {
+    sim.history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::Service(ServiceEvent::PgSessionEnded {
+                client,
+                why,
+                freed_lock,
+                ..
+            }) => Some((r.at, client, why, freed_lock)),
+            _ => None,
+        })
+        .collect()
 }

@@ -633,7 +633,7 @@ fn command_button(
 /// A command button, described by a line of the card (`aria-describedby`).
 fn described_button(
     props: &CardControlsProps,
-    name: &str,
+    name: impl Into<Html>,
     command: Command,
     blocked: &Option<String>,
     hint: String,
@@ -649,7 +649,7 @@ fn described_button(
     html! {
         <button type="button" {class} {onclick}
             disabled={blocked.is_some()} title={title} aria-describedby={described_by}>
-            { name }
+            { name.into() }
         </button>
     }
 }
@@ -792,19 +792,15 @@ fn crash_button(
     blocked: &Option<String>,
     hint: String,
 ) -> Html {
-    let c = props.id;
-    let onclick = props
-        .dispatch
-        .reform(move |_: MouseEvent| Action::Client(c, command));
-    let title = blocked.clone().unwrap_or(hint);
-    html! {
-        <button type="button" class="button client-card__button client-card__button--crash"
-            {onclick} disabled={blocked.is_some()} {title}>
+    let name = html! {
+        <>
             <span class="client-card__crash-verb">{ verb }</span>
             { " " }
             <span class="client-card__crash-kind">{ kind }</span>
-        </button>
-    }
+        </>
+    };
+    let modifier = Some("client-card__button--crash");
+    described_button(props, name, command, blocked, hint, None, modifier)
 }
 
 /// What a process exit does to the lock, per system, for the button's tooltip.

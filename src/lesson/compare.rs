@@ -83,13 +83,11 @@ pub const COLUMNS: &[Column] = &[
     FAILOVER,
 ];
 
-/// The process exiting: its kernel closes its sockets.
-const EXIT: Option<Command> = Some(Command::Exit);
-
 /// The command that kills A in a crash column.
 fn crash_command(column: &str) -> Option<Command> {
     match column {
-        "process-exit" => EXIT,
+        // The process exiting: its kernel closes its sockets.
+        "process-exit" => Some(Command::Exit),
         // A host that dies: silence, no FIN.
         "crashed-holder" => Some(Command::PowerOff),
         _ => None,
@@ -399,7 +397,7 @@ const A: ClientId = ClientId::ALL[0];
 const B: ClientId = ClientId::ALL[1];
 
 fn is_crash(column: &str) -> bool {
-    matches!(column, "process-exit" | "crashed-holder")
+    crash_command(column).is_some()
 }
 
 /// The TTL a column runs with on a system. The crash columns measure a
@@ -675,11 +673,7 @@ fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
 /// One run of a column on a system: its real defaults, then `setting`.
 pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Setting>) -> Judged {
     let Some(mut scenario) = scenario(column, backend, fencing) else {
-        let why = if is_crash(column) && crash_command(column).is_none() {
-            "the model has no such fault yet"
-        } else {
-            "this story does not run on it"
-        };
+        let why = "this story does not run on it";
         return no_run(Outcome::NotApplicable(why.into()), why);
     };
     if let Some(s) = setting {
@@ -928,7 +922,7 @@ fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
 
 /// Whether a command is one of the crash columns' kills.
 fn is_kill(command: Command) -> bool {
-    Some(command) == crash_command("crashed-holder") || Some(command) == EXIT
+    matches!(command, Command::Exit | Command::PowerOff)
 }
 
 /// When A was killed in a crash run.

@@ -728,7 +728,7 @@ pub fn parse_pause_s(text: &str) -> Result<u64, String> {
         .parse::<u64>()
         .ok()
         .filter(|s| PAUSE_CHOICES_S.contains(s))
-        .ok_or_else(|| "Pause (s): choose 2, 5, 8, 15 or 40 seconds.".to_string())
+        .ok_or_else(|| "Pause (s): choose 2, 5, 8, 15, 40 or 90 seconds.".to_string())
 }
 
 /// Speed for people: "0.25x", "1x", "8x".

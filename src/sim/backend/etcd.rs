@@ -2,8 +2,10 @@
 //! alive by the client, a key per waiter attached to the lease, one global
 //! revision, and the key's create_revision as the order and the token.
 //!
-//! Simplified on purpose: the cluster is one always-available service (no
-//! Raft, no leader change), and every acquisition opens its own session.
+//! Simplified on purpose: the cluster is one service whose Raft is not
+//! modelled message by message; a leader change (`NodeCommand::Failover`)
+//! keeps the replicated state and restarts every lease's timeout, as etcd's
+//! new leader does. Every acquisition opens its own session.
 
 use super::queue::{Contenders, Entry, Recheck};
 use super::{count_up, ms32, renew_every_ms, Grant, HolderView, LockSystem};

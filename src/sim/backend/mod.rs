@@ -199,7 +199,7 @@ pub(crate) fn count_up(counter: &mut u32) -> u32 {
 }
 
 /// A duration that a message carries in 32 bits of milliseconds. Each is
-/// bounded by the run's settings (a TTL of at most 30 s), far below the 49
+/// bounded by the run's settings (a TTL of at most 60 s), far below the 49
 /// days that 32 bits hold.
 pub(crate) fn ms32(ms: u64) -> u32 {
     // `ok().expect` would trip clippy and `expect` would link the error's

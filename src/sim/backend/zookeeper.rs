@@ -2,8 +2,10 @@
 //! alive by pings, an EPHEMERAL_SEQUENTIAL znode per contender, the lowest
 //! sequence holds, each waiter watches the znode just before its own.
 //!
-//! Simplified on purpose: the ensemble is one always-available server (no
-//! ZAB, no leader election); each client opens one session and keeps it.
+//! Simplified on purpose: the ensemble is one server whose ZAB is not
+//! modelled message by message; a leader election (`NodeCommand::Failover`)
+//! keeps the replicated state and gives every session a fresh timeout, as
+//! ZooKeeper's new leader does. Each client opens one session and keeps it.
 
 use super::queue::{Contenders, Entry, Recheck};
 use super::{count_up, Grant, HolderView, LockSystem};

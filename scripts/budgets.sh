@@ -69,10 +69,10 @@ fn main() {
     yew::Renderer::<App>::new().render();
 }
 EOF
-  # The page's shell without its background worker and the worker's
-  # stylesheet, which the minimal page has no binary or file for (and the
-  # first render never waits on).
-  grep -v 'data-type="worker"\|distlock-worker.css' index.html >"$dir/index.html"
+  # The page's shell without its background worker, the worker's
+  # stylesheet and the stories' words, which the minimal page has no
+  # binary or file for (and the first render never waits on).
+  grep -v 'data-type="worker"\|distlock-worker.css\|stories.json' index.html >"$dir/index.html"
   cp Trunk.toml "$dir/"
   mkdir -p "$dir/scripts"
   cp scripts/minify-glue.sh "$dir/scripts/"

@@ -5,6 +5,8 @@
 # budgets.mjs).
 #
 # Expects the release build in dist/ (`trunk build --release --offline`).
+# `bash scripts/budgets.sh --size` prints the transfer size alone (budget
+# 1, the one that can fail) in a few seconds, without a browser.
 # The minimal Yew page is generated and built outside the repository, in
 # ${TMPDIR:-/tmp}/distlock-minimal, and rebuilt only when its inputs change.
 set -euo pipefail
@@ -15,6 +17,10 @@ export PATH="$repo/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 if [ ! -f dist/index.html ]; then
   echo "budgets: dist/index.html is missing; run \`trunk build --release --offline\` first" >&2
   exit 1
+fi
+
+if [ "${1:-}" = --size ]; then
+  exec node scripts/budgets.mjs --dist dist --size-only
 fi
 
 minimal="${TMPDIR:-/tmp}/distlock-minimal"
@@ -63,10 +69,10 @@ fn main() {
     yew::Renderer::<App>::new().render();
 }
 EOF
-  # The page's shell without its background worker and the worker's
-  # stylesheet, which the minimal page has no binary or file for (and the
-  # first render never waits on).
-  grep -v 'data-type="worker"\|distlock-worker.css' index.html >"$dir/index.html"
+  # The page's shell without its background worker, the worker's
+  # stylesheet and the stories' words, which the minimal page has no
+  # binary or file for (and the first render never waits on).
+  grep -v 'data-type="worker"\|distlock-worker.css\|stories.json' index.html >"$dir/index.html"
   cp Trunk.toml "$dir/"
   mkdir -p "$dir/scripts"
   cp scripts/minify-glue.sh "$dir/scripts/"

@@ -13,6 +13,7 @@ use super::state::{seconds_1, Action, AppState};
 use crate::lesson::presets::{self, Preset};
 use crate::lesson::tour::Moment;
 use crate::sim::{Backend, Millis};
+use crate::wire::json::{self, Json};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -113,6 +114,8 @@ pub fn Stories(props: &StoriesProps) -> Html {
         .filter(|l| l.touring())
         .map(|l| l.preset.id);
     use_tour_dock(docked);
+    let wanted = props.loaded.as_ref().filter(|_| !props.compact);
+    let words = use_story_words(wanted.map(|l| l.preset.id));
     let menu = Menu {
         open: open.clone(),
         button_ref,
@@ -142,7 +145,7 @@ pub fn Stories(props: &StoriesProps) -> Html {
             </div>
             { menu.list(props) }
             if let Some(loaded) = &props.loaded {
-                { loaded_story(props, loaded) }
+                { loaded_story(props, loaded, &words) }
             }
             { tour_part.unwrap_or_default() }
         </section>
@@ -245,19 +248,78 @@ fn loaded_line(props: &StoriesProps, loaded: &Loaded) -> Html {
     }
 }
 
+/// Where the page fetches the stories' long words (`presets::words_in`).
+pub const STORIES_URL: &str = "./stories.json";
+
+/// The stories' long words as the page has them: `None` until they
+/// arrive, then the parsed `stories.json` or why it could not be had.
+type Words = Option<Result<Rc<Json>, String>>;
+
+/// Fetches `stories.json` when a story is first `wanted` on the full page:
+/// the stories' long words are left out of the page's first load (see
+/// `presets`), and a visitor who loads no story never fetches them. A
+/// fetch that failed is tried again when another story is loaded.
+#[hook]
+fn use_story_words(wanted: Option<&'static str>) -> Words {
+    let words = use_state(|| None::<Result<Rc<Json>, String>>);
+    let asked = use_mut_ref(|| false);
+    {
+        let words = words.setter();
+        use_effect_with(wanted, move |wanted| {
+            if wanted.is_some() && !asked.replace(true) {
+                let on_text = Callback::from(move |text: Result<String, String>| {
+                    let read = text.and_then(|text| {
+                        json::parse(&text)
+                            .map(Rc::new)
+                            .map_err(|e| format!("it is damaged ({e})"))
+                    });
+                    if read.is_err() {
+                        asked.replace(false);
+                    }
+                    words.set(Some(read));
+                });
+                browser::fetch_text(STORIES_URL, on_text);
+            }
+        });
+    }
+    (*words).clone()
+}
+
+/// The story's long words for `backend`: the program's own natively; in
+/// the page, from `stories.json` once it arrived. `Err` is the line shown
+/// in their place meanwhile, or why they could not be had.
+fn story_words(p: &Preset, backend: Backend, words: &Words) -> Result<(String, String), String> {
+    let told = presets::told(p, backend);
+    if !told.story.is_empty() {
+        return Ok((told.story.to_string(), told.fix.to_string()));
+    }
+    match words {
+        None => Err("Loading the story's words…".into()),
+        Some(Ok(file)) => presets::words_in(file, p, backend)
+            .ok_or_else(|| "This page's stories.json lacks this story: reload the page.".into()),
+        Some(Err(why)) => Err(format!(
+            "The story's words could not be loaded: {why}. Load another story, or reload the page, to try again."
+        )),
+    }
+}
+
 /// The story's words, folded, and its "try this".
-fn loaded_story(props: &StoriesProps, loaded: &Loaded) -> Html {
-    let told = presets::told(loaded.preset, props.backend);
+fn loaded_story(props: &StoriesProps, loaded: &Loaded, words: &Words) -> Html {
     html! {
         <div class="stories__loaded">
             <details class="stories__about">
                 <summary>{ "What happens, and what fixes it" }</summary>
-                <dl class="stories__text">
-                    <dt>{ "What happens" }</dt>
-                    <dd>{ told.story }</dd>
-                    <dt>{ "What fixes it" }</dt>
-                    <dd>{ told.fix }</dd>
-                </dl>
+                { match story_words(loaded.preset, props.backend, words) {
+                    Ok((story, fix)) => html! {
+                        <dl class="stories__text">
+                            <dt>{ "What happens" }</dt>
+                            <dd>{ story }</dd>
+                            <dt>{ "What fixes it" }</dt>
+                            <dd>{ fix }</dd>
+                        </dl>
+                    },
+                    Err(line) => html! { <p class="stories__text" role="status">{ line }</p> },
+                } }
             </details>
             { try_this(props, loaded) }
         </div>

@@ -20,7 +20,7 @@ use crate::sim::{
     SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
 };
 
-use serde::Serialize;
+use super::run_json;
 use std::fmt;
 
 /// The version written at the start of every link.
@@ -39,46 +39,22 @@ pub struct RunLink {
     pub end_ms: u64,
 }
 
-/// The run as JSON writes it, field for field (a file adds the history).
-#[derive(Serialize)]
-struct WireOut<'a> {
-    version: u32,
-    config: &'a Config,
-    actions: &'a [TimedAction],
-    playhead_ms: u64,
-    end_ms: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    history: Option<Vec<Line>>,
-}
-
-/// One record of a run file's history: its time and its sentence. The
-/// sentences are what a reader of the file wants, and writing them needs
-/// no serializer for every kind of event, which would cost the page about
-/// 20 KiB (the structured records are `Sim::history`'s, natively).
-#[derive(Serialize)]
-struct Line {
-    at_ms: u64,
-    text: String,
-}
-
 impl RunLink {
-    fn wire(&self, history: Option<&[Record]>) -> WireOut<'_> {
-        WireOut {
-            version: self.scenario.version,
-            config: &self.scenario.config,
-            actions: &self.scenario.actions,
-            playhead_ms: self.playhead_ms,
-            end_ms: self.end_ms,
-            history: history.map(|records| {
-                records
-                    .iter()
-                    .map(|r| Line {
-                        at_ms: r.at.ms(),
-                        text: r.event.to_string(),
-                    })
-                    .collect()
-            }),
-        }
+    /// The run's JSON, with the history's sentences for a file. Written by
+    /// hand (`run_json`), byte for byte what serde wrote, without carrying
+    /// serde's serializer in the page. A file's history is a sentence per
+    /// record: what a reader of the file wants, and writing them needs no
+    /// serializer for every kind of event (the structured records are
+    /// `Sim::history`'s, natively).
+    fn json(&self, history: Option<&[Record]>) -> String {
+        run_json::run(
+            self.scenario.version,
+            &self.scenario.config,
+            &self.scenario.actions,
+            self.playhead_ms,
+            self.end_ms,
+            history,
+        )
     }
 }
 
@@ -173,9 +149,7 @@ impl std::error::Error for ReadRunError {}
 
 /// The fragment for `run`, without its `#`.
 pub fn encode(run: &RunLink) -> String {
-    // Serializing plain data cannot fail; an empty result would read as "cut short".
-    let json = serde_json::to_vec(&run.wire(None)).unwrap_or_default();
-    format!("v{LINK_VERSION}.{}", base64url(&json))
+    format!("v{LINK_VERSION}.{}", base64url(run.json(None).as_bytes()))
 }
 
 /// Reads a link's fragment (with or without `#`) and checks that its run
@@ -218,7 +192,7 @@ pub fn open_link(fragment: &str) -> Result<(RunLink, Sim), ReadRunError> {
 
 /// A run file: the run's JSON with its history, a sentence per record.
 pub fn to_run_file(run: &RunLink, history: &[Record]) -> String {
-    serde_json::to_string(&run.wire(Some(history))).unwrap_or_default()
+    run.json(Some(history))
 }
 
 /// Reads a run file (its history is not needed: the run replays).

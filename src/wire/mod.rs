@@ -3,3 +3,4 @@
 
 pub mod json;
 pub mod link;
+mod run_json;

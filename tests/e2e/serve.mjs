@@ -2,12 +2,20 @@
 // tests and the budget script load the page exactly as a static host would.
 // It listens on 127.0.0.1 on a free port chosen by the OS.
 //
-// Run it by hand with `node tests/e2e/serve.mjs [dir] [port]`.
+// With `compress`, it sends text and wasm brotli- or gzip-compressed to a
+// browser that accepts it, as GitHub Pages, Netlify and Cloudflare do: the
+// page's wasm is a third of its size in brotli. `bash scripts/serve.sh`
+// serves the page that way; the tests leave it off unless they test it.
+//
+// Run it by hand with `node tests/e2e/serve.mjs [dir] [port] [--compress]
+// [--address ADDRESS]`.
 
 import { createServer } from "node:http";
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
+import { brotliCompress, constants as zlib, gzip } from "node:zlib";
 
 const MIME_TYPES = {
   ".html": "text/html; charset=utf-8",
@@ -50,12 +58,68 @@ async function fileFor(root, urlPath) {
   }
 }
 
+/** Every file under `dir`. */
+async function listFiles(dir) {
+  const found = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...(await listFiles(path)));
+    else if (entry.isFile()) found.push(path);
+  }
+  return found;
+}
+
+/** The files worth compressing: text, and wasm (images are packed already). */
+const COMPRESSIBLE = new Set([".html", ".js", ".mjs", ".css", ".wasm", ".json", ".svg", ".txt", ".map", ".webmanifest"]);
+
+const PACKERS = {
+  br: (body) => promisify(brotliCompress)(body, {
+    params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: body.length },
+  }),
+  gzip: (body) => promisify(gzip)(body, { level: 9 }),
+};
+
+/**
+ * The encoding to send for an Accept-Encoding header: brotli, else gzip,
+ * else none. An encoding the browser lists with q=0 is one it refuses.
+ */
+export function encodingFor(acceptEncoding = "") {
+  const accepted = new Set();
+  for (const part of acceptEncoding.toLowerCase().split(",")) {
+    const [name, ...params] = part.trim().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    if (q === undefined || Number(q.slice(2)) > 0) accepted.add(name.trim());
+  }
+  return ["br", "gzip"].find((name) => accepted.has(name)) ?? null;
+}
+
+/**
+ * Compressed copies of files, made once per file version (its path, size
+ * and modification time), so a rebuild is served fresh and a file asked
+ * for twice is packed once; brotli at its highest quality takes a second
+ * or two for the wasm.
+ */
+function packedCache() {
+  const packed = new Map();
+  return (file, info, body, encoding) => {
+    const key = `${encoding}\0${file}`;
+    const version = `${info.size}:${info.mtimeMs}`;
+    const hit = packed.get(key);
+    if (hit?.version === version) return hit.body;
+    const entry = { version, body: PACKERS[encoding](body) };
+    packed.set(key, entry);
+    entry.body.catch(() => packed.delete(key));
+    return entry.body;
+  };
+}
+
 /**
  * Serves `dir` (default: dist/ at the repository root) and resolves to
  * `{ url, origin, close }` once listening.
  */
-export async function startServer(dir = "dist", port = 0) {
+export async function startServer(dir = "dist", port = 0, { compress = false, address = "127.0.0.1" } = {}) {
   const root = resolve(dir);
+  const packed = packedCache();
   await stat(join(root, "index.html")).catch(() => {
     throw new Error(`${join(root, "index.html")} is missing: run \`trunk build --release --offline\` first`);
   });
@@ -71,10 +135,23 @@ export async function startServer(dir = "dist", port = 0) {
       res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8" }).end("not found\n");
       return;
     }
-    const body = await readFile(file);
+    const info = await stat(file);
+    let body = await readFile(file);
+    const packing = {};
+    const kind = extname(file).toLowerCase();
+    if (compress && COMPRESSIBLE.has(kind)) {
+      // The same address answers differently by the request's header.
+      packing.Vary = "Accept-Encoding";
+      const encoding = encodingFor(req.headers["accept-encoding"]);
+      if (encoding !== null) {
+        body = await packed(file, info, body, encoding);
+        packing["Content-Encoding"] = encoding;
+      }
+    }
     res.writeHead(200, {
-      "Content-Type": MIME_TYPES[extname(file).toLowerCase()] ?? "application/octet-stream",
+      "Content-Type": MIME_TYPES[kind] ?? "application/octet-stream",
       "Content-Length": body.length,
+      ...packing,
       "Cache-Control": "no-cache",
       "X-Content-Type-Options": "nosniff",
       // In an iframe with sandbox="allow-scripts" the page has an opaque
@@ -86,12 +163,23 @@ export async function startServer(dir = "dist", port = 0) {
 
   await new Promise((ok, fail) => {
     server.once("error", fail);
-    server.listen(port, "127.0.0.1", ok);
+    server.listen(port, address, ok);
   });
-  const origin = `http://127.0.0.1:${server.address().port}`;
+  const host = address.includes(":") ? `[${address}]` : address;
+  const origin = `http://${host}:${server.address().port}`;
   return {
     origin,
     url: `${origin}/`,
+    /** Packs every compressible file of `dir` now, so no first request waits for it. */
+    warm: async () => {
+      const files = (await listFiles(root)).filter((file) => COMPRESSIBLE.has(extname(file).toLowerCase()));
+      for (const file of files) {
+        const info = await stat(file);
+        const body = await readFile(file);
+        for (const encoding of Object.keys(PACKERS)) await packed(file, info, body, encoding);
+      }
+      return files.length;
+    },
     close: () =>
       new Promise((ok) => {
         server.closeAllConnections?.();
@@ -101,7 +189,12 @@ export async function startServer(dir = "dist", port = 0) {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const [dir = "dist", port = "0"] = process.argv.slice(2);
-  const { url } = await startServer(dir, Number(port));
-  console.log(`serving ${resolve(dir)} on ${url}`);
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: { compress: { type: "boolean", default: false }, address: { type: "string", default: "127.0.0.1" } },
+  });
+  const [dir = "dist", port = "0"] = positionals;
+  const { url, warm } = await startServer(dir, Number(port), { compress: values.compress, address: values.address });
+  console.log(`serving ${resolve(dir)} on ${url}${values.compress ? " (brotli or gzip, as the browser accepts)" : ""}`);
+  if (values.compress) console.log(`packed ${await warm()} files ahead of their first request`);
 }

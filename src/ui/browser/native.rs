@@ -158,3 +158,7 @@ impl DockWatch {
         None
     }
 }
+
+/// No file to fetch without a browser: `done` is never called (natively
+/// the words a page fetches are in the program already).
+pub fn fetch_text(_url: &str, _done: Callback<Result<String, String>>) {}

@@ -11,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{MessageEvent, Worker};
 use yew::prelude::*;
 
@@ -894,4 +895,36 @@ fn draw_png(image: &web_sys::HtmlImageElement, w: f64, h: f64, name: &str) -> Re
     context.draw_image_with_html_image_element_and_dw_and_dh(image, 0.0, 0.0, w, h)?;
     let url = canvas.to_data_url_with_type("image/png")?;
     click_download(&url, name)
+}
+
+// Files beside the page, fetched on first use.
+
+/// Fetches the text file at `url` (beside the page) and hands `done` its
+/// text, or why it could not be had.
+pub fn fetch_text(url: &str, done: Callback<Result<String, String>>) {
+    let Some(window) = web_sys::window() else {
+        return done.emit(Err("this page has no window".into()));
+    };
+    let response = window.fetch_with_str(url);
+    yew::platform::spawn_local(async move {
+        done.emit(text_of(response).await);
+    });
+}
+
+async fn text_of(response: js_sys::Promise) -> Result<String, String> {
+    let response: web_sys::Response = JsFuture::from(response)
+        .await
+        .map_err(|_| "the network failed".to_string())?
+        .unchecked_into();
+    if !response.ok() {
+        return Err(format!("the server answered {}", response.status()));
+    }
+    let text = response
+        .text()
+        .map_err(|_| "it could not be read".to_string())?;
+    JsFuture::from(text)
+        .await
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| "it could not be read".into())
 }

@@ -192,8 +192,8 @@ proptest! {
     }
 }
 
-/// A run file's refusal names where in its JSON the field is, as a
-/// reader would look for it: `config.ttl_ms`, `actions[2].at_ms`.
+/// A run file's refusal names where in its JSON the field is, first, as a
+/// reader would look for it: `config.ttl_ms: ...`, `actions[2].at_ms: ...`.
 #[test]
 fn every_refused_field_of_a_run_file_names_its_path() {
     let (_, run) = &preset_runs()[0];
@@ -201,32 +201,32 @@ fn every_refused_field_of_a_run_file_names_its_path() {
     let good: serde_json::Value =
         serde_json::from_str(&link::to_run_file(run, whole.history())).unwrap();
     let cases: &[(&str, serde_json::Value, &str)] = &[
-        ("/config/ttl_ms", "ten".into(), "(at config.ttl_ms)"),
-        ("/config/ttl_ms", 0.into(), "(at config.ttl_ms)"),
-        ("/config/fencing", "maybe".into(), "(at config.fencing)"),
+        ("/config/ttl_ms", "ten".into(), "config.ttl_ms: "),
+        ("/config/ttl_ms", 0.into(), "config: "),
+        ("/config/fencing", "maybe".into(), "config.fencing: "),
         (
             "/config/redis/release",
             "drop".into(),
-            "(at config.redis.release)",
+            "config.redis.release: ",
         ),
         (
             "/config/pg/keepalives_count",
             (-1).into(),
-            "(at config.pg.keepalives_count)",
+            "config.pg.keepalives_count: ",
         ),
         (
             "/config/renewal",
             serde_json::json!([true]),
-            "(at config.renewal)",
+            "config.renewal: ",
         ),
-        ("/actions/0/at_ms", (-5).into(), "(at actions[0].at_ms)"),
-        ("/actions/1/client", "E".into(), "(at actions[1].client)"),
+        ("/actions/0/at_ms", (-5).into(), "actions[0].at_ms: "),
+        ("/actions/1/client", "E".into(), "actions[1].client: "),
         (
             "/actions/0/command/do",
             "fly".into(),
-            "(at actions[0].command.do)",
+            "actions[0].command.do: ",
         ),
-        ("/end_ms", "soon".into(), "(at end_ms)"),
+        ("/end_ms", "soon".into(), "end_ms: "),
     ];
     for (pointer, value, path) in cases {
         let mut file = good.clone();
@@ -243,12 +243,12 @@ fn every_refused_field_of_a_run_file_names_its_path() {
     let e = link::from_run_file(&file.to_string())
         .unwrap_err()
         .to_string();
-    assert!(e.contains("(at actions[1].command.pause_ms)"), "{e}");
+    assert!(e.contains("actions[1].command.pause_ms: "), "{e}");
     let mut file = good.clone();
     let last = file["actions"].as_array().unwrap().len() - 1;
     file["actions"][last]["at_ms"] = 0.into();
     let e = link::from_run_file(&file.to_string())
         .unwrap_err()
         .to_string();
-    assert!(e.contains(&format!("(at actions[{last}].at_ms)")), "{e}");
+    assert!(e.contains(&format!("actions[{last}].at_ms: ")), "{e}");
 }

@@ -62,7 +62,8 @@ for target in "${targets[@]}"; do
     -max_total_time="$seconds" -max_len=20000 -rss_limit_mb=2048 -timeout=10 \
     "${parallel[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
   # With -jobs the workers write fuzz-N.log files; their stats add up.
-  execs=$(cat "$log" fuzz-*.log 2>/dev/null | awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
+  execs=$({ cat "$log"; cat fuzz-*.log 2>/dev/null || true; } |
+    awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   rate=$(( execs / (seconds > 0 ? seconds : 1) ))
   rm -f fuzz-*.log
   if [ "$status" -ne 0 ]; then

@@ -1,4 +1,7 @@
 pub mod explore;
+/// The fuzz targets' bodies, shared by `fuzz/` and `cargo test`.
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fuzzing;
 pub mod lesson;
 pub mod sim;
 pub mod ui;

@@ -192,14 +192,63 @@ proptest! {
     }
 }
 
-/// Writes every preset's link into `FUZZ_SEEDS_DIR`, the fuzzer's starting
-/// corpus (run by `scripts/fuzz.sh`).
+/// A run file's refusal names where in its JSON the field is, first, as a
+/// reader would look for it: `config.ttl_ms: ...`, `actions[2].at_ms: ...`.
 #[test]
-#[ignore = "run by scripts/fuzz.sh"]
-fn write_fuzz_seeds() {
-    let dir = std::env::var("FUZZ_SEEDS_DIR").expect("FUZZ_SEEDS_DIR names the corpus folder");
-    for (i, (_, run)) in preset_runs().iter().enumerate() {
-        std::fs::write(format!("{dir}/preset-{i:02}"), link::encode(run))
-            .expect("the corpus folder is writable");
+fn every_refused_field_of_a_run_file_names_its_path() {
+    let (_, run) = &preset_runs()[0];
+    let whole = run.replay().expect("replays");
+    let good: serde_json::Value =
+        serde_json::from_str(&link::to_run_file(run, whole.history())).unwrap();
+    let cases: &[(&str, serde_json::Value, &str)] = &[
+        ("/config/ttl_ms", "ten".into(), "config.ttl_ms: "),
+        ("/config/ttl_ms", 0.into(), "config: "),
+        ("/config/fencing", "maybe".into(), "config.fencing: "),
+        (
+            "/config/redis/release",
+            "drop".into(),
+            "config.redis.release: ",
+        ),
+        (
+            "/config/pg/keepalives_count",
+            (-1).into(),
+            "config.pg.keepalives_count: ",
+        ),
+        (
+            "/config/renewal",
+            serde_json::json!([true]),
+            "config.renewal: ",
+        ),
+        ("/actions/0/at_ms", (-5).into(), "actions[0].at_ms: "),
+        ("/actions/1/client", "E".into(), "actions[1].client: "),
+        (
+            "/actions/0/command/do",
+            "fly".into(),
+            "actions[0].command.do: ",
+        ),
+        ("/end_ms", "soon".into(), "end_ms: "),
+    ];
+    for (pointer, value, path) in cases {
+        let mut file = good.clone();
+        *file
+            .pointer_mut(pointer)
+            .expect("the story's file has the field") = value.clone();
+        let e = link::from_run_file(&file.to_string()).expect_err(pointer);
+        assert!(e.to_string().contains(path), "{pointer}: {e}");
     }
+    // A command's own field, and an order the scenario's check refuses.
+    let mut file = good.clone();
+    file["actions"][1] = serde_json::json!({"at_ms": 10, "client": "A",
+        "command": {"do": "gc-pause", "pause_ms": "long"}});
+    let e = link::from_run_file(&file.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("actions[1].command.pause_ms: "), "{e}");
+    let mut file = good.clone();
+    let last = file["actions"].as_array().unwrap().len() - 1;
+    file["actions"][last]["at_ms"] = 0.into();
+    let e = link::from_run_file(&file.to_string())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&format!("actions[{last}].at_ms: ")), "{e}");
 }

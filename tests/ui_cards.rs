@@ -573,3 +573,26 @@ fn the_seed_field_applies_a_whole_number_and_refuses_anything_else() {
     assert_eq!(applied.config().seed, Seed(42));
     assert_eq!(applied.seed_text, "42");
 }
+
+#[test]
+fn the_command_that_fills_the_script_says_so_where_it_is_seen() {
+    let mut now = state();
+    let a = distlock::sim::ClientId::ALL[0];
+    for i in 0..distlock::sim::SCRIPT_LEN_MAX {
+        let on = i % 2 == 1;
+        now = now.reduce(Action::Client(a, distlock::sim::Command::Renewal { on }));
+        let full = i + 1 == distlock::sim::SCRIPT_LEN_MAX;
+        match (&now.notice, full) {
+            (None, false) => {}
+            (Some(Notice::Info(words)), true) => {
+                assert!(words.starts_with("This run holds 1000 commands"), "{words}");
+                assert!(words.contains("the clock still runs") && words.contains("Reset"));
+            }
+            (notice, _) => panic!("after command {}: {notice:?}", i + 1),
+        }
+    }
+    // The run goes on: the clock still moves when started.
+    let before = now.sim.borrow().now();
+    let moved = now.reduce(Action::Start).reduce(Action::Tick);
+    assert!(moved.sim.borrow().now() > before);
+}

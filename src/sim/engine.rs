@@ -786,9 +786,7 @@ impl Sim {
     /// Whether `command` would be accepted now, without running it.
     pub fn check(&self, c: ClientId, command: Command) -> Result<(), CommandError> {
         let client = self.core.client(c);
-        if self.core.pending_events() >= QUEUE_LEN_MAX || self.script.len() >= SCRIPT_LEN_MAX {
-            return Err(CommandError::TooManyEvents);
-        }
+        self.room_for_a_command()?;
         if client.crashed && command != Command::Restart {
             return Err(CommandError::ClientCrashed { client: c });
         }
@@ -835,10 +833,21 @@ impl Sim {
     }
 
     pub fn check_node(&self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
-        if self.core.pending_events() >= QUEUE_LEN_MAX || self.script.len() >= SCRIPT_LEN_MAX {
+        self.room_for_a_command()?;
+        self.service.check_node(node, command)
+    }
+
+    /// Whether the run can take one more command: the queue has room, and
+    /// the script (what a link carries) is under its limit. A full script
+    /// is said apart from a busy queue: waiting does not empty it.
+    fn room_for_a_command(&self) -> Result<(), CommandError> {
+        if self.script.len() >= SCRIPT_LEN_MAX {
+            return Err(CommandError::ScriptFull);
+        }
+        if self.core.pending_events() >= QUEUE_LEN_MAX {
             return Err(CommandError::TooManyEvents);
         }
-        self.service.check_node(node, command)
+        Ok(())
     }
 
     /// Runs a command on one node of the service (Redlock's Redis nodes).

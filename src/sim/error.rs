@@ -5,8 +5,8 @@ use super::clock::CLOCK_RATE_PCT_MAX;
 use super::history::LossReason;
 use super::scenario::{
     CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_MAX,
-    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SLOW_MS_MAX,
-    TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
+    SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -128,6 +128,8 @@ pub enum CommandError {
         pct: u32,
     },
     TooManyEvents,
+    /// The run holds `SCRIPT_LEN_MAX` commands, all a link may carry.
+    ScriptFull,
     TimeInPast {
         at_ms: u64,
         now_ms: u64,
@@ -269,6 +271,10 @@ impl fmt::Display for CommandError {
             ),
             TooManyEvents => f.write_str(
                 "the simulation has too many events pending; let the clock run before adding more",
+            ),
+            ScriptFull => write!(
+                f,
+                "this run holds {SCRIPT_LEN_MAX} commands, all one run (and its link) can keep: the clock still runs, but no more commands; Reset to start a fresh run"
             ),
             TimeInPast { at_ms, now_ms } => write!(
                 f,

@@ -4,9 +4,9 @@
 use crate::lesson::presets::{self, Preset};
 use crate::sim::ConsulOptions;
 use crate::sim::{
-    Backend, ChubbyOptions, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId,
-    PgOptions, Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions,
-    LATENCY_SCALE_DEFAULT, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    Backend, ChubbyOptions, ClientId, Command, CommandError, Config, Fencing, Millis, NodeCommand,
+    NodeId, PgOptions, Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions,
+    LATENCY_SCALE_DEFAULT, SCRIPT_LEN_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
 };
 
 use std::cell::RefCell;
@@ -385,11 +385,20 @@ impl AppState {
         }
     }
 
+    /// What the page says after a command it ran: nothing, unless that
+    /// command filled the run's script. Then every command button turns
+    /// off, and the page says why where it is seen, not only in their
+    /// titles: the clock runs on, and Reset starts a fresh run.
+    fn said_after_command(&self) -> Option<Notice> {
+        let full = self.sim.borrow().script().len() >= SCRIPT_LEN_MAX;
+        full.then(|| Notice::Info(capitalize(&CommandError::ScriptFull.to_string())))
+    }
+
     fn client_command(&self, c: ClientId, command: Command) -> AppState {
         let result = self.sim.borrow_mut().command(c, command);
         match result {
             Ok(()) => AppState {
-                notice: None,
+                notice: self.said_after_command(),
                 ..AppState::clone(self)
             }
             .forked(),
@@ -401,7 +410,7 @@ impl AppState {
         let result = self.sim.borrow_mut().node_command(node, command);
         match result {
             Ok(()) => AppState {
-                notice: None,
+                notice: self.said_after_command(),
                 ..AppState::clone(self)
             }
             .forked(),

@@ -140,12 +140,26 @@ impl fmt::Display for ReadRunError {
             Problem::NotJson(e) => write!(f, "{this} is damaged: its run is not valid JSON ({e})."),
             Problem::NotARun => write!(f, "{this} does not hold a run of this page (settings, commands and times)."),
             Problem::Field(what) => write!(f, "{this} cannot be replayed: {what}."),
-            Problem::Scenario(e) => write!(f, "{this} cannot be replayed: {e}."),
+            Problem::Scenario(e) => write!(f, "{this} cannot be replayed: {}{e}.", scenario_path(e)),
         }
     }
 }
 
 impl std::error::Error for ReadRunError {}
+
+/// Where in the run's JSON a scenario's check failed, as "PATH: ".
+fn scenario_path(e: &ScenarioError) -> String {
+    match e {
+        ScenarioError::Json(_) => String::new(),
+        ScenarioError::Version { .. } => "version: ".into(),
+        ScenarioError::Config(_) => "config: ".into(),
+        ScenarioError::TooLong { .. } => "actions: ".into(),
+        ScenarioError::TimeTooLate { index } | ScenarioError::OutOfOrder { index } => {
+            format!("actions[{index}].at_ms: ")
+        }
+        ScenarioError::Refused { index, .. } => format!("actions[{index}]: "),
+    }
+}
 
 /// The fragment for `run`, without its `#`.
 pub fn encode(run: &RunLink) -> String {
@@ -332,7 +346,7 @@ fn read_json(json: &str, source: Source) -> Result<(RunLink, Sim), ReadRunError>
         .map_err(|e| fail(Problem::Scenario(e)))?;
     if run.playhead_ms > run.end_ms {
         return Err(fail(Problem::Field(format!(
-            "its playhead ({}) is after the end of the run ({})",
+            "playhead_ms: its playhead ({}) is after the end of the run ({})",
             Millis(run.playhead_ms),
             Millis(run.end_ms)
         ))));
@@ -360,7 +374,7 @@ fn check_fields(run: &Json) -> Result<(), Problem> {
         Some(slug) => {
             let known: Vec<&str> = Backend::ALL.iter().map(|b| b.slug()).collect();
             return Err(Problem::Field(format!(
-                "it names the backend \"{}\", and this page knows {}",
+                "config.backend: it names the backend \"{}\", and this page knows {}",
                 clip(slug),
                 known.join(", ")
             )));
@@ -370,7 +384,7 @@ fn check_fields(run: &Json) -> Result<(), Problem> {
     for key in ["playhead_ms", "end_ms"] {
         time_of(
             run.get(key),
-            &format!("its {}", key.trim_end_matches("_ms")),
+            &format!("{key}: its {}", key.trim_end_matches("_ms")),
         )?;
     }
     let Some(actions) = run.get("actions").and_then(Json::as_array) else {
@@ -428,8 +442,8 @@ fn run_of(value: &Json) -> Result<RunLink, Problem> {
             config,
             actions,
         },
-        playhead_ms: time_of(value.get("playhead_ms"), "its playhead")?,
-        end_ms: time_of(value.get("end_ms"), "its end")?,
+        playhead_ms: time_of(value.get("playhead_ms"), "playhead_ms: its playhead")?,
+        end_ms: time_of(value.get("end_ms"), "end_ms: its end")?,
     })
 }
 
@@ -461,23 +475,27 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
     let renewal: Vec<bool> = renewal.iter().filter_map(Json::as_bool).collect();
     let renewal: [bool; 4] = renewal.try_into().map_err(|_| {
         Problem::Field(
-            "its renewal setting is not four true or false values, one per client".into(),
+            "config.renewal: its renewal setting is not four true or false values, one per client"
+                .into(),
         )
     })?;
-    let latency = number_of("its latency scale", c.get("latency_scale"))?;
+    let latency = number_of(
+        "config.latency_scale: its latency scale",
+        c.get("latency_scale"),
+    )?;
     Ok(Config {
         backend: pick(
-            "its backend",
+            "config.backend: its backend",
             c.get("backend"),
             &Backend::ALL.map(|b| (b.slug(), b)),
         )?,
         fencing: pick(
-            "its fencing",
+            "config.fencing: its fencing",
             c.get("fencing"),
             &[("on", Fencing::On), ("off", Fencing::Off)],
         )?,
-        ttl_ms: number_of("its TTL", c.get("ttl_ms"))?,
-        seed: Seed(number_of("its seed", c.get("seed"))?),
+        ttl_ms: number_of("config.ttl_ms: its TTL", c.get("ttl_ms"))?,
+        seed: Seed(number_of("config.seed: its seed", c.get("seed"))?),
         latency_scale: u32::try_from(latency).unwrap_or(u32::MAX),
         renewal,
         redis: match c.get("redis") {
@@ -510,7 +528,7 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
         announce: match c.get("announce") {
             None => Announce::Off,
             found => pick(
-                "its token announcement",
+                "config.announce: its token announcement",
                 found,
                 &[("on", Announce::On), ("off", Announce::Off)],
             )?,
@@ -520,15 +538,21 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
 
 fn chubby_of(c: &Json) -> Result<ChubbyOptions, Problem> {
     Ok(ChubbyOptions {
-        lock_delay_ms: number_of("its Chubby lock-delay", c.get("lock_delay_ms"))?,
+        lock_delay_ms: number_of(
+            "config.chubby.lock_delay_ms: its Chubby lock-delay",
+            c.get("lock_delay_ms"),
+        )?,
     })
 }
 fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
     let per_lease = number_of(
-        "its DynamoDB heartbeats per lease",
+        "config.dynamo.heartbeats_per_lease: its DynamoDB heartbeats per lease",
         d.get("heartbeats_per_lease"),
     )?;
-    let pct = number_of("its DynamoDB extra wait", d.get("extra_wait_pct"))?;
+    let pct = number_of(
+        "config.dynamo.extra_wait_pct: its DynamoDB extra wait",
+        d.get("extra_wait_pct"),
+    )?;
     // Out-of-range values are refused with the ranges by Config::validate.
     Ok(DynamoOptions {
         heartbeats_per_lease: u32::try_from(per_lease).unwrap_or(u32::MAX),
@@ -537,7 +561,7 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
         app_checks_expiry: match d.get("app_checks_expiry") {
             None => true,
             Some(on) => on.as_bool().ok_or_else(|| {
-                Problem::Field("its DynamoDB app_checks_expiry setting is not true or false".into())
+                Problem::Field("config.dynamo.app_checks_expiry: its DynamoDB app_checks_expiry setting is not true or false".into())
             })?,
         },
     })
@@ -545,7 +569,7 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
 fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
     Ok(ConsulOptions {
         token: pick(
-            "its Consul token",
+            "config.consul.token: its Consul token",
             o.get("token"),
             &[
                 ("modify-index", ConsulToken::ModifyIndex),
@@ -554,17 +578,23 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
             ],
         )?,
         cleanup: pick(
-            "its Consul key cleanup",
+            "config.consul.cleanup: its Consul key cleanup",
             o.get("cleanup"),
             &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
         )?,
-        lock_delay_s: number_of("its Consul lock-delay", o.get("lock_delay_s"))?,
+        lock_delay_s: number_of(
+            "config.consul.lock_delay_s: its Consul lock-delay",
+            o.get("lock_delay_s"),
+        )?,
         // Links made before the setting say nothing of it: 0, as they ran.
         // Out of range is refused with the range by Config::validate.
         monitor_retries: match o.get("monitor_retries") {
             None => 0,
             found => {
-                let n = number_of("its Consul monitor retries", found)?;
+                let n = number_of(
+                    "config.consul.monitor_retries: its Consul monitor retries",
+                    found,
+                )?;
                 u32::try_from(n).unwrap_or(u32::MAX)
             }
         },
@@ -574,15 +604,15 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
 fn pg_of(p: &Json) -> Result<PgOptions, Problem> {
     Ok(PgOptions {
         keepalives_idle_s: number_of(
-            "its PostgreSQL tcp_keepalives_idle",
+            "config.pg.keepalives_idle_s: its PostgreSQL tcp_keepalives_idle",
             p.get("keepalives_idle_s"),
         )?,
         keepalives_interval_s: number_of(
-            "its PostgreSQL tcp_keepalives_interval",
+            "config.pg.keepalives_interval_s: its PostgreSQL tcp_keepalives_interval",
             p.get("keepalives_interval_s"),
         )?,
         keepalives_count: number_of(
-            "its PostgreSQL tcp_keepalives_count",
+            "config.pg.keepalives_count: its PostgreSQL tcp_keepalives_count",
             p.get("keepalives_count"),
         )?,
     })
@@ -590,9 +620,12 @@ fn pg_of(p: &Json) -> Result<PgOptions, Problem> {
 
 fn zk_of(z: &Json) -> Result<ZkOptions, Problem> {
     Ok(ZkOptions {
-        tick_ms: number_of("its ZooKeeper tickTime", z.get("tick_ms"))?,
+        tick_ms: number_of(
+            "config.zk.tick_ms: its ZooKeeper tickTime",
+            z.get("tick_ms"),
+        )?,
         client: pick(
-            "its ZooKeeper client",
+            "config.zk.client: its ZooKeeper client",
             z.get("client"),
             &[("curator", ZkClient::Curator), ("native", ZkClient::Native)],
         )?,
@@ -602,7 +635,7 @@ fn zk_of(z: &Json) -> Result<ZkOptions, Problem> {
 fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
     Ok(RedisOptions {
         release: pick(
-            "its Redis release",
+            "config.redis.release: its Redis release",
             r.get("release"),
             &[
                 ("check-value", ReleaseMode::CheckValue),
@@ -610,7 +643,7 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
             ],
         )?,
         extend: pick(
-            "its Redis extension",
+            "config.redis.extend: its Redis extension",
             r.get("extend"),
             &[
                 ("check-value", ExtendMode::CheckValue),
@@ -618,12 +651,12 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
             ],
         )?,
         persistence: pick(
-            "its Redis persistence",
+            "config.redis.persistence: its Redis persistence",
             r.get("persistence"),
             &[("fsync", Persistence::Fsync), ("none", Persistence::None)],
         )?,
         restart: pick(
-            "its Redis restart",
+            "config.redis.restart: its Redis restart",
             r.get("restart"),
             &[
                 ("immediate", RestartPolicy::Immediate),
@@ -639,10 +672,10 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
 fn replica_wait_of(r: &Json) -> Result<ReplicaWait, Problem> {
     match (r.get("wait"), r.get("wait_replica")) {
         (Some(_), Some(_)) => Err(Problem::Field(
-            "its Redis options name the WAIT twice (wait and wait_replica)".into(),
+            "config.redis: its Redis options name the WAIT twice (wait and wait_replica)".into(),
         )),
         (found @ Some(_), None) => pick(
-            "its Redis WAIT",
+            "config.redis.wait: its Redis WAIT",
             found,
             &ReplicaWait::ALL.map(|w| (w.slug(), w)),
         ),
@@ -650,7 +683,8 @@ fn replica_wait_of(r: &Json) -> Result<ReplicaWait, Problem> {
             Some(true) => Ok(ReplicaWait::AppWait1),
             Some(false) => Ok(ReplicaWait::Off),
             None => Err(Problem::Field(
-                "its Redis wait_replica setting is not true or false".into(),
+                "config.redis.wait_replica: its Redis wait_replica setting is not true or false"
+                    .into(),
             )),
         },
         (None, None) => Ok(ReplicaWait::Off),
@@ -658,15 +692,22 @@ fn replica_wait_of(r: &Json) -> Result<ReplicaWait, Problem> {
 }
 
 fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {
-    let at_ms = time_of(a.get("at_ms"), &format!("command {n}'s"))?;
+    let at_ms = time_of(
+        a.get("at_ms"),
+        &format!("actions[{}].at_ms: command {n}'s", n - 1),
+    )?;
     let command = a.get("command");
     if command.and_then(|c| c.get("do")).is_none() {
         if a.get("client").is_none() && a.get("node").is_none() {
             return Err(Problem::Field(format!(
-                "command {n} names no client and no node"
+                "actions[{}]: command {n} names no client and no node",
+                n - 1
             )));
         }
-        return Err(Problem::Field(format!("command {n} says nothing to do")));
+        return Err(Problem::Field(format!(
+            "actions[{}].command.do: command {n} says nothing to do",
+            n - 1
+        )));
     }
     let command = command.unwrap_or(&Json::Null);
     let action = match (a.get("client"), a.get("node")) {
@@ -680,7 +721,8 @@ fn action_of(n: usize, a: &Json) -> Result<TimedAction, Problem> {
         },
         (None, None) => {
             return Err(Problem::Field(format!(
-                "command {n} names no client and no node"
+                "actions[{}]: command {n} names no client and no node",
+                n - 1
             )))
         }
     };
@@ -699,7 +741,8 @@ fn client_of(n: usize, client: &Json) -> Result<ClientId, Problem> {
     }
     .ok_or_else(|| {
         Problem::Field(format!(
-            "command {n} is for client {}, and the clients are A to D",
+            "actions[{}].client: command {n} is for client {}, and the clients are A to D",
+            n - 1,
             clip(letter)
         ))
     })
@@ -711,15 +754,17 @@ fn node_of(n: usize, node: &Json) -> Result<NodeId, Problem> {
         .and_then(NodeId::new)
         .ok_or_else(|| {
             Problem::Field(format!(
-                "command {n} is for Redis node {}, and the nodes are 1 to 5",
+                "actions[{}].node: command {n} is for Redis node {}, and the nodes are 1 to 5",
+                n - 1,
                 clip(&node.to_text())
             ))
         })
 }
 
 fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
+    let at = format!("actions[{}].command", n - 1);
     let what = format!("command {n}'s");
-    let ms = |key: &str| number_of(&format!("{what} {key}"), c.get(key));
+    let ms = |key: &str| number_of(&format!("{at}.{key}: {what} {key}"), c.get(key));
     let name = c.get("do").and_then(Json::as_str).unwrap_or_default();
     Ok(match name {
         "acquire" => Command::Acquire,
@@ -733,7 +778,7 @@ fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
         },
         "partition" => Command::Partition {
             scope: pick(
-                &format!("{what} partition scope"),
+                &format!("{at}.scope: {what} partition scope"),
                 c.get("scope"),
                 &[
                     ("service", PartitionScope::Service),
@@ -749,20 +794,22 @@ fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
         "restart" => Command::Restart,
         "renewal" => Command::Renewal {
             on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {
-                Problem::Field(format!("command {n} turns renewal neither on nor off"))
+                Problem::Field(format!(
+                    "{at}.on: command {n} turns renewal neither on nor off"
+                ))
             })?,
         },
         "lose-messages" => Command::LoseMessages {
             on: c.get("on").and_then(Json::as_bool).ok_or_else(|| {
                 Problem::Field(format!(
-                    "command {n} turns losing messages neither on nor off"
+                    "{at}.on: command {n} turns losing messages neither on nor off"
                 ))
             })?,
         },
         "clock-jump" => Command::ClockJump {
             jump_ms: c.get("jump_ms").and_then(Json::as_i64).ok_or_else(|| {
                 Problem::Field(format!(
-                    "command {n}'s clock jump is not a whole number of milliseconds"
+                    "{at}.jump_ms: command {n}'s clock jump is not a whole number of milliseconds"
                 ))
             })?,
         },
@@ -773,7 +820,7 @@ fn command_of(n: usize, c: &Json) -> Result<Command, Problem> {
                 .and_then(|r| i32::try_from(r).ok())
                 .ok_or_else(|| {
                     Problem::Field(format!(
-                        "command {n}'s clock rate is not a whole number of percent"
+                        "{at}.rate_pct: command {n}'s clock rate is not a whole number of percent"
                     ))
                 })?,
         },
@@ -790,12 +837,16 @@ fn node_command_of(n: usize, c: &Json) -> Result<NodeCommand, Problem> {
         "clock-jump" => NodeCommand::ClockJump {
             jump_ms: c.get("jump_ms").and_then(Json::as_i64).ok_or_else(|| {
                 Problem::Field(format!(
-                    "command {n}'s clock jump is not a whole number of milliseconds"
+                    "actions[{}].command.jump_ms: command {n}'s clock jump is not a whole number of milliseconds",
+                    n - 1
                 ))
             })?,
         },
         "slow" => NodeCommand::Slow {
-            extra_ms: number_of(&format!("command {n}'s extra_ms"), c.get("extra_ms"))?,
+            extra_ms: number_of(
+                &format!("actions[{}].command.extra_ms: command {n}'s extra_ms", n - 1),
+                c.get("extra_ms"),
+            )?,
         },
         _ => return Err(unknown_command(n, c)),
     })
@@ -806,7 +857,8 @@ fn unknown_command(n: usize, c: &Json) -> Problem {
         .get("do")
         .map_or("nothing".to_string(), |d| clip(&d.to_text()));
     Problem::Field(format!(
-        "command {n} asks for {found}, which this page does not know"
+        "actions[{}].command.do: command {n} asks for {found}, which this page does not know",
+        n - 1
     ))
 }
 

@@ -9,7 +9,9 @@
 use super::{escape, explore_draw, Crew, Job, Reply, PART_BREAK, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
 use crate::explore::{PauseProfile, Pauses};
-use crate::sim::{Backend, Fencing, Seed};
+use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX, TRIALS_MAX};
+use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
+use crate::sim::{Backend, Fencing, Seed, TTL_MS_MAX, TTL_MS_MIN};
 use crate::wire::link::{self, RunLink};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -289,15 +291,10 @@ fn value<'a>(fields: &'a BTreeMap<String, String>, name: &str, default: &'a str)
 /// gives the same plan on every machine.
 fn decimal(text: &str, digits: u32) -> Option<u64> {
     let text = text.trim();
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let is_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (whole.is_empty() && fraction.is_empty())
-        || !is_digits(whole)
-        || !is_digits(fraction)
-        || fraction.len() > digits as usize
-    {
+    if !well_formed(text, digits) {
         return None;
     }
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
     let whole: u64 = if whole.is_empty() {
         0
     } else {
@@ -316,38 +313,99 @@ fn decimal(text: &str, digits: u32) -> Option<u64> {
         .checked_add(fraction_value)
 }
 
-/// One field read as a decimal scaled by 10^digits, or why not.
-fn number(fields: &BTreeMap<String, String>, f: &Field, digits: u32) -> Result<u64, String> {
-    let text = value(fields, f.name, f.default);
-    decimal(text, digits).ok_or_else(|| {
-        let kind = if digits == 0 {
-            "a whole number".to_string()
-        } else {
-            format!("a number with at most {digits} decimals")
-        };
-        format!("{}: \"{}\" is not {kind}.", f.label, text.trim())
-    })
+/// One field read as a decimal scaled by 10^digits and checked against
+/// `lo..=hi` (scaled too), or why not, naming the text as typed.
+fn number(
+    fields: &BTreeMap<String, String>,
+    f: &Field,
+    digits: u32,
+    (lo, hi): (u64, u64),
+) -> Result<u64, String> {
+    scaled(value(fields, f.name, f.default), f.label, digits, (lo, hi))
 }
 
-/// A comma-separated list of decimals, each scaled by 10^digits.
-fn list(fields: &BTreeMap<String, String>, f: &Field, digits: u32) -> Result<Vec<u64>, String> {
+/// `text` as a decimal scaled by 10^digits within `lo..=hi`; the message
+/// names `label` and the text as typed (never a value it was clamped to).
+fn scaled(text: &str, label: &str, digits: u32, (lo, hi): (u64, u64)) -> Result<u64, String> {
+    let typed = &shown(text.trim());
+    let kind = if digits == 0 {
+        "a whole number".to_string()
+    } else {
+        format!("a number with at most {digits} decimals")
+    };
+    match decimal(typed, digits) {
+        Some(v) if (lo..=hi).contains(&v) => Ok(v),
+        Some(_) => Err(format!(
+            "{label}: \"{typed}\" is out of range: choose {} to {}.",
+            decimal_text(lo, digits),
+            decimal_text(hi, digits)
+        )),
+        // Written as a number, only too large to hold: out of range too.
+        None if well_formed(typed, digits) => Err(format!(
+            "{label}: \"{typed}\" is out of range: choose {} to {}.",
+            decimal_text(lo, digits),
+            decimal_text(hi, digits)
+        )),
+        None => Err(format!("{label}: \"{typed}\" is not {kind}.")),
+    }
+}
+
+/// Typed text as a refusal names it: control characters (a newline from
+/// a link) shown as spaces, so each refusal stays one line of the list.
+fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect()
+}
+
+/// Whether `text` is digits, with at most `digits` decimals after a point.
+fn well_formed(text: &str, digits: u32) -> bool {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let is_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    !(whole.is_empty() && fraction.is_empty())
+        && is_digits(whole)
+        && is_digits(fraction)
+        && fraction.len() <= digits as usize
+}
+
+/// A scaled decimal as people write it: `decimal_text(1250, 3) == "1.25"`.
+fn decimal_text(v: u64, digits: u32) -> String {
+    let unit = 10u64.pow(digits);
+    let (whole, fraction) = (v / unit, v % unit);
+    if fraction == 0 {
+        return whole.to_string();
+    }
+    let fraction = format!("{fraction:0width$}", width = digits as usize);
+    format!("{whole}.{}", fraction.trim_end_matches('0'))
+}
+
+/// A comma-separated list of decimals, each scaled by 10^digits and
+/// within `lo..=hi`; every value out of place is named.
+fn list(
+    fields: &BTreeMap<String, String>,
+    f: &Field,
+    digits: u32,
+    range: (u64, u64),
+) -> Result<Vec<u64>, String> {
     let text = value(fields, f.name, f.default);
-    let values: Result<Vec<u64>, String> = text
+    let (values, wrong): (Vec<_>, Vec<_>) = text
         .split(',')
         .filter(|t| !t.trim().is_empty())
-        .map(|t| {
-            decimal(t, digits).ok_or_else(|| {
-                format!(
-                    "{}: \"{}\" is not a number with at most {digits} decimals.",
-                    f.label,
-                    t.trim()
-                )
-            })
-        })
-        .collect();
-    let values = values?;
+        .map(|t| scaled(t, f.label, digits, range))
+        .partition(Result::is_ok);
+    if let Some(Err(first)) = wrong.into_iter().next() {
+        return Err(first);
+    }
+    let values: Vec<u64> = values.into_iter().flatten().collect();
     if values.is_empty() {
         return Err(format!("{}: give at least one value.", f.label));
+    }
+    if values.len() > AXIS_LEN_MAX {
+        return Err(format!(
+            "{}: {} values, more than the {AXIS_LEN_MAX} a grid can have.",
+            f.label,
+            values.len()
+        ));
     }
     Ok(values)
 }
@@ -389,63 +447,84 @@ fn choice<T: Copy>(
         .iter()
         .find(|(slug, _)| *slug == text)
         .map(|&(_, v)| v)
-        .ok_or_else(|| format!("{label}: \"{text}\" is not one of the choices."))
+        .ok_or_else(|| format!("{label}: \"{}\" is not one of the choices.", shown(text)))
 }
 
-/// The form's fields read into a plan, checked: the first problem found
-/// is the message, and nothing runs.
-pub(super) fn plan_of(query: &str) -> Result<Plan, String> {
+/// Keeps a field's value, or its refusal among the others.
+fn keep<T>(wrong: &mut Vec<String>, read: Result<T, String>) -> Option<T> {
+    read.map_err(|why| wrong.push(why)).ok()
+}
+
+/// The form's fields read into a plan, checked: every refused field is
+/// named, one a line, each with its text as typed, and nothing runs.
+/// Settings that are each fine but do not go together are checked last.
+pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     let f = fields(query);
+    let w = &mut Vec::new();
     let backends: Vec<(&str, Backend)> = Backend::ALL.iter().map(|&b| (b.slug(), b)).collect();
-    let backend = choice(&f, ("system", "System", Backend::Etcd.slug()), &backends)?;
-    let fencing = choice(
-        &f,
-        ("fencing", "Fencing", "off"),
-        &[("off", Fencing::Off), ("on", Fencing::On)],
-    )?;
-    let renewal = choice(
-        &f,
-        ("renewal", "Renewal", "on"),
-        &[("on", true), ("off", false)],
-    )?;
-    let check = choice(
-        &f,
-        ("check", "Lease checked", "at-acquire"),
-        &[
-            ("at-acquire", Check::AtAcquire),
-            ("before-write", Check::BeforeWrite),
-        ],
-    )?;
-    let clients = choice(
-        &f,
-        ("clients", "Clients", "3"),
-        &[("2", 2u8), ("3", 3), ("4", 4)],
-    )?;
-    let pauses = pauses_of(&f)?;
-    let p99_axis = choice(
-        &f,
-        ("axis", "Second axis", "p99"),
-        &[("p99", true), ("rate", false)],
-    )?;
-    let axis = match p99_axis {
-        true => Axis::P99Us(list(&f, &VALUES, 6)?),
-        false => Axis::PerKilohour(list(&f, &VALUES, 3)?),
+    let backend = keep(w, choice(&f, SYSTEM, &backends));
+    let fencing = keep(
+        w,
+        choice(&f, FENCING, &[("off", Fencing::Off), ("on", Fencing::On)]),
+    );
+    let renewal = keep(w, choice(&f, RENEWAL, &[("on", true), ("off", false)]));
+    let checks = [
+        ("at-acquire", Check::AtAcquire),
+        ("before-write", Check::BeforeWrite),
+    ];
+    let check = keep(w, choice(&f, CHECK, &checks));
+    let clients = keep(w, choice(&f, CLIENTS, &[("2", 2u8), ("3", 3), ("4", 4)]));
+    let hold_ms = keep(w, number(&f, &HOLD, 0, (1, HOLD_MS_MAX)));
+    let think_ms = keep(w, number(&f, &THINK, 3, (0, THINK_MS_MAX)));
+    // Locks per second, to the thousandth: at least one lock an hour.
+    let per_ks = keep(
+        w,
+        number(&f, &RATE, 3, (1, LOCKS_PER_HOUR_MAX * 1_000 / 3_600)),
+    );
+    let pauses = keep(w, pauses_of(&f));
+    let ttls_ms = keep(w, list(&f, &TTLS, 3, (TTL_MS_MIN, TTL_MS_MAX)));
+    let axis = match keep(w, choice(&f, AXIS, &[("p99", true), ("rate", false)])) {
+        Some(true) => keep(w, list(&f, &VALUES, 6, (1, PAUSE_US_MAX))).map(Axis::P99Us),
+        Some(false) => keep(w, list(&f, &VALUES, 3, (0, PER_KILOHOUR_MAX))).map(Axis::PerKilohour),
+        None => None,
     };
-    let locks_per_hour = number(&f, &RATE, 3)?.saturating_mul(3_600) / 1_000;
+    let trials = keep(w, number(&f, &TRIALS, 0, (1, u64::from(TRIALS_MAX))));
+    let seed = keep(w, number(&f, &SEED, 0, (0, u64::MAX)));
+    let (
+        Some(backend),
+        Some(fencing),
+        Some(renewal),
+        Some(check),
+        Some(clients),
+        Some(hold_ms),
+        Some(think_ms),
+        Some(per_ks),
+        Some(pauses),
+        Some(ttls_ms),
+        Some(axis),
+        Some(trials),
+        Some(seed),
+    ) = (
+        backend, fencing, renewal, check, clients, hold_ms, think_ms, per_ks, pauses, ttls_ms,
+        axis, trials, seed,
+    )
+    else {
+        return Err(w.join("\n"));
+    };
     let plan = Plan {
         backend,
         fencing,
         renewal,
         clients,
-        hold_ms: number(&f, &HOLD, 0)?,
-        think_ms: number(&f, &THINK, 3)?,
+        hold_ms,
+        think_ms,
         check,
-        locks_per_hour,
+        locks_per_hour: per_ks.saturating_mul(3_600) / 1_000,
         pauses,
-        ttls_ms: list(&f, &TTLS, 3)?,
+        ttls_ms,
         axis,
-        trials: u32::try_from(number(&f, &TRIALS, 0)?).unwrap_or(u32::MAX),
-        seed: Seed(number(&f, &SEED, 0)?),
+        trials: u32::try_from(trials).unwrap_or(TRIALS_MAX),
+        seed: Seed(seed),
         ..Plan::default()
     };
     plan.validate()
@@ -453,30 +532,51 @@ pub(super) fn plan_of(query: &str) -> Result<Plan, String> {
     Ok(plan)
 }
 
+/// The choices' names in the query, labels and defaults.
+const SYSTEM: (&str, &str, &str) = ("system", "System", "etcd");
+const FENCING: (&str, &str, &str) = ("fencing", "Fencing", "off");
+const RENEWAL: (&str, &str, &str) = ("renewal", "Renewal", "on");
+const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
+const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");
+const AXIS: (&str, &str, &str) = ("axis", "Second axis", "p99");
+
 fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
     let slug = value(f, "pauses", Preset::JvmG1.slug());
     if slug == "custom" {
+        let w = &mut Vec::new();
+        let per_kilohour = keep(w, number(f, &PER_HOUR, 3, (0, PER_KILOHOUR_MAX)));
+        let median_us = keep(w, number(f, &MEDIAN, 3, (1, PAUSE_US_MAX)));
+        let p99_us = keep(w, number(f, &P99, 3, (1, PAUSE_US_MAX)));
+        let (Some(per_kilohour), Some(median_us), Some(p99_us)) = (per_kilohour, median_us, p99_us)
+        else {
+            return Err(w.join("\n"));
+        };
         return Ok(Pauses::Custom {
             profile: PauseProfile {
-                per_kilohour: number(f, &PER_HOUR, 3)?,
-                median_us: number(f, &MEDIAN, 3)?,
-                p99_us: number(f, &P99, 3)?,
+                per_kilohour,
+                median_us,
+                p99_us,
             },
         });
     }
     Preset::from_slug(slug)
         .map(|preset| Pauses::Preset { preset })
-        .ok_or_else(|| format!("Pause profile: \"{slug}\" is not one of the choices."))
+        .ok_or_else(|| {
+            format!(
+                "Pause profile: \"{}\" is not one of the choices.",
+                shown(slug)
+            )
+        })
 }
 
 /// The plan as the page keeps it and hands back.
-pub(super) fn plan_json(plan: &Plan) -> String {
+pub(crate) fn plan_json(plan: &Plan) -> String {
     serde_json::to_string(plan).unwrap_or_default()
 }
 
 /// A plan handed back by the page, checked again (the page could hand
 /// back anything).
-pub(super) fn read_plan(json: &str) -> Result<Plan, String> {
+pub(crate) fn read_plan(json: &str) -> Result<Plan, String> {
     let plan: Plan =
         serde_json::from_str(json).map_err(|e| format!("The plan could not be read: {e}."))?;
     plan.validate()
@@ -541,13 +641,7 @@ fn trial_link(plan: &Plan, cell: u32, trial: u32) -> Result<String, String> {
 /// not run (so the form stays to be mended).
 pub(super) fn framed(form: &str, reply: Reply) -> Reply {
     let (body, done) = match &reply.error {
-        Some(why) => (
-            format!(
-                r#"<p class="work__status" role="alert">{}</p>"#,
-                escape(why)
-            ),
-            true,
-        ),
+        Some(why) => (refusal(why), true),
         None => (reply.html, reply.done),
     };
     let stop = if done {
@@ -563,7 +657,38 @@ pub(super) fn framed(form: &str, reply: Reply) -> Reply {
     }
 }
 
-pub(super) fn form(query: &str) -> String {
+/// Why a run could not start, as markup: one refused field a line, all of
+/// them listed together when there are several.
+fn refusal(why: &str) -> String {
+    let lines: Vec<&str> = why.lines().collect();
+    if lines.len() < 2 {
+        return format!(
+            r#"<p class="work__status" role="alert">{}</p>"#,
+            escape(why)
+        );
+    }
+    let mut h = format!(
+        r#"<div class="work__status" role="alert"><p>{} fields were refused:</p><ul>"#,
+        lines.len()
+    );
+    for line in lines {
+        let _ = write!(h, "<li>{}</li>", escape(line));
+    }
+    h.push_str("</ul></div>");
+    h
+}
+
+/// The settings form's first drawing: refused fields from the link are
+/// named at once, not only when Run is pressed.
+pub(super) fn form_reply(form: &str, id: u32, query: &str) -> Reply {
+    let checked = match plan_of(query) {
+        Ok(_) => Reply::drawn(id, String::new()),
+        Err(why) => Reply::failed(id, why),
+    };
+    framed(form, checked)
+}
+
+pub(crate) fn form(query: &str) -> String {
     let f = fields(query);
     let mut h = String::from(r#"<form class="explorer__form"><div class="explorer__fields">"#);
     let backends: Vec<(String, String)> = Backend::ALL
@@ -637,6 +762,9 @@ fn profile_fields(h: &mut String, f: &BTreeMap<String, String>) {
         h,
         r#"<label class="explorer__field"><span>Pause profile</span><select name="pauses">"#
     );
+    if chosen != "custom" && Preset::from_slug(chosen).is_none() {
+        unknown_option(h, chosen);
+    }
     for p in Preset::ALL {
         let pr = p.profile();
         let _ = write!(
@@ -714,6 +842,9 @@ fn select(
         h,
         r#"<label class="explorer__field"><span>{label}</span><select name="{name}">"#
     );
+    if !options.iter().any(|(v, _)| v == chosen) {
+        unknown_option(h, chosen);
+    }
     for (v, words) in options {
         let _ = write!(
             h,
@@ -724,6 +855,17 @@ fn select(
         );
     }
     h.push_str("</select></label>");
+}
+
+/// A choice the link named that is not one: kept, selected and said so,
+/// never silently replaced by the first option (running refuses it, and
+/// the message names it, until the visitor picks one).
+fn unknown_option(h: &mut String, typed: &str) {
+    let _ = write!(
+        h,
+        r#"<option value="{0}" selected>{0} (not one of the choices)</option>"#,
+        escape(typed)
+    );
 }
 
 fn input(h: &mut String, f: &BTreeMap<String, String>, field: &Field, mode: &str) {
@@ -817,13 +959,64 @@ mod tests {
         };
         says("ttls=1%2Cx", "TTLs (s): \"x\" is not a number");
         says("ttls=", "TTLs (s): give at least one value");
-        says("trials=0", "trials is 0");
+        says(
+            "trials=0",
+            "Trials per cell: \"0\" is out of range: choose 1 to 100000000",
+        );
         says("clients=9", "Clients: \"9\" is not one of the choices");
         says("system=mongo", "System: \"mongo\"");
         says("pauses=gc", "Pause profile: \"gc\"");
         says("hold=1.5", "Hold time (ms): \"1.5\" is not a whole number");
         says("pauses=custom&median=50&p99=10", "median pause");
-        says("ttls=0.1", "TTL (ms) is 100");
+        says(
+            "ttls=0.1",
+            "TTLs (s): \"0.1\" is out of range: choose 1 to 60",
+        );
+        says("trials=999999999999", "\"999999999999\" is out of range");
+        says(
+            "seed=99999999999999999999",
+            "Seed: \"99999999999999999999\" is out of range",
+        );
+        says("values=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31,32,33", "33 values");
+    }
+
+    #[test]
+    fn every_refused_field_is_named_at_once_with_its_text_as_typed() {
+        let query = "?explore&system=%3Cimg+src%3Dx%3E&trials=999999999999&hold=abc\
+                     &ttls=1%2C+0.5&pauses=gc&clients=9";
+        let why = plan_of(query).unwrap_err();
+        let lines: Vec<&str> = why.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "System: \"<img src=x>\" is not one of the choices.",
+                "Clients: \"9\" is not one of the choices.",
+                "Hold time (ms): \"abc\" is not a whole number.",
+                "Pause profile: \"gc\" is not one of the choices.",
+                "TTLs (s): \"0.5\" is out of range: choose 1 to 60.",
+                "Trials per cell: \"999999999999\" is out of range: choose 1 to 100000000.",
+            ]
+        );
+        // The form keeps the unknown system, selected and said to be no
+        // choice, instead of showing the first option in its place.
+        let html = form(query);
+        assert!(html.contains(
+            r#"<option value="&lt;img src=x&gt;" selected>&lt;img src=x&gt; (not one of the choices)</option>"#
+        ));
+        assert!(!html.contains(r#"<option value="redis" selected>"#));
+        assert!(html.contains(r#"<option value="gc" selected>gc (not one of the choices)"#));
+        assert!(html.contains(r#"name="trials" value="999999999999""#));
+        // The form's first drawing lists them all, before Run is pressed.
+        let drawn = form_reply(&html, 3, query);
+        let refused = drawn.html.split(PART_BREAK).nth(2).unwrap();
+        assert!(refused.starts_with(r#"<div class="work__status" role="alert"><p>6 fields were refused:</p><ul><li>System: &quot;&lt;img src=x&gt;&quot;"#), "{refused}");
+        assert_eq!(refused.matches("<li>").count(), 6);
+        // A link with nothing wrong draws the form alone.
+        assert_eq!(
+            form_reply(&form(""), 3, "").html.split(PART_BREAK).nth(2),
+            Some("")
+        );
+        assert_eq!(SYSTEM.2, Backend::Etcd.slug());
     }
 
     #[test]

@@ -212,7 +212,7 @@ impl Station {
             }
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);
-                send(explore::framed(&self.form, Reply::drawn(id, String::new())));
+                send(explore::form_reply(&self.form, id, &query));
             }
             Job::Explore { query } => {
                 if self.form.is_empty() {
@@ -282,6 +282,51 @@ fn read_request(request: &str) -> Result<Request, Reply> {
         ));
     }
     Ok(request)
+}
+
+/// The explorer's query reader under the fuzzer (`crate::fuzzing`): any
+/// query reads into a plan that survives the page's round trip, or into
+/// refusals, one non-empty line each; its form is drawn either way.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fuzz_explore_query(query: &str) {
+    match explore::plan_of(query) {
+        Ok(plan) => assert_eq!(explore::read_plan(&explore::plan_json(&plan)), Ok(plan)),
+        Err(why) => assert!(why.lines().all(|l| !l.trim().is_empty()), "{why:?}"),
+    }
+    let form = explore::form(query);
+    let reply = explore::form_reply(&form, 0, query);
+    assert!(reply.html.starts_with(&form));
+}
+
+/// The messages between page and worker under the fuzzer: any request is
+/// read, or refused with a reply the page reads; a request that reads
+/// writes back the same; a job that answers at once (not a long one: a
+/// comparison, a search, a cell of trials) answers only with replies the
+/// page reads. Any text the page hears is read or refused, never a panic.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn fuzz_message(text: &str) {
+    match read_request(text) {
+        Ok(request) => {
+            let again = serde_json::to_string(&request).expect("a request writes");
+            assert_eq!(read_request(&again).ok().as_ref(), Some(&request));
+            let quick = matches!(
+                request.job,
+                Job::Spanner | Job::ExploreForm { .. } | Job::Explore { .. } | Job::ExploreStop
+            );
+            if quick {
+                let mut station = Station::new(2);
+                let mut post = |reply: String| {
+                    Reply::read(&reply).expect("the page reads every reply");
+                };
+                station.from_page(text, &|| 0.0, &mut post, &mut |_| {});
+                // The crew's replies are read by the lead as the page reads.
+                let heard = Reply::read(text);
+                station.from_crew(0, heard, &|| 0.0, &mut post, &mut |_| {});
+            }
+        }
+        Err(reply) => assert!(reply.error.is_some_and(|e| !e.is_empty())),
+    }
+    let _ = Reply::read(text);
 }
 
 /// Runs one request on a worker that leads no crew: the tests' way in.

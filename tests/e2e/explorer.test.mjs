@@ -140,6 +140,19 @@ describe("the hazard explorer", () => {
     assert.match(page.url(), /\?explore&.*ttls=1%2C\+soon/, "the settings are in the address, the form was not sent");
   });
 
+  test("a link's refused fields are all named at once, as typed, and an unknown system stays unknown", async (t) => {
+    const page = await suite.page(t, "?explore&system=%3Cimg+src%3Dx%3E&trials=999999999999&ttls=1");
+    const alert = explorer(page).getByRole("alert");
+    await alert.waitFor(LONG);
+    const said = (await alert.innerText()).replace(/\s+/g, " ");
+    assert.match(said, /2 fields were refused/, said);
+    assert.match(said, /System: "<img src=x>" is not one of the choices/, said);
+    assert.match(said, /Trials per cell: "999999999999" is out of range/, said);
+    const system = explorer(page).getByLabel("System");
+    assert.equal(await system.inputValue(), "<img src=x>", "the typed system is kept, not replaced by Redis");
+    assert.equal(await explorer(page).locator("img").count(), 0, "nothing was injected");
+  });
+
   test("Cancel stops the run at once and keeps the cells that arrived", async (t) => {
     const page = await suite.page(t);
     await openExplorer(page);

@@ -154,11 +154,13 @@ fn a_verdict_says_whether_the_prediction_held() {
         .iter()
         .find_map(|m| m.question.clone())
         .expect("a question");
-    let held = verdict(&q, q.right).unwrap();
-    assert!(held.starts_with("Your prediction held. "), "{held}");
+    let (held, why) = verdict(&q, q.right).unwrap();
+    assert_eq!(held, "Your prediction held.");
+    assert_eq!(why, q.answers[q.right].why);
     let wrong = (q.right + 1) % q.answers.len();
-    let missed = verdict(&q, wrong).unwrap();
+    let (missed, why) = verdict(&q, wrong).unwrap();
+    assert!(missed.starts_with("Not this time: you said"), "{missed}");
     assert!(missed.contains(&q.answers[wrong].text), "{missed}");
-    assert!(missed.ends_with(&q.answers[wrong].why), "{missed}");
+    assert_eq!(why, q.answers[wrong].why);
     assert_eq!(verdict(&q, 9), None);
 }

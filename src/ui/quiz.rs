@@ -50,17 +50,15 @@ impl Quiz {
 }
 
 /// How a caption opens once its moment plays after a prediction: whether
-/// it held, and why (the misconception, when it did not).
-pub fn verdict(question: &Question, picked: usize) -> Option<String> {
+/// it held (its lead, in bold), then why, or the misconception when not.
+pub fn verdict(question: &Question, picked: usize) -> Option<(String, &str)> {
     let answer = question.answers.get(picked)?;
-    Some(if picked == question.right {
-        format!("Your prediction held. {}", answer.why)
+    let lead = if picked == question.right {
+        "Your prediction held.".to_string()
     } else {
-        format!(
-            "Not this time: you said \u{201c}{}\u{201d}. {}",
-            answer.text, answer.why
-        )
-    })
+        format!("Not this time: you said \u{201c}{}\u{201d}.", answer.text)
+    };
+    Some((lead, &answer.why))
 }
 
 impl AppState {

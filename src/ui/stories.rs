@@ -62,7 +62,7 @@ impl Loaded {
     }
 
     /// How the current moment's caption opens: the prediction made before it.
-    pub fn verdict(&self) -> Option<String> {
+    pub fn verdict(&self) -> Option<(String, &str)> {
         let index = self.reached.checked_sub(1)?;
         let question = self.tour.get(index)?.question.as_ref()?;
         verdict(question, self.quiz.picked(index)?)
@@ -379,8 +379,8 @@ fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
             ),
             html! {
                 <>
-                    if let Some(said) = loaded.verdict() {
-                        <strong class="tour__verdict">{ said }</strong>{ " " }
+                    if let Some((lead, why)) = loaded.verdict() {
+                        <strong>{ lead }</strong>{ " " }{ why }{ " " }
                     }
                     { m.caption.clone() }
                     <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>

@@ -9,6 +9,8 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 
 import { browserSuite } from "./suite.mjs";
 import { clockButton, openView, poll } from "./ui.mjs";
@@ -46,6 +48,20 @@ async function asked(page, n, ask) {
   await group.waitFor();
   assert.match(await tourText(page), new RegExp(`Key moment ${n} of \\d+: predict first`));
   return group;
+}
+
+/** Runs axe-core on the page and lists every violation, whatever its impact. */
+async function axeViolations(page) {
+  const require = createRequire(import.meta.url);
+  // Evaluated through the DevTools protocol, which the page's
+  // Content-Security-Policy does not govern; nothing is added to the page.
+  await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map(
+      (v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+    );
+  });
 }
 
 describe("predict, then see", { timeout: TEST_TIMEOUT_MS }, () => {
@@ -112,6 +128,23 @@ describe("predict, then see", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.equal(src.searchParams.get("questions"), "off", code);
     assert.equal(src.searchParams.get("embed"), "1", code);
   });
+
+  for (const colorScheme of ["light", "dark"]) {
+    test(`${colorScheme}: axe-core finds no violation with a question up, nor with its verdict`, async (t) => {
+      const page = await suite.page(t, "?preset=gc-pause&system=etcd", { colorScheme });
+      for (let n = 1; n <= 2; n += 1) {
+        await tour(page).getByRole("button", named("Next")).click();
+        await atMoment(page, n);
+      }
+      await tour(page).getByRole("button", named("Next")).click();
+      const group = await asked(page, 3, "When B gets the lock, what will A believe?");
+      assert.deepEqual(await axeViolations(page), []);
+      await group.getByRole("radio", named("A no longer believes it holds it")).check();
+      await tour(page).getByRole("button", named("See what happens")).click();
+      await atMoment(page, 3);
+      assert.deepEqual(await axeViolations(page), []);
+    });
+  }
 
   test("the suite saw no console error, warning or off-origin request", () => {
     assert.deepEqual(problems, [], problems.join("\n"));

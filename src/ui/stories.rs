@@ -339,10 +339,6 @@ fn use_tour_ui(asking: Option<usize>) -> TourUi {
 
 fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     let total = loaded.tour.len();
-    let current = loaded
-        .reached
-        .checked_sub(1)
-        .and_then(|i| loaded.tour.get(i));
     let asking = loaded.asking();
     let picked = asking.and(loaded.quiz.pick);
     let onsubmit = {
@@ -366,32 +362,7 @@ fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     let on_close = props
         .dispatch
         .reform(|_: MouseEvent| Action::ShowTour(false));
-    let (where_, caption) = match (asking, current) {
-        (Some((i, question)), _) => (
-            format!("Key moment {} of {total}: predict first", i + 1),
-            ask(question, i, picked, ui, &props.dispatch),
-        ),
-        (None, Some(m)) => (
-            format!(
-                "Key moment {} of {total}, t={}",
-                loaded.reached,
-                seconds_1(m.at.ms())
-            ),
-            html! {
-                <>
-                    if let Some((lead, why)) = loaded.verdict() {
-                        <strong>{ lead }</strong>{ " " }{ why }{ " " }
-                    }
-                    { m.caption.clone() }
-                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
-                </>
-            },
-        ),
-        (None, None) => (
-            format!("{total} key moments"),
-            html! { { "Press Next to play to the first key moment." } },
-        ),
-    };
+    let (where_, caption) = where_and_caption(loaded, picked, ui, &props.dispatch);
     let at_end = loaded.reached >= total;
     let (next_label, next_title) = match (asking, picked) {
         (Some(_), Some(_)) => (
@@ -435,6 +406,47 @@ fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
                 <span aria-hidden="true">{ "×" }</span>
             </button>
         </div>
+    }
+}
+
+/// Where the tour is, and what its caption says: the question that is up,
+/// or the moment reached (after the verdict on its prediction, if any).
+fn where_and_caption(
+    loaded: &Loaded,
+    picked: Option<usize>,
+    ui: &TourUi,
+    dispatch: &Callback<Action>,
+) -> (String, Html) {
+    let total = loaded.tour.len();
+    let current = loaded
+        .reached
+        .checked_sub(1)
+        .and_then(|i| loaded.tour.get(i));
+    match (loaded.asking(), current) {
+        (Some((i, question)), _) => (
+            format!("Key moment {} of {total}: predict first", i + 1),
+            ask(question, i, picked, ui, dispatch),
+        ),
+        (None, Some(m)) => (
+            format!(
+                "Key moment {} of {total}, t={}",
+                loaded.reached,
+                seconds_1(m.at.ms())
+            ),
+            html! {
+                <>
+                    if let Some((lead, why)) = loaded.verdict() {
+                        <strong>{ lead }</strong>{ " " }{ why }{ " " }
+                    }
+                    { m.caption.clone() }
+                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
+                </>
+            },
+        ),
+        (None, None) => (
+            format!("{total} key moments"),
+            html! { { "Press Next to play to the first key moment." } },
+        ),
     }
 }
 

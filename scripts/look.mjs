@@ -4,12 +4,16 @@
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
-//        [--story TITLE --next N]
+//        [--story TITLE --next N] [--ask] [--answer J]
+//
+// --next N walks N key moments, skipping any question on the way; --ask
+// then presses Next once more and leaves its question up; --answer J also
+// picks answer J (from 0) and plays to the moment, showing the verdict.
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
 import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, openView, poll, setMaxSpeed } from "../tests/e2e/ui.mjs";
+import { openPage, openView, poll, setMaxSpeed, tourNext } from "../tests/e2e/ui.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
@@ -25,6 +29,8 @@ const { values: args, positionals } = parseArgs({
     full: { type: "boolean", default: false },
     story: { type: "string" },
     next: { type: "string", default: "0" },
+    ask: { type: "boolean", default: false },
+    answer: { type: "string" },
     // The first scenario's story, its tour at the first key moment.
     setup: { type: "boolean", default: false },
     // The stories menu, opened.
@@ -61,9 +67,21 @@ try {
     await page.getByRole("button", { name: "Stories", exact: true }).click();
     await page.getByRole("button", { name: args.story, exact: true }).click();
   }
+  const tour = page.getByRole("group", { name: "Tour", exact: true });
+  const stopped = async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1;
   for (let i = 0; i < Number(args.next); i += 1) {
-    await page.getByRole("button", { name: "Next", exact: true }).click();
-    await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
+    await tourNext(tour);
+    await poll(stopped, { what: "a key moment" });
+  }
+  if (args.ask || args.answer !== undefined) {
+    await tour.getByRole("button", { name: "Next", exact: true }).click();
+    const group = tour.getByRole("radiogroup");
+    await group.waitFor();
+    if (args.answer !== undefined) {
+      await group.getByRole("radio").nth(Number(args.answer)).check();
+      await tour.getByRole("button", { name: "See what happens", exact: true }).click();
+      await poll(async () => (await stopped()) && (await group.count()) === 0, { what: "the moment after the answer" });
+    }
   }
   if (args.find) {
     await openView(page, "Properties and finder");

@@ -183,10 +183,11 @@ fn a_run_opened_with_its_story_plays_the_rest_of_the_script() {
     use distlock::ui::state::Action;
     use std::rc::Rc;
     use yew::Reducible;
-    // The story played to its third key moment, as an embed shows it.
+    // The story played to its third key moment, as an embed shows it
+    // (its questions off: Next plays straight to each moment).
     let mut state = Rc::new(AppState::opened(
         None,
-        &PageRequest::parse("?preset=gc-pause", "", false),
+        &PageRequest::parse("?preset=gc-pause&questions=off", "", false),
     ));
     for _ in 0..3 {
         state = state.reduce(Action::TourNext);

@@ -630,6 +630,21 @@ fn run_to_stop(mut state: Rc<AppState>) -> Rc<AppState> {
     state
 }
 
+/// A tour's Next played to its moment, a question it asks first skipped.
+fn next_moment(state: Rc<AppState>) -> Rc<AppState> {
+    let state = reduce(state, Action::TourNext);
+    let asked = state
+        .story
+        .as_ref()
+        .is_some_and(|s| s.quiz.asking.is_some());
+    assert!(!asked || !state.running, "a question stops the clock");
+    if asked {
+        run_to_stop(reduce(state, Action::TourAnswer(None)))
+    } else {
+        run_to_stop(state)
+    }
+}
+
 #[test]
 fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
     let loaded = reduce(
@@ -639,7 +654,7 @@ fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
     let moments = loaded.story.as_ref().unwrap().tour.clone();
     let mut state = loaded;
     for (i, moment) in moments.iter().enumerate() {
-        state = run_to_stop(reduce(state, Action::TourNext));
+        state = next_moment(state);
         let now = state.sim.borrow().now();
         assert_eq!(now, moment.at, "moment {i} (DISTLOCK_SEED=1)");
         assert_eq!(state.story.as_ref().unwrap().reached(now), i + 1);
@@ -660,7 +675,7 @@ fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
         "not yet corrupted then"
     );
     // Playing on from there gives the same run again.
-    let again = run_to_stop(reduce(back, Action::TourNext));
+    let again = next_moment(back);
     assert_eq!(again.sim.borrow().now(), moments[moments.len() - 1].at);
     assert_eq!(again.sim.borrow().oracle().corruptions(), 1);
 }
@@ -1252,7 +1267,7 @@ async fn the_tour_offers_the_fix_last_and_ends_by_itself_once_the_story_is_over(
     ));
     let total = state.story.as_ref().unwrap().tour.len();
     for _ in 1..total {
-        state = run_to_stop(reduce(state, Action::TourNext));
+        state = next_moment(state);
     }
     let html = render_stories(&state).await;
     assert!(

@@ -6,5 +6,6 @@ pub mod compare;
 pub mod finder;
 pub mod presets;
 pub mod properties;
+pub mod questions;
 pub mod spanner;
 pub mod tour;

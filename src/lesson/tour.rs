@@ -7,9 +7,11 @@
 //! happens (no second holder once the fix is on) is simply left out.
 
 use crate::sim::{
-    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Millis, Persistence, PgSessionEnd,
-    Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
+    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Fencing, Millis, Persistence,
+    PgSessionEnd, Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
 };
+
+pub use super::questions::{Answer, Question};
 
 /// What a moment asks the visitor to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +40,9 @@ pub struct Moment {
     pub at: Millis,
     pub caption: String,
     pub look: Look,
+    /// The prediction asked before the run plays to this moment, if it is
+    /// one worth predicting (a late write landing, a lock changing hands).
+    pub question: Option<Question>,
 }
 
 /// How to find a moment: the first event after the previous moment that
@@ -57,10 +62,12 @@ pub fn moments(preset_id: &str, scenario: &Scenario, until: Millis) -> Vec<Momen
     let Ok(sim) = Sim::play(scenario, until) else {
         return Vec::new();
     };
-    find_moments(specs(preset_id, scenario.config.backend), sim.history())
+    let config = &scenario.config;
+    let setting = (config.backend, config.fencing);
+    find_moments(specs(preset_id, config.backend), sim.history(), setting)
 }
 
-fn find_moments(specs: &[Spec], history: &[Record]) -> Vec<Moment> {
+fn find_moments(specs: &[Spec], history: &[Record], setting: (Backend, Fencing)) -> Vec<Moment> {
     let mut from = 0;
     let mut found = Vec::new();
     for spec in specs {
@@ -72,6 +79,7 @@ fn find_moments(specs: &[Spec], history: &[Record]) -> Vec<Moment> {
             at: record.at,
             caption: (spec.say)(&record.event),
             look: spec.look,
+            question: super::questions::ask(&history[..from + offset], &record.event, setting),
         });
         from += offset + 1;
     }

@@ -35,6 +35,8 @@ pub struct PageRequest {
     /// The view to open (`?view=compare`; the explorer's own links,
     /// `?explore&...`, open the explorer).
     pub view: View,
+    /// A teacher's `questions=off`: tours play without asking first.
+    pub questions_off: bool,
 }
 
 impl PageRequest {
@@ -55,6 +57,7 @@ impl PageRequest {
                 "system" if !value.is_empty() => request.system = Some(value.to_string()),
                 "try" => request.tried = is_yes(value),
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
+                "questions" => request.questions_off = !is_yes(value),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 _ => {}
             }
@@ -85,6 +88,7 @@ impl AppState {
             } else {
                 request.view
             },
+            questions: !request.questions_off,
             ..AppState::new(start)
         };
         let preset = match request.preset.as_deref().map(|id| (id, presets::preset(id))) {
@@ -162,6 +166,7 @@ impl AppState {
             tour: Story::tour_for(preset, &scenario.actions, &config),
             script: Playback::new(scenario.actions, Refusals::Skip),
             tour_closed: false,
+            quiz: super::quiz::Quiz::default(),
         };
         AppState {
             story: Some(story.at(now)),
@@ -195,14 +200,18 @@ pub struct StoryAddress {
     pub preset: &'static Preset,
     pub system: Backend,
     pub tried: bool,
+    /// Whether its tour asks questions (on unless the address said off).
+    pub questions: bool,
 }
 
 impl StoryAddress {
-    /// `preset=…&system=…` (and `&try=1`), for a query string.
+    /// `preset=…&system=…` (and `&try=1`, `&questions=off`), for a
+    /// query string.
     pub fn query(&self) -> String {
         let tried = if self.tried { "&try=1" } else { "" };
+        let quiet = if self.questions { "" } else { "&questions=off" };
         format!(
-            "preset={}&system={}{tried}",
+            "preset={}&system={}{tried}{quiet}",
             self.preset.id,
             self.system.slug()
         )
@@ -218,6 +227,7 @@ impl AppState {
             preset: story.preset,
             system: sim.config().backend,
             tried: story.preset.try_this.tweak.is_applied(sim.config()),
+            questions: self.questions,
         })
     }
 }

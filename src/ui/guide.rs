@@ -192,7 +192,13 @@ impl AppState {
                 "Load a story first: its tour stops at each key moment.".into(),
             ));
         }
-        self.travel_to(Millis(0)).show_tour(true).tour_next()
+        let start = self.travel_to(Millis(0));
+        // From the start, every question is asked again.
+        let story = start.story.as_ref().map(|s| Story {
+            quiz: s.quiz.before(0),
+            ..s.clone()
+        });
+        AppState { story, ..start }.show_tour(true).tour_next()
     }
 
     /// Plays to the next key moment and stops there.
@@ -203,7 +209,14 @@ impl AppState {
                 "Load a story first: its tour stops at each key moment.".into(),
             ));
         };
-        match story.tour.get(story.reached(now)) {
+        let index = story.reached(now);
+        match story.tour.get(index) {
+            // Predict, then see: the question first, the moment once answered.
+            Some(moment) if self.questions && story.quiz.must_ask(index, moment.question.as_ref()) => {
+                self.ask(story, index)
+            }
+            // Next with the question up skips it.
+            Some(_) if story.quiz.asking == Some(index) => self.answer(None),
             Some(moment) => AppState {
                 running: true,
                 stop_at: Some(moment.at),
@@ -229,7 +242,13 @@ impl AppState {
             Some(i) => story.tour[i].at,
             None => Millis(0),
         };
-        self.travel_to(target)
+        let back = self.travel_to(target);
+        // The moments ahead again: their questions are asked again.
+        let story = back.story.as_ref().map(|s| Story {
+            quiz: s.quiz.before(s.reached(target)),
+            ..s.clone()
+        });
+        AppState { story, ..back }
     }
 
     /// Flips the loaded story's suggested setting on or off; the story

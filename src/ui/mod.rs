@@ -12,6 +12,7 @@ pub mod intro;
 pub mod keys;
 pub mod messages;
 pub mod properties;
+pub mod quiz;
 pub mod resource_panel;
 pub mod service_panel;
 pub mod share;

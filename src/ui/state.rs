@@ -14,6 +14,7 @@ use std::rc::Rc;
 use yew::Reducible;
 
 use super::guide::Shortcut;
+use super::quiz::Quiz;
 use super::views::View;
 use crate::lesson::tour::Moment;
 
@@ -91,6 +92,9 @@ pub struct AppState {
     pub future: Option<Rc<Sim>>,
     /// The view on show: the simulator or one of the tools.
     pub view: View,
+    /// Whether a tour asks for a prediction before its key moments
+    /// (`questions=off` in the address turns them off).
+    pub questions: bool,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -103,6 +107,8 @@ pub struct Story {
     pub tour: Rc<Vec<Moment>>,
     /// Whether the visitor closed its tour's bar (the story plays on).
     pub tour_closed: bool,
+    /// The visitor's predictions before its moments.
+    pub quiz: Quiz,
 }
 
 impl Story {
@@ -116,6 +122,8 @@ impl Story {
         Story {
             script: self.script.clone().resumed_at(0),
             tour: Story::tour_for(self.preset, self.script.actions(), config),
+            // A new run asks its own questions.
+            quiz: Quiz::default(),
             ..self.clone()
         }
     }
@@ -171,8 +179,14 @@ pub enum Action {
     UnloadStory,
     /// One click on a story in the menu: load it, switching backend if needed.
     LoadPreset(&'static Preset),
-    /// Play the loaded story to its next key moment and stop there.
+    /// Play the loaded story to its next key moment and stop there (first
+    /// asking its question, if it has one).
     TourNext,
+    /// The answer to the tour's question (`None`: skipped); the run then
+    /// plays to its moment.
+    TourAnswer(Option<usize>),
+    /// An answer chosen for the tour's question, not yet sent.
+    TourPick(usize),
     /// Back to the story's previous key moment, by replay.
     TourBack,
     /// Turn the loaded story's suggested change on or off.
@@ -230,6 +244,7 @@ impl AppState {
             help: false,
             future: None,
             view: View::Simulator,
+            questions: true,
         }
     }
 
@@ -439,6 +454,7 @@ impl AppState {
             tour: Story::tour_for(preset, &scenario.actions, &story_config),
             script: Playback::new(scenario.actions, Refusals::Skip),
             tour_closed: false,
+            quiz: Quiz::default(),
         };
         let with_story = AppState {
             story: Some(story),
@@ -545,6 +561,8 @@ impl Reducible for AppState {
             },
             Action::LoadPreset(preset) => self.load_preset(preset, config),
             Action::TourNext => self.tour_next(),
+            Action::TourAnswer(picked) => self.answer(picked),
+            Action::TourPick(answer) => self.pick(answer),
             Action::TourBack => self.tour_back(),
             Action::TryThis(on) => self.try_this(on, config),
             Action::TryThisInTour => self.try_this(true, config).tour_next(),

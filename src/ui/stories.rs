@@ -9,9 +9,10 @@ use super::browser;
 use super::guide::preset_groups;
 use super::intro::HINT;
 use super::keys::use_tour_dock;
+use super::quiz::{verdict, Quiz};
 use super::state::{seconds_1, Action, AppState};
 use crate::lesson::presets::{self, Preset};
-use crate::lesson::tour::Moment;
+use crate::lesson::tour::{Moment, Question};
 use crate::sim::{Backend, Millis};
 use crate::wire::json::{self, Json};
 use std::rc::Rc;
@@ -45,12 +46,27 @@ pub struct Loaded {
     /// Whether the story has played out: every key moment reached, every
     /// step of its script run, and the last moment a little behind.
     pub ended: bool,
+    /// The visitor's predictions, and the question that is up, if any.
+    pub quiz: Quiz,
 }
 
 impl Loaded {
     /// Whether the tour's bar is up.
     pub fn touring(&self) -> bool {
         !self.closed && !self.ended
+    }
+
+    /// The question up before the next moment, with that moment's index.
+    pub fn asking(&self) -> Option<(usize, &Question)> {
+        let index = self.quiz.asking.filter(|&i| i == self.reached)?;
+        Some((index, self.tour.get(index)?.question.as_ref()?))
+    }
+
+    /// How the current moment's caption opens: the prediction made before it.
+    pub fn verdict(&self) -> Option<(String, &str)> {
+        let index = self.reached.checked_sub(1)?;
+        let question = self.tour.get(index)?.question.as_ref()?;
+        verdict(question, self.quiz.picked(index)?)
     }
 }
 
@@ -88,6 +104,7 @@ impl StoriesProps {
                 tried: s.preset.try_this.tweak.is_applied(sim.config()),
                 closed: s.tour_closed,
                 ended,
+                quiz: s.quiz.clone(),
             }
         });
         StoriesProps {
@@ -120,7 +137,13 @@ pub fn Stories(props: &StoriesProps) -> Html {
         open: open.clone(),
         button_ref,
     };
-    let tour_part = props.loaded.as_ref().map(|l| tour_or_done(props, l));
+    let ui = use_tour_ui(
+        props
+            .loaded
+            .as_ref()
+            .and_then(|l| l.asking().map(|(i, _)| i)),
+    );
+    let tour_part = props.loaded.as_ref().map(|l| tour_or_done(props, l, &ui));
     if props.compact {
         return html! {
             <section class="stories stories--compact" aria-label="Stories">
@@ -328,9 +351,9 @@ fn loaded_story(props: &StoriesProps, loaded: &Loaded, words: &Words) -> Html {
 
 /// The docked tour while it runs; once closed or ended, one line that
 /// brings it back.
-fn tour_or_done(props: &StoriesProps, loaded: &Loaded) -> Html {
+fn tour_or_done(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     if loaded.touring() {
-        return tour(props, loaded);
+        return tour(props, loaded, ui);
     }
     let (said, again, action) = if loaded.ended {
         ("The tour is over.", "Replay the tour", Action::ReplayTour)
@@ -353,37 +376,65 @@ fn tour_or_done(props: &StoriesProps, loaded: &Loaded) -> Html {
     }
 }
 
-fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
+/// The tour's buttons and answers the focus moves between: into the
+/// question when it comes up, back to Next once it is sent.
+#[derive(Clone)]
+struct TourUi {
+    next_ref: NodeRef,
+    radio_ref: NodeRef,
+}
+
+#[hook]
+fn use_tour_ui(asking: Option<usize>) -> TourUi {
+    let ui = TourUi {
+        next_ref: use_node_ref(),
+        radio_ref: use_node_ref(),
+    };
+    let radio = ui.radio_ref.clone();
+    use_effect_with(asking, move |asking| {
+        if asking.is_some() {
+            browser::focus(&radio);
+        }
+    });
+    ui
+}
+
+fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     let total = loaded.tour.len();
-    let current = loaded
-        .reached
-        .checked_sub(1)
-        .and_then(|i| loaded.tour.get(i));
-    let on_next = props.dispatch.reform(|_: MouseEvent| Action::TourNext);
+    let asking = loaded.asking();
+    let picked = asking.and(loaded.quiz.pick);
+    let onsubmit = {
+        let (dispatch, asked, next) = (
+            props.dispatch.clone(),
+            asking.is_some(),
+            ui.next_ref.clone(),
+        );
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            // The button stays; the answer the focus may be on goes.
+            browser::focus(&next);
+            dispatch.emit(if asked {
+                Action::TourAnswer(picked)
+            } else {
+                Action::TourNext
+            });
+        })
+    };
     let on_back = props.dispatch.reform(|_: MouseEvent| Action::TourBack);
     let on_close = props
         .dispatch
         .reform(|_: MouseEvent| Action::ShowTour(false));
-    let (where_, caption) = match current {
-        Some(m) => (
-            format!(
-                "Key moment {} of {total}, t={}",
-                loaded.reached,
-                seconds_1(m.at.ms())
-            ),
-            html! {
-                <>
-                    { m.caption.clone() }
-                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
-                </>
-            },
-        ),
-        None => (
-            format!("{total} key moments"),
-            html! { { "Press Next to play to the first key moment." } },
-        ),
-    };
+    let (where_, caption) = where_and_caption(loaded, picked, ui, &props.dispatch);
     let at_end = loaded.reached >= total;
+    let (next_label, next_title) = match (asking, picked) {
+        (Some(_), Some(_)) => (
+            "See what happens",
+            "Play to the moment and see if your prediction holds",
+        ),
+        (Some(_), None) => ("Skip and see", "Play to the moment without predicting"),
+        (None, _) if at_end => ("Next", "That was the last key moment"),
+        (None, _) => ("Next", "Play to the next key moment and stop there"),
+    };
     html! {
         <div class="tour tour--docked" role="group" aria-label="Tour">
             <p class="tour__where">
@@ -392,28 +443,101 @@ fn tour(props: &StoriesProps, loaded: &Loaded) -> Html {
                 { " · " }
                 { where_ }
             </p>
-            <p class="tour__caption" aria-live="polite">{ caption }</p>
-            <div class="tour__buttons">
-                <button type="button" class="button" onclick={on_back}
-                    disabled={loaded.reached == 0 && loaded.progress.done == 0}
-                    title="Back to the previous key moment, by replaying the run">
-                    { "Back" }
-                </button>
-                <button type="button" class="button button--primary" onclick={on_next}
-                    disabled={at_end}
-                    title={if at_end { "That was the last key moment" } else { "Play to the next key moment and stop there" }}>
-                    { "Next" }
-                </button>
-                // The last step: the story again with its fix.
-                if at_end && !loaded.tried {
-                    { try_in_tour(props, loaded) }
-                }
-            </div>
+            // One form, so Enter on an answer sends it; its buttons stay
+            // the same elements whether a question is up or not.
+            <form class="tour__form" {onsubmit}>
+                <div class="tour__caption" aria-live="polite">{ caption }</div>
+                <div class="tour__buttons">
+                    <button type="button" class="button" onclick={on_back}
+                        disabled={loaded.reached == 0 && loaded.progress.done == 0}
+                        title="Back to the previous key moment, by replaying the run">
+                        { "Back" }
+                    </button>
+                    <button ref={ui.next_ref.clone()} type="submit" class="button button--primary"
+                        disabled={at_end && asking.is_none()} title={next_title}>
+                        { next_label }
+                    </button>
+                    // The last step: the story again with its fix.
+                    if at_end && !loaded.tried {
+                        { try_in_tour(props, loaded) }
+                    }
+                </div>
+            </form>
             <button type="button" class="tour__close" onclick={on_close}
                 aria-label="Close tour" title="Close the tour (Escape); the story plays on">
                 <span aria-hidden="true">{ "×" }</span>
             </button>
         </div>
+    }
+}
+
+/// Where the tour is, and what its caption says: the question that is up,
+/// or the moment reached (after the verdict on its prediction, if any).
+fn where_and_caption(
+    loaded: &Loaded,
+    picked: Option<usize>,
+    ui: &TourUi,
+    dispatch: &Callback<Action>,
+) -> (String, Html) {
+    let total = loaded.tour.len();
+    let current = loaded
+        .reached
+        .checked_sub(1)
+        .and_then(|i| loaded.tour.get(i));
+    match (loaded.asking(), current) {
+        (Some((i, question)), _) => (
+            format!("Key moment {} of {total}: predict first", i + 1),
+            ask(question, i, picked, ui, dispatch),
+        ),
+        (None, Some(m)) => (
+            format!(
+                "Key moment {} of {total}, t={}",
+                loaded.reached,
+                seconds_1(m.at.ms())
+            ),
+            html! {
+                <>
+                    if let Some((lead, why)) = loaded.verdict() {
+                        <strong>{ lead }</strong>{ " " }{ why }{ " " }
+                    }
+                    { m.caption.clone() }
+                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
+                </>
+            },
+        ),
+        (None, None) => (
+            format!("{total} key moments"),
+            html! { { "Press Next to play to the first key moment." } },
+        ),
+    }
+}
+
+/// The question before moment `index`: native radios in a group named by
+/// the question, the first (or the chosen one) taking the focus.
+fn ask(
+    question: &Question,
+    index: usize,
+    picked: Option<usize>,
+    ui: &TourUi,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let legend = format!("tour-ask-{index}");
+    let focused = picked.unwrap_or(0);
+    html! {
+        <fieldset class="tour__ask" role="radiogroup" aria-labelledby={legend.clone()}>
+            <legend id={legend} class="tour__question">{ question.ask.clone() }</legend>
+            { for question.answers.iter().enumerate().map(|(j, a)| {
+                let onchange = dispatch.reform(move |_: Event| Action::TourPick(j));
+                let node = if j == focused { ui.radio_ref.clone() } else { NodeRef::default() };
+                html! {
+                    <label class="tour__answer">
+                        <input ref={node} type="radio" name="tour-answer" value={j.to_string()}
+                            checked={picked == Some(j)} {onchange} />
+                        { a.text.clone() }
+                    </label>
+                }
+            }) }
+        </fieldset>
     }
 }
 

@@ -12,7 +12,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clockButton, openView, poll, stepUntil } from "./ui.mjs";
+import { clockButton, openView, poll, stepUntil, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -46,7 +46,7 @@ async function setUpFirst(page) {
 async function nextToTheEnd(page) {
   let text = await tourText(page);
   while (await tour(page).getByRole("button", named("Next")).isEnabled()) {
-    await tour(page).getByRole("button", named("Next")).click();
+    await tourNext(tour(page));
     text = await stoppedOnNewMoment(page, text);
   }
   return text;
@@ -74,7 +74,7 @@ describe("the lesson's tour", { timeout: TEST_TIMEOUT_MS }, () => {
     let text = await tourText(page);
     let moments = 1;
     while (await tour(page).getByRole("button", named("Next")).isEnabled()) {
-      await tour(page).getByRole("button", named("Next")).click();
+      await tourNext(tour(page));
       text = await stoppedOnNewMoment(page, text);
       moments += 1;
       // What the tour points at is above its bar once the page has scrolled.
@@ -151,7 +151,7 @@ describe("the lesson's tour", { timeout: TEST_TIMEOUT_MS }, () => {
     // The next key moment points at card A again: the page moves only by
     // as much as the bar grew with its longer caption, and not at all when
     // it did not grow.
-    await tour(page).getByRole("button", named("Next")).click();
+    await tourNext(tour(page));
     const second = await stoppedOnNewMoment(page, await tourText(page));
     assert.match(second, /Key moment 2 of/, second);
     await frames(2);

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { card, cardText, poll, rejectedCount, statusText, waitForCardState } from "./ui.mjs";
+import { card, cardText, poll, rejectedCount, statusText, tourNext, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
@@ -22,7 +22,7 @@ const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, 
 /** Presses Next and waits for the clock to stop on the next key moment. */
 async function next(page) {
   const before = await tourText(page);
-  await tour(page).getByRole("button", named("Next")).click();
+  await tourNext(tour(page));
   return poll(
     async () => {
       const now = await tourText(page);

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, chooseBackend, openView, poll, rejectedCount, setMaxSpeed, statusText } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, openView, poll, rejectedCount, setMaxSpeed, statusText, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -26,7 +26,7 @@ async function playTour(page) {
   let text = await tourText(page);
   while (await tour(page).getByRole("button", named("Next")).isEnabled()) {
     const before = text;
-    await tour(page).getByRole("button", named("Next")).click();
+    await tourNext(tour(page));
     text = await poll(
       async () => {
         const now = await tourText(page);

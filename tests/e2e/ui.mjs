@@ -49,6 +49,17 @@ export const eventLog = (page) => page.getByRole("list", named("Event log"));
 export const clockButton = (page, name) => page.getByRole("button", named(name));
 
 /**
+ * A tour's Next as a visitor who skips its questions presses it: when a
+ * question comes up first ("predict first"), "Skip and see" plays on to
+ * the key moment.
+ */
+export async function tourNext(tour) {
+  await tour.getByRole("button", named("Next")).click();
+  const skip = tour.getByRole("button", named("Skip and see"));
+  if ((await skip.count()) === 1) await skip.click();
+}
+
+/**
  * Shows one of the page's views ("Simulator", "Compare the systems", "How
  * likely?", "Properties and finder", "Spanner", "Share and embed") by its
  * tab, as a visitor would.

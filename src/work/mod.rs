@@ -23,6 +23,7 @@ mod find;
 mod spanner;
 
 use crate::lesson::properties::Property;
+use crate::wire::export::{self, Format};
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +74,10 @@ pub enum Job {
     /// The shortest run that breaks `property`, searched from the page's
     /// run (its link's fragment) where the playhead stands.
     Find { run: String, property: Property },
+    /// The page's run (its link's fragment), replayed to its end and
+    /// written as a history another tool reads: the text comes back in
+    /// the reply's `data`.
+    Export { run: String, format: Format },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -210,6 +215,13 @@ impl Station {
                     send(Reply::failed(id, why));
                 }
             }
+            Job::Export { run, format } => send(match export::from_link(&run, format) {
+                Ok(text) => Reply {
+                    data: text,
+                    ..Reply::drawn(id, String::new())
+                },
+                Err(why) => Reply::failed(id, format!("The run could not be exported. {why}")),
+            }),
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);
                 send(explore::framed(&self.form, Reply::drawn(id, String::new())));

@@ -798,13 +798,16 @@ impl Moment {
 /// has no null. Integers past 2^53 - 1 are written `{"#bigint": "..."}`.
 pub fn itf(sim: &Sim) -> String {
     let config = sim.config();
-    let mut out = format!(
-        r##"{{"#meta":{{"format":"ITF","format-description":"{ITF_DESCRIPTION}","source":"distlock","description":"{} ({}), fencing {}, seed {}: the run's history from 0 to {} ms"}},"vars":["##,
+    let description = format!(
+        "{}, fencing {}, seed {}: the run's history from 0 to {} ms",
         config.backend.name(),
-        config.backend.slug(),
         if config.fencing.is_on() { "on" } else { "off" },
         config.seed,
         sim.now().ms()
+    );
+    let mut out = format!(
+        r##"{{"#meta":{{"format":"ITF","format-description":"{ITF_DESCRIPTION}","source":"distlock","description":{}}},"vars":["##,
+        serde_json::to_string(&description).unwrap_or_default()
     );
     for (i, var) in ITF_VARS.iter().enumerate() {
         let _ = write!(out, "{}\"{var}\"", if i == 0 { "" } else { "," });

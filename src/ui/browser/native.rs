@@ -146,6 +146,10 @@ pub fn on_wheel(_svg_ref: NodeRef, _turned: impl FnMut(Wheel) + 'static) -> List
 
 pub fn save(_kind: Download, _svg_ref: &NodeRef, _run_file: &Callback<(), String>) {}
 
+pub fn save_text_file(_name: &str, _mime: &str, _text: &str) -> bool {
+    true
+}
+
 pub fn save_png_of(_svg_url: &str, _name: &str) {}
 
 pub fn focus(_node: &NodeRef) {}

@@ -826,6 +826,11 @@ fn click_download(url: &str, name: &str) -> Result<(), JsValue> {
     Ok(())
 }
 
+/// Saves `text` as a download named `name`; false if the browser refused.
+pub fn save_text_file(name: &str, mime: &str, text: &str) -> bool {
+    save_text(name, mime, text).is_ok()
+}
+
 fn save_text(name: &str, mime: &str, text: &str) -> Result<(), JsValue> {
     let url = blob_url(text, mime)?;
     click_download(&url, name)?;

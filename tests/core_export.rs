@@ -429,3 +429,47 @@ fn a_bad_link_is_a_clear_error_here_and_from_the_worker() {
     assert_eq!(Format::from_slug("json"), None);
     let _ = Millis(0);
 }
+
+#[test]
+fn a_second_write_in_flight_runs_as_its_own_process_and_each_completes_its_own() {
+    let config = Config {
+        backend: Backend::Etcd,
+        ..Config::default()
+    };
+    // A's first write spends 500 ms more in the network: its second, sent
+    // 10 ms later, reaches the resource first.
+    let s = Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::WriteDelayed { extra_ms: 500 })
+        .client(1_010, 'A', Command::Write);
+    let fragment = link_of(&s, 3_000);
+    let ops = read_edn(&export::from_link(&fragment, Format::Edn).unwrap());
+    check_pairs(&ops, &replayed(&fragment), "two writes in flight");
+    let writes: Vec<_> = ops
+        .iter()
+        .filter(|o| word(&o["f"]) == "write")
+        .map(|o| {
+            (
+                word(&o["type"]),
+                int(&o["process"]),
+                int(&o["time"]) / 1_000_000,
+            )
+        })
+        .collect();
+    let [(_, first, sent), (_, second, _), (_, done_first, _), (_, done_last, last)] =
+        writes.as_slice()
+    else {
+        panic!("two invokes, two completions: {writes:?}");
+    };
+    assert_eq!(
+        (*first, *second),
+        (0, 4),
+        "the second write takes process 0 + 4"
+    );
+    assert_eq!(*done_first, 4, "the undelayed write lands first");
+    assert_eq!(*done_last, 0);
+    assert!(
+        last - sent >= 500,
+        "the delayed write completes when it lands"
+    );
+}

@@ -274,15 +274,19 @@ fn use_exports(run_link: &Callback<(), String>, story: Option<StoryAddress>) -> 
     let ask = {
         let (shown, work, asked, run_link) = (shown.clone(), work, asked, run_link.clone());
         Callback::from(move |(format, copy): (Format, bool)| {
+            // The worker keeps the first reply callback it was given: the
+            // reply reads what the latest click asked for.
             let (answered, wanted) = (shown.clone(), asked.clone());
-            let name = file_name(story, format);
             let on_reply = Callback::from(move |reply: Result<Reply, String>| {
                 let (id, format, copy) = *wanted.borrow();
                 match reply {
                     Ok(r) if r.id != id => {}
                     Ok(Reply {
                         error: None, data, ..
-                    }) => answered.set(exported(format, copy, &name, data, &answered)),
+                    }) => {
+                        let name = file_name(story, format);
+                        answered.set(exported(format, copy, &name, data, &answered))
+                    }
                     Ok(Reply {
                         error: Some(why), ..
                     })

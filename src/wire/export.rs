@@ -108,8 +108,8 @@ pub fn of_run(sim: &Sim, format: Format) -> Result<String, String> {
         ));
     }
     Ok(match format {
-        Format::Edn => edn(&operations(sim.history())),
-        Format::Porcupine => porcupine(&operations(sim.history())),
+        Format::Edn => edn(&operations(sim.history(), sim.now().ms())),
+        Format::Porcupine => porcupine(&operations(sim.history(), sim.now().ms())),
         Format::Itf => itf(sim),
     })
 }
@@ -232,12 +232,12 @@ struct Builder {
 }
 
 /// The history's operations: every entry, in order (see the module's notes).
-pub fn operations(history: &[Record]) -> Vec<Entry> {
+pub fn operations(history: &[Record], end_ms: u64) -> Vec<Entry> {
     let mut b = Builder::default();
     for record in history {
         b.record(record);
     }
-    let end = history.last().map_or(0, |r| r.at.ms());
+    let end = history.last().map_or(end_ms, |r| r.at.ms().max(end_ms));
     let open: Vec<usize> = (0..b.open.len()).collect();
     b.close(end, open, "run-ended");
     b.entries
@@ -370,30 +370,8 @@ impl Builder {
             Event::WriteSent { client, token } => {
                 self.invoke(ms, *client, call(F::Write, number(*token)))
             }
-            Event::MessageSent {
-                id,
-                from: Endpoint::Client(c),
-                to: Endpoint::Resource,
-                deliver_at,
-                ..
-            } => {
-                let latest = self
-                    .open
-                    .iter_mut()
-                    .rev()
-                    .find(|o| o.client == *c && o.call.f == F::Write && o.message.is_none());
-                if let Some(open) = latest {
-                    open.message = Some((*id, deliver_at.ms()));
-                }
-            }
-            Event::MessageRetransmitted { id, deliver_at, .. } => {
-                for open in self.open.iter_mut() {
-                    if let Some((m, due)) = open.message.as_mut() {
-                        if m == id {
-                            *due = deliver_at.ms();
-                        }
-                    }
-                }
+            Event::MessageSent { .. } | Event::MessageRetransmitted { .. } => {
+                self.track_write(&record.event)
             }
             Event::WriteAccepted {
                 client,
@@ -425,6 +403,39 @@ impl Builder {
                 };
                 let open = self.open_of(*client, None);
                 self.close(ms, open, why);
+            }
+            _ => {}
+        }
+    }
+
+    /// Follows a write's message to the resource: which one it is, and
+    /// when it is due there (TCP may send it again later).
+    fn track_write(&mut self, event: &Event) {
+        match event {
+            Event::MessageSent {
+                id,
+                from: Endpoint::Client(c),
+                to: Endpoint::Resource,
+                deliver_at,
+                ..
+            } => {
+                let latest = self
+                    .open
+                    .iter_mut()
+                    .rev()
+                    .find(|o| o.client == *c && o.call.f == F::Write && o.message.is_none());
+                if let Some(open) = latest {
+                    open.message = Some((*id, deliver_at.ms()));
+                }
+            }
+            Event::MessageRetransmitted { id, deliver_at, .. } => {
+                for open in self.open.iter_mut() {
+                    if let Some((m, due)) = open.message.as_mut() {
+                        if m == id {
+                            *due = deliver_at.ms();
+                        }
+                    }
+                }
             }
             _ => {}
         }

@@ -404,6 +404,25 @@ fn the_same_run_gives_the_same_bytes_from_a_link_an_address_or_the_worker() {
         let reply = Reply::read(reply).unwrap();
         assert!(reply.done && reply.error.is_none() && reply.id == 3);
         assert_eq!(reply.data, text, "{format:?}");
+        // Drawn for the page: a link that saves it, named after the run,
+        // Copy, and the text, escaped.
+        let name = format!("distlock-redlock-fencing-on-seed-1{}", format.extension());
+        assert!(
+            reply.html.contains(&format!(
+                r#"download="{name}" href="data:{};charset=utf-8,"#,
+                format.mime()
+            )),
+            "{}",
+            reply.html
+        );
+        assert!(reply
+            .html
+            .contains("<button type=\"button\" class=\"button\" data-copy>Copy</button>"));
+        let shown = reply.html.split("readonly rows=\"8\"").nth(1).unwrap();
+        assert!(
+            shown.contains(&distlock::work::escape(&text[..40])),
+            "{shown}"
+        );
     }
 }
 

@@ -3,18 +3,18 @@
 //! course page, a JSON file to export and import, and opening either.
 //! A link or file that cannot be read says why and opens the default page.
 //! The run can also leave as a history another tool checks (a Jepsen
-//! history, a Porcupine log, an ITF trace): the worker writes it
-//! (`crate::wire::export`), so none of that code is in the first load.
+//! history, a Porcupine log, an ITF trace): the worker writes and draws
+//! it (`crate::wire::export`), so none of that code is in the first load.
 
 use super::browser;
 use super::embed::{self, StoryAddress};
 use super::state::{seconds_1, Action, AppState, Notice};
-use super::worker::Work;
+use super::worker::{job_body, use_work};
 use crate::sim::Millis;
 use crate::sim::Sim;
 use crate::wire::export::Format;
 use crate::wire::link::{self, ReadRunError, RunLink};
-use crate::work::{Job, Reply};
+use crate::work::Job;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -170,7 +170,7 @@ pub fn Share(props: &ShareProps) -> Html {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: Event| browser::read_file(&e, dispatch.clone()))
     };
-    let exports = use_exports(&props.run_link, props.story);
+    let exports = use_exports(&props.run_link, &props.dispatch);
     html! {
         <section class="panel share" aria-labelledby="share-title">
             <h2 id="share-title" class="panel__title">{ "Share this run" }</h2>
@@ -242,159 +242,28 @@ fn use_hash_changes(dispatch: Callback<Action>) {
     });
 }
 
-/// The formats' names in the page: (button's words, what it is).
-fn format_words(format: Format) -> (&'static str, &'static str) {
-    match format {
-        Format::Edn => ("Jepsen history", "EDN, for Knossos and Elle"),
-        Format::Porcupine => ("Porcupine log", "JSON, Porcupine's operations for Go"),
-        Format::Itf => ("ITF trace", "JSON, for Apalache and Quint"),
-    }
-}
-
-/// What the export section shows: the job under way, or its outcome.
-#[derive(Debug, Clone, PartialEq)]
-enum Exported {
-    None,
-    Asked(String),
-    /// A sentence, and the text when it was copied (shown to copy by hand
-    /// where the clipboard is refused).
-    Done(String, Option<AttrValue>, Format),
-    Failed(String),
-}
-
-/// The export buttons and their outcome: each asks the worker for the
-/// run in one format, then saves the text as a file named after the run,
-/// or copies it.
+/// The export buttons: each asks the worker for the run in one format;
+/// the worker draws it with a link that saves it as a file, a Copy button
+/// and the text (`crate::work`), and `job_body` shows its progress or why
+/// it failed. A hook rather than a component, which would cost the page's
+/// first load more.
 #[hook]
-fn use_exports(run_link: &Callback<(), String>, story: Option<StoryAddress>) -> Html {
-    let shown = use_state(|| Exported::None);
-    let work = use_mut_ref(|| None::<Work>);
-    // The job whose reply counts, and what to do with it.
-    let asked = use_mut_ref(|| (0u32, Format::Edn, false));
-    let ask = {
-        let (shown, work, asked, run_link) = (shown.clone(), work, asked, run_link.clone());
-        Callback::from(move |(format, copy): (Format, bool)| {
-            // The worker keeps the first reply callback it was given: the
-            // reply reads what the latest click asked for.
-            let (answered, wanted) = (shown.clone(), asked.clone());
-            let on_reply = Callback::from(move |reply: Result<Reply, String>| {
-                let (id, format, copy) = *wanted.borrow();
-                match reply {
-                    Ok(r) if r.id != id => {}
-                    Ok(Reply {
-                        error: None, data, ..
-                    }) => {
-                        let name = file_name(story, format);
-                        answered.set(exported(format, copy, &name, data, &answered))
-                    }
-                    Ok(Reply {
-                        error: Some(why), ..
-                    })
-                    | Err(why) => answered.set(Exported::Failed(why)),
-                }
-            });
-            let mut work = work.borrow_mut();
-            // A worker that failed is not asked again: a new one is.
-            if matches!(*shown, Exported::Failed(_)) {
-                *work = None;
-            }
-            let (what, _) = format_words(format);
-            shown.set(Exported::Asked(format!("Writing the {what}…")));
-            let job = Job::Export {
+fn use_exports(run_link: &Callback<(), String>, dispatch: &Callback<Action>) -> Html {
+    let work = use_work();
+    let buttons = Format::ALL.into_iter().map(|format| {
+        let (send, run_link) = (work.send.clone(), run_link.clone());
+        let onclick = Callback::from(move |_: MouseEvent| {
+            send.emit(Job::Export {
                 run: run_link.emit(()),
                 format,
-            };
-            let id = work.get_or_insert_with(|| Work::start(on_reply)).send(job);
-            *asked.borrow_mut() = (id, format, copy);
-        })
-    };
-    let busy = matches!(*shown, Exported::Asked(_));
-    let buttons = Format::ALL.into_iter().map(|format| {
-        let (what, about) = format_words(format);
-        let ext = format.extension();
-        html! {
-            <li class="share__export">
-                <button type="button" class="button" disabled={busy}
-                    onclick={ask.reform(move |_: MouseEvent| (format, false))}
-                    title={format!("This run as a {what} ({about})")}>
-                    { format!("Download {what} ({ext})") }
-                </button>
-                <button type="button" class="button" disabled={busy}
-                    onclick={ask.reform(move |_: MouseEvent| (format, true))}>
-                    { format!("Copy {what}") }
-                </button>
-            </li>
-        }
+            })
+        });
+        html! { <button type="button" class="button" {onclick}>{ format.title() }</button> }
     });
     html! {
-        <div class="share__exports" role="group" aria-labelledby="exports-title">
-            <h3 id="exports-title" class="panel__subtitle">{ "Check this run in another tool" }</h3>
-            <ul class="share__export-list">{ for buttons }</ul>
-            { exported_status(&shown) }
+        <div class="share__exports" role="group" aria-label="Check this run in another tool">
+            <div class="share__buttons">{ for buttons }</div>
+            { job_body(&work.shown, &work.send, dispatch) }
         </div>
     }
-}
-
-/// The reply's text saved or copied, and what the page says of it.
-fn exported(
-    format: Format,
-    copy: bool,
-    name: &str,
-    text: String,
-    shown: &UseStateHandle<Exported>,
-) -> Exported {
-    let (what, _) = format_words(format);
-    let size = format!("{} bytes", text.len());
-    if !copy {
-        return match browser::save_text_file(name, format.mime(), &text) {
-            true => Exported::Done(format!("Saved {name} ({size})."), None, format),
-            false => Exported::Failed(format!(
-                "The {what} was written, but this browser would not save it: try Copy."
-            )),
-        };
-    }
-    let text = AttrValue::from(text);
-    let (after, kept) = (shown.clone(), text.clone());
-    browser::copy(&text, move |ok| {
-        let said = if ok {
-            format!("The {what} is copied ({size}).")
-        } else {
-            format!("Copy the {what} from this field:")
-        };
-        after.set(Exported::Done(said, Some(kept.clone()), format));
-    });
-    Exported::Done(format!("Copying the {what}…"), Some(text), format)
-}
-
-fn exported_status(shown: &Exported) -> Html {
-    match shown {
-        Exported::None => Html::default(),
-        Exported::Asked(said) => html! { <p class="share__status" role="status">{ said }</p> },
-        Exported::Failed(why) => html! { <p class="share__status" role="alert">{ why }</p> },
-        Exported::Done(said, text, format) => {
-            let field = text.clone().map(|text| {
-                let label = format!("Exported {}", format_words(*format).0);
-                html! {
-                    <textarea class="share__export-text" readonly=true rows="6" value={text}
-                        aria-label={label} />
-                }
-            });
-            html! {
-                <>
-                    <p class="share__status" role="status">{ said }</p>
-                    { for field }
-                </>
-            }
-        }
-    }
-}
-
-/// A file named after the run: its story and system when a story is
-/// loaded (`distlock-gc-pause-etcd.edn`), else `distlock-run.edn`.
-fn file_name(story: Option<StoryAddress>, format: Format) -> String {
-    let stem = match story {
-        Some(s) => format!("distlock-{}-{}", s.preset.id, s.system.slug()),
-        None => "distlock-run".to_string(),
-    };
-    format!("{stem}{}", format.extension())
 }

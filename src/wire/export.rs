@@ -83,6 +83,15 @@ impl Format {
         }
     }
 
+    /// What the page calls it, on its button and above its text.
+    pub fn title(self) -> &'static str {
+        match self {
+            Format::Edn => "Jepsen history (EDN)",
+            Format::Porcupine => "Porcupine log (JSON)",
+            Format::Itf => "ITF trace (JSON)",
+        }
+    }
+
     pub fn mime(self) -> &'static str {
         match self {
             Format::Edn => "application/edn",
@@ -94,9 +103,28 @@ impl Format {
 /// The run a link (a page address, or its fragment with or without `#`)
 /// holds, replayed to its end and written in `format`; or why it cannot be.
 pub fn from_link(address: &str, format: Format) -> Result<String, String> {
+    of_run(&read(address)?, format)
+}
+
+/// The run a link holds, replayed to its end.
+pub fn read(address: &str) -> Result<Sim, String> {
     let fragment = address.split_once('#').map_or(address, |(_, f)| f);
-    let (_, whole) = link::open_link(fragment).map_err(|e| e.to_string())?;
-    of_run(&whole, format)
+    link::open_link(fragment)
+        .map(|(_, whole)| whole)
+        .map_err(|e| e.to_string())
+}
+
+/// A file name that says which run it holds: its system, fencing and
+/// seed (`distlock-etcd-fencing-on-seed-1.edn`).
+pub fn file_name(sim: &Sim, format: Format) -> String {
+    let config = sim.config();
+    format!(
+        "distlock-{}-fencing-{}-seed-{}{}",
+        config.backend.slug(),
+        if config.fencing.is_on() { "on" } else { "off" },
+        config.seed,
+        format.extension()
+    )
 }
 
 /// The whole history of `sim` in `format`, or why it cannot be written.

@@ -114,6 +114,10 @@ pub fn stop_asked(_e: &MouseEvent) -> bool {
     false
 }
 
+pub fn copy_asked(_e: &MouseEvent) -> bool {
+    false
+}
+
 pub fn open_asked(_e: &MouseEvent) -> Option<(String, String)> {
     None
 }
@@ -145,10 +149,6 @@ pub fn on_wheel(_svg_ref: NodeRef, _turned: impl FnMut(Wheel) + 'static) -> List
 }
 
 pub fn save(_kind: Download, _svg_ref: &NodeRef, _run_file: &Callback<(), String>) {}
-
-pub fn save_text_file(_name: &str, _mime: &str, _text: &str) -> bool {
-    true
-}
 
 pub fn save_png_of(_svg_url: &str, _name: &str) {}
 

@@ -2,13 +2,19 @@
 //! address bar), the `<iframe>` code that embeds it (or its story) in a
 //! course page, a JSON file to export and import, and opening either.
 //! A link or file that cannot be read says why and opens the default page.
+//! The run can also leave as a history another tool checks (a Jepsen
+//! history, a Porcupine log, an ITF trace): the worker writes and draws
+//! it (`crate::wire::export`), so none of that code is in the first load.
 
 use super::browser;
 use super::embed::{self, StoryAddress};
 use super::state::{seconds_1, Action, AppState, Notice};
+use super::worker::{job_body, use_work};
 use crate::sim::Millis;
 use crate::sim::Sim;
+use crate::wire::export::Format;
 use crate::wire::link::{self, ReadRunError, RunLink};
+use crate::work::Job;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -164,6 +170,7 @@ pub fn Share(props: &ShareProps) -> Html {
         let dispatch = props.dispatch.clone();
         Callback::from(move |e: Event| browser::read_file(&e, dispatch.clone()))
     };
+    let exports = use_exports(&props.run_link, &props.dispatch);
     html! {
         <section class="panel share" aria-labelledby="share-title">
             <h2 id="share-title" class="panel__title">{ "Share this run" }</h2>
@@ -183,6 +190,7 @@ pub fn Share(props: &ShareProps) -> Html {
                     tabindex="-1" aria-label="Run file to import" onchange={on_file} />
             </div>
             { copied_field(&copied) }
+            { exports }
         </section>
     }
 }
@@ -232,4 +240,30 @@ fn use_hash_changes(dispatch: Callback<Action>) {
             let _removed = listener;
         }
     });
+}
+
+/// The export buttons: each asks the worker for the run in one format;
+/// the worker draws it with a link that saves it as a file, a Copy button
+/// and the text (`crate::work`), and `job_body` shows its progress or why
+/// it failed. A hook rather than a component, which would cost the page's
+/// first load more.
+#[hook]
+fn use_exports(run_link: &Callback<(), String>, dispatch: &Callback<Action>) -> Html {
+    let work = use_work();
+    let buttons = Format::ALL.into_iter().map(|format| {
+        let (send, run_link) = (work.send.clone(), run_link.clone());
+        let onclick = Callback::from(move |_: MouseEvent| {
+            send.emit(Job::Export {
+                run: run_link.emit(()),
+                format,
+            })
+        });
+        html! { <button type="button" class="button" {onclick}>{ format.title() }</button> }
+    });
+    html! {
+        <div class="share__exports" role="group" aria-label="Check this run in another tool">
+            <div class="share__buttons">{ for buttons }</div>
+            { job_body(&work.shown, &work.send, dispatch) }
+        </div>
+    }
 }

@@ -199,6 +199,7 @@ pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>
 /// button too, and one listener fewer is bytes the page does not carry);
 /// one on `data-stop` stops that run, keeping what arrived; one on an
 /// element carrying `data-open` (a run link's fragment) opens that run,
+/// one on `data-copy` copies the drawing's text (an export),
 /// saying `data-say`; one on `data-png` saves the SVG that the markup's
 /// `a[data-svg]` links to as a PNG of that name (a worker cannot draw
 /// SVG).
@@ -210,6 +211,7 @@ fn clicked(send: &Callback<Job>, dispatch: &Callback<Action>) -> Callback<MouseE
             send.emit(Job::Explore { query });
         } else if browser::stop_asked(&e) {
             send.emit(Job::ExploreStop);
+        } else if browser::copy_asked(&e) {
         } else if let Some((fragment, say)) = browser::open_asked(&e) {
             browser::show_simulation();
             dispatch.emit(Action::OpenWorkRun { fragment, say });

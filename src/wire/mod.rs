@@ -1,6 +1,7 @@
 //! How a run travels: a link or a run file, read by a small JSON reader of
 //! the page's own.
 
+pub mod export;
 pub mod json;
 pub mod link;
 mod run_json;

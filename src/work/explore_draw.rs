@@ -154,7 +154,7 @@ fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 /// A `data:` URL of `text`, ready for a quoted attribute: only what a URL
 /// or the markup would misread is escaped (`%`, `#`, line breaks and tabs,
 /// which URLs drop, then the markup's own).
-fn data_url(mime: &str, text: &str) -> String {
+pub(super) fn data_url(mime: &str, text: &str) -> String {
     let mut url = String::with_capacity(text.len() + 32);
     url.push_str("data:");
     url.push_str(mime);

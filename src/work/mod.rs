@@ -23,6 +23,7 @@ mod find;
 mod spanner;
 
 use crate::lesson::properties::Property;
+use crate::wire::export::{self, Format};
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +74,10 @@ pub enum Job {
     /// The shortest run that breaks `property`, searched from the page's
     /// run (its link's fragment) where the playhead stands.
     Find { run: String, property: Property },
+    /// The page's run (its link's fragment), replayed to its end and
+    /// written as a history another tool reads: the text comes back in
+    /// the reply's `data`.
+    Export { run: String, format: Format },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -210,6 +215,17 @@ impl Station {
                     send(Reply::failed(id, why));
                 }
             }
+            Job::Export { run, format } => send(match export::read(&run) {
+                Ok(sim) => match export::of_run(&sim, format) {
+                    Ok(text) => Reply {
+                        html: exported_html(format, &export::file_name(&sim, format), &text),
+                        data: text,
+                        ..Reply::drawn(id, String::new())
+                    },
+                    Err(why) => Reply::failed(id, why),
+                },
+                Err(why) => Reply::failed(id, format!("The run could not be exported. {why}")),
+            }),
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);
                 send(explore::form_reply(&self.form, id, &query));
@@ -349,6 +365,23 @@ fn answer<'a>(id: u32, send: &'a mut dyn FnMut(Reply)) -> impl FnMut(String, Str
             data: String::new(),
         })
     }
+}
+
+/// An export drawn for the page: what it is, a link that saves it as a
+/// file (a `data:` address, as the explorer's CSV), a Copy button the page
+/// answers (`data-copy`, with its outcome said in the status beside it),
+/// and the text itself, read-only, to read or copy by hand.
+fn exported_html(format: Format, name: &str, text: &str) -> String {
+    let (title, name) = (format.title(), escape(name));
+    format!(
+        r#"<div class="export"><p class="export__said">{}: {} bytes, {} lines.</p><p class="export__actions"><a class="button" download="{name}" href="{}">Download {name}</a> <button type="button" class="button" data-copy>Copy</button> <span class="export__copied" role="status"></span></p><textarea class="export__text" readonly rows="8" aria-label="{} of this run">{}</textarea></div>"#,
+        escape(title),
+        crate::lesson::finder::thousands(text.len() as u64),
+        crate::lesson::finder::thousands(text.lines().count() as u64),
+        explore_draw::data_url(format.mime(), text),
+        escape(title),
+        escape(text)
+    )
 }
 
 /// Text made safe to place in markup (HTML or SVG), inside elements or

@@ -114,6 +114,10 @@ pub fn stop_asked(_e: &MouseEvent) -> bool {
     false
 }
 
+pub fn copy_asked(_e: &MouseEvent) -> bool {
+    false
+}
+
 pub fn open_asked(_e: &MouseEvent) -> Option<(String, String)> {
     None
 }

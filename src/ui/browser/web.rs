@@ -673,6 +673,31 @@ pub fn stop_asked(e: &MouseEvent) -> bool {
 }
 
 /// The run link and its sentence on the element clicked, if any.
+/// For a click on `data-copy` in a worker's drawing: copies the drawing's
+/// read-only text and says in the status beside the button whether the
+/// clipboard took it.
+pub fn copy_asked(e: &MouseEvent) -> bool {
+    let Some(button) = clicked_in(e, "[data-copy]") else {
+        return false;
+    };
+    // The drawing's order: the button, its status, and after their
+    // paragraph the text.
+    let said = button.next_element_sibling();
+    let text = button
+        .parent_element()
+        .and_then(|p| p.next_element_sibling());
+    if let (Some(text), Some(said)) = (text.and_then(|t| t.text_content()), said) {
+        copy(&text, move |ok| {
+            said.set_text_content(Some(if ok {
+                "Copied."
+            } else {
+                "The clipboard refused it: select the text below and copy it."
+            }))
+        });
+    }
+    true
+}
+
 pub fn open_asked(e: &MouseEvent) -> Option<(String, String)> {
     let element = clicked_in(e, "[data-open]")?;
     let fragment = element.get_attribute("data-open")?;

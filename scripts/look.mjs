@@ -4,7 +4,7 @@
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
-//        [--story TITLE --next N]
+//        [--story TITLE --next N] [--code]
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -34,6 +34,8 @@ const { values: args, positionals } = parseArgs({
     explore: { type: "boolean", default: false },
     find: { type: "string" },
     "open-trace": { type: "boolean", default: false },
+    // The Code view, opened (after the rest), its listing drawn.
+    code: { type: "boolean", default: false },
   },
 });
 
@@ -90,6 +92,12 @@ try {
     } else {
       await page.locator(".compare").scrollIntoViewIfNeeded();
     }
+  }
+  if (args.code) {
+    await page.getByRole("button", { name: "Code: the calls each client is in", exact: true }).click();
+    const listing = page.getByRole("region", { name: "Code", exact: true }).locator("pre");
+    await poll(async () => (await listing.count()) > 0, { what: "the Code view's listing" });
+    if (args.scroll) await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
   }
   await page.waitForTimeout(300);
   await page.screenshot({ path: positionals[0], fullPage: args.full });

@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod client_card;
+pub mod code_view;
 pub mod controls;
 pub mod embed;
 pub mod event_log;
@@ -28,6 +29,7 @@ pub mod worker;
 
 use browser::FrameLoop;
 use client_card::{ClientCard, ClientCardProps};
+use code_view::CodeView;
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
@@ -242,6 +244,7 @@ pub fn App(props: &AppProps) -> Html {
                 </details>
             }
         }),
+        code: code_view(&sim, &dispatch),
         run_link,
         story: state.story_address(),
         help: state.help,
@@ -318,6 +321,18 @@ fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<
     }
 }
 
+/// The Code view for the run's system, with each client's operation at
+/// the playhead (the same sim the cards read, so time travel moves it).
+fn code_view(sim: &Sim, dispatch: &Callback<Action>) -> Html {
+    let config = sim.config();
+    let system = config.backend;
+    html! {
+        <CodeView {system} kazoo={config.zk.client == crate::sim::ZkClient::Native}
+            fence={config.fencing.is_on().then(|| system.fence_rule_in(config))}
+            ttl_ms={config.ttl_ms} ops={crate::lesson::code::ops(sim)} dispatch={dispatch.clone()} />
+    }
+}
+
 /// The parts both layouts show, and what a story's tour spotlights.
 struct Both {
     look: Option<Look>,
@@ -337,6 +352,8 @@ struct Full {
     stage: Html,
     /// The lock service's and the resource's panels in full, folded.
     books: Html,
+    /// The Code view, beside the cards (closed until asked).
+    code: Html,
     run_link: Callback<(), String>,
     story: Option<embed::StoryAddress>,
     help: bool,
@@ -424,7 +441,10 @@ fn full_page(b: Both, f: Full) -> Html {
                     <Intro dispatch={dispatch.clone()}>{ b.stories }</Intro>
                     { b.controls }
                     <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
-                    { b.cards }
+                    <div class="cards-code">
+                        { b.cards }
+                        { f.code }
+                    </div>
                     { f.stage }
                     { b.timeline }
                     { f.books }

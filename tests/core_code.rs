@@ -11,9 +11,18 @@ use distlock::lesson::code::{op_of, ops, Op};
 use distlock::lesson::presets;
 use distlock::sim::{Backend, Belief, Fencing, Millis, Playback, Refusals, Sim};
 
-/// Each step of the story on `backend`: the time and each client's
-/// operation, with A's and B's beliefs for the checks below.
-fn steps(backend: Backend) -> Vec<(Millis, [Option<Op>; 4], Belief, Belief, bool)> {
+/// One step of the story: the time and each client's operation, with
+/// A's and B's beliefs and whether A is paused, for the checks below.
+struct Step {
+    at: Millis,
+    ops: [Option<Op>; 4],
+    a: Belief,
+    b: Belief,
+    a_paused: bool,
+}
+
+/// Each step of the story on `backend`.
+fn steps(backend: Backend) -> Vec<Step> {
     let preset = presets::preset("gc-pause").unwrap();
     let scenario = presets::scenario("gc-pause", backend, Fencing::Off).unwrap();
     let end = Millis(preset.run_ms_on(backend));
@@ -22,22 +31,22 @@ fn steps(backend: Backend) -> Vec<(Millis, [Option<Op>; 4], Belief, Belief, bool
     let mut out = Vec::new();
     while sim.now() <= end && playback.step(&mut sim).unwrap() {
         let a = sim.client_view(client('A'));
-        out.push((
-            sim.now(),
-            ops(&sim),
-            a.belief,
-            sim.belief(client('B')),
-            a.paused_until.is_some(),
-        ));
+        out.push(Step {
+            at: sim.now(),
+            ops: ops(&sim),
+            a: a.belief,
+            b: sim.belief(client('B')),
+            a_paused: a.paused_until.is_some(),
+        });
     }
     out
 }
 
 /// The operations in the order the client went through them, repeats
 /// dropped.
-fn path(steps: &[(Millis, [Option<Op>; 4], Belief, Belief, bool)], who: usize) -> Vec<Op> {
+fn path(steps: &[Step], who: usize) -> Vec<Op> {
     let mut out: Vec<Op> = Vec::new();
-    for op in steps.iter().filter_map(|s| s.1[who]) {
+    for op in steps.iter().filter_map(|s| s.ops[who]) {
         if out.last() != Some(&op) {
             out.push(op);
         }
@@ -49,16 +58,15 @@ fn path(steps: &[(Millis, [Option<Op>; 4], Belief, Belief, bool)], who: usize) -
 fn a_stays_inside_write_for_its_whole_pause_on_every_system() {
     for backend in Backend::ALL {
         let steps = steps(backend);
-        let paused: Vec<_> = steps.iter().filter(|s| s.4).collect();
+        let paused: Vec<_> = steps.iter().filter(|s| s.a_paused).collect();
         assert!(!paused.is_empty(), "{backend:?}: A pauses");
-        for (at, ops, a, ..) in paused {
-            if a.is_holding() {
-                assert_eq!(
-                    ops[0],
-                    Some(Op::Write),
-                    "{backend:?} at {at}: A paused in write()"
-                );
-            }
+        for s in paused.iter().filter(|s| s.a.is_holding()) {
+            let at = s.at;
+            assert_eq!(
+                s.ops[0],
+                Some(Op::Write),
+                "{backend:?} at {at}: A paused in write()"
+            );
         }
         // Before the pause A went through acquire() and stood at the check.
         let a = path(&steps, 0);
@@ -75,10 +83,11 @@ fn a_stays_inside_write_for_its_whole_pause_on_every_system() {
 fn b_is_blocked_in_acquire_until_granted_then_writes() {
     for backend in Backend::ALL {
         let steps = steps(backend);
-        for (at, ops, _, b, _) in &steps {
+        for s in &steps {
+            let (at, b) = (s.at, s.b);
             let asking = matches!(b, Belief::Acquiring | Belief::Waiting { .. });
             assert_eq!(
-                ops[1] == Some(Op::Acquire),
+                s.ops[1] == Some(Op::Acquire),
                 asking,
                 "{backend:?} at {at}: B {b:?}"
             );
@@ -94,7 +103,7 @@ fn b_is_blocked_in_acquire_until_granted_then_writes() {
         // C and D never leave their entry line.
         assert!(steps
             .iter()
-            .all(|s| s.1[2] == Some(Op::Idle) && s.1[3] == Some(Op::Idle)));
+            .all(|s| s.ops[2] == Some(Op::Idle) && s.ops[3] == Some(Op::Idle)));
     }
 }
 
@@ -103,8 +112,8 @@ fn a_lease_system_moves_a_from_its_write_only_once_the_write_left() {
     // After the wake, the queued write leaves at once: A is still in
     // write() until its reply.
     let steps = steps(Backend::Etcd);
-    let woke = steps.iter().position(|s| s.0 >= Millis(8_500)).unwrap();
-    assert_eq!(steps[woke].1[0], Some(Op::Write));
+    let woke = steps.iter().position(|s| s.at >= Millis(8_500)).unwrap();
+    assert_eq!(steps[woke].ops[0], Some(Op::Write));
     // Then its keepalive leaves, is told the lease is gone, and A's
     // client leaves the lock: idle at the job's entry again.
     assert_eq!(

@@ -75,7 +75,7 @@ try {
     await poll(async () => (await finder.locator(".finder__result").count()) > 0, { what: "the search's result", timeout: 120_000 });
     if (args["open-trace"]) await finder.getByRole("button", { name: "Open this run", exact: true }).click();
   }
-  if (args.scroll && !args.explore) {
+  if (args.scroll && !args.explore && !args.code) {
     await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
   }
   if (args.explore) {

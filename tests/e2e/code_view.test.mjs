@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { cardButton, cardText, clockButton, playScenarioToRunFirst, poll } from "./ui.mjs";
+import { cardButton, cardText, chooseBackend, clockButton, playScenarioToRunFirst, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
 const named = (name) => ({ name, exact: true });
@@ -34,12 +34,17 @@ async function openCode(page, listing) {
   });
 }
 
-test("the Code view marks A inside write() for its whole pause, and B inside acquire()", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+test("the Code view follows the system and marks A inside write() for its whole pause", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const page = await suite.page(t);
   assert.equal(await codeRegion(page).locator("pre").count(), 0, "no listing before it is asked for");
-  await openCode(page, "redis-py");
+  await openCode(page, "etcd clientv3/concurrency");
+  // The view follows the system: redis-py for Redis, then etcd's Go
+  // client again for the scenario.
+  await chooseBackend(page, "Redis");
+  await poll(async () => (await codeRegion(page).getByLabel("Client code: redis-py", { exact: true }).count()) === 1, {
+    what: "redis-py's listing",
+  });
   await playScenarioToRunFirst(page, { fencing: false, start: false });
-  // The view follows the system: etcd's Go client now.
   await poll(async () => (await codeRegion(page).getByLabel("Client code: etcd clientv3/concurrency", { exact: true }).count()) === 1, {
     what: "etcd's listing",
   });
@@ -62,6 +67,7 @@ test("the Code view marks A inside write() for its whole pause, and B inside acq
 
 test("B is shown blocked in acquire() while it asks, and C and D at their job's entry", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const page = await suite.page(t);
+  await chooseBackend(page, "Redis");
   await openCode(page, "redis-py");
   assert.equal(await lettersAt(page, "idle"), "ABCD", "all four idle at first");
   await cardButton(page, "A", "Acquire").click();

@@ -94,7 +94,7 @@ try {
     }
   }
   if (args.code) {
-    await page.getByRole("button", { name: "Code: the calls each client is in", exact: true }).click();
+    await page.getByRole("button", { name: "Show the code", exact: true }).click();
     const listing = page.getByRole("region", { name: "Code", exact: true }).locator("pre");
     await poll(async () => (await listing.count()) > 0, { what: "the Code view's listing" });
     if (args.scroll) await page.locator(args.scroll).first().scrollIntoViewIfNeeded();

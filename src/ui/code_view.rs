@@ -8,58 +8,71 @@
 //! the gutter of the line tagged with that operation, and marks the line.
 
 use super::state::Action;
-use super::worker::{job_body, use_work};
-use crate::lesson::code::Op;
-use crate::sim::{Backend, FenceRule};
+use super::worker::{job_body, use_work, UseWork};
+use crate::lesson::code::{ops, Op};
+use crate::sim::{Sim, ZkClient};
 use crate::work::Job;
 use yew::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Properties)]
-pub struct CodeViewProps {
-    pub system: Backend,
-    /// ZooKeeper's client is the native one (kazoo's listing), not Curator.
-    pub kazoo: bool,
-    /// The resource's check; `None` with fencing off.
-    pub fence: Option<FenceRule>,
-    pub ttl_ms: u64,
-    /// Each client's operation at the playhead, A to D.
-    pub ops: [Option<Op>; 4],
-    pub dispatch: Callback<Action>,
+/// The view's toggle. Two are drawn and the stylesheet shows one: in the
+/// page's bar on wide screens, where it costs the first screen no height
+/// (the verdict at the moment of corruption must stay in it), and under
+/// the cards on narrow ones, where the bar's tabs scroll sideways.
+pub fn toggle_button(open: bool, toggle: &Callback<MouseEvent>, place: &'static str) -> Html {
+    html! {
+        <button type="button" class={classes!("button", "button--small", "code__toggle", place)}
+            aria-expanded={open.to_string()} aria-controls="code-body" onclick={toggle.clone()}>
+            { "Show the code" }
+        </button>
+    }
 }
 
-#[component]
-pub fn CodeView(props: &CodeViewProps) -> Html {
-    let open = use_state(|| false);
+/// The view's line to the worker, kept by the page itself (a component of
+/// its own would cost the first load more): the listings are asked for
+/// when the view opens, and again when the system or its settings change.
+#[hook]
+pub fn use_code_work(open: bool, job: Job) -> UseWork {
     let work = use_work();
-    let job = Job::Code {
-        system: props.system,
-        kazoo: props.kazoo,
-        fence: props.fence,
-        ttl_ms: props.ttl_ms,
-    };
-    // Asked when opened, and again when the system or its settings change.
-    {
-        let send = work.send.clone();
-        use_effect_with((*open, job), move |(open, job)| {
-            if *open {
-                send.emit(job.clone());
-            }
-        });
+    let send = work.send.clone();
+    use_effect_with((open, job), move |(open, job)| {
+        if *open {
+            send.emit(job.clone());
+        }
+    });
+    work
+}
+
+/// The listings' job for the sim's system and settings: ZooKeeper's
+/// native client is kazoo's listing, and fencing off has no check.
+pub fn code_job(sim: &Sim) -> Job {
+    let config = sim.config();
+    Job::Code {
+        system: config.backend,
+        kazoo: config.zk.client == ZkClient::Native,
+        fence: config
+            .fencing
+            .is_on()
+            .then(|| config.backend.fence_rule_in(config)),
+        ttl_ms: config.ttl_ms,
     }
-    let toggle = {
-        let open = open.clone();
-        Callback::from(move |_: MouseEvent| open.set(!*open))
-    };
-    let [a, b, c, d] = props.ops.map(|op| op.map(Op::slug));
+}
+
+/// The view under or beside the cards, with each client's operation at
+/// the playhead (the same sim the cards read, so time travel moves it).
+pub fn code_view(
+    sim: &Sim,
+    work: &UseWork,
+    open: bool,
+    toggle: &Callback<MouseEvent>,
+    dispatch: &Callback<Action>,
+) -> Html {
+    let [a, b, c, d] = ops(sim).map(|op| op.map(Op::slug));
     html! {
         <section class={classes!("code", open.then_some("is-open"))} aria-label="Code">
-            <button type="button" class="button code__toggle" aria-expanded={open.to_string()}
-                aria-controls="code-body" onclick={toggle}>
-                { "Code: the calls each client is in" }
-            </button>
-            if *open {
+            { toggle_button(open, toggle, "code__toggle--below") }
+            if open {
                 <div id="code-body" class="code__body" data-a={a} data-b={b} data-c={c} data-d={d}>
-                    { job_body(&work.shown, &work.send, &props.dispatch) }
+                    { job_body(&work.shown, &work.send, dispatch) }
                 </div>
             }
         </section>

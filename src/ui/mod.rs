@@ -29,7 +29,7 @@ pub mod worker;
 
 use browser::FrameLoop;
 use client_card::{ClientCard, ClientCardProps};
-use code_view::CodeView;
+use code_view::{code_job, code_view, toggle_button, use_code_work};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
@@ -158,6 +158,8 @@ pub fn App(props: &AppProps) -> Html {
     let embed = request.embed;
     use_height_report(embed);
     let dispatch = state.dispatcher().to_callback();
+    // Whether the Code view is open: its toggle is in the page's bar too.
+    let code_open = use_state(|| false);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
@@ -167,6 +169,7 @@ pub fn App(props: &AppProps) -> Html {
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
+    let code_work = use_code_work(*code_open, code_job(&sim));
     let log_cache = use_mut_ref(LogCache::default);
     let log = below(drawn, || event_log(&sim, &state, &log_cache, &dispatch));
     let moment = tour_moment(&state, &sim);
@@ -214,6 +217,10 @@ pub fn App(props: &AppProps) -> Html {
         return compact_page(both, run_link, state.story_address());
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
+    let toggle_code = {
+        let open = code_open.clone();
+        Callback::from(move |_: MouseEvent| open.set(!*open))
+    };
     let full = Full {
         properties: below(drawn, || {
             html! {
@@ -244,7 +251,8 @@ pub fn App(props: &AppProps) -> Html {
                 </details>
             }
         }),
-        code: code_view(&sim, &dispatch),
+        code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
+        code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
         story: state.story_address(),
         help: state.help,
@@ -321,18 +329,6 @@ fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<
     }
 }
 
-/// The Code view for the run's system, with each client's operation at
-/// the playhead (the same sim the cards read, so time travel moves it).
-fn code_view(sim: &Sim, dispatch: &Callback<Action>) -> Html {
-    let config = sim.config();
-    let system = config.backend;
-    html! {
-        <CodeView {system} kazoo={config.zk.client == crate::sim::ZkClient::Native}
-            fence={config.fencing.is_on().then(|| system.fence_rule_in(config))}
-            ttl_ms={config.ttl_ms} ops={crate::lesson::code::ops(sim)} dispatch={dispatch.clone()} />
-    }
-}
-
 /// The parts both layouts show, and what a story's tour spotlights.
 struct Both {
     look: Option<Look>,
@@ -352,8 +348,10 @@ struct Full {
     stage: Html,
     /// The lock service's and the resource's panels in full, folded.
     books: Html,
-    /// The Code view, beside the cards (closed until asked).
+    /// The Code view, beside the cards (closed until asked), and its
+    /// toggle for the page's bar.
     code: Html,
+    code_toggle: Html,
     run_link: Callback<(), String>,
     story: Option<embed::StoryAddress>,
     help: bool,
@@ -433,6 +431,7 @@ fn full_page(b: Both, f: Full) -> Html {
             <Masthead />
             <div class="page__bar">
                 <ViewTabs current={f.view} dispatch={dispatch.clone()} />
+                if f.view == View::Simulator { { f.code_toggle } }
                 <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
             </div>
             <main class="page__main">

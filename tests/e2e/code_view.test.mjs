@@ -13,7 +13,7 @@ import { cardButton, cardText, chooseBackend, clockButton, playScenarioToRunFirs
 
 const TEST_TIMEOUT_MS = 180_000;
 const named = (name) => ({ name, exact: true });
-const TOGGLE = "Code: the calls each client is in";
+const TOGGLE = "Show the code";
 
 const suite = browserSuite();
 

@@ -4,11 +4,12 @@
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
-//        [--story TITLE --next N] [--ask] [--answer J]
+//        [--story TITLE --next N] [--ask] [--answer J] [--code]
 //
 // --next N walks N key moments, skipping any question on the way; --ask
 // then presses Next once more and leaves its question up; --answer J also
 // picks answer J (from 0) and plays to the moment, showing the verdict.
+// --code opens the Code view.
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -40,6 +41,8 @@ const { values: args, positionals } = parseArgs({
     explore: { type: "boolean", default: false },
     find: { type: "string" },
     "open-trace": { type: "boolean", default: false },
+    // The Code view, opened (after the rest), its listing drawn.
+    code: { type: "boolean", default: false },
   },
 });
 
@@ -91,7 +94,7 @@ try {
     await poll(async () => (await finder.locator(".finder__result").count()) > 0, { what: "the search's result", timeout: 120_000 });
     if (args["open-trace"]) await finder.getByRole("button", { name: "Open this run", exact: true }).click();
   }
-  if (args.scroll && !args.explore) {
+  if (args.scroll && !args.explore && !args.code) {
     await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
   }
   if (args.explore) {
@@ -108,6 +111,12 @@ try {
     } else {
       await page.locator(".compare").scrollIntoViewIfNeeded();
     }
+  }
+  if (args.code) {
+    await page.getByRole("button", { name: "Show the code", exact: true }).click();
+    const listing = page.getByRole("region", { name: "Code", exact: true }).locator("pre");
+    await poll(async () => (await listing.count()) > 0, { what: "the Code view's listing" });
+    if (args.scroll) await page.locator(args.scroll).first().scrollIntoViewIfNeeded();
   }
   await page.waitForTimeout(300);
   await page.screenshot({ path: positionals[0], fullPage: args.full });

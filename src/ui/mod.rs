@@ -3,6 +3,7 @@
 
 pub mod browser;
 pub mod client_card;
+pub mod code_view;
 pub mod controls;
 pub mod embed;
 pub mod event_log;
@@ -29,6 +30,7 @@ pub mod worker;
 
 use browser::FrameLoop;
 use client_card::{ClientCard, ClientCardProps};
+use code_view::{code_job, code_view, toggle_button, use_code_work};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
@@ -157,6 +159,8 @@ pub fn App(props: &AppProps) -> Html {
     let embed = request.embed;
     use_height_report(embed);
     let dispatch = state.dispatcher().to_callback();
+    // Whether the Code view is open: its toggle is in the page's bar too.
+    let code_open = use_state(|| false);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
@@ -166,6 +170,7 @@ pub fn App(props: &AppProps) -> Html {
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
+    let code_work = use_code_work(*code_open, code_job(&sim));
     let log_cache = use_mut_ref(LogCache::default);
     let log = below(drawn, || event_log(&sim, &state, &log_cache, &dispatch));
     let moment = tour_moment(&state, &sim);
@@ -213,6 +218,10 @@ pub fn App(props: &AppProps) -> Html {
         return compact_page(both, run_link, state.story_address());
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
+    let toggle_code = {
+        let open = code_open.clone();
+        Callback::from(move |_: MouseEvent| open.set(!*open))
+    };
     let full = Full {
         properties: below(drawn, || {
             html! {
@@ -243,6 +252,8 @@ pub fn App(props: &AppProps) -> Html {
                 </details>
             }
         }),
+        code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
+        code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
         story: state.story_address(),
         help: state.help,
@@ -338,6 +349,10 @@ struct Full {
     stage: Html,
     /// The lock service's and the resource's panels in full, folded.
     books: Html,
+    /// The Code view, beside the cards (closed until asked), and its
+    /// toggle for the page's bar.
+    code: Html,
+    code_toggle: Html,
     run_link: Callback<(), String>,
     story: Option<embed::StoryAddress>,
     help: bool,
@@ -417,6 +432,7 @@ fn full_page(b: Both, f: Full) -> Html {
             <Masthead />
             <div class="page__bar">
                 <ViewTabs current={f.view} dispatch={dispatch.clone()} />
+                if f.view == View::Simulator { { f.code_toggle } }
                 <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
             </div>
             <main class="page__main">
@@ -425,7 +441,10 @@ fn full_page(b: Both, f: Full) -> Html {
                     <Intro dispatch={dispatch.clone()}>{ b.stories }</Intro>
                     { b.controls }
                     <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
-                    { b.cards }
+                    <div class="cards-code">
+                        { b.cards }
+                        { f.code }
+                    </div>
                     { f.stage }
                     { b.timeline }
                     { f.books }

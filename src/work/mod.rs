@@ -16,6 +16,7 @@
 //! replies as JSON text, so it runs the same natively (tests) and in the
 //! worker (`src/bin/worker.rs` is the browser glue).
 
+mod code;
 mod compare;
 mod explore;
 mod explore_draw;
@@ -78,6 +79,15 @@ pub enum Job {
     /// written as a history another tool reads: the text comes back in
     /// the reply's `data`.
     Export { run: String, format: Format },
+    /// The Code view's listings for a system: its client's code (kazoo's
+    /// for ZooKeeper's native client, else Curator's), the resource's
+    /// check for `fence` (`None`: fencing off), with the run's TTL.
+    Code {
+        system: crate::sim::Backend,
+        kazoo: bool,
+        fence: Option<crate::sim::FenceRule>,
+        ttl_ms: u64,
+    },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -208,6 +218,12 @@ impl Station {
         match request.job {
             Job::Compare => compare::run_all(&mut answer(id, &mut send)),
             Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
+            Job::Code {
+                system,
+                kazoo,
+                fence,
+                ttl_ms,
+            } => send(Reply::drawn(id, code::body(system, kazoo, fence, ttl_ms))),
             Job::Find { run, property } => {
                 let searched = find::request(&run, property)
                     .and_then(|request| find::run(&request, clock_ms, &mut answer(id, &mut send)));

@@ -21,6 +21,7 @@ mod explore;
 mod explore_draw;
 mod find;
 mod spanner;
+mod wire;
 
 use crate::lesson::properties::Property;
 use crate::wire::json::Json;
@@ -73,6 +74,10 @@ pub enum Job {
     /// The shortest run that breaks `property`, searched from the page's
     /// run (its link's fragment) where the playhead stands.
     Find { run: String, property: Property },
+    /// The real request or reply of each message the page's run (its
+    /// link's fragment) sent, for the event log and the timeline: the
+    /// reply's `data` is `[[message id, wire text], ...]` as JSON.
+    Wire { run: String },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -210,6 +215,13 @@ impl Station {
                     send(Reply::failed(id, why));
                 }
             }
+            Job::Wire { run } => match wire::texts(&run) {
+                Ok(data) => send(Reply {
+                    data,
+                    ..Reply::drawn(id, String::new())
+                }),
+                Err(why) => send(Reply::failed(id, why)),
+            },
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);
                 send(explore::framed(&self.form, Reply::drawn(id, String::new())));

@@ -104,7 +104,26 @@ pub fn service_panel(props: &ServicePanelProps) -> Html {
             <h2 class="panel__title">{ "Lock service" }</h2>
             { holder_line(props) }
             { body }
+            { sources_line(props.config.backend) }
         </section>
+    }
+}
+
+/// Where the panel's numbers come from, and the project's own docs: pages
+/// the build writes beside the page (scripts/docs.mjs), opened in a tab of
+/// their own so the run stays where it is.
+fn sources_line(backend: crate::sim::Backend) -> Html {
+    let link = |href: String, words: String| {
+        html! { <a {href} target="_blank" rel="noopener">{ words }</a> }
+    };
+    html! {
+        <p class="service__sources">
+            { link(format!("docs/sources.html#{}", backend.slug()), format!("Where {backend}'s numbers come from")) }
+            { " · " }
+            { link("docs/readme.html#how-the-model-simplifies".into(), "How the model simplifies".into()) }
+            { " · " }
+            { link("docs/fidelity.html".into(), "The real-server check's latest results".into()) }
+        </p>
     }
 }
 

@@ -851,7 +851,7 @@ async fn a_message_line_offers_its_wire_text_and_other_lines_do_not() {
         "{html}"
     );
     // Nothing is asked of the worker until the disclosure is opened.
-    assert!(html.contains("Asking the background worker for the wire text"));
+    assert!(!html.contains("work__status"), "{html}");
 }
 
 #[test]

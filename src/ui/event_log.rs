@@ -3,10 +3,10 @@
 
 use super::browser::checked_of;
 use super::state::Action;
-use super::worker::Work;
+use super::worker::{job_body, use_work};
 use crate::sim::{Event as SimEvent, EventKind, Record, TokenWords, HISTORY_LEN_MAX};
-use crate::work::{Job, Reply};
-use std::collections::{BTreeMap, VecDeque};
+use crate::work::Job;
+use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -118,127 +118,44 @@ impl LogCache {
     }
 }
 
-/// What the log knows of its run's wire text, asked of the worker when a
-/// visitor first opens a message's "wire" (so the templates are not in
-/// the page's first load).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub enum WireText {
-    #[default]
-    Unasked,
-    Asking,
-    Failed(Rc<str>),
-    Known(Rc<str>),
-}
-
-/// The wire texts of one run, by message id.
-#[derive(Debug, Default)]
-pub struct WireBook {
-    run: u64,
-    /// Records in the history when asked: a history that shrank was
-    /// rewound and played differently, so its texts are dropped.
-    len: usize,
-    /// The job asked for and not answered yet.
-    asking: Option<u32>,
-    failed: Option<Rc<str>>,
-    texts: BTreeMap<u64, Rc<str>>,
-}
-
-impl WireBook {
-    fn shown(&self, message: u64) -> WireText {
-        match (self.texts.get(&message), &self.failed) {
-            (Some(text), _) => WireText::Known(text.clone()),
-            (None, Some(why)) => WireText::Failed(why.clone()),
-            (None, None) if self.asking.is_some() => WireText::Asking,
-            (None, None) => WireText::Unasked,
-        }
-    }
-
-    /// Reads the worker's `[[id, text], ...]`; a reply to a job asked for
-    /// another run (or replaced since) is dropped.
-    fn heard(&mut self, reply: Result<Reply, String>) {
-        let data = match reply {
-            Ok(r) if Some(r.id) != self.asking => return,
-            Ok(Reply {
-                error: None, data, ..
-            }) => data,
-            Ok(Reply {
-                error: Some(why), ..
-            })
-            | Err(why) => {
-                self.asking = None;
-                self.failed = Some(why.into());
-                return;
-            }
-        };
-        self.asking = None;
-        let json = crate::wire::json::parse(&data).ok();
-        let pairs = json.as_ref().and_then(|j| j.as_array()).unwrap_or_default();
-        for pair in pairs {
-            if let Some([id, text]) = pair.as_array() {
-                if let (Some(id), Some(text)) = (id.as_u64(), text.as_str()) {
-                    self.texts.insert(id, text.into());
-                }
-            }
-        }
-    }
-}
-
-/// The log's line to the worker for wire text: the book of what is known,
-/// and a callback that asks for a message's text (the whole run's at
-/// once), the same callback on every render.
+/// The log's line to the worker for a message's wire text: the worker
+/// replays the run and draws the one message asked for, so neither the
+/// templates nor the code that fills them are in the page's first load.
+/// Returns the message asked for last with its drawing, and a callback
+/// that asks for another (the same callback on every render, so the lines
+/// that did not change skip re-rendering).
 #[hook]
 fn use_wire(
     run: u64,
-    len: usize,
     run_link: &Callback<(), String>,
-) -> (Rc<std::cell::RefCell<WireBook>>, Callback<u64>) {
-    let book = use_mut_ref(WireBook::default);
-    let redraw = use_force_update();
-    let work = use_mut_ref(|| None::<Work>);
-    {
-        let mut book = book.borrow_mut();
-        if book.run != run || len < book.len {
-            *book = WireBook {
-                run,
-                ..WireBook::default()
-            };
-        }
-        book.len = len;
-    }
+    dispatch: &Callback<Action>,
+) -> (Option<(u64, Html)>, Callback<u64>) {
+    let work = use_work();
+    let asked = use_state(|| None::<(u64, u64)>);
+    let latest = use_mut_ref(|| (work.send.clone(), asked.clone()));
+    *latest.borrow_mut() = (work.send.clone(), asked.clone());
     let ask = {
-        let (book, work, run_link) = (book.clone(), work.clone(), run_link.clone());
-        use_memo((), move |_| {
+        let run_link = run_link.clone();
+        use_memo(run, move |&run| {
             Callback::from(move |message: u64| {
-                let (texts_known, asking) = {
-                    let known = book.borrow();
-                    (known.texts.contains_key(&message), known.asking.is_some())
-                };
-                if texts_known || asking {
-                    return;
-                }
-                // A worker that failed is not asked again: a new one is.
-                if book.borrow().failed.is_some() {
-                    *work.borrow_mut() = None;
-                }
-                let (heard, redraw_heard) = (book.clone(), redraw.clone());
-                let on_reply = Callback::from(move |reply: Result<Reply, String>| {
-                    heard.borrow_mut().heard(reply);
-                    redraw_heard.force_update();
-                });
-                let id = work
-                    .borrow_mut()
-                    .get_or_insert_with(|| Work::start(on_reply))
-                    .send(Job::Wire {
+                let (send, asked) = latest.borrow().clone();
+                if *asked != Some((run, message)) {
+                    asked.set(Some((run, message)));
+                    send.emit(Job::Wire {
                         run: run_link.emit(()),
+                        message,
                     });
-                let mut book = book.borrow_mut();
-                book.asking = Some(id);
-                book.failed = None;
-                redraw.force_update();
+                }
             })
         })
     };
-    (book, (*ask).clone())
+    let shown = match *asked {
+        Some((r, message)) if r == run => {
+            Some((message, job_body(&work.shown, &work.send, dispatch)))
+        }
+        _ => None,
+    };
+    (shown, (*ask).clone())
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -260,8 +177,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
     let on_messages = props
         .dispatch
         .reform(|e: Event| Action::ShowLogMessages(checked_of(&e)));
-    let (book, ask) = use_wire(props.run, props.total, &props.run_link);
-    let book = book.borrow();
+    let (shown, ask) = use_wire(props.run, &props.run_link, &props.dispatch);
     html! {
         <section class="panel log" aria-labelledby="log-title">
             <div class="log__head">
@@ -274,8 +190,8 @@ pub fn EventLog(props: &EventLogProps) -> Html {
             </div>
             <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0">
                 { for props.lines.iter().map(|line| html! {
-                    <LogItem key={line.index} line={line.clone()}
-                        wire={line.message.map(|m| book.shown(m))} ask={ask.clone()} />
+                    <LogItem key={line.index} line={line.clone()} ask={ask.clone()}
+                        wire={shown.as_ref().filter(|(m, _)| Some(*m) == line.message).map(|(_, html)| html.clone())} />
                 }) }
             </ol>
             if props.lines.is_empty() {
@@ -297,10 +213,11 @@ pub fn EventLog(props: &EventLogProps) -> Html {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct LogItemProps {
     pub line: LogLine,
-    /// A message's wire text, as far as it is known; `None` for a line
-    /// that is not about a message.
+    /// The worker's drawing of the message's wire text, if it is the
+    /// message asked for last.
     #[prop_or_default]
-    pub wire: Option<WireText>,
+    pub wire: Option<Html>,
+    /// Asks for the message's wire text.
     #[prop_or_default]
     pub ask: Callback<u64>,
 }
@@ -314,30 +231,23 @@ pub fn LogItem(props: &LogItemProps) -> Html {
             <span class="log__kind">{ line.kind.slug() }</span>
             { " " }
             <span class="log__text">{ &*line.text }</span>
-            if let (Some(message), Some(wire)) = (line.message, &props.wire) {
-                { wire_disclosure(message, wire, &props.ask) }
+            if let Some(message) = line.message {
+                { wire_disclosure(message, props.wire.clone(), &props.ask) }
             }
         </li>
     }
 }
 
 /// "Wire": a disclosure that shows the message as the real client sends
-/// it, asked of the worker the first time one is opened.
-fn wire_disclosure(message: u64, wire: &WireText, ask: &Callback<u64>) -> Html {
+/// it, asked of the worker when it is opened.
+fn wire_disclosure(message: u64, wire: Option<Html>, ask: &Callback<u64>) -> Html {
     let onclick = ask.reform(move |_: MouseEvent| message);
-    let body = match wire {
-        WireText::Known(text) => html! { <pre class="log__wire-text">{ &**text }</pre> },
-        WireText::Failed(why) => {
-            html! { <p class="log__wire-note" role="alert">{ format!("The wire text could not be made: {why}") }</p> }
-        }
-        WireText::Asking | WireText::Unasked => {
-            html! { <p class="log__wire-note">{ "Asking the background worker for the wire text…" }</p> }
-        }
-    };
     html! {
         <details class="log__wire">
             <summary class="log__wire-toggle" {onclick}>{ "wire" }</summary>
-            { body }
+            { wire.unwrap_or_else(|| html! {
+                <p class="log__wire-note">{ "Close and open again to see this message's wire text." }</p>
+            }) }
         </details>
     }
 }

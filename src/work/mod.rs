@@ -74,10 +74,9 @@ pub enum Job {
     /// The shortest run that breaks `property`, searched from the page's
     /// run (its link's fragment) where the playhead stands.
     Find { run: String, property: Property },
-    /// The real request or reply of each message the page's run (its
-    /// link's fragment) sent, for the event log and the timeline: the
-    /// reply's `data` is `[[message id, wire text], ...]` as JSON.
-    Wire { run: String },
+    /// The real request or reply of one message of the page's run (its
+    /// link's fragment), as the real client sends it: for the event log.
+    Wire { run: String, message: u64 },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -215,13 +214,10 @@ impl Station {
                     send(Reply::failed(id, why));
                 }
             }
-            Job::Wire { run } => match wire::texts(&run) {
-                Ok(data) => send(Reply {
-                    data,
-                    ..Reply::drawn(id, String::new())
-                }),
-                Err(why) => send(Reply::failed(id, why)),
-            },
+            Job::Wire { run, message } => send(match wire::drawn(&run, message) {
+                Ok(html) => Reply::drawn(id, html),
+                Err(why) => Reply::failed(id, why),
+            }),
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);
                 send(explore::framed(&self.form, Reply::drawn(id, String::new())));

@@ -4,7 +4,9 @@
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
-//        [--story TITLE --next N]
+//        [--story TITLE --next N] [--wire]
+// --wire shows the network messages in the event log and opens the oldest
+// one's wire text (after --setup or --story, so there are messages).
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -34,6 +36,7 @@ const { values: args, positionals } = parseArgs({
     explore: { type: "boolean", default: false },
     find: { type: "string" },
     "open-trace": { type: "boolean", default: false },
+    wire: { type: "boolean", default: false },
   },
 });
 
@@ -64,6 +67,14 @@ try {
   for (let i = 0; i < Number(args.next); i += 1) {
     await page.getByRole("button", { name: "Next", exact: true }).click();
     await poll(async () => (await page.getByRole("button", { name: "Start", exact: true }).count()) === 1, { what: "a key moment" });
+  }
+  if (args.wire) {
+    await page.getByRole("checkbox", { name: "Show network messages", exact: true }).check();
+    const log = page.getByRole("list", { name: "Event log", exact: true });
+    const line = log.getByRole("listitem").filter({ has: page.getByText("wire", { exact: true }) }).last();
+    await line.getByText("wire", { exact: true }).click();
+    await poll(async () => (await line.locator("pre").count()) > 0, { what: "the wire text" });
+    await line.scrollIntoViewIfNeeded();
   }
   if (args.find) {
     await openView(page, "Properties and finder");

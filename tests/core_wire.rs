@@ -383,6 +383,6 @@ fn every_systems_sources_and_the_readmes_section_exist() {
     let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
     assert!(readme.lines().any(|l| l == "## How the model simplifies"));
     let panel = std::fs::read_to_string(format!("{root}/src/ui/service_panel/mod.rs")).unwrap();
-    assert!(panel.contains("docs/readme.html#how-the-model-simplifies"));
-    assert!(panel.contains("docs/sources.html#{}"));
+    assert!(panel.contains("readme.html#how-the-model-simplifies"));
+    assert!(panel.contains("sources.html#{}"));
 }

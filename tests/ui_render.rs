@@ -847,8 +847,12 @@ async fn a_message_line_offers_its_wire_text_and_other_lines_do_not() {
         "{html}"
     );
     assert!(
-        html.contains(r#"<summary class="log__wire-toggle">wire</summary>"#),
+        html.contains(r#"<summary data-wire="7" class="log__wire-toggle">wire</summary>"#),
         "{html}"
+    );
+    assert!(
+        !html.contains("<details class=\"log__wire\" open"),
+        "closed until asked: {html}"
     );
     // Nothing is asked of the worker until the disclosure is opened.
     assert!(!html.contains("work__status"), "{html}");

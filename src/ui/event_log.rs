@@ -3,7 +3,7 @@
 
 use super::browser::checked_of;
 use super::state::Action;
-use super::worker::{job_body, use_work};
+use super::worker::{use_work, Shown};
 use crate::sim::{Event as SimEvent, EventKind, Record, TokenWords, HISTORY_LEN_MAX};
 use crate::work::Job;
 use std::collections::VecDeque;
@@ -121,41 +121,50 @@ impl LogCache {
 /// The log's line to the worker for a message's wire text: the worker
 /// replays the run and draws the one message asked for, so neither the
 /// templates nor the code that fills them are in the page's first load.
-/// Returns the message asked for last with its drawing, and a callback
-/// that asks for another (the same callback on every render, so the lines
-/// that did not change skip re-rendering).
+/// Returns the message asked for last with its drawing (markup: the
+/// worker's, escaped there, or its status), and the log's click listener,
+/// which asks when a message's "wire" is opened (one listener for the
+/// whole list, rather than one per line).
 #[hook]
 fn use_wire(
     run: u64,
     run_link: &Callback<(), String>,
-    dispatch: &Callback<Action>,
-) -> (Option<(u64, Html)>, Callback<u64>) {
+) -> (Option<(u64, AttrValue)>, Callback<MouseEvent>) {
     let work = use_work();
     let asked = use_state(|| None::<(u64, u64)>);
-    let latest = use_mut_ref(|| (work.send.clone(), asked.clone()));
-    *latest.borrow_mut() = (work.send.clone(), asked.clone());
-    let ask = {
-        let run_link = run_link.clone();
-        use_memo(run, move |&run| {
-            Callback::from(move |message: u64| {
-                let (send, asked) = latest.borrow().clone();
-                if *asked != Some((run, message)) {
-                    asked.set(Some((run, message)));
-                    send.emit(Job::Wire {
-                        run: run_link.emit(()),
-                        message,
-                    });
-                }
-            })
+    let on_click = {
+        let (send, asked, run_link) = (work.send.clone(), asked.clone(), run_link.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(message) = super::browser::wire_asked(&e) else {
+                return;
+            };
+            if *asked != Some((run, message)) {
+                asked.set(Some((run, message)));
+                send.emit(Job::Wire {
+                    run: run_link.emit(()),
+                    message,
+                });
+            }
         })
     };
+    let markup = match &work.shown {
+        Shown::Running { progress, .. } => status_markup("status", progress),
+        Shown::Done(html) => format!(r#"<div class="work__body">{html}</div>"#),
+        Shown::Failed(why) | Shown::Stopped(why) => status_markup("alert", why),
+        Shown::Asked => String::new(),
+    };
     let shown = match *asked {
-        Some((r, message)) if r == run => {
-            Some((message, job_body(&work.shown, &work.send, dispatch)))
-        }
+        Some((r, message)) if r == run => Some((message, AttrValue::from(markup))),
         _ => None,
     };
-    (shown, (*ask).clone())
+    (shown, on_click)
+}
+
+fn status_markup(role: &str, words: &str) -> String {
+    format!(
+        r#"<p class="work__status" role="{role}">{}</p>"#,
+        crate::work::escape(words)
+    )
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]
@@ -177,7 +186,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
     let on_messages = props
         .dispatch
         .reform(|e: Event| Action::ShowLogMessages(checked_of(&e)));
-    let (shown, ask) = use_wire(props.run, &props.run_link, &props.dispatch);
+    let (shown, on_click) = use_wire(props.run, &props.run_link);
     html! {
         <section class="panel log" aria-labelledby="log-title">
             <div class="log__head">
@@ -188,9 +197,9 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     <span class="toggle__text">{ "Show network messages" }</span>
                 </label>
             </div>
-            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0">
+            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0" onclick={on_click}>
                 { for props.lines.iter().map(|line| html! {
-                    <LogItem key={line.index} line={line.clone()} ask={ask.clone()}
+                    <LogItem key={line.index} line={line.clone()}
                         wire={shown.as_ref().filter(|(m, _)| Some(*m) == line.message).map(|(_, html)| html.clone())} />
                 }) }
             </ol>
@@ -213,13 +222,10 @@ pub fn EventLog(props: &EventLogProps) -> Html {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct LogItemProps {
     pub line: LogLine,
-    /// The worker's drawing of the message's wire text, if it is the
-    /// message asked for last.
+    /// The markup of the message's wire text (or the worker's status),
+    /// if it is the message asked for last.
     #[prop_or_default]
-    pub wire: Option<Html>,
-    /// Asks for the message's wire text.
-    #[prop_or_default]
-    pub ask: Callback<u64>,
+    pub wire: Option<AttrValue>,
 }
 
 /// One line; a component so unchanged lines skip re-rendering.
@@ -232,22 +238,14 @@ pub fn LogItem(props: &LogItemProps) -> Html {
             { " " }
             <span class="log__text">{ &*line.text }</span>
             if let Some(message) = line.message {
-                { wire_disclosure(message, props.wire.clone(), &props.ask) }
+                // "Wire": the message as the real client sends it, asked
+                // of the worker when opened (`use_wire`). Open while it is
+                // the message asked for, so opening another closes it.
+                <details class="log__wire" open={props.wire.is_some()}>
+                    <summary class="log__wire-toggle" data-wire={message.to_string()}>{ "wire" }</summary>
+                    { Html::from_html_unchecked(props.wire.clone().unwrap_or_default()) }
+                </details>
             }
         </li>
-    }
-}
-
-/// "Wire": a disclosure that shows the message as the real client sends
-/// it, asked of the worker when it is opened.
-fn wire_disclosure(message: u64, wire: Option<Html>, ask: &Callback<u64>) -> Html {
-    let onclick = ask.reform(move |_: MouseEvent| message);
-    html! {
-        <details class="log__wire">
-            <summary class="log__wire-toggle" {onclick}>{ "wire" }</summary>
-            { wire.unwrap_or_else(|| html! {
-                <p class="log__wire-note">{ "Close and open again to see this message's wire text." }</p>
-            }) }
-        </details>
     }
 }

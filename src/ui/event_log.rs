@@ -131,15 +131,17 @@ fn use_wire(
     run_link: &Callback<(), String>,
 ) -> (Option<(u64, AttrValue)>, Callback<MouseEvent>) {
     let work = use_work();
-    let asked = use_state(|| None::<(u64, u64)>);
+    // A cell rather than a state: asking sets the worker section's own
+    // state, which draws the log again anyway.
+    let asked = use_mut_ref(|| None::<(u64, u64)>);
     let on_click = {
         let (send, asked, run_link) = (work.send.clone(), asked.clone(), run_link.clone());
         Callback::from(move |e: MouseEvent| {
             let Some(message) = super::browser::wire_asked(&e) else {
                 return;
             };
-            if *asked != Some((run, message)) {
-                asked.set(Some((run, message)));
+            if *asked.borrow() != Some((run, message)) {
+                *asked.borrow_mut() = Some((run, message));
                 send.emit(Job::Wire {
                     run: run_link.emit(()),
                     message,
@@ -153,12 +155,16 @@ fn use_wire(
         Shown::Failed(why) | Shown::Stopped(why) => status_markup("alert", why),
         Shown::Asked => String::new(),
     };
-    let shown = match *asked {
+    let shown = match *asked.borrow() {
         Some((r, message)) if r == run => Some((message, AttrValue::from(markup))),
         _ => None,
     };
     (shown, on_click)
 }
+
+/// What an open disclosure shows while another message's text is shown.
+const WIRE_ELSEWHERE: &str =
+    r#"<p class="log__wire-note">Close and open again to see this message's wire text.</p>"#;
 
 fn status_markup(role: &str, words: &str) -> String {
     format!(
@@ -239,11 +245,11 @@ pub fn LogItem(props: &LogItemProps) -> Html {
             <span class="log__text">{ &*line.text }</span>
             if let Some(message) = line.message {
                 // "Wire": the message as the real client sends it, asked
-                // of the worker when opened (`use_wire`). Open while it is
-                // the message asked for, so opening another closes it.
-                <details class="log__wire" open={props.wire.is_some()}>
+                // of the worker when opened (`use_wire`). The browser
+                // keeps each disclosure open or closed.
+                <details class="log__wire">
                     <summary class="log__wire-toggle" data-wire={message.to_string()}>{ "wire" }</summary>
-                    { Html::from_html_unchecked(props.wire.clone().unwrap_or_default()) }
+                    { Html::from_html_unchecked(props.wire.clone().unwrap_or_else(|| AttrValue::Static(WIRE_ELSEWHERE))) }
                 </details>
             }
         </li>

@@ -18,7 +18,6 @@ const named = (name) => ({ name, exact: true });
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
-const service = (page) => page.getByRole("region", named("Lock service"));
 
 describe("the wire and the sources", { timeout: TEST_TIMEOUT_MS }, () => {
   test("a message in the log opens, by keyboard, to its real wire text", async (t) => {
@@ -57,12 +56,12 @@ describe("the wire and the sources", { timeout: TEST_TIMEOUT_MS }, () => {
 
   test("the lock-service panel links its numbers to their sources, and the docs are served", async (t) => {
     const page = await suite.page(t);
-    const sources = service(page).getByRole("link", named("Where etcd's numbers come from"));
+    const sources = page.getByRole("link", named("Where etcd's numbers come from"));
     assert.equal(await sources.getAttribute("href"), "docs/sources.html#etcd");
     const links = [
       sources,
-      service(page).getByRole("link", named("How the model simplifies")),
-      service(page).getByRole("link", named("The real-server check's latest results")),
+      page.getByRole("link", named("How the model simplifies")),
+      page.getByRole("link", named("The real-server check's latest results")),
     ];
     for (const link of links) {
       const url = new URL(await link.getAttribute("href"), page.url());

@@ -249,7 +249,7 @@ pub fn LogItem(props: &LogItemProps) -> Html {
                 // keeps each disclosure open or closed.
                 <details class="log__wire">
                     <summary class="log__wire-toggle" data-wire={message.to_string()}>{ "wire" }</summary>
-                    { Html::from_html_unchecked(props.wire.clone().unwrap_or_else(|| AttrValue::Static(WIRE_ELSEWHERE))) }
+                    { Html::from_html_unchecked(props.wire.clone().unwrap_or(AttrValue::Static(WIRE_ELSEWHERE))) }
                 </details>
             }
         </li>

@@ -56,6 +56,8 @@ describe("the wire and the sources", { timeout: TEST_TIMEOUT_MS }, () => {
 
   test("the lock-service panel links its numbers to their sources, and the docs are served", async (t) => {
     const page = await suite.page(t);
+    // The panel is inside the stage's "In detail" disclosure.
+    await page.getByText(/^In detail: etcd's own books/).click();
     const sources = page.getByRole("link", named("Where etcd's numbers come from"));
     assert.equal(await sources.getAttribute("href"), "docs/sources.html#etcd");
     const links = [

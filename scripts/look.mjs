@@ -4,12 +4,14 @@
 // Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
-//        [--story TITLE --next N] [--ask] [--answer J] [--code]
+//        [--story TITLE --next N] [--ask] [--answer J] [--code] [--wire]
 //
 // --next N walks N key moments, skipping any question on the way; --ask
 // then presses Next once more and leaves its question up; --answer J also
 // picks answer J (from 0) and plays to the moment, showing the verdict.
 // --code opens the Code view.
+// --wire shows the network messages in the event log and opens the oldest
+// one's wire text (after --setup or --story, so there are messages).
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -43,6 +45,7 @@ const { values: args, positionals } = parseArgs({
     "open-trace": { type: "boolean", default: false },
     // The Code view, opened (after the rest), its listing drawn.
     code: { type: "boolean", default: false },
+    wire: { type: "boolean", default: false },
   },
 });
 
@@ -85,6 +88,14 @@ try {
       await tour.getByRole("button", { name: "See what happens", exact: true }).click();
       await poll(async () => (await stopped()) && (await group.count()) === 0, { what: "the moment after the answer" });
     }
+  }
+  if (args.wire) {
+    await page.getByRole("checkbox", { name: "Show network messages", exact: true }).check();
+    const log = page.getByRole("list", { name: "Event log", exact: true });
+    const line = log.getByRole("listitem").filter({ has: page.getByText("wire", { exact: true }) }).last();
+    await line.getByText("wire", { exact: true }).click();
+    await poll(async () => (await line.locator("pre").count()) > 0, { what: "the wire text" });
+    await line.scrollIntoViewIfNeeded();
   }
   if (args.find) {
     await openView(page, "Properties and finder");

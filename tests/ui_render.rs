@@ -811,6 +811,8 @@ async fn a_full_history_says_how_many_events_it_left_out() {
         dropped,
         with_messages: false,
         dispatch: yew::Callback::noop(),
+        run: 1,
+        run_link: yew::Callback::from(|()| String::new()),
     };
     let full = LocalServerRenderer::<EventLog>::with_props(props(37))
         .hydratable(false)
@@ -826,6 +828,49 @@ async fn a_full_history_says_how_many_events_it_left_out() {
         .render()
         .await;
     assert!(!room.contains("history is full"), "{room}");
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_message_line_offers_its_wire_text_and_other_lines_do_not() {
+    use distlock::sim::EventKind;
+    use distlock::ui::event_log::{EventLog, EventLogProps, LogLine};
+    let line = |index, kind, message| LogLine {
+        index,
+        kind,
+        text: format!("line {index}").into(),
+        message,
+    };
+    let props = EventLogProps {
+        lines: Rc::new(vec![
+            line(1, EventKind::Message, Some(7)),
+            line(0, EventKind::Lock, None),
+        ]),
+        total: 2,
+        dropped: 0,
+        with_messages: true,
+        dispatch: yew::Callback::noop(),
+        run: 1,
+        run_link: yew::Callback::from(|()| String::new()),
+    };
+    let html = LocalServerRenderer::<EventLog>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await;
+    assert_eq!(
+        html.matches(r#"<details class="log__wire">"#).count(),
+        1,
+        "{html}"
+    );
+    assert!(
+        html.contains(r#"<summary data-wire="7" class="log__wire-toggle">wire</summary>"#),
+        "{html}"
+    );
+    assert!(
+        !html.contains("<details class=\"log__wire\" open"),
+        "closed until asked: {html}"
+    );
+    // Nothing is asked of the worker until the disclosure is opened.
+    assert!(!html.contains("work__status"), "{html}");
 }
 
 #[test]

@@ -321,7 +321,40 @@ def main():
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump({"versions": srv.versions, "table": table(results, systems),
                    "handovers": handover_table(results, systems)}, f, indent=1)
+    if args.only or args.stories:
+        print("A subset was run: %s is left as it was." % RESULTS_DOC)
+    else:
+        write_results_doc(results, systems, srv.versions, args.scale, time.monotonic() - started)
+        print("The latest results are in %s (the page links to them)." % RESULTS_DOC)
     return 1 if differ else 0
+
+
+# The page links to this file (built into its docs/ by scripts/docs.mjs):
+# every full run writes its results here, to be committed with the code
+# they were checked against.
+RESULTS_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "fidelity.md")
+
+
+def write_results_doc(results, systems, versions, scale, took_s):
+    lines = ["# The real-server check: latest results", "",
+             "Written by `bash scripts/fidelity.sh` on its last full run (%s UTC), which plays" % time.strftime(
+                 "%Y-%m-%d %H:%M", time.gmtime()),
+             "every story against the real servers and through the simulator's core and compares",
+             "them (README, \"Checked against the real servers\").", "",
+             "Servers: %s. Time scale %.2f; %.0f s." % (", ".join(versions[k] for k in sorted(versions)), scale, took_s),
+             "", table(results, systems), ""]
+    handovers = handover_table(results, systems)
+    if handovers:
+        lines += ["When the next client got the lock after a holder's process exited or its host died:", "",
+                  handovers, ""]
+    for (story, fencing), cells in results.items():
+        for backend, cell in cells.items():
+            if cell["result"] == "differ":
+                lines.append("- %s, %s, fencing %s differs: %s" % (story, backend, fencing, "; ".join(cell["rows"])))
+            elif cell["result"] == "not run":
+                lines.append("- %s, %s: not run: %s" % (story, backend, cell["why"]))
+    with open(RESULTS_DOC, "w") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
 
 
 if __name__ == "__main__":

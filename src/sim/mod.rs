@@ -30,7 +30,7 @@ pub use backend::{
     DynamoMsg, DynamoWatchView, EtcdDetail, EtcdKeyView, EtcdMsg, GetPurpose, HolderView, ItemSeen,
     KeyCleanup, LeaseView, Msg, PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState,
     RedisDetail, RedisKeyView, RedisMsg, RedisNodeView, RedisServerView, RedlockDetail,
-    ServiceDetail, SessionView, SingleRedisMsg, Validity, ZkDetail, ZkMsg, ZnodeView,
+    ServiceDetail, SessionView, SingleRedisMsg, Validity, WireBook, ZkDetail, ZkMsg, ZnodeView,
     CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS, ETCD_TTL_MS_MIN, LOCK_DELAY_S_DEFAULT,
     LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };

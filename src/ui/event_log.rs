@@ -3,7 +3,9 @@
 
 use super::browser::checked_of;
 use super::state::Action;
-use crate::sim::{EventKind, Record, TokenWords, HISTORY_LEN_MAX};
+use super::worker::{use_work, Shown};
+use crate::sim::{Event as SimEvent, EventKind, Record, TokenWords, HISTORY_LEN_MAX};
+use crate::work::Job;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use yew::prelude::*;
@@ -28,14 +30,24 @@ pub struct LogLine {
     pub kind: EventKind,
     /// Shared, so a line is formatted once and then only pointed at.
     pub text: Rc<str>,
+    /// The message's id, for a line about a network message: its wire
+    /// text can be asked for.
+    pub message: Option<u64>,
 }
 
 impl LogLine {
     fn of(index: usize, record: &Record, words: TokenWords) -> LogLine {
+        let message = match record.event {
+            SimEvent::MessageSent { id, .. }
+            | SimEvent::MessageRetransmitted { id, .. }
+            | SimEvent::MessageDropped { id, .. } => Some(id),
+            _ => None,
+        };
         LogLine {
             index,
             kind: record.event.kind(),
             text: record.said(words).into(),
+            message,
         }
     }
 }
@@ -106,6 +118,61 @@ impl LogCache {
     }
 }
 
+/// The log's line to the worker for a message's wire text: the worker
+/// replays the run and draws the one message asked for, so neither the
+/// templates nor the code that fills them are in the page's first load.
+/// Returns the message asked for last with its drawing (markup: the
+/// worker's, escaped there, or its status), and the log's click listener,
+/// which asks when a message's "wire" is opened (one listener for the
+/// whole list, rather than one per line).
+#[hook]
+fn use_wire(
+    run: u64,
+    run_link: &Callback<(), String>,
+) -> (Option<(u64, AttrValue)>, Callback<MouseEvent>) {
+    let work = use_work();
+    // A cell rather than a state: asking sets the worker section's own
+    // state, which draws the log again anyway.
+    let asked = use_mut_ref(|| None::<(u64, u64)>);
+    let on_click = {
+        let (send, asked, run_link) = (work.send.clone(), asked.clone(), run_link.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(message) = super::browser::wire_asked(&e) else {
+                return;
+            };
+            if *asked.borrow() != Some((run, message)) {
+                *asked.borrow_mut() = Some((run, message));
+                send.emit(Job::Wire {
+                    run: run_link.emit(()),
+                    message,
+                });
+            }
+        })
+    };
+    let markup = match &work.shown {
+        Shown::Running { progress, .. } => status_markup("status", progress),
+        Shown::Done(html) => format!(r#"<div class="work__body">{html}</div>"#),
+        Shown::Failed(why) | Shown::Stopped(why) => status_markup("alert", why),
+        Shown::Asked => String::new(),
+    };
+    let shown = match *asked.borrow() {
+        Some((r, message)) if r == run => Some((message, AttrValue::from(markup))),
+        _ => None,
+    };
+    (shown, on_click)
+}
+
+/// What an open disclosure shows while another message's text is shown.
+const WIRE_ELSEWHERE: &str =
+    r#"<p class="log__wire-note">Close and open again to see this message's wire text.</p>"#;
+
+fn status_markup(role: &str, words: &str) -> String {
+    format!(
+        r#"<p class="work__status" role="{role}">{}</p>"#,
+        crate::work::escape(words)
+    )
+}
+
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct EventLogProps {
     pub lines: Rc<Vec<LogLine>>,
@@ -115,6 +182,9 @@ pub struct EventLogProps {
     pub dropped: u64,
     pub with_messages: bool,
     pub dispatch: Callback<Action>,
+    /// The run's identity (`AppState::run`) and its link, for its wire text.
+    pub run: u64,
+    pub run_link: Callback<(), String>,
 }
 
 #[component]
@@ -122,6 +192,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
     let on_messages = props
         .dispatch
         .reform(|e: Event| Action::ShowLogMessages(checked_of(&e)));
+    let (shown, on_click) = use_wire(props.run, &props.run_link);
     html! {
         <section class="panel log" aria-labelledby="log-title">
             <div class="log__head">
@@ -132,9 +203,10 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     <span class="toggle__text">{ "Show network messages" }</span>
                 </label>
             </div>
-            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0">
+            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0" onclick={on_click}>
                 { for props.lines.iter().map(|line| html! {
-                    <LogItem key={line.index} line={line.clone()} />
+                    <LogItem key={line.index} line={line.clone()}
+                        wire={shown.as_ref().filter(|(m, _)| Some(*m) == line.message).map(|(_, html)| html.clone())} />
                 }) }
             </ol>
             if props.lines.is_empty() {
@@ -153,9 +225,13 @@ pub fn EventLog(props: &EventLogProps) -> Html {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Properties)]
+#[derive(Debug, Clone, PartialEq, Properties)]
 pub struct LogItemProps {
     pub line: LogLine,
+    /// The markup of the message's wire text (or the worker's status),
+    /// if it is the message asked for last.
+    #[prop_or_default]
+    pub wire: Option<AttrValue>,
 }
 
 /// One line; a component so unchanged lines skip re-rendering.
@@ -167,6 +243,15 @@ pub fn LogItem(props: &LogItemProps) -> Html {
             <span class="log__kind">{ line.kind.slug() }</span>
             { " " }
             <span class="log__text">{ &*line.text }</span>
+            if let Some(message) = line.message {
+                // "Wire": the message as the real client sends it, asked
+                // of the worker when opened (`use_wire`). The browser
+                // keeps each disclosure open or closed.
+                <details class="log__wire">
+                    <summary class="log__wire-toggle" data-wire={message.to_string()}>{ "wire" }</summary>
+                    { Html::from_html_unchecked(props.wire.clone().unwrap_or(AttrValue::Static(WIRE_ELSEWHERE))) }
+                </details>
+            }
         </li>
     }
 }

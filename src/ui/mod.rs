@@ -172,12 +172,14 @@ pub fn App(props: &AppProps) -> Html {
     let sim = state.sim.borrow();
     let code_work = use_code_work(*code_open, code_job(&sim));
     let log_cache = use_mut_ref(LogCache::default);
-    let log = below(drawn, || event_log(&sim, &state, &log_cache, &dispatch));
+    let run_link = use_run_link(&state);
+    let log = below(drawn, || {
+        event_log(&sim, &state, &log_cache, &dispatch, &run_link)
+    });
     let moment = tour_moment(&state, &sim);
     let look = moment.map(|(_, look)| look);
     let picture_cache = use_mut_ref(PictureCache::default);
     let (found, dropped) = use_properties(&state);
-    let run_link = use_run_link(&state);
     // Embedded, the page never scrolls its host to a spotlight. A spotlit
     // part below the first screen is looked for again once it is drawn.
     use_spotlight_scroll(
@@ -299,6 +301,7 @@ fn event_log(
     state: &AppState,
     cache: &RefCell<LogCache>,
     dispatch: &Callback<Action>,
+    run_link: &Callback<(), String>,
 ) -> Html {
     let lines = cache.borrow_mut().lines(
         sim.history(),
@@ -308,7 +311,8 @@ fn event_log(
     );
     html! {
         <EventLog {lines} total={sim.history().len()} dropped={sim.history_dropped()}
-            with_messages={state.log_messages} dispatch={dispatch.clone()} />
+            with_messages={state.log_messages} dispatch={dispatch.clone()}
+            run={state.run} run_link={run_link.clone()} />
     }
 }
 

@@ -22,6 +22,7 @@ mod explore;
 mod explore_draw;
 mod find;
 mod spanner;
+mod wire;
 
 use crate::lesson::properties::Property;
 use crate::wire::export::{self, Format};
@@ -88,6 +89,9 @@ pub enum Job {
         fence: Option<crate::sim::FenceRule>,
         ttl_ms: u64,
     },
+    /// The real request or reply of one message of the page's run (its
+    /// link's fragment), as the real client sends it: for the event log.
+    Wire { run: String, message: u64 },
 }
 
 /// One answer: the job's markup so far, and whether it is finished.
@@ -241,6 +245,10 @@ impl Station {
                     Err(why) => Reply::failed(id, why),
                 },
                 Err(why) => Reply::failed(id, format!("The run could not be exported. {why}")),
+            }),
+            Job::Wire { run, message } => send(match wire::drawn(&run, message) {
+                Ok(html) => Reply::drawn(id, html),
+                Err(why) => Reply::failed(id, why),
             }),
             Job::ExploreForm { query } => {
                 self.form = explore::form(&query);

@@ -11,6 +11,7 @@ mod queue;
 mod redis;
 mod redis_node;
 mod redlock;
+mod wire;
 mod zookeeper;
 
 pub use chubby::{
@@ -33,6 +34,7 @@ pub use postgres::{
 };
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
+pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
 use super::effects::{Effects, Input, View};

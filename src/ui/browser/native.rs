@@ -122,6 +122,10 @@ pub fn open_asked(_e: &MouseEvent) -> Option<(String, String)> {
     None
 }
 
+pub fn wire_asked(_e: &MouseEvent) -> Option<u64> {
+    None
+}
+
 pub fn tip_of(_e: &Event) -> Option<String> {
     None
 }

@@ -705,6 +705,16 @@ pub fn open_asked(e: &MouseEvent) -> Option<(String, String)> {
     Some((fragment, say))
 }
 
+/// The message whose "wire" disclosure a click opens (its summary's
+/// `data-wire`); `None` for any other click, and for one that closes it.
+pub fn wire_asked(e: &MouseEvent) -> Option<u64> {
+    let summary = clicked_in(e, "[data-wire]")?;
+    if summary.parent_element()?.has_attribute("open") {
+        return None;
+    }
+    summary.get_attribute("data-wire")?.parse().ok()
+}
+
 // The timeline: pointer positions, the wheel, the panel's width, and
 // downloads of the picture and the run.
 

@@ -104,8 +104,34 @@ pub fn service_panel(props: &ServicePanelProps) -> Html {
             <h2 class="panel__title">{ "Lock service" }</h2>
             { holder_line(props) }
             { body }
+            { sources_line(props.config.backend) }
         </section>
     }
+}
+
+/// Where the panel's numbers come from, and the project's own docs: pages
+/// the build writes beside the page (scripts/docs.mjs), opened in a tab of
+/// their own so the run stays where it is. Written as markup (every part
+/// of it is the page's own text): three links cost the page less so.
+fn sources_line(backend: crate::sim::Backend) -> Html {
+    let link = |href: &str, words: &str| {
+        format!(r#"<a href="docs/{href}" target="_blank" rel="noopener">{words}</a>"#)
+    };
+    Html::from_html_unchecked(AttrValue::from(format!(
+        r#"<p class="service__sources">{} · {} · {}</p>"#,
+        link(
+            &format!("sources.html#{}", backend.slug()),
+            &format!("Where {backend}&#39;s numbers come from")
+        ),
+        link(
+            "readme.html#how-the-model-simplifies",
+            "How the model simplifies"
+        ),
+        link(
+            "fidelity.html",
+            "The real-server check&#39;s latest results"
+        ),
+    )))
 }
 
 fn holder_line(props: &ServicePanelProps) -> Html {

@@ -1,0 +1,78 @@
+// The wire and the sources, in headless Chromium against the release
+// build: a network message in the event log opens to the request the real
+// client sends (asked of the worker on first use, which is not loaded
+// before), the lock-service panel links its numbers to their sources, and
+// the project's docs it links to are served with the page.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/wire.test.mjs`
+
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { browserSuite } from "./suite.mjs";
+import { eventLog, playScenarioToRunFirst, poll } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 120_000;
+const named = (name) => ({ name, exact: true });
+
+const suite = browserSuite();
+after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
+
+
+describe("the wire and the sources", { timeout: TEST_TIMEOUT_MS }, () => {
+  test("a message in the log opens, by keyboard, to its real wire text", async (t) => {
+    const page = await suite.page(t);
+    await playScenarioToRunFirst(page, { fencing: false, start: false });
+    assert.equal(page.workers().length, 0, "the worker is not loaded before a wire text is asked for");
+    await page.getByRole("checkbox", named("Show network messages")).check();
+
+    // The oldest lease grant in the log: A's, the run's first message.
+    const line = eventLog(page).getByRole("listitem").filter({ hasText: /LeaseGrant/ }).last();
+    const wire = line.getByText("wire", { exact: true });
+    await wire.focus();
+    await page.keyboard.press("Enter");
+    const text = await poll(
+      async () => {
+        const pre = line.locator("pre");
+        return (await pre.count()) > 0 && (await pre.innerText());
+      },
+      { what: "the lease grant's wire text" },
+    );
+    assert.match(text, /^Lease\.LeaseGrant\(LeaseGrantRequest\{TTL: 5, ID: 0\}\)/, text);
+
+    // The lock's transaction names the lease the grant returned.
+    const txn = eventLog(page).getByRole("listitem").filter({ hasText: /txn/ }).last();
+    await txn.getByText("wire", { exact: true }).click();
+    const txnText = await poll(
+      async () => {
+        const pre = txn.locator("pre");
+        return (await pre.count()) > 0 && (await pre.innerText());
+      },
+      { what: "the transaction's wire text" },
+    );
+    assert.match(txnText, /If\(Compare\(CreateRevision\("\/lock\/shared-counter\/[0-9a-f]+"\), "=", 0\)\)/, txnText);
+    assert.match(txnText, /WithLease\(0x[0-9a-f]+\)/, txnText);
+  });
+
+  test("the lock-service panel links its numbers to their sources, and the docs are served", async (t) => {
+    const page = await suite.page(t);
+    // The panel is inside the stage's "In detail" disclosure.
+    await page.getByText(/^In detail: etcd's own books/).click();
+    const sources = page.getByRole("link", named("Where etcd's numbers come from"));
+    assert.equal(await sources.getAttribute("href"), "docs/sources.html#etcd");
+    const links = [
+      sources,
+      page.getByRole("link", named("How the model simplifies")),
+      page.getByRole("link", named("The real-server check's latest results")),
+    ];
+    for (const link of links) {
+      const url = new URL(await link.getAttribute("href"), page.url());
+      const response = await page.request.get(url.href);
+      assert.equal(response.status(), 200, url.href);
+      const body = await response.text();
+      if (url.hash) assert.ok(body.includes(`id="${url.hash.slice(1)}"`), `${url.href} has its anchor`);
+    }
+    const sourcesPage = await page.request.get(new URL("docs/sources.html", page.url()).href);
+    assert.match(await sourcesPage.text(), /DefaultLockSessionTTL/);
+  });
+});

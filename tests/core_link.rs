@@ -2,12 +2,12 @@
 //! every bad link in `tests/bad_links.txt` (and a few made here) is refused
 //! with a message that names what is wrong.
 
-use distlock::lesson::presets::{self, PRESETS};
 use distlock::sim::Config;
-use distlock::sim::Sim;
-use distlock::sim::{Fencing, Millis};
+use distlock::sim::Millis;
 use distlock::wire::link::{self, base64url, RunLink, LINK_LEN_MAX};
 use proptest::prelude::*;
+
+mod common;
 
 /// A page address in front of the fragment, as long as a real one.
 const PAGE_URL: &str = "https://example.github.io/distributed-lock-simulator/#";
@@ -16,22 +16,14 @@ const LINK_CHARS_MAX: usize = 2_000;
 /// Every preset on every backend it suits, fencing off and on, run for a
 /// while past its last command, with the playhead half way.
 fn preset_runs() -> Vec<(String, RunLink)> {
-    let mut runs = Vec::new();
-    for preset in PRESETS {
-        for &backend in preset.backends {
-            for fencing in [Fencing::Off, Fencing::On] {
-                let scenario = presets::scenario(preset.id, backend, fencing)
-                    .expect("the preset suits its backends");
-                let end = scenario.last_at().plus(5_000);
-                let whole = Sim::replay(&scenario, end).expect("presets replay");
-                let name = format!("{} on {backend}, fencing {fencing:?}", preset.id);
-                runs.push((name, RunLink::of(&whole, Millis(end.ms() / 2))));
-            }
-        }
-    }
-    runs
+    common::story_runs()
+        .into_iter()
+        .map(|r| {
+            let name = format!("{} on {}, fencing {:?}", r.preset.id, r.backend, r.fencing);
+            (name, RunLink::of(&r.whole, Millis(r.end.ms() / 2)))
+        })
+        .collect()
 }
-
 #[test]
 fn every_preset_survives_a_link_and_stays_under_2000_characters() {
     let mut longest = (0, String::new());

@@ -7,11 +7,12 @@
 //! seeds from the project's own corpora.
 
 use distlock::fuzzing::TARGETS;
-use distlock::lesson::presets::{self, PRESETS};
-use distlock::sim::{Config, Fencing, Millis, Sim};
+use distlock::sim::{Config, Millis, Sim};
 use distlock::wire::link::{self, base64url, RunLink};
 use distlock::work::{Job, Request, PROTOCOL_VERSION};
 use std::path::{Path, PathBuf};
+
+mod common;
 
 fn fuzz_dir(kind: &str, target: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -61,22 +62,15 @@ fn every_target_replays_its_grown_corpus() {
 /// Every story as a run: each preset on each system it suits, fencing off
 /// and on, halfway through.
 fn story_runs() -> Vec<(String, RunLink, Sim)> {
-    let mut runs = Vec::new();
-    for preset in PRESETS {
-        for &backend in preset.backends {
-            for fencing in [Fencing::Off, Fencing::On] {
-                let scenario = presets::scenario(preset.id, backend, fencing)
-                    .expect("the preset suits its backends");
-                let end = scenario.last_at().plus(5_000);
-                let whole = Sim::replay(&scenario, end).expect("presets replay");
-                let name = format!("{}-{}-{fencing:?}", preset.id, backend.slug());
-                runs.push((name, RunLink::of(&whole, Millis(end.ms() / 2)), whole));
-            }
-        }
-    }
-    runs
+    common::story_runs()
+        .into_iter()
+        .map(|r| {
+            let name = format!("{}-{}-{:?}", r.preset.id, r.backend.slug(), r.fencing);
+            let link = RunLink::of(&r.whole, Millis(r.end.ms() / 2));
+            (name, link, r.whole)
+        })
+        .collect()
 }
-
 /// The bad links of `tests/bad_links.txt`, as the address would hold them.
 fn bad_links() -> Vec<(String, String)> {
     let config = serde_json::to_string(&Config::default()).expect("serializes");

@@ -8,9 +8,10 @@
 use distlock::ui::embed::{embed_src, PageRequest};
 use distlock::ui::quiz::verdict;
 use distlock::ui::state::{Action, AppState};
-use distlock::ui::stories::{Stories, StoriesProps};
 use std::rc::Rc;
-use yew::{LocalServerRenderer, Reducible};
+use yew::Reducible;
+
+mod common;
 
 fn opened(query: &str) -> Rc<AppState> {
     Rc::new(AppState::opened(
@@ -34,15 +35,6 @@ fn next(state: Rc<AppState>) -> Rc<AppState> {
     run_to_stop(state.reduce(Action::TourNext))
 }
 
-async fn render(state: &AppState) -> String {
-    let backend = state.config().backend;
-    let props = StoriesProps::from_state(state, backend, yew::Callback::noop());
-    LocalServerRenderer::<Stories>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
-}
-
 /// The first story on etcd, at its second key moment: the next one (B
 /// takes over) is the first with a question.
 fn before_the_takeover() -> Rc<AppState> {
@@ -59,7 +51,7 @@ async fn next_asks_first_and_the_clock_waits_for_the_answer() {
     assert!(!asked.running, "a question stops the clock");
     assert_eq!(asked.sim.borrow().now(), now, "nothing played yet");
     assert_eq!(asked.story.as_ref().unwrap().quiz.asking, Some(2));
-    let html = render(&asked).await;
+    let html = common::render_stories(&asked).await;
     assert!(html.contains("Key moment 3 of 6: predict first"), "{html}");
     assert!(html.contains("role=\"radiogroup\""), "{html}");
     assert!(
@@ -77,7 +69,7 @@ async fn next_asks_first_and_the_clock_waits_for_the_answer() {
     let picked = asked.reduce(Action::TourPick(1));
     assert_eq!(picked.story.as_ref().unwrap().quiz.pick, Some(1));
     assert!(!picked.running);
-    let html = render(&picked).await;
+    let html = common::render_stories(&picked).await;
     assert!(html.contains("See what happens"), "{html}");
     assert_eq!(html.matches("checked").count(), 1, "{html}");
 }
@@ -90,7 +82,7 @@ async fn a_wrong_answer_plays_to_the_moment_and_names_the_misconception() {
     let wrong = 1 - question.right;
     let played = run_to_stop(asked.reduce(Action::TourAnswer(Some(wrong))));
     assert_eq!(played.sim.borrow().now(), moment.at);
-    let html = render(&played).await;
+    let html = common::render_stories(&played).await;
     assert!(html.contains("Not this time: you said"), "{html}");
     assert!(
         html.contains("the service hands the lock on by its own clock"),
@@ -104,7 +96,7 @@ async fn a_wrong_answer_plays_to_the_moment_and_names_the_misconception() {
     let again = back.reduce(Action::TourNext);
     assert_eq!(again.story.as_ref().unwrap().quiz.asking, Some(2));
     let right = run_to_stop(again.reduce(Action::TourAnswer(Some(question.right))));
-    let html = render(&right).await;
+    let html = common::render_stories(&right).await;
     assert!(html.contains("Your prediction held."), "{html}");
 
     // Replaying the tour asks everything again.
@@ -116,7 +108,7 @@ async fn a_wrong_answer_plays_to_the_moment_and_names_the_misconception() {
 async fn a_skipped_question_plays_on_without_a_verdict() {
     let asked = before_the_takeover().reduce(Action::TourNext);
     let skipped = run_to_stop(asked.reduce(Action::TourAnswer(None)));
-    let html = render(&skipped).await;
+    let html = common::render_stories(&skipped).await;
     assert!(html.contains("Key moment 3 of 6, t="), "{html}");
     assert!(!html.contains("prediction held") && !html.contains("Not this time"));
     // Next with the question up skips it too.

@@ -19,6 +19,8 @@ use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
 
+mod common;
+
 const SEED: u64 = 1;
 
 fn client(letter: char) -> ClientId {
@@ -1236,16 +1238,6 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
 // The lesson: "Set up the scenario to run first" starts the first story's
 // tour; the tour closes, ends by itself, and offers the fix as its last step.
 
-async fn render_stories(state: &AppState) -> String {
-    use distlock::ui::stories::{Stories, StoriesProps};
-    let backend = state.config().backend;
-    let props = StoriesProps::from_state(state, backend, yew::Callback::noop());
-    LocalServerRenderer::<Stories>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn set_up_starts_the_first_story_at_its_first_key_moment_on_the_chosen_system() {
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Consul] {
@@ -1269,7 +1261,7 @@ async fn set_up_starts_the_first_story_at_its_first_key_moment_on_the_chosen_sys
             now, story.tour[0].at,
             "{backend:?}: stopped on the first moment"
         );
-        let html = render_stories(&state).await;
+        let html = common::render_stories(&state).await;
         let total = story.tour.len();
         assert!(html.contains(&format!("Key moment 1 of {total}")), "{html}");
         assert!(html.contains("A holds the lock"), "{html}");
@@ -1288,7 +1280,7 @@ async fn the_tour_closes_with_its_button_or_escape_and_comes_back() {
     ));
     let closed = reduce(set_up.clone(), Action::ShowTour(false));
     assert!(closed.story.as_ref().unwrap().tour_closed);
-    let html = render_stories(&closed).await;
+    let html = common::render_stories(&closed).await;
     assert!(!html.contains("aria-label=\"Tour\""), "{html}");
     assert!(html.contains(">Show the tour</button>"), "{html}");
     let shown = reduce(closed, Action::ShowTour(true));
@@ -1314,7 +1306,7 @@ async fn the_tour_offers_the_fix_last_and_ends_by_itself_once_the_story_is_over(
     for _ in 1..total {
         state = next_moment(state);
     }
-    let html = render_stories(&state).await;
+    let html = common::render_stories(&state).await;
     assert!(
         html.contains(&format!("Key moment {total} of {total}")),
         "{html}"
@@ -1328,7 +1320,7 @@ async fn the_tour_offers_the_fix_last_and_ends_by_itself_once_the_story_is_over(
     for _ in 0..200 {
         later = reduce(later, Action::Tick);
     }
-    let html = render_stories(&later).await;
+    let html = common::render_stories(&later).await;
     assert!(!html.contains("aria-label=\"Tour\""), "{html}");
     assert!(html.contains("The tour is over."), "{html}");
     assert!(html.contains(">Replay the tour</button>"), "{html}");

@@ -1,14 +1,17 @@
 //! What the core's tests share: a client by its letter, a scenario replayed
 //! to a time, a run's story in words (without the messages on the wire),
-//! the grants one client got, the comparison's partitioned-holder script
-//! and PostgreSQL's session ends.
+//! the grants one client got, the comparison's partitioned-holder script,
+//! PostgreSQL's session ends, every story as a run, and the stories panel
+//! rendered as the page draws it.
 
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
 
 use distlock::lesson::compare;
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::sim::{
-    ClientId, Command, Config, Event, Millis, PgSessionEnd, Scenario, ServiceEvent, Sim, Token,
+    Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
+    ServiceEvent, Sim, Token,
 };
 
 pub fn client(letter: char) -> ClientId {
@@ -75,4 +78,49 @@ pub fn pg_session_ends(sim: &Sim) -> Vec<(Millis, ClientId, PgSessionEnd, bool)>
             _ => None,
         })
         .collect()
+}
+
+/// One story as a run: a preset on one system it suits, with fencing off or
+/// on, replayed to 5 s past its last command (`end`).
+pub struct StoryRun {
+    pub preset: &'static Preset,
+    pub backend: Backend,
+    pub fencing: Fencing,
+    pub whole: Sim,
+    pub end: Millis,
+}
+
+/// Every preset on every system it suits, fencing off and on.
+pub fn story_runs() -> Vec<StoryRun> {
+    let mut runs = Vec::new();
+    for preset in PRESETS {
+        for &backend in preset.backends {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let scenario = presets::scenario(preset.id, backend, fencing)
+                    .expect("the preset suits its backends");
+                let end = scenario.last_at().plus(5_000);
+                let whole = Sim::replay(&scenario, end).expect("presets replay");
+                runs.push(StoryRun {
+                    preset,
+                    backend,
+                    fencing,
+                    whole,
+                    end,
+                });
+            }
+        }
+    }
+    runs
+}
+
+/// The stories panel (with its tour, when one runs) for `state`, as the
+/// page renders it.
+pub async fn render_stories(state: &distlock::ui::state::AppState) -> String {
+    use distlock::ui::stories::{Stories, StoriesProps};
+    let backend = state.config().backend;
+    let props = StoriesProps::from_state(state, backend, yew::Callback::noop());
+    yew::LocalServerRenderer::<Stories>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
 }

@@ -7,14 +7,13 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { startServer } from "./serve.mjs";
 import { browserSuite } from "./suite.mjs";
-import { openPage, poll } from "./ui.mjs";
+import { axeViolations, openPage, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
@@ -70,20 +69,6 @@ test("the page runs in a sandboxed iframe of another site and tells it its heigh
   const unexpected = problems.filter((p) => p !== `off-origin request: GET ${host.url}`);
   assert.deepEqual(unexpected, [], unexpected.join("\n"));
 });
-
-/** Runs axe-core on the page and lists every violation, whatever its impact. */
-async function axeViolations(page) {
-  const require = createRequire(import.meta.url);
-  // Evaluated through the DevTools protocol, which the page's
-  // Content-Security-Policy does not govern; nothing is added to the page.
-  await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-  return page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map(
-      (v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-    );
-  });
-}
 
 for (const [name, query] of [
   ["the default page", ""],

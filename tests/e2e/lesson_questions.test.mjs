@@ -9,11 +9,9 @@
 
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 
 import { browserSuite } from "./suite.mjs";
-import { clockButton, openView, poll } from "./ui.mjs";
+import { axeViolations, clockButton, openView, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 const named = (name) => ({ name, exact: true });
@@ -48,20 +46,6 @@ async function asked(page, n, ask) {
   await group.waitFor();
   assert.match(await tourText(page), new RegExp(`Key moment ${n} of \\d+: predict first`));
   return group;
-}
-
-/** Runs axe-core on the page and lists every violation, whatever its impact. */
-async function axeViolations(page) {
-  const require = createRequire(import.meta.url);
-  // Evaluated through the DevTools protocol, which the page's
-  // Content-Security-Policy does not govern; nothing is added to the page.
-  await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
-  return page.evaluate(async () => {
-    const result = await window.axe.run(document, { resultTypes: ["violations"] });
-    return result.violations.map(
-      (v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
-    );
-  });
 }
 
 describe("predict, then see", { timeout: TEST_TIMEOUT_MS }, () => {

@@ -4,6 +4,8 @@
 // names or internal ids.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
 
 export const CLIENTS = ["A", "B", "C", "D"];
 
@@ -252,4 +254,18 @@ export async function playScenarioToRunFirst(page, { fencing, start = true }) {
   await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "B")), "Client B holding");
   await cardButton(page, "B", "Write").click();
   if (start) await startClock(page);
+}
+
+/** Runs axe-core on the page and lists every violation, whatever its impact. */
+export async function axeViolations(page) {
+  const require = createRequire(import.meta.url);
+  // Evaluated through the DevTools protocol, which the page's
+  // Content-Security-Policy does not govern; nothing is added to the page.
+  await page.evaluate(await readFile(require.resolve("axe-core/axe.min.js"), "utf8"));
+  return page.evaluate(async () => {
+    const result = await window.axe.run(document, { resultTypes: ["violations"] });
+    return result.violations.map(
+      (v) => `${v.impact}: ${v.id} (${v.help}) at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`,
+    );
+  });
 }

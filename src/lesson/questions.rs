@@ -85,7 +85,7 @@ fn landing(event: &Event, (backend, fencing): (Backend, Fencing)) -> Question {
             token,
             reason,
             standing,
-        } => (*client, *token, Some(reason.to_string()), *standing),
+        } => (*client, *token, Some(reason), *standing),
         Event::WriteAccepted {
             client,
             token,

@@ -44,8 +44,8 @@ impl Work {
             id,
             job,
         };
-        self.port
-            .send(serde_json::to_string(&request).unwrap_or_default());
+        // Written by hand: serde's serializer stays out of the page.
+        self.port.send(request.to_json());
         id
     }
 }

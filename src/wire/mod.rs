@@ -4,4 +4,4 @@
 pub mod export;
 pub mod json;
 pub mod link;
-mod run_json;
+pub(crate) mod run_json;

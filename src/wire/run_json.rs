@@ -135,6 +135,14 @@ impl Out {
     }
 }
 
+/// `text` as a JSON string, escaped as serde_json escapes it (the page's
+/// requests to its worker are written with this too).
+pub fn string(text: &str) -> String {
+    let mut out = Out::default();
+    out.string(text);
+    out.text
+}
+
 fn on_off(on: bool) -> &'static str {
     if on {
         "on"

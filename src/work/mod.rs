@@ -94,6 +94,66 @@ pub enum Job {
     Wire { run: String, message: u64 },
 }
 
+impl Request {
+    /// The request as JSON, written by hand: the same bytes serde_json
+    /// writes (tests check every job), without its serializer, whose
+    /// derived code for every job would be the page's to carry. The page
+    /// only writes requests; the worker reads them with serde.
+    pub fn to_json(&self) -> String {
+        let (v, id) = (self.v, self.id);
+        format!(r#"{{"v":{v},"id":{id},"job":{}}}"#, self.job.to_json())
+    }
+}
+
+impl Job {
+    /// A job as serde writes it: a unit job as its name in a string, one
+    /// with fields as an object of its name holding them.
+    fn to_json(&self) -> String {
+        use crate::wire::run_json::string;
+        let fields = match self {
+            Job::Compare => return r#""compare""#.into(),
+            Job::Spanner => return r#""spanner""#.into(),
+            Job::ExploreStop => return r#""explore-stop""#.into(),
+            Job::ExploreForm { query } => ("explore-form", format!(r#""query":{}"#, string(query))),
+            Job::Explore { query } => ("explore", format!(r#""query":{}"#, string(query))),
+            Job::ExploreCell { plan, cell } => (
+                "explore-cell",
+                format!(r#""plan":{},"cell":{cell}"#, string(plan)),
+            ),
+            Job::Find { run, property } => (
+                "find",
+                format!(r#""run":{},"property":"{}""#, string(run), property.slug()),
+            ),
+            Job::Export { run, format } => (
+                "export",
+                format!(r#""run":{},"format":"{}""#, string(run), format.slug()),
+            ),
+            Job::Code {
+                system,
+                kazoo,
+                fence,
+                ttl_ms,
+            } => {
+                let fence = match fence {
+                    None => "null",
+                    Some(crate::sim::FenceRule::Highest) => r#""highest""#,
+                    Some(crate::sim::FenceRule::LockOwner) => r#""lock-owner""#,
+                    Some(crate::sim::FenceRule::Version) => r#""version""#,
+                    Some(crate::sim::FenceRule::Sequencer) => r#""sequencer""#,
+                };
+                let system = system.slug();
+                (
+                    "code",
+                    format!(
+                        r#""system":"{system}","kazoo":{kazoo},"fence":{fence},"ttl_ms":{ttl_ms}"#
+                    ),
+                )
+            }
+        };
+        format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
+    }
+}
+
 /// One answer: the job's markup so far, and whether it is finished.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Reply {
@@ -428,6 +488,64 @@ pub fn escape(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The page's hand-written requests are serde_json's bytes for every
+    /// job and every setting a job carries, escapes included.
+    #[test]
+    fn requests_are_written_as_serde_json_writes_them() {
+        use crate::sim::{Backend, FenceRule};
+        let odd = "a\"b\\c\n\t\u{1}\u{7f}é\u{2028}?x=1&y";
+        let mut jobs = vec![
+            Job::Compare,
+            Job::Spanner,
+            Job::ExploreStop,
+            Job::ExploreForm { query: odd.into() },
+            Job::Explore {
+                query: String::new(),
+            },
+            Job::ExploreCell {
+                plan: odd.into(),
+                cell: u32::MAX,
+            },
+        ];
+        jobs.extend(Property::ALL.map(|property| Job::Find {
+            run: odd.into(),
+            property,
+        }));
+        jobs.extend(Format::ALL.map(|format| Job::Export {
+            run: odd.into(),
+            format,
+        }));
+        let fences = [
+            None,
+            Some(FenceRule::Highest),
+            Some(FenceRule::LockOwner),
+            Some(FenceRule::Version),
+            Some(FenceRule::Sequencer),
+        ];
+        for system in Backend::ALL {
+            for fence in fences {
+                for kazoo in [false, true] {
+                    jobs.push(Job::Code {
+                        system,
+                        kazoo,
+                        fence,
+                        ttl_ms: u64::MAX,
+                    });
+                }
+            }
+        }
+        for (id, job) in jobs.into_iter().enumerate() {
+            let request = Request {
+                v: PROTOCOL_VERSION,
+                id: u32::try_from(id).unwrap(),
+                job,
+            };
+            let text = request.to_json();
+            assert_eq!(text, serde_json::to_string(&request).unwrap());
+            assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), request);
+        }
+    }
 
     fn replies(request: &str) -> Vec<Reply> {
         let mut out = Vec::new();

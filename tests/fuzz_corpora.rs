@@ -126,9 +126,20 @@ fn requests() -> Vec<String> {
             cell: 0,
         },
         Job::Find {
-            run,
+            run: run.clone(),
             property: distlock::lesson::properties::Property::ALL[0],
         },
+        Job::Export {
+            run: run.clone(),
+            format: distlock::wire::export::Format::ALL[0],
+        },
+        Job::Code {
+            system: distlock::sim::Backend::Etcd,
+            kazoo: false,
+            fence: Some(distlock::sim::FenceRule::Highest),
+            ttl_ms: 5_000,
+        },
+        Job::Wire { run, message: 3 },
     ];
     let mut texts: Vec<String> = jobs
         .into_iter()

@@ -149,6 +149,10 @@ impl Job {
                     ),
                 )
             }
+            Job::Wire { run, message } => (
+                "wire",
+                format!(r#""run":{},"message":{message}"#, string(run)),
+            ),
         };
         format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
     }
@@ -409,9 +413,15 @@ pub fn fuzz_message(text: &str) {
         Ok(request) => {
             let again = serde_json::to_string(&request).expect("a request writes");
             assert_eq!(read_request(&again).ok().as_ref(), Some(&request));
+            // The page's own writer writes what serde writes.
+            assert_eq!(request.to_json(), again);
             let quick = matches!(
                 request.job,
-                Job::Spanner | Job::ExploreForm { .. } | Job::Explore { .. } | Job::ExploreStop
+                Job::Spanner
+                    | Job::ExploreForm { .. }
+                    | Job::Explore { .. }
+                    | Job::ExploreStop
+                    | Job::Code { .. }
             );
             if quick {
                 let mut station = Station::new(2);
@@ -534,6 +544,12 @@ mod tests {
                     });
                 }
             }
+        }
+        for message in [0, 7, u64::MAX] {
+            jobs.push(Job::Wire {
+                run: odd.into(),
+                message,
+            });
         }
         for (id, job) in jobs.into_iter().enumerate() {
             let request = Request {

@@ -52,8 +52,14 @@ import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still_page.mjs";
 // Consul, Redis, DynamoDB and Chubby the settings their verdicts depend on:
 // 13 KiB more by this count, 2.6 KiB of it won back. The limit moved to
 // the page that does that, and holds it there; the README says where the
-// next kilobytes are.
-const SIZE_LIMIT_BYTES = 335 * 1024;
+// next kilobytes are. 335 KiB until the tours asked before their key
+// moments (+5.7 KiB), the page gained the Code view's toggle and lines
+// (+2.1), the log's wire disclosures and the panels' source links (+2.1),
+// the exports' buttons (+1.2) and the script-full notice and field paths
+// (+0.6); links, run files and worker requests written without serde and
+// the stories' long words fetched on demand won 3.0 back (docs/budgets.md).
+// Prerendering the first screen is where the next kilobytes are won.
+const SIZE_LIMIT_BYTES = 344 * 1024;
 const SIZE_AIM_BYTES = 300 * 1024;
 const RENDER_RATIO_AIM = 1.3;
 /** Aims for main-thread time per frame: four active clients, and the long run. */

@@ -1,7 +1,8 @@
 """Compares the simulator's rows with the real run's, row by row.
 
 What must be equal: the order of grants and their tokens; every write's
-client, token, verdict and whether it was stale; each client's own signals
+client, token, verdict and whether it was stale (etcd's tokens by their
+order: see `token_words`); each client's own signals
 (lost leases with their reason, ZooKeeper connection states, a Redlock
 attempt refused for want of validity); which
 clients believed they held the lock at once. What is compared within a
@@ -30,17 +31,41 @@ def normal_reason(backend, reason):
     return reason
 
 
+def token_words(rows, backend):
+    """How a token is named in the compared rows. etcd's token is its lock
+    key's create_revision, a counter every write to the store bumps,
+    deletions included: whether the lessor revokes the old holder's lease
+    (a delete, one revision) just before or just after the next client's
+    put is a race the lessor's 500 ms check decides, so the next holder's
+    revision is one higher on one side and not the other. A fence compares
+    tokens only by their order, so etcd's are compared as their rank among
+    the grants' ("B granted the 2nd token"); the other systems' tokens count
+    only the lock's own grants and are compared as they are."""
+    if backend != "etcd":
+        return lambda t: "token %s" % t
+    rank = {t: i + 1 for i, t in enumerate(sorted({r["token"] for r in rows if r["what"] == "granted"}))}
+
+    def words(t):
+        if t not in rank:
+            return "token %s" % t
+        n = rank[t]
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return "the %d%s token" % (n, suffix)
+    return words
+
+
 def keyed(rows, backend):
     """The rows compared, each as (group, key, t_ms)."""
     out = []
     zk_state = {}
+    token = token_words(rows, backend)
     for r in rows:
         what, c = r["what"], r.get("client")
         if what == "granted":
-            out.append(("grants", "%s granted token %s" % (c, r["token"]), r["t_ms"]))
+            out.append(("grants", "%s granted %s" % (c, token(r["token"])), r["t_ms"]))
         elif what == "write":
             stale = " stale" if r["stale"] else ""
-            out.append(("writes", "%s's write, token %s: %s%s" % (c, r["token"], r["verdict"], stale),
+            out.append(("writes", "%s's write, %s: %s%s" % (c, token(r["token"]), r["verdict"], stale),
                         r["t_ms"]))
         elif what == "failed":
             out.append(("signals " + c, "%s did not get the lock" % c, r["t_ms"]))

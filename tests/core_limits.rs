@@ -2,6 +2,7 @@
 
 use distlock::sim::{
     Action, ClientId, Command, CommandError, Config, Millis, Sim, HISTORY_LEN_MAX, SCRIPT_LEN_MAX,
+    SCRIPT_TIME_MS_MAX,
 };
 
 #[test]
@@ -59,4 +60,47 @@ fn the_history_keeps_its_limit_and_counts_what_it_dropped() {
     sim.run_until(Millis(t + 3_600_000));
     assert_eq!(sim.history().len(), HISTORY_LEN_MAX);
     assert!(sim.history_dropped() > dropped);
+}
+
+#[test]
+fn past_one_day_the_run_refuses_commands_as_its_link_would_and_the_clock_runs_on() {
+    let mut sim = Sim::new(Config::default()).unwrap();
+    let a = ClientId::ALL[0];
+    sim.run_until(Millis(SCRIPT_TIME_MS_MAX));
+    // The last moment a link's command may carry still takes one.
+    sim.act(Action::Client {
+        client: a,
+        command: Command::Acquire,
+    })
+    .unwrap();
+    sim.run_until(Millis(SCRIPT_TIME_MS_MAX + 1));
+    let refused = sim
+        .act(Action::Client {
+            client: a,
+            command: Command::Release,
+        })
+        .unwrap_err();
+    assert_eq!(refused, CommandError::DayOver);
+    let words = refused.to_string();
+    assert!(
+        words.contains("one day") && words.contains("Reset"),
+        "{words}"
+    );
+    assert_eq!(
+        sim.check_node(
+            distlock::sim::NodeId::new(1).unwrap(),
+            distlock::sim::NodeCommand::Crash
+        ),
+        Err(CommandError::DayOver)
+    );
+    // Its link keeps the run to the one day a link holds, every command in it.
+    let link = distlock::wire::link::encode(&distlock::wire::link::RunLink::of(&sim, sim.now()));
+    let back = distlock::wire::link::decode(&link).map_err(|e| e.to_string());
+    assert_eq!(
+        back.map(|run| (run.scenario.actions.len(), run.end_ms, run.playhead_ms)),
+        Ok((1, SCRIPT_TIME_MS_MAX, SCRIPT_TIME_MS_MAX))
+    );
+    let before = sim.now();
+    sim.run_until(before.plus(60_000));
+    assert_eq!(sim.now(), before.plus(60_000));
 }

@@ -14,7 +14,7 @@ use super::oracle::{Oracle, StaleWrite};
 use super::resource::{FenceRule, Owner, Resource, Verdict};
 use super::scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, CLOCK_JUMP_MS_MAX,
-    PAUSE_MS_MAX, SCRIPT_LEN_MAX, SLOW_MS_MAX,
+    PAUSE_MS_MAX, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
 };
 use super::types::{ClientId, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
@@ -838,11 +838,15 @@ impl Sim {
     }
 
     /// Whether the run can take one more command: the queue has room, and
-    /// the script (what a link carries) is under its limit. A full script
-    /// is said apart from a busy queue: waiting does not empty it.
+    /// the script (what a link carries) is under its limits of length and
+    /// time. A full script is said apart from a busy queue: waiting does
+    /// not empty it, nor make the clock younger.
     fn room_for_a_command(&self) -> Result<(), CommandError> {
         if self.script.len() >= SCRIPT_LEN_MAX {
             return Err(CommandError::ScriptFull);
+        }
+        if self.core.now.ms() > SCRIPT_TIME_MS_MAX {
+            return Err(CommandError::DayOver);
         }
         if self.core.pending_events() >= QUEUE_LEN_MAX {
             return Err(CommandError::TooManyEvents);

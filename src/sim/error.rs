@@ -130,6 +130,9 @@ pub enum CommandError {
     TooManyEvents,
     /// The run holds `SCRIPT_LEN_MAX` commands, all a link may carry.
     ScriptFull,
+    /// The clock is past `SCRIPT_TIME_MS_MAX`, the last time a link's
+    /// command may carry.
+    DayOver,
     TimeInPast {
         at_ms: u64,
         now_ms: u64,
@@ -275,6 +278,9 @@ impl fmt::Display for CommandError {
             ScriptFull => write!(
                 f,
                 "this run holds {SCRIPT_LEN_MAX} commands, all one run (and its link) can keep: the clock still runs, but no more commands; Reset to start a fresh run"
+            ),
+            DayOver => f.write_str(
+                "this run has passed one day of simulated time, as far as one run (and its link) can keep commands: the clock still runs, but no more commands; Reset to start a fresh run",
             ),
             TimeInPast { at_ms, now_ms } => write!(
                 f,

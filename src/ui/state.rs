@@ -6,7 +6,8 @@ use crate::sim::ConsulOptions;
 use crate::sim::{
     Backend, ChubbyOptions, ClientId, Command, CommandError, Config, Fencing, Millis, NodeCommand,
     NodeId, PgOptions, Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions,
-    LATENCY_SCALE_DEFAULT, SCRIPT_LEN_MAX, TTL_MS_DEFAULT, TTL_MS_MAX, TTL_MS_MIN,
+    LATENCY_SCALE_DEFAULT, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX,
+    TTL_MS_MIN,
 };
 
 use std::cell::RefCell;
@@ -313,7 +314,10 @@ impl AppState {
             Some(_) => (this.replay_recorded_until(target), None),
             None => this.play_story_until(target),
         };
+        let before = this.sim.borrow().now();
         let outcome = this.sim.borrow_mut().run_until(target);
+        let after = this.sim.borrow().now();
+        let day_over = before.ms() <= SCRIPT_TIME_MS_MAX && after.ms() > SCRIPT_TIME_MS_MAX;
         let next = AppState {
             story,
             running: this.running && arrived.is_none(),
@@ -326,6 +330,11 @@ impl AppState {
         };
         let next = match refused {
             Some(message) => next.with_notice(Notice::Refused(message)),
+            // Every command button turns off as the clock passes one day;
+            // the page says why where it is seen, as for a full script.
+            None if day_over => {
+                next.with_notice(Notice::Info(capitalize(&CommandError::DayOver.to_string())))
+            }
             None => next,
         };
         match outcome {

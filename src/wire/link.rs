@@ -59,12 +59,16 @@ impl RunLink {
 }
 
 impl RunLink {
-    /// The run `whole` (its end is where it stands) seen at `playhead`.
+    /// The run `whole` (its end is where it stands) seen at `playhead`. A
+    /// run whose clock went on past one day is kept to that day, the
+    /// latest a link holds: its commands all came before it (the core
+    /// takes none after), so what it keeps is the whole script.
     pub fn of(whole: &Sim, playhead: Millis) -> RunLink {
+        let end_ms = whole.now().ms().min(SCRIPT_TIME_MS_MAX);
         RunLink {
             scenario: whole.scenario(),
-            playhead_ms: playhead.ms().min(whole.now().ms()),
-            end_ms: whole.now().ms(),
+            playhead_ms: playhead.ms().min(end_ms),
+            end_ms,
         }
     }
 

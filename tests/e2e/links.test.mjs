@@ -104,3 +104,27 @@ test("every bad link of the corpus says what is wrong and opens the default page
   await page.evaluate(() => { location.hash = "v1.cut"; });
   await poll(async () => /cut short|damaged/.test(await page.getByRole("alert").innerText()), { what: "the refusal" });
 });
+
+test("a run past one day takes no more commands and says so, and its link still opens", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const config = {
+    backend: "etcd", fencing: "off", ttl_ms: 5000, seed: 1, latency_scale: 10, renewal: [true, true, true, true],
+    pg: { keepalives_idle_s: 7200, keepalives_interval_s: 75, keepalives_count: 9 },
+  };
+  const day = 86_400_000;
+  const run = { version: 1, config, actions: [{ at_ms: day, client: "A", command: { do: "acquire" } }], playhead_ms: day, end_ms: day };
+  const page = await openPage(await freshContext(t), `${suite.server.url}#v1.${Buffer.from(JSON.stringify(run)).toString("base64url")}`);
+  assert.match(await notice(page).innerText(), /Opened a shared run/);
+  // A's acquisition at the last moment a link keeps took; one frame later the day is over.
+  await startClock(page);
+  await poll(async () => /passed one day of simulated time/.test(await notice(page).innerText()), { what: "the day's end said" });
+  await pauseClock(page);
+  const release = page.getByRole("region", named("Client A")).getByRole("button", { name: /^Release/ });
+  assert.ok(await release.first().isDisabled(), "A's commands are off");
+
+  await openView(page, "Share and embed");
+  await page.getByRole("button", named("Copy link")).click();
+  const url = await page.getByRole("textbox", named("Link to this run")).inputValue();
+  const other = await openPage(await freshContext(t), url);
+  assert.match(await notice(other).innerText(), /Opened a shared run/);
+  assert.equal(await clockSeconds(other), 86400, "it opens at the day's end, the last a link keeps");
+});

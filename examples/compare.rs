@@ -1,6 +1,6 @@
 //! Prints the comparison of every lock system as a Markdown table, computed
 //! as the page computes it: `cargo run --release --example compare`. The
-//! README's table is this output (a test checks that they match).
+//! table in docs/systems.md is this output (a test checks that they match).
 
 fn main() {
     print!("{}", distlock::lesson::compare::markdown());

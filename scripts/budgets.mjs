@@ -47,12 +47,12 @@ import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still_page.mjs";
 // library, client clocks, lost messages, Redlock's live validity budget):
 // 9 KiB more. Eight lock systems and their comparison brought the page to
 // about 320 KiB, over the 300 KiB it was budgeted for: the limit stops it
-// growing further while the size is won back (README, Budgets). 330 KiB
+// growing further while the size is won back (docs/budgets.md). 330 KiB
 // until each client gained two crashes with what its service noticed, and
 // Consul, Redis, DynamoDB and Chubby the settings their verdicts depend on:
 // 13 KiB more by this count, 2.6 KiB of it won back. The limit moved to
-// the page that does that, and holds it there; the README says where the
-// next kilobytes are. 335 KiB until the tours asked before their key
+// the page that does that, and holds it there; docs/budgets.md says where
+// the next kilobytes are. 335 KiB until the tours asked before their key
 // moments (+5.7 KiB), the page gained the Code view's toggle and lines
 // (+2.1), the log's wire disclosures and the panels' source links (+2.1),
 // the exports' buttons (+1.2) and the script-full notice and field paths

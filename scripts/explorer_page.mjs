@@ -28,7 +28,7 @@ const { values: args } = parseArgs({
   },
 });
 
-/** Bytes of `gzip -9c FILE`, the figure the README quotes. */
+/** Bytes of `gzip -9c FILE`, the figure docs/explorer.md quotes. */
 const gzipped = async (file) => execFileSync("gzip", ["-9c", join(args.dist, file)]).length;
 const files = await readdir(args.dist);
 const page = files.find((f) => /^distlock-[0-9a-f]+_bg\.wasm$/.test(f));

@@ -2,8 +2,8 @@
 # Trunk's post-build hook: mends the worker's loader (below) and, in release
 # builds, minifies the page's wasm-bindgen glue with terser (trunk's own JS
 # minifier cannot read its `export default` and copies it as it is). The
-# glue is part of the page's first load, which counts its bytes (README,
-# Budgets).
+# glue is part of the page's first load, which counts its bytes
+# (docs/budgets.md).
 set -euo pipefail
 
 # Trunk's loader for the background worker starts it with a bare path,

@@ -3,7 +3,7 @@
 # on http://127.0.0.1:8080 as a static host should: brotli- or gzip-
 # compressed, as the browser accepts (tests/e2e/serve.mjs, on Node's own
 # zlib). Compressed, the first load is about a third of its raw bytes, and
-# a phone on a slow network paints the page seconds sooner (README, Budgets).
+# a phone on a slow network paints the page seconds sooner (docs/budgets.md).
 # ADDRESS and PORT override the address and port; other arguments go to
 # `trunk build`. To rebuild on every change while working on the page,
 # `trunk serve --release` serves it uncompressed.

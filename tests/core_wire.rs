@@ -368,7 +368,7 @@ fn print_every_kind() {
 
 /// The service panel links each system's numbers to its section of
 /// docs/sources.md (`docs/sources.html#<slug>` once built), and every page
-/// links to the README's "How the model simplifies": each anchor exists.
+/// links to docs/systems.md's "How the model simplifies": each anchor exists.
 #[test]
 fn every_systems_sources_and_the_readmes_section_exist() {
     let root = env!("CARGO_MANIFEST_DIR");
@@ -380,9 +380,9 @@ fn every_systems_sources_and_the_readmes_section_exist() {
             backend.slug()
         );
     }
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
-    assert!(readme.lines().any(|l| l == "## How the model simplifies"));
+    let systems = std::fs::read_to_string(format!("{root}/docs/systems.md")).unwrap();
+    assert!(systems.lines().any(|l| l == "## How the model simplifies"));
     let panel = std::fs::read_to_string(format!("{root}/src/ui/service_panel/mod.rs")).unwrap();
-    assert!(panel.contains("readme.html#how-the-model-simplifies"));
+    assert!(panel.contains("systems.html#how-the-model-simplifies"));
     assert!(panel.contains("sources.html#{}"));
 }

@@ -356,7 +356,7 @@ def write_results_doc(results, systems, versions, scale, took_s):
              "Written by `bash scripts/fidelity.sh` on its last full run (%s UTC), which plays" % time.strftime(
                  "%Y-%m-%d %H:%M", time.gmtime()),
              "every story against the real servers and through the simulator's core and compares",
-             "them (README, \"Checked against the real servers\").", "",
+             "them ([real-servers.md](real-servers.md)).", "",
              "Servers: %s. Time scale %.2f; %.0f s." % (", ".join(versions[k] for k in sorted(versions)), scale, took_s),
              "", table(results, systems), ""]
     handovers = handover_table(results, systems)

@@ -1020,7 +1020,7 @@ pub fn matrix() -> Vec<Row> {
     Backend::ALL.into_iter().map(row).collect()
 }
 
-/// The comparison as a Markdown table, as the README shows it and
+/// The comparison as a Markdown table, as docs/systems.md shows it and
 /// `examples/compare.rs` prints it: a fenced column's cell says "off / on"
 /// where the two differ, and what the fenced run depends on.
 pub fn markdown() -> String {

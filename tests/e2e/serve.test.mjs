@@ -1,5 +1,5 @@
 // The page served compressed, as `bash scripts/serve.sh` serves it and as
-// a static host should (README, Budgets): brotli to a browser that accepts
+// a static host should (docs/budgets.md): brotli to a browser that accepts
 // it, else gzip, else the file as it is; and the page loads and runs from
 // the compressed files in headless Chromium.
 //

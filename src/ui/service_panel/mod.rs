@@ -124,7 +124,7 @@ fn sources_line(backend: crate::sim::Backend) -> Html {
             &format!("Where {backend}&#39;s numbers come from")
         ),
         link(
-            "readme.html#how-the-model-simplifies",
+            "systems.html#how-the-model-simplifies",
             "How the model simplifies"
         ),
         link(

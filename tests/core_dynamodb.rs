@@ -12,9 +12,8 @@ use distlock::sim::{
 };
 use distlock::wire::link::{self, RunLink};
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+mod common;
+use common::{client, run, seeded_story, seeds, story};
 
 fn config(fencing: Fencing) -> Config {
     Config {
@@ -22,23 +21,6 @@ fn config(fencing: Fencing) -> Config {
         fencing,
         ..Config::default()
     }
-}
-
-fn run(scenario: &Scenario, until_ms: u64) -> Sim {
-    let mut sim = Sim::from_scenario(scenario).expect("the script runs");
-    sim.run_until(Millis(until_ms));
-    sim
-}
-
-fn story(sim: &Sim) -> String {
-    let seed = sim.config().seed;
-    let lines: String = sim
-        .history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect();
-    format!("DISTLOCK_SEED={seed}\n{lines}")
 }
 
 /// When `who` came to believe it holds the lock, each time.
@@ -195,10 +177,10 @@ fn the_scenario_to_run_first_with_fencing_rejects_by_the_lock_items_owner() {
 
 #[test]
 fn the_scenario_to_run_first_tells_the_same_story_on_other_seeds() {
-    for seed in [2, 7, 42, 1_000] {
+    for seed in seeds([2, 7, 42, 1_000]) {
         for fencing in [Fencing::Off, Fencing::On] {
             let sim = first_scenario(fencing, seed);
-            let text = story(&sim);
+            let text = seeded_story(&sim);
             let b = grants(&sim, 'B');
             assert_eq!(b.len(), 1, "{text}");
             // A whole lease after B's first read (just after 1 s), plus
@@ -743,8 +725,6 @@ fn the_timeline_marks_every_rvn_on_the_service_lane() {
         assert!(labels.contains(&rvn_text(rvn).as_str()), "{labels:?}");
     }
 }
-
-mod common;
 
 /// amazon-dynamodb-lock-client: `AmazonDynamoDBLockClient.sendHeartbeat`
 /// failing (or finding the lock expired) is only logged by the heartbeat

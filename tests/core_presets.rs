@@ -8,13 +8,7 @@ use distlock::sim::{
 };
 
 mod common;
-use common::{client, story};
-
-fn run(scenario: &Scenario, until_ms: u64) -> Sim {
-    let mut sim = Sim::from_scenario(scenario).expect("the preset's script runs");
-    sim.run_until(Millis(until_ms));
-    sim
-}
+use common::{client, run, story};
 
 fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
     let p = presets::preset(id).expect("preset exists");

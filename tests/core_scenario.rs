@@ -3,7 +3,10 @@
 //! at 8.5 s is accepted (one corruption) or rejected (rejected = 1).
 
 use distlock::lesson::presets::gc_pause;
-use distlock::sim::{Backend, Config, Event, Fencing, Millis, Record, Sim, Token};
+use distlock::sim::{Backend, Config, Event, Fencing, Millis, Record, Sim};
+
+mod common;
+use common::{grants, seeds, story};
 
 const BACKENDS: [Backend; 3] = [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];
 
@@ -19,30 +22,13 @@ fn run_first(backend: Backend, fencing: Fencing) -> Sim {
 }
 
 /// Each client's grants as (time, token), in order.
-fn grants(history: &[Record], who: char) -> Vec<(Millis, Option<Token>)> {
-    history
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Acquired { client, token, .. } if client.letter() == who => Some((r.at, token)),
-            _ => None,
-        })
-        .collect()
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .filter(|r| !matches!(r.event, Event::MessageSent { .. }))
-        .map(|r| format!("{r}\n"))
-        .collect()
-}
 
 #[test]
 fn b_takes_over_with_a_larger_token_at_five_seconds() {
     for backend in BACKENDS {
         let sim = run_first(backend, Fencing::Off);
-        let a = grants(sim.history(), 'A');
-        let b = grants(sim.history(), 'B');
+        let a = grants(&sim, 'A');
+        let b = grants(&sim, 'B');
         assert_eq!(a.len(), 1, "{backend}: A acquires once\n{}", story(&sim));
         assert_eq!(b.len(), 1, "{backend}: B acquires once\n{}", story(&sim));
         let (a_token, (b_at, b_token)) = (a[0].1.unwrap(), b[0]);
@@ -109,8 +95,8 @@ fn with_fencing_the_late_write_is_rejected() {
         assert_eq!(sim.resource().accepted(), 1, "{backend}\n{story}");
         assert_eq!(sim.oracle().corruptions(), 0, "{backend}");
         assert_eq!(sim.oracle().saves(), 1, "{backend}");
-        let a_token = grants(sim.history(), 'A')[0].1.unwrap();
-        let b_token = grants(sim.history(), 'B')[0].1.unwrap();
+        let a_token = grants(&sim, 'A')[0].1.unwrap();
+        let b_token = grants(&sim, 'B')[0].1.unwrap();
         let reason = format!("token {a_token} < highest accepted {b_token}");
         assert!(story.contains(&reason), "{backend}: {reason}\n{story}");
         assert_eq!(sim.resource().highest(), Some(b_token));
@@ -139,7 +125,7 @@ fn the_scenario_is_deterministic_and_serializes() {
 #[test]
 fn a_different_seed_changes_the_timing_not_the_story() {
     for backend in BACKENDS {
-        for seed in 2..6 {
+        for seed in seeds(2..6) {
             let config = Config {
                 backend,
                 seed: distlock::sim::Seed(seed),
@@ -147,7 +133,11 @@ fn a_different_seed_changes_the_timing_not_the_story() {
             };
             let mut sim = Sim::from_scenario(&gc_pause(config)).unwrap();
             sim.run_until(Millis(12_000));
-            assert_eq!(sim.oracle().corruptions(), 1, "{backend} seed {seed}");
+            assert_eq!(
+                sim.oracle().corruptions(),
+                1,
+                "{backend} DISTLOCK_SEED={seed}"
+            );
         }
     }
 }

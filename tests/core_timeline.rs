@@ -1,17 +1,14 @@
 //! The timeline's picture, built from the history alone: who the service
 //! says holds, who believes it holds, and where the two disagree.
 
-use distlock::sim::Sim;
 use distlock::sim::{
-    Backend, ClientId, Command, Config, Fencing, Millis, PartitionScope, Picture, Scenario, Seed,
-    WriteOutcome,
+    Backend, Command, Config, Fencing, PartitionScope, Picture, Scenario, Seed, WriteOutcome,
 };
 
-const SEED: u64 = 1;
+mod common;
+use common::{client, run};
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+const SEED: u64 = 1;
 
 /// The scenario to run first as a script, on `backend`.
 fn first_scenario(backend: Backend, fencing: Fencing) -> Scenario {
@@ -27,11 +24,6 @@ fn first_scenario(backend: Backend, fencing: Fencing) -> Scenario {
         .client(1_000, 'A', Command::Write)
         .client(6_000, 'B', Command::Acquire)
         .client(7_000, 'B', Command::Write)
-}
-
-fn run(scenario: &Scenario, until_ms: u64) -> Sim {
-    Sim::replay(scenario, Millis(until_ms))
-        .unwrap_or_else(|e| panic!("the script replays (DISTLOCK_SEED={SEED}): {e}"))
 }
 
 #[test]

@@ -105,14 +105,3 @@ fn a_fix_leaves_out_the_moment_that_no_longer_happens() {
     assert!(fixed.contains("stays down until"), "{fixed}");
     assert!(!fixed.contains("Two holders"), "{fixed}");
 }
-
-#[test]
-fn print_every_tour() {
-    for p in PRESETS {
-        for &backend in p.backends {
-            for m in tour_of(p.id, backend, Fencing::Off) {
-                println!("{} {backend:?} {} {:?}: {}", p.id, m.at, m.look, m.caption);
-            }
-        }
-    }
-}

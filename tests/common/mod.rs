@@ -1,4 +1,5 @@
-//! What the core's tests share: a client by its letter, a scenario replayed
+//! What the core's tests share: the seeds a seed loop runs (and the
+//! `DISTLOCK_SEED` line that runs one again), a client by its letter, a scenario replayed
 //! to a time, a run's story in words (without the messages on the wire),
 //! the grants one client got, the comparison's partitioned-holder script,
 //! PostgreSQL's session ends, every story as a run, and the stories panel
@@ -13,6 +14,25 @@ use distlock::sim::{
     Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
     ServiceEvent, Sim, Token,
 };
+
+/// The seeds a test that loops over seeds runs: `defaults`, or only the
+/// one in `DISTLOCK_SEED` when it is set. Such a test names the seed of a
+/// failing run as `DISTLOCK_SEED=n`, the line that runs it again alone
+/// (`DISTLOCK_SEED=7 cargo test --test core_dynamodb other_seeds`).
+pub fn seeds(defaults: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    match std::env::var("DISTLOCK_SEED") {
+        Ok(text) => vec![text
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("DISTLOCK_SEED={text:?} is not a seed"))],
+        Err(_) => defaults.into_iter().collect(),
+    }
+}
+
+/// A failing seeded run's story, headed by the line that runs it again.
+pub fn seeded_story(sim: &Sim) -> String {
+    format!("DISTLOCK_SEED={}\n{}", sim.config().seed, story(sim))
+}
 
 pub fn client(letter: char) -> ClientId {
     ClientId::from_letter(letter).expect("clients are A to D")

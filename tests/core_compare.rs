@@ -551,3 +551,27 @@ fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
         "{words}"
     );
 }
+
+/// Every system's options, set by the visitor, are named in words.
+#[test]
+fn the_settings_line_names_each_systems_own_options() {
+    use distlock::lesson::compare::settings_words;
+    use distlock::sim::{Config, ReleaseMode};
+    let mut base = Config::default();
+    base.redis.release = ReleaseMode::PlainDel;
+    base.chubby.lock_delay_ms = 10_000;
+    base.consul.lock_delay_s = 0;
+    base.dynamo.app_checks_expiry = false;
+    base.zk.tick_ms = 1_000;
+    let words = settings_words(&base);
+    for said in [
+        "Your options: Redis and Redlock release plain-del, extend check-value, persistence none, restart immediate, WAIT off",
+        "; ZooKeeper tick 1 s, curator client",
+        "; Chubby lock-delay 10 s",
+        "; DynamoDB 4 heartbeats per lease, 5% extra wait, the application never asks isExpired()",
+        "; Consul lock-delay 0 s, MonitorRetries 0, token modify-index, key cleanup keep",
+    ] {
+        assert!(words.contains(said), "{said:?} in {words}");
+    }
+    assert!(!words.contains("PostgreSQL"), "{words}");
+}

@@ -623,6 +623,30 @@ mod tests {
         assert!(md.contains("\n| Redis | GC pause | [corrupted](https://example.org/distlock/#v1."));
     }
 
+    /// A page whose settings cannot be read is told why, and nothing runs.
+    #[test]
+    fn settings_that_cannot_be_read_say_why_and_run_nothing() {
+        let request = crate::work::Request {
+            v: crate::work::PROTOCOL_VERSION,
+            id: 3,
+            job: crate::work::Job::CompareAt {
+                run: "#v1.not-a-run".into(),
+                page: "https://example.org/".into(),
+            },
+        };
+        let mut replies = Vec::new();
+        crate::work::serve(&request.to_json(), &|| 0.0, &mut |text| {
+            replies.push(crate::work::Reply::read(&text).unwrap())
+        });
+        assert_eq!(replies.len(), 1);
+        let why = replies[0].error.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with("The comparison could not read the page's settings."),
+            "{why}"
+        );
+        assert!(replies[0].html.is_empty() && replies[0].done);
+    }
+
     #[test]
     fn every_run_of_every_cell_carries_a_link_to_itself() {
         let mut posts = Vec::new();

@@ -575,3 +575,33 @@ fn the_settings_line_names_each_systems_own_options() {
     }
     assert!(!words.contains("PostgreSQL"), "{words}");
 }
+
+/// At the ends of the page's ranges (TTL 1 s at latency 100x, TTL 60 s at
+/// 1x) every cell still runs, and every run it shows replays to its verdict.
+#[test]
+fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
+    use distlock::lesson::compare::row_at;
+    use distlock::sim::{Config, TTL_MS_MAX, TTL_MS_MIN};
+    for (ttl_ms, latency_scale) in [(TTL_MS_MIN, 100), (TTL_MS_MAX, 1)] {
+        let base = Config {
+            ttl_ms,
+            latency_scale,
+            ..Config::default()
+        };
+        for backend in Backend::ALL {
+            let row = row_at(&base, backend);
+            for cell in row.cells.iter().flatten() {
+                for (label, judged) in cell.runs() {
+                    let Some(played) = &judged.run else { continue };
+                    let again = Sim::replay(&played.scenario, played.end).expect("replays");
+                    assert_eq!(
+                        again.now(),
+                        played.end,
+                        "{backend} {label:?} at {ttl_ms} ms"
+                    );
+                    assert_eq!(played.scenario.config.latency_scale, latency_scale);
+                }
+            }
+        }
+    }
+}

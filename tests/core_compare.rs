@@ -466,3 +466,142 @@ fn consuls_cut_off_holder_overlaps_b_in_consuls_own_seconds() {
         cell.main.why
     );
 }
+
+/// The comparison at a visitor's settings: TTL 30 s stretches the leases
+/// and the stories written for 5 s, the crash columns of the systems that
+/// set their own lease keep it, and the words say which settings ran.
+#[test]
+fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
+    use distlock::lesson::compare::{cell_at, lease_words_at, scenario_at, settings_words};
+    use distlock::sim::{Command, Config};
+    let base = Config {
+        ttl_ms: 30_000,
+        ..Config::default()
+    };
+    // A dead holder's lease runs out at the TTL: etcd's B waits about it.
+    let at_5 = waited_ms(&cell("crashed-holder", Backend::Etcd, Fencing::Off));
+    let at_30 = waited_ms(&cell_at(
+        &base,
+        "crashed-holder",
+        Backend::Etcd,
+        Fencing::Off,
+    ));
+    assert!(at_5 < 10_000, "{at_5}");
+    assert!((29_000..40_000).contains(&at_30), "{at_30}");
+    // Chubby waits out its own 12 s lease whatever the page's TTL.
+    assert_eq!(
+        cell_at(&base, "crashed-holder", Backend::Chubby, Fencing::Off).main,
+        cell("crashed-holder", Backend::Chubby, Fencing::Off).main
+    );
+    // The GC pause outlives the 30 s lease: six times the 5 s story's 8 s.
+    let gc = scenario_at(&base, "gc-pause", Backend::Redis, Fencing::Off).unwrap();
+    assert_eq!(gc.config.ttl_ms, 30_000);
+    assert!(gc.actions.iter().any(|a| matches!(
+        a.action,
+        distlock::sim::Action::Client {
+            command: Command::GcPause { pause_ms: 48_000 },
+            ..
+        }
+    )));
+    let redis = cell_at(&base, "gc-pause", Backend::Redis, Fencing::Off);
+    assert_eq!(redis.main.outcome, Outcome::Corrupted, "{}", redis.main.why);
+    // Times scaled to the TTL say so, by the factor this TTL gives.
+    assert!(lease_words_at(30_000, Backend::Chubby)
+        .contains("elsewhere 30 s, Chubby's times scaled by 5/2"));
+    let dep = cell_at(&base, "crashed-holder", Backend::Redlock, Fencing::Off).depends_on;
+    assert_eq!(
+        dep.as_deref(),
+        Some("depends on: the 30 s lease and how soon B asks again")
+    );
+    let words = settings_words(&base);
+    assert!(
+        words.starts_with("TTL 30 s, latency 10x, seed 1."),
+        "{words}"
+    );
+    assert!(words.contains("stretched by 6x"), "{words}");
+}
+
+/// A system whose options the visitor set runs at them, with no tuned
+/// runs beside it; the seed and latency are the visitor's in every run.
+#[test]
+fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
+    use distlock::lesson::compare::{cell_at, settings_words};
+    use distlock::sim::{Config, PgOptions, Seed};
+    let base = Config {
+        pg: PgOptions::TUNED,
+        seed: Seed(7),
+        latency_scale: 1,
+        ..Config::default()
+    };
+    let pg = cell_at(&base, "crashed-holder", Backend::Postgres, Fencing::Off);
+    assert!(pg.variants.is_empty(), "{:?}", pg.variants);
+    assert!(
+        waited_ms(&pg) < 60_000,
+        "tuned keepalives give up in seconds"
+    );
+    let config = &pg.main.run.as_ref().unwrap().scenario.config;
+    assert_eq!((config.seed, config.latency_scale), (Seed(7), 1));
+    // Another system keeps its real defaults and tuned runs.
+    let chubby = cell_at(&base, "crashed-holder", Backend::Chubby, Fencing::Off);
+    assert!(!chubby.variants.is_empty());
+    let words = settings_words(&base);
+    assert!(words.starts_with("TTL 5 s, latency 1x, seed 7."), "{words}");
+    assert!(
+        words.contains("Your options: PostgreSQL keepalives 10 s + 3 x 5 s."),
+        "{words}"
+    );
+}
+
+/// Every system's options, set by the visitor, are named in words.
+#[test]
+fn the_settings_line_names_each_systems_own_options() {
+    use distlock::lesson::compare::settings_words;
+    use distlock::sim::{Config, ReleaseMode};
+    let mut base = Config::default();
+    base.redis.release = ReleaseMode::PlainDel;
+    base.chubby.lock_delay_ms = 10_000;
+    base.consul.lock_delay_s = 0;
+    base.dynamo.app_checks_expiry = false;
+    base.zk.tick_ms = 1_000;
+    let words = settings_words(&base);
+    for said in [
+        "Your options: Redis and Redlock release plain-del, extend check-value, persistence none, restart immediate, WAIT off",
+        "; ZooKeeper tick 1 s, curator client",
+        "; Chubby lock-delay 10 s",
+        "; DynamoDB 4 heartbeats per lease, 5% extra wait, the application never asks isExpired()",
+        "; Consul lock-delay 0 s, MonitorRetries 0, token modify-index, key cleanup keep",
+    ] {
+        assert!(words.contains(said), "{said:?} in {words}");
+    }
+    assert!(!words.contains("PostgreSQL"), "{words}");
+}
+
+/// At the ends of the page's ranges (TTL 1 s at latency 100x, TTL 60 s at
+/// 1x) every cell still runs, and every run it shows replays to its verdict.
+#[test]
+fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
+    use distlock::lesson::compare::row_at;
+    use distlock::sim::{Config, TTL_MS_MAX, TTL_MS_MIN};
+    for (ttl_ms, latency_scale) in [(TTL_MS_MIN, 100), (TTL_MS_MAX, 1)] {
+        let base = Config {
+            ttl_ms,
+            latency_scale,
+            ..Config::default()
+        };
+        for backend in Backend::ALL {
+            let row = row_at(&base, backend);
+            for cell in row.cells.iter().flatten() {
+                for (label, judged) in cell.runs() {
+                    let Some(played) = &judged.run else { continue };
+                    let again = Sim::replay(&played.scenario, played.end).expect("replays");
+                    assert_eq!(
+                        again.now(),
+                        played.end,
+                        "{backend} {label:?} at {ttl_ms} ms"
+                    );
+                    assert_eq!(played.scenario.config.latency_scale, latency_scale);
+                }
+            }
+        }
+    }
+}

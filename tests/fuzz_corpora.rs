@@ -139,7 +139,14 @@ fn requests() -> Vec<String> {
             fence: Some(distlock::sim::FenceRule::Highest),
             ttl_ms: 5_000,
         },
-        Job::Wire { run, message: 3 },
+        Job::Wire {
+            run: run.clone(),
+            message: 3,
+        },
+        Job::CompareAt {
+            run,
+            page: "https://example.org/distlock/?view=compare".into(),
+        },
     ];
     let mut texts: Vec<String> = jobs
         .into_iter()

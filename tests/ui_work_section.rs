@@ -15,6 +15,7 @@ async fn render(kind: Kind) -> String {
     LocalServerRenderer::<WorkSection>::with_props(WorkSectionProps {
         kind,
         dispatch: Callback::noop(),
+        run_link: None,
     })
     .hydratable(false)
     .render()

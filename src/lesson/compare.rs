@@ -405,11 +405,16 @@ fn is_crash(column: &str) -> bool {
 /// there, and their waits are real seconds; elsewhere every system runs at
 /// the page's 5 s, those three with their times scaled to it.
 pub fn ttl_ms(column: &str, backend: Backend) -> u64 {
+    ttl_ms_at(TTL_MS_DEFAULT, column, backend)
+}
+
+/// `ttl_ms` with the visitor's TTL in place of the page's 5 s.
+pub fn ttl_ms_at(ttl_ms: u64, column: &str, backend: Backend) -> u64 {
     match backend {
         Backend::Chubby if is_crash(column) => CHUBBY_LEASE_MS,
         Backend::Consul if is_crash(column) => CONSUL_SESSION_TTL_MS,
         Backend::DynamoDb if is_crash(column) => DYNAMO_LEASE_MS,
-        _ => TTL_MS_DEFAULT,
+        _ => ttl_ms,
     }
 }
 
@@ -426,29 +431,212 @@ fn real_ms(backend: Backend, ttl_ms: u64, ms: u64) -> u64 {
     ms.saturating_mul(own) / ttl_ms.max(1)
 }
 
-/// The lease each system ran with, in words for its row.
-pub fn lease_words(backend: Backend) -> &'static str {
+/// The lease each system ran with at the page's 5 s, in words for its row.
+pub fn lease_words(backend: Backend) -> String {
+    lease_words_at(TTL_MS_DEFAULT, backend)
+}
+
+/// The lease each system ran with at TTL `ttl_ms`, in words for its row:
+/// where the run scaled a system's times to the TTL, by how much.
+pub fn lease_words_at(ttl_ms: u64, backend: Backend) -> String {
+    let ttl = whole_seconds(ttl_ms);
+    let scaled = |own: u64| {
+        let d = gcd(ttl_ms, own).max(1);
+        format!("{}/{}", ttl_ms / d, own / d)
+    };
     match backend {
-        Backend::Redis | Backend::Redlock | Backend::Etcd => "lease 5 s (the application's choice)",
-        Backend::ZooKeeper => "session timeout 5 s (the application's choice)",
-        Backend::Chubby => "lease 12 s (Chubby's) in the crash columns; elsewhere 5 s, Chubby's times scaled by 5/12",
-        Backend::Consul => "session TTL 15 s (the api's default) in the crash columns; elsewhere 5 s, Consul's times scaled by 1/3",
-        Backend::DynamoDb => "lease 20 s (the lock client's default) in the crash columns; elsewhere 5 s, its times scaled by 1/4",
-        Backend::Postgres => "no lease: the lock lasts as long as the session",
+        Backend::Redis | Backend::Redlock | Backend::Etcd => {
+            format!("lease {ttl} (the application's choice)")
+        }
+        Backend::ZooKeeper => format!("session timeout {ttl} (the application's choice)"),
+        Backend::Chubby => format!(
+            "lease 12 s (Chubby's) in the crash columns; elsewhere {ttl}, Chubby's times scaled by {}",
+            scaled(CHUBBY_LEASE_MS)
+        ),
+        Backend::Consul => format!(
+            "session TTL 15 s (the api's default) in the crash columns; elsewhere {ttl}, Consul's times scaled by {}",
+            scaled(CONSUL_SESSION_TTL_MS)
+        ),
+        Backend::DynamoDb => format!(
+            "lease 20 s (the lock client's default) in the crash columns; elsewhere {ttl}, its times scaled by {}",
+            scaled(DYNAMO_LEASE_MS)
+        ),
+        Backend::Postgres => "no lease: the lock lasts as long as the session".into(),
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// A setting's duration as people write it: "5 s", "2.5 s", "250 ms".
+pub fn whole_seconds(ms: u64) -> String {
+    if ms % 1_000 == 0 {
+        format!("{} s", ms / 1_000)
+    } else if ms % 100 == 0 && ms > 1_000 {
+        format!("{}.{} s", ms / 1_000, ms % 1_000 / 100)
+    } else {
+        format!("{ms} ms")
+    }
+}
+
+/// The settings a comparison ran at, in words for the line above its
+/// table: "TTL 30 s, latency 10x, seed 1. Each system at its real
+/// defaults, ...", naming each system's options the visitor set.
+pub fn settings_words(base: &Config) -> String {
+    let mut s = format!(
+        "TTL {}, latency {}x, seed {}.",
+        whole_seconds(base.ttl_ms),
+        base.latency_scale,
+        base.seed.0
+    );
+    let own: Vec<String> = Backend::ALL
+        .into_iter()
+        .filter(|&b| own_options(base, b) && b != Backend::Redlock)
+        .map(|b| options_words(base, b))
+        .collect();
+    if own.is_empty() {
+        s.push_str(" Each system at its real defaults, with the common tuned settings that change a verdict beside them.");
+    } else {
+        s.push_str(&format!(
+            " Your options: {}. Those systems run at them alone; the others at their real defaults, with the common tuned settings that change a verdict beside them.",
+            own.join("; ")
+        ));
+    }
+    if base.ttl_ms != TTL_MS_DEFAULT {
+        s.push_str(&format!(
+            " The GC pause and partition stories, written for a 5 s TTL, are stretched by {} so that A still outlives its lease.",
+            stretch_words(base.ttl_ms)
+        ));
+    }
+    s.push_str(
+        " Chubby, Consul and DynamoDB wait out their own default leases in the crash columns.",
+    );
+    s
+}
+
+/// The factor TTL / 5 s in words: "6x", "0.2x".
+fn stretch_words(ttl_ms: u64) -> String {
+    let tenths = ttl_ms * 10 / TTL_MS_DEFAULT;
+    if tenths % 10 == 0 {
+        format!("{}x", tenths / 10)
+    } else {
+        format!("{}.{}x", tenths / 10, tenths % 10)
+    }
+}
+
+/// A system's options in words, as the visitor set them.
+fn options_words(base: &Config, backend: Backend) -> String {
+    let name = backend.name();
+    let kebab = |v: serde_json::Result<serde_json::Value>| {
+        v.ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
+    match backend {
+        Backend::Redis | Backend::Redlock => {
+            let r = &base.redis;
+            format!(
+                "Redis and Redlock release {}, extend {}, persistence {}, restart {}, WAIT {}",
+                kebab(serde_json::to_value(r.release)),
+                kebab(serde_json::to_value(r.extend)),
+                kebab(serde_json::to_value(r.persistence)),
+                kebab(serde_json::to_value(r.restart)),
+                kebab(serde_json::to_value(r.wait)),
+            )
+        }
+        Backend::ZooKeeper => format!(
+            "{name} tick {}, {} client",
+            whole_seconds(base.zk.tick_ms),
+            kebab(serde_json::to_value(base.zk.client))
+        ),
+        Backend::Chubby => format!(
+            "{name} lock-delay {}",
+            whole_seconds(base.chubby.lock_delay_ms)
+        ),
+        Backend::DynamoDb => {
+            let d = &base.dynamo;
+            format!(
+                "{name} {} heartbeats per lease, {}% extra wait, the application {}",
+                d.heartbeats_per_lease,
+                d.extra_wait_pct,
+                if d.app_checks_expiry {
+                    "polls isExpired()"
+                } else {
+                    "never asks isExpired()"
+                }
+            )
+        }
+        Backend::Consul => {
+            let c = &base.consul;
+            format!(
+                "{name} lock-delay {} s, MonitorRetries {}, token {}, key cleanup {}",
+                c.lock_delay_s,
+                c.monitor_retries,
+                kebab(serde_json::to_value(c.token)),
+                kebab(serde_json::to_value(c.cleanup))
+            )
+        }
+        Backend::Postgres => {
+            let p = &base.pg;
+            format!(
+                "{name} keepalives {} s + {} x {} s",
+                p.keepalives_idle_s, p.keepalives_count, p.keepalives_interval_s
+            )
+        }
+        Backend::Etcd => String::new(),
     }
 }
 
 /// The script of one column for one system at its real defaults, or why it
 /// does not apply.
 pub fn scenario(column: &str, backend: Backend, fencing: Fencing) -> Option<Scenario> {
+    scenario_at(&Config::default(), column, backend, fencing)
+}
+
+/// Whether the visitor changed `backend`'s own options from the page's
+/// defaults: then the table runs theirs, and none of its own defaults or
+/// tuned settings for that system.
+pub fn own_options(base: &Config, backend: Backend) -> bool {
+    let d = Config::default();
+    match backend {
+        Backend::Redis | Backend::Redlock => base.redis != d.redis,
+        Backend::ZooKeeper => base.zk != d.zk,
+        Backend::Chubby => base.chubby != d.chubby,
+        Backend::DynamoDb => base.dynamo != d.dynamo,
+        Backend::Consul => base.consul != d.consul,
+        Backend::Postgres => base.pg != d.pg,
+        Backend::Etcd => false,
+    }
+}
+
+/// The script of one column for one system at the settings of `base` (the
+/// visitor's page: its TTL, latency, seed and each system's options; its
+/// system and fencing are the table's to set), or why it does not apply.
+/// A system whose options the visitor left alone runs at its real
+/// defaults. The GC pause and partition stories, written for the page's
+/// 5 s, are stretched by TTL / 5 s so that A still outlives its lease.
+pub fn scenario_at(
+    base: &Config,
+    column: &str,
+    backend: Backend,
+    fencing: Fencing,
+) -> Option<Scenario> {
     let mut config = Config {
         backend,
         fencing,
-        ttl_ms: ttl_ms(column, backend),
-        ..Config::default()
+        ttl_ms: ttl_ms_at(base.ttl_ms, column, backend),
+        renewal: Config::default().renewal,
+        ..base.clone()
     };
-    for s in DEFAULTS.iter().filter(|s| s.applies(column, backend)) {
-        (s.apply)(&mut config);
+    if !own_options(base, backend) {
+        for s in DEFAULTS.iter().filter(|s| s.applies(column, backend)) {
+            (s.apply)(&mut config);
+        }
     }
     let mut s = match column {
         "gc-pause" | "delayed-write" => presets::scenario(column, backend, fencing)?,
@@ -459,12 +647,39 @@ pub fn scenario(column: &str, backend: Backend, fencing: Fencing) -> Option<Scen
     };
     // The presets' scripts start from the page's defaults: the table's own
     // settings replace them (the failover's 30 s lease stays).
+    let ttl_ms = if column == "failover" {
+        s.config.ttl_ms
+    } else {
+        config.ttl_ms
+    };
     s.config = Config {
-        ttl_ms: s.config.ttl_ms,
+        ttl_ms,
         renewal: s.config.renewal,
         ..config
     };
+    if matches!(column, "gc-pause" | "partitioned-holder") {
+        stretch(&mut s, ttl_ms, TTL_MS_DEFAULT);
+    }
     Some(s)
+}
+
+/// Multiplies a script's times, and its pauses' and delays' lengths, by
+/// `num / den`: a story written for one TTL told at another.
+fn stretch(s: &mut Scenario, num: u64, den: u64) {
+    if num == den {
+        return;
+    }
+    let by = |ms: u64| ms.saturating_mul(num) / den.max(1);
+    for a in &mut s.actions {
+        a.at = Millis(by(a.at.ms()));
+        if let crate::sim::Action::Client { command, .. } = &mut a.action {
+            match command {
+                Command::GcPause { pause_ms } => *pause_ms = by(*pause_ms),
+                Command::WriteDelayed { extra_ms } => *extra_ms = by(*extra_ms),
+                _ => {}
+            }
+        }
+    }
 }
 
 /// A holds the lock, B asks for it at 700 ms and waits, A dies at 1 s.
@@ -672,7 +887,18 @@ fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
 
 /// One run of a column on a system: its real defaults, then `setting`.
 pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Setting>) -> Judged {
-    let Some(mut scenario) = scenario(column, backend, fencing) else {
+    run_at(&Config::default(), column, backend, fencing, setting)
+}
+
+/// `run` at the settings of `base` (see `scenario_at`).
+pub fn run_at(
+    base: &Config,
+    column: &str,
+    backend: Backend,
+    fencing: Fencing,
+    setting: Option<&Setting>,
+) -> Judged {
+    let Some(mut scenario) = scenario_at(base, column, backend, fencing) else {
         let why = "this story does not run on it";
         return no_run(Outcome::NotApplicable(why.into()), why);
     };
@@ -687,15 +913,21 @@ pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Se
 
 /// Runs one cell: the main run, and each tuned setting that changes its verdict.
 pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
-    let main = run(column, backend, fencing, None);
-    let variants = if main.outcome.ran() {
+    cell_at(&Config::default(), column, backend, fencing)
+}
+
+/// `cell` at the settings of `base`: a system run at the visitor's own
+/// options has no tuned runs beside it.
+pub fn cell_at(base: &Config, column: &str, backend: Backend, fencing: Fencing) -> Cell {
+    let main = run_at(base, column, backend, fencing, None);
+    let variants = if main.outcome.ran() && !own_options(base, backend) {
         VARIANTS
             .iter()
             .filter(|s| s.applies(column, backend))
             .map(|s| Variant {
                 label: s.label,
                 default: s.default,
-                judged: run(column, backend, fencing, Some(s)),
+                judged: run_at(base, column, backend, fencing, Some(s)),
             })
             .filter(|v| v.judged.outcome.word() != main.outcome.word())
             .collect()
@@ -709,10 +941,25 @@ pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
             "defaults"
         }
     });
-    let depends_on = main
-        .outcome
-        .ran()
-        .then(|| depends_on(column, backend, fencing, &main.outcome));
+    let depends_on = main.outcome.ran().then(|| {
+        let ttl = whole_seconds(ttl_ms_at(base.ttl_ms, column, backend));
+        let run = main.run.as_ref().map(|p| &p.scenario.config);
+        let (chubby, consul) = run.map_or((60_000, 15), |c| {
+            (c.chubby.lock_delay_ms, c.consul.lock_delay_s)
+        });
+        let said = depends_on(column, backend, fencing, &main.outcome);
+        let said = if own_options(base, backend) {
+            said.replace(
+                " (the page's choice: the paper gives only this bound)",
+                " (your setting)",
+            )
+        } else {
+            said
+        };
+        said.replace("{ttl}", &ttl)
+            .replace("{chubby-delay}", &whole_seconds(chubby))
+            .replace("{consul-delay}", &whole_seconds(consul * 1_000))
+    });
     Cell {
         fencing,
         setting,
@@ -738,19 +985,19 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
         }
         ("gc-pause", Postgres, Outcome::NeverLost) => Some("A's session staying open (no lease)"),
         (_, Chubby, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
-            "the 12 s lease and lock-delay 60 s (the page's choice: the paper gives only this bound)",
+            "the 12 s lease and lock-delay {chubby-delay} (the page's choice: the paper gives only this bound)",
         ),
         ("partitioned-holder", Consul, Outcome::TwoHolders { .. }) => Some(
             "when A's connection's keepalive fails (yamux: 30 s, then a 10 s write timeout)",
         ),
         ("partitioned-holder", Chubby, Outcome::Safe) => {
-            Some("lock-delay 60 s (the page's choice: the paper gives only this bound)")
+            Some("lock-delay {chubby-delay} (the page's choice: the paper gives only this bound)")
         }
         ("process-exit", Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
-            "the session TTL (15 s, doubled by the server; A's agent stays healthy), then lock-delay 15 s",
+            "the session TTL (15 s, doubled by the server; A's agent stays healthy), then lock-delay {consul-delay}",
         ),
         (_, Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
-            "serf's gossip marking A's node failed, then lock-delay 15 s",
+            "serf's gossip marking A's node failed, then lock-delay {consul-delay}",
         ),
         (_, DynamoDb, Outcome::Safe) => Some(
             "the application polling isExpired() (the library only logs a failed heartbeat)",
@@ -759,10 +1006,10 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             Some("the 20 s lease, judged by B's own clock")
         }
         (_, Redlock, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
-            Some("the 5 s lease and how soon B asks again")
+            Some("the {ttl} lease and how soon B asks again")
         }
         (_, ZooKeeper, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => {
-            Some("the session timeout (5 s, as negotiated)")
+            Some("the session timeout ({ttl}, as negotiated)")
         }
         (_, Redis, Outcome::Corrupted) if fencing.is_on() && column == "failover" => {
             Some("asynchronous replication: the new master hands the token out again")
@@ -795,7 +1042,7 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             "a quorum committing the grant before A was told"
         }
         Outcome::NeverLost => "nobody else being granted the lock",
-        Outcome::Waited { .. } | Outcome::StillWaiting { .. } => "the 5 s lease",
+        Outcome::Waited { .. } | Outcome::StillWaiting { .. } => "the {ttl} lease",
         Outcome::NotAffected => "leases timed by monotonic clocks",
         Outcome::NotModelled(_) | Outcome::NotApplicable(_) => "nothing: no run",
     })
@@ -977,11 +1224,12 @@ fn waited(column: &str, sim: &Sim) -> (Outcome, String) {
 }
 
 /// A's acquisition time in the GC pause run: click to grant.
-fn acquire_ms(backend: Backend) -> u64 {
-    let Some(scenario) = presets::scenario("gc-pause", backend, Fencing::Off) else {
+fn acquire_ms(base: &Config, backend: Backend) -> u64 {
+    let Some(scenario) = scenario_at(base, "gc-pause", backend, Fencing::Off) else {
         return 0;
     };
-    let Ok(sim) = Sim::play(&scenario, Millis(2_000)) else {
+    // Long enough for a grant at the slowest latency the page allows.
+    let Ok(sim) = Sim::play(&scenario, Millis(20_000)) else {
         return 0;
     };
     sim.history()
@@ -1004,14 +1252,24 @@ pub fn sides(column: &Column) -> &'static [Fencing] {
 
 /// One system's row.
 pub fn row(backend: Backend) -> Row {
+    row_at(&Config::default(), backend)
+}
+
+/// One system's row at the settings of `base` (see `scenario_at`).
+pub fn row_at(base: &Config, backend: Backend) -> Row {
     let cells = COLUMNS
         .iter()
-        .map(|c| sides(c).iter().map(|&f| cell(c.id, backend, f)).collect())
+        .map(|c| {
+            sides(c)
+                .iter()
+                .map(|&f| cell_at(base, c.id, backend, f))
+                .collect()
+        })
         .collect();
     Row {
         backend,
         cells,
-        acquire_ms: acquire_ms(backend),
+        acquire_ms: acquire_ms(base, backend),
     }
 }
 

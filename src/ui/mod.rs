@@ -458,7 +458,8 @@ fn full_page(b: Both, f: Full) -> Html {
                     <>
                         { tool(View::Find, f.view, f.properties) }
                         { tool(View::Compare, f.view, html! {
-                            <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()} />
+                            <WorkSection kind={Kind::Compare(f.backend)} dispatch={dispatch.clone()}
+                                run_link={Some(f.run_link.clone())} />
                         }) }
                         { tool(View::Explore, f.view, html! {
                             <WorkSection kind={Kind::Explore} dispatch={dispatch.clone()} />

@@ -46,6 +46,10 @@ pub enum Kind {
 pub struct WorkSectionProps {
     pub kind: Kind,
     pub dispatch: Callback<Action>,
+    /// The page's run link (the comparison runs at its settings); without
+    /// it the comparison runs at the defaults.
+    #[prop_or_default]
+    pub run_link: Option<Callback<(), String>>,
 }
 
 /// The section: its lead, a button that asks the worker for its body, and
@@ -95,14 +99,28 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             }
         });
     }
-    let run = work.send.reform(move |_: MouseEvent| job.clone());
+    // The comparison runs at the page's settings as they are when asked.
+    let at = props
+        .run_link
+        .clone()
+        .filter(|_| matches!(job, Job::Compare));
+    let run = work.send.reform(move |_: MouseEvent| match &at {
+        Some(link) => Job::CompareAt {
+            run: link.emit(()),
+            page: browser::page_url(""),
+        },
+        None => job.clone(),
+    });
+    // Once drawn, the comparison can run again at the settings set since.
+    let again = matches!(props.kind, Kind::Compare(_))
+        && matches!(work.shown, Shown::Done(_) | Shown::Failed(_));
     html! {
         <section {class} data-current={current} aria-label={name}>
             <h2 id={title_id} class="panel__title">{ title }</h2>
             <p class={lead_class}>{ lead }</p>
-            if work.shown == Shown::Asked {
+            if work.shown == Shown::Asked || again {
                 <button type="button" class="button button--primary" onclick={run}>
-                    { button }
+                    { if again { "Run at my settings" } else { button } }
                 </button>
             }
             { job_body(&work.shown, &work.send, &props.dispatch) }

@@ -3,32 +3,71 @@
 //! carries its run as a link, so the page opens it without running it.
 
 use super::escape;
-use crate::lesson::compare::{lease_words, row, Cell, Column, Judged, Outcome, Row, COLUMNS, RUNS};
-use crate::sim::{Backend, Fencing};
+use crate::lesson::compare::{
+    lease_words_at, row_at, settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS,
+};
+use crate::sim::{Backend, Config, Fencing};
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
 
-/// Runs the comparison one system at a time, posting the table after each
-/// (markup, progress in words, done).
-pub(super) fn run_all(post: &mut dyn FnMut(String, String, bool)) {
+/// Runs the comparison at the settings of `base` one system at a time,
+/// posting the table after each (markup, progress in words, done); the
+/// last drawing carries the exports, whose links start with `page` (the
+/// page's address without its query or fragment).
+pub(super) fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, bool)) {
     let mut rows: Vec<Row> = Vec::with_capacity(Backend::ALL.len());
+    let mut runs = 0;
     for (i, &backend) in Backend::ALL.iter().enumerate() {
-        rows.push(row(backend));
+        rows.push(row_at(base, backend));
+        runs += run_count(base, backend);
         let done = i + 1 == Backend::ALL.len();
         let progress = format!(
-            "Ran {} of {} systems ({} runs).",
+            "Ran {} of {} systems ({runs} runs).",
             i + 1,
             Backend::ALL.len(),
-            (i + 1) * RUNS / Backend::ALL.len()
         );
-        post(table(&rows), progress, done);
+        let mut h = settings_html(base);
+        h.push_str(&table(base, &rows));
+        if done {
+            h.push_str(&exports_html(base, &rows, page));
+        }
+        post(h, progress, done);
     }
 }
 
-fn table(rows: &[Row]) -> String {
+/// The runs a row makes, counted as `RUNS` counts them: every side, and
+/// each tuned setting that applies to it unless the visitor set the
+/// system's options.
+fn run_count(base: &Config, backend: Backend) -> usize {
+    use crate::lesson::compare::{own_options, sides, VARIANTS};
+    let tuned = |column: &Column| {
+        if own_options(base, backend) {
+            return 0;
+        }
+        VARIANTS
+            .iter()
+            .filter(|s| s.backend == backend && (s.column == "*" || s.column == column.id))
+            .count()
+    };
+    COLUMNS
+        .iter()
+        .map(|c| sides(c).len() * (1 + tuned(c)))
+        .sum()
+}
+
+/// The settings the table is at, in words, above it.
+fn settings_html(base: &Config) -> String {
+    format!(
+        r#"<p class="compare__settings"><strong>This table is at:</strong> {}</p>"#,
+        escape(&settings_words(base))
+    )
+}
+
+fn table(base: &Config, rows: &[Row]) -> String {
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
-    let mut h = String::from(
-        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the default latency">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
+    let mut h = format!(
+        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at latency {}x">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
+        base.latency_scale
     );
     for c in COLUMNS {
         let sub = if c.fenced {
@@ -45,14 +84,18 @@ fn table(rows: &[Row]) -> String {
     }
     h.push_str("</tr></thead><tbody>");
     for r in rows {
-        row_html(&mut h, r, fastest);
+        row_html(&mut h, base, r, fastest);
     }
     h.push_str("</tbody></table></div>");
-    h.push_str(r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed 1, latency 10x).</p>"#);
+    let _ = write!(
+        h,
+        r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}x).</p>"#,
+        base.seed.0, base.latency_scale
+    );
     h
 }
 
-fn row_html(h: &mut String, row: &Row, fastest: u64) {
+fn row_html(h: &mut String, base: &Config, row: &Row, fastest: u64) {
     let backend = row.backend;
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
     let _ = write!(
@@ -60,7 +103,7 @@ fn row_html(h: &mut String, row: &Row, fastest: u64) {
         r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms ({ratio}x)</span></th>"#,
         backend.slug(),
         escape(backend.name()),
-        escape(lease_words(backend)),
+        escape(&lease_words_at(base.ttl_ms, backend)),
         escape(backend.token_short()),
         if backend.monotonic_tokens() {
             "yes"
@@ -255,10 +298,216 @@ fn run_html(
     );
 }
 
+/// The table's exports, CSV and Markdown, each with a download and a
+/// Copy button, under the table.
+fn exports_html(base: &Config, rows: &[Row], page: &str) -> String {
+    let page = page_address(page);
+    let mut h = String::from(
+        r#"<section class="compare__exports" aria-label="Export the table"><h3 class="compare__exports-title">Export the table</h3><p class="panel__note">One row per story and system, at the settings above; each verdict links to its run.</p>"#,
+    );
+    h.push_str(&super::export_html(
+        "CSV",
+        "distlock-comparison.csv",
+        "text/csv",
+        &csv(base, rows, &page),
+        "The comparison as CSV",
+    ));
+    h.push_str(&super::export_html(
+        "Markdown table",
+        "distlock-comparison.md",
+        "text/markdown",
+        &markdown(base, rows, &page),
+        "The comparison as a Markdown table",
+    ));
+    h.push_str("</section>");
+    h
+}
+
+/// The page's address as a run's link starts: without its query (which
+/// would open a view rather than the run) or fragment.
+fn page_address(page: &str) -> String {
+    page.split(['?', '#'])
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// A run's link in an export: the page's address and the run's fragment.
+fn run_url(page: &str, judged: &Judged) -> String {
+    judged
+        .run
+        .as_ref()
+        .map_or(String::new(), |p| format!("{page}#{}", fragment(p)))
+}
+
+/// One story on one system, as the exports write it.
+struct Line {
+    system: &'static str,
+    story: &'static str,
+    lease: String,
+    acquire_ms: u64,
+    /// The main run's verdict with fencing off, then on ("" where fencing
+    /// plays no part), and their links.
+    sides: [(String, String); 2],
+    /// Each tuned setting's verdicts ("label: off / on") and links.
+    tuned: Vec<(String, Vec<String>)>,
+    depends_on: String,
+}
+
+fn lines(base: &Config, rows: &[Row], page: &str) -> Vec<Line> {
+    let mut out = Vec::new();
+    for row in rows {
+        for (column, cells) in COLUMNS.iter().zip(&row.cells) {
+            let mut sides: [(String, String); 2] = Default::default();
+            for (i, cell) in cells.iter().enumerate().take(2) {
+                sides[i] = (cell.main.outcome.word(), run_url(page, &cell.main));
+            }
+            let tuned = labels(cells)
+                .into_iter()
+                .flatten()
+                .filter(|l| {
+                    cells
+                        .iter()
+                        .any(|c| c.variants.iter().any(|v| v.label == *l))
+                })
+                .map(|label| {
+                    let runs: Vec<&Judged> = cells.iter().map(|c| run_of(c, Some(label))).collect();
+                    let words: Vec<String> = runs.iter().map(|j| j.outcome.word()).collect();
+                    let links = runs.iter().map(|j| run_url(page, j)).collect();
+                    (format!("{label}: {}", words.join(" / ")), links)
+                })
+                .collect();
+            let last = cells.last().expect("a column has a side");
+            out.push(Line {
+                system: row.backend.name(),
+                story: column.title,
+                lease: lease_words_at(base.ttl_ms, row.backend),
+                acquire_ms: row.acquire_ms,
+                sides,
+                tuned,
+                depends_on: last
+                    .depends_on
+                    .clone()
+                    .unwrap_or_else(|| last.main.why.clone()),
+            });
+        }
+    }
+    out
+}
+
+/// The CSV's columns.
+pub const CSV_COLUMNS: &str = "system,story,ttl_ms,latency_scale,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs";
+
+/// A CSV field, quoted where it must be.
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+/// The comparison as CSV: one line per story and system (fencing_on is
+/// empty where fencing plays no part; tuned settings and their runs are
+/// separated by " · " and spaces).
+pub(super) fn csv(base: &Config, rows: &[Row], page: &str) -> String {
+    let mut s = format!("{CSV_COLUMNS}\n");
+    for l in lines(base, rows, page) {
+        let tuned: Vec<&str> = l.tuned.iter().map(|(w, _)| w.as_str()).collect();
+        let tuned_runs: Vec<String> = l.tuned.iter().map(|(_, r)| r.join(" ")).collect();
+        let fields = [
+            field(l.system),
+            field(l.story),
+            base.ttl_ms.to_string(),
+            base.latency_scale.to_string(),
+            base.seed.0.to_string(),
+            field(&l.lease),
+            l.acquire_ms.to_string(),
+            field(&l.sides[0].0),
+            field(&l.sides[1].0),
+            field(&tuned.join(" · ")),
+            field(&l.depends_on),
+            field(&l.sides[0].1),
+            field(&l.sides[1].1),
+            field(&tuned_runs.join(" ")),
+        ];
+        s.push_str(&fields.join(","));
+        s.push('\n');
+    }
+    s
+}
+
+/// Text made safe in a Markdown table's cell.
+fn md(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('|', "\\|")
+        .replace('[', "\\[")
+        .replace(']', "\\]")
+        .replace('\n', " ")
+}
+
+/// A verdict linked to its run in Markdown, or the word alone.
+fn md_link(word: &str, url: &str) -> String {
+    if url.is_empty() {
+        md(word)
+    } else {
+        format!(
+            "[{}]({})",
+            md(word),
+            url.replace(' ', "%20")
+                .replace('(', "%28")
+                .replace(')', "%29")
+        )
+    }
+}
+
+/// The comparison as a Markdown table: the settings in a line above it,
+/// then one row per story and system, each verdict a link to its run.
+pub(super) fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
+    let mut s = format!(
+        "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Fencing off | Fencing on | Tuned settings | Depends on |\n|---|---|---|---|---|---|\n",
+        md(&settings_words(base))
+    );
+    for l in lines(base, rows, page) {
+        let tuned: Vec<String> = l
+            .tuned
+            .iter()
+            .map(|(w, links)| {
+                let runs: Vec<String> = links
+                    .iter()
+                    .enumerate()
+                    .map(|(i, u)| {
+                        md_link(
+                            if links.len() > 1 {
+                                ["off", "on"][i.min(1)]
+                            } else {
+                                "run"
+                            },
+                            u,
+                        )
+                    })
+                    .collect();
+                format!("{} ({})", md(w), runs.join(", "))
+            })
+            .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} |",
+            md(l.system),
+            md(l.story),
+            md_link(&l.sides[0].0, &l.sides[0].1),
+            md_link(&l.sides[1].0, &l.sides[1].1),
+            tuned.join("<br>"),
+            md(&l.depends_on)
+        );
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::compare::{cell, Judged};
+    use crate::lesson::compare::{cell, Judged, RUNS};
     use crate::wire::link::open_link;
 
     /// The link of the button whose accessible name starts with `name`.
@@ -278,15 +527,146 @@ mod tests {
         assert_eq!(whole.history(), direct.history(), "{name}");
     }
 
+    /// A CSV line's fields, quotes undone; `None` if it is not well formed.
+    fn fields(line: &str) -> Option<Vec<String>> {
+        let (mut out, mut field, mut quoted, mut chars) =
+            (Vec::new(), String::new(), false, line.chars().peekable());
+        while let Some(c) = chars.next() {
+            match (c, quoted) {
+                ('"', true) if chars.peek() == Some(&'"') => {
+                    chars.next();
+                    field.push('"');
+                }
+                ('"', true) => quoted = false,
+                ('"', false) if field.is_empty() => quoted = true,
+                ('"', false) => return None,
+                (',', false) => out.push(std::mem::take(&mut field)),
+                (c, _) => field.push(c),
+            }
+        }
+        (!quoted).then(|| {
+            out.push(field);
+            out
+        })
+    }
+
+    /// A link in an export opens its run, at the settings the table ran.
+    fn opens_at(url: &str, page: &str, ttl_ms: u64) -> crate::sim::Config {
+        let fragment = url.strip_prefix(page).expect("the page's address first");
+        let (run, _) = open_link(fragment).unwrap_or_else(|e| panic!("{url}: {e}"));
+        let config = run.scenario.config;
+        assert!(
+            [ttl_ms, 12_000, 15_000, 20_000].contains(&config.ttl_ms) || config.ttl_ms == 30_000
+        );
+        config
+    }
+
+    #[test]
+    fn the_exports_hold_a_line_per_story_and_system_with_links_that_open_the_runs() {
+        use crate::sim::Config;
+        let base = Config {
+            ttl_ms: 30_000,
+            latency_scale: 1,
+            ..Config::default()
+        };
+        let page = "https://example.org/distlock/";
+        let rows: Vec<Row> = Backend::ALL.iter().map(|&b| row_at(&base, b)).collect();
+        // The page's query and fragment are not part of a run's link.
+        let page = &page_address(&format!("{page}?view=compare#x"));
+        assert_eq!(page, "https://example.org/distlock/");
+        let text = csv(&base, &rows, page);
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some(CSV_COLUMNS));
+        let width = CSV_COLUMNS.split(',').count();
+        let mut count = 0;
+        for line in lines {
+            let f = fields(line).unwrap_or_else(|| panic!("well formed: {line}"));
+            assert_eq!(f.len(), width, "{line}");
+            assert_eq!(
+                (f[2].as_str(), f[3].as_str(), f[4].as_str()),
+                ("30000", "1", "1")
+            );
+            assert!(!f[7].is_empty() && !f[10].is_empty(), "{line}");
+            for url in [&f[11], &f[12]].into_iter().filter(|u| !u.is_empty()) {
+                let config = opens_at(url, page, 30_000);
+                assert_eq!(config.latency_scale, 1);
+            }
+            for url in f[13].split(' ').filter(|u| !u.is_empty()) {
+                opens_at(url, page, 30_000);
+            }
+            count += 1;
+        }
+        assert_eq!(count, Backend::ALL.len() * COLUMNS.len());
+        // The Markdown: the settings, then a row per story and system, each
+        // with six cells, and every link opening its run.
+        let md = markdown(&base, &rows, page);
+        assert!(md.starts_with(
+            "Distributed Lock Simulator comparison at: TTL 30 s, latency 1x, seed 1."
+        ));
+        let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
+        assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len());
+        for line in &table {
+            let bars = line
+                .replace(r"\\", "")
+                .replace(r"\|", "")
+                .matches('|')
+                .count();
+            assert_eq!(bars, 7, "{line}");
+        }
+        let mut links = 0;
+        for part in md.split("](").skip(1) {
+            let url = &part[..part.find(')').unwrap()];
+            opens_at(url, page, 30_000);
+            links += 1;
+        }
+        assert!(links >= count, "{links} links");
+        assert!(md.contains("\n| Redis | GC pause | [corrupted](https://example.org/distlock/#v1."));
+    }
+
+    /// A page whose settings cannot be read is told why, and nothing runs.
+    #[test]
+    fn settings_that_cannot_be_read_say_why_and_run_nothing() {
+        let request = crate::work::Request {
+            v: crate::work::PROTOCOL_VERSION,
+            id: 3,
+            job: crate::work::Job::CompareAt {
+                run: "#v1.not-a-run".into(),
+                page: "https://example.org/".into(),
+            },
+        };
+        let mut replies = Vec::new();
+        crate::work::serve(&request.to_json(), &|| 0.0, &mut |text| {
+            replies.push(crate::work::Reply::read(&text).unwrap())
+        });
+        assert_eq!(replies.len(), 1);
+        let why = replies[0].error.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with("The comparison could not read the page's settings."),
+            "{why}"
+        );
+        assert!(replies[0].html.is_empty() && replies[0].done);
+    }
+
     #[test]
     fn every_run_of_every_cell_carries_a_link_to_itself() {
         let mut posts = Vec::new();
-        run_all(&mut |html, progress, done| posts.push((html, progress, done)));
+        run_all(
+            &crate::sim::Config::default(),
+            "",
+            &mut |html, progress, done| posts.push((html, progress, done)),
+        );
         assert_eq!(posts.len(), Backend::ALL.len());
         assert!(posts.iter().rev().skip(1).all(|(_, _, done)| !done));
         let (html, progress, done) = posts.last().unwrap();
         assert!(done);
         assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
+        // The settings above the table, and the exports only once it is whole.
+        assert!(posts.iter().all(|(h, _, _)| h.starts_with(
+            r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x, seed 1. Each system at its real defaults"#
+        )));
+        assert!(posts
+            .iter()
+            .all(|(h, _, d)| h.contains("Export the table") == *d));
         assert_eq!(html.matches("<tr data-backend=").count(), 8);
         // Every cell names what it rests on, or why nothing ran.
         let tds = html.matches(r#"<td class="compare__pair">"#).count();

@@ -92,6 +92,10 @@ pub enum Job {
     /// The real request or reply of one message of the page's run (its
     /// link's fragment), as the real client sends it: for the event log.
     Wire { run: String, message: u64 },
+    /// The comparison at the settings of the page's run (its link's
+    /// fragment: its TTL, latency, seed and systems' options), with
+    /// exports whose links start with `page`, the page's address.
+    CompareAt { run: String, page: String },
 }
 
 impl Request {
@@ -152,6 +156,10 @@ impl Job {
             Job::Wire { run, message } => (
                 "wire",
                 format!(r#""run":{},"message":{message}"#, string(run)),
+            ),
+            Job::CompareAt { run, page } => (
+                "compare-at",
+                format!(r#""run":{},"page":{}"#, string(run), string(page)),
             ),
         };
         format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
@@ -284,7 +292,21 @@ impl Station {
         };
         let id = request.id;
         match request.job {
-            Job::Compare => compare::run_all(&mut answer(id, &mut send)),
+            Job::Compare => compare::run_all(
+                &crate::sim::Config::default(),
+                "",
+                &mut answer(id, &mut send),
+            ),
+            Job::CompareAt { run, page } => match crate::wire::link::decode(&run) {
+                Ok(link) => {
+                    let base = link.scenario.config;
+                    compare::run_all(&base, &page, &mut answer(id, &mut send))
+                }
+                Err(why) => send(Reply::failed(
+                    id,
+                    format!("The comparison could not read the page's settings. {why}"),
+                )),
+            },
             Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
             Job::Code {
                 system,
@@ -466,14 +488,27 @@ fn answer<'a>(id: u32, send: &'a mut dyn FnMut(Reply)) -> impl FnMut(String, Str
 /// answers (`data-copy`, with its outcome said in the status beside it),
 /// and the text itself, read-only, to read or copy by hand.
 fn exported_html(format: Format, name: &str, text: &str) -> String {
-    let (title, name) = (format.title(), escape(name));
+    let title = format.title();
+    export_html(
+        title,
+        name,
+        format.mime(),
+        text,
+        &format!("{title} of this run"),
+    )
+}
+
+/// An export's drawing (see `exported_html`): `title`, the file's `name`
+/// and `mime`, the text, and the text box's accessible name.
+fn export_html(title: &str, name: &str, mime: &str, text: &str, label: &str) -> String {
+    let name = escape(name);
     format!(
-        r#"<div class="export"><p class="export__said">{}: {} bytes, {} lines.</p><p class="export__actions"><a class="button" download="{name}" href="{}">Download {name}</a> <button type="button" class="button" data-copy>Copy</button> <span class="export__copied" role="status"></span></p><textarea class="export__text" readonly rows="8" aria-label="{} of this run">{}</textarea></div>"#,
+        r#"<div class="export"><p class="export__said">{}: {} bytes, {} lines.</p><p class="export__actions"><a class="button" download="{name}" href="{}">Download {name}</a> <button type="button" class="button" data-copy>Copy</button> <span class="export__copied" role="status"></span></p><textarea class="export__text" readonly rows="8" aria-label="{}">{}</textarea></div>"#,
         escape(title),
         crate::lesson::finder::thousands(text.len() as u64),
         crate::lesson::finder::thousands(text.lines().count() as u64),
-        explore_draw::data_url(format.mime(), text),
-        escape(title),
+        explore_draw::data_url(mime, text),
+        escape(label),
         escape(text)
     )
 }
@@ -551,6 +586,10 @@ mod tests {
                 message,
             });
         }
+        jobs.push(Job::CompareAt {
+            run: odd.into(),
+            page: odd.into(),
+        });
         for (id, job) in jobs.into_iter().enumerate() {
             let request = Request {
                 v: PROTOCOL_VERSION,

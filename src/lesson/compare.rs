@@ -382,7 +382,8 @@ impl Cell {
 pub struct Row {
     pub backend: Backend,
     pub cells: Vec<Vec<Cell>>,
-    /// A's acquisition in the GC pause run, click to grant, at latency 1x.
+    /// A's acquisition in the GC pause run, click to grant, at the
+    /// default latency (10x real).
     pub acquire_ms: u64,
 }
 

@@ -4,7 +4,8 @@
 
 use super::escape;
 use crate::lesson::compare::{lease_words, row, Cell, Column, Judged, Outcome, Row, COLUMNS, RUNS};
-use crate::sim::{Backend, Fencing};
+use crate::sim::latency::latency_words;
+use crate::sim::{Backend, Config, Fencing};
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
 
@@ -28,7 +29,7 @@ pub(super) fn run_all(post: &mut dyn FnMut(String, String, bool)) {
 fn table(rows: &[Row]) -> String {
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
     let mut h = String::from(
-        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the default latency">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
+        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the latency it names">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
     );
     for c in COLUMNS {
         let sub = if c.fenced {
@@ -55,9 +56,11 @@ fn table(rows: &[Row]) -> String {
 fn row_html(h: &mut String, row: &Row, fastest: u64) {
     let backend = row.backend;
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
+    // The rows run at the page's default latency; the time says so.
+    let latency = latency_words(&Config::default());
     let _ = write!(
         h,
-        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms ({ratio}x)</span></th>"#,
+        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms at latency {latency}, {ratio}x the fastest</span></th>"#,
         backend.slug(),
         escape(backend.name()),
         escape(lease_words(backend)),

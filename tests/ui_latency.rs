@@ -57,7 +57,7 @@ async fn the_field_stands_beside_the_ttl_with_the_default_named() {
         assert!(select.contains(p.name), "{} is offered", p.name);
     }
     assert_eq!(select.matches("<option").count(), LATENCY_PRESETS.len());
-    assert_eq!(chosen(select), "Slowed 10x to watch");
+    assert_eq!(chosen(select), "Slowed 10x");
     assert!(html.contains(" · latency 10x real"), "the strip says so");
 }
 

@@ -21,24 +21,24 @@ pub struct LatencyPreset {
 /// at it. Round trips: docs/latency.md.
 pub const LATENCY_PRESETS: [LatencyPreset; 4] = [
     LatencyPreset {
-        name: "Slowed 10x to watch",
+        name: "Slowed 10x",
         latency_scale: 10,
         network_rtt_ms: 0,
     },
     // Same host and one zone differ by a fraction of a millisecond, below
     // the simulator's 1 ms clock and small beside the systems' own fsyncs.
     LatencyPreset {
-        name: "Same host or one zone (real)",
+        name: "One zone",
         latency_scale: 1,
         network_rtt_ms: 0,
     },
     LatencyPreset {
-        name: "Cross-zone (+2 ms round trip)",
+        name: "Cross-zone",
         latency_scale: 1,
         network_rtt_ms: 2,
     },
     LatencyPreset {
-        name: "Cross-region (+70 ms round trip)",
+        name: "Cross-region",
         latency_scale: 1,
         network_rtt_ms: 70,
     },

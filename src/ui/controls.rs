@@ -208,7 +208,7 @@ fn latency_field(props: &ControlsProps) -> Html {
         .dispatch
         .reform(|e: Event| Action::SetLatency(value_of(&e)));
     html! {
-        <label class="field" for="latency" title="Times in ms are at this latency">
+        <label class="field" for="latency" title="Slowed 10x to watch; the others are real (1x), a round trip 2 ms longer across zones, 70 ms across regions">
             <span class="field__label">{ "Latency" }</span>
             <select id="latency" class="field__select" onchange={on_latency}>
                 { for LATENCY_PRESETS.iter().enumerate().map(|(i, p)| html! {

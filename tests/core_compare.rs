@@ -515,7 +515,7 @@ fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
     );
     let words = settings_words(&base);
     assert!(
-        words.starts_with("TTL 30 s, latency 10x, seed 1."),
+        words.starts_with("TTL 30 s, latency 10x real, seed 1."),
         "{words}"
     );
     assert!(words.contains("stretched by 6x"), "{words}");

@@ -159,6 +159,7 @@ fn every_setting() -> Vec<Config> {
     c.seed = Seed(u64::MAX);
     c.ttl_ms = 0;
     c.latency_scale = u32::MAX;
+    c.network_rtt_ms = u32::MAX;
     c.renewal = [false, true, false, true];
     configs.push(c);
     for (release, extend, persistence, restart) in [

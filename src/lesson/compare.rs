@@ -382,7 +382,8 @@ impl Cell {
 pub struct Row {
     pub backend: Backend,
     pub cells: Vec<Vec<Cell>>,
-    /// A's acquisition in the GC pause run, click to grant, at latency 1x.
+    /// A's acquisition in the GC pause run, click to grant, at the
+    /// default latency (10x real).
     pub acquire_ms: u64,
 }
 
@@ -485,13 +486,13 @@ pub fn whole_seconds(ms: u64) -> String {
 }
 
 /// The settings a comparison ran at, in words for the line above its
-/// table: "TTL 30 s, latency 10x, seed 1. Each system at its real
+/// table: "TTL 30 s, latency 10x real, seed 1. Each system at its real
 /// defaults, ...", naming each system's options the visitor set.
 pub fn settings_words(base: &Config) -> String {
     let mut s = format!(
-        "TTL {}, latency {}x, seed {}.",
+        "TTL {}, latency {}, seed {}.",
         whole_seconds(base.ttl_ms),
-        base.latency_scale,
+        crate::sim::latency::latency_words(base),
         base.seed.0
     );
     let own: Vec<String> = Backend::ALL

@@ -209,7 +209,10 @@ impl Core {
     /// Sends a message that arrives after a drawn latency plus `extra_ms`.
     fn send(&mut self, from: Endpoint, to: Endpoint, body: Body, extra_ms: u64) {
         let (lo, hi) = latency_range_us(self.config.backend, from, to);
-        let us = self.net_rng.random_range(lo..=hi) * u64::from(self.config.latency_scale);
+        // The system's own time, scaled, plus half the network round trip
+        // between parties further apart than one zone.
+        let us = self.net_rng.random_range(lo..=hi) * u64::from(self.config.latency_scale)
+            + u64::from(self.config.network_rtt_ms) * 500;
         let latency_ms = (us / 1000).max(1) + extra_ms;
         let id = self.next_message;
         self.next_message += 1;

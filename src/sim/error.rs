@@ -5,8 +5,8 @@ use super::clock::CLOCK_RATE_PCT_MAX;
 use super::history::LossReason;
 use super::scenario::{
     CHUBBY_LOCK_DELAY_MS_MAX, CLOCK_JUMP_MS_MAX, DYNAMO_EXTRA_WAIT_PCT_MAX, DYNAMO_HEARTBEATS_MAX,
-    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
-    SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
+    DYNAMO_HEARTBEATS_MIN, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, NETWORK_RTT_MS_MAX, PAUSE_MS_MAX,
+    SCRIPT_LEN_MAX, SLOW_MS_MAX, TTL_MS_MAX, TTL_MS_MIN, ZK_TICK_MS_MAX, ZK_TICK_MS_MIN,
 };
 use super::types::{ClientId, Millis, NodeId};
 use std::fmt;
@@ -87,6 +87,9 @@ pub enum CommandError {
     },
     LatencyScaleOutOfRange {
         scale: u32,
+    },
+    NetworkRttOutOfRange {
+        rtt_ms: u32,
     },
     TickOutOfRange {
         tick_ms: u64,
@@ -214,6 +217,10 @@ impl fmt::Display for CommandError {
             LatencyScaleOutOfRange { scale } => write!(
                 f,
                 "a latency scale of {scale}x is out of range: choose {LATENCY_SCALE_MIN}x to {LATENCY_SCALE_MAX}x"
+            ),
+            NetworkRttOutOfRange { rtt_ms } => write!(
+                f,
+                "a network round trip of {rtt_ms} ms is out of range: choose 0 to {NETWORK_RTT_MS_MAX} ms"
             ),
             TickOutOfRange { tick_ms } => write!(
                 f,

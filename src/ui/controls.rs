@@ -3,6 +3,7 @@
 
 use super::browser::{checked_of, take_value, value_of};
 use super::state::{seconds_1, speed_words, Action, AppState, Notice};
+use crate::sim::latency::{latency_words, preset_of, LATENCY_PRESETS};
 use crate::sim::Config;
 use crate::sim::Sim;
 use crate::sim::{Backend, Fencing};
@@ -99,9 +100,10 @@ fn compact(props: &ControlsProps) -> Html {
         Fencing::Off => "fencing off",
     };
     let summary = format!(
-        "{}, {fencing}, TTL {} s, seed {}",
+        "{}, {fencing}, TTL {} s, latency {}, seed {}",
         config.backend.name(),
         props.ttl_text,
+        latency_words(config),
         props.seed_text
     );
     html! {
@@ -178,6 +180,7 @@ fn run_settings(props: &ControlsProps) -> Html {
                     value={props.ttl_text.clone()} onchange={on_ttl}
                     aria-describedby="ttl-when" />
             </label>
+            { latency_field(props) }
             <label class="field" for="seed">
                 <span class="field__label">{ "Seed" }</span>
                 <input id="seed" class="field__input" type="text" inputmode="numeric"
@@ -194,6 +197,28 @@ fn run_settings(props: &ControlsProps) -> Html {
                 { "TTL and seed apply on Enter or on leaving the field. Changing any of these starts a fresh run." }
             </p>
         </div>
+    }
+}
+
+/// Where the parties are, as presets; a link's own scale shows as one
+/// more choice, so the field never claims a preset the run is not at.
+fn latency_field(props: &ControlsProps) -> Html {
+    let current = preset_of(&props.config);
+    let on_latency = props
+        .dispatch
+        .reform(|e: Event| Action::SetLatency(value_of(&e)));
+    html! {
+        <label class="field" for="latency" title="Slowed 10x to watch; the others are real (1x), a round trip 2 ms longer across zones, 70 ms across regions">
+            <span class="field__label">{ "Latency" }</span>
+            <select id="latency" class="field__select" onchange={on_latency}>
+                { for LATENCY_PRESETS.iter().enumerate().map(|(i, p)| html! {
+                    <option value={i.to_string()} selected={current == Some(p)}>{ p.name }</option>
+                }) }
+                if current.is_none() {
+                    <option selected=true>{ latency_words(&props.config) }</option>
+                }
+            </select>
+        </label>
     }
 }
 

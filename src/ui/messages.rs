@@ -34,6 +34,8 @@ pub struct MessagesProps {
     pub flights: Vec<Flight>,
     /// Messages in flight that were not drawn.
     pub hidden: usize,
+    /// At what latency they travel: "10x real".
+    pub latency: String,
 }
 
 /// The columns, left to right: the service (or its nodes), clients, resource.
@@ -97,6 +99,7 @@ impl MessagesProps {
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),
             flights,
             hidden,
+            latency: crate::sim::latency::latency_words(sim.config()),
         }
     }
 }
@@ -176,6 +179,7 @@ pub fn messages(props: &MessagesProps) -> Html {
             // message TCP holds across a partition).
             <h2 class="panel__title">
                 { "Messages in flight" }
+                <span class="messages__more">{ " · latency " }{ &props.latency }</span>
                 if props.hidden > 0 {
                     <span class="messages__more">{ format!(" · {} older not drawn; the timeline has them all", props.hidden) }</span>
                 }

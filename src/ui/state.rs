@@ -163,6 +163,8 @@ pub enum Action {
     Reset,
     SetSeed(String),
     SetTtl(String),
+    /// The latency field's choice: an index into `LATENCY_PRESETS`.
+    SetLatency(String),
     SetSpeed(String),
     SetBackend(Backend),
     SetFencing(bool),
@@ -532,6 +534,15 @@ impl Reducible for AppState {
                 Ok(ttl_ms) => self.restart_with(Config { ttl_ms, ..config }),
                 Err(message) => self.with_notice(Notice::Refused(message)),
             },
+            // Anything else (the link's own latency, chosen again) keeps the run.
+            Action::SetLatency(index) => match index
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| crate::sim::latency::LATENCY_PRESETS.get(i))
+            {
+                Some(preset) => self.restart_with(preset.apply(&config)),
+                None => return self,
+            },
             Action::SetSpeed(text) => match parse_speed_quarters(&text) {
                 Ok(speed_quarters) => AppState {
                     speed_quarters,
@@ -624,6 +635,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         ttl_ms: TTL_MS_DEFAULT,
         seed,
         latency_scale: LATENCY_SCALE_DEFAULT,
+        network_rtt_ms: 0,
         renewal: [true; 4],
         redis: RedisOptions::default(),
         zk: ZkOptions::default(),

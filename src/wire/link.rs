@@ -501,6 +501,15 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
         ttl_ms: number_of("config.ttl_ms: its TTL", c.get("ttl_ms"))?,
         seed: Seed(number_of("config.seed: its seed", c.get("seed"))?),
         latency_scale: u32::try_from(latency).unwrap_or(u32::MAX),
+        // Links made before the setting say nothing of it: no round trip
+        // added, as they ran.
+        network_rtt_ms: match c.get("network_rtt_ms") {
+            None => 0,
+            found => {
+                let rtt = number_of("config.network_rtt_ms: its network round trip", found)?;
+                u32::try_from(rtt).unwrap_or(u32::MAX)
+            }
+        },
         renewal,
         redis: match c.get("redis") {
             Some(r) => redis_of(r)?,

@@ -152,8 +152,8 @@ fn on_off(on: bool) -> &'static str {
 }
 
 /// Each setting under its serde name; the defaults serde left out
-/// (Redis's wait off, DynamoDB's expiry check on, Consul's retries 0,
-/// announce off) are left out here too.
+/// (no network round trip, Redis's wait off, DynamoDB's expiry check on,
+/// Consul's retries 0, announce off) are left out here too.
 fn write_config(out: &mut Out, c: &Config) {
     use crate::sim::{
         ConsulToken, ExtendMode, KeyCleanup, Persistence, ReleaseMode, RestartPolicy, ZkClient,
@@ -164,6 +164,9 @@ fn write_config(out: &mut Out, c: &Config) {
     out.number("ttl_ms", c.ttl_ms);
     out.number("seed", c.seed.0);
     out.number("latency_scale", c.latency_scale.into());
+    if c.network_rtt_ms != 0 {
+        out.number("network_rtt_ms", c.network_rtt_ms.into());
+    }
     out.key("renewal");
     out.list(&c.renewal, |out, &on| {
         out.text.push_str(if on { "true" } else { "false" })

@@ -6,6 +6,7 @@ use super::escape;
 use crate::lesson::compare::{
     lease_words_at, row_at, settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS,
 };
+use crate::sim::latency::latency_words;
 use crate::sim::{Backend, Config, Fencing};
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -65,9 +66,8 @@ fn settings_html(base: &Config) -> String {
 
 fn table(base: &Config, rows: &[Row]) -> String {
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
-    let mut h = format!(
-        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at latency {}x">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
-        base.latency_scale
+    let mut h = String::from(
+        r#"<div class="table-wrap compare__wrap"><table class="compare__table"><caption class="visually-hidden">Each lock system under each story: what happened with fencing off, then on, at the system's real defaults and with the tuned settings that change the verdict</caption><thead><tr><th scope="col" title="Token: what a resource could check; monotonic: the system promises tokens that only grow (the property tests assert it, failovers included); acquire: A's acquisition in the GC pause run, click to grant, at the latency it names">System<span class="compare__sub">its lease, token and acquisition</span></th>"#,
     );
     for c in COLUMNS {
         let sub = if c.fenced {
@@ -89,8 +89,9 @@ fn table(base: &Config, rows: &[Row]) -> String {
     h.push_str("</tbody></table></div>");
     let _ = write!(
         h,
-        r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}x).</p>"#,
-        base.seed.0, base.latency_scale
+        r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        base.seed.0,
+        latency_words(base)
     );
     h
 }
@@ -98,9 +99,11 @@ fn table(base: &Config, rows: &[Row]) -> String {
 fn row_html(h: &mut String, base: &Config, row: &Row, fastest: u64) {
     let backend = row.backend;
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
+    // The rows run at the page's latency; the time says which.
+    let latency = latency_words(base);
     let _ = write!(
         h,
-        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms ({ratio}x)</span></th>"#,
+        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms at latency {latency}, {ratio}x the fastest</span></th>"#,
         backend.slug(),
         escape(backend.name()),
         escape(&lease_words_at(base.ttl_ms, backend)),
@@ -662,7 +665,7 @@ mod tests {
         assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
         // The settings above the table, and the exports only once it is whole.
         assert!(posts.iter().all(|(h, _, _)| h.starts_with(
-            r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x, seed 1. Each system at its real defaults"#
+            r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x real, seed 1. Each system at its real defaults"#
         )));
         assert!(posts
             .iter()

@@ -744,6 +744,9 @@ pub(crate) fn form(query: &str) -> String {
     h.push_str("</div>");
     profile_fields(&mut h, &f);
     grid_fields(&mut h, &f);
+    // The simulator's default is slowed tenfold for watching; the trials
+    // are not, so a time here and one there differ by that much.
+    h.push_str(r#"<p class="panel__note">Latency: real (1x), each system's own round trip on one LAN; the simulator's default is slowed 10x to watch.</p>"#);
     h.push_str(r#"<div class="explorer__actions"><button type="submit" class="button button--primary">Run</button></div></form>"#);
     h
 }

@@ -189,7 +189,10 @@ impl LockSystem for Redlock {
     fn new(config: &Config) -> Redlock {
         Redlock {
             ttl_ms: config.ttl_ms,
-            node_timeout_ms: NODE_TIMEOUT_MS_PER_SCALE * u64::from(config.latency_scale),
+            // A client far from its nodes sets the timeout above the round
+            // trip, or no node would ever answer in time.
+            node_timeout_ms: NODE_TIMEOUT_MS_PER_SCALE * u64::from(config.latency_scale)
+                + u64::from(config.network_rtt_ms),
             options: config.redis,
             nodes: Default::default(),
             side: Default::default(),

@@ -604,7 +604,7 @@ mod tests {
         // with six cells, and every link opening its run.
         let md = markdown(&base, &rows, page);
         assert!(md.starts_with(
-            "Distributed Lock Simulator comparison at: TTL 30 s, latency 1x, seed 1."
+            "Distributed Lock Simulator comparison at: TTL 30 s, latency real, seed 1."
         ));
         let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
         assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len());

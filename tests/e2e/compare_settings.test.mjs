@@ -53,7 +53,7 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
   await setField(page, "Seed", "7");
   await openView(page, "Compare the systems");
   await compare(page).getByRole("button", { name: /Run the comparison/ }).click();
-  const line = await wholeTable(page, /This table is at: TTL 30 s, latency \d+x, seed 7\./);
+  const line = await wholeTable(page, /This table is at: TTL 30 s, latency \d+x real, seed 7\./);
   assert.match(await line.innerText(), /stretched by 6x/, "the stories written for 5 s say they were stretched");
   // A dead holder's lease is the TTL: etcd's B waits about 30 s, not 5.
   const waited = await etcdWait(page);
@@ -82,7 +82,7 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
 
   // The Markdown: the settings above a table of the same lines, each verdict a link.
   const md = await exported.getByRole("textbox", named("The comparison as a Markdown table")).inputValue();
-  assert.match(md, /^Distributed Lock Simulator comparison at: TTL 30 s, latency \d+x, seed 7\./);
+  assert.match(md, /^Distributed Lock Simulator comparison at: TTL 30 s, latency \d+x real, seed 7\./);
   assert.equal(md.split("\n").filter((l) => l.startsWith("| ")).length, 1 + 8 * 7);
   assert.match(md, /\n\| etcd \| Crash \(process exits\) \| \[waited [\d.]+ s\]\(http\S+#v1\.[A-Za-z0-9_-]+\) \| {2}\|/);
   await copyButtons.last().click();
@@ -98,7 +98,7 @@ test("Run at my settings runs the table again at the settings changed since", { 
   const page = await suite.page(t);
   await openView(page, "Compare the systems");
   await compare(page).getByRole("button", { name: /Run the comparison/ }).click();
-  await wholeTable(page, /This table is at: TTL 5 s, latency \d+x, seed 1\. Each system at its real defaults/);
+  await wholeTable(page, /This table is at: TTL 5 s, latency \d+x real, seed 1\. Each system at its real defaults/);
   const at5 = await etcdWait(page);
   assert.ok(at5 < 10, `etcd waited ${at5} s at TTL 5 s`);
   await openView(page, "Simulator");

@@ -129,6 +129,7 @@ fn hazard_plan(backend: Backend, fencing: Fencing) -> Plan {
         per_kilohour: 600_000,
         median_us: 2_000_000,
         p99_us: 20_000_000,
+        ..PauseProfile::default()
     };
     Plan {
         backend,

@@ -187,14 +187,22 @@ fn a_cell_gives_the_same_number_in_any_grid() {
     };
     assert_eq!(key_of(&typed, 3), key_of(&preset, 3));
     assert_ne!(key_of(&typed, 3), key_of(&small, 3));
-    // What changes a trial changes the key; the seed and trials do not.
+    // The environment makes the key: the pauses and the workload. What is
+    // compared (system, fencing, TTL) meets the same pauses; what changes
+    // no trial (seed aside) changes nothing.
     let key = |p: &Plan| cell_key(p, &p.cell(0).unwrap());
-    let fenced = Plan {
-        fencing: Fencing::On,
+    let busier = Plan {
+        think_ms: 3_000,
         ..small.clone()
     };
-    let redis = Plan {
+    let capped = Plan {
+        pause_max_us: Some(30_000_000),
+        ..small.clone()
+    };
+    let compared = Plan {
+        fencing: Fencing::On,
         backend: Backend::Redis,
+        ttls_ms: vec![9_000, 1_000],
         ..small.clone()
     };
     let longer = Plan {
@@ -202,9 +210,18 @@ fn a_cell_gives_the_same_number_in_any_grid() {
         locks_per_hour: 7,
         ..small.clone()
     };
-    assert_ne!(key(&small), key(&fenced));
-    assert_ne!(key(&small), key(&redis));
+    assert_ne!(key(&small), key(&busier));
+    assert_ne!(key(&small), key(&capped));
+    assert_eq!(key(&small), key(&compared));
     assert_eq!(key(&small), key(&longer));
+    // Fencing on and off meet the same pauses, trial by trial.
+    let fenced = Plan {
+        fencing: Fencing::On,
+        ..small.clone()
+    };
+    for trial in 0..5 {
+        assert_eq!(pauses_in(&small, 0, trial), pauses_in(&fenced, 0, trial));
+    }
     // A trial opened from either grid is the same run, at the same seed.
     let trial = a.first_corrupted.unwrap();
     let from_small = rebuild_trial(&small, 3, trial).unwrap();

@@ -387,22 +387,30 @@ pub fn trial_seed(master: Seed, cell_key: u64, trial: u32) -> Seed {
     Seed(splitmix64(h ^ (u64::from(trial) << 32)))
 }
 
-/// What a cell is, as a number: FNV-1a (64 bits) of the JSON of the
-/// one-cell plan that runs exactly this cell's trials (the plan's
-/// settings, the cell's TTL and its pause profile as a custom one; the
-/// grid, the seed, the trial count and the production lock rate, which
-/// change no trial, set to fixed values). The same cell in another grid,
-/// or at another place in this one, gets the same trials and the same
-/// numbers; a preset and the same numbers typed in are the same cell.
-/// A setting a plan gains later is in the JSON by itself.
+/// What a cell's trials meet, as a number: FNV-1a (64 bits) of the JSON
+/// of a one-cell plan holding the cell's environment: its pause profile
+/// (as a custom one, so a preset and the same numbers typed in agree),
+/// the workload (clients, hold, think time) and any setting a plan gains
+/// later. Left out, set to fixed values: what the explorer compares (the
+/// system, fencing, renewal, the lease check, the TTL), and what changes
+/// no trial (the grid, the seed, the trial count, the production lock
+/// rate). So the same cell gives the same numbers in any grid and at any
+/// place in it; and cells that differ only in what is compared meet the
+/// same pauses at the same times, trial by trial (common random numbers:
+/// fencing on against off, or one TTL against the next, differ by what
+/// the setting does, not by other luck).
 pub fn cell_key(plan: &Plan, cell: &Cell) -> u64 {
     let own = Plan {
+        backend: Backend::Etcd,
+        fencing: Fencing::Off,
+        renewal: true,
+        check: Check::AtAcquire,
         pauses: Pauses::Custom {
             profile: cell.profile,
         },
         pause_max_us: None,
-        ttls_ms: vec![cell.ttl_ms],
-        axis: Axis::PerKilohour(vec![cell.profile.per_kilohour]),
+        ttls_ms: Vec::new(),
+        axis: Axis::PerKilohour(Vec::new()),
         trials: 1,
         seed: Seed(0),
         locks_per_hour: 1,

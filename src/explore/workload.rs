@@ -111,7 +111,7 @@ pub fn csv_comment(plan: &Plan) -> String {
     }
     s.push_str(
         "# Intervals: 95%, over trials (events in one trial are not independent): \
-         Wilson's over holds / design_effect.\n",
+         the Wilson interval over holds / design_effect.\n",
     );
     s
 }

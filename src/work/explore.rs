@@ -1088,6 +1088,58 @@ mod tests {
     }
 
     #[test]
+    fn a_histogram_and_a_longest_pause_read_from_the_form_or_a_link() {
+        let pasted = "pauses=histogram&hist-per-hour=60&hist=length_ms%2Ccount%0D%0A20%2C5%0D%0A100%2C40%0D%0A2000%2C3\
+                      &max=1500&axis=rate&values=60";
+        let link = "pauses=histogram&hist-per-hour=60&hist=20:5;100:40;2000:3&max=1500&axis=rate&values=60";
+        let (a, b) = (plan_of(pasted).unwrap(), plan_of(link).unwrap());
+        assert_eq!(a, b);
+        let profile = a.profile();
+        assert_eq!(profile.histogram.unwrap().compact(), "20:5;100:40;2000:3");
+        assert_eq!(
+            (profile.per_kilohour, profile.max_us),
+            (60_000, Some(1_500_000))
+        );
+        assert_eq!(a.pauses.name(), "histogram");
+        // The form shows them back, the text as typed.
+        let html = form(link);
+        assert!(
+            html.contains(r#"<option value="histogram" selected>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<textarea name="hist""#));
+        assert!(html.contains(">20:5;100:40;2000:3</textarea>"));
+        assert!(html.contains(r#"name="max" value="1500""#));
+        // A blank longest pause is none; the longest pause as an axis.
+        assert_eq!(plan_of("max=+").unwrap().pause_max_us, None);
+        let axis = plan_of("axis=max&values=1%2C+20").unwrap().axis;
+        assert_eq!(axis, Axis::MaxUs(vec![1_000_000, 20_000_000]));
+    }
+
+    #[test]
+    fn every_refused_histogram_entry_is_named_as_typed() {
+        let why =
+            plan_of("pauses=histogram&hist=20:5;abc;100,x&hist-per-hour=y&max=0").unwrap_err();
+        let lines: Vec<&str> = why.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "Histogram: pauses per hour: \"y\" is not a number with at most 3 decimals.",
+                "Histogram: pause lengths (ms): \"abc\" is not a length in ms (digits, at most three decimals).",
+                "Histogram: pause lengths (ms): \"100,x\": the count \"x\" is not a whole number from 0 to 1000000000.",
+                "Longest pause (ms), blank for none: \"0\" is out of range: choose 0.001 to 600000.",
+            ]
+        );
+        let empty = plan_of("pauses=histogram").unwrap_err();
+        assert_eq!(
+            empty,
+            "Histogram: pause lengths (ms): give at least one pause length."
+        );
+        let p99 = plan_of("pauses=histogram&hist=20").unwrap_err();
+        assert!(p99.contains("p99 axis cannot replace them"), "{p99}");
+    }
+
+    #[test]
     fn a_cell_carries_its_counts_and_its_first_failing_trial() {
         let plan = Plan {
             trials: 40,

@@ -300,7 +300,7 @@ fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<Ne
 
 fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
-    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
         let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
     }

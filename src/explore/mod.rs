@@ -9,6 +9,9 @@
 //! computed independently (`run_cell`, or `run_trials` for a slice of a
 //! cell's trials whose results `CellResult::merge` sums), and any trial
 //! can be rebuilt alone as a scenario the page replays (`rebuild_trial`).
+//! A trial's seed comes from the master seed, the cell's environment
+//! (`cell_key`: its pauses and workload, not its place in the grid) and
+//! the trial's index, so a cell gives the same numbers in any grid.
 //!
 //! The workload of a trial: 2 to 4 clients, each thinking (a time drawn
 //! evenly from none to twice the plan's think time), acquiring, working
@@ -16,7 +19,8 @@
 //! and releasing, for 60 s of virtual time; then holds under way finish
 //! and nobody starts a new one. Each client pauses at random (exponential
 //! gaps of running time, log-normal lengths through the profile's median
-//! and p99). The think time sets how busy the lock is, and so whether a
+//! and p99, or lengths drawn from an observed histogram; any profile can
+//! have a longest pause, which caps longer draws). The think time sets how busy the lock is, and so whether a
 //! contender is there to take a lease a pause let lapse; it also bounds a
 //! trial's cost (about ten holds at the defaults). The production lock
 //! rate only turns the probability per hold into "one corrupted write

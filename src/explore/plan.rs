@@ -277,14 +277,14 @@ pub fn validate_profile(profile: &PauseProfile) -> Result<(), PlanError> {
             PER_KILOHOUR_MAX,
         ));
     }
+    if let Some(h) = profile.histogram.filter(|h| h.max_us() > PAUSE_US_MAX) {
+        return Err(out("histogram pause (µs)", h.max_us(), 0, PAUSE_US_MAX));
+    }
     if !(1..=PAUSE_US_MAX).contains(&profile.p99_us) {
         return Err(out("p99 pause (µs)", profile.p99_us, 1, PAUSE_US_MAX));
     }
     if let Some(max_us) = profile.max_us.filter(|us| !(1..=PAUSE_US_MAX).contains(us)) {
         return Err(out("longest pause (µs)", max_us, 1, PAUSE_US_MAX));
-    }
-    if let Some(h) = profile.histogram.filter(|h| h.max_us() > PAUSE_US_MAX) {
-        return Err(out("histogram pause (µs)", h.max_us(), 0, PAUSE_US_MAX));
     }
     if !(1..=profile.p99_us).contains(&profile.median_us) {
         return Err(PlanError::MedianAboveP99 {

@@ -110,7 +110,9 @@ impl PauseProfile {
     }
 }
 
-/// Where a sampler's lengths come from.
+/// Where a sampler's lengths come from. A histogram is held inline (half
+/// a kilobyte) so profiles stay `Copy`; a sampler is made once a trial.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lengths {
     LogNormal(LogNormal),
@@ -247,6 +249,9 @@ impl fmt::Display for Preset {
 }
 
 /// The pause profile a plan uses: a preset, or the visitor's own numbers.
+/// A custom profile may hold a histogram inline (half a kilobyte): plans
+/// are made once a run, so the size costs nothing worth a `Box`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Pauses {

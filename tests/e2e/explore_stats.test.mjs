@@ -36,7 +36,7 @@ describe("the explorer's pauses and numbers", () => {
     await section.getByLabel("Longest pause (ms), blank for none").fill("20000");
     await section.getByLabel("Think time between holds (s)").fill("2");
     await section.getByLabel("TTLs (s)").fill("1, 30");
-    await section.getByLabel("Second axis").selectOption("rate");
+    await section.locator("select[name=axis]").selectOption("rate");
     await section.getByLabel("Second axis values").fill("3600");
     await section.getByLabel("Trials per cell").fill("12");
     await section.getByRole("button", named("Run")).click();

@@ -16,6 +16,7 @@ fn constant(per_hour: u64, pause_ms: u64) -> Pauses {
             per_kilohour: per_hour * 1_000,
             median_us: pause_ms * 1_000,
             p99_us: pause_ms * 1_000,
+            ..PauseProfile::default()
         },
     }
 }
@@ -238,7 +239,11 @@ fn a_rebuilt_failing_trial_replays_to_its_corruption() {
     // to the same history.
     assert_eq!(
         run.scenario.config.seed,
-        distlock::explore::trial_seed(plan.seed, 0, failing)
+        distlock::explore::trial_seed(
+            plan.seed,
+            distlock::explore::cell_key(&plan, &plan.cell(0).unwrap()),
+            failing
+        )
     );
     let (_, original) = run_trial(&plan, 0, failing).unwrap();
     let (replayed, playback) = Playback::start(&run.scenario, Refusals::Stop, run.end).unwrap();
@@ -321,6 +326,7 @@ fn bad_plans_are_refused_with_a_reason() {
                         per_kilohour: 1_000,
                         median_us: 5_000,
                         p99_us: 1_000,
+                        ..PauseProfile::default()
                     },
                 },
                 axis: Axis::PerKilohour(vec![1_000]),
@@ -428,6 +434,7 @@ proptest! {
             per_kilohour: 1_800_000,
             median_us: median_ms * 1_000,
             p99_us: median_ms * 1_000 * spread,
+            ..PauseProfile::default()
         };
         let plan = Plan {
             backend,

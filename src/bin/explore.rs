@@ -154,6 +154,7 @@ mod native {
                     .ok_or_else(|| missing("--pauses-per-hour"))?,
                 median_us: args.median.ok_or_else(|| missing("--median"))?,
                 p99_us: args.p99.ok_or_else(|| missing("--p99"))?,
+                ..PauseProfile::default()
             }
         } else {
             let preset = Preset::from_slug(&args.profile).ok_or_else(|| {
@@ -170,6 +171,7 @@ mod native {
             per_kilohour: args.pauses_per_hour.unwrap_or(base.per_kilohour),
             median_us: args.median.unwrap_or(base.median_us),
             p99_us: args.p99.unwrap_or(base.p99_us),
+            ..base
         };
         let pauses = match Preset::from_slug(&args.profile) {
             Some(preset) if profile == preset.profile() => Pauses::Preset { preset },
@@ -193,6 +195,7 @@ mod native {
             check: args.check,
             locks_per_hour: args.lock_rate,
             pauses,
+            pause_max_us: None,
             ttls_ms: args.ttl.clone(),
             axis,
             trials: args.trials,

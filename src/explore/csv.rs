@@ -1,13 +1,18 @@
 //! The results table as CSV: one header line, then one line per cell.
 //! The same inputs give the same bytes on every machine, so the CSVs of
-//! the shards of a sweep concatenate to the CSV of the whole sweep.
+//! the shards of a sweep concatenate to the CSV of the whole sweep. The
+//! page's download puts the workload in `#` comment lines above the
+//! header (`csv_comment`).
+//!
+//! The intervals (`*_low`, `*_high`) are over trials: Wilson's over
+//! holds / `*_design_effect` (see `Estimate::clustered`).
 
 use super::estimate::CellResult;
 use super::plan::Plan;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 31] = [
+pub const CSV_COLUMNS: [&str; 35] = [
     "cell",
     "backend",
     "fencing",
@@ -39,6 +44,10 @@ pub const CSV_COLUMNS: [&str; 31] = [
     "first_corrupted_trial",
     "first_two_holders_trial",
     "cut_short_trials",
+    "max_pause_us",
+    "pause_histogram_ms",
+    "p_corrupted_design_effect",
+    "p_two_holders_design_effect",
 ];
 
 /// The header line, with its newline.
@@ -58,7 +67,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
     let mut line = String::new();
     let _ = write!(
         line,
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{},{}",
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{},{},{},{},{:.3},{:.3}",
         r.cell,
         plan.backend.slug(),
         if plan.fencing.is_on() { "on" } else { "off" },
@@ -90,6 +99,10 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         r.first_corrupted.map_or(String::new(), |t| t.to_string()),
         r.first_two_holders.map_or(String::new(), |t| t.to_string()),
         r.cut_short,
+        r.profile.max_us.map_or(String::new(), |us| us.to_string()),
+        r.profile.histogram.map_or(String::new(), |h| h.compact()),
+        corruption.design_effect,
+        two.design_effect,
     );
     line.push('\n');
     line

@@ -9,6 +9,9 @@
 //! computed independently (`run_cell`, or `run_trials` for a slice of a
 //! cell's trials whose results `CellResult::merge` sums), and any trial
 //! can be rebuilt alone as a scenario the page replays (`rebuild_trial`).
+//! A trial's seed comes from the master seed, the cell's environment
+//! (`cell_key`: its pauses and workload, not its place in the grid) and
+//! the trial's index, so a cell gives the same numbers in any grid.
 //!
 //! The workload of a trial: 2 to 4 clients, each thinking (a time drawn
 //! evenly from none to twice the plan's think time), acquiring, working
@@ -16,7 +19,8 @@
 //! and releasing, for 60 s of virtual time; then holds under way finish
 //! and nobody starts a new one. Each client pauses at random (exponential
 //! gaps of running time, log-normal lengths through the profile's median
-//! and p99). The think time sets how busy the lock is, and so whether a
+//! and p99, or lengths drawn from an observed histogram; any profile can
+//! have a longest pause, which caps longer draws). The think time sets how busy the lock is, and so whether a
 //! contender is there to take a lease a pause let lapse; it also bounds a
 //! trial's cost (about ten holds at the defaults). The production lock
 //! rate only turns the probability per hold into "one corrupted write
@@ -32,23 +36,27 @@
 
 mod csv;
 mod estimate;
+mod histogram;
 mod odds;
 mod plan;
 mod profile;
 mod sample;
 mod tables;
 mod trial;
+mod workload;
 
 pub use csv::{csv_header, csv_row, CSV_COLUMNS};
-pub use estimate::{duration_text, CellResult, Estimate};
+pub use estimate::{duration_text, CellResult, Clusters, Estimate, TrialSquares};
+pub use histogram::{Histogram, HistogramError, HISTOGRAM_BINS_MAX, HISTOGRAM_TOTAL_MAX};
 pub use odds::{chance_text, count_text, one_in, two_figures};
 pub use plan::{
-    trial_seed, validate_profile, Axis, Cell, Check, Plan, PlanError, AXIS_LEN_MAX, CLIENTS_MAX,
-    CLIENTS_MIN, CYCLE_MS_MIN, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX,
-    PLAN_VERSION, THINK_MS_MAX, TRIALS_MAX,
+    cell_key, trial_seed, validate_profile, Axis, Cell, Check, Plan, PlanError, AXIS_LEN_MAX,
+    CLIENTS_MAX, CLIENTS_MIN, CYCLE_MS_MIN, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, PAUSE_US_MAX,
+    PER_KILOHOUR_MAX, PLAN_VERSION, THINK_MS_MAX, TRIALS_MAX,
 };
 pub use profile::{PauseProfile, Pauses, Preset, PAUSE_US_MIN};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
+pub use workload::{csv_comment, micros_text, pauses_text, rate_text, workload_text};
 
 use crate::sim::Sim;
 use std::ops::Range;
@@ -70,10 +78,11 @@ pub fn run_trials(plan: &Plan, cell: u32, trials: Range<u32>) -> Result<CellResu
         });
     }
     let mut result = CellResult::empty(&cell);
+    let key = cell_key(plan, &cell);
     // Each trial reuses the buffers of the one before.
     let mut spare = None;
     for index in trials {
-        let seed = trial_seed(plan.seed, cell.index, index);
+        let seed = trial_seed(plan.seed, key, index);
         let (counts, sim) = trial::run(plan, &cell, seed, false, spare.take());
         result.add(index, &counts);
         spare = Some(sim);
@@ -92,7 +101,7 @@ pub fn run_trial(plan: &Plan, cell: u32, trial: u32) -> Result<(TrialCounts, Sim
             trials: plan.trials,
         });
     }
-    let seed = trial_seed(plan.seed, cell.index, trial);
+    let seed = trial_seed(plan.seed, cell_key(plan, &cell), trial);
     Ok(trial::run(plan, &cell, seed, true, None))
 }
 

@@ -57,12 +57,14 @@ pub enum Axis {
     P99Us(Vec<u64>),
     /// The profile's rate, pauses per 1,000 hours.
     PerKilohour(Vec<u64>),
+    /// The longest pause, microseconds: every draw is capped there.
+    MaxUs(Vec<u64>),
 }
 
 impl Axis {
     pub fn len(&self) -> usize {
         match self {
-            Axis::P99Us(v) | Axis::PerKilohour(v) => v.len(),
+            Axis::P99Us(v) | Axis::PerKilohour(v) | Axis::MaxUs(v) => v.len(),
         }
     }
 
@@ -75,6 +77,7 @@ impl Axis {
         match self {
             Axis::P99Us(v) => profile.with_p99_us(v[index]),
             Axis::PerKilohour(v) => profile.with_per_kilohour(v[index]),
+            Axis::MaxUs(v) => profile.with_max_us(Some(v[index])),
         }
     }
 }
@@ -98,6 +101,10 @@ pub struct Plan {
     /// Locks taken per hour in production, for "one corrupted write every ...".
     pub locks_per_hour: u64,
     pub pauses: Pauses,
+    /// The longest pause in every cell (µs): a longer draw is capped to
+    /// it. `None` keeps the profile's own (none for a preset).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_max_us: Option<u64>,
     /// The grid's first axis: the TTL of each column.
     pub ttls_ms: Vec<u64>,
     /// The grid's second axis: one row per value.
@@ -122,6 +129,7 @@ impl Default for Plan {
             pauses: Pauses::Preset {
                 preset: Preset::JvmG1,
             },
+            pause_max_us: None,
             ttls_ms: vec![1_000, 2_000, 5_000, 10_000, 30_000],
             axis: Axis::P99Us(vec![1_000_000, 2_000_000, 5_000_000, 10_000_000]),
             trials: 1_000,
@@ -157,8 +165,15 @@ impl Plan {
         Ok(Cell {
             index,
             ttl_ms: self.ttls_ms[column],
-            profile: self.axis.apply(self.pauses.profile(), row),
+            profile: self.axis.apply(self.profile(), row),
         })
+    }
+
+    /// The plan's pause profile before the second axis: the pauses'
+    /// own, capped at the plan's longest pause if it sets one.
+    pub fn profile(&self) -> PauseProfile {
+        let profile = self.pauses.profile();
+        profile.with_max_us(self.pause_max_us.or(profile.max_us))
     }
 
     /// The core's configuration for one trial.
@@ -184,7 +199,7 @@ impl Plan {
             });
         }
         self.validate_workload()?;
-        validate_profile(&self.pauses.profile())?;
+        validate_profile(&self.profile())?;
         self.validate_grid()
     }
 
@@ -236,8 +251,11 @@ impl Plan {
                 });
             }
         }
+        if matches!(self.axis, Axis::P99Us(_)) && self.pauses.profile().histogram.is_some() {
+            return Err(PlanError::P99OfHistogram);
+        }
         for row in 0..self.axis.len() {
-            validate_profile(&self.axis.apply(self.pauses.profile(), row))?;
+            validate_profile(&self.axis.apply(self.profile(), row))?;
         }
         Ok(())
     }
@@ -259,8 +277,14 @@ pub fn validate_profile(profile: &PauseProfile) -> Result<(), PlanError> {
             PER_KILOHOUR_MAX,
         ));
     }
+    if let Some(h) = profile.histogram.filter(|h| h.max_us() > PAUSE_US_MAX) {
+        return Err(out("histogram pause (µs)", h.max_us(), 0, PAUSE_US_MAX));
+    }
     if !(1..=PAUSE_US_MAX).contains(&profile.p99_us) {
         return Err(out("p99 pause (µs)", profile.p99_us, 1, PAUSE_US_MAX));
+    }
+    if let Some(max_us) = profile.max_us.filter(|us| !(1..=PAUSE_US_MAX).contains(us)) {
+        return Err(out("longest pause (µs)", max_us, 1, PAUSE_US_MAX));
     }
     if !(1..=profile.p99_us).contains(&profile.median_us) {
         return Err(PlanError::MedianAboveP99 {
@@ -303,6 +327,8 @@ pub enum PlanError {
         index: u32,
         trials: u32,
     },
+    /// A p99 axis over a histogram, whose lengths are the visitor's own.
+    P99OfHistogram,
 }
 
 impl fmt::Display for PlanError {
@@ -342,18 +368,58 @@ impl fmt::Display for PlanError {
                 "there is no trial {index}: a cell runs {trials} (0 to {})",
                 trials.saturating_sub(1)
             ),
+            PlanError::P99OfHistogram => f.write_str(
+                "a histogram's pause lengths are the ones it lists, so a p99 axis cannot \
+                 replace them: choose pauses per hour or the longest pause for the second axis",
+            ),
         }
     }
 }
 
 impl std::error::Error for PlanError {}
 
-/// The seed of one trial, from the master seed, the cell and the trial's
-/// index: a cell reproduces exactly, and any trial can be run alone.
-pub fn trial_seed(master: Seed, cell: u32, trial: u32) -> Seed {
+/// The seed of one trial, from the master seed, the cell's content
+/// (`cell_key`) and the trial's index: a cell reproduces exactly, in any
+/// grid that holds it, and any trial can be run alone.
+pub fn trial_seed(master: Seed, cell_key: u64, trial: u32) -> Seed {
     let h = splitmix64(master.0);
-    let h = splitmix64(h ^ u64::from(cell));
+    let h = splitmix64(h ^ cell_key);
     Seed(splitmix64(h ^ (u64::from(trial) << 32)))
+}
+
+/// What a cell's trials meet, as a number: FNV-1a (64 bits) of the JSON
+/// of a one-cell plan holding the cell's environment: its pause profile
+/// (as a custom one, so a preset and the same numbers typed in agree),
+/// the workload (clients, hold, think time) and any setting a plan gains
+/// later. Left out, set to fixed values: what the explorer compares (the
+/// system, fencing, renewal, the lease check, the TTL), and what changes
+/// no trial (the grid, the seed, the trial count, the production lock
+/// rate). So the same cell gives the same numbers in any grid and at any
+/// place in it; and cells that differ only in what is compared meet the
+/// same pauses at the same times, trial by trial (common random numbers:
+/// fencing on against off, or one TTL against the next, differ by what
+/// the setting does, not by other luck).
+pub fn cell_key(plan: &Plan, cell: &Cell) -> u64 {
+    let own = Plan {
+        backend: Backend::Etcd,
+        fencing: Fencing::Off,
+        renewal: true,
+        check: Check::AtAcquire,
+        pauses: Pauses::Custom {
+            profile: cell.profile,
+        },
+        pause_max_us: None,
+        ttls_ms: Vec::new(),
+        axis: Axis::PerKilohour(Vec::new()),
+        trials: 1,
+        seed: Seed(0),
+        locks_per_hour: 1,
+        ..plan.clone()
+    };
+    let json = serde_json::to_vec(&own).unwrap_or_default();
+    json.iter().fold(0xcbf2_9ce4_8422_2325, |h: u64, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 /// SplitMix64's finalizer: a fixed, well-mixed 64-bit hash.

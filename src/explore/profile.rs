@@ -1,6 +1,15 @@
 //! Pause profiles: how often a client's process stops and for how long,
-//! as named presets built from published figures, or a custom one.
+//! as named presets built from published figures, a custom log-normal, or
+//! an empirical histogram; any of them with a longest pause.
+//!
+//! The longest pause caps draws: a draw above it lasts exactly the
+//! longest pause. Capping rather than drawing again puts the tail's
+//! weight at the longest pause the visitor allows, the worst case they
+//! said can happen, so "is it safe if pauses never exceed 20 s?" is
+//! answered on the safe side; it also costs no extra draws, so the
+//! random stream and a trial's speed stay as they were.
 
+use super::histogram::Histogram;
 use super::sample::{exp_gap, LogNormal};
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -13,9 +22,10 @@ const HOUR_US: u64 = 3_600_000_000;
 pub const PAUSE_US_MIN: u64 = 1_000;
 
 /// How often a client pauses and how long a pause lasts. Lengths are
-/// log-normal through the median and the 99th percentile; pauses arrive
-/// at random (exponential gaps between the end of one and the start of
-/// the next), each client on its own.
+/// log-normal through the median and the 99th percentile, or drawn from a
+/// histogram (then the median and p99 are the histogram's, for people);
+/// pauses arrive at random (exponential gaps between the end of one and
+/// the start of the next), each client on its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct PauseProfile {
     /// Pauses per 1,000 hours of one client's running time: 1,000 is one
@@ -23,9 +33,54 @@ pub struct PauseProfile {
     pub per_kilohour: u64,
     pub median_us: u64,
     pub p99_us: u64,
+    /// The longest pause: a longer draw is capped to it. `None`: no cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_us: Option<u64>,
+    /// Observed lengths to draw from instead of the log-normal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Histogram>,
+}
+
+impl Default for PauseProfile {
+    /// No pauses at all.
+    fn default() -> Self {
+        PauseProfile {
+            per_kilohour: 0,
+            median_us: 1,
+            p99_us: 1,
+            max_us: None,
+            histogram: None,
+        }
+    }
 }
 
 impl PauseProfile {
+    /// A log-normal profile through `median_us` and `p99_us`, uncapped.
+    pub fn log_normal(per_kilohour: u64, median_us: u64, p99_us: u64) -> PauseProfile {
+        PauseProfile {
+            per_kilohour,
+            median_us,
+            p99_us,
+            ..PauseProfile::default()
+        }
+    }
+
+    /// An empirical profile: lengths drawn from `histogram`, uncapped.
+    pub fn empirical(per_kilohour: u64, histogram: Histogram) -> PauseProfile {
+        PauseProfile {
+            per_kilohour,
+            median_us: histogram.quantile_us(500).max(1),
+            p99_us: histogram.quantile_us(990).max(1),
+            max_us: None,
+            histogram: Some(histogram),
+        }
+    }
+
+    /// The same profile with another longest pause (`None`: uncapped).
+    pub fn with_max_us(self, max_us: Option<u64>) -> PauseProfile {
+        PauseProfile { max_us, ..self }
+    }
+
     /// Pauses per hour, for people.
     pub fn per_hour(&self) -> f64 {
         self.per_kilohour as f64 / 1_000.0
@@ -55,11 +110,22 @@ impl PauseProfile {
     }
 }
 
+/// Where a sampler's lengths come from. A histogram is held inline (half
+/// a kilobyte) so profiles stay `Copy`; a sampler is made once a trial.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lengths {
+    LogNormal(LogNormal),
+    Histogram(Histogram),
+}
+
 /// A profile made ready to draw from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Sampler {
     mean_gap_us: Option<u64>,
-    lengths: LogNormal,
+    lengths: Lengths,
+    /// The cap on a length (`u64::MAX` when the profile has none).
+    max_us: u64,
     /// False when no draw can reach a millisecond: then nothing is ever
     /// injected, and the arrivals need not be drawn at all.
     injects: bool,
@@ -67,11 +133,19 @@ pub(super) struct Sampler {
 
 impl Sampler {
     pub fn new(profile: &PauseProfile) -> Sampler {
-        let lengths = LogNormal::new(profile.median_us, profile.p99_us);
+        let (lengths, longest) = match profile.histogram {
+            Some(h) => (Lengths::Histogram(h), h.max_us()),
+            None => {
+                let d = LogNormal::new(profile.median_us, profile.p99_us);
+                (Lengths::LogNormal(d), d.max())
+            }
+        };
+        let max_us = profile.max_us.unwrap_or(u64::MAX);
         Sampler {
             mean_gap_us: profile.mean_gap_us(),
             lengths,
-            injects: lengths.max() >= PAUSE_US_MIN,
+            max_us,
+            injects: longest.min(max_us) >= PAUSE_US_MIN,
         }
     }
 
@@ -81,9 +155,18 @@ impl Sampler {
         Some(from_us.saturating_add(exp_gap(mean, rng)))
     }
 
-    /// A pause length in microseconds.
+    /// A pause length in microseconds, capped at the longest pause. A
+    /// histogram's draw takes one 64-bit word: its high half times the
+    /// total picks an observation, evenly to within 2^-32.
     pub fn length_us(&self, rng: &mut impl Rng) -> u64 {
-        self.lengths.sample(rng)
+        let length = match &self.lengths {
+            Lengths::LogNormal(d) => d.sample(rng),
+            Lengths::Histogram(h) => {
+                let r = (u128::from(rng.next_u64()) * u128::from(h.total())) >> 64;
+                h.at(r as u64)
+            }
+        };
+        length.min(self.max_us)
     }
 }
 
@@ -108,11 +191,7 @@ macro_rules! presets {
 
             pub fn profile(self) -> PauseProfile {
                 match self {
-                    $(Preset::$variant => PauseProfile {
-                        per_kilohour: $per_kh,
-                        median_us: $median,
-                        p99_us: $p99,
-                    },)*
+                    $(Preset::$variant => PauseProfile::log_normal($per_kh, $median, $p99),)*
                 }
             }
 
@@ -170,6 +249,9 @@ impl fmt::Display for Preset {
 }
 
 /// The pause profile a plan uses: a preset, or the visitor's own numbers.
+/// A custom profile may hold a histogram inline (half a kilobyte): plans
+/// are made once a run, so the size costs nothing worth a `Box`.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Pauses {
@@ -185,10 +267,11 @@ impl Pauses {
         }
     }
 
-    /// The profile's name: the preset's, or "custom".
+    /// The profile's name: the preset's, "histogram", or "custom".
     pub fn name(&self) -> &'static str {
         match self {
             Pauses::Preset { preset } => preset.name(),
+            Pauses::Custom { profile } if profile.histogram.is_some() => "histogram",
             Pauses::Custom { .. } => "custom",
         }
     }

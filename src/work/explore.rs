@@ -8,7 +8,7 @@
 
 use super::{escape, explore_draw, Crew, Job, Reply, PART_BREAK, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
-use crate::explore::{PauseProfile, Pauses};
+use crate::explore::{Histogram, PauseProfile, Pauses};
 use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX, TRIALS_MAX};
 use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
 use crate::sim::{Backend, Fencing, Seed, TTL_MS_MAX, TTL_MS_MIN};
@@ -423,6 +423,11 @@ pub(super) const RATE: Field = field("rate", "Locks taken per second in producti
 pub(super) const PER_HOUR: Field = field("per-hour", "Custom: pauses per hour", "120");
 pub(super) const MEDIAN: Field = field("median", "Custom: median pause (ms)", "100");
 pub(super) const P99: Field = field("p99", "Custom: p99 pause (ms)", "2000");
+pub(super) const HIST_PER_HOUR: Field = field("hist-per-hour", "Histogram: pauses per hour", "120");
+/// The histogram's text: CSV lines, `ms:count` entries or observed
+/// lengths (see `explore::Histogram`); a link carries `20:5;100:40`.
+pub(super) const HISTOGRAM: Field = field("hist", "Histogram: pause lengths (ms)", "");
+pub(super) const MAX: Field = field("max", "Longest pause (ms), blank for none", "");
 pub(super) const TTLS: Field = field("ttls", "TTLs (s)", "1, 2, 5, 10, 30");
 pub(super) const VALUES: Field = field("values", "Second axis values", "1, 2, 5, 10");
 pub(super) const TRIALS: Field = field("trials", "Trials per cell", "1000");
@@ -482,10 +487,15 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         number(&f, &RATE, 3, (1, LOCKS_PER_HOUR_MAX * 1_000 / 3_600)),
     );
     let pauses = keep(w, pauses_of(&f));
+    let pause_max_us = keep(w, longest_of(&f));
     let ttls_ms = keep(w, list(&f, &TTLS, 3, (TTL_MS_MIN, TTL_MS_MAX)));
-    let axis = match keep(w, choice(&f, AXIS, &[("p99", true), ("rate", false)])) {
-        Some(true) => keep(w, list(&f, &VALUES, 6, (1, PAUSE_US_MAX))).map(Axis::P99Us),
-        Some(false) => keep(w, list(&f, &VALUES, 3, (0, PER_KILOHOUR_MAX))).map(Axis::PerKilohour),
+    let axes = [("p99", Some(true)), ("rate", Some(false)), ("max", None)];
+    let axis = match keep(w, choice(&f, AXIS, &axes)) {
+        Some(Some(true)) => keep(w, list(&f, &VALUES, 6, (1, PAUSE_US_MAX))).map(Axis::P99Us),
+        Some(Some(false)) => {
+            keep(w, list(&f, &VALUES, 3, (0, PER_KILOHOUR_MAX))).map(Axis::PerKilohour)
+        }
+        Some(None) => keep(w, longest_axis(&f)),
         None => None,
     };
     let trials = keep(w, number(&f, &TRIALS, 0, (1, u64::from(TRIALS_MAX))));
@@ -500,13 +510,26 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         Some(think_ms),
         Some(per_ks),
         Some(pauses),
+        Some(pause_max_us),
         Some(ttls_ms),
         Some(axis),
         Some(trials),
         Some(seed),
     ) = (
-        backend, fencing, renewal, check, clients, hold_ms, think_ms, per_ks, pauses, ttls_ms,
-        axis, trials, seed,
+        backend,
+        fencing,
+        renewal,
+        check,
+        clients,
+        hold_ms,
+        think_ms,
+        per_ks,
+        pauses,
+        pause_max_us,
+        ttls_ms,
+        axis,
+        trials,
+        seed,
     )
     else {
         return Err(w.join("\n"));
@@ -521,6 +544,7 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         check,
         locks_per_hour: per_ks.saturating_mul(3_600) / 1_000,
         pauses,
+        pause_max_us,
         ttls_ms,
         axis,
         trials: u32::try_from(trials).unwrap_or(TRIALS_MAX),
@@ -552,12 +576,11 @@ fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
             return Err(w.join("\n"));
         };
         return Ok(Pauses::Custom {
-            profile: PauseProfile {
-                per_kilohour,
-                median_us,
-                p99_us,
-            },
+            profile: PauseProfile::log_normal(per_kilohour, median_us, p99_us),
         });
+    }
+    if slug == "histogram" {
+        return histogram_of(f);
     }
     Preset::from_slug(slug)
         .map(|preset| Pauses::Preset { preset })
@@ -567,6 +590,41 @@ fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
                 shown(slug)
             )
         })
+}
+
+/// A histogram profile from its two fields; every refused entry of the
+/// lengths is named, one a line, with its text as typed.
+fn histogram_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
+    let w = &mut Vec::new();
+    let per_kilohour = keep(w, number(f, &HIST_PER_HOUR, 3, (0, PER_KILOHOUR_MAX)));
+    match Histogram::parse(value(f, HISTOGRAM.name, HISTOGRAM.default)) {
+        Ok(h) => {
+            if let Some(per_kilohour) = per_kilohour {
+                let profile = PauseProfile::empirical(per_kilohour, h);
+                return Ok(Pauses::Custom { profile });
+            }
+        }
+        Err(wrong) => w.extend(
+            wrong
+                .iter()
+                .map(|why| format!("{}: {why}.", HISTOGRAM.label)),
+        ),
+    }
+    Err(w.join("\n"))
+}
+
+/// The longest pause, if the field is not blank.
+fn longest_of(f: &BTreeMap<String, String>) -> Result<Option<u64>, String> {
+    let text = value(f, MAX.name, MAX.default);
+    if text.trim().is_empty() {
+        return Ok(None);
+    }
+    scaled(text, MAX.label, 3, (1, PAUSE_US_MAX)).map(Some)
+}
+
+/// The second axis as longest pauses (s, to the microsecond).
+fn longest_axis(f: &BTreeMap<String, String>) -> Result<Axis, String> {
+    list(f, &VALUES, 6, (1, PAUSE_US_MAX)).map(Axis::MaxUs)
 }
 
 /// The plan as the page keeps it and hands back.
@@ -784,12 +842,21 @@ fn profile_fields(h: &mut String, f: &BTreeMap<String, String>) {
     }
     let _ = write!(
         h,
-        r#"<option value="custom"{}>Custom (the three fields below)</option></select></label>"#,
-        selected(chosen == "custom")
+        r#"<option value="custom"{}>Custom (the three fields below)</option><option value="histogram"{}>Histogram (your observed pauses, below)</option></select></label>"#,
+        selected(chosen == "custom"),
+        selected(chosen == "histogram")
     );
-    for field in [&PER_HOUR, &MEDIAN, &P99] {
+    for field in [&PER_HOUR, &MEDIAN, &P99, &HIST_PER_HOUR] {
         input(h, f, field, "decimal");
     }
+    let _ = write!(
+        h,
+        r#"<label class="explorer__field explorer__field--wide"><span>{}</span><textarea name="{}" rows="3" autocomplete="off" spellcheck="false" placeholder="20,5&#10;100,40&#10;2000,3" aria-describedby="explorer-hist-help">{}</textarea><small id="explorer-hist-help">CSV lines length_ms,count; or ms:count entries split by ; (as a link carries them); or observed pauses split by spaces or lines. At most 32 lengths.</small></label>"#,
+        escape(HISTOGRAM.label),
+        HISTOGRAM.name,
+        escape(value(f, HISTOGRAM.name, HISTOGRAM.default))
+    );
+    input(h, f, &MAX, "decimal");
     h.push_str(r#"</div><details class="explorer__sources"><summary>Where the presets' numbers come from</summary><dl>"#);
     for p in Preset::ALL {
         let _ = write!(
@@ -816,6 +883,7 @@ fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
         &pairs(&[
             ("p99", "p99 pause (s), replacing the profile's"),
             ("rate", "pauses per hour, replacing the profile's"),
+            ("max", "longest pause (s), capping every pause"),
         ]),
     );
     input(h, f, &VALUES, "text");
@@ -1020,6 +1088,58 @@ mod tests {
             Some("")
         );
         assert_eq!(SYSTEM.2, Backend::Etcd.slug());
+    }
+
+    #[test]
+    fn a_histogram_and_a_longest_pause_read_from_the_form_or_a_link() {
+        let pasted = "pauses=histogram&hist-per-hour=60&hist=length_ms%2Ccount%0D%0A20%2C5%0D%0A100%2C40%0D%0A2000%2C3\
+                      &max=1500&axis=rate&values=60";
+        let link = "pauses=histogram&hist-per-hour=60&hist=20:5;100:40;2000:3&max=1500&axis=rate&values=60";
+        let (a, b) = (plan_of(pasted).unwrap(), plan_of(link).unwrap());
+        assert_eq!(a, b);
+        let profile = a.profile();
+        assert_eq!(profile.histogram.unwrap().compact(), "20:5;100:40;2000:3");
+        assert_eq!(
+            (profile.per_kilohour, profile.max_us),
+            (60_000, Some(1_500_000))
+        );
+        assert_eq!(a.pauses.name(), "histogram");
+        // The form shows them back, the text as typed.
+        let html = form(link);
+        assert!(
+            html.contains(r#"<option value="histogram" selected>"#),
+            "{html}"
+        );
+        assert!(html.contains(r#"<textarea name="hist""#));
+        assert!(html.contains(">20:5;100:40;2000:3</textarea>"));
+        assert!(html.contains(r#"name="max" value="1500""#));
+        // A blank longest pause is none; the longest pause as an axis.
+        assert_eq!(plan_of("max=+").unwrap().pause_max_us, None);
+        let axis = plan_of("axis=max&values=1%2C+20").unwrap().axis;
+        assert_eq!(axis, Axis::MaxUs(vec![1_000_000, 20_000_000]));
+    }
+
+    #[test]
+    fn every_refused_histogram_entry_is_named_as_typed() {
+        let why =
+            plan_of("pauses=histogram&hist=20:5;abc;100,x&hist-per-hour=y&max=0").unwrap_err();
+        let lines: Vec<&str> = why.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "Histogram: pauses per hour: \"y\" is not a number with at most 3 decimals.",
+                "Histogram: pause lengths (ms): \"abc\" is not a length in ms (digits, at most three decimals).",
+                "Histogram: pause lengths (ms): \"100,x\": the count \"x\" is not a whole number from 0 to 1000000000.",
+                "Longest pause (ms), blank for none: \"0\" is out of range: choose 0.001 to 600000.",
+            ]
+        );
+        let empty = plan_of("pauses=histogram").unwrap_err();
+        assert_eq!(
+            empty,
+            "Histogram: pause lengths (ms): give at least one pause length."
+        );
+        let p99 = plan_of("pauses=histogram&hist=20").unwrap_err();
+        assert!(p99.contains("p99 axis cannot replace them"), "{p99}");
     }
 
     #[test]

@@ -8,7 +8,8 @@
 
 use super::escape;
 use super::explore::CellData;
-use crate::explore::{chance_text, csv_header, csv_row, Axis, Estimate, Plan};
+use crate::explore::{chance_text, csv_comment, csv_header, csv_row, workload_text};
+use crate::explore::{Axis, Estimate, Plan};
 use std::fmt::Write;
 
 /// Levels of P(corrupted write per hold): the upper bound of each (the
@@ -34,34 +35,7 @@ fn level(p: f64) -> usize {
         .map_or(LEVELS.len() - 1, |i| i + 1)
 }
 
-/// Pauses per 1,000 hours as pauses per hour, for people.
-pub(super) fn rate_text(per_kilohour: u64) -> String {
-    let whole = per_kilohour / 1_000;
-    match per_kilohour % 1_000 {
-        0 => thousands(whole),
-        part => format!("{}.{}", whole, format!("{part:03}").trim_end_matches('0')),
-    }
-}
-
-/// A pause length in microseconds, for people: "250 µs", "100 ms", "2 s".
-pub(super) fn micros_text(us: u64) -> String {
-    let trimmed = |n: u64, unit: u64, name: &str| {
-        let part = n % unit;
-        if part == 0 {
-            format!("{} {name}", thousands(n / unit))
-        } else {
-            let digits = unit.ilog10() as usize;
-            let fraction = format!("{part:0digits$}");
-            format!("{}.{} {name}", n / unit, fraction.trim_end_matches('0'))
-        }
-    };
-    match us {
-        0..1_000 => format!("{us} µs"),
-        1_000..1_000_000 => trimmed(us, 1_000, "ms"),
-        _ => trimmed(us, 1_000_000, "s"),
-    }
-}
-
+pub(super) use crate::explore::{micros_text, rate_text};
 pub(super) use crate::lesson::finder::thousands;
 
 /// A probability, short: "none seen", "23%", "1 in 11,000" (two
@@ -84,6 +58,7 @@ fn row_label(plan: &Plan, row: usize) -> String {
     match &plan.axis {
         Axis::P99Us(v) => format!("p99 {}", micros_text(v[row])),
         Axis::PerKilohour(v) => format!("{}/h", rate_text(v[row])),
+        Axis::MaxUs(v) => format!("max {}", micros_text(v[row])),
     }
 }
 
@@ -139,7 +114,8 @@ fn progress(h: &mut String, cells: &[Option<CellData>], run: &Run) {
 /// and the same as a PNG (the page draws the SVG on a canvas: a worker has
 /// no way to render SVG).
 fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    let mut csv = csv_header();
+    let mut csv = csv_comment(plan);
+    csv.push_str(&csv_header());
     for data in cells.iter().flatten() {
         csv.push_str(&csv_row(plan, &data.result));
     }
@@ -173,7 +149,7 @@ pub(super) fn data_url(mime: &str, text: &str) -> String {
 }
 
 fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    let profile = plan.pauses.profile();
+    let profile = plan.profile();
     let _ = write!(
         h,
         r#"<p class="explorer__summary">{} with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
@@ -196,6 +172,11 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         plan.seed.0,
         thousands(plan.locks_per_hour),
     );
+    let _ = write!(
+        h,
+        r#"<p class="explorer__workload">{}</p>"#,
+        escape(&workload_text(plan))
+    );
 }
 
 /// One cell's numbers in a sentence: its accessible name and tooltip.
@@ -211,6 +192,12 @@ fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[Neighbour])
         thousands(r.holds),
         thousands(r.corrupted),
     );
+    if let Some(words) = clustering_words(&r.corruption(), r.corrupted_trials) {
+        let _ = write!(s, ". {words}");
+    }
+    if let Some(words) = bands_words(&r.corruption()) {
+        let _ = write!(s, ". Its interval {words}");
+    }
     if !noise.is_empty() {
         let _ = write!(s, ". {}", noise_sentence(noise));
     }
@@ -218,6 +205,26 @@ fn cell_sentence(plan: &Plan, data: &CellData, place: &str, noise: &[Neighbour])
         let _ = write!(s, ". Open trial {trial}, the first that failed");
     }
     s
+}
+
+/// When corrupted writes came in clusters, the interval says so: it is
+/// as wide as `design_effect` times fewer independent holds would give.
+fn clustering_words(e: &Estimate, trials_with: u32) -> Option<String> {
+    (e.design_effect >= 1.05).then(|| {
+        format!(
+            "The {} corrupted writes came in {} trials, so the interval counts trials, not holds, as independent (as wide as {} times fewer holds would give)",
+            thousands(e.successes),
+            thousands(u64::from(trials_with)),
+            crate::explore::count_text(e.design_effect)
+        )
+    })
+}
+
+/// "spans 3 colours of the legend" when the interval's ends fall in
+/// different colour bands: then the cell's colour is not settled.
+fn bands_words(e: &Estimate) -> Option<String> {
+    let (low, high) = (level(e.low), level(e.high));
+    (e.n > 0 && high > low).then(|| format!("spans {} colours of the legend", high - low + 1))
 }
 
 /// What overlapping intervals mean, in a sentence.
@@ -293,7 +300,7 @@ fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<Ne
 
 fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
-    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
         let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
     }
@@ -325,6 +332,12 @@ fn cell_inner(data: &CellData, noise: &[Neighbour]) -> String {
         corrupt.interval_words(),
         two.short_words()
     );
+    if let Some(words) = bands_words(&corrupt) {
+        let _ = write!(
+            inner,
+            r#"<span class="explorer__bands"><span aria-hidden="true">↕ </span>{words}</span>"#
+        );
+    }
     if !noise.is_empty() {
         let differs: Vec<String> = noise.iter().map(|n| n.differs.clone()).collect();
         let _ = write!(

@@ -722,9 +722,11 @@ mod tests {
         assert!(page[..page.len() - 1].iter().all(|r| !r.done));
         assert!(last.html.contains(r#"aria-valuenow="4""#), "{}", last.html);
         assert!(last.html.contains("4 of 4 cells, 0 trials per second<"));
-        // The CSV the page downloads is the command line's, byte for byte.
+        // The CSV the page downloads is the command line's, byte for byte,
+        // below its comment lines (the workload).
         let plan = explore::plan_of(SMALL).unwrap();
-        let mut csv = crate::explore::csv_header();
+        let mut csv = crate::explore::csv_comment(&plan);
+        csv.push_str(&crate::explore::csv_header());
         for cell in 0..plan.cells() {
             csv.push_str(&crate::explore::csv_row(
                 &plan,

@@ -95,7 +95,9 @@ describe("the hazard explorer", () => {
       explorer(page).getByRole("link", named("Download CSV")).click(),
     ]);
     const csv = await readFile(await download.path(), "utf8");
-    const lines = csv.trim().split("\n");
+    // Comment lines (the workload) above the header, then the table.
+    assert.match(csv, /^# Workload per hold: /);
+    const lines = csv.trim().split("\n").filter((l) => !l.startsWith("#"));
     assert.match(lines[0], /^cell,backend,fencing,/);
     assert.equal(lines.length, 5, "a header and a line per cell");
     const [png] = await Promise.all([

@@ -1,0 +1,130 @@
+//! The workload behind "per lock hold", in words: who contends, how long
+//! they hold and think, how often and how long they pause, how long a
+//! trial lasts and how many there are. A number per hold means nothing
+//! without it, so the explorer prints it beside the results and the CSV
+//! carries it in its comment lines.
+
+use super::plan::{Axis, Check, Plan};
+use super::profile::PauseProfile;
+use super::trial::TRIAL_MS;
+use crate::lesson::finder::thousands;
+
+/// Pauses per 1,000 hours as pauses per hour, for people: "120", "0.042".
+pub fn rate_text(per_kilohour: u64) -> String {
+    let whole = per_kilohour / 1_000;
+    match per_kilohour % 1_000 {
+        0 => thousands(whole),
+        part => format!("{}.{}", whole, format!("{part:03}").trim_end_matches('0')),
+    }
+}
+
+/// A pause length in microseconds, for people: "250 µs", "100 ms", "2 s".
+pub fn micros_text(us: u64) -> String {
+    let trimmed = |n: u64, unit: u64, name: &str| {
+        let part = n % unit;
+        if part == 0 {
+            format!("{} {name}", thousands(n / unit))
+        } else {
+            let digits = unit.ilog10() as usize;
+            let fraction = format!("{part:0digits$}");
+            format!("{}.{} {name}", n / unit, fraction.trim_end_matches('0'))
+        }
+    };
+    match us {
+        0..1_000 => format!("{us} µs"),
+        1_000..1_000_000 => trimmed(us, 1_000, "ms"),
+        _ => trimmed(us, 1_000_000, "s"),
+    }
+}
+
+/// A profile's numbers: "120 an hour per client, median 100 ms, p99 2 s,
+/// none longer than 20 s", or for a histogram "120 an hour per client,
+/// lengths from a histogram of 48 (20 ms ×5, 100 ms ×40, 2 s ×3), ...".
+pub fn pauses_text(profile: &PauseProfile) -> String {
+    let mut s = format!("{} an hour per client, ", rate_text(profile.per_kilohour));
+    match &profile.histogram {
+        Some(h) => {
+            let bins: Vec<String> = h
+                .bins()
+                .iter()
+                .map(|&(us, count)| format!("{} ×{}", micros_text(us), thousands(count.into())))
+                .collect();
+            s.push_str(&format!(
+                "lengths drawn from a histogram of {} observed ({})",
+                thousands(h.total()),
+                bins.join(", ")
+            ));
+        }
+        None => s.push_str(&format!(
+            "log-normal lengths, median {}, p99 {}",
+            micros_text(profile.median_us),
+            micros_text(profile.p99_us)
+        )),
+    }
+    match profile.max_us {
+        Some(max) => s.push_str(&format!(
+            ", none longer than {} (a longer draw lasts {0})",
+            micros_text(max)
+        )),
+        None => s.push_str(", no longest pause"),
+    }
+    s
+}
+
+/// What one trial of the plan is, and how many there are: the line the
+/// explorer shows beside its results.
+pub fn workload_text(plan: &Plan) -> String {
+    let think_s = |ms: u64| micros_text(ms * 1_000);
+    let check = match plan.check {
+        Check::AtAcquire => "checks its lease once, when granted",
+        Check::BeforeWrite => "checks its lease again just before writing",
+    };
+    let axis = match &plan.axis {
+        Axis::P99Us(_) => "; each row replaces the p99",
+        Axis::PerKilohour(_) => "; each row replaces the rate",
+        Axis::MaxUs(_) => "; each row sets the longest pause",
+    };
+    format!(
+        "Workload per hold: {} clients contend for one lock; each thinks between holds \
+         (0 to {}, mean {}), holds it {}, writes once and releases; it {check}. \
+         Renewal {}. Pauses ({}): {}{axis}. Each trial runs {} of virtual time, \
+         then lets holds under way finish; {} trials per cell, seed {}.",
+        plan.clients,
+        think_s(plan.think_ms * 2),
+        think_s(plan.think_ms),
+        micros_text(plan.hold_ms * 1_000),
+        if plan.renewal { "on" } else { "off" },
+        plan.pauses.name(),
+        pauses_text(&plan.profile()),
+        micros_text(TRIAL_MS * 1_000),
+        thousands(u64::from(plan.trials)),
+        plan.seed.0,
+    )
+}
+
+/// The CSV's comment lines, before its header: the workload, and how the
+/// intervals were made. Each line starts with `#`.
+pub fn csv_comment(plan: &Plan) -> String {
+    let mut s = format!("# {}\n", workload_text(plan));
+    if let Some(h) = plan.profile().histogram {
+        s.push_str(&format!("# pause histogram (ms:count): {}\n", h.compact()));
+    }
+    s.push_str(
+        "# Intervals: 95%, over trials (events in one trial are not independent): \
+         the Wilson interval over holds / design_effect.\n",
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::histogram::ms_text;
+    use super::*;
+
+    #[test]
+    fn lengths_read_as_people_write_them() {
+        assert_eq!(ms_text(1_500), "1.5");
+        assert_eq!(micros_text(20_000_000), "20 s");
+        assert_eq!(rate_text(42), "0.042");
+    }
+}

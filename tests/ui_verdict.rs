@@ -362,7 +362,11 @@ async fn the_resource_panel_offers_the_fencing_modes_each_system_has() {
                 html.contains("new holder fences on takeover"),
                 modes.contains(&FenceMode::Takeover)
             );
-            assert!(text(&html).contains("BookKeeper") && text(&html).contains("HDFS"));
+            let documented = backend.documented_fence(sim.config()).label();
+            assert!(
+                text(&html).contains(&format!("{} documents {documented}.", backend.name())),
+                "{backend}"
+            );
         }
     }
     // Without the page's dispatch, no choice that would do nothing.

@@ -129,7 +129,7 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
                         (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
                         (true, FenceRule::Sequencer) => "Fencing is on, but the lock key still held this writer's LockIndex under its Session when the write arrived.",
-                        (true, FenceRule::LockHeld) => "Fencing is on, but the lock still held this writer's grant when the write arrived.",
+                        (true, FenceRule::LockHeld) => "Fencing is on, but the lock still held this writer's grant.",
                         (true, FenceRule::Highest) if props.mode == FenceMode::Takeover => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
                         (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
                         (false, _) => "Fencing is off: nothing compared the token.",
@@ -161,8 +161,11 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             _ => "The counter checked the write's sequencer against the lock key, and it is not the current holder's, so it refused the write.".to_string(),
         },
         FenceRule::LockHeld => match stale.reason {
-            Some(reason @ RejectReason::NotLockHolder { .. }) => format!("The write was one transaction with {}: {reason}, so it refused the write, whether or not the new holder had written.", held_check(props.config.backend)),
-            _ => format!("The write was one transaction with {}, and the lock no longer held the writer's grant, so it refused the write.", held_check(props.config.backend)),
+            reason => format!(
+                "The write was one transaction with {}: {}.",
+                held_check(props.config.backend),
+                reason.map_or(String::new(), |r| r.to_string())
+            ),
         },
         FenceRule::Highest => match stale.reason {
             Some(RejectReason::TokenBelowAnnounced { announced, .. }) => format!("No write had shown the counter a newer token, but the new holder announced token {announced} as it took over, so it refused the write."),
@@ -216,7 +219,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
         (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
         (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
         (true, FenceRule::Sequencer) => "Fencing on, with Consul's sequencer: each write carries its LockIndex and Session, and is accepted only while the lock key holds that LockIndex under that Session.",
-        (true, FenceRule::LockHeld) => "Fencing on, checked against the lock: each write is one transaction that first checks the lock still holds its writer's grant.",
+        (true, FenceRule::LockHeld) => "Fencing on: each write is one transaction with a check that the lock still holds its writer's grant.",
         (true, FenceRule::Highest) if props.mode == FenceMode::Takeover => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
         (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
         (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
@@ -226,7 +229,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
         FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
         FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
         FenceRule::Sequencer => "The docs define the sequencer as (Key, LockIndex, Session), used to verify that a request belongs to the current lock holder: the check reads the lock key at the moment the write arrives. The Session tells two holders apart even when a deleted key has started LockIndex at 1 again.",
-        FenceRule::LockHeld => held_knows(props.config.backend),
+        FenceRule::LockHeld => "The check asks the lock itself, as the write is made: once A's lease is gone, A's write is refused even if B never wrote.",
         FenceRule::Highest if props.mode == FenceMode::Takeover => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
         FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
@@ -263,21 +266,11 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
 fn held_check(backend: Backend) -> &'static str {
     match backend {
         Backend::Etcd => "a Txn comparing the lock key's create_revision",
-        Backend::ZooKeeper => "a multi() whose check op asks for the writer's lock node",
-        Backend::Redis => "a Lua script checking the lock key still holds the writer's value",
-        Backend::Chubby => {
-            "CheckSequencer, asking the lock service whether the sequencer is current"
-        }
-        _ => "a Txn whose check-session op asks the lock key for the writer's session",
+        Backend::ZooKeeper => "a multi() with a check op on the lock node",
+        Backend::Redis => "a script reading the lock key's value",
+        Backend::Chubby => "CheckSequencer",
+        _ => "a Txn with check-session",
     }
-}
-
-/// What the transaction's check knows that a token alone cannot.
-fn held_knows(backend: Backend) -> &'static str {
-    if backend == Backend::Chubby {
-        return "The lock service itself answers for each write, so it needs no earlier write to learn from: once A's lease is gone, A's write is refused even if B never wrote. Each write costs a call to the lock service.";
-    }
-    "The data lives in the lock's own store, and the write and its check are one transaction: once A's lease is gone, A's write is refused even if B never wrote. A resource kept elsewhere cannot join that transaction."
 }
 
 /// The choice of fencing mode, listing only the modes this system offers
@@ -295,7 +288,7 @@ fn fence_choice(props: &ResourcePanelProps) -> Html {
     let config = props.config.clone();
     let onchange = dispatch.reform(move |e: Event| {
         let word = super::browser::value_of(&e);
-        let mode = FenceMode::ALL.into_iter().find(|m| m.word() == word);
+        let mode = modes.iter().copied().find(|m| m.word() == word);
         Action::Reconfigure(Config {
             // The documented mode is left unnamed, so links stay as they were.
             fence: mode.filter(|&m| m != documented).unwrap_or_default(),
@@ -316,8 +309,7 @@ fn fence_choice(props: &ResourcePanelProps) -> Html {
                 </select>
             </label>
             <p class="panel__note" id="fence-mode-note">
-                { format!("{}'s clients document {}; docs/fencing.md gives the sources. Takeover: granted the lock, a client first sends its token to the resource, as BookKeeper's recovery and HDFS's failover fence the old writer. Starts a fresh run", backend.name(), documented.label()) }
-                { if props.fencing.is_on() { "." } else { "; with fencing off nothing is checked." } }
+                { format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label()) }
             </p>
         </div>
     }
@@ -411,22 +403,9 @@ fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, S
             format!("{what}: accepted without a lease, nothing harmed"),
         ),
         (true, Standing::Holder) => ("", "accepted", format!("{what}: accepted")),
-        (false, Standing::Stale) => (
-            "✓ ",
-            "save",
-            format!("{what}: rejected (stale){}", reason_words(&w)),
-        ),
-        (false, _) => (
-            "",
-            "rejected",
-            format!("{what}: rejected{}", reason_words(&w)),
-        ),
+        (false, Standing::Stale) => ("✓ ", "save", format!("{what}: rejected (stale)")),
+        (false, _) => ("", "rejected", format!("{what}: rejected")),
     }
-}
-
-/// Which check refused a write, after a colon: the reason the core gives.
-fn reason_words(w: &StaleWrite) -> String {
-    w.reason.map_or(String::new(), |r| format!(": {r}"))
 }
 
 /// The resource's line on the stage.

@@ -170,7 +170,7 @@ fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> Ver
         ),
         (true, FenceRule::LockHeld) => (
             format!("Counter corrupted: {what} was accepted {after}."),
-            format!("The lock still held {}'s grant when the write arrived, so its check passed.", write.client),
+            format!("The lock still held {}'s grant.", write.client),
         ),
         (true, FenceRule::Sequencer) => (
             format!("Counter corrupted: {what} was accepted {after}."),
@@ -223,7 +223,7 @@ fn stopped_head(write: &StaleWrite) -> String {
         Some(RejectReason::NotLockHolder { current, .. }) => {
             let holds = current.map_or("nobody holds it".into(), |t| format!("it holds token {t}"));
             let what = write.token.map_or(String::new(), |t| format!(" with token {t}"));
-            format!("Fencing stopped {c}'s write{what}: checked in the same transaction, the lock no longer holds its grant; {holds}.")
+            format!("Fencing stopped {c}'s write{what}: the lock no longer holds its grant; {holds}.")
         }
         Some(RejectReason::NoToken) => {
             format!("Fencing stopped {c}'s write: it carried no token.")
@@ -250,7 +250,7 @@ fn stopped_why(write: &StaleWrite, rule: FenceRule) -> String {
         (FenceRule::LockOwner, _) => "Each write is a transaction with a ConditionCheck on the lock item; no token could do this, as the RVN is a random UUID.".into(),
         (FenceRule::Version, _) => "The version lives with the data: the advisory lock has no token.".into(),
         (FenceRule::Sequencer, _) => "Consul's sequencer is the key, its LockIndex and the Session: the check asks the lock key whether the write belongs to its current holder.".into(),
-        (FenceRule::LockHeld, _) => "The write and the check on the lock are one transaction: it needs no write from the new holder to refuse an old one.".into(),
+        (FenceRule::LockHeld, _) => "The check on the lock and the write are one transaction: no write from the new holder is needed.".into(),
         (FenceRule::Highest, None) => "The counter is whole.".into(),
     }
 }

@@ -30,7 +30,7 @@ const suite = browserSuite();
 
 const VERDICT = /Counter corrupted|Fencing stopped/;
 const CHECKED =
-  /Fencing stopped A's write with token (\d+): checked in the same transaction, the lock no longer holds its grant; it holds token (\d+)\./;
+  /Fencing stopped A's write with token (\d+): the lock no longer holds its grant; it holds token (\d+)\./;
 
 const modeSelect = (page) => page.getByRole("combobox", named("Fencing mode"));
 const resource = (page) => page.getByRole("region", named("Resource"));

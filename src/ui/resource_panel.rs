@@ -160,13 +160,11 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             Some(reason @ RejectReason::NotCurrentSequencer { .. }) => format!("The counter checked the write's sequencer against the lock key: {reason}. A LockIndex alone could not have told them apart after the key was deleted."),
             _ => "The counter checked the write's sequencer against the lock key, and it is not the current holder's, so it refused the write.".to_string(),
         },
-        FenceRule::LockHeld => match stale.reason {
-            reason => format!(
-                "The write was one transaction with {}: {}.",
-                held_check(props.config.backend),
-                reason.map_or(String::new(), |r| r.to_string())
-            ),
-        },
+        FenceRule::LockHeld => format!(
+            "The write was one transaction with {}: {}.",
+            held_check(props.config.backend),
+            stale.reason.map_or(String::new(), |r| r.to_string())
+        ),
         FenceRule::Highest => match stale.reason {
             Some(RejectReason::TokenBelowAnnounced { announced, .. }) => format!("No write had shown the counter a newer token, but the new holder announced token {announced} as it took over, so it refused the write."),
             _ => format!("The highest token the counter had accepted is {highest}, so it refused the write."),

@@ -109,7 +109,7 @@ fn fenced_writes_stay_in_order(sim: &Sim, config: &Config) {
     }
     let owner_rule = matches!(
         config.backend.fence_rule_in(config),
-        FenceRule::LockOwner | FenceRule::Sequencer
+        FenceRule::LockOwner | FenceRule::Sequencer | FenceRule::LockHeld
     );
     let (mut highest, mut holder): (Option<Token>, Option<ClientId>) = (None, None);
     for record in sim.history() {

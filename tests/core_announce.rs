@@ -1,13 +1,13 @@
 //! A new holder announces its token to the resource as it takes over
-//! (`Announce::On`), as BookKeeper's recovery fences a ledger and HDFS
+//! (`FenceMode::Takeover`), as BookKeeper's recovery fences a ledger and HDFS
 //! fences the old NameNode: then a stale write is refused even when the new
 //! holder never writes. And the oracle names, for every stale write, whose
 //! newer grant made it stale and what the resource had seen.
 
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{
-    Action, Announce, Backend, ClientId, Command, Config, Endpoint, Event, FenceRule, Fencing,
-    GrantSeen, Millis, RejectReason, Scenario, Sim, Standing,
+    Action, Backend, ClientId, Command, Config, Endpoint, Event, FenceMode, Fencing, GrantSeen,
+    Millis, RejectReason, Scenario, Sim, Standing,
 };
 use distlock::wire::link::{self, RunLink};
 
@@ -19,15 +19,15 @@ fn client(letter: char) -> ClientId {
 fn ordered() -> impl Iterator<Item = Backend> {
     Backend::ALL
         .into_iter()
-        .filter(|b| b.fence_rule() == FenceRule::Highest)
+        .filter(|b| b.fence_modes().contains(&FenceMode::Takeover))
 }
 
 /// The gc-pause story with B acquiring but never writing.
-fn b_never_writes(backend: Backend, fencing: Fencing, announce: Announce) -> Scenario {
+fn b_never_writes(backend: Backend, fencing: Fencing, fence: FenceMode) -> Scenario {
     let mut scenario = gc_pause(Config {
         backend,
         fencing,
-        announce,
+        fence,
         ..Config::default()
     });
     let b = client('B');
@@ -62,7 +62,7 @@ fn a_stale(sim: &Sim) -> distlock::sim::StaleWrite {
 #[test]
 fn without_b_writing_fencing_alone_lets_a_through_and_says_why() {
     for backend in ordered() {
-        let sim = run(&b_never_writes(backend, Fencing::On, Announce::Off));
+        let sim = run(&b_never_writes(backend, Fencing::On, FenceMode::Documented));
         let text = story(&sim);
         assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{text}");
         let stale = a_stale(&sim);
@@ -82,7 +82,7 @@ fn without_b_writing_fencing_alone_lets_a_through_and_says_why() {
 #[test]
 fn with_the_announcement_a_is_refused_on_every_system_that_orders_tokens() {
     for backend in ordered() {
-        let sim = run(&b_never_writes(backend, Fencing::On, Announce::On));
+        let sim = run(&b_never_writes(backend, Fencing::On, FenceMode::Takeover));
         let text = story(&sim);
         assert_eq!(sim.oracle().corruptions(), 0, "{backend}\n{text}");
         assert_eq!(sim.oracle().saves(), 1, "{backend}\n{text}");
@@ -115,7 +115,7 @@ fn with_the_announcement_a_is_refused_on_every_system_that_orders_tokens() {
 #[test]
 fn the_announcement_travels_like_any_message_and_fencing_off_ignores_it() {
     for backend in ordered() {
-        let sim = run(&b_never_writes(backend, Fencing::Off, Announce::On));
+        let sim = run(&b_never_writes(backend, Fencing::Off, FenceMode::Takeover));
         let sent = sim.history().iter().any(|r| {
             matches!(r.event, Event::MessageSent { from: Endpoint::Client(c), to: Endpoint::Resource, .. } if c == client('B'))
         });
@@ -133,7 +133,7 @@ fn a_lost_announcement_protects_nothing() {
     let backend = Backend::Etcd;
     // B loses its messages from the moment it has the lock: its
     // announcement never reaches the resource.
-    let mut scenario = b_never_writes(backend, Fencing::On, Announce::On);
+    let mut scenario = b_never_writes(backend, Fencing::On, FenceMode::Takeover);
     let granted = run(&scenario)
         .history()
         .iter()
@@ -162,8 +162,8 @@ fn a_lost_announcement_protects_nothing() {
 #[test]
 fn systems_without_an_ordered_token_announce_nothing() {
     for backend in [Backend::DynamoDb, Backend::Postgres] {
-        let on = run(&b_never_writes(backend, Fencing::On, Announce::On));
-        let off = run(&b_never_writes(backend, Fencing::On, Announce::Off));
+        let on = run(&b_never_writes(backend, Fencing::On, FenceMode::Takeover));
+        let off = run(&b_never_writes(backend, Fencing::On, FenceMode::Documented));
         assert_eq!(
             on.history(),
             off.history(),
@@ -227,30 +227,34 @@ fn the_holders_own_write_is_the_last_write_and_no_finding() {
 #[test]
 fn the_same_run_with_announcements_twice_is_the_same() {
     for backend in ordered() {
-        let scenario = b_never_writes(backend, Fencing::On, Announce::On);
+        let scenario = b_never_writes(backend, Fencing::On, FenceMode::Takeover);
         let (one, two) = (run(&scenario), run(&scenario));
         assert_eq!(one.history(), two.history(), "{backend}");
         assert_eq!(one.fingerprint(), two.fingerprint(), "{backend}");
-        let off = run(&b_never_writes(backend, Fencing::On, Announce::Off));
+        let off = run(&b_never_writes(backend, Fencing::On, FenceMode::Documented));
         assert_ne!(one.fingerprint(), off.fingerprint(), "{backend}");
     }
 }
 
 #[test]
 fn links_keep_the_announcement_and_old_links_their_meaning() {
-    let scenario = b_never_writes(Backend::Etcd, Fencing::On, Announce::On);
+    let scenario = b_never_writes(Backend::Etcd, Fencing::On, FenceMode::Takeover);
     let sim = run(&scenario);
     let fragment = link::encode(&RunLink::of(&sim, sim.now()));
     let back = link::decode(&fragment).expect("its own link reads back");
-    assert_eq!(back.scenario.config.announce, Announce::On);
+    assert_eq!(back.scenario.config.fence, FenceMode::Takeover);
 
     // A run without it writes no word of it: links made before it existed
     // are the links made now.
-    let plain = run(&b_never_writes(Backend::Etcd, Fencing::On, Announce::Off));
+    let plain = run(&b_never_writes(
+        Backend::Etcd,
+        Fencing::On,
+        FenceMode::Documented,
+    ));
     let json = serde_json::to_string(&plain.scenario().config).unwrap();
-    assert!(!json.contains("announce"), "{json}");
+    assert!(!json.contains("fence\""), "{json}");
     let old = link::decode(&link::encode(&RunLink::of(&plain, plain.now()))).unwrap();
-    assert_eq!(old.scenario.config.announce, Announce::Off);
+    assert_eq!(old.scenario.config.fence, FenceMode::Documented);
 }
 
 #[test]

@@ -8,8 +8,8 @@
 
 use distlock::lesson::presets::{self, PRESETS};
 use distlock::sim::{
-    Action, Announce, Backend, ClientId, Command, Config, ConsulToken, ExtendMode, Fencing,
-    KeyCleanup, Millis, NodeCommand, NodeId, PartitionScope, Persistence, ReleaseMode, ReplicaWait,
+    Action, Backend, ClientId, Command, Config, ConsulToken, ExtendMode, Fencing, KeyCleanup,
+    Millis, NodeCommand, NodeId, PartitionScope, Persistence, ReleaseMode, ReplicaWait,
     RestartPolicy, Scenario, Seed, Sim, TimedAction, ZkClient, SCENARIO_VERSION,
 };
 use distlock::wire::link::{self, base64url, RunLink};
@@ -203,6 +203,7 @@ fn every_setting() -> Vec<Config> {
         c.consul.cleanup = cleanup;
         c.consul.monitor_retries = retries;
         c.consul.lock_delay_s = 15;
+        c.fence = distlock::sim::FenceMode::Check;
         configs.push(c);
     }
     for checks in [true, false] {
@@ -211,7 +212,7 @@ fn every_setting() -> Vec<Config> {
         c.dynamo.heartbeats_per_lease = 10;
         c.dynamo.extra_wait_pct = 1_000;
         c.pg = distlock::sim::PgOptions::TUNED;
-        c.announce = Announce::On;
+        c.fence = distlock::sim::FenceMode::Takeover;
         configs.push(c);
     }
     configs

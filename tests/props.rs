@@ -5,9 +5,9 @@
 
 use distlock::sim::{
     Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
-    DynamoOptions, Event, ExtendMode, FenceRule, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
-    PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode, ReplicaWait, RestartPolicy,
-    Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
+    DynamoOptions, Event, ExtendMode, FenceMode, FenceRule, Fencing, KeyCleanup, Millis,
+    NodeCommand, NodeId, PartitionScope, Persistence, PgOptions, RedisOptions, ReleaseMode,
+    ReplicaWait, RestartPolicy, Scenario, Seed, Sim, Token, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 
 use distlock::wire::link::{self, RunLink};
@@ -84,10 +84,10 @@ fn action(backend: Backend) -> BoxedStrategy<Action> {
 fn config(backend: Backend) -> impl Strategy<Value = Config> {
     (
         (any::<u64>(), any::<bool>(), 1u64..=30, 1u32..=30),
-        0u64..=CHUBBY_LOCK_DELAY_MS_MAX,
+        (0u64..=CHUBBY_LOCK_DELAY_MS_MAX, 0usize..4),
     )
         .prop_map(
-            move |((seed, fencing, ttl_s, latency_scale), lock_delay_ms)| Config {
+            move |((seed, fencing, ttl_s, latency_scale), (lock_delay_ms, fence))| Config {
                 backend,
                 fencing: if fencing { Fencing::On } else { Fencing::Off },
                 ttl_ms: ttl_s * 1_000,
@@ -101,6 +101,14 @@ fn config(backend: Backend) -> impl Strategy<Value = Config> {
                         ChubbyOptions::default().lock_delay_ms
                     },
                 },
+                // Any mode, offered or not: one a system lacks falls back
+                // to its documented mode.
+                fence: [
+                    FenceMode::Documented,
+                    FenceMode::Highest,
+                    FenceMode::Check,
+                    FenceMode::Takeover,
+                ][fence],
                 ..Config::default()
             },
         )
@@ -243,7 +251,7 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     let mut holder: Option<ClientId> = None;
     let owner_rule = matches!(
         config.backend.fence_rule_in(&config),
-        FenceRule::LockOwner | FenceRule::Sequencer
+        FenceRule::LockOwner | FenceRule::Sequencer | FenceRule::LockHeld
     );
     for record in sim.history() {
         if let Event::HolderChanged { holder: h, .. } = &record.event {

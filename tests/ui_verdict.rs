@@ -8,7 +8,7 @@
 
 use distlock::lesson::presets::{self, gc_pause};
 use distlock::sim::{
-    Action, Announce, Backend, ClientId, Command, Config, FenceRule, Fencing, Millis, Scenario,
+    Action, Backend, ClientId, Command, Config, FenceMode, FenceRule, Fencing, Millis, Scenario,
     Sim, Standing,
 };
 use distlock::ui::resource_panel::{
@@ -62,11 +62,11 @@ fn text(html: &str) -> String {
         .replace("&amp;", "&")
 }
 
-fn config(backend: Backend, fencing: Fencing, announce: Announce) -> Config {
+fn config(backend: Backend, fencing: Fencing, fence: FenceMode) -> Config {
     Config {
         backend,
         fencing,
-        announce,
+        fence,
         ..Config::default()
     }
 }
@@ -102,7 +102,10 @@ fn tokens(sim: &Sim) -> (u64, u64) {
 
 #[tokio::test]
 async fn fencing_off_the_strip_names_the_stale_write_and_the_newer_grant() {
-    let sim = story(config(Backend::Etcd, Fencing::Off, Announce::Off), true);
+    let sim = story(
+        config(Backend::Etcd, Fencing::Off, FenceMode::Documented),
+        true,
+    );
     let (a, b) = tokens(&sim);
     let strip = strip_text(&sim).await;
     assert!(
@@ -115,11 +118,13 @@ async fn fencing_off_the_strip_names_the_stale_write_and_the_newer_grant() {
 
 #[tokio::test]
 async fn fencing_on_without_b_writing_the_strip_says_the_resource_had_not_yet_seen_b() {
-    for backend in Backend::ALL
-        .into_iter()
-        .filter(|b| b.fence_rule() == FenceRule::Highest)
-    {
-        let sim = story(config(backend, Fencing::On, Announce::Off), false);
+    for backend in Backend::ALL.into_iter().filter(|b| {
+        b.fence_rule_in(&Config {
+            backend: *b,
+            ..Config::default()
+        }) == FenceRule::Highest
+    }) {
+        let sim = story(config(backend, Fencing::On, FenceMode::Documented), false);
         let (a, _) = tokens(&sim);
         let strip = strip_text(&sim).await;
         assert!(
@@ -133,7 +138,10 @@ async fn fencing_on_without_b_writing_the_strip_says_the_resource_had_not_yet_se
 
 #[tokio::test]
 async fn fencing_on_with_b_writing_the_strip_says_what_the_resource_had_accepted() {
-    let sim = story(config(Backend::Etcd, Fencing::On, Announce::Off), true);
+    let sim = story(
+        config(Backend::Etcd, Fencing::On, FenceMode::Documented),
+        true,
+    );
     let (a, b) = tokens(&sim);
     let strip = strip_text(&sim).await;
     assert!(
@@ -147,7 +155,10 @@ async fn fencing_on_with_b_writing_the_strip_says_what_the_resource_had_accepted
 
 #[tokio::test]
 async fn with_the_announcement_the_strip_says_who_announced_the_token() {
-    let sim = story(config(Backend::ZooKeeper, Fencing::On, Announce::On), false);
+    let sim = story(
+        config(Backend::ZooKeeper, Fencing::On, FenceMode::Takeover),
+        false,
+    );
     let (a, b) = tokens(&sim);
     let strip = strip_text(&sim).await;
     assert!(
@@ -161,7 +172,10 @@ async fn with_the_announcement_the_strip_says_who_announced_the_token() {
 #[tokio::test]
 async fn systems_without_an_ordered_token_say_what_they_check_instead() {
     // DynamoDB: the lock item's owner, no token named.
-    let off = story(config(Backend::DynamoDb, Fencing::Off, Announce::Off), true);
+    let off = story(
+        config(Backend::DynamoDb, Fencing::Off, FenceMode::Documented),
+        true,
+    );
     let strip = strip_text(&off).await;
     assert!(
         strip.contains("Counter corrupted: A's write was accepted after B was granted the lock."),
@@ -172,7 +186,10 @@ async fn systems_without_an_ordered_token_say_what_they_check_instead() {
         !strip.contains("token 1"),
         "DynamoDB names no token: {strip}"
     );
-    let on = story(config(Backend::DynamoDb, Fencing::On, Announce::Off), false);
+    let on = story(
+        config(Backend::DynamoDb, Fencing::On, FenceMode::Documented),
+        false,
+    );
     let strip = strip_text(&on).await;
     assert!(
         strip.contains("Fencing stopped A's write: the lock item names B as its owner."),
@@ -226,7 +243,10 @@ async fn nothing_stale_no_verdict() {
 
 #[tokio::test]
 async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
-    let sim = story(config(Backend::Etcd, Fencing::Off, Announce::Off), true);
+    let sim = story(
+        config(Backend::Etcd, Fencing::Off, FenceMode::Documented),
+        true,
+    );
     let (a, b) = tokens(&sim);
     let line = text(&render(resource_line(&ResourceLineProps::from_sim(&sim))).await);
     assert!(
@@ -242,7 +262,10 @@ async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
         "{line}"
     );
 
-    let saved = story(config(Backend::Etcd, Fencing::On, Announce::On), false);
+    let saved = story(
+        config(Backend::Etcd, Fencing::On, FenceMode::Takeover),
+        false,
+    );
     let html = render(resource_line(&ResourceLineProps::from_sim(&saved))).await;
     let line = text(&html);
     assert!(
@@ -262,7 +285,10 @@ async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
     let line = text(&render(resource_line(&ResourceLineProps::from_sim(&fresh))).await);
     assert!(line.contains("last write: no write yet"), "{line}");
 
-    let pg = story(config(Backend::Postgres, Fencing::On, Announce::Off), true);
+    let pg = story(
+        config(Backend::Postgres, Fencing::On, FenceMode::Documented),
+        true,
+    );
     let line = text(&render(resource_line(&ResourceLineProps::from_sim(&pg))).await);
     assert!(line.contains("value = version"), "{line}");
     assert!(!line.contains("token"), "PostgreSQL names no token: {line}");
@@ -305,7 +331,7 @@ async fn the_service_line_shows_holder_lease_left_and_token_for_every_system() {
 }
 
 #[tokio::test]
-async fn the_resource_panel_offers_the_announcement_where_tokens_are_ordered() {
+async fn the_resource_panel_offers_the_fencing_modes_each_system_has() {
     let dispatch = Callback::from(|_: PageAction| ());
     for backend in Backend::ALL {
         let sim = Sim::new(Config {
@@ -319,21 +345,35 @@ async fn the_resource_panel_offers_the_announcement_where_tokens_are_ordered() {
             .hydratable(false)
             .render()
             .await;
-        let offered = html.contains("New holder announces its token");
-        assert_eq!(
-            offered,
-            backend.fence_rule() == FenceRule::Highest,
-            "{backend}"
-        );
+        let modes = backend.fence_modes();
+        let offered = html.contains("Fencing mode");
+        assert_eq!(offered, modes.len() > 1, "{backend}");
+        for mode in FenceMode::ALL {
+            let listed = html.contains(&format!("value=\"{}\"", mode.word()));
+            assert_eq!(
+                listed,
+                offered && modes.contains(&mode),
+                "{backend}: {mode:?}"
+            );
+        }
         if offered {
-            assert!(text(&html).contains("BookKeeper") && text(&html).contains("HDFS"));
+            assert!(text(&html).contains(" (documented)"), "{backend}");
+            assert_eq!(
+                html.contains("new holder fences on takeover"),
+                modes.contains(&FenceMode::Takeover)
+            );
+            let documented = backend.documented_fence(sim.config()).label();
+            assert!(
+                text(&html).contains(&format!("{} documents {documented}.", backend.name())),
+                "{backend}"
+            );
         }
     }
-    // Without the page's dispatch, no checkbox that would do nothing.
+    // Without the page's dispatch, no choice that would do nothing.
     let sim = Sim::new(Config::default()).unwrap();
     let html = LocalServerRenderer::<ResourcePanel>::with_props(ResourcePanelProps::from_sim(&sim))
         .hydratable(false)
         .render()
         .await;
-    assert!(!html.contains("New holder announces its token"));
+    assert!(!html.contains("Fencing mode"));
 }

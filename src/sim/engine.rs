@@ -16,7 +16,7 @@ use super::scenario::{
     Action, Command, Config, NodeCommand, PartitionScope, Scenario, TimedAction, CLOCK_JUMP_MS_MAX,
     PAUSE_MS_MAX, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
 };
-use super::types::{ClientId, Millis, NodeId, Token};
+use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::hash::{Hash, Hasher};
@@ -432,13 +432,13 @@ impl Core {
         self.announce(client, token);
     }
 
-    /// With `Announce::On`, a new holder tells the resource its token at
+    /// With `FenceMode::Takeover`, a new holder tells the resource its token at
     /// once, over the network like any message. Only a token the resource
     /// compares by order is worth announcing: DynamoDB's check asks the
     /// lock item, PostgreSQL's the row's version.
     fn announce(&mut self, client: ClientId, token: Option<Token>) {
         let config = &self.config;
-        if !config.announce.is_on() || config.backend.fence_rule_in(config) != FenceRule::Highest {
+        if config.backend.fence_mode_in(config) != FenceMode::Takeover {
             return;
         }
         if let Some(token) = token {

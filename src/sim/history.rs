@@ -163,6 +163,15 @@ pub enum RejectReason {
         /// The key's (LockIndex, Session), `None` when nobody holds it.
         current: Option<(u32, u32)>,
     },
+    /// The lock no longer holds the writer's grant: the transaction's check
+    /// (etcd's compare, ZooKeeper's check op, a Redis script, Chubby's
+    /// CheckSequencer, Consul's check-session) failed. `current` is the
+    /// holder's token, `None` when nobody holds the lock (every system
+    /// with this check grants tokens).
+    NotLockHolder {
+        token: Option<Token>,
+        current: Option<Token>,
+    },
 }
 
 impl fmt::Display for RejectReason {
@@ -201,6 +210,19 @@ impl fmt::Display for RejectReason {
                     None => write!(
                         f,
                         "sequencer (LockIndex {lock_index}, Session {mine}) is not the lock holder's: the key has no holder"
+                    ),
+                }
+            }
+            RejectReason::NotLockHolder { token, current } => {
+                let mine = token.map_or("no token".to_string(), |t| format!("token {t}"));
+                match current {
+                    Some(held) => write!(
+                        f,
+                        "the lock no longer holds this writer's grant ({mine}): it holds token {held}"
+                    ),
+                    None => write!(
+                        f,
+                        "the lock no longer holds this writer's grant ({mine}): nobody holds it"
                     ),
                 }
             }
@@ -1168,7 +1190,7 @@ impl TokenWords {
     /// The wording of `backend`'s grants: where the resource fences by the
     /// data's own version, the lock itself granted nothing.
     pub fn of(backend: Backend) -> TokenWords {
-        match backend.fence_rule() {
+        match backend.fence_check() {
             FenceRule::Version => TokenWords::RowVersion,
             _ => TokenWords::Granted,
         }

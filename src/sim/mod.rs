@@ -67,6 +67,6 @@ pub use timeline::{
     WriteMark, WriteOutcome, Zone,
 };
 pub use types::{
-    Announce, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    ClientId, ExtendMode, FenceMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
     RestartPolicy, Seed, Token, ZkClient,
 };

@@ -34,6 +34,15 @@ pub enum FenceRule {
     /// tuple it accepted would not do: after a delete two sessions share
     /// LockIndex 1, and only the key knows which one holds it now.
     Sequencer,
+    /// The write is one transaction with a check that the lock still holds
+    /// the writer's grant (its token and lease): etcd's Txn comparing the
+    /// lock key's create_revision, ZooKeeper's multi() with a check op on
+    /// the lock node, a Redis script that reads the lock key's value,
+    /// Chubby's CheckSequencer, Consul's `check-session`. It holds only
+    /// where the data lives in the lock's own store (or the store is asked
+    /// within the write); the model checks at the instant the write
+    /// arrives, as that one transaction would.
+    LockHeld,
 }
 
 /// What the resource decided about one write.
@@ -144,6 +153,7 @@ impl Resource {
                 FenceRule::LockOwner => owner.check(),
                 FenceRule::Version => self.check_version(token),
                 FenceRule::Sequencer => owner.check_sequencer(token),
+                FenceRule::LockHeld => owner.check_held(token),
             };
             if let Some(reason) = refusal {
                 self.rejected += 1;
@@ -219,6 +229,16 @@ impl Owner {
             current: self
                 .current
                 .and_then(|(t, session)| t.map(|t| (small(t.0), small(session)))),
+        })
+    }
+
+    fn check_held(self, token: Option<Token>) -> Option<RejectReason> {
+        if self.current == Some((token, self.lease_key)) {
+            return None;
+        }
+        Some(RejectReason::NotLockHolder {
+            token,
+            current: self.current.and_then(|(t, _)| t),
         })
     }
 

@@ -3,7 +3,7 @@
 use super::backend::{Backend, ConsulOptions};
 use super::error::CommandError;
 use super::types::{
-    Announce, ClientId, ExtendMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
+    ClientId, ExtendMode, FenceMode, Fencing, Millis, NodeId, Persistence, ReleaseMode,
     RestartPolicy, Seed, ZkClient,
 };
 use serde::{Deserialize, Serialize};
@@ -317,10 +317,10 @@ pub struct Config {
     #[serde(default)]
     pub consul: ConsulOptions,
     pub pg: PgOptions,
-    /// Whether a new holder announces its token to the resource as it
-    /// takes over; left out of links and files while off.
-    #[serde(default, skip_serializing_if = "Announce::is_off")]
-    pub announce: Announce,
+    /// How the resource fences a write with fencing on; left out of links
+    /// and files while it is the system's documented mode.
+    #[serde(default, skip_serializing_if = "FenceMode::is_documented")]
+    pub fence: FenceMode,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -343,7 +343,7 @@ impl Default for Config {
             dynamo: DynamoOptions::default(),
             consul: ConsulOptions::default(),
             pg: PgOptions::default(),
-            announce: Announce::Off,
+            fence: FenceMode::Documented,
         }
     }
 }

@@ -167,40 +167,72 @@ impl Fencing {
     }
 }
 
-/// Whether a client that is granted the lock announces its token to the
-/// resource at once, before it writes anything: the resource raises the
-/// highest token it has seen, so a late write under an older token is
-/// refused even if the new holder never writes. BookKeeper's recovery
-/// fences a ledger this way before the new writer adds to it, and HDFS
-/// fences the old NameNode before the new one becomes active. Only
-/// systems whose tokens can be ordered (the resource compares them) send it.
+/// How the resource fences a write when fencing is on. Each lock system
+/// offers some of these (`Backend::fence_modes`); `Documented` stands for
+/// the one its own clients and docs describe (docs/fencing.md), so a link
+/// or file that names no mode means what it meant before the setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Announce {
-    On,
-    /// Today's behaviour: the resource learns a token only from a write.
+#[serde(rename_all = "kebab-case")]
+pub enum FenceMode {
+    /// The system's documented mode, whichever it is.
     #[default]
-    Off,
+    Documented,
+    /// The write carries the lock's token, and the resource accepts it iff
+    /// the token is at least the highest it has accepted. It learns a newer
+    /// token only from a write: until the new holder writes, a stale write
+    /// passes.
+    Highest,
+    /// The write is one transaction with a check that the lock still holds
+    /// the writer's grant: etcd's Txn comparing the lock key's
+    /// create_revision, ZooKeeper's multi() with a check op, a Redis script
+    /// that reads the lock key's value, Chubby's CheckSequencer, Consul's
+    /// check-session, DynamoDB's ConditionCheck, PostgreSQL's version column.
+    Check,
+    /// As `Highest`, and a client granted the lock announces its token to
+    /// the resource at once, before it writes anything, so a lower token is
+    /// refused even if the new holder never writes. BookKeeper's recovery
+    /// fences a ledger this way before the new writer adds to it, and HDFS
+    /// fences the old NameNode before the new one becomes active.
+    Takeover,
 }
 
-impl Announce {
-    pub fn is_on(self) -> bool {
-        self == Announce::On
+impl FenceMode {
+    /// Every mode a system may offer, in the order the page lists them.
+    pub const ALL: [FenceMode; 3] = [FenceMode::Highest, FenceMode::Check, FenceMode::Takeover];
+
+    /// Whether a configuration leaves it at the system's documented mode
+    /// (links and files then say nothing of it).
+    pub fn is_documented(&self) -> bool {
+        *self == FenceMode::Documented
     }
 
-    /// Whether a configuration leaves it at its default (links and files
-    /// then say nothing of it, as they did before it existed).
-    pub fn is_off(&self) -> bool {
-        *self == Announce::Off
+    /// The word links and files use.
+    pub fn word(self) -> &'static str {
+        match self {
+            FenceMode::Documented => "documented",
+            FenceMode::Highest => "highest",
+            FenceMode::Check => "check",
+            FenceMode::Takeover => "takeover",
+        }
+    }
+
+    /// The mode in a few words, for the page's choice.
+    pub fn label(self) -> &'static str {
+        match self {
+            FenceMode::Documented => "as documented",
+            FenceMode::Highest => "highest token seen",
+            FenceMode::Check => "checked against the lock in the same transaction",
+            FenceMode::Takeover => "new holder fences on takeover",
+        }
     }
 }
 
-impl std::hash::Hash for Announce {
-    /// Off adds nothing to a hash: every run made before the option existed
-    /// keeps its state's fingerprint.
+impl std::hash::Hash for FenceMode {
+    /// The documented mode adds nothing to a hash: every run made before
+    /// the setting existed keeps its state's fingerprint.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        if self.is_on() {
-            state.write_u8(1);
+        if !self.is_documented() {
+            state.write_u8(*self as u8);
         }
     }
 }

@@ -167,7 +167,7 @@ fn run_settings(props: &ControlsProps) -> Html {
     html! {
         <div class="controls__group controls__group--settings">
             <label class="toggle toggle--fencing" for="fencing"
-                title="The resource refuses a write whose token is below the highest it has accepted">
+                title="The resource checks each write; the Resource panel sets how">
                 <input id="fencing" type="checkbox" class="toggle__input"
                     checked={config.fencing == Fencing::On} onchange={on_fencing} />
                 <span class="toggle__text">{ "Fencing" }</span>

@@ -5,7 +5,9 @@
 use super::state::{seconds_1, Action};
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
-use crate::sim::{Announce, Config, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token};
+use crate::sim::{
+    Backend, Config, FenceMode, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token,
+};
 
 use yew::prelude::*;
 
@@ -30,11 +32,12 @@ pub struct ResourcePanelProps {
     /// lives in the lock service's own server.
     pub rule: FenceRule,
     pub in_service: Option<&'static str>,
-    /// Whether new holders announce their tokens, and the highest announced.
-    pub announce: Announce,
+    /// The fencing mode the run uses (never `Documented`: resolved for the
+    /// system), and the highest token a new holder announced.
+    pub mode: FenceMode,
     pub announced: Option<Token>,
-    /// The run's settings and the page's dispatch, for the announcement's
-    /// checkbox (a fresh run); without a dispatch it is not offered.
+    /// The run's settings and the page's dispatch, for the fencing mode's
+    /// choice (a fresh run); without a dispatch it is not offered.
     pub config: Config,
     pub dispatch: Option<Callback<Action>>,
 }
@@ -73,14 +76,14 @@ impl ResourcePanelProps {
                 let backend = sim.config().backend;
                 backend.resource_in_service().then(|| backend.name())
             },
-            announce: sim.config().announce,
+            mode: sim.config().backend.fence_mode_in(sim.config()),
             announced: resource.announced(),
             config: sim.config().clone(),
             dispatch: None,
         }
     }
 
-    /// The props with the page's dispatch: the announcement can be switched.
+    /// The props with the page's dispatch: the fencing mode can be chosen.
     pub fn with_dispatch(self, dispatch: Callback<Action>) -> Self {
         ResourcePanelProps {
             dispatch: Some(dispatch),
@@ -126,7 +129,8 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
                         (true, FenceRule::LockOwner) => "Fencing is on, but the lock item names this writer again: a condition on the owner cannot tell one of its grants from another.",
                         (true, FenceRule::Sequencer) => "Fencing is on, but the lock key still held this writer's LockIndex under its Session when the write arrived.",
-                        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
+                        (true, FenceRule::LockHeld) => "Fencing is on, but the lock still held this writer's grant.",
+                        (true, FenceRule::Highest) if props.mode == FenceMode::Takeover => "Fencing is on, but no newer token had reached the counter, in a write or announced, so it could not tell.",
                         (true, FenceRule::Highest) => "Fencing is on, but the counter had seen no newer token, so it could not tell.",
                         (false, _) => "Fencing is off: nothing compared the token.",
                     },
@@ -156,6 +160,11 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
             Some(reason @ RejectReason::NotCurrentSequencer { .. }) => format!("The counter checked the write's sequencer against the lock key: {reason}. A LockIndex alone could not have told them apart after the key was deleted."),
             _ => "The counter checked the write's sequencer against the lock key, and it is not the current holder's, so it refused the write.".to_string(),
         },
+        FenceRule::LockHeld => format!(
+            "The write was one transaction with {}: {}.",
+            held_check(props.config.backend),
+            stale.reason.map_or(String::new(), |r| r.to_string())
+        ),
         FenceRule::Highest => match stale.reason {
             Some(RejectReason::TokenBelowAnnounced { announced, .. }) => format!("No write had shown the counter a newer token, but the new holder announced token {announced} as it took over, so it refused the write."),
             _ => format!("The highest token the counter had accepted is {highest}, so it refused the write."),
@@ -208,7 +217,8 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
         (true, FenceRule::Version) => "Fencing on, with the version column: a write is UPDATE ... SET version = version + 1 WHERE version = n, n being the version its writer read, and it matches no row once the version has moved on.",
         (true, FenceRule::LockOwner) => "Fencing on: each write is a transaction with a ConditionCheck on the lock item, accepted only while the item names the writer as its owner.",
         (true, FenceRule::Sequencer) => "Fencing on, with Consul's sequencer: each write carries its LockIndex and Session, and is accepted only while the lock key holds that LockIndex under that Session.",
-        (true, FenceRule::Highest) if props.announce.is_on() => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
+        (true, FenceRule::LockHeld) => "Fencing on: each write is one transaction with a check that the lock still holds its writer's grant.",
+        (true, FenceRule::Highest) if props.mode == FenceMode::Takeover => "Fencing on: it accepts a write only if its token is at least the highest it has accepted or heard announced.",
         (true, FenceRule::Highest) => "Fencing on: it accepts a write only if its token is at least the highest it has accepted.",
         (false, FenceRule::Version) => "Fencing off: a plain UPDATE, accepted whatever version its writer read.",
         (false, _) => "Fencing off: it accepts every write, whatever the token.",
@@ -217,7 +227,8 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
         FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
         FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
         FenceRule::Sequencer => "The docs define the sequencer as (Key, LockIndex, Session), used to verify that a request belongs to the current lock holder: the check reads the lock key at the moment the write arrives. The Session tells two holders apart even when a deleted key has started LockIndex at 1 again.",
-        FenceRule::Highest if props.announce.is_on() => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
+        FenceRule::LockHeld => "The check asks the lock itself, as the write is made: once A's lease is gone, A's write is refused even if B never wrote.",
+        FenceRule::Highest if props.mode == FenceMode::Takeover => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
         FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
     html! {
@@ -231,7 +242,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             <dl class="resource__facts">
                 <div><dt>{ if props.rule == FenceRule::Version { "value = version" } else { "value" } }</dt><dd>{ props.value }</dd></div>
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
-                if props.announce.is_on() && props.rule == FenceRule::Highest {
+                if props.mode == FenceMode::Takeover && props.rule == FenceRule::Highest {
                     <div><dt>{ "highest announced token" }</dt><dd>{ props.announced.map_or("—".to_string(), |t| t.to_string()) }</dd></div>
                 }
                 <div><dt>{ "accepted" }</dt><dd>{ props.accepted }</dd></div>
@@ -244,40 +255,59 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             }
             <p class="panel__note">{ rule }</p>
             <p class="panel__note">{ knows }</p>
-            { announce_option(props) }
+            { fence_choice(props) }
         </section>
     }
 }
 
-/// The checkbox that makes every new holder announce its token to the
-/// resource as it takes over: offered where the resource orders tokens.
-fn announce_option(props: &ResourcePanelProps) -> Html {
+/// The check "in the same transaction" as each system's clients write it.
+fn held_check(backend: Backend) -> &'static str {
+    match backend {
+        Backend::Etcd => "a Txn comparing the lock key's create_revision",
+        Backend::ZooKeeper => "a multi() with a check op on the lock node",
+        Backend::Redis => "a script reading the lock key's value",
+        Backend::Chubby => "CheckSequencer",
+        _ => "a Txn with check-session",
+    }
+}
+
+/// The choice of fencing mode, listing only the modes this system offers
+/// and naming the one its clients document; a change starts a fresh run.
+fn fence_choice(props: &ResourcePanelProps) -> Html {
     let Some(dispatch) = props.dispatch.as_ref() else {
         return html! {};
     };
-    if props.rule != FenceRule::Highest {
+    let backend = props.config.backend;
+    let modes = backend.fence_modes();
+    if modes.len() < 2 {
         return html! {};
     }
+    let documented = backend.documented_fence(&props.config);
     let config = props.config.clone();
     let onchange = dispatch.reform(move |e: Event| {
-        let on = super::browser::checked_of(&e);
-        let announce = if on { Announce::On } else { Announce::Off };
+        let word = super::browser::value_of(&e);
+        let mode = modes.iter().copied().find(|m| m.word() == word);
         Action::Reconfigure(Config {
-            announce,
+            // The documented mode is left unnamed, so links stay as they were.
+            fence: mode.filter(|&m| m != documented).unwrap_or_default(),
             ..config.clone()
         })
     });
     html! {
-        <div class="resource__announce">
-            <label class="toggle" for="announce-token">
-                <input id="announce-token" type="checkbox" class="toggle__input"
-                    checked={props.announce.is_on()} {onchange}
-                    aria-describedby="announce-token-note" />
-                <span class="toggle__text">{ "New holder announces its token" }</span>
+        <div class="resource__mode">
+            <label class="field" for="fence-mode">
+                <span class="field__label">{ "Fencing mode" }</span>
+                <select id="fence-mode" class="field__select" {onchange}
+                    aria-describedby="fence-mode-note">
+                    { for modes.iter().map(|&m| html! {
+                        <option value={m.word()} selected={m == props.mode}>
+                            { m.label() }{ if m == documented { " (documented)" } else { "" } }
+                        </option>
+                    }) }
+                </select>
             </label>
-            <p class="panel__note" id="announce-token-note">
-                { "Granted the lock, a client first sends its token to the resource, which then refuses any lower one: BookKeeper's recovery fences a ledger before the new writer adds to it, and HDFS fences the old NameNode before the new one becomes active. Starts a fresh run" }
-                { if props.fencing.is_on() { "." } else { "; with fencing off nothing compares the tokens." } }
+            <p class="panel__note" id="fence-mode-note">
+                { format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label()) }
             </p>
         </div>
     }
@@ -329,6 +359,7 @@ fn checks_words(props: &ResourceLineProps) -> String {
         FenceRule::LockOwner => format!("value {value} · no token"),
         FenceRule::Version => format!("value = version {value}"),
         FenceRule::Sequencer => format!("value {value} · sequencer: LockIndex and Session"),
+        FenceRule::LockHeld => format!("value {value} · written in one transaction with the lock"),
     };
     let check = match (props.fencing.is_on(), props.rule) {
         (false, _) => "fencing off: nothing is checked",
@@ -338,6 +369,7 @@ fn checks_words(props: &ResourceLineProps) -> String {
         (true, FenceRule::Sequencer) => {
             "fencing asks the lock key for the writer's LockIndex and Session"
         }
+        (true, FenceRule::LockHeld) => "fencing checks the lock still holds the writer's grant",
     };
     format!("{facts} · {check}")
 }
@@ -348,7 +380,9 @@ fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, S
         return ("", "none", "no write yet".into());
     };
     let what = match (props.rule, w.token) {
-        (FenceRule::Highest, Some(t)) => format!("{} with token {t}", w.client),
+        (FenceRule::Highest | FenceRule::LockHeld, Some(t)) => {
+            format!("{} with token {t}", w.client)
+        }
         (FenceRule::Version, Some(v)) => format!("{} naming version {}", w.client, v.0),
         (FenceRule::Sequencer, Some(t)) => {
             format!("{} with LockIndex {t} and its Session", w.client)

@@ -483,6 +483,7 @@ impl AppState {
 
     /// A fresh run on another backend; a loaded story comes along if it suits it.
     fn switch_backend(&self, backend: Backend, config: Config) -> AppState {
+        let config = with_fence_kept(Config { backend, ..config });
         match &self.story {
             Some(story) if story.preset.backends.contains(&backend) => {
                 self.load_story(story.preset, Config { backend, ..config })
@@ -627,6 +628,21 @@ impl Reducible for AppState {
     }
 }
 
+/// A switched system keeps the fencing mode chosen for the last one where
+/// it offers it, and is named only where it is not the documented one, so
+/// a link says no more than it must.
+fn with_fence_kept(config: Config) -> Config {
+    let backend = config.backend;
+    let kept = config.fence;
+    let offered = backend.fence_modes().contains(&kept);
+    let fence = if offered && kept != backend.documented_fence(&config) {
+        kept
+    } else {
+        crate::sim::FenceMode::Documented
+    };
+    Config { fence, ..config }
+}
+
 /// The configuration of the scenario to run first; the seed is kept.
 pub fn first_scenario_config(seed: Seed) -> Config {
     Config {
@@ -643,7 +659,7 @@ pub fn first_scenario_config(seed: Seed) -> Config {
         dynamo: crate::sim::DynamoOptions::default(),
         consul: ConsulOptions::default(),
         pg: PgOptions::default(),
-        announce: crate::sim::Announce::Off,
+        fence: crate::sim::FenceMode::Documented,
     }
 }
 

@@ -90,7 +90,9 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
 /// carry no token the page can name (DynamoDB's none, PostgreSQL's version).
 fn write_words(write: &StaleWrite, rule: FenceRule) -> String {
     match (rule, write.token) {
-        (FenceRule::Highest, Some(t)) => format!("{}'s write with token {t}", write.client),
+        (FenceRule::Highest | FenceRule::LockHeld, Some(t)) => {
+            format!("{}'s write with token {t}", write.client)
+        }
         (FenceRule::Sequencer, Some(t)) => format!("{}'s write with LockIndex {t}", write.client),
         _ => format!("{}'s write", write.client),
     }
@@ -102,7 +104,9 @@ fn granted_words(newer: Option<GrantSeen>, rule: FenceRule) -> String {
         Some(GrantSeen {
             client,
             token: Some(t),
-        }) if rule == FenceRule::Highest => format!("after {client} was granted token {t}"),
+        }) if matches!(rule, FenceRule::Highest | FenceRule::LockHeld) => {
+            format!("after {client} was granted token {t}")
+        }
         Some(GrantSeen { client, .. }) => format!("after {client} was granted the lock"),
         None => "after another client was granted the lock".into(),
     }
@@ -131,7 +135,7 @@ fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> Ver
         .newer
         .map_or("the new holder".into(), |g| g.client.to_string());
     let (head, why) = match (fencing.is_on(), rule) {
-        (false, FenceRule::Highest) => (
+        (false, FenceRule::Highest | FenceRule::LockHeld) => (
             format!("Counter corrupted: {what} was accepted {after}."),
             "Fencing is off: nothing compared the tokens.".to_string(),
         ),
@@ -163,6 +167,10 @@ fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> Ver
         (false, FenceRule::Sequencer) => (
             format!("Counter corrupted: {what} was accepted {after}."),
             "Fencing is off: nothing checked the write's sequencer against the lock key.".into(),
+        ),
+        (true, FenceRule::LockHeld) => (
+            format!("Counter corrupted: {what} was accepted {after}."),
+            format!("The lock still held {}'s grant.", write.client),
         ),
         (true, FenceRule::Sequencer) => (
             format!("Counter corrupted: {what} was accepted {after}."),
@@ -212,6 +220,11 @@ fn stopped_head(write: &StaleWrite) -> String {
                 "Fencing stopped {c}'s write with LockIndex {lock_index}: the lock key has no holder."
             ),
         },
+        Some(RejectReason::NotLockHolder { current, .. }) => {
+            let holds = current.map_or("nobody holds it".into(), |t| format!("it holds token {t}"));
+            let what = write.token.map_or(String::new(), |t| format!(" with token {t}"));
+            format!("Fencing stopped {c}'s write{what}: the lock no longer holds its grant; {holds}.")
+        }
         Some(RejectReason::NoToken) => {
             format!("Fencing stopped {c}'s write: it carried no token.")
         }
@@ -237,6 +250,7 @@ fn stopped_why(write: &StaleWrite, rule: FenceRule) -> String {
         (FenceRule::LockOwner, _) => "Each write is a transaction with a ConditionCheck on the lock item; no token could do this, as the RVN is a random UUID.".into(),
         (FenceRule::Version, _) => "The version lives with the data: the advisory lock has no token.".into(),
         (FenceRule::Sequencer, _) => "Consul's sequencer is the key, its LockIndex and the Session: the check asks the lock key whether the write belongs to its current holder.".into(),
+        (FenceRule::LockHeld, _) => "The check on the lock and the write are one transaction: no write from the new holder is needed.".into(),
         (FenceRule::Highest, None) => "The counter is whole.".into(),
     }
 }

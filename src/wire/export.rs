@@ -561,6 +561,7 @@ fn reject_word(reason: &RejectReason) -> &'static str {
         RejectReason::NotOwner { .. } => "not-owner",
         RejectReason::VersionMoved { .. } => "version-moved",
         RejectReason::NotCurrentSequencer { .. } => "not-current-sequencer",
+        RejectReason::NotLockHolder { .. } => "not-lock-holder",
     }
 }
 

@@ -13,8 +13,8 @@
 
 use super::json::{self, Json, JsonError};
 use crate::sim::{
-    Action, Announce, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions,
-    ConsulToken, DynamoOptions, ExtendMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
+    Action, Backend, ChubbyOptions, ClientId, Command, Config, ConsulOptions, ConsulToken,
+    DynamoOptions, ExtendMode, FenceMode, Fencing, KeyCleanup, Millis, NodeCommand, NodeId,
     PartitionScope, Persistence, PgOptions, Record, RedisOptions, ReleaseMode, ReplicaWait,
     RestartPolicy, Scenario, ScenarioError, Seed, Sim, TimedAction, ZkClient, ZkOptions,
     SCENARIO_VERSION, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX,
@@ -487,7 +487,7 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
         "config.latency_scale: its latency scale",
         c.get("latency_scale"),
     )?;
-    Ok(Config {
+    let mut config = Config {
         backend: pick(
             "config.backend: its backend",
             c.get("backend"),
@@ -537,16 +537,46 @@ fn config_of(c: &Json) -> Result<Config, Problem> {
             Some(p) => pg_of(p)?,
             None => PgOptions::TUNED,
         },
-        // Links made before the option say nothing of it: off, as they ran.
-        announce: match c.get("announce") {
-            None => Announce::Off,
-            found => pick(
+        fence: FenceMode::Documented,
+    };
+    config.fence = fence_of(c, &config)?;
+    Ok(config)
+}
+
+/// The fencing mode: `fence` where a link names it (one the system lacks
+/// runs as its documented mode, as the core does for any such setting);
+/// else the system's documented mode, or for a link made while new holders
+/// could announce their tokens (`"announce": "on"`), takeover fencing,
+/// which is what that option did wherever the resource ordered tokens.
+fn fence_of(c: &Json, config: &Config) -> Result<FenceMode, Problem> {
+    let table = [
+        FenceMode::Documented,
+        FenceMode::Highest,
+        FenceMode::Check,
+        FenceMode::Takeover,
+    ];
+    let mode = match (c.get("fence"), c.get("announce")) {
+        (Some(found), _) => pick(
+            "config.fence: its fencing mode",
+            Some(found),
+            &table.map(|m| (m.word(), m)),
+        )?,
+        (None, None) => FenceMode::Documented,
+        (None, found) => {
+            let on = pick(
                 "config.announce: its token announcement",
                 found,
-                &[("on", Announce::On), ("off", Announce::Off)],
-            )?,
-        },
-    })
+                &[("on", true), ("off", false)],
+            )?;
+            let ordered = config.backend.fence_rule_in(config) == crate::sim::FenceRule::Highest;
+            if on && ordered {
+                FenceMode::Takeover
+            } else {
+                FenceMode::Documented
+            }
+        }
+    };
+    Ok(mode)
 }
 
 fn chubby_of(c: &Json) -> Result<ChubbyOptions, Problem> {

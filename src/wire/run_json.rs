@@ -8,9 +8,7 @@
 //! and command), so every link the page has ever written still reads, and
 //! a link written now reads in an older page.
 
-use crate::sim::{
-    Action, Announce, Command, Config, NodeCommand, PartitionScope, Record, TimedAction,
-};
+use crate::sim::{Action, Command, Config, NodeCommand, PartitionScope, Record, TimedAction};
 use std::fmt::Write as _;
 
 /// The whole run: `{"version":..,"config":..,"actions":[..],"playhead_ms":..,
@@ -153,7 +151,7 @@ fn on_off(on: bool) -> &'static str {
 
 /// Each setting under its serde name; the defaults serde left out
 /// (no network round trip, Redis's wait off, DynamoDB's expiry check on,
-/// Consul's retries 0, announce off) are left out here too.
+/// Consul's retries 0, the documented fencing mode) are left out here too.
 fn write_config(out: &mut Out, c: &Config) {
     use crate::sim::{
         ConsulToken, ExtendMode, KeyCleanup, Persistence, ReleaseMode, RestartPolicy, ZkClient,
@@ -265,8 +263,8 @@ fn write_config(out: &mut Out, c: &Config) {
     out.number("keepalives_count", c.pg.keepalives_count);
     out.close();
 
-    if c.announce == Announce::On {
-        out.word("announce", "on");
+    if !c.fence.is_documented() {
+        out.word("fence", c.fence.word());
     }
     out.close();
 }

@@ -344,6 +344,7 @@ fn resource(system: Backend, fence: Option<FenceRule>) -> Listing {
 |# It knows only tokens it has seen: without B's write, nothing to compare.",
             api: &[],
         },
+        Some(FenceRule::LockHeld) => held(system),
         Some(FenceRule::LockOwner) => Listing {
             client: "the resource: a transaction on the lock item (boto3)",
             lang: "python",
@@ -384,6 +385,76 @@ fn resource(system: Backend, fence: Option<FenceRule>) -> Listing {
                 ("Session", CONSUL_KV),
                 ("LockIndex", CONSUL_KV),
             ],
+        },
+    }
+}
+
+const ETCD_TXN: &str = "https://github.com/etcd-io/etcd/blob/main/client/v3/txn.go";
+const CONSUL_TXN: &str = "https://github.com/hashicorp/consul/blob/main/api/txn.go";
+
+/// The resource's side with the check "in the same transaction": the data
+/// lives in the lock's own store, and one request checks the lock and writes.
+fn held(system: Backend) -> Listing {
+    match system {
+        Backend::Etcd => Listing {
+            client: "the resource: a Txn on the lock key (Go, clientv3)",
+            lang: "go",
+            text: "\
+|// The counter lives in etcd too: the check and the write are one Txn.
+|resp, err := cli.@Txn@(ctx).
+|\tIf(m.@IsOwner@()). // CreateRevision(myKey) == myRev: gone once A's lease expired
+|\tThen(clientv3.OpPut(\"counter\", next)).
+|\tCommit()
+|if err == nil && !resp.Succeeded {
+|\treturn errRejected // the lock no longer holds this grant
+|}",
+            api: &[("Txn", ETCD_TXN), ("IsOwner", ETCD_MUTEX)],
+        },
+        Backend::ZooKeeper => Listing {
+            client: "the resource: a multi() with a check op (kazoo)",
+            lang: "python",
+            text: "\
+|# The counter is a znode too: the check op and the write are one multi().
+|tx = zk.@transaction@()
+|tx.check(my_lock_node, version=0)  # fails once A's ephemeral node is gone
+|tx.set_data(\"/counter\", value)
+|if not all(r is True for r in tx.commit()):
+|    raise Rejected()  # the lock no longer holds this grant",
+            api: &[("transaction", KAZOO_CLIENT)],
+        },
+        Backend::Redis => Listing {
+            client: "the resource: one script checks the lock and writes (redis-py)",
+            lang: "python",
+            text: "\
+|# The counter lives in the same Redis: the script runs as one step.
+|WRITE = \"\"\"if redis.call('get', KEYS[1]) ~= ARGV[1] then return 0 end
+|redis.call('incr', KEYS[2]) return 1\"\"\"
+|if not r.@eval@(WRITE, 2, \"lock\", \"counter\", my_value):
+|    raise Rejected()  # the key holds another client's value, or none",
+            api: &[("eval", REDIS_PY_CORE)],
+        },
+        Backend::Chubby => Listing {
+            client: "the resource: CheckSequencer (OSDI '06, no public client)",
+            lang: "cpp",
+            text: "\
+|// The server asks the lock service about each write (section 2.4).
+|if (!@CheckSequencer@(w.sequencer)) return kRejected;  // not the current holder
+|counter.Apply(w.value);  // the model checks and writes at one instant",
+            api: &[("CheckSequencer", CHUBBY_PAPER)],
+        },
+        _ => Listing {
+            client: "the resource: check-session in a Txn (Go api)",
+            lang: "go",
+            text: "\
+|// The counter lives in Consul's KV too: the check and the write are one Txn.
+|ok, _, _, err := client.KV().@Txn@(api.KVTxnOps{
+|\t{Verb: api.@KVCheckSession@, Key: \"lock/widget-42\", Session: w.Session},
+|\t{Verb: api.KVSet, Key: \"counter\", Value: next},
+|}, nil)
+|if err != nil || !ok {
+|\treturn errRejected // the key no longer names this session
+|}",
+            api: &[("Txn", CONSUL_TXN), ("KVCheckSession", CONSUL_TXN)],
         },
     }
 }
@@ -533,6 +604,7 @@ mod tests {
             Some(FenceRule::LockOwner),
             Some(FenceRule::Version),
             Some(FenceRule::Sequencer),
+            Some(FenceRule::LockHeld),
         ] {
             for system in [Backend::Redis, Backend::Postgres] {
                 all.push((format!("resource {fence:?}"), resource(system, fence)));

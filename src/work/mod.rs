@@ -144,6 +144,7 @@ impl Job {
                     Some(crate::sim::FenceRule::LockOwner) => r#""lock-owner""#,
                     Some(crate::sim::FenceRule::Version) => r#""version""#,
                     Some(crate::sim::FenceRule::Sequencer) => r#""sequencer""#,
+                    Some(crate::sim::FenceRule::LockHeld) => r#""lock-held""#,
                 };
                 let system = system.slug();
                 (
@@ -567,6 +568,7 @@ mod tests {
             Some(FenceRule::LockOwner),
             Some(FenceRule::Version),
             Some(FenceRule::Sequencer),
+            Some(FenceRule::LockHeld),
         ];
         for system in Backend::ALL {
             for fence in fences {

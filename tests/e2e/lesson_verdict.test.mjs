@@ -16,7 +16,7 @@ import {
   cardButton,
   cardText,
   chooseBackend,
-  poll,
+  setFenceMode,
   setFencing,
   setTtl,
   statusStrip,
@@ -51,15 +51,6 @@ async function followTheArticleWithoutBWriting(page) {
   await stepUntil(page, async () => VERDICT.test(await statusText(page)), "the resource's verdict on A's write", 400);
 }
 
-/** Turns the new holder's announcement on in the resource panel (a fresh run). */
-async function announceTokens(page) {
-  const box = page.getByRole("checkbox", { name: "New holder announces its token", exact: true });
-  // The resource's panel is folded under the timeline: open it as a visitor would.
-  if (!(await box.isVisible())) await page.getByText(/^In detail: /).click();
-  await box.click();
-  await poll(() => box.isChecked(), { what: "the announcement on" });
-}
-
 describe("the verdict on A's late write, with fencing on and B never writing", { timeout: TEST_TIMEOUT_MS }, () => {
   test("the strip says the resource had not yet seen B's token; the announcement stops A", async (t) => {
     const page = await suite.page(t);
@@ -76,7 +67,7 @@ describe("the verdict on A's late write, with fencing on and B never writing", {
     );
     assert.ok(await statusStrip(page).getByText(/had not yet seen/).isVisible(), "the reason is shown, not only read out");
 
-    await announceTokens(page);
+    await setFenceMode(page, "new holder fences on takeover");
     assert.doesNotMatch(await statusText(page), VERDICT, "a fresh run: no verdict yet");
     await page.evaluate(() => window.scrollTo(0, 0));
     await followTheArticleWithoutBWriting(page);

@@ -147,6 +147,20 @@ export async function setFencing(page, on) {
   await poll(async () => (await box.isChecked()) === on, { what: `fencing ${on ? "on" : "off"}` });
 }
 
+/**
+ * Chooses the resource's fencing mode by its words ("new holder fences on
+ * takeover"), opening the resource's panel folded under the timeline as a
+ * visitor would. A fresh run starts.
+ */
+export async function setFenceMode(page, words) {
+  const select = page.getByRole("combobox", named("Fencing mode"));
+  if (!(await select.isVisible())) await page.getByText(/^In detail: /).click();
+  const option = select.getByRole("option", { name: new RegExp(`^${words}`) });
+  const value = await option.getAttribute("value");
+  await select.selectOption(value);
+  await poll(async () => (await select.inputValue()) === value, { what: `fencing mode "${words}"` });
+}
+
 export async function setTtl(page, seconds) {
   const input = page
     .getByRole("spinbutton", named("TTL (s)"))

@@ -206,12 +206,22 @@ impl ConsulOptions {
         self.token == ConsulToken::ModifyIndex || self.cleanup == KeyCleanup::Keep
     }
 
-    /// How the resource checks a write: the sequencer against the key,
-    /// an index by order.
-    pub fn fence_rule(&self) -> FenceRule {
+    /// How the docs fence with this token: the sequencer is checked
+    /// against the key, an index by order.
+    pub fn documented_fence(&self) -> crate::sim::FenceMode {
+        match self.token {
+            ConsulToken::Sequencer => crate::sim::FenceMode::Check,
+            ConsulToken::ModifyIndex | ConsulToken::LockIndex => crate::sim::FenceMode::Highest,
+        }
+    }
+
+    /// How a check against the lock key reads it: the sequencer names the
+    /// key's (LockIndex, Session); with an index alone it is a Txn whose
+    /// `check-session` op asks that the key still holds the writer's session.
+    pub fn fence_check(&self) -> FenceRule {
         match self.token {
             ConsulToken::Sequencer => FenceRule::Sequencer,
-            ConsulToken::ModifyIndex | ConsulToken::LockIndex => FenceRule::Highest,
+            ConsulToken::ModifyIndex | ConsulToken::LockIndex => FenceRule::LockHeld,
         }
     }
 }
@@ -562,8 +572,12 @@ impl LockSystem for Consul {
         config.consul.monotonic()
     }
 
-    fn fence_rule_in(config: &Config) -> FenceRule {
-        config.consul.fence_rule()
+    fn documented_fence_in(config: &Config) -> crate::sim::FenceMode {
+        config.consul.documented_fence()
+    }
+
+    fn fence_check_in(config: &Config) -> FenceRule {
+        config.consul.fence_check()
     }
 
     fn on_input(&mut self, view: &View, input: Input<ConsulMsg, ConsulTimer>, out: &mut Effects) {

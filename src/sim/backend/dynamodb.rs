@@ -286,7 +286,10 @@ impl LockSystem for DynamoDb {
         "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner";
     const SERVICE_SAYS: &'static str = "DynamoDB's item says";
     const RENEWAL: &'static str = "heartbeats the lock item, writing a new random RVN";
-    const FENCE: FenceRule = FenceRule::LockOwner;
+    // The RVN is a random UUID: there is no token to order, only the
+    // lock item to ask.
+    const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
+    const FENCE_CHECK: FenceRule = FenceRule::LockOwner;
 
     fn new(config: &Config) -> DynamoDb {
         let lease_ms = config.ttl_ms;

@@ -42,7 +42,7 @@ use super::error::CommandError;
 use super::net::{Body, Message};
 use super::resource::FenceRule;
 use super::scenario::{Command, Config, NodeCommand};
-use super::types::{ClientId, Millis, NodeId, Token};
+use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::Hash;
@@ -102,8 +102,13 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const SERVICE_SAYS: &'static str;
     /// What renewal does, finishing "While on, the client ...".
     const RENEWAL: &'static str;
-    /// How the resource checks a write with fencing on.
-    const FENCE: FenceRule = FenceRule::Highest;
+    /// The fencing modes the resource can use with this system, the one
+    /// its clients and docs describe first (docs/fencing.md).
+    const FENCE_MODES: &'static [FenceMode] =
+        &[FenceMode::Highest, FenceMode::Check, FenceMode::Takeover];
+    /// How `FenceMode::Check` checks a write: in the same transaction as
+    /// the write, the lock still holds the writer's grant.
+    const FENCE_CHECK: FenceRule = FenceRule::LockHeld;
     /// Whether the lock and the data live in one server, so that a client
     /// cut off from the lock service is cut off from the data too.
     const RESOURCE_IN_SERVICE: bool = false;
@@ -114,10 +119,14 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn monotonic_tokens_in(_config: &Config) -> bool {
         Self::MONOTONIC_TOKENS
     }
-    /// How the resource checks a write with these settings (Consul's
-    /// sequencer is checked against the key, its indexes by order).
-    fn fence_rule_in(_config: &Config) -> FenceRule {
-        Self::FENCE
+    /// The mode the system's docs describe, with these settings (Consul's
+    /// depends on the token the application carries).
+    fn documented_fence_in(_config: &Config) -> FenceMode {
+        Self::FENCE_MODES[0]
+    }
+    /// How `FenceMode::Check` checks a write with these settings.
+    fn fence_check_in(_config: &Config) -> FenceRule {
+        Self::FENCE_CHECK
     }
     fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
     fn holder(&self, view: &View) -> Option<HolderView>;
@@ -274,14 +283,37 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::RENEWAL,)* }
             }
 
-            /// How the resource checks a write with fencing on.
-            pub fn fence_rule(self) -> FenceRule {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE,)* }
+            /// The fencing modes this system offers, the documented one first.
+            pub fn fence_modes(self) -> &'static [FenceMode] {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE_MODES,)* }
+            }
+
+            /// How `FenceMode::Check` checks a write, whatever the settings.
+            pub fn fence_check(self) -> FenceRule {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE_CHECK,)* }
+            }
+
+            /// The fencing mode this system's docs describe, with these settings.
+            pub fn documented_fence(self, config: &Config) -> FenceMode {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::documented_fence_in(config),)* }
+            }
+
+            /// The mode the run fences with: the configured one where this
+            /// system offers it, else (a system switched under a mode it
+            /// lacks) the documented one.
+            pub fn fence_mode_in(self, config: &Config) -> FenceMode {
+                match config.fence {
+                    mode if self.fence_modes().contains(&mode) => mode,
+                    _ => self.documented_fence(config),
+                }
             }
 
             /// How the resource checks a write with this run's settings.
             pub fn fence_rule_in(self, config: &Config) -> FenceRule {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::fence_rule_in(config),)* }
+                match self.fence_mode_in(config) {
+                    FenceMode::Check => match self { $(Backend::$variant => <$module::$system as LockSystem>::fence_check_in(config),)* },
+                    _ => FenceRule::Highest,
+                }
             }
 
             /// Whether the lock and the data live in one server.

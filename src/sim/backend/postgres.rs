@@ -263,7 +263,9 @@ impl LockSystem for Postgres {
         "no token from the lock; fencing = the row's version column (WHERE version = n)";
     const SERVICE_SAYS: &'static str = "PostgreSQL says";
     const RENEWAL: &'static str = "has nothing to renew: the lock lasts as long as its session";
-    const FENCE: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
+    // The advisory lock grants no token: the version column is the only check.
+    const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
+    const FENCE_CHECK: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
     const RESOURCE_IN_SERVICE: bool = true;
 
     fn new(config: &Config) -> Postgres {

@@ -184,6 +184,12 @@ impl LockSystem for Redlock {
     const TOKEN_LINE: &'static str =
         "the lock value is random (unique, not ordered); token = INCR fence counter on node 1";
     const SERVICE_SAYS: &'static str = "Redis nodes say";
+    // Five independent nodes and no single place that knows the holder: a
+    // transaction cannot check the lock, only a token can be compared.
+    const FENCE_MODES: &'static [crate::sim::FenceMode] = &[
+        crate::sim::FenceMode::Highest,
+        crate::sim::FenceMode::Takeover,
+    ];
     const RENEWAL: &'static str = "extends its key on a majority of nodes";
 
     fn new(config: &Config) -> Redlock {

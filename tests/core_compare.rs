@@ -545,7 +545,10 @@ fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
     let chubby = cell_at(&base, "crashed-holder", Backend::Chubby, Fencing::Off);
     assert!(!chubby.variants.is_empty());
     let words = settings_words(&base);
-    assert!(words.starts_with("TTL 5 s, latency 1x, seed 7."), "{words}");
+    assert!(
+        words.starts_with("TTL 5 s, latency real, seed 7."),
+        "{words}"
+    );
     assert!(
         words.contains("Your options: PostgreSQL keepalives 10 s + 3 x 5 s."),
         "{words}"
@@ -574,6 +577,13 @@ fn the_settings_line_names_each_systems_own_options() {
         assert!(words.contains(said), "{said:?} in {words}");
     }
     assert!(!words.contains("PostgreSQL"), "{words}");
+    assert!(!words.contains("the resource's check"), "{words}");
+    base.fence = distlock::sim::FenceMode::Check;
+    let words = settings_words(&base);
+    assert!(
+        words.contains("the resource's check is: checked against the lock in the same transaction"),
+        "{words}"
+    );
 }
 
 /// At the ends of the page's ranges (TTL 1 s at latency 100x, TTL 60 s at

@@ -508,6 +508,12 @@ pub fn settings_words(base: &Config) -> String {
             own.join("; ")
         ));
     }
+    if !base.fence.is_documented() {
+        s.push_str(&format!(
+            " With fencing on, the resource's check is: {}, where a system offers it (the others use the one their clients document).",
+            base.fence.label()
+        ));
+    }
     if base.ttl_ms != TTL_MS_DEFAULT {
         s.push_str(&format!(
             " The GC pause and partition stories, written for a 5 s TTL, are stretched by {} so that A still outlives its lease.",

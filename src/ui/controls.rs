@@ -191,7 +191,9 @@ fn run_settings(props: &ControlsProps) -> Html {
                 </p>
             }
             <p class="controls__hint" id="ttl-when">
-                { "TTL and seed apply on Enter or on leaving the field. Changing any of these starts a fresh run." }
+                { "TTL and seed apply on Enter or on leaving the field. Changing any of these starts a fresh run. " }
+                // The TTL's default and what each system's TTL stands for.
+                <a href="docs/sources.html#all" target="_blank" rel="noopener">{ "Where the defaults come from" }</a>
             </p>
         </div>
     }

@@ -121,7 +121,7 @@ describe("the wire and the sources", { timeout: TEST_TIMEOUT_MS }, () => {
 
   test("the TTL's default and the project's pages link to files served with the page", async (t) => {
     const page = await suite.page(t);
-    const ttlSource = page.getByRole("link", named("Where the defaults come from"));
+    const ttlSource = page.getByRole("link", named("Sources of the defaults"));
     assert.equal(await ttlSource.getAttribute("href"), "docs/sources.html#all");
     await assertResolves(page, ttlSource);
     for (const name of ["About the project", "What the model simplifies", "Where the numbers come from", "Real-server check"]) {

@@ -247,8 +247,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { playhead(props, &scale, drawn.mark) }
                 </svg>
             </div>
-            { words(tip.map(|t| t.words.as_str()), redlock) }
-            { wire_of(tip.and_then(|t| t.message), wire) }
+            { words(tip.map(|t| t.words.as_str()), wire_of(tip.and_then(|t| t.message), wire), redlock) }
         </section>
     }
 }
@@ -768,14 +767,15 @@ const LEGEND_KEY: &str = concat!(
     r#"e"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#,
 );
 
-/// Under the picture: the caption of the mark pointed at, what the
-/// picture shows, and the legend.
-fn words(caption: Option<&str>, redlock: bool) -> Html {
+/// Under the picture: the caption of the mark pointed at (and an arrow's
+/// wire text), what the picture shows, and the legend.
+fn words(caption: Option<&str>, wire: Html, redlock: bool) -> Html {
     html! {
         <>
             <p class="timeline__caption" aria-live="polite">{
                 caption.unwrap_or("Point at or focus a mark to read what happened. Drag along the time axis (or press ← and →) to move through time.")
             }</p>
+            { wire }
             <p id="timeline-alt" class="timeline__alt">{
                 "The event log below tells the same run in sentences. In the picture, each client's upper bar is its lease as the service grants it and the lower one its lease as the client believes it; red bands mark a believed holder the service no longer recognises."
             }</p>

@@ -805,8 +805,10 @@ fn postgres(m: &PgMsg) -> String {
         PgMsg::ConnectReply { pid: None } => {
             "ErrorResponse{FATAL 53300: sorry, too many clients already}".into()
         }
+        // psycopg's `execute` of a query without parameters sends a simple
+        // Query message (cursor `_execute_send`: `send_query`).
         PgMsg::Lock { .. } => format!(
-            "SELECT pg_advisory_lock({PG_LOCK_KEY});   (blocks in the server while another session holds it)\nSELECT version FROM counter WHERE id = 1;"
+            "SELECT pg_advisory_lock({PG_LOCK_KEY});   (blocks in the server while another session holds it)\nSELECT version FROM counter WHERE id = 1;\n(two queries in the client, one after the other; the model sends them as one)"
         ),
         PgMsg::Locked { version, .. } => {
             format!("pg_advisory_lock: (one row, void)\nversion: {version}")

@@ -5,6 +5,7 @@
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
 //        [--story TITLE --next N] [--ask] [--answer J] [--code] [--wire]
+//        [--arrow TEXT]
 //
 // --next N walks N key moments, skipping any question on the way; --ask
 // then presses Next once more and leaves its question up; --answer J also
@@ -12,6 +13,8 @@
 // --code opens the Code view.
 // --wire shows the network messages in the event log and opens the oldest
 // one's wire text (after --setup or --story, so there are messages).
+// --arrow TEXT focuses the first timeline arrow whose sentence has TEXT
+// and waits for its wire text under the caption.
 
 import { parseArgs } from "node:util";
 import { launchBrowser } from "../tests/e2e/browser.mjs";
@@ -46,6 +49,7 @@ const { values: args, positionals } = parseArgs({
     // The Code view, opened (after the rest), its listing drawn.
     code: { type: "boolean", default: false },
     wire: { type: "boolean", default: false },
+    arrow: { type: "string" },
   },
 });
 
@@ -96,6 +100,12 @@ try {
     await line.getByText("wire", { exact: true }).click();
     await poll(async () => (await line.locator("pre").count()) > 0, { what: "the wire text" });
     await line.scrollIntoViewIfNeeded();
+  }
+  if (args.arrow) {
+    const arrow = page.locator("svg.timeline__svg g.tl-msg").filter({ hasText: args.arrow }).first();
+    await arrow.focus();
+    await poll(async () => (await page.locator(".timeline__wire pre").count()) > 0, { what: "the arrow's wire text" });
+    await page.locator(".timeline__caption").scrollIntoViewIfNeeded();
   }
   if (args.find) {
     await openView(page, "Properties and finder");

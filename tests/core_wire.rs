@@ -5,7 +5,9 @@
 mod common;
 
 use distlock::lesson::presets;
-use distlock::sim::{Backend, Event, Fencing, ReplicaWait, Scenario, Sim, WireBook};
+use distlock::sim::{
+    Backend, Event, Fencing, KeyCleanup, ReplicaWait, Scenario, Sim, WireBook, ZkClient,
+};
 use std::collections::BTreeMap;
 
 /// Every scenario the page plays on `backend`: each story, with fencing
@@ -143,7 +145,7 @@ fn redis_sends_redis_py_commands() {
 }
 
 #[test]
-fn redlock_sends_set_nx_px_to_each_node() {
+fn redlock_sends_node_redlocks_scripts_to_each_node() {
     let t = check_kinds(
         Backend::Redlock,
         &[
@@ -157,18 +159,42 @@ fn redlock_sends_set_nx_px_to_each_node() {
             "redis-refused",
         ],
     );
-    let words: Vec<&str> = t["redis-set"].split(' ').collect();
-    assert_eq!(words.len(), 6, "{}", t["redis-set"]);
-    assert_eq!(
-        [words[0], words[1], words[3], words[4], words[5]],
-        ["SET", "lock:shared-counter", "NX", "PX", "5000"]
+    // node-redlock (src/index.ts): every operation is one of its scripts,
+    // on one key, with the value and the duration as arguments.
+    let set = &t["redis-set"];
+    assert!(
+        set.starts_with("EVAL \"  -- Return 0 if an entry already exists.\n")
+            && set.contains("redis.call(\"set\", key, ARGV[1], \"PX\", ARGV[2])"),
+        "{set}"
     );
-    assert!(words[2].chars().all(|c| c.is_ascii_hexdigit()));
-    assert!(["OK", "(nil)"].contains(&t["redis-set-reply"].as_str()));
-    assert_eq!(t["redis-incr"], "INCR fence:lock:shared-counter");
-    assert!(t["redis-unlock"].starts_with(
-        "EVAL \"if redis.call('get', KEYS[1]) == ARGV[1] then\n  return redis.call('del', KEYS[1])"
+    let words = eval_args(set);
+    assert_eq!(&words[..2], ["1", "lock:shared-counter"], "{set}");
+    assert!(
+        words[2].len() == 32 && words[2].chars().all(|c| c.is_ascii_hexdigit()),
+        "randomBytes(16).toString(\"hex\"): {set}"
+    );
+    assert_eq!(words[3], "5000", "PX is the run's TTL in ms");
+    assert!(set.ends_with(
+        "(node-redlock sends EVALSHA <sha1 of the script> first, EVAL only on NOSCRIPT)"
     ));
+    assert!(["(integer) 1", "(integer) 0"].contains(&t["redis-set-reply"].as_str()));
+    assert_eq!(t["redis-incr"], "INCR fence:lock:shared-counter");
+    assert!(t["redis-extend"]
+        .starts_with("EVAL \"  -- Return 0 if an entry exists with a *different* lock value.\n"));
+    assert!(t["redis-unlock"].starts_with(
+        "EVAL \"  local count = 0\n  for i, key in ipairs(KEYS) do\n    -- Only remove entries for *this* lock value.\n    if redis.call(\"get\", key) == ARGV[1] then\n      redis.pcall(\"del\", key)"
+    ));
+    assert_eq!(
+        eval_args(&t["redis-unlock"]).len(),
+        3,
+        "no duration to release"
+    );
+}
+
+/// The words after an `EVAL "<script>"`, up to the line's end.
+fn eval_args(text: &str) -> Vec<&str> {
+    let after = text.rsplit("\" ").next().unwrap();
+    after.lines().next().unwrap().split_whitespace().collect()
 }
 
 #[test]
@@ -211,6 +237,25 @@ fn etcd_sends_clientv3_mutex_calls() {
         "{txn}"
     );
     assert!(t["etcd-keep-alive"].contains("LeaseKeepAliveRequest{ID: 0x"));
+    // What WithFirstCreate() and WithLastCreate() become on the wire
+    // (client/v3/op.go `withTop`), and the prefix's range end.
+    assert!(
+        txn.contains(&format!(
+            "Compare: [{{Result: EQUAL, Target: CREATE, Key: \"/lock/shared-counter/{lease}\", CreateRevision: 0}}]"
+        )),
+        "{txn}"
+    );
+    assert!(
+        txn.contains("RangeRequest{Key: \"/lock/shared-counter/\", RangeEnd: \"/lock/shared-counter0\", Limit: 1, SortOrder: ASCEND, SortTarget: CREATE}"),
+        "{txn}"
+    );
+    assert!(
+        t["etcd-get"].contains("SortOrder: DESCEND, SortTarget: CREATE, MaxCreateRevision: "),
+        "{}",
+        t["etcd-get"]
+    );
+    assert!(t["etcd-delete"]
+        .starts_with("KV.DeleteRange(DeleteRangeRequest{Key: \"/lock/shared-counter/"));
 }
 
 #[test]
@@ -230,10 +275,21 @@ fn zookeeper_sends_curator_creates() {
             "zk-children-reply",
         ],
     );
+    // Curator: ProtectedUtils "_c_" + UUID + "-", InterProcessMutex's
+    // "lock-", EPHEMERAL_SEQUENTIAL; the server appends 10 digits.
     let create = &t["zk-create"];
+    let prefix = create
+        .strip_prefix("create(\"/locks/shared-counter/_c_")
+        .and_then(|rest| rest.split_once("-lock-\", "))
+        .map(|(uuid, _)| uuid)
+        .unwrap_or_else(|| panic!("{create}"));
+    assert!(is_uuid(prefix), "{create}");
     assert!(
-        create.starts_with("create(\"/locks/shared-counter/_c_")
-            && create.contains("-lock-\", data, CreateMode.EPHEMERAL_SEQUENTIAL)"),
+        create.contains("CreateMode.EPHEMERAL_SEQUENTIAL)"),
+        "{create}"
+    );
+    assert!(
+        create.contains("creatingParentContainersIfNeeded"),
         "{create}"
     );
     let reply = &t["zk-create-reply"];
@@ -242,6 +298,50 @@ fn zookeeper_sends_curator_creates() {
         seq.len() == 10 && seq.chars().all(|c| c.is_ascii_digit()),
         "{reply}"
     );
+    // The predecessor is read with a watch, not exists() (LockInternals
+    // `internalLockLoop`).
+    assert!(t["zk-get-children"].starts_with("getChildren(\"/locks/shared-counter\")"));
+    assert!(t["zk-get-children"].contains("getData(\"<the node before mine>\") with a watcher"));
+}
+
+/// kazoo's Lock recipe names its node `<uuid4 hex>__lock__` and creates it
+/// ephemeral and sequential; it reads the predecessor with `get`.
+#[test]
+fn zookeeper_sends_kazoos_creates_on_the_kazoo_setting() {
+    let mut scenario = presets::scenario("gc-pause", Backend::ZooKeeper, Fencing::On).unwrap();
+    scenario.config.zk.client = ZkClient::Native;
+    let mut t = BTreeMap::new();
+    wire_of(&common::run(&scenario, 20_000), &mut t);
+    let create = &t["zk-create"];
+    let name = create
+        .strip_prefix("create(\"/locks/shared-counter/")
+        .and_then(|rest| {
+            rest.strip_suffix(
+                "__lock__\", b\"\", ephemeral=True, sequence=True)\n(kazoo Lock.acquire)",
+            )
+        })
+        .unwrap_or_else(|| panic!("{create}"));
+    assert!(
+        name.len() == 32 && name.chars().all(|c| c.is_ascii_hexdigit()) && &name[12..13] == "4",
+        "uuid.uuid4().hex: {create}"
+    );
+    assert!(
+        t["zk-create-reply"].contains("__lock__0000000"),
+        "{}",
+        t["zk-create-reply"]
+    );
+    assert!(t["zk-get-children"].starts_with("get_children(\"/locks/shared-counter\")"));
+    assert!(t["zk-get-children"].contains("get(\"<the node before mine>\", watch)"));
+}
+
+/// `UUID.randomUUID().toString()`: 8-4-4-4-12 hex digits, version 4.
+fn is_uuid(text: &str) -> bool {
+    let groups: Vec<&str> = text.split('-').collect();
+    groups.iter().map(|g| g.len()).eq([8, 4, 4, 4, 12])
+        && groups
+            .iter()
+            .all(|g| g.chars().all(|c| c.is_ascii_hexdigit()))
+        && groups[2].starts_with('4')
 }
 
 #[test]
@@ -289,18 +389,77 @@ fn consul_sends_consul_api_http() {
         .unwrap()
         .to_string();
     assert_eq!(id.len(), 36, "a UUID: {id}");
-    assert!(t["consul-session-create"].starts_with("PUT /v1/session/create\n{\"Name\": \"Consul API Lock\", \"TTL\": \"5s\", \"LockDelay\": "), "{}", t["consul-session-create"]);
+    // api/lock.go `createSession` with the defaults: only Name and TTL
+    // (session.go `Create` leaves unset fields out), the real 15 s.
     assert!(
-        t["consul-kv-acquire"].starts_with(&format!(
-            "PUT /v1/kv/locks/shared-counter?acquire={id}&flags="
+        t["consul-session-create"].starts_with(
+            "PUT /v1/session/create\n{\"Name\": \"Consul API Lock\", \"TTL\": \"15s\"}\n"
+        ),
+        "{}",
+        t["consul-session-create"]
+    );
+    // api/kv.go: the query's parameters sorted by name, flags in decimal
+    // (LockFlagValue 0x2ddccbc058a50c18).
+    assert_eq!(
+        t["consul-kv-acquire"],
+        format!("PUT /v1/kv/locks/shared-counter?acquire={id}&flags=3304740253564472344")
+    );
+    assert!(
+        t["consul-unlock"].starts_with(&format!(
+            "PUT /v1/kv/locks/shared-counter?flags=3304740253564472344&release={id}\nPUT /v1/session/destroy/{id}"
         )),
         "{}",
-        t["consul-kv-acquire"]
+        t["consul-unlock"]
     );
     let renewed = t["consul-session-renew"]
         .strip_prefix("PUT /v1/session/renew/")
         .unwrap();
     assert_eq!(renewed.split('\n').next().unwrap().len(), 36, "{renewed}");
+    // The blocking reads: index only when known, wait as durToMsec.
+    let texts = all_texts(Backend::Consul);
+    assert!(texts
+        .iter()
+        .any(|t| t == "GET /v1/kv/locks/shared-counter?wait=15000ms"));
+    assert!(texts
+        .iter()
+        .any(|t| t.starts_with("GET /v1/kv/locks/shared-counter?index=")
+            && t.contains("&wait=15000ms\n")));
+    assert!(texts
+        .iter()
+        .any(|t| t.starts_with("GET /v1/kv/locks/shared-counter?consistent=&index=")));
+}
+
+/// A lock-delay other than Consul's 15 s goes in the session's body as
+/// `durToMsec` writes it; Behavior "delete" where the key is deleted.
+#[test]
+fn consul_sends_a_chosen_lock_delay_and_behavior() {
+    let mut scenario = presets::scenario("gc-pause", Backend::Consul, Fencing::On).unwrap();
+    scenario.config.consul.lock_delay_s = 5;
+    scenario.config.consul.cleanup = KeyCleanup::Delete;
+    let mut t = BTreeMap::new();
+    wire_of(&common::run(&scenario, 20_000), &mut t);
+    assert!(
+        t["consul-session-create"].starts_with(
+            "PUT /v1/session/create\n{\"Behavior\": \"delete\", \"LockDelay\": \"5000ms\", \"Name\": \"Consul API Lock\", \"TTL\": \"15s\"}\n"
+        ),
+        "{}",
+        t["consul-session-create"]
+    );
+}
+
+/// Every wire text of every message the system's stories send.
+fn all_texts(backend: Backend) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, scenario, run_ms) in scenarios(backend) {
+        let sim = common::run(&scenario, run_ms);
+        let mut book = WireBook::new(sim.config());
+        for record in sim.history() {
+            if let Event::MessageSent { from, to, body, .. } = &record.event {
+                out.push(book.text(*from, *to, body));
+            }
+        }
+    }
+    out
 }
 
 #[test]
@@ -318,13 +477,40 @@ fn dynamodb_sends_the_lock_clients_conditional_writes() {
         ],
     );
     assert!(t["dynamo-get-item"].contains("ConsistentRead: true"));
+    // AmazonDynamoDBLockClient.java's expression strings, exactly.
     let put = &t["dynamo-put-item"];
     assert!(
         put.contains("ConditionExpression: \"attribute_not_exists(#pk)\""),
         "{put}"
     );
-    assert!(t["dynamo-heartbeat"]
-        .contains("ConditionExpression: \"attribute_exists(#pk) AND #on = :on AND #rvn = :rvn\""));
+    assert!(
+        put.contains(
+            "ownerName: {S: \"A\"}, leaseDuration: {S: \"20000\"}, recordVersionNumber: {S: \""
+        ),
+        "{put}"
+    );
+    let beat = &t["dynamo-heartbeat"];
+    assert!(
+        beat.contains("UpdateExpression: \"SET #ld = :ld, #rvn = :newRvn\""),
+        "{beat}"
+    );
+    assert!(
+        beat.contains(
+            "ConditionExpression: \"attribute_exists(#pk) AND #rvn = :rvn AND #on = :on\""
+        ),
+        "{beat}"
+    );
+    assert!(t["dynamo-delete-item"]
+        .contains("ConditionExpression: \"attribute_exists(#pk) AND #rvn = :rvn AND #on = :on\""));
+    // Taking over a lock whose RVN stood still for a lease.
+    let takeover = all_texts(Backend::DynamoDb)
+        .into_iter()
+        .find(|t| t.starts_with("PutItem") && t.contains("attribute_exists"))
+        .expect("a story takes over an expired lock");
+    assert!(
+        takeover.contains("ConditionExpression: \"attribute_exists(#pk) AND #rvn = :rvn\",\n  ExpressionAttributeNames: {\"#pk\": \"key\", \"#rvn\": \"recordVersionNumber\"}"),
+        "{takeover}"
+    );
 }
 
 #[test]

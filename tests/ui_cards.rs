@@ -143,6 +143,8 @@ async fn timeline_html(sim: &Sim) -> String {
         dispatch: Callback::noop(),
         run_file: Callback::from(|()| String::new()),
         key_moment: None,
+        run: 1,
+        run_link: Callback::from(|()| String::new()),
     };
     LocalServerRenderer::<Timeline>::with_props(props)
         .hydratable(false)

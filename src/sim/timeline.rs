@@ -74,6 +74,8 @@ pub struct WriteMark {
 /// One message from its sending to its arrival (or its loss).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arrow {
+    /// The message's id in the run (`Event::MessageSent`), for its wire text.
+    pub id: u64,
     pub from: Endpoint,
     pub to: Endpoint,
     pub sent_ms: u64,
@@ -436,6 +438,7 @@ impl Picture {
     ) {
         self.arrow_of.insert(id, self.arrows.len());
         self.arrows.push(Arrow {
+            id,
             from,
             to,
             sent_ms: at,

@@ -188,6 +188,9 @@ fn run_settings(props: &ControlsProps) -> Html {
                     value={props.seed_text.clone()} onchange={on_seed}
                     aria-describedby="ttl-when" />
             </label>
+            // The TTL's default and what it stands for in each system, beside
+            // the field at every width (the hints fold away on wide screens).
+            <a class="controls__sources" href="docs/sources.html#all" target="_blank" rel="noopener">{ "Sources of the defaults" }</a>
             if config.backend == Backend::Postgres {
                 <p class="controls__hint" id="ttl-unused">
                     { "PostgreSQL ignores the TTL: an advisory lock has no lease. How long a dead holder keeps it is set by the keepalive settings in the lock service panel." }

@@ -118,28 +118,24 @@ impl LogCache {
     }
 }
 
-/// The log's line to the worker for a message's wire text: the worker
-/// replays the run and draws the one message asked for, so neither the
-/// templates nor the code that fills them are in the page's first load.
-/// Returns the message asked for last with its drawing (markup: the
-/// worker's, escaped there, or its status), and the log's click listener,
-/// which asks when a message's "wire" is opened (one listener for the
-/// whole list, rather than one per line).
+/// The line to the worker for a message's wire text, shared by the log
+/// and the timeline's arrows: the worker replays the run and draws the one
+/// message asked for, so neither the templates nor the code that fills
+/// them are in the page's first load. Returns the message asked for last
+/// with its drawing (markup: the worker's, escaped there, or its status),
+/// and the callback that asks for a message (again only if it changed).
 #[hook]
-fn use_wire(
+pub(super) fn use_wire(
     run: u64,
     run_link: &Callback<(), String>,
-) -> (Option<(u64, AttrValue)>, Callback<MouseEvent>) {
+) -> (Option<(u64, AttrValue)>, Callback<u64>) {
     let work = use_work();
     // A cell rather than a state: asking sets the worker section's own
-    // state, which draws the log again anyway.
+    // state, which draws the asker again anyway.
     let asked = use_mut_ref(|| None::<(u64, u64)>);
-    let on_click = {
+    let ask = {
         let (send, asked, run_link) = (work.send.clone(), asked.clone(), run_link.clone());
-        Callback::from(move |e: MouseEvent| {
-            let Some(message) = super::browser::wire_asked(&e) else {
-                return;
-            };
+        Callback::from(move |message: u64| {
             if *asked.borrow() != Some((run, message)) {
                 *asked.borrow_mut() = Some((run, message));
                 send.emit(Job::Wire {
@@ -159,7 +155,7 @@ fn use_wire(
         Some((r, message)) if r == run => Some((message, AttrValue::from(markup))),
         _ => None,
     };
-    (shown, on_click)
+    (shown, ask)
 }
 
 /// What an open disclosure shows while another message's text is shown.
@@ -192,7 +188,14 @@ pub fn EventLog(props: &EventLogProps) -> Html {
     let on_messages = props
         .dispatch
         .reform(|e: Event| Action::ShowLogMessages(checked_of(&e)));
-    let (shown, on_click) = use_wire(props.run, &props.run_link);
+    let (shown, ask) = use_wire(props.run, &props.run_link);
+    // One listener for the whole list, rather than one per line: it asks
+    // when a message's "wire" is opened.
+    let on_click = Callback::from(move |e: MouseEvent| {
+        if let Some(message) = super::browser::wire_asked(&e) {
+            ask.emit(message);
+        }
+    });
     html! {
         <section class="panel log" aria-labelledby="log-title">
             <div class="log__head">

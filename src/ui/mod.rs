@@ -206,7 +206,8 @@ pub fn App(props: &AppProps) -> Html {
             let run_file = made_by(&state, AppState::run_file);
             html! {
                 <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-                    {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)} />
+                    {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)}
+                    run={state.run} run_link={run_link.clone()} />
             }
         }),
         // In the first screen, beside the set-up: drawn with it, so nothing

@@ -83,6 +83,10 @@ pub struct TimelineProps {
     /// The key moment a story's tour stopped on, marked in the picture.
     #[prop_or_default]
     pub key_moment: Option<u64>,
+    /// The run's identity (`AppState::run`) and its link, for the wire
+    /// text of an arrow pointed at or focused.
+    pub run: u64,
+    pub run_link: Callback<(), String>,
 }
 
 /// Zoom and pan: `None` fits the whole run.
@@ -166,8 +170,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let redraw = use_force_update();
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
-    let hovered = use_state(|| None::<String>);
-    let focused = use_state(|| None::<String>);
+    let hovered = use_state(|| None::<Tip>);
+    let focused = use_state(|| None::<Tip>);
+    let (wire, ask) = super::event_log::use_wire(props.run, &props.run_link);
     use_width(holder.clone(), view.clone(), redraw.clone());
     use_wheel(svg_ref.clone(), view.clone(), redraw.clone());
 
@@ -189,7 +194,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let on_move = move_callback(props, svg_ref.clone(), view.clone(), redraw.clone());
     let on_up = up_callback(view.clone());
-    let tips = Tips::of(&hovered, &focused);
+    let tips = Tips::of(&hovered, &focused, &ask);
     let on_key = mark_keys(props);
 
     let drawn = drawn(
@@ -203,6 +208,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
+    let tip = hovered.as_ref().or(focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
     let mut lanes = drawn.lanes;
@@ -241,7 +247,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     { playhead(props, &scale, drawn.mark) }
                 </svg>
             </div>
-            { words(hovered.as_deref().or(focused.as_deref()), redlock) }
+            { words(tip.map(|t| t.words.as_str()), wire_of(tip.and_then(|t| t.message), wire), redlock) }
         </section>
     }
 }
@@ -460,7 +466,7 @@ struct KeptLanes {
 /// The caption under the picture follows the mark pointed at, else the
 /// one focused (pressed or reached with Tab): the pointer and the keyboard
 /// read the same sentence, and a pressed mark keeps it when the pointer
-/// moves away.
+/// moves away. A message's arrow also asks the worker for its wire text.
 struct Tips {
     hover: Callback<MouseEvent>,
     focus: Callback<FocusEvent>,
@@ -468,10 +474,29 @@ struct Tips {
     blur: Callback<FocusEvent>,
 }
 
+/// The mark's sentence, and its message for an arrow.
+#[derive(Debug, Clone, PartialEq)]
+struct Tip {
+    words: String,
+    message: Option<u64>,
+}
+
+impl Tip {
+    fn of(e: &Event, ask: &Callback<u64>) -> Option<Tip> {
+        let words = browser::tip_of(e)?;
+        let message = browser::message_of(e);
+        if let Some(m) = message {
+            ask.emit(m);
+        }
+        Some(Tip { words, message })
+    }
+}
+
 impl Tips {
     fn of(
-        hovered: &UseStateHandle<Option<String>>,
-        focused: &UseStateHandle<Option<String>>,
+        hovered: &UseStateHandle<Option<Tip>>,
+        focused: &UseStateHandle<Option<Tip>>,
+        ask: &Callback<u64>,
     ) -> Tips {
         let (a, b, c, d) = (
             hovered.clone(),
@@ -479,12 +504,29 @@ impl Tips {
             hovered.clone(),
             focused.clone(),
         );
+        let (ask_a, ask_b) = (ask.clone(), ask.clone());
         Tips {
-            hover: Callback::from(move |e: MouseEvent| a.set(browser::tip_of(&e))),
-            focus: Callback::from(move |e: FocusEvent| b.set(browser::tip_of(&e))),
+            hover: Callback::from(move |e: MouseEvent| a.set(Tip::of(&e, &ask_a))),
+            focus: Callback::from(move |e: FocusEvent| b.set(Tip::of(&e, &ask_b))),
             leave: Callback::from(move |_: MouseEvent| c.set(None)),
             blur: Callback::from(move |_: FocusEvent| d.set(None)),
         }
+    }
+}
+
+/// Under the caption, for an arrow: the message as the real client sends
+/// it, drawn by the worker (escaped there) when it answers.
+fn wire_of(message: Option<u64>, wire: Option<(u64, AttrValue)>) -> Html {
+    let Some(markup) = wire
+        .filter(|(m, _)| Some(*m) == message)
+        .map(|(_, html)| html)
+    else {
+        return Html::default();
+    };
+    html! {
+        <div class="timeline__wire" aria-live="polite" aria-label="The message on the wire">
+            { Html::from_html_unchecked(markup) }
+        </div>
     }
 }
 
@@ -725,14 +767,15 @@ const LEGEND_KEY: &str = concat!(
     r#"e"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#,
 );
 
-/// Under the picture: the caption of the mark pointed at, what the
-/// picture shows, and the legend.
-fn words(caption: Option<&str>, redlock: bool) -> Html {
+/// Under the picture: the caption of the mark pointed at (and an arrow's
+/// wire text), what the picture shows, and the legend.
+fn words(caption: Option<&str>, wire: Html, redlock: bool) -> Html {
     html! {
         <>
             <p class="timeline__caption" aria-live="polite">{
                 caption.unwrap_or("Point at or focus a mark to read what happened. Drag along the time axis (or press ← and →) to move through time.")
             }</p>
+            { wire }
             <p id="timeline-alt" class="timeline__alt">{
                 "The event log below tells the same run in sentences. In the picture, each client's upper bar is its lease as the service grants it and the lower one its lease as the client believes it; red bands mark a believed holder the service no longer recognises."
             }</p>

@@ -1128,8 +1128,12 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         };
         let _ = write!(
             svg.0,
-            r##"<g class="tl-msg{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
+            // A mark like the others (focusable, Enter moves the playhead to
+            // its sending), and `data-msg` asks the worker for its wire text.
+            r##"<g class="tl-mark tl-msg{}" tabindex="0" role="img" data-t="{}" data-msg="{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
             if a.dropped { " tl-msg--dropped" } else { "" },
+            a.sent_ms,
+            a.id,
             escape(&a.text),
             if a.held {
                 r#" stroke-dasharray="4 3""#

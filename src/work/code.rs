@@ -64,7 +64,7 @@ const REDLOCK: Listing = Listing {
 |const redlock = new @Redlock@([r1, r2, r3, r4, r5]);  // five independent nodes
 |
 idle|async function job(value) {
-acquire|  let lock = await redlock.@acquire@([\"lock:42\"], {ttl_ms});  // SET NX PX on each node
+acquire|  let lock = await redlock.@acquire@([\"lock:42\"], {ttl_ms});  // Lua on each node: SET PX if absent
 |  const fence = await r1.@incr@(\"fence:lock:42\");  // one node's counter: a restart empties it
 check|  if (lock.@expiration@ > Date.now()) {  // the check: validity by my own clock
 write|    await resource.write(value, fence);  // a pause here can outlive the validity
@@ -72,7 +72,7 @@ write|    await resource.write(value, fence);  // a pause here can outlive the v
 release|  await lock.@release@();  // Lua on every node: DEL only if the value is mine
 |}
 |// While the job runs, every TTL / 3 (redlock.@using@() does this for you):
-renew|lock = await lock.@extend@({ttl_ms});  // Lua on every node: PEXPIRE only if mine
+renew|lock = await lock.@extend@({ttl_ms});  // Lua on every node: SET PX again if mine
 |// The model's random value cannot be ordered: only the INCR can fence.",
     api: &[
         ("Redlock", REDLOCK_JS),

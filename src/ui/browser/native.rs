@@ -130,6 +130,10 @@ pub fn tip_of(_e: &Event) -> Option<String> {
     None
 }
 
+pub fn message_of(_e: &Event) -> Option<u64> {
+    None
+}
+
 pub fn mark_time(_e: &Event) -> Option<u64> {
     None
 }

@@ -731,6 +731,13 @@ pub fn tip_of(e: &Event) -> Option<String> {
     title.text_content()
 }
 
+/// The message of the timeline arrow an event came from (its `data-msg`).
+pub fn message_of(e: &Event) -> Option<u64> {
+    let target: web_sys::Element = e.target()?.dyn_into().ok()?;
+    let arrow = target.closest(".tl-msg[data-msg]").ok()??;
+    arrow.get_attribute("data-msg")?.parse().ok()
+}
+
 /// The moment of the timeline mark an event came from (its `data-t`).
 pub fn mark_time(e: &Event) -> Option<u64> {
     let target: web_sys::Element = e.target()?.dyn_into().ok()?;

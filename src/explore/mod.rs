@@ -32,6 +32,7 @@
 
 mod csv;
 mod estimate;
+mod faults;
 mod odds;
 mod plan;
 mod profile;
@@ -41,6 +42,7 @@ mod trial;
 
 pub use csv::{csv_header, csv_row, CSV_COLUMNS};
 pub use estimate::{duration_text, CellResult, Estimate};
+pub use faults::{nodes_of, Faults, Kind as FaultKind, FAULT_MS_DEFAULT, FAULT_MS_MAX};
 pub use odds::{chance_text, count_text, one_in, two_figures};
 pub use plan::{
     trial_seed, validate_profile, Axis, Cell, Check, Plan, PlanError, AXIS_LEN_MAX, CLIENTS_MAX,

@@ -84,6 +84,7 @@ fn row_label(plan: &Plan, row: usize) -> String {
     match &plan.axis {
         Axis::P99Us(v) => format!("p99 {}", micros_text(v[row])),
         Axis::PerKilohour(v) => format!("{}/h", rate_text(v[row])),
+        Axis::System(v) => v[row].name().to_string(),
     }
 }
 

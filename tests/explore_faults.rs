@@ -273,7 +273,10 @@ fn settings_that_do_not_apply_are_refused_by_name() {
         node_jumps_per_kilohour: 1_000,
         ..Faults::default()
     };
-    not_applicable(plan(Backend::Etcd, Fencing::On, jumps), "node clock jumps");
+    not_applicable(
+        plan(Backend::Etcd, Fencing::On, jumps),
+        "Redis node clock jumps",
+    );
     let mixed = Plan {
         axis: Axis::System(vec![Backend::Etcd, Backend::Redlock]),
         ..plan(Backend::Etcd, Fencing::On, jumps)

@@ -118,6 +118,18 @@ impl Kind {
         }
     }
 
+    /// Its name, as the form's field begins.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Exit => "Process exits",
+            Kind::HostDeath => "Host deaths",
+            Kind::Partition => "Partitions from the lock service",
+            Kind::Loss => "Spells of lost messages",
+            Kind::NodeRestart => "Redis node restarts",
+            Kind::NodeJump => "Redis node clock jumps",
+        }
+    }
+
     fn on_node(self) -> bool {
         matches!(self, Kind::NodeRestart | Kind::NodeJump)
     }

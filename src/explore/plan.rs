@@ -261,7 +261,7 @@ impl Plan {
             let kind = faults.rates()[4..]
                 .iter()
                 .find(|(_, rate)| *rate > 0)
-                .map_or("node faults", |(kind, _)| kind.field());
+                .map_or("Redis node faults", |(kind, _)| kind.name());
             return Err(PlanError::NotApplicable {
                 field: kind,
                 why: "only Redis and Redlock have nodes the explorer can restart or whose clocks it can move: add one of them to the systems",

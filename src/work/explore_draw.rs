@@ -437,7 +437,15 @@ fn legend(h: &mut String) {
 }
 
 fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    h.push_str(r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">Pauses</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th><th scope="col">Against its neighbours</th></tr></thead><tbody>"#);
+    let _ = write!(
+        h,
+        r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">{}</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th><th scope="col">Against its neighbours</th></tr></thead><tbody>"#,
+        if matches!(plan.axis, Axis::System(_)) {
+            "System"
+        } else {
+            "Pauses"
+        }
+    );
     let columns = plan.ttls_ms.len().max(1);
     for (i, data) in cells.iter().enumerate() {
         let Some(data) = data else { continue };

@@ -36,7 +36,7 @@ describe("the explorer's faults and system axis", () => {
     await section.getByLabel("Partitions from the lock service per client-hour").fill("120");
     await section.getByLabel("Longest fault (s)").fill("60");
     await section.getByLabel("PostgreSQL keepalives").selectOption("tuned");
-    await section.getByLabel("Second axis", { exact: true }).selectOption("system");
+    await section.locator('select[name="axis"]').selectOption("system");
     await section.getByLabel("Second axis values").fill("redlock, etcd, PostgreSQL");
     // PostgreSQL has no lease: a TTL axis is refused, naming the field.
     await section.getByLabel("TTLs (s)").fill("5, 10");

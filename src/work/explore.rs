@@ -912,11 +912,11 @@ fn fault_fields(h: &mut String, f: &BTreeMap<String, String>) {
         KEEPALIVES.1,
         KEEPALIVES.2,
         &pairs(&[
-            ("os", "the OS's (Linux: about 2 h 11 min)"),
-            ("tuned", "tuned 10 s, 5 s, 3 probes (about 25 s)"),
+            ("os", "the OS's: 2 h 11 min"),
+            ("tuned", "tuned 10/5/3: 25 s"),
         ]),
     );
-    h.push_str(r#"</div><details class="explorer__sources"><summary>How faults strike a trial</summary><p>Each fault arrives at random (exponential gaps) at its rate, each client and node on its own; its length, a crashed client's or node's time down, or a clock jump's size is drawn evenly from 1 ms to the longest fault. A partition cuts a client off from the lock service, not from the resource, and TCP sends what it cut off again with a doubling timeout. Lost messages are gone for good. A process exit closes its sockets; a host death is silence and ends its partition. A crashed client restarts after its time down with nothing held, thinks, and asks again. A Redis node restarts empty and at once; a node's clock jumps forward only, expiring its key early. Node faults strike Redis and Redlock only: the other systems' servers are not failed here. PostgreSQL frees a cut-off client's lock only when its keepalives give up.</p></details></fieldset>"#);
+    h.push_str(r#"</div><details class="explorer__sources"><summary>How faults strike a trial</summary><p>Each fault arrives at random (exponential gaps) at its rate, each client and node on its own; its length, a crashed client's or node's time down, or a clock jump's size is drawn evenly from 1 ms to the longest fault. A partition cuts a client off from the lock service, not from the resource, and TCP sends what it cut off again with a doubling timeout. Lost messages are gone for good. A process exit closes its sockets; a host death is silence and ends its partition. A crashed client restarts after its time down with nothing held, thinks, and asks again. A Redis node restarts empty and at once; a node's clock jumps forward only, expiring its key early. Node faults strike Redis and Redlock only: the other systems' servers are not failed here. PostgreSQL frees a cut-off client's lock only when its keepalives give up. To compare systems under the same faults, set the second axis to the system and name them in its values: redis, redlock, zookeeper, etcd, chubby, consul, dynamodb, postgresql.</p></details></fieldset>"#);
 }
 
 fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
@@ -933,7 +933,7 @@ fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
         &pairs(&[
             ("p99", "p99 pause (s), replacing the profile's"),
             ("rate", "pauses per hour, replacing the profile's"),
-            ("system", "system (values: redlock, etcd, ...)"),
+            ("system", "the system"),
         ]),
     );
     input(h, f, &VALUES, "text");

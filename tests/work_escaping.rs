@@ -13,10 +13,33 @@ use proptest::prelude::*;
 
 /// The form's text fields and its choices (selects), by query name.
 const TEXT_FIELDS: &[&str] = &[
-    "hold", "think", "rate", "per-hour", "median", "p99", "ttls", "values", "trials", "seed",
+    "hold",
+    "think",
+    "rate",
+    "per-hour",
+    "median",
+    "p99",
+    "ttls",
+    "values",
+    "trials",
+    "seed",
+    "partitions",
+    "exits",
+    "host-deaths",
+    "losses",
+    "node-restarts",
+    "node-jumps",
+    "fault-max",
 ];
 const CHOICES: &[&str] = &[
-    "system", "fencing", "renewal", "check", "clients", "pauses", "axis",
+    "system",
+    "fencing",
+    "renewal",
+    "check",
+    "clients",
+    "pauses",
+    "axis",
+    "keepalives",
 ];
 
 /// One piece of markup: a tag with its attributes, or text.

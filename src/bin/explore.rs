@@ -200,6 +200,7 @@ mod native {
             axis,
             trials: args.trials,
             seed: Seed(args.seed),
+            ..Plan::default()
         })
     }
 

@@ -69,7 +69,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         line,
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.4e},{:.4e},{:.4e},{},{},{:.4e},{:.4e},{:.4e},{},{},{},{},\"{}\",{},{},{},{},{},{:.3},{:.3}",
         r.cell,
-        plan.backend.slug(),
+        plan.cell(r.cell).map_or(plan.backend, |c| c.backend).slug(),
         if plan.fencing.is_on() { "on" } else { "off" },
         if plan.renewal { "on" } else { "off" },
         plan.clients,

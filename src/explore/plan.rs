@@ -1,8 +1,9 @@
 //! What a visitor asks the explorer: a system, a workload, a pause profile
 //! and a grid of cells, each cell a TTL and a variant of the profile.
 
+use super::faults::{nodes_of, Faults, FAULT_MS_MAX};
 use super::profile::{PauseProfile, Pauses};
-use crate::sim::{Backend, Config, Fencing, Seed, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN};
+use crate::sim::{Backend, Config, Fencing, PgOptions, Seed, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -59,12 +60,15 @@ pub enum Axis {
     PerKilohour(Vec<u64>),
     /// The longest pause, microseconds: every draw is capped there.
     MaxUs(Vec<u64>),
+    /// The system: one row per lock system, the profile as the plan's.
+    System(Vec<Backend>),
 }
 
 impl Axis {
     pub fn len(&self) -> usize {
         match self {
             Axis::P99Us(v) | Axis::PerKilohour(v) | Axis::MaxUs(v) => v.len(),
+            Axis::System(v) => v.len(),
         }
     }
 
@@ -78,6 +82,15 @@ impl Axis {
             Axis::P99Us(v) => profile.with_p99_us(v[index]),
             Axis::PerKilohour(v) => profile.with_per_kilohour(v[index]),
             Axis::MaxUs(v) => profile.with_max_us(Some(v[index])),
+            Axis::System(_) => profile,
+        }
+    }
+
+    /// The system at this axis position, if the axis names systems.
+    fn system(&self, index: usize) -> Option<Backend> {
+        match self {
+            Axis::System(v) => v.get(index).copied(),
+            _ => None,
         }
     }
 }
@@ -111,6 +124,17 @@ pub struct Plan {
     pub axis: Axis,
     pub trials: u32,
     pub seed: Seed,
+    /// Faults besides pauses; left out of a plan's JSON while there are none.
+    #[serde(default, skip_serializing_if = "Faults::is_default")]
+    pub faults: Faults,
+    /// PostgreSQL's TCP keepalives, which alone end a cut-off client's
+    /// session (and free its lock); left out while the OS's defaults.
+    #[serde(default, skip_serializing_if = "is_linux_keepalives")]
+    pub pg: PgOptions,
+}
+
+fn is_linux_keepalives(pg: &PgOptions) -> bool {
+    *pg == PgOptions::LINUX
 }
 
 impl Default for Plan {
@@ -134,16 +158,20 @@ impl Default for Plan {
             axis: Axis::P99Us(vec![1_000_000, 2_000_000, 5_000_000, 10_000_000]),
             trials: 1_000,
             seed: Seed(1),
+            faults: Faults::default(),
+            pg: PgOptions::LINUX,
         }
     }
 }
 
-/// One cell of the grid: a TTL and the profile of its row.
+/// One cell of the grid: a TTL, the profile of its row, and its system
+/// (the plan's, or its row's on a system axis).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Cell {
     pub index: u32,
     pub ttl_ms: u64,
     pub profile: PauseProfile,
+    pub backend: Backend,
 }
 
 impl Plan {
@@ -166,6 +194,7 @@ impl Plan {
             index,
             ttl_ms: self.ttls_ms[column],
             profile: self.axis.apply(self.profile(), row),
+            backend: self.axis.system(row).unwrap_or(self.backend),
         })
     }
 
@@ -174,6 +203,23 @@ impl Plan {
     pub fn profile(&self) -> PauseProfile {
         let profile = self.pauses.profile();
         profile.with_max_us(self.pause_max_us.or(profile.max_us))
+    }
+
+    /// The systems the plan runs: the system axis's, else the plan's one.
+    pub fn systems(&self) -> Vec<Backend> {
+        match &self.axis {
+            Axis::System(v) => v.clone(),
+            _ => vec![self.backend],
+        }
+    }
+
+    /// The core's configuration for one trial of `cell`.
+    pub fn cell_config(&self, cell: &Cell, seed: Seed) -> Config {
+        Config {
+            backend: cell.backend,
+            pg: self.pg,
+            ..self.config(cell.ttl_ms, seed)
+        }
     }
 
     /// The core's configuration for one trial.
@@ -200,7 +246,49 @@ impl Plan {
         }
         self.validate_workload()?;
         validate_profile(&self.profile())?;
-        self.validate_grid()
+        self.validate_grid()?;
+        self.validate_faults()
+    }
+
+    /// Fault rates and lengths in range, and each fault where it applies.
+    fn validate_faults(&self) -> Result<(), PlanError> {
+        let faults = &self.faults;
+        for (kind, rate) in faults.rates() {
+            if rate > PER_KILOHOUR_MAX {
+                return Err(PlanError::OutOfRange {
+                    field: kind.field(),
+                    value: rate,
+                    min: 0,
+                    max: PER_KILOHOUR_MAX,
+                });
+            }
+        }
+        if !(1..=FAULT_MS_MAX).contains(&faults.longest_ms) {
+            return Err(PlanError::OutOfRange {
+                field: "longest fault (ms)",
+                value: faults.longest_ms,
+                min: 1,
+                max: FAULT_MS_MAX,
+            });
+        }
+        let systems = self.systems();
+        if faults.on_nodes() && systems.iter().all(|&b| nodes_of(b) == 0) {
+            let kind = faults.rates()[4..]
+                .iter()
+                .find(|(_, rate)| *rate > 0)
+                .map_or("Redis node faults", |(kind, _)| kind.name());
+            return Err(PlanError::NotApplicable {
+                field: kind,
+                why: "only Redis and Redlock have nodes the explorer can restart or whose clocks it can move: add one of them to the systems",
+            });
+        }
+        if self.ttls_ms.len() > 1 && systems.contains(&Backend::Postgres) {
+            return Err(PlanError::NotApplicable {
+                field: "TTL (ms)",
+                why: "PostgreSQL's lock has no lease, so a TTL axis means nothing for it: give one TTL, or take PostgreSQL off the system axis",
+            });
+        }
+        Ok(())
     }
 
     fn validate_workload(&self) -> Result<(), PlanError> {
@@ -329,6 +417,11 @@ pub enum PlanError {
     },
     /// A p99 axis over a histogram, whose lengths are the visitor's own.
     P99OfHistogram,
+    /// A setting that does not apply to a system the plan runs.
+    NotApplicable {
+        field: &'static str,
+        why: &'static str,
+    },
 }
 
 impl fmt::Display for PlanError {
@@ -372,6 +465,9 @@ impl fmt::Display for PlanError {
                 "a histogram's pause lengths are the ones it lists, so a p99 axis cannot \
                  replace them: choose pauses per hour or the longest pause for the second axis",
             ),
+            PlanError::NotApplicable { field, why } => {
+                write!(f, "{field} does not apply here: {why}")
+            }
         }
     }
 }

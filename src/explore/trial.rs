@@ -1,15 +1,17 @@
 //! One trial: a seeded short run of the workload on the core. Clients
 //! think, acquire, work under the lock, write and release, over and over,
 //! while pauses drawn from the profile stop them. The driver only issues
-//! commands (acquire, write, release, GC pause), each after the events
-//! due at its time have run, so the commands it issued are a plain script
-//! that `Playback` replays to the same history.
+//! commands (acquire, write, release, GC pause, and the faults of
+//! `faults.rs` on clients and nodes), each after the events due at its
+//! time have run, so the commands it issued are a plain script that
+//! `Playback` replays to the same history.
 
+use super::faults::{Kind, Stream};
 use super::plan::{Cell, Check, Plan};
 use super::profile::{Sampler, PAUSE_US_MIN};
 use crate::sim::{
-    Belief, ClientId, Command, CommandError, LastWrite, Millis, Scenario, Seed, Sim, PAUSE_MS_MAX,
-    SCRIPT_LEN_MAX,
+    Belief, Body, ClientId, Command, CommandError, Endpoint, LastWrite, Millis, NodeCommand,
+    NodeId, PartitionScope, Scenario, Seed, Sim, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -22,6 +24,9 @@ pub const TRIAL_MS: u64 = 60_000;
 pub const DRAIN_MS_MAX: u64 = PAUSE_MS_MAX + 60_000;
 /// Script entries kept free for the drain (a release per client).
 const SCRIPT_RESERVE: usize = 8;
+/// Script entries kept free besides, when a fault starts, for the ends
+/// of the faults under way (three a client, one a node at most).
+const FAULT_RESERVE: usize = 20;
 /// The ChaCha streams of a trial's seed: the core uses 1 and 2.
 const STREAM_WORKLOAD: u64 = 16;
 const STREAM_PAUSES: u64 = 32;
@@ -69,6 +74,8 @@ enum Phase {
     Writing {
         sent: bool,
     },
+    /// Crashed: its fault's stream restarts it.
+    Down,
     Done,
 }
 
@@ -86,6 +93,9 @@ struct Worker {
     /// When the driver must look at it next without an event to wake it
     /// (see `Driver::due`), kept since the worker's last step.
     due: Option<Millis>,
+    /// It has lost messages in this trial: a write still unanswered may
+    /// never be.
+    lossy: bool,
 }
 
 /// A trial's driver: the run, its clients, and what it has counted.
@@ -97,6 +107,8 @@ struct Driver<'a> {
     plan: &'a Plan,
     pauses: u64,
     cut_short: bool,
+    /// The faults' streams; empty when the plan has none.
+    faults: Vec<Stream>,
 }
 
 /// Runs one trial of `cell`; the run is returned with its counts, so it
@@ -110,7 +122,7 @@ pub(super) fn run(
     history: bool,
     spare: Option<Sim>,
 ) -> (TrialCounts, Sim) {
-    let config = plan.config(cell.ttl_ms, seed);
+    let config = plan.cell_config(cell, seed);
     let mut sim = match spare {
         Some(old) => old.recycle(config),
         None => Sim::new(config),
@@ -137,9 +149,11 @@ pub(super) fn run(
                 next_pause_at,
                 awake_at: Millis::ZERO,
                 due: None,
+                lossy: false,
             }
         })
         .collect();
+    let faults = Stream::all(&plan.faults, cell.backend, plan.clients, seed.0);
     let mut driver = Driver {
         sim,
         workers,
@@ -148,6 +162,7 @@ pub(super) fn run(
         plan,
         pauses: 0,
         cut_short: false,
+        faults,
     };
     driver.drive();
     let counts = driver.counts();
@@ -172,6 +187,10 @@ impl Driver<'_> {
         }
         loop {
             let due = self.workers.iter().filter_map(|w| w.due).min();
+            let due = match (due, self.fault_due()) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let next = match (self.sim.next_event_at(), due) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => match a.or(b) {
@@ -185,6 +204,9 @@ impl Driver<'_> {
                 return;
             }
             self.sim.run_until(next);
+            if self.fault_due().is_some_and(|t| t <= next) {
+                self.run_faults();
+            }
             for i in 0..self.workers.len() {
                 // A client waiting for the core (a grant, a reply) is looked
                 // at after every event; the others when they are due.
@@ -232,6 +254,10 @@ impl Driver<'_> {
     /// What client `i` does now, if anything.
     fn step(&mut self, i: usize) {
         let now = self.sim.now();
+        if self.workers[i].phase == Phase::Down {
+            self.skip_pause(i);
+            return;
+        }
         if now < self.workers[i].awake_at {
             return;
         }
@@ -295,6 +321,13 @@ impl Driver<'_> {
     /// Waits for the write's reply, then releases.
     fn on_writing(&mut self, c: ClientId, sent: bool) -> Phase {
         match self.sim.last_write(c) {
+            // A write or reply lost for good: the request times out.
+            Some(LastWrite::InFlight) if self.workers[c.index()].lossy && !self.writing(c) => {
+                if self.sim.belief(c) != Belief::Idle {
+                    let _ = self.command(c, Command::Release);
+                }
+                self.rest()
+            }
             Some(LastWrite::InFlight) => Phase::Writing { sent: true },
             // Queued in a pause and refused on waking: the belief is gone.
             _ if !sent => self.rest(),
@@ -366,6 +399,159 @@ impl Driver<'_> {
                 };
             }
         }
+    }
+
+    /// While a client is down its pauses pass it by: the one due now is
+    /// skipped and the next drawn.
+    fn skip_pause(&mut self, i: usize) {
+        let now = self.sim.now();
+        let w = &mut self.workers[i];
+        if let (Some(start_us), Some(start)) = (w.next_pause_us, w.next_pause_at) {
+            if start <= now && now.ms() < TRIAL_MS {
+                w.next_pause_us = self.sampler.next_start_us(start_us, &mut w.rng);
+                w.next_pause_at = w.next_pause_us.map(us_to_ms);
+            }
+        }
+    }
+
+    /// Whether a write of `c`'s, or its reply, is still on its way.
+    fn writing(&self, c: ClientId) -> bool {
+        let me = Endpoint::Client(c);
+        self.sim
+            .in_flight()
+            .any(|m| matches!(m.body, Body::Resource(_)) && (m.from == me || m.to == me))
+    }
+
+    /// The earliest time a fault starts or ends.
+    fn fault_due(&self) -> Option<Millis> {
+        let horizon = Millis(TRIAL_MS);
+        self.faults.iter().filter_map(|s| s.due(horizon)).min()
+    }
+
+    /// Starts and ends the faults due now, then looks at every client
+    /// again (a crash or a restart changes what it does next).
+    fn run_faults(&mut self) {
+        let now = self.sim.now();
+        for k in 0..self.faults.len() {
+            let s = &self.faults[k];
+            match (s.ends_at, s.next_at) {
+                (Some(end), _) if end <= now => self.end_fault(k),
+                (None, Some(start)) if start <= now && now.ms() < TRIAL_MS => self.start_fault(k),
+                _ => {}
+            }
+        }
+        for i in 0..self.workers.len() {
+            self.workers[i].due = self.due(&self.workers[i]);
+        }
+    }
+
+    fn start_fault(&mut self, k: usize) {
+        let now = self.sim.now();
+        let (kind, target) = (self.faults[k].kind, self.faults[k].target);
+        let length_ms = self.faults[k].length_ms();
+        let i = usize::from(target);
+        let full = self.sim.script().len() + SCRIPT_RESERVE + FAULT_RESERVE >= SCRIPT_LEN_MAX;
+        let down = kind != Kind::NodeRestart
+            && kind != Kind::NodeJump
+            && self.workers[i].phase == Phase::Down;
+        if full || down {
+            // A crashed client has nothing to cut off or crash again.
+            self.cut_short |= full;
+            let next = self.faults[k].after(now);
+            self.faults[k].next_at = Some(next).filter(|_| !full);
+            return;
+        }
+        let c = ClientId::ALL[i % ClientId::ALL.len()];
+        let node = || NodeId::new(target + 1).expect("a system has at most five nodes");
+        let started = match kind {
+            Kind::Partition => self.command(
+                c,
+                Command::Partition {
+                    scope: PartitionScope::Service,
+                },
+            ),
+            Kind::Loss => {
+                self.workers[i].lossy = true;
+                self.command(c, Command::LoseMessages { on: true })
+            }
+            Kind::Exit => self.command(c, Command::Exit),
+            Kind::HostDeath => self.command(c, Command::PowerOff),
+            Kind::NodeRestart => self.node(node(), NodeCommand::Crash),
+            Kind::NodeJump => self.node(
+                node(),
+                NodeCommand::ClockJump {
+                    jump_ms: i64::try_from(length_ms).unwrap_or(i64::MAX),
+                },
+            ),
+        };
+        let s = &mut self.faults[k];
+        match started {
+            Err(_) => {
+                self.cut_short = true;
+                s.next_at = None;
+            }
+            // A clock jump is over as it happens.
+            Ok(()) if kind == Kind::NodeJump => s.next_at = Some(s.after(now)),
+            Ok(()) => {
+                let end = now.plus(length_ms);
+                s.ends_at = Some(end);
+                if matches!(kind, Kind::Exit | Kind::HostDeath) {
+                    self.crashed(i, end);
+                }
+            }
+        }
+    }
+
+    /// Client `i` crashed until `end`: it does nothing until restarted, and
+    /// its partition or loss ends no earlier than its restart.
+    fn crashed(&mut self, i: usize, end: Millis) {
+        self.workers[i].phase = Phase::Down;
+        for s in &mut self.faults {
+            let client = !matches!(s.kind, Kind::NodeRestart | Kind::NodeJump);
+            if client && usize::from(s.target) == i {
+                s.ends_at = s.ends_at.map(|t| t.max(end));
+            }
+        }
+    }
+
+    fn end_fault(&mut self, k: usize) {
+        let now = self.sim.now();
+        let (kind, target) = (self.faults[k].kind, self.faults[k].target);
+        let i = usize::from(target);
+        let c = ClientId::ALL[i % ClientId::ALL.len()];
+        let ended = match kind {
+            Kind::Partition => self.command(c, Command::Heal),
+            Kind::Loss => self.command(c, Command::LoseMessages { on: false }),
+            Kind::Exit | Kind::HostDeath => {
+                let restarted = self.command(c, Command::Restart);
+                // A fresh process: nothing held, no pause under way.
+                self.workers[i].awake_at = now;
+                self.workers[i].phase = self.rest();
+                restarted
+            }
+            Kind::NodeRestart => {
+                let node = NodeId::new(target + 1).expect("a system has at most five nodes");
+                self.node(node, NodeCommand::Restart)
+            }
+            Kind::NodeJump => Ok(()),
+        };
+        // A host death already healed its partition: nothing to heal. Only
+        // a full script or queue stops a fault from ending.
+        if matches!(
+            ended,
+            Err(CommandError::ScriptFull | CommandError::TooManyEvents)
+        ) {
+            self.cut_short = true;
+        }
+        let s = &mut self.faults[k];
+        s.ends_at = None;
+        s.next_at = Some(s.after(now));
+    }
+
+    /// Runs a node command now, as `command` runs a client's.
+    fn node(&mut self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
+        self.sim.run_until(self.sim.now());
+        self.sim.node_command(node, command)
     }
 
     /// Runs a command now, after any event its time still holds, exactly

@@ -83,11 +83,28 @@ pub fn workload_text(plan: &Plan) -> String {
         Axis::P99Us(_) => "; each row replaces the p99",
         Axis::PerKilohour(_) => "; each row replaces the rate",
         Axis::MaxUs(_) => "; each row sets the longest pause",
+        Axis::System(_) => "; each row is a system, meeting the same pauses",
+    };
+    let faults: Vec<String> = plan
+        .faults
+        .rates()
+        .iter()
+        .filter(|(_, rate)| *rate > 0)
+        .map(|(kind, rate)| format!("{} {}", thousands(*rate), kind.field()))
+        .collect();
+    let faults = if faults.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " Faults besides pauses: {}, each lasting up to {}.",
+            faults.join(", "),
+            micros_text(plan.faults.longest_ms * 1_000)
+        )
     };
     format!(
         "Workload per hold: {} clients contend for one lock; each thinks between holds \
          (0 to {}, mean {}), holds it {}, writes once and releases; it {check}. \
-         Renewal {}. Pauses ({}): {}{axis}. Each trial runs {} of virtual time, \
+         Renewal {}. Pauses ({}): {}{axis}.{faults} Each trial runs {} of virtual time, \
          then lets holds under way finish; {} trials per cell, seed {}.",
         plan.clients,
         think_s(plan.think_ms * 2),

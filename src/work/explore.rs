@@ -8,10 +8,11 @@
 
 use super::{escape, explore_draw, Crew, Job, Reply, PART_BREAK, PROTOCOL_VERSION};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
+use crate::explore::{Faults, FAULT_MS_MAX};
 use crate::explore::{Histogram, PauseProfile, Pauses};
 use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX, TRIALS_MAX};
 use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
-use crate::sim::{Backend, Fencing, Seed, TTL_MS_MAX, TTL_MS_MIN};
+use crate::sim::{Backend, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
 use crate::wire::link::{self, RunLink};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -489,17 +490,24 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     let pauses = keep(w, pauses_of(&f));
     let pause_max_us = keep(w, longest_of(&f));
     let ttls_ms = keep(w, list(&f, &TTLS, 3, (TTL_MS_MIN, TTL_MS_MAX)));
-    let axes = [("p99", Some(true)), ("rate", Some(false)), ("max", None)];
+    let axes = [
+        ("p99", "p99"),
+        ("rate", "rate"),
+        ("max", "max"),
+        ("system", "system"),
+    ];
     let axis = match keep(w, choice(&f, AXIS, &axes)) {
-        Some(Some(true)) => keep(w, list(&f, &VALUES, 6, (1, PAUSE_US_MAX))).map(Axis::P99Us),
-        Some(Some(false)) => {
-            keep(w, list(&f, &VALUES, 3, (0, PER_KILOHOUR_MAX))).map(Axis::PerKilohour)
-        }
-        Some(None) => keep(w, longest_axis(&f)),
+        Some("p99") => keep(w, list(&f, &VALUES, 6, (1, PAUSE_US_MAX))).map(Axis::P99Us),
+        Some("rate") => keep(w, list(&f, &VALUES, 3, (0, PER_KILOHOUR_MAX))).map(Axis::PerKilohour),
+        Some("max") => keep(w, longest_axis(&f)),
+        Some(_) => keep(w, systems(&f)).map(Axis::System),
         None => None,
     };
     let trials = keep(w, number(&f, &TRIALS, 0, (1, u64::from(TRIALS_MAX))));
     let seed = keep(w, number(&f, &SEED, 0, (0, u64::MAX)));
+    let faults = keep(w, faults_of(&f));
+    let keepalives = [("os", PgOptions::LINUX), ("tuned", PgOptions::TUNED)];
+    let pg = keep(w, choice(&f, KEEPALIVES, &keepalives));
     let (
         Some(backend),
         Some(fencing),
@@ -534,6 +542,9 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     else {
         return Err(w.join("\n"));
     };
+    let (Some(faults), Some(pg)) = (faults, pg) else {
+        return Err(w.join("\n"));
+    };
     let plan = Plan {
         backend,
         fencing,
@@ -549,6 +560,8 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         axis,
         trials: u32::try_from(trials).unwrap_or(TRIALS_MAX),
         seed: Seed(seed),
+        faults,
+        pg,
         ..Plan::default()
     };
     plan.validate()
@@ -563,6 +576,87 @@ const RENEWAL: (&str, &str, &str) = ("renewal", "Renewal", "on");
 const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
 const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");
 const AXIS: (&str, &str, &str) = ("axis", "Second axis", "p99");
+const KEEPALIVES: (&str, &str, &str) = ("keepalives", "PostgreSQL keepalives", "os");
+
+/// The fault fields: rates per hour (to the thousandth), per client or
+/// per node, and the longest fault in seconds.
+pub(super) const PARTITIONS: Field = field(
+    "partitions",
+    "Partitions from the lock service per client-hour",
+    "0",
+);
+pub(super) const EXITS: Field = field("exits", "Process exits per client-hour", "0");
+pub(super) const HOST_DEATHS: Field = field("host-deaths", "Host deaths per client-hour", "0");
+pub(super) const LOSSES: Field = field("losses", "Spells of lost messages per client-hour", "0");
+pub(super) const NODE_RESTARTS: Field =
+    field("node-restarts", "Redis node restarts per node-hour", "0");
+pub(super) const NODE_JUMPS: Field =
+    field("node-jumps", "Redis node clock jumps per node-hour", "0");
+pub(super) const FAULT_MAX: Field = field("fault-max", "Longest fault (s)", "30");
+
+/// The fault fields read, every refusal named (one a line).
+fn faults_of(f: &BTreeMap<String, String>) -> Result<Faults, String> {
+    let w = &mut Vec::new();
+    let mut rate = |field: &Field| keep(w, number(f, field, 3, (0, PER_KILOHOUR_MAX)));
+    let rates = [
+        rate(&PARTITIONS),
+        rate(&EXITS),
+        rate(&HOST_DEATHS),
+        rate(&LOSSES),
+        rate(&NODE_RESTARTS),
+        rate(&NODE_JUMPS),
+    ];
+    let longest_ms = keep(w, number(f, &FAULT_MAX, 3, (1, FAULT_MS_MAX)));
+    let ([Some(p), Some(e), Some(h), Some(l), Some(r), Some(j)], Some(longest_ms)) =
+        (rates, longest_ms)
+    else {
+        return Err(w.join("\n"));
+    };
+    Ok(Faults {
+        partitions_per_kilohour: p,
+        exits_per_kilohour: e,
+        host_deaths_per_kilohour: h,
+        losses_per_kilohour: l,
+        node_restarts_per_kilohour: r,
+        node_jumps_per_kilohour: j,
+        longest_ms,
+    })
+}
+
+/// The second axis's values read as systems, by slug or name.
+fn systems(f: &BTreeMap<String, String>) -> Result<Vec<Backend>, String> {
+    let text = value(f, VALUES.name, VALUES.default);
+    let mut out = Vec::new();
+    for typed in text.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+        let found = Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.slug().eq_ignore_ascii_case(typed) || b.name().eq_ignore_ascii_case(typed));
+        match found {
+            Some(b) if out.contains(&b) => {
+                return Err(format!(
+                    "{}: \"{}\" is named twice.",
+                    VALUES.label,
+                    shown(typed)
+                ))
+            }
+            Some(b) => out.push(b),
+            None => {
+                let slugs: Vec<&str> = Backend::ALL.iter().map(|b| b.slug()).collect();
+                return Err(format!(
+                    "{}: \"{}\" is not a system: choose from {}.",
+                    VALUES.label,
+                    shown(typed),
+                    slugs.join(", ")
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        return Err(format!("{}: give at least one system.", VALUES.label));
+    }
+    Ok(out)
+}
 
 fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
     let slug = value(f, "pauses", Preset::JvmG1.slug());
@@ -801,6 +895,7 @@ pub(crate) fn form(query: &str) -> String {
     }
     h.push_str("</div>");
     profile_fields(&mut h, &f);
+    fault_fields(&mut h, &f);
     grid_fields(&mut h, &f);
     // The simulator's default is slowed tenfold for watching; the trials
     // are not, so a time here and one there differ by that much.
@@ -869,6 +964,33 @@ fn profile_fields(h: &mut String, f: &BTreeMap<String, String>) {
     h.push_str("</dl></details></fieldset>");
 }
 
+fn fault_fields(h: &mut String, f: &BTreeMap<String, String>) {
+    h.push_str(r#"<fieldset class="explorer__group"><legend>Faults besides pauses</legend><div class="explorer__fields">"#);
+    for field in [
+        &PARTITIONS,
+        &EXITS,
+        &HOST_DEATHS,
+        &LOSSES,
+        &NODE_RESTARTS,
+        &NODE_JUMPS,
+        &FAULT_MAX,
+    ] {
+        input(h, f, field, "decimal");
+    }
+    select(
+        h,
+        f,
+        KEEPALIVES.0,
+        KEEPALIVES.1,
+        KEEPALIVES.2,
+        &pairs(&[
+            ("os", "the OS's: 2 h 11 min"),
+            ("tuned", "tuned 10/5/3: 25 s"),
+        ]),
+    );
+    h.push_str(r#"</div><details class="explorer__sources"><summary>How faults strike a trial</summary><p>Each fault arrives at random (exponential gaps) at its rate, each client and node on its own; its length, a crashed client's or node's time down, or a clock jump's size is drawn evenly from 1 ms to the longest fault. A partition cuts a client off from the lock service, not from the resource, and TCP sends what it cut off again with a doubling timeout. Lost messages are gone for good. A process exit closes its sockets; a host death is silence and ends its partition. A crashed client restarts after its time down with nothing held, thinks, and asks again. A Redis node restarts empty and at once; a node's clock jumps forward only, expiring its key early. Node faults strike Redis and Redlock only: the other systems' servers are not failed here. PostgreSQL frees a cut-off client's lock only when its keepalives give up. To compare systems under the same faults, set the second axis to the system and name them in its values: redis, redlock, zookeeper, etcd, chubby, consul, dynamodb, postgresql.</p></details></fieldset>"#);
+}
+
 fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
     h.push_str(
         r#"<fieldset class="explorer__group"><legend>Grid</legend><div class="explorer__fields">"#,
@@ -884,6 +1006,7 @@ fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
             ("p99", "p99 pause (s), replacing the profile's"),
             ("rate", "pauses per hour, replacing the profile's"),
             ("max", "longest pause (s), capping every pause"),
+            ("system", "the system"),
         ]),
     );
     input(h, f, &VALUES, "text");
@@ -1140,6 +1263,62 @@ mod tests {
         );
         let p99 = plan_of("pauses=histogram&hist=20").unwrap_err();
         assert!(p99.contains("p99 axis cannot replace them"), "{p99}");
+    }
+
+    #[test]
+    fn faults_and_the_system_axis_read_from_the_form() {
+        let query = "partitions=2&exits=0.5&host-deaths=0.25&losses=1&node-restarts=3\
+                     &node-jumps=0.001&fault-max=45&keepalives=tuned&axis=system\
+                     &values=redlock%2C+etcd%2C+PostgreSQL&ttls=10";
+        let plan = plan_of(query).unwrap();
+        assert_eq!(
+            plan.faults,
+            Faults {
+                partitions_per_kilohour: 2_000,
+                exits_per_kilohour: 500,
+                host_deaths_per_kilohour: 250,
+                losses_per_kilohour: 1_000,
+                node_restarts_per_kilohour: 3_000,
+                node_jumps_per_kilohour: 1,
+                longest_ms: 45_000,
+            }
+        );
+        assert_eq!(plan.pg, PgOptions::TUNED);
+        assert_eq!(
+            plan.axis,
+            Axis::System(vec![Backend::Redlock, Backend::Etcd, Backend::Postgres])
+        );
+        let html = form(query);
+        assert!(html.contains(r#"name="partitions" value="2""#));
+        assert!(html.contains(r#"name="fault-max" value="45""#));
+        assert!(html.contains(r#"<option value="tuned" selected>"#));
+        assert!(html.contains(r#"<option value="system" selected>"#));
+        // Every refused fault field at once, with its text as typed.
+        let why =
+            plan_of("partitions=x&fault-max=0&keepalives=slow&axis=system&values=redlock%2C+mongo")
+                .unwrap_err();
+        let lines: Vec<&str> = why.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                "Second axis values: \"mongo\" is not a system: choose from redis, redlock, \
+                 zookeeper, etcd, chubby, consul, dynamodb, postgresql.",
+                "Partitions from the lock service per client-hour: \"x\" is not a number \
+                 with at most 3 decimals.",
+                "Longest fault (s): \"0\" is out of range: choose 0.001 to 600.",
+                "PostgreSQL keepalives: \"slow\" is not one of the choices.",
+            ]
+        );
+        // Settings that do not apply to the system are named.
+        let says = |query: &str, words: &str| {
+            let e = plan_of(query).unwrap_err();
+            assert!(e.contains(words), "{query}: {e}");
+        };
+        says("system=postgresql", "TTL (ms) does not apply here");
+        says("node-jumps=1", "Redis node clock jumps does not apply here");
+        says("axis=system&values=etcd%2C+etcd", "\"etcd\" is named twice");
+        assert!(plan_of("system=postgresql&ttls=30").is_ok());
+        assert!(plan_of("axis=system&values=etcd%2C+redlock&node-jumps=1").is_ok());
     }
 
     #[test]

@@ -59,6 +59,7 @@ fn row_label(plan: &Plan, row: usize) -> String {
         Axis::P99Us(v) => format!("p99 {}", micros_text(v[row])),
         Axis::PerKilohour(v) => format!("{}/h", rate_text(v[row])),
         Axis::MaxUs(v) => format!("max {}", micros_text(v[row])),
+        Axis::System(v) => v[row].name().to_string(),
     }
 }
 
@@ -88,6 +89,7 @@ pub(super) fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String
     }
     progress(&mut h, cells, run);
     summary(&mut h, plan, cells);
+    faults_summary(&mut h, plan);
     heatmap(&mut h, plan, cells);
     legend(&mut h);
     table(&mut h, plan, cells);
@@ -148,12 +150,63 @@ pub(super) fn data_url(mime: &str, text: &str) -> String {
     escape(&url)
 }
 
+/// The plan's system, or its systems on the rows.
+fn systems_text(plan: &Plan) -> String {
+    let names: Vec<&str> = plan.systems().iter().map(|b| b.name()).collect();
+    match names.as_slice() {
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last} (one a row)", rest.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// The faults besides pauses, in words, when the plan has any.
+fn faults_summary(h: &mut String, plan: &Plan) {
+    let f = &plan.faults;
+    let said: Vec<String> = [
+        (
+            f.partitions_per_kilohour,
+            "partitions from the lock service",
+            "client",
+        ),
+        (f.exits_per_kilohour, "process exits", "client"),
+        (f.host_deaths_per_kilohour, "host deaths", "client"),
+        (f.losses_per_kilohour, "spells of lost messages", "client"),
+        (f.node_restarts_per_kilohour, "Redis node restarts", "node"),
+        (f.node_jumps_per_kilohour, "Redis node clock jumps", "node"),
+    ]
+    .iter()
+    .filter(|(rate, ..)| *rate > 0)
+    .map(|(rate, what, per)| format!("{what} {}/h per {per}", rate_text(*rate)))
+    .collect();
+    if said.is_empty() {
+        return;
+    }
+    let keepalives = if plan.pg == crate::sim::PgOptions::TUNED {
+        "tuned (about 25 s)"
+    } else {
+        "the OS's (about 2 h 11 min)"
+    };
+    let pg = if plan.systems().contains(&crate::sim::Backend::Postgres) {
+        format!(" PostgreSQL keepalives: {keepalives}.")
+    } else {
+        String::new()
+    };
+    let _ = write!(
+        h,
+        r#"<p class="explorer__summary">Faults: {}; each lasting 1 ms to {}, evenly.{}</p>"#,
+        escape(&said.join(", ")),
+        micros_text(plan.faults.longest_ms * 1_000),
+        escape(&pg),
+    );
+}
+
 fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let profile = plan.profile();
     let _ = write!(
         h,
         r#"<p class="explorer__summary">{} with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
-        escape(plan.backend.name()),
+        escape(&systems_text(plan)),
         if plan.fencing.is_on() { "on" } else { "off" },
         if plan.renewal { "on" } else { "off" },
         plan.clients,
@@ -397,7 +450,15 @@ fn legend(h: &mut String) {
 }
 
 fn table(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    h.push_str(r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">Pauses</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th><th scope="col">Against its neighbours</th></tr></thead><tbody>"#);
+    let _ = write!(
+        h,
+        r#"<details class="explorer__tableview"><summary>Table view</summary><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">TTL</th><th scope="col">{}</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">P(two holders per hold), 95%</th><th scope="col">Corrupted writes</th><th scope="col">Holds</th><th scope="col">First failing trial</th><th scope="col">Against its neighbours</th></tr></thead><tbody>"#,
+        if matches!(plan.axis, Axis::System(_)) {
+            "System"
+        } else {
+            "Pauses"
+        }
+    );
     let columns = plan.ttls_ms.len().max(1);
     for (i, data) in cells.iter().enumerate() {
         let Some(data) = data else { continue };
@@ -442,7 +503,7 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">P(corrupted write per lock hold); below, P(two believed holders)</text>"##,
         escape(&format!(
             "{}, fencing {}, {} pauses, {} trials per cell, seed {}",
-            plan.backend.name(),
+            systems_text(plan),
             if plan.fencing.is_on() { "on" } else { "off" },
             plan.pauses.name(),
             plan.trials,

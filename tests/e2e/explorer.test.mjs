@@ -150,7 +150,8 @@ describe("the hazard explorer", () => {
     assert.match(said, /2 fields were refused/, said);
     assert.match(said, /System: "<img src=x>" is not one of the choices/, said);
     assert.match(said, /Trials per cell: "999999999999" is out of range/, said);
-    const system = explorer(page).getByLabel("System");
+    // By its accessible name's start: the second axis offers "the system" too.
+    const system = explorer(page).getByRole("combobox", { name: /^System/ });
     assert.equal(await system.inputValue(), "<img src=x>", "the typed system is kept, not replaced by Redis");
     assert.equal(await explorer(page).locator("img").count(), 0, "nothing was injected");
   });

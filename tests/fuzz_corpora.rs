@@ -127,7 +127,7 @@ fn requests() -> Vec<String> {
         },
         Job::Find {
             run: run.clone(),
-            property: distlock::lesson::properties::Property::ALL[0],
+            query: "property=stale-write&pause_max_s=20&fault=pause&depth=4".into(),
         },
         Job::Export {
             run: run.clone(),
@@ -140,6 +140,9 @@ fn requests() -> Vec<String> {
             ttl_ms: 5_000,
         },
         Job::Wire { run, message: 3 },
+        Job::FindForm {
+            query: "find&property=two-holders&fault=node-crash".into(),
+        },
     ];
     let mut texts: Vec<String> = jobs
         .into_iter()

@@ -36,20 +36,35 @@ pub fn use_find_shortest(run_link: &Callback<(), String>, dispatch: &Callback<Ac
             }
         });
     }
+    // One click asks the default question; the form, drawn with its
+    // answer, asks the next. Or the form first, to set the question.
+    let find = submit.reform(|_: MouseEvent| String::new());
+    let find = work.send.reform(move |e| find.emit(e));
     let open = work.send.reform(|_: MouseEvent| Job::FindForm {
         query: String::new(),
     });
+    // With no drawing of the worker's on show, the page offers both.
+    let offer = matches!(
+        work.shown,
+        Shown::Asked | Shown::Stopped(_) | Shown::Failed(_)
+    );
     let on_cancel = work.cancel.reform(|_: MouseEvent| ());
     html! {
         <div class="finder" role="group" aria-labelledby="finder-title">
             <h3 id="finder-title" class="panel__subtitle">{ "Find the shortest failure" }</h3>
             <p class="finder__lead">
-                { "Ask a question of these settings: which failure, how long pauses may be, which faults may strike. It tries every run from the playhead, fewest moves first, in the background." }
+                { "Tries every run from the playhead, with these settings, fewest moves first, in the background. Its question names the failure, how long pauses may be and which faults may strike." }
             </p>
-            if work.shown == Shown::Asked {
-                <button type="button" class="button button--primary" onclick={open}>
-                    { "Ask the finder" }
-                </button>
+            if offer {
+                <p class="finder__start">
+                    <button type="button" class="button button--primary" onclick={find}>
+                        { "Find the shortest failure" }
+                    </button>
+                    { " " }
+                    <button type="button" class="button" onclick={open}>
+                        { "Set the question first" }
+                    </button>
+                </p>
             }
             if running {
                 <button type="button" class="button" onclick={on_cancel}>{ "Cancel" }</button>

@@ -225,6 +225,16 @@ pub(super) fn request(fragment: &str, query: &str) -> Result<Request, String> {
 /// The question's form, its fields as the query has them (a field that
 /// could not be read keeps its text as typed).
 pub(super) fn form(query: &str) -> String {
+    form_of(query, false)
+}
+
+/// The form while its search runs: drawn the same, its fields disabled
+/// (the page's Cancel stops the search).
+fn form_running(query: &str) -> String {
+    form_of(query, true)
+}
+
+fn form_of(query: &str, running: bool) -> String {
     let pairs = pairs(query);
     let asked = pairs.iter().any(|(k, _)| FIELDS.contains(&k.as_str()));
     let text = |name: &str, default: String| {
@@ -235,8 +245,9 @@ pub(super) fn form(query: &str) -> String {
     };
     let d = Question::default();
     let property = text("property", d.property.slug().into());
-    let mut h = String::from(
-        r#"<form class="finder__question" aria-label="The question"><div class="explorer__fields"><label class="explorer__field"><span>Failure to find</span><select name="property">"#,
+    let mut h = format!(
+        r#"<form class="finder__question" aria-label="The question"><fieldset class="finder__all"{}><div class="explorer__fields"><label class="explorer__field"><span>Failure to find</span><select name="property">"#,
+        if running { " disabled" } else { "" }
     );
     if Property::from_slug(&property).is_none() {
         let _ = write!(
@@ -312,7 +323,7 @@ pub(super) fn form(query: &str) -> String {
             .any(|(k, v)| k == "early_release" && !matches!(v.as_str(), "" | "0" | "off"));
     let _ = write!(
         h,
-        r#"</fieldset><label class="finder__fault"><input type="checkbox" name="early_release" value="1"{}> Allow a client to release before its write is acknowledged (a client bug; left out unless ticked, since it is the shortest stale write on every system and would hide the lock's own)</label><div class="explorer__actions"><button type="submit" class="button button--primary">Find the shortest failure</button></div></form>"#,
+        r#"</fieldset><label class="finder__fault"><input type="checkbox" name="early_release" value="1"{}> Allow a client to release before its write is acknowledged (a client bug; left out unless ticked, since it is the shortest stale write on every system and would hide the lock's own)</label><div class="explorer__actions"><button type="submit" class="button button--primary">Find the shortest failure</button></div></fieldset></form>"#,
         if early { " checked" } else { "" }
     );
     h
@@ -363,11 +374,11 @@ pub(super) fn run(
     post: &mut dyn FnMut(String, String, bool),
 ) -> Result<(), String> {
     let mut finder = Finder::new(request).map_err(|e| format!("The search cannot start: {e}."))?;
-    let form = form(query);
+    let (form, running) = (form(query), form_running(query));
     let started = clock_ms();
     let mut reported = started;
     post(
-        framed(&form, ""),
+        framed(&running, ""),
         progress_words(&finder.progress(), request.depth_max, 0.0),
         false,
     );
@@ -383,7 +394,7 @@ pub(super) fn run(
             reported = now;
             let secs = (now - started) / 1000.0;
             post(
-                framed(&form, ""),
+                framed(&running, ""),
                 progress_words(&finder.progress(), request.depth_max, secs),
                 false,
             );
@@ -491,7 +502,7 @@ fn bound_html(request: &Request, outcome: &Outcome) -> String {
     let failure = failure_words(request.property);
     let depth = bound_depth(outcome);
     let within = format!(
-        "No {failure} within {}{}",
+        "No failure within {}{}",
         moves_words(depth),
         pause_clause(request)
     );
@@ -513,8 +524,9 @@ fn bound_html(request: &Request, outcome: &Outcome) -> String {
         ),
     };
     format!(
-        r#"<p class="finder__verdict finder__verdict--bound"><span aria-hidden="true">✓ </span><strong>{}.</strong> {}</p>"#,
+        r#"<p class="finder__verdict finder__verdict--bound"><span aria-hidden="true">✓ </span><strong>{}.</strong> No run gives &#8220;{}&#8221;. {}</p>"#,
         escape(&within),
+        escape(failure),
         escape(&how)
     )
 }
@@ -742,9 +754,12 @@ mod tests {
         assert!(out.iter().rev().skip(1).all(|(_, _, done)| !done));
         // The form stays as a part of its own in every drawing.
         let form = form(query);
-        assert!(out
+        assert!(html.starts_with(&format!("{form}{PART_BREAK}")));
+        let running = form_running(query);
+        assert!(out[..out.len() - 1]
             .iter()
-            .all(|(h, _, _)| h.starts_with(&format!("{form}{PART_BREAK}"))));
+            .all(|(h, _, _)| h == &format!("{running}{PART_BREAK}")));
+        assert!(running.contains(r#"<fieldset class="finder__all" disabled>"#));
         assert!(
             html.contains("<strong>A stale write accepted. Broken in "),
             "{html}"
@@ -781,7 +796,7 @@ mod tests {
         assert!(*done);
         assert!(!html.contains("data-open"));
         assert!(
-            html.contains("<strong>No tokens out of order at the resource within 3 moves with pauses up to 2 s.</strong> Searched everything up to depth 3 ("),
+            html.contains("<strong>No failure within 3 moves with pauses up to 2 s.</strong> No run gives &#8220;tokens out of order at the resource&#8221;. Searched everything up to depth 3 ("),
             "{html}"
         );
         // etcd's lease is 5 s: 2.5, 7.5 and 15 s, each cut to 2 s.

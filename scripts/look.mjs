@@ -110,7 +110,10 @@ try {
   if (args.find) {
     await openView(page, "Properties and finder");
     const finder = page.getByRole("group", { name: "Find the shortest failure", exact: true });
-    await finder.getByRole("combobox", { name: "Property", exact: true }).selectOption(args.find);
+    await finder.getByRole("button", { name: "Set the question first", exact: true }).click();
+    const failure = finder.getByRole("combobox", { name: "Failure to find", exact: true });
+    await failure.waitFor({ timeout: 120_000 });
+    await failure.selectOption(args.find);
     await finder.getByRole("button", { name: "Find the shortest failure", exact: true }).click();
     await poll(async () => (await finder.locator(".finder__result").count()) > 0, { what: "the search's result", timeout: 120_000 });
     if (args["open-trace"]) await finder.getByRole("button", { name: "Open this run", exact: true }).click();

@@ -264,10 +264,15 @@ fn finer_waits_and_delayed_writes_are_moves_too() {
         MoveKind::Release,
         MoveKind::NextEvent,
     ];
+    // With no fault, only a release before the write's answer breaks it:
+    // the client bug, allowed here and named in the trace.
+    request.early_release = true;
     let trace = found(&request);
     replays(&trace);
     assert!(trace.depth > trace.actions, "it waited event by event");
-    // The delayed-write story's mechanism, with no pause at all.
+    assert_eq!(trace.early_release, Some(distlock::sim::ClientId::ALL[0]));
+    // The delayed-write story's mechanism, with no pause at all: A
+    // releases while its write is still in the network, as the story does.
     let mut request = Request::new(config(Backend::Etcd, Fencing::Off), Property::NoStaleWrite);
     request.moves = vec![
         MoveKind::Acquire,
@@ -275,8 +280,10 @@ fn finer_waits_and_delayed_writes_are_moves_too() {
         MoveKind::DelayedWrite,
         MoveKind::Wait,
     ];
+    request.early_release = true;
     let trace = found(&request);
     replays(&trace);
+    assert!(trace.client_bug().is_some(), "{}", trace.lines().join("\n"));
     let delayed = trace.steps.iter().any(|s| {
         matches!(
             s.action,

@@ -127,7 +127,7 @@ fn requests() -> Vec<String> {
         },
         Job::Find {
             run: run.clone(),
-            property: distlock::lesson::properties::Property::ALL[0],
+            query: "property=stale-write&pause_max_s=20&fault=pause&depth=4".into(),
         },
         Job::Export {
             run: run.clone(),
@@ -146,6 +146,9 @@ fn requests() -> Vec<String> {
         Job::CompareAt {
             run,
             page: "https://example.org/distlock/?view=compare".into(),
+        },
+        Job::FindForm {
+            query: "find&property=two-holders&fault=node-crash".into(),
         },
     ];
     let mut texts: Vec<String> = jobs

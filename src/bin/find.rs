@@ -15,7 +15,9 @@
 use distlock::lesson::finder::{self, thousands, MoveKind, Outcome, Progress, Request, Trace};
 use distlock::lesson::presets;
 use distlock::lesson::properties::Property;
-use distlock::sim::{Backend, Config, Fencing, Persistence, ReleaseMode, RestartPolicy, Seed};
+use distlock::sim::{
+    Backend, Config, FenceMode, Fencing, Persistence, ReleaseMode, RestartPolicy, Seed,
+};
 use distlock::wire::link::{self, RunLink};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -34,6 +36,8 @@ Settings (the defaults are the page's):
   --release MODE      Redis release: check-value or plain-del
   --restart MODE      Redis node restart: immediate or delayed
   --persistence MODE  Redis persistence: none or fsync
+  --fence MODE        with fencing on, the resource's check: documented, highest, check or
+                      takeover (the new holder announces its token as it takes over)
   --from FILE         start where a run file's playhead stands, with its settings and script
 
 Search:
@@ -43,12 +47,15 @@ Search:
   --clients N         clients the search may use, 1 to 4 (2)
   --moves LIST        comma-separated kinds of move: acquire, write, release, pause, partition,
                       crash, clock-jump, node-crash, node-clock-jump, failover, delayed-write,
-                      wait, next-event (all but delayed-write and next-event)
+                      wait, next-event, exit, power-off (all but delayed-write, next-event,
+                      exit and power-off: crash is both of the last two)
+  --pause-max-ms N    GC pauses last at most N ms (the lengths tried are cut to it)
+  --early-release     also runs where a client releases while its write is unacknowledged
   --quiet             no progress on standard error
 ";
 
 /// The setting flags, each taking a value.
-const SETTINGS: [&str; 7] = [
+const SETTINGS: [&str; 8] = [
     "backend",
     "fencing",
     "ttl-ms",
@@ -56,6 +63,7 @@ const SETTINGS: [&str; 7] = [
     "release",
     "restart",
     "persistence",
+    "fence",
 ];
 
 /// The arguments, read.
@@ -114,6 +122,9 @@ fn main() -> ExitCode {
                 eprintln!("{line}");
             }
             eprintln!("\"{}\" {}", trace.violation.property, trace.violation);
+            if let Some(words) = trace.client_bug() {
+                eprintln!("{words}");
+            }
             print_run(&trace)
         }
         Ok(other) => {
@@ -169,6 +180,8 @@ fn read_args() -> Result<Option<Args>, String> {
             Long("states") => request.states_max = number(&value(&mut parser)?)?,
             Long("clients") => request.clients_max = number(&value(&mut parser)?)?,
             Long("moves") => request.moves = moves(&value(&mut parser)?)?,
+            Long("pause-max-ms") => request.pause_max_ms = Some(number(&value(&mut parser)?)?),
+            Long("early-release") => request.early_release = true,
             Long(name) if SETTINGS.contains(&name) => {
                 let name = name.to_string();
                 settings.push((name, value(&mut parser)?));
@@ -236,6 +249,13 @@ fn setting(config: &mut Config, name: &str, v: &str) -> Result<(), String> {
                 "fsync" => Persistence::Fsync,
                 _ => return Err(bad()),
             }
+        }
+        "fence" => {
+            config.fence = [FenceMode::Documented]
+                .into_iter()
+                .chain(FenceMode::ALL)
+                .find(|m| m.word() == v)
+                .ok_or_else(bad)?;
         }
         _ => return Err(format!("there is no option --{name}")),
     }

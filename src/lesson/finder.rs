@@ -30,7 +30,7 @@
 use super::properties::{Properties, Property, Violation};
 use crate::sim::{
     chubby_scaled_ms, granted_ttl_ms, lock_delay_ms, negotiated_timeout_ms, Action, Backend,
-    Belief, Body, ClientId, Command, Config, Event, Millis, Msg, NodeCommand, NodeId,
+    Belief, Body, ClientId, Command, Config, Endpoint, Event, Millis, Msg, NodeCommand, NodeId,
     PartitionScope, Playback, RedisMsg, RedisNodeView, Refusals, ReleaseMode, ResourceMsg,
     Scenario, ScenarioError, ServiceDetail, ServiceEvent, Sim, SingleRedisMsg, CHUBBY_LEASE_MS,
     CLOCK_JUMP_MS_MAX, PAUSE_MS_MAX, SCRIPT_TIME_MS_MAX, SESSION_TTL_MULTIPLIER, SLOW_MS_MAX,
@@ -51,7 +51,7 @@ pub const STATES_DEFAULT: u64 = 1_000_000;
 pub const CLIENTS_DEFAULT: u8 = 2;
 
 /// The runs a search leaves out, in words to print beside its bound.
-pub const LEFT_OUT: &str = "Runs left out as the same as others or unable to matter: clients that have done nothing yet are alike, so only the first fresh one is offered (at most the request's number of clients); a GC pause, a partition, a crash or a clock jump strikes only a client that holds, waits for or asks for the lock; Redis nodes that look alike are faulted as one.";
+pub const LEFT_OUT: &str = "Runs left out as the same as others or unable to matter: clients that have done nothing yet are alike, so only the first fresh one is offered (at most the request's number of clients); a GC pause, a partition, a crash or a clock jump strikes only a client that holds, waits for or asks for the lock; Redis nodes that look alike are faulted as one, and a Redlock node is crashed only while it holds a key or a fence counter and its clock jumped only while it holds a key; a client never releases the lock while its write is unacknowledged unless the question allows that client bug.";
 
 /// A kind of move the search may make.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -84,10 +84,15 @@ pub enum MoveKind {
     /// Time passes to the next event of any kind (a message arriving, a
     /// timer): finer than `Wait`, and far more moves deep.
     NextEvent,
+    /// The client's process exits (its kernel closes its sockets), and
+    /// the restart: half of `Crash`, for a question that allows one kind.
+    Exit,
+    /// The client's host powers off (silence), and the restart: the other half.
+    PowerOff,
 }
 
 impl MoveKind {
-    pub const ALL: [MoveKind; 13] = [
+    pub const ALL: [MoveKind; 15] = [
         MoveKind::Acquire,
         MoveKind::Write,
         MoveKind::Release,
@@ -101,6 +106,8 @@ impl MoveKind {
         MoveKind::DelayedWrite,
         MoveKind::Wait,
         MoveKind::NextEvent,
+        MoveKind::Exit,
+        MoveKind::PowerOff,
     ];
 
     /// What a visitor can do on the page, and waiting for the next moment.
@@ -133,6 +140,8 @@ impl MoveKind {
             MoveKind::DelayedWrite => "delayed-write",
             MoveKind::Wait => "wait",
             MoveKind::NextEvent => "next-event",
+            MoveKind::Exit => "exit",
+            MoveKind::PowerOff => "power-off",
         }
     }
 
@@ -167,6 +176,16 @@ pub struct Request {
     /// Clients the search may use at most (1 to 4).
     #[serde(default = "clients_default")]
     pub clients_max: u8,
+    /// GC pauses last at most this long ("pauses never exceed 20 s"):
+    /// the search tries no longer one. `None`: the lengths it picks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pause_max_ms: Option<u64>,
+    /// Also runs where a client releases the lock while its write is
+    /// still unacknowledged. Left out unless asked: that is a bug in the
+    /// client, and being the shortest stale write on every system, it
+    /// would hide the lock's own failures behind it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub early_release: bool,
 }
 
 fn depth_default() -> u32 {
@@ -196,6 +215,8 @@ impl Request {
             states_max: states_default(),
             moves: moves_default(),
             clients_max: clients_default(),
+            pause_max_ms: None,
+            early_release: false,
         }
     }
 }
@@ -207,6 +228,7 @@ pub enum FindError {
     DepthOutOfRange { depth: u32 },
     StatesOutOfRange { states: u64 },
     ClientsOutOfRange { clients: u8 },
+    PauseOutOfRange { pause_ms: u64 },
 }
 
 impl fmt::Display for FindError {
@@ -226,6 +248,12 @@ impl fmt::Display for FindError {
             FindError::ClientsOutOfRange { clients } => {
                 write!(f, "{clients} clients is out of range: 1 to 4")
             }
+            FindError::PauseOutOfRange { pause_ms } => write!(
+                f,
+                "a longest pause of {} is out of range: 1 ms to {}",
+                Millis(*pause_ms),
+                Millis(PAUSE_MS_MAX)
+            ),
         }
     }
 }
@@ -275,12 +303,24 @@ pub struct Trace {
     pub actions: u32,
     /// Distinct states at the depth where it was found.
     pub states: u64,
+    /// The first client in the trace to release the lock while its write
+    /// was still unacknowledged: the run needs that client bug.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_release: Option<ClientId>,
 }
 
 impl Trace {
     /// The run replayed to the violation.
     pub fn replay(&self) -> Result<Sim, ScenarioError> {
         Sim::replay(&self.scenario, self.violation.at)
+    }
+
+    /// What the run needs of its clients that no correct client does, in
+    /// words: a release before the write was acknowledged.
+    pub fn client_bug(&self) -> Option<String> {
+        self.early_release.map(|c| format!(
+            "This run needs {c} to release the lock before its write was acknowledged: a client bug, not the lock's."
+        ))
     }
 
     /// The steps numbered, one line each.
@@ -400,7 +440,8 @@ struct Plan {
     depth_max: u32,
     states_max: u64,
     /// GC pauses, longest-but-one first: the one most stories need.
-    pauses_ms: [u64; 3],
+    pauses_ms: Vec<u64>,
+    early_release: bool,
     jump_ms: u64,
     /// How long a wait or the look ahead runs at most.
     horizon_ms: u64,
@@ -420,15 +461,20 @@ impl Plan {
         if !(1..=ClientId::COUNT as u8).contains(&clients) {
             return Err(FindError::ClientsOutOfRange { clients });
         }
+        if let Some(pause_ms) = request.pause_max_ms {
+            if !(1..=PAUSE_MS_MAX).contains(&pause_ms) {
+                return Err(FindError::PauseOutOfRange { pause_ms });
+            }
+        }
         let silent = silent_holder_ms(&request.scenario.config).max(1);
-        let pause = |num: u64, den: u64| (silent * num / den).clamp(1, PAUSE_MS_MAX);
         Ok(Plan {
             property: request.property,
             kinds: request.moves.iter().fold(0, |bits, k| bits | k.bit()),
             clients_max: usize::from(clients),
             depth_max: depth,
             states_max: states,
-            pauses_ms: [pause(3, 2), pause(3, 1), pause(1, 2)],
+            pauses_ms: pauses_ms(silent, request.pause_max_ms),
+            early_release: request.early_release,
             jump_ms: (silent * 3 / 2).clamp(1, CLOCK_JUMP_MS_MAX as u64),
             horizon_ms: (silent * 4).min(SCRIPT_TIME_MS_MAX),
         })
@@ -437,6 +483,28 @@ impl Plan {
     fn allows(&self, kind: MoveKind) -> bool {
         self.kinds & kind.bit() != 0
     }
+}
+
+/// The GC pauses a search tries, longest-but-one first: half, one and a
+/// half and three times the time a silent holder keeps the lock, each cut
+/// to the longest pause allowed (so the bound itself is tried whenever
+/// one of them is longer), the same length once.
+pub fn pauses_ms(silent_ms: u64, pause_max_ms: Option<u64>) -> Vec<u64> {
+    let cap = pause_max_ms.unwrap_or(PAUSE_MS_MAX).min(PAUSE_MS_MAX);
+    let mut out: Vec<u64> = Vec::with_capacity(3);
+    for (num, den) in [(3, 2), (3, 1), (1, 2)] {
+        let ms = (silent_ms * num / den).clamp(1, cap);
+        if !out.contains(&ms) {
+            out.push(ms);
+        }
+    }
+    out
+}
+
+/// The pauses a request's search tries, for its words.
+pub fn request_pauses_ms(request: &Request) -> Vec<u64> {
+    let silent = silent_holder_ms(&request.scenario.config).max(1);
+    pauses_ms(silent, request.pause_max_ms)
 }
 
 /// A state on the path being explored, and the moves left to try from it.
@@ -609,7 +677,17 @@ impl Finder {
         let plan = &self.plan;
         let mut sim = self.root.snapshot();
         let mut steps = Vec::with_capacity(path.len() + 1);
+        let mut early_release = None;
         for &m in path {
+            if let Move::Act(Action::Client {
+                client,
+                command: Command::Release,
+            }) = m
+            {
+                if write_unacknowledged(&sim, client) {
+                    early_release = early_release.or(Some(client));
+                }
+            }
             let text = match m {
                 Move::Act(action) => format!("{} (t={})", action_words(&sim, action), sim.now()),
                 _ => String::new(),
@@ -649,6 +727,7 @@ impl Finder {
             depth: path.len() as u32,
             actions: path.iter().filter(|m| matches!(m, Move::Act(_))).count() as u32,
             states: self.visited.len() as u64,
+            early_release,
         }
     }
 }
@@ -903,8 +982,9 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
             extra_ms: plan.jump_ms.min(SLOW_MS_MAX),
         },
     );
-    offer(MoveKind::Release, true, Command::Release);
-    for pause_ms in plan.pauses_ms {
+    let early = !plan.early_release && write_unacknowledged(sim, c);
+    offer(MoveKind::Release, !early, Command::Release);
+    for &pause_ms in &plan.pauses_ms {
         offer(MoveKind::Pause, engaged, Command::GcPause { pause_ms });
     }
     let cut = view.partition.is_some();
@@ -915,9 +995,18 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         Command::Partition { scope },
     );
     offer(MoveKind::Partition, cut, Command::Heal);
-    offer(MoveKind::Crash, engaged, Command::Exit);
-    offer(MoveKind::Crash, engaged, Command::PowerOff);
-    offer(MoveKind::Crash, view.crashed, Command::Restart);
+    // `Crash` allows both kinds; the restart follows either.
+    let either = |kind: MoveKind| match plan.allows(MoveKind::Crash) {
+        true => MoveKind::Crash,
+        false => kind,
+    };
+    let restart = [MoveKind::Exit, MoveKind::PowerOff]
+        .into_iter()
+        .find(|&k| plan.allows(k))
+        .unwrap_or(MoveKind::Crash);
+    offer(either(MoveKind::Exit), engaged, Command::Exit);
+    offer(either(MoveKind::PowerOff), engaged, Command::PowerOff);
+    offer(either(restart), view.crashed, Command::Restart);
     offer(
         MoveKind::ClockJump,
         engaged,
@@ -929,6 +1018,23 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         Command::ClockJump { jump_ms: jump },
     );
     out
+}
+
+/// Whether `c` has a write it has not heard back about: queued in it while
+/// it is paused, on its way to the resource, or the answer on its way back.
+/// A release then is the client's bug, whatever the lock does.
+pub fn write_unacknowledged(sim: &Sim, c: ClientId) -> bool {
+    let queued = sim
+        .client_view(c)
+        .queued
+        .iter()
+        .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. }));
+    queued
+        || sim.in_flight().any(|m| match m.body {
+            Body::Resource(ResourceMsg::Write { .. }) => m.from == Endpoint::Client(c),
+            Body::Resource(ResourceMsg::WriteReply { .. }) => m.to == Endpoint::Client(c),
+            _ => false,
+        })
 }
 
 /// Faults on the lock service's nodes: on the first of the nodes that look
@@ -957,11 +1063,17 @@ fn node_moves(plan: &Plan, sim: &Sim, out: &mut Vec<Move>) {
             continue;
         }
         seen.push(look);
-        if crash {
+        // On Redlock a node with no key and no fence counter loses
+        // nothing by crashing, and a clock jump moves only the deadline
+        // of a key it holds (a key set later is timed from the jumped
+        // clock): the runs without them are the same.
+        let redlock = backend == Backend::Redlock;
+        let holds = look.owner.is_some();
+        if crash && (!redlock || !look.up || holds || look.fence > 0) {
             act(node, NodeCommand::Crash);
             act(node, NodeCommand::Restart);
         }
-        if jump {
+        if jump && (!redlock || holds) {
             let jump_ms = plan.jump_ms as i64;
             act(node, NodeCommand::ClockJump { jump_ms });
         }

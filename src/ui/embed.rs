@@ -11,7 +11,7 @@ use super::state::{AppState, Notice, StartSim, Story};
 use super::views::View;
 use crate::lesson::presets::{self, Preset};
 use crate::sim::{Backend, Config, Playback, Refusals};
-use crate::work::EXPLORE_LINK_KEY;
+use crate::work::{EXPLORE_LINK_KEY, FIND_LINK_KEY};
 use yew::prelude::*;
 
 /// The `type` of the height message posted to a host page.
@@ -33,7 +33,8 @@ pub struct PageRequest {
     /// A shared run: the fragment, without its `#`.
     pub link: Option<String>,
     /// The view to open (`?view=compare`; the explorer's own links,
-    /// `?explore&...`, open the explorer).
+    /// `?explore&...`, open the explorer, and the finder's, `?find&...`,
+    /// the finder).
     pub view: View,
     /// A teacher's `questions=off`: tours play without asking first.
     pub questions_off: bool,
@@ -59,6 +60,7 @@ impl PageRequest {
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
                 "questions" => request.questions_off = !is_yes(value),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
+                FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
             }
         }

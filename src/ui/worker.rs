@@ -9,7 +9,7 @@
 
 use super::browser;
 use super::state::Action;
-use crate::work::{Job, Reply, Request, PART_BREAK, PROTOCOL_VERSION};
+use crate::work::{Job, Reply, Request, EXPLORE_LINK_KEY, PART_BREAK, PROTOCOL_VERSION};
 use yew::prelude::*;
 
 /// Where trunk puts the worker's loader (workers keep unhashed names).
@@ -164,6 +164,23 @@ pub fn use_work() -> UseWork {
 /// (`PART_BREAK`) is placed on its own, so one that did not change keeps
 /// its elements.
 pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>) -> Html {
+    job_body_with(shown, send, dispatch, &Callback::from(explore_job))
+}
+
+/// The explorer's run of its form's fields, kept in the page's address.
+fn explore_job(query: String) -> Job {
+    browser::keep_in_link(EXPLORE_LINK_KEY, &query);
+    Job::Explore { query }
+}
+
+/// `job_body`, where `submit` turns a form's fields (a query string) into
+/// the job to send.
+pub fn job_body_with(
+    shown: &Shown,
+    send: &Callback<Job>,
+    dispatch: &Callback<Action>,
+    submit: &Callback<String, Job>,
+) -> Html {
     let (status, html) = match shown {
         Shown::Asked => return Html::default(),
         Shown::Running { progress, html } => (
@@ -186,7 +203,7 @@ pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>
     html! {
         <>
             { status }
-            <div class="work__body" onclick={clicked(send, dispatch)}>
+            <div class="work__body" onclick={clicked(send, dispatch, submit)}>
                 { for parts }
             </div>
         </>
@@ -194,8 +211,8 @@ pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>
 }
 
 /// A click inside a worker's markup on a form's submit button sends the
-/// form's fields as the explorer's run and keeps them in the page's
-/// address (no submit listener: pressing Enter in a field clicks that
+/// form's fields as the section's job (the explorer's run, the finder's
+/// question), which keeps them in the page's address (no submit listener: pressing Enter in a field clicks that
 /// button too, and one listener fewer is bytes the page does not carry);
 /// one on `data-stop` stops that run, keeping what arrived; one on an
 /// element carrying `data-open` (a run link's fragment) opens that run,
@@ -203,12 +220,15 @@ pub fn job_body(shown: &Shown, send: &Callback<Job>, dispatch: &Callback<Action>
 /// saying `data-say`; one on `data-png` saves the SVG that the markup's
 /// `a[data-svg]` links to as a PNG of that name (a worker cannot draw
 /// SVG).
-fn clicked(send: &Callback<Job>, dispatch: &Callback<Action>) -> Callback<MouseEvent> {
-    let (send, dispatch) = (send.clone(), dispatch.clone());
+fn clicked(
+    send: &Callback<Job>,
+    dispatch: &Callback<Action>,
+    submit: &Callback<String, Job>,
+) -> Callback<MouseEvent> {
+    let (send, dispatch, submit) = (send.clone(), dispatch.clone(), submit.clone());
     Callback::from(move |e: MouseEvent| {
         if let Some(query) = browser::run_asked(&e) {
-            browser::keep_in_link(&query);
-            send.emit(Job::Explore { query });
+            send.emit(submit.emit(query));
         } else if browser::stop_asked(&e) {
             send.emit(Job::ExploreStop);
         } else if browser::copy_asked(&e) {

@@ -24,7 +24,6 @@ mod find;
 mod spanner;
 mod wire;
 
-use crate::lesson::properties::Property;
 use crate::wire::export::{self, Format};
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
@@ -39,6 +38,10 @@ pub const PART_BREAK: &str = "<!--part-->";
 
 /// The page's address keeps the hazard explorer's settings under this key.
 pub const EXPLORE_LINK_KEY: &str = "explore";
+
+/// The page's address keeps the finder's question under this key
+/// (`?find&property=stale-write&pause_max_s=20`).
+pub const FIND_LINK_KEY: &str = "find";
 
 /// The longest request the worker reads: a job is a few settings, a plan,
 /// or a run as its link carries it (a long run's script can be large).
@@ -73,9 +76,11 @@ pub enum Job {
     /// `progress` counts its trials so far, and the last reply's `data`
     /// holds its result.
     ExploreCell { plan: String, cell: u32 },
-    /// The shortest run that breaks `property`, searched from the page's
-    /// run (its link's fragment) where the playhead stands.
-    Find { run: String, property: Property },
+    /// The shortest run that breaks a property, searched from the page's
+    /// run (its link's fragment) where the playhead stands: the question
+    /// is the finder's form's fields as a query string (the property, the
+    /// longest pause, the faults allowed, the bounds).
+    Find { run: String, query: String },
     /// The page's run (its link's fragment), replayed to its end and
     /// written as a history another tool reads: the text comes back in
     /// the reply's `data`.
@@ -96,6 +101,8 @@ pub enum Job {
     /// fragment: its TTL, latency, seed and systems' options), with
     /// exports whose links start with `page`, the page's address.
     CompareAt { run: String, page: String },
+    /// The finder's form, filled from a query string (the page's address).
+    FindForm { query: String },
 }
 
 impl Request {
@@ -124,9 +131,9 @@ impl Job {
                 "explore-cell",
                 format!(r#""plan":{},"cell":{cell}"#, string(plan)),
             ),
-            Job::Find { run, property } => (
+            Job::Find { run, query } => (
                 "find",
-                format!(r#""run":{},"property":"{}""#, string(run), property.slug()),
+                format!(r#""run":{},"query":{}"#, string(run), string(query)),
             ),
             Job::Export { run, format } => (
                 "export",
@@ -162,6 +169,7 @@ impl Job {
                 "compare-at",
                 format!(r#""run":{},"page":{}"#, string(run), string(page)),
             ),
+            Job::FindForm { query } => ("find-form", format!(r#""query":{}"#, string(query))),
         };
         format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
     }
@@ -315,13 +323,21 @@ impl Station {
                 fence,
                 ttl_ms,
             } => send(Reply::drawn(id, code::body(system, kazoo, fence, ttl_ms))),
-            Job::Find { run, property } => {
-                let searched = find::request(&run, property)
-                    .and_then(|request| find::run(&request, clock_ms, &mut answer(id, &mut send)));
+            Job::Find { run, query } => {
+                let searched = find::request(&run, &query).and_then(|request| {
+                    find::run(&request, &query, clock_ms, &mut answer(id, &mut send))
+                });
+                // A question that cannot be asked keeps its form, with
+                // each field it cannot read named beside it.
                 if let Err(why) = searched {
-                    send(Reply::failed(id, why));
+                    let html = match find::question(&query) {
+                        Err(_) => find::form_body(&query),
+                        Ok(_) => find::framed(&find::form(&query), &find::failed_html(&why)),
+                    };
+                    send(Reply::drawn(id, html));
                 }
             }
+            Job::FindForm { query } => send(Reply::drawn(id, find::form_body(&query))),
             Job::Export { run, format } => send(match export::read(&run) {
                 Ok(sim) => match export::of_run(&sim, format) {
                     Ok(text) => Reply {
@@ -445,6 +461,7 @@ pub fn fuzz_message(text: &str) {
                     | Job::Explore { .. }
                     | Job::ExploreStop
                     | Job::Code { .. }
+                    | Job::FindForm { .. }
             );
             if quick {
                 let mut station = Station::new(2);
@@ -554,10 +571,11 @@ mod tests {
                 cell: u32::MAX,
             },
         ];
-        jobs.extend(Property::ALL.map(|property| Job::Find {
+        jobs.push(Job::Find {
             run: odd.into(),
-            property,
-        }));
+            query: odd.into(),
+        });
+        jobs.push(Job::FindForm { query: odd.into() });
         jobs.extend(Format::ALL.map(|format| Job::Export {
             run: odd.into(),
             format,

@@ -81,7 +81,7 @@ export async function openPage(context, url) {
   const page = await context.newPage();
   await page.goto(url);
   const query = new URL(url).search;
-  if (/[?&](view=(?!simulator)|explore)/.test(query) && !/[?&]embed=1/.test(query)) {
+  if (/[?&](view=(?!simulator)|explore|find(?=[&=]|$))/.test(query) && !/[?&]embed=1/.test(query)) {
     const current = page.getByRole("navigation", named("Views")).locator('[aria-current="page"]');
     await current.waitFor({ state: "visible", timeout: PATIENCE_MS });
     return page;

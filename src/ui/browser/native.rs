@@ -87,7 +87,7 @@ pub fn search() -> Option<String> {
     None
 }
 
-pub fn keep_in_link(_query: &str) {}
+pub fn keep_in_link(_key: &str, _query: &str) {}
 
 pub fn show_view_in_address(_query: &str) {}
 

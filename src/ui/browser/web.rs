@@ -5,7 +5,7 @@ use crate::ui::embed::HEIGHT_MESSAGE;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
-use crate::work::{Reply, EXPLORE_LINK_KEY};
+use crate::work::{Reply, EXPLORE_LINK_KEY, FIND_LINK_KEY};
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -498,15 +498,15 @@ pub fn search() -> Option<String> {
     web_sys::window()?.location().search().ok()
 }
 
-/// Puts the explorer's settings into the page's address, so the link
-/// reproduces the numbers: `?explore&` and the form's fields as they were
-/// sent (already a query string); the fragment (a run) stays.
-pub fn keep_in_link(query: &str) {
+/// Puts a tool's settings into the page's address, so the link
+/// reproduces the numbers: `?explore&` (or `?find&`) and the form's fields
+/// as they were sent (already a query string); the fragment (a run) stays.
+pub fn keep_in_link(key: &str, query: &str) {
     let Some(window) = web_sys::window() else {
         return;
     };
     let hash = window.location().hash().unwrap_or_default();
-    let url = format!("?{EXPLORE_LINK_KEY}&{query}{hash}");
+    let url = format!("?{key}&{query}{hash}");
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
@@ -521,11 +521,15 @@ pub fn show_view_in_address(query: &str) {
     };
     let location = window.location();
     let search = location.search().unwrap_or_default();
-    let explorer = search
-        .trim_start_matches('?')
-        .split('&')
-        .any(|pair| pair.split('=').next() == Some(EXPLORE_LINK_KEY));
-    if explorer && query.ends_with(EXPLORE_LINK_KEY) {
+    // A tool's view keeps its own settings in the address while on show.
+    let kept = |key: &str| {
+        query.ends_with(key)
+            && search
+                .trim_start_matches('?')
+                .split('&')
+                .any(|pair| pair.split('=').next() == Some(key))
+    };
+    if kept(EXPLORE_LINK_KEY) || kept(FIND_LINK_KEY) {
         return;
     }
     let path = location.pathname().unwrap_or_default();

@@ -189,7 +189,8 @@ fn run_settings(props: &ControlsProps) -> Html {
                     aria-describedby="ttl-when" />
             </label>
             // The TTL's default and what it stands for in each system, beside
-            // the field at every width (the hints fold away on wide screens).
+            // the field (the hints fold away on wide screens; on a phone the
+            // page's foot and the lock-service panel carry the sources).
             <a class="controls__sources" href="docs/sources.html#all" target="_blank" rel="noopener">{ "Sources of the defaults" }</a>
             if config.backend == Backend::Postgres {
                 <p class="controls__hint" id="ttl-unused">

@@ -13,8 +13,18 @@ pub fn Masthead() -> Html {
             <p class="masthead__thesis">
                 { "A distributed lock is never just a lock: it is a lease that runs out on the service's clock, not yours. Only a fencing token, checked by the resource itself, keeps a holder that woke up late from doing damage." }
             </p>
-            { Html::from_html_unchecked(AttrValue::Static(PROJECT_LINKS)) }
         </header>
+    }
+}
+
+/// The page's foot: the project's own pages. At the foot, not the head,
+/// so the lesson keeps its first screen at 1280 x 800 and on a phone.
+#[component]
+pub fn PageFoot() -> Html {
+    html! {
+        <footer class="page__foot">
+            { Html::from_html_unchecked(AttrValue::Static(PROJECT_LINKS)) }
+        </footer>
     }
 }
 
@@ -23,7 +33,7 @@ pub fn Masthead() -> Html {
 /// the real-server check's latest results. Markup, as the service panel's
 /// links are: it costs the first load less than elements.
 const PROJECT_LINKS: &str = concat!(
-    r#"<p class="masthead__links"><a href="docs/readme.html" target="_blank" rel="noopener">About the project</a> · "#,
+    r#"<p class="page__links"><a href="docs/readme.html" target="_blank" rel="noopener">About the project</a> · "#,
     r#"<a href="docs/systems.html#how-the-model-simplifies" target="_blank" rel="noopener">What the model simplifies</a> · "#,
     r#"<a href="docs/sources.html" target="_blank" rel="noopener">Where the numbers come from</a> · "#,
     r#"<a href="docs/fidelity.html" target="_blank" rel="noopener">Real-server check</a></p>"#,

@@ -34,7 +34,7 @@ use code_view::{code_job, code_view, toggle_button, use_code_work};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
-use intro::{Intro, Masthead};
+use intro::{Intro, Masthead, PageFoot};
 use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{messages, MessagesProps};
 use properties::{use_properties, PropertiesPanel};
@@ -474,6 +474,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     </>
                 }) }
             </main>
+            <PageFoot />
         </div>
     }
 }

@@ -266,16 +266,7 @@ impl Lead {
 /// carried them encoded in one value, `?explore=a%3D1%26b%3Dx%252By`, and
 /// still open the same settings.
 pub(super) fn fields(query: &str) -> BTreeMap<String, String> {
-    let fields: BTreeMap<String, String> = query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let text = |t: &str| link::percent_decoded(&t.replace('+', " "));
-            (text(key), text(value))
-        })
-        .collect();
+    let fields: BTreeMap<String, String> = super::query_pairs(query).into_iter().collect();
     match fields.get(super::EXPLORE_LINK_KEY) {
         Some(encoded) if !encoded.is_empty() => self::fields(encoded),
         _ => fields,

@@ -95,21 +95,6 @@ impl Default for Question {
     }
 }
 
-/// The query's pairs, decoded, in order (a checkbox's name comes once per
-/// box ticked).
-fn pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let text = |t: &str| link::percent_decoded(&t.replace('+', " "));
-            (text(key), text(value))
-        })
-        .collect()
-}
-
 /// The form's field names: a query with none of them asks the default question.
 const FIELDS: [&str; 6] = [
     "property",
@@ -123,7 +108,7 @@ const FIELDS: [&str; 6] = [
 /// Reads a question from a query string; every field that cannot be read
 /// is named with its text as typed, one line each.
 pub(super) fn question(query: &str) -> Result<Question, String> {
-    let pairs = pairs(query);
+    let pairs = super::query_pairs(query);
     let mut q = Question::default();
     if !pairs.iter().any(|(k, _)| FIELDS.contains(&k.as_str())) {
         return Ok(q);
@@ -235,7 +220,7 @@ fn form_running(query: &str) -> String {
 }
 
 fn form_of(query: &str, running: bool) -> String {
-    let pairs = pairs(query);
+    let pairs = super::query_pairs(query);
     let asked = pairs.iter().any(|(k, _)| FIELDS.contains(&k.as_str()));
     let text = |name: &str, default: String| {
         pairs
@@ -680,7 +665,7 @@ fn client_bug_html(h: &mut String, query: &str, words: &str) {
         r#"<div class="finder__bug" role="note"><p><span aria-hidden="true">⚠ </span><strong>{}</strong></p><form class="finder__again">"#,
         escape(words)
     );
-    for (key, value) in pairs(query) {
+    for (key, value) in super::query_pairs(query) {
         if FIELDS.contains(&key.as_str()) && key != "early_release" {
             let _ = write!(
                 h,

@@ -531,6 +531,21 @@ fn export_html(title: &str, name: &str, mime: &str, text: &str, label: &str) -> 
     )
 }
 
+/// A query string's pairs, decoded (`+` as a space, then percent escapes),
+/// in order: a checkbox's name comes once per box ticked.
+pub(super) fn query_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty())
+        .map(|pair| {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let text = |t: &str| crate::wire::link::percent_decoded(&t.replace('+', " "));
+            (text(key), text(value))
+        })
+        .collect()
+}
+
 /// Text made safe to place in markup (HTML or SVG), inside elements or
 /// quoted attributes.
 pub fn escape(text: &str) -> String {

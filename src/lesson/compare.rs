@@ -1291,7 +1291,10 @@ pub fn matrix() -> Vec<Row> {
 pub fn markdown() -> String {
     let rows = matrix();
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
-    let mut s = String::from("| System | Lease | Token | Monotonic | Acquire |");
+    let mut s = format!(
+        "| System | Lease | Token | Monotonic | Acquire (latency {}) |",
+        crate::sim::latency::latency_words(&Config::default())
+    );
     for c in COLUMNS {
         let sides = if c.fenced { " (off / on)" } else { "" };
         s.push_str(&format!(" {}{sides} |", c.title));
@@ -1302,7 +1305,7 @@ pub fn markdown() -> String {
     for row in rows {
         let b = row.backend;
         s.push_str(&format!(
-            "| {} | {} | {} | {} | {} ms ({}x) |",
+            "| {} | {} | {} | {} | {} ms, {}x the fastest |",
             b.name(),
             lease_words(b),
             b.token_short(),

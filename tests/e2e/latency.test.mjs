@@ -86,6 +86,21 @@ describe("latency as a setting", { timeout: TEST_TIMEOUT_MS }, () => {
     await poll(async () => (await table.locator("tbody tr").count()) === 8, { what: "a row per system", timeout: 4 * PATIENCE_MS });
     const etcd = await table.locator('tr[data-backend="etcd"] th').innerText();
     assert.match(etcd, /acquire: \d+ ms at latency 10x real, \d+x the fastest/);
+    const slowed = Number(etcd.match(/acquire: (\d+) ms/)[1]);
+
+    // At a preset the comparison runs again at it, and its times change.
+    await openView(page, "Simulator");
+    await latency(page).selectOption({ label: "Cross-region" });
+    await openView(page, "Compare the systems");
+    await page.getByRole("button", named("Run at my settings")).click();
+    const row = table.locator('tr[data-backend="etcd"] th');
+    await poll(async () => /latency real \+ 70 ms round trip/.test(await row.innerText()), {
+      what: "the etcd row at the cross-region latency",
+      timeout: 4 * PATIENCE_MS,
+    });
+    const far = Number((await row.innerText()).match(/acquire: (\d+) ms/)[1]);
+    assert.notEqual(far, slowed, `etcd acquired in ${far} ms cross-region, ${slowed} ms slowed 10x`);
+    assert.ok(far >= 70, `a cross-region acquisition takes at least a round trip: ${far} ms`);
 
     await openView(page, "How likely?");
     const explorer = page.getByRole("region", named("Hazard explorer"));

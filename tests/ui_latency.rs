@@ -6,21 +6,12 @@
 
 use distlock::sim::latency::LATENCY_PRESETS;
 use distlock::sim::{Config, Sim};
-use distlock::ui::state::StartSim;
-use distlock::ui::{App, AppProps};
-use std::rc::Rc;
-use yew::LocalServerRenderer;
+
+mod common;
 
 async fn render_at(config: Config) -> String {
     let sim = Sim::new(config).expect("a valid configuration");
-    let props = AppProps {
-        start: Some(StartSim(Rc::new(sim))),
-        request: None,
-    };
-    LocalServerRenderer::<App>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
+    common::render_app(Some(sim)).await
 }
 
 /// The `<select id="latency">` and its options.

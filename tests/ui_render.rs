@@ -12,31 +12,19 @@ use distlock::sim::{
 use distlock::ui::resource_panel::{ResourcePanel, ResourcePanelProps};
 use distlock::ui::state::{
     first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_thousandths,
-    parse_ttl_ms, ttl_words, Action, AppState, Notice, StartSim,
+    parse_ttl_ms, ttl_words, Action, AppState, Notice,
 };
 use distlock::ui::status::StatusProps;
-use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
 
 mod common;
+use common::render_app;
 
 const SEED: u64 = 1;
 
 fn client(letter: char) -> ClientId {
     ClientId::from_letter(letter).expect("clients are A to D")
-}
-
-async fn render_app(start: Option<Sim>) -> String {
-    let props = AppProps {
-        start: start.map(|sim| StartSim(Rc::new(sim))),
-        request: None,
-    };
-    let html = LocalServerRenderer::<App>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await;
-    html
 }
 
 /// The scenario to run first, scripted as a visitor would click it.

@@ -7,9 +7,10 @@
 use distlock::sim::{Backend, ClientId, ClientState, Command, Config, Fencing, Millis, Seed, Sim};
 
 use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
-use distlock::ui::{App, AppProps};
 use std::rc::Rc;
-use yew::{LocalServerRenderer, Reducible};
+use yew::Reducible;
+
+mod common;
 
 const SEED: u64 = 1;
 
@@ -44,14 +45,7 @@ fn first_scenario(backend: Backend, fencing: Fencing) -> Sim {
 }
 
 async fn render(sim: Sim) -> String {
-    let props = AppProps {
-        start: Some(StartSim(Rc::new(sim))),
-        request: None,
-    };
-    LocalServerRenderer::<App>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
+    common::render_app(Some(sim)).await
 }
 
 /// The markup of the timeline panel alone.

@@ -144,3 +144,18 @@ pub async fn render_stories(state: &distlock::ui::state::AppState) -> String {
         .render()
         .await
 }
+
+/// The whole page rendered natively, as it first draws, started on `start`
+/// (the default page when `None`).
+pub async fn render_app(start: Option<Sim>) -> String {
+    use distlock::ui::state::StartSim;
+    use distlock::ui::{App, AppProps};
+    let props = AppProps {
+        start: start.map(|sim| StartSim(std::rc::Rc::new(sim))),
+        request: None,
+    };
+    yew::LocalServerRenderer::<App>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}

@@ -41,7 +41,7 @@ async fn the_comparison_marks_the_system_the_page_runs() {
     let html = render(Kind::Compare(Backend::Consul)).await;
     assert!(html.contains(r#"data-current="consul""#), "{html}");
     let button = format!(
-        "Run the comparison ({} runs)",
+        "Run the comparison (up to {} runs)",
         distlock::lesson::compare::RUNS
     );
     assert!(html.contains(&button), "{html}");

@@ -399,7 +399,7 @@ fn lines(base: &Config, rows: &[Row], page: &str) -> Vec<Line> {
 }
 
 /// The CSV's columns.
-pub const CSV_COLUMNS: &str = "system,story,ttl_ms,latency_scale,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs";
+pub const CSV_COLUMNS: &str = "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs";
 
 /// A CSV field, quoted where it must be.
 fn field(text: &str) -> String {
@@ -423,6 +423,7 @@ pub(super) fn csv(base: &Config, rows: &[Row], page: &str) -> String {
             field(l.story),
             base.ttl_ms.to_string(),
             base.latency_scale.to_string(),
+            base.network_rtt_ms.to_string(),
             base.seed.0.to_string(),
             field(&l.lease),
             l.acquire_ms.to_string(),
@@ -570,6 +571,7 @@ mod tests {
         let base = Config {
             ttl_ms: 30_000,
             latency_scale: 1,
+            network_rtt_ms: 70,
             ..Config::default()
         };
         let page = "https://example.org/distlock/";
@@ -586,15 +588,15 @@ mod tests {
             let f = fields(line).unwrap_or_else(|| panic!("well formed: {line}"));
             assert_eq!(f.len(), width, "{line}");
             assert_eq!(
-                (f[2].as_str(), f[3].as_str(), f[4].as_str()),
-                ("30000", "1", "1")
+                (f[2].as_str(), f[3].as_str(), f[4].as_str(), f[5].as_str()),
+                ("30000", "1", "70", "1")
             );
-            assert!(!f[7].is_empty() && !f[10].is_empty(), "{line}");
-            for url in [&f[11], &f[12]].into_iter().filter(|u| !u.is_empty()) {
+            assert!(!f[8].is_empty() && !f[11].is_empty(), "{line}");
+            for url in [&f[12], &f[13]].into_iter().filter(|u| !u.is_empty()) {
                 let config = opens_at(url, page, 30_000);
-                assert_eq!(config.latency_scale, 1);
+                assert_eq!((config.latency_scale, config.network_rtt_ms), (1, 70));
             }
-            for url in f[13].split(' ').filter(|u| !u.is_empty()) {
+            for url in f[14].split(' ').filter(|u| !u.is_empty()) {
                 opens_at(url, page, 30_000);
             }
             count += 1;
@@ -604,7 +606,7 @@ mod tests {
         // with six cells, and every link opening its run.
         let md = markdown(&base, &rows, page);
         assert!(md.starts_with(
-            "Distributed Lock Simulator comparison at: TTL 30 s, latency real, seed 1."
+            "Distributed Lock Simulator comparison at: TTL 30 s, latency real + 70 ms round trip, seed 1."
         ));
         let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
         assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len());

@@ -67,7 +67,7 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
   const csvField = exported.getByRole("textbox", named("The comparison as CSV"));
   const csv = await csvField.inputValue();
   const lines = csv.trimEnd().split("\n");
-  assert.equal(lines[0], "system,story,ttl_ms,latency_scale,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs");
+  assert.equal(lines[0], "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs");
   assert.equal(lines.length, 1 + 8 * 7, "a line per story and system");
   const etcdLine = lines.find((l) => l.startsWith("etcd,Crash (process exits),30000,"));
   assert.ok(etcdLine, "etcd's crash line");

@@ -44,6 +44,35 @@ fn every_preset_runs_on_every_backend_it_names() {
     }
 }
 
+/// Code names a story by its constant; a link, a file or an address by its
+/// id, which must find that one story, and a wrong id none.
+#[test]
+fn each_story_is_named_once_and_its_own_systems_only() {
+    for (i, p) in PRESETS.iter().enumerate() {
+        assert_eq!(presets::preset(p.id), Some(p), "{}", p.id);
+        assert!(
+            PRESETS[..i].iter().all(|q| q.id != p.id),
+            "{} named twice",
+            p.id
+        );
+        for (j, on) in p.on.iter().enumerate() {
+            assert!(
+                p.backends.contains(&on.backend),
+                "{}: told its own way on {}, where it is not told",
+                p.id,
+                on.backend
+            );
+            assert!(
+                p.on[..j].iter().all(|o| o.backend != on.backend),
+                "{}: {} twice",
+                p.id,
+                on.backend
+            );
+        }
+    }
+    assert_eq!(presets::preset("gc-pase"), None);
+}
+
 #[test]
 fn delayed_write_sent_in_time_arrives_late_and_fencing_saves_it() {
     for backend in Backend::ALL {

@@ -40,10 +40,10 @@ mod core {
             .map_err(|_| format!("unknown backend {backend:?}"))?;
         let fencing: Fencing = serde_json::from_value(json!(fencing))
             .map_err(|_| format!("fencing is on or off, not {fencing:?}"))?;
-        let run_ms = presets::preset(id)
-            .ok_or_else(|| format!("no preset {id:?}"))?
-            .run_ms_on(backend);
-        let scenario = presets::scenario(id, backend, fencing)
+        let p = presets::preset(id).ok_or_else(|| format!("no preset {id:?}"))?;
+        let run_ms = p.run_ms_on(backend);
+        let scenario = p
+            .scenario(backend, fencing)
             .ok_or_else(|| format!("preset {id:?} does not suit {backend}"))?;
         let value = serde_json::to_value(&scenario).map_err(|e| e.to_string())?;
         Ok((value, run_ms))

@@ -2,17 +2,17 @@
 //! key moment a line, for reading the captions side by side:
 //! `cargo run --example tours`.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::PRESETS;
 use distlock::lesson::tour;
 use distlock::sim::{Fencing, Millis};
 
 fn main() {
     for p in PRESETS {
         for &backend in p.backends {
-            let Some(scenario) = presets::scenario(p.id, backend, Fencing::Off) else {
+            let Some(scenario) = p.scenario(backend, Fencing::Off) else {
                 continue;
             };
-            for m in tour::moments(p.id, &scenario, Millis(p.run_ms_on(backend))) {
+            for m in tour::moments(p, &scenario, Millis(p.run_ms_on(backend))) {
                 println!("{} {backend:?} {} {:?}: {}", p.id, m.at, m.look, m.caption);
             }
         }

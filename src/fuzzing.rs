@@ -4,7 +4,7 @@
 //! `tests/fuzz_corpora.rs` replays the committed seeds and every crash
 //! found so far through the same functions, natively, in `cargo test`.
 
-use crate::lesson::presets::{self, PRESETS};
+use crate::lesson::presets::PRESETS;
 use crate::sim::{
     Action, ClientId, Command, Config, Event, FenceRule, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, Sim, Token, PAUSE_MS_MAX, SLOW_MS_MAX,
@@ -141,7 +141,7 @@ fn bases() -> &'static [Config] {
         for p in PRESETS {
             for &backend in p.backends {
                 for fencing in [Fencing::Off, Fencing::On] {
-                    if let Some(s) = presets::scenario(p.id, backend, fencing) {
+                    if let Some(s) = p.scenario(backend, fencing) {
                         bases.push(s.config);
                     }
                 }

@@ -81,9 +81,7 @@ fn keep_alive_replies(sim: &Sim, who: char) -> Vec<Millis> {
 
 fn first_scenario(fencing: Fencing) -> Sim {
     let scenario = gc_pause(chubby(fencing));
-    let run_ms = presets::preset("gc-pause")
-        .unwrap()
-        .run_ms_on(Backend::Chubby);
+    let run_ms = presets::GC_PAUSE.run_ms_on(Backend::Chubby);
     let mut sim = Sim::from_scenario(&scenario).expect("the script runs");
     sim.run_until(Millis(run_ms));
     sim

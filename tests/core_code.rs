@@ -23,8 +23,8 @@ struct Step {
 
 /// Each step of the story on `backend`.
 fn steps(backend: Backend) -> Vec<Step> {
-    let preset = presets::preset("gc-pause").unwrap();
-    let scenario = presets::scenario("gc-pause", backend, Fencing::Off).unwrap();
+    let preset = &presets::GC_PAUSE;
+    let scenario = presets::GC_PAUSE.scenario(backend, Fencing::Off).unwrap();
     let end = Millis(preset.run_ms_on(backend));
     let (mut sim, mut playback): (Sim, Playback) =
         Playback::start(&scenario, Refusals::Stop, Millis(0)).unwrap();
@@ -131,7 +131,9 @@ fn a_lease_system_moves_a_from_its_write_only_once_the_write_left() {
 
 #[test]
 fn a_crashed_client_has_no_line() {
-    let scenario = presets::scenario("crashed-holder", Backend::Redis, Fencing::Off).unwrap();
+    let scenario = presets::CRASHED_HOLDER
+        .scenario(Backend::Redis, Fencing::Off)
+        .unwrap();
     let sim = Sim::replay(&scenario, Millis(1_500)).unwrap();
     let a = sim.client_view(client('A'));
     assert!(a.crashed, "A's host died at 1 s");

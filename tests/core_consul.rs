@@ -164,7 +164,7 @@ fn the_default_8_s_pause_does_not_lose_a_consul_session() {
 
 fn lock_delay_story(token: ConsulToken) -> Sim {
     let scenario = presets::consul_lock_delay(consul(ConsulOptions::default()), token);
-    let p = presets::preset("consul-lock-delay").expect("the story exists");
+    let p = &presets::CONSUL_LOCK_DELAY;
     run(&scenario, p.run_ms)
 }
 

@@ -219,9 +219,10 @@ fn where_a_closed_connection_ends_nothing_both_crashes_wait_the_same() {
         Backend::Chubby,
         Backend::DynamoDb,
     ] {
-        let until = presets::preset("process-exit").unwrap().run_ms_on(backend) + 20_000;
+        let until = presets::PROCESS_EXIT.run_ms_on(backend) + 20_000;
         let scenario = |kind| {
-            presets::scenario("process-exit", backend, Fencing::Off)
+            presets::PROCESS_EXIT
+                .scenario(backend, Fencing::Off)
                 .unwrap()
                 .actions
                 .into_iter()
@@ -329,7 +330,9 @@ fn an_old_crash_link_still_plays_the_host_death_and_exit_has_its_own_word() {
     let run = link::decode(&format!("v1.{}", base64url(older.as_bytes()))).unwrap();
     assert_eq!(run.scenario.config.pg, PgOptions::TUNED);
 
-    let exit = presets::scenario("process-exit", Backend::Postgres, Fencing::Off).unwrap();
+    let exit = presets::PROCESS_EXIT
+        .scenario(Backend::Postgres, Fencing::Off)
+        .unwrap();
     let sim = Sim::replay(&exit, Millis(3_000)).unwrap();
     let fragment = link::encode(&RunLink::of(&sim, Millis(2_000)));
     let back = link::decode(&fragment).unwrap();

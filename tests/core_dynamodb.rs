@@ -200,7 +200,7 @@ fn the_first_storys_tour_speaks_of_rvns_and_the_items_owner() {
         (Fencing::On, "conditional check on the lock item"),
     ] {
         let scenario = gc_pause(config(fencing));
-        let moments = tour::moments("gc-pause", &scenario, Millis(12_000));
+        let moments = tour::moments(&presets::GC_PAUSE, &scenario, Millis(12_000));
         assert_eq!(moments.len(), 8, "{moments:#?}");
         assert!(moments[0].caption.contains("no token"), "{moments:#?}");
         assert_eq!(moments[1].at, Millis(500));
@@ -218,9 +218,11 @@ fn the_first_storys_tour_speaks_of_rvns_and_the_items_owner() {
 // The story: dynamodb-takeover.
 
 fn takeover(fencing: Fencing) -> Sim {
-    let p = presets::preset("dynamodb-takeover").expect("the story exists");
+    let p = &presets::DYNAMODB_TAKEOVER;
     assert_eq!(p.backends, &[Backend::DynamoDb]);
-    let scenario = presets::scenario(p.id, Backend::DynamoDb, fencing).expect("for DynamoDB");
+    let scenario = p
+        .scenario(Backend::DynamoDb, fencing)
+        .expect("for DynamoDB");
     assert_eq!(
         scenario.config.dynamo.extra_wait_pct, 300,
         "B waits 3 leases"
@@ -315,8 +317,9 @@ fn the_story_with_fencing_the_condition_on_the_item_rejects_a() {
 
 #[test]
 fn the_story_with_the_default_wait_b_gives_up_and_nothing_is_corrupted() {
-    let mut scenario =
-        presets::scenario("dynamodb-takeover", Backend::DynamoDb, Fencing::Off).unwrap();
+    let mut scenario = presets::DYNAMODB_TAKEOVER
+        .scenario(Backend::DynamoDb, Fencing::Off)
+        .unwrap();
     scenario.config.dynamo = DynamoOptions::default();
     let mut sim = Sim::play(&scenario, Millis(15_000)).expect("refusals skipped");
     sim.run_until(Millis(15_000));
@@ -345,8 +348,10 @@ fn the_story_with_the_default_wait_b_gives_up_and_nothing_is_corrupted() {
 #[test]
 fn the_storys_tour_shows_the_rvn_changing_and_ends_on_a_dropping_the_lock() {
     for fencing in [Fencing::Off, Fencing::On] {
-        let scenario = presets::scenario("dynamodb-takeover", Backend::DynamoDb, fencing).unwrap();
-        let moments = tour::moments("dynamodb-takeover", &scenario, Millis(15_000));
+        let scenario = presets::DYNAMODB_TAKEOVER
+            .scenario(Backend::DynamoDb, fencing)
+            .unwrap();
+        let moments = tour::moments(&presets::DYNAMODB_TAKEOVER, &scenario, Millis(15_000));
         assert_eq!(moments.len(), 9, "{moments:#?}");
         assert!(
             moments[2].caption.contains("unique is not ordered")
@@ -590,7 +595,9 @@ fn a_late_write_with_nobody_taking_over_is_still_the_holders() {
 #[test]
 fn a_write_sent_in_time_that_lands_after_the_takeover_is_caught_by_the_owner_check() {
     let scenario = |fencing| {
-        presets::scenario("delayed-write", Backend::DynamoDb, fencing).expect("for every backend")
+        presets::DELAYED_WRITE
+            .scenario(Backend::DynamoDb, fencing)
+            .expect("for every backend")
     };
     let off = run(&scenario(Fencing::Off), 10_000);
     assert_eq!(off.oracle().corruptions(), 1, "{}", story(&off));
@@ -701,7 +708,9 @@ fn options_out_of_range_are_refused_and_links_carry_them() {
 
 #[test]
 fn the_same_seed_and_script_give_the_same_history() {
-    let scenario = presets::scenario("dynamodb-takeover", Backend::DynamoDb, Fencing::On).unwrap();
+    let scenario = presets::DYNAMODB_TAKEOVER
+        .scenario(Backend::DynamoDb, Fencing::On)
+        .unwrap();
     let (one, two) = (run(&scenario, 15_000), run(&scenario, 15_000));
     assert_eq!(one.history(), two.history());
     assert_eq!(one.fingerprint(), two.fingerprint());

@@ -3,7 +3,7 @@
 //! where the settings keep the property.
 
 use distlock::lesson::finder::{self, Finder, MoveKind, Outcome, Request, Trace};
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::lesson::properties::{Properties, Property};
 use distlock::sim::{
     Action, Backend, Command, Config, Event, Fencing, Millis, NodeCommand, Scenario, Sim,
@@ -54,9 +54,8 @@ fn broken(sim: &Sim) -> Vec<Property> {
 }
 
 /// The fencing a story is told with: some stories turn it on themselves.
-fn story(id: &str, backend: Backend) -> (Scenario, Sim) {
-    let p = presets::preset(id).unwrap();
-    let scenario = presets::scenario(id, backend, Fencing::Off).unwrap();
+fn story(p: &Preset, backend: Backend) -> (Scenario, Sim) {
+    let scenario = p.scenario(backend, Fencing::Off).unwrap();
     let mut sim = Sim::play(&scenario, Millis(p.run_ms_on(backend))).unwrap();
     sim.run_until(Millis(p.run_ms_on(backend)));
     (scenario, sim)
@@ -67,7 +66,7 @@ fn every_story_that_breaks_a_property_is_matched_or_beaten_in_actions() {
     let mut checked = 0;
     for p in PRESETS {
         for &backend in p.backends {
-            let (scenario, sim) = story(p.id, backend);
+            let (scenario, sim) = story(p, backend);
             // Tokens out of order take the new holder's write first, two
             // moves deeper: checked on etcd and ZooKeeper below, where
             // the search is short.
@@ -98,7 +97,7 @@ fn every_story_that_breaks_a_property_is_matched_or_beaten_in_actions() {
 #[test]
 fn tokens_out_of_order_take_the_new_holders_write_first() {
     for backend in [Backend::Etcd, Backend::ZooKeeper] {
-        let (scenario, _) = story("gc-pause", backend);
+        let (scenario, _) = story(&presets::GC_PAUSE, backend);
         let mut request = Request::new(scenario.config, Property::TokensNeverDecrease);
         request.depth_max = 7;
         let trace = found(&request);
@@ -313,7 +312,7 @@ fn a_search_starts_where_a_script_stops() {
     );
     replays(&trace);
     // A run that has broken it already needs no move.
-    let (whole, _) = story("gc-pause", Backend::Etcd);
+    let (whole, _) = story(&presets::GC_PAUSE, Backend::Etcd);
     let mut request = Request::new(whole.config.clone(), Property::NoStaleWrite);
     request.scenario = whole;
     request.from_ms = Some(12_000);

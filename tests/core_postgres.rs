@@ -76,7 +76,9 @@ fn holder(sim: &Sim) -> Option<ClientId> {
 
 /// The scenario to run first on PostgreSQL, as the preset scripts it.
 fn first(fencing: Fencing) -> Sim {
-    let scenario = presets::scenario("gc-pause", Backend::Postgres, fencing).expect("it suits");
+    let scenario = presets::GC_PAUSE
+        .scenario(Backend::Postgres, fencing)
+        .expect("it suits");
     run(&scenario, 12_000)
 }
 
@@ -169,7 +171,9 @@ fn the_scenario_to_run_first_by_hand_refuses_b_s_write_while_it_waits() {
 // 2. The stories.
 
 fn partition_story(fencing: Fencing) -> Sim {
-    let scenario = presets::scenario("postgres-partition", Backend::Postgres, fencing).unwrap();
+    let scenario = presets::POSTGRES_PARTITION
+        .scenario(Backend::Postgres, fencing)
+        .unwrap();
     run(&scenario, 45_000)
 }
 
@@ -243,8 +247,9 @@ fn a_cut_off_holder_keeps_the_lock_until_keepalives_give_up_and_the_version_colu
 
 #[test]
 fn with_linux_default_keepalives_the_cut_off_holder_keeps_the_lock_for_over_two_hours() {
-    let scenario =
-        presets::scenario("postgres-partition", Backend::Postgres, Fencing::Off).unwrap();
+    let scenario = presets::POSTGRES_PARTITION
+        .scenario(Backend::Postgres, Fencing::Off)
+        .unwrap();
     let scenario = Scenario {
         config: Config {
             pg: PgOptions::LINUX,
@@ -265,7 +270,9 @@ fn with_linux_default_keepalives_the_cut_off_holder_keeps_the_lock_for_over_two_
 
 #[test]
 fn no_lease_story_a_pause_loses_nothing_and_a_dead_host_costs_the_keepalive_time() {
-    let scenario = presets::scenario("postgres-no-lease", Backend::Postgres, Fencing::Off).unwrap();
+    let scenario = presets::POSTGRES_NO_LEASE
+        .scenario(Backend::Postgres, Fencing::Off)
+        .unwrap();
     let sim = run(&scenario, 9_500);
     let text = story(&sim);
     assert_eq!(holder(&sim), Some(client('A')), "{text}");
@@ -573,9 +580,13 @@ fn the_keepalive_settings_are_range_checked() {
 
 #[test]
 fn where_a_story_s_try_this_changes_nothing_here_the_page_says_so() {
-    for id in ["gc-pause", "crashed-holder", "process-exit"] {
-        let p = presets::preset(id).unwrap();
-        let scenario = presets::scenario(id, Backend::Postgres, Fencing::Off).unwrap();
+    for p in [
+        &presets::GC_PAUSE,
+        &presets::CRASHED_HOLDER,
+        &presets::PROCESS_EXIT,
+    ] {
+        let id = p.id;
+        let scenario = p.scenario(Backend::Postgres, Fencing::Off).unwrap();
         let tried = Scenario {
             config: p.try_this.tweak.apply(&scenario.config),
             ..scenario.clone()
@@ -592,10 +603,10 @@ fn where_a_story_s_try_this_changes_nothing_here_the_page_says_so() {
         assert_eq!(presets::told(p, Backend::Etcd).story, p.story);
     }
     // The PostgreSQL stories' own "try this" does change their run.
-    for id in ["postgres-no-lease", "postgres-partition"] {
-        let p = presets::preset(id).unwrap();
+    for p in [&presets::POSTGRES_NO_LEASE, &presets::POSTGRES_PARTITION] {
+        let id = p.id;
         assert_eq!(p.backends, &[Backend::Postgres]);
-        let scenario = presets::scenario(id, Backend::Postgres, Fencing::Off).unwrap();
+        let scenario = p.scenario(Backend::Postgres, Fencing::Off).unwrap();
         let tried = Scenario {
             config: p.try_this.tweak.apply(&scenario.config),
             ..scenario.clone()
@@ -608,17 +619,17 @@ fn where_a_story_s_try_this_changes_nothing_here_the_page_says_so() {
 #[test]
 fn every_postgres_tour_moment_speaks_of_postgres_not_of_a_lease() {
     use distlock::lesson::tour;
-    for id in [
-        "gc-pause",
-        "delayed-write",
-        "crashed-holder",
-        "postgres-no-lease",
-        "postgres-partition",
+    for p in [
+        &presets::GC_PAUSE,
+        &presets::DELAYED_WRITE,
+        &presets::CRASHED_HOLDER,
+        &presets::POSTGRES_NO_LEASE,
+        &presets::POSTGRES_PARTITION,
     ] {
-        let p = presets::preset(id).unwrap();
+        let id = p.id;
         for fencing in [Fencing::Off, Fencing::On] {
-            let scenario = presets::scenario(id, Backend::Postgres, fencing).unwrap();
-            let moments = tour::moments(id, &scenario, Millis(p.run_ms));
+            let scenario = p.scenario(Backend::Postgres, fencing).unwrap();
+            let moments = tour::moments(p, &scenario, Millis(p.run_ms));
             assert!(moments.len() >= 3, "{id}: {moments:#?}");
             for m in &moments {
                 assert!(
@@ -630,8 +641,10 @@ fn every_postgres_tour_moment_speaks_of_postgres_not_of_a_lease() {
         }
     }
     let partition = |fencing| {
-        let scenario = presets::scenario("postgres-partition", Backend::Postgres, fencing).unwrap();
-        tour::moments("postgres-partition", &scenario, Millis(45_000))
+        let scenario = presets::POSTGRES_PARTITION
+            .scenario(Backend::Postgres, fencing)
+            .unwrap();
+        tour::moments(&presets::POSTGRES_PARTITION, &scenario, Millis(45_000))
     };
     let last = |m: Vec<tour::Moment>| m.last().unwrap().caption.clone();
     assert!(

@@ -1,7 +1,7 @@
 //! Each preset of scenarios.md that concerns the core, as a test of the
 //! behaviour its narrative promises.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::sim::{
     Backend, ClientId, ClientState, Config, Event, ExtendMode, Fencing, Millis, ReleaseMode,
     RestartPolicy, Scenario, ServiceDetail, Sim, Token,
@@ -10,9 +10,10 @@ use distlock::sim::{
 mod common;
 use common::{client, run, story};
 
-fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
-    let p = presets::preset(id).expect("preset exists");
-    let scenario = presets::scenario(id, backend, fencing).expect("preset suits the backend");
+fn preset(p: &Preset, backend: Backend, fencing: Fencing) -> Sim {
+    let scenario = p
+        .scenario(backend, fencing)
+        .expect("preset suits the backend");
     run(&scenario, p.run_ms_on(backend))
 }
 
@@ -31,27 +32,56 @@ fn every_preset_runs_on_every_backend_it_names() {
     for p in PRESETS {
         for &backend in p.backends {
             for fencing in [Fencing::Off, Fencing::On] {
-                let sim = preset(p.id, backend, fencing);
+                let sim = preset(p, backend, fencing);
                 assert!(sim.events_run() > 0, "{} on {backend}", p.id);
             }
         }
         for backend in Backend::ALL {
             if !p.backends.contains(&backend) {
-                assert!(presets::scenario(p.id, backend, Fencing::Off).is_none());
+                assert!(p.scenario(backend, Fencing::Off).is_none());
             }
         }
     }
 }
 
+/// Code names a story by its constant; a link, a file or an address by its
+/// id, which must find that one story, and a wrong id none.
+#[test]
+fn each_story_is_named_once_and_its_own_systems_only() {
+    for (i, p) in PRESETS.iter().enumerate() {
+        assert_eq!(presets::preset(p.id), Some(p), "{}", p.id);
+        assert!(
+            PRESETS[..i].iter().all(|q| q.id != p.id),
+            "{} named twice",
+            p.id
+        );
+        for (j, on) in p.on.iter().enumerate() {
+            assert!(
+                p.backends.contains(&on.backend),
+                "{}: told its own way on {}, where it is not told",
+                p.id,
+                on.backend
+            );
+            assert!(
+                p.on[..j].iter().all(|o| o.backend != on.backend),
+                "{}: {} twice",
+                p.id,
+                on.backend
+            );
+        }
+    }
+    assert_eq!(presets::preset("gc-pase"), None);
+}
+
 #[test]
 fn delayed_write_sent_in_time_arrives_late_and_fencing_saves_it() {
     for backend in Backend::ALL {
-        let off = preset("delayed-write", backend, Fencing::Off);
+        let off = preset(&presets::DELAYED_WRITE, backend, Fencing::Off);
         assert_eq!(off.oracle().corruptions(), 1, "{backend}\n{}", story(&off));
         let stale = off.oracle().last_stale_write().unwrap();
         assert_eq!(stale.client, client('A'));
         assert!(stale.at.ms() >= 8_000, "A's write lands after 8 s");
-        let on = preset("delayed-write", backend, Fencing::On);
+        let on = preset(&presets::DELAYED_WRITE, backend, Fencing::On);
         assert_eq!(on.oracle().corruptions(), 0, "{backend}\n{}", story(&on));
         assert_eq!(on.resource().rejected(), 1, "{backend}");
     }
@@ -122,7 +152,7 @@ fn a_redis_node_restarting_empty_gives_two_holders_without_any_pause() {
 
 #[test]
 fn a_clock_jump_on_one_node_expires_the_key_early() {
-    let sim = preset("redlock-clock-jump", Backend::Redlock, Fencing::Off);
+    let sim = preset(&presets::REDLOCK_CLOCK_JUMP, Backend::Redlock, Fencing::Off);
     let text = story(&sim);
     assert!(text.contains("node 3 expired A's lock key"), "{text}");
     assert_eq!(acquired(&sim, 'B').len(), 1, "{text}");
@@ -140,7 +170,7 @@ fn a_clock_jump_on_one_node_expires_the_key_early() {
 
 #[test]
 fn the_incr_counter_resets_and_fencing_does_not_save_redlock() {
-    let sim = preset("redlock-no-fence", Backend::Redlock, Fencing::On);
+    let sim = preset(&presets::REDLOCK_NO_FENCE, Backend::Redlock, Fencing::On);
     let text = story(&sim);
     assert!(text.contains("INCR fence counter restarts"), "{text}");
     let a = acquired(&sim, 'A')[0].1.unwrap();
@@ -159,7 +189,9 @@ fn the_incr_counter_resets_and_fencing_does_not_save_redlock() {
 
 #[test]
 fn zookeeper_suspended_is_not_lost_and_the_queue_is_fifo() {
-    let p = presets::scenario("zk-partition", Backend::ZooKeeper, Fencing::Off).unwrap();
+    let p = presets::ZK_PARTITION
+        .scenario(Backend::ZooKeeper, Fencing::Off)
+        .unwrap();
     let sim = Sim::replay(&p, Millis(5_000)).unwrap();
     let a = sim.client_view(client('A'));
     assert_eq!(a.state, ClientState::Suspended, "cut off: SUSPENDED");
@@ -198,7 +230,7 @@ fn zookeeper_suspended_is_not_lost_and_the_queue_is_fifo() {
 
 #[test]
 fn etcd_revision_moves_on_every_write_not_just_grants() {
-    let sim = preset("etcd-keepalive", Backend::Etcd, Fencing::Off);
+    let sim = preset(&presets::ETCD_KEEPALIVE, Backend::Etcd, Fencing::Off);
     let text = story(&sim);
     assert!(text.contains("etcd expired A's lease"), "{text}");
     assert!(
@@ -219,7 +251,7 @@ fn etcd_revision_moves_on_every_write_not_just_grants() {
 #[test]
 fn a_crashed_holder_blocks_everyone_for_a_lease() {
     for backend in Backend::ALL {
-        let sim = preset("crashed-holder", backend, Fencing::Off);
+        let sim = preset(&presets::CRASHED_HOLDER, backend, Fencing::Off);
         let text = story(&sim);
         let b = acquired(&sim, 'B');
         assert_eq!(b.len(), 1, "{backend}\n{text}");
@@ -234,7 +266,7 @@ fn a_crashed_holder_blocks_everyone_for_a_lease() {
 
 #[test]
 fn an_acquisition_slower_than_the_ttl_is_not_acquired() {
-    let sim = preset("slow-acquire", Backend::Redlock, Fencing::Off);
+    let sim = preset(&presets::SLOW_ACQUIRE, Backend::Redlock, Fencing::Off);
     let text = story(&sim);
     assert!(text.contains("validity = TTL - elapsed - drift"), "{text}");
     assert!(text.contains("not above 0: not acquired"), "{text}");
@@ -306,7 +338,7 @@ fn unchanged_on_purpose(id: &str, backend: Backend) -> bool {
 fn every_try_this_changes_what_the_story_shows() {
     for p in PRESETS {
         for &backend in p.backends {
-            let scenario = presets::scenario(p.id, backend, Fencing::Off).unwrap();
+            let scenario = p.scenario(backend, Fencing::Off).unwrap();
             let tweak = p.try_this.tweak;
             if unchanged_on_purpose(p.id, backend) {
                 continue;

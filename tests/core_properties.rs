@@ -1,7 +1,7 @@
 //! The safety properties, each against runs that break it and runs that
 //! keep it, fed record by record as the page feeds them.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::lesson::properties::{Properties, Property, PropertyState};
 use distlock::sim::{
     Backend, Config, Event, Fencing, Millis, ReleaseMode, Scenario, Sim, Standing,
@@ -16,9 +16,10 @@ fn run(scenario: &Scenario, until_ms: u64) -> Sim {
     sim
 }
 
-fn preset(id: &str, backend: Backend, fencing: Fencing) -> Sim {
-    let p = presets::preset(id).expect("the story exists");
-    let scenario = presets::scenario(id, backend, fencing).expect("the story suits the backend");
+fn preset(p: &Preset, backend: Backend, fencing: Fencing) -> Sim {
+    let scenario = p
+        .scenario(backend, fencing)
+        .expect("the story suits the backend");
     run(&scenario, p.run_ms_on(backend))
 }
 
@@ -54,7 +55,7 @@ fn holds(sim: &Sim, property: Property) {
 
 #[test]
 fn a_stale_write_breaks_no_stale_write_and_fencing_keeps_it() {
-    let off = preset("gc-pause", Backend::Etcd, Fencing::Off);
+    let off = preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::Off);
     let v = violated(&off, Property::NoStaleWrite);
     assert_eq!(v.client, Some(client('A')));
     assert!(v.at.ms() >= 8_000, "A writes when it wakes at 8.5 s: {v}");
@@ -71,7 +72,7 @@ fn a_stale_write_breaks_no_stale_write_and_fencing_keeps_it() {
         }
     ));
     holds(
-        &preset("gc-pause", Backend::Etcd, Fencing::On),
+        &preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::On),
         Property::NoStaleWrite,
     );
 }
@@ -81,7 +82,7 @@ fn no_stale_write_is_the_oracles_corruption_on_every_story() {
     for p in PRESETS {
         for &backend in p.backends {
             for fencing in [Fencing::Off, Fencing::On] {
-                let sim = preset(p.id, backend, fencing);
+                let sim = preset(p, backend, fencing);
                 let first = sim
                     .oracle()
                     .stale_writes()
@@ -104,33 +105,33 @@ fn no_stale_write_is_the_oracles_corruption_on_every_story() {
 
 #[test]
 fn two_believers_break_one_believer_and_a_lock_with_no_lease_keeps_it() {
-    let off = preset("gc-pause", Backend::Etcd, Fencing::Off);
+    let off = preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::Off);
     let v = violated(&off, Property::OneBeliever);
     assert_eq!(v.by, "A and B both believing they hold the lock");
     let overlap = &off.oracle().overlaps()[0];
     assert_eq!(v.at, overlap.from, "the oracle's first overlap");
     holds(
-        &preset("gc-pause", Backend::Postgres, Fencing::Off),
+        &preset(&presets::GC_PAUSE, Backend::Postgres, Fencing::Off),
         Property::OneBeliever,
     );
 }
 
 #[test]
 fn a_late_lower_token_breaks_token_order_unless_fencing_rejects_it() {
-    let off = preset("gc-pause", Backend::Etcd, Fencing::Off);
+    let off = preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::Off);
     let v = violated(&off, Property::TokensNeverDecrease);
     assert_eq!(
         v.by,
         "A's write with token 2, accepted after one with token 3"
     );
     holds(
-        &preset("gc-pause", Backend::Etcd, Fencing::On),
+        &preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::On),
         Property::TokensNeverDecrease,
     );
-    let delayed = preset("delayed-write", Backend::ZooKeeper, Fencing::Off);
+    let delayed = preset(&presets::DELAYED_WRITE, Backend::ZooKeeper, Fencing::Off);
     violated(&delayed, Property::TokensNeverDecrease);
     holds(
-        &preset("delayed-write", Backend::ZooKeeper, Fencing::On),
+        &preset(&presets::DELAYED_WRITE, Backend::ZooKeeper, Fencing::On),
         Property::TokensNeverDecrease,
     );
 }
@@ -158,7 +159,7 @@ fn a_plain_del_breaks_no_foreign_release_and_the_checked_release_keeps_it() {
 
 #[test]
 fn a_write_after_the_lease_breaks_no_write_without_a_lease_even_when_rejected() {
-    let on = preset("gc-pause", Backend::Etcd, Fencing::On);
+    let on = preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::On);
     let v = violated(&on, Property::NoWriteWithoutLease);
     assert!(v.by.ends_with("(rejected by fencing)"), "{v}");
     holds(&on, Property::NoStaleWrite);
@@ -176,7 +177,7 @@ fn a_write_after_the_lease_breaks_no_write_without_a_lease_even_when_rejected() 
 
 #[test]
 fn feeding_records_as_they_come_gives_what_the_whole_history_gives() {
-    let whole = preset("redlock-clock-jump", Backend::Redlock, Fencing::Off);
+    let whole = preset(&presets::REDLOCK_CLOCK_JUMP, Backend::Redlock, Fencing::Off);
     let expected = Properties::of(&whole);
     let mut live = Properties::new();
     let scenario = whole.scenario();
@@ -199,7 +200,7 @@ fn feeding_records_as_they_come_gives_what_the_whole_history_gives() {
 
 #[test]
 fn each_state_reads_as_the_page_lists_it() {
-    let sim = preset("gc-pause", Backend::Etcd, Fencing::Off);
+    let sim = preset(&presets::GC_PAUSE, Backend::Etcd, Fencing::Off);
     let checked = Properties::of(&sim);
     let lines: Vec<String> = checked
         .states()

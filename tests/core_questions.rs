@@ -2,15 +2,20 @@
 //! and fencing setting, is well formed, and its right answer is what the
 //! run then does, checked in the engine's own state at the moment.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::lesson::tour::{self, Moment, Question};
 use distlock::sim::{Backend, ClientId, Fencing, Millis, Scenario, Sim};
 use std::collections::BTreeSet;
 
-fn scenario_and_tour(id: &str, backend: Backend, fencing: Fencing) -> (Scenario, Vec<Moment>) {
-    let preset = presets::preset(id).expect("a preset");
-    let scenario = presets::scenario(id, backend, fencing).expect("the preset suits the backend");
-    let moments = tour::moments(id, &scenario, Millis(preset.run_ms_on(backend)));
+fn scenario_and_tour(
+    preset: &Preset,
+    backend: Backend,
+    fencing: Fencing,
+) -> (Scenario, Vec<Moment>) {
+    let scenario = preset
+        .scenario(backend, fencing)
+        .expect("the preset suits the backend");
+    let moments = tour::moments(preset, &scenario, Millis(preset.run_ms_on(backend)));
     (scenario, moments)
 }
 
@@ -20,7 +25,7 @@ fn every_tour() -> Vec<(String, Scenario, Vec<Moment>)> {
     for p in PRESETS {
         for &backend in p.backends {
             for fencing in [Fencing::Off, Fencing::On] {
-                let (scenario, moments) = scenario_and_tour(p.id, backend, fencing);
+                let (scenario, moments) = scenario_and_tour(p, backend, fencing);
                 all.push((
                     format!("{} on {backend:?} ({fencing:?})", p.id),
                     scenario,
@@ -117,7 +122,7 @@ fn every_system_tells_a_story_whose_tour_asks_questions_with_either_answer() {
         let mut rights = BTreeSet::new();
         for p in PRESETS.iter().filter(|p| p.backends.contains(&backend)) {
             for fencing in [Fencing::Off, Fencing::On] {
-                let (_, moments) = scenario_and_tour(p.id, backend, fencing);
+                let (_, moments) = scenario_and_tour(p, backend, fencing);
                 for q in moments.iter().filter_map(|m| m.question.as_ref()) {
                     rights.insert(q.right_answer().text.clone());
                 }
@@ -139,8 +144,8 @@ fn every_system_tells_a_story_whose_tour_asks_questions_with_either_answer() {
 #[test]
 fn the_first_story_asks_before_the_takeover_and_the_late_write_and_fencing_flips_the_answer() {
     for backend in [Backend::Etcd, Backend::Redis, Backend::ZooKeeper] {
-        let (_, off) = scenario_and_tour("gc-pause", backend, Fencing::Off);
-        let (_, on) = scenario_and_tour("gc-pause", backend, Fencing::On);
+        let (_, off) = scenario_and_tour(&presets::GC_PAUSE, backend, Fencing::Off);
+        let (_, on) = scenario_and_tour(&presets::GC_PAUSE, backend, Fencing::On);
         let asked = |ms: &[Moment]| -> Vec<(usize, String)> {
             ms.iter()
                 .enumerate()
@@ -173,7 +178,7 @@ fn the_first_story_asks_before_the_takeover_and_the_late_write_and_fencing_flips
 
 #[test]
 fn on_postgresql_the_old_holder_released_and_its_write_is_no_stale_one() {
-    let (_, moments) = scenario_and_tour("gc-pause", Backend::Postgres, Fencing::Off);
+    let (_, moments) = scenario_and_tour(&presets::GC_PAUSE, Backend::Postgres, Fencing::Off);
     let questions: Vec<&Question> = moments.iter().filter_map(|m| m.question.as_ref()).collect();
     let rights: Vec<&str> = questions
         .iter()

@@ -3,7 +3,7 @@
 //! release and extension, and a failover that loses what the replica had
 //! not copied.
 
-use distlock::lesson::presets::{self, scenario};
+use distlock::lesson::presets;
 use distlock::sim::{
     AcquireFailure, Backend, ClientId, Command, Config, Event, Fencing, Millis, NodeCommand,
     RedisOptions, ReplicaWait, Scenario, ServiceEvent, Sim, Standing, Token,
@@ -41,7 +41,9 @@ fn landings(sim: &Sim) -> Vec<(ClientId, bool, Standing)> {
 
 #[test]
 fn the_scenario_to_run_first_corrupts_without_fencing() {
-    let s = scenario("gc-pause", Backend::Redis, Fencing::Off).expect("gc-pause runs on Redis");
+    let s = presets::GC_PAUSE
+        .scenario(Backend::Redis, Fencing::Off)
+        .expect("gc-pause runs on Redis");
     let sim = play(&s, 12_000);
     let text = story(&sim);
     assert_eq!(grants(&sim, 'A').len(), 1, "{text}");
@@ -66,7 +68,9 @@ fn the_scenario_to_run_first_corrupts_without_fencing() {
 
 #[test]
 fn the_scenario_to_run_first_is_fenced_by_the_incr_token() {
-    let s = scenario("gc-pause", Backend::Redis, Fencing::On).expect("gc-pause runs on Redis");
+    let s = presets::GC_PAUSE
+        .scenario(Backend::Redis, Fencing::On)
+        .expect("gc-pause runs on Redis");
     let sim = play(&s, 12_000);
     let text = story(&sim);
     assert_eq!(
@@ -83,7 +87,9 @@ fn the_scenario_to_run_first_is_fenced_by_the_incr_token() {
 
 #[test]
 fn a_failover_repeats_the_token_and_fencing_accepts_both() {
-    let s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    let s = presets::REDIS_FAILOVER
+        .scenario(Backend::Redis, Fencing::On)
+        .expect("the story");
     let sim = play(&s, 12_000);
     let text = story(&sim);
     assert_eq!(
@@ -134,7 +140,9 @@ fn a_failover_repeats_the_token_and_fencing_accepts_both() {
 
 #[test]
 fn wait_for_the_replica_makes_the_acquisition_fail_instead() {
-    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    let mut s = presets::REDIS_FAILOVER
+        .scenario(Backend::Redis, Fencing::On)
+        .expect("the story");
     s.config.redis = RedisOptions {
         wait: ReplicaWait::AppWait1,
         ..s.config.redis
@@ -223,7 +231,6 @@ fn failover_is_refused_where_it_cannot_happen() {
             NodeCommand::Failover
         )
         .is_ok());
-    let _ = presets::preset("redis-failover").expect("the story is a preset");
 }
 
 /// When A is told its acquisition failed for want of a replica's ack.
@@ -293,7 +300,9 @@ fn a_replica_that_resyncs_during_wait_acknowledges_it() {
 /// refuses B too.
 #[test]
 fn redissons_rule_grants_unreplicated_on_a_master_with_no_replica() {
-    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    let mut s = presets::REDIS_FAILOVER
+        .scenario(Backend::Redis, Fencing::On)
+        .expect("the story");
     s.config.redis.wait = ReplicaWait::Redisson;
     let sim = play(&s, 12_000);
     let text = story(&sim);
@@ -364,7 +373,9 @@ fn redisson_fails_when_a_connected_replica_does_not_ack_in_a_second() {
 #[test]
 fn an_old_wait_replica_link_still_means_the_applications_wait_1() {
     use distlock::wire::link::{self, RunLink};
-    let mut s = scenario("redis-failover", Backend::Redis, Fencing::On).expect("the story");
+    let mut s = presets::REDIS_FAILOVER
+        .scenario(Backend::Redis, Fencing::On)
+        .expect("the story");
     s.config.redis.wait = ReplicaWait::AppWait1;
     let sim = play(&s, 12_000);
     let run = RunLink::of(&sim, Millis(6_000));

@@ -1,14 +1,15 @@
 //! Guided tours: every story's key moments are found in its own run, on
 //! every backend it suits, in order, and say what the run really did.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::lesson::tour::{self, Look, Moment};
 use distlock::sim::{Backend, ClientId, Fencing, Millis};
 
-fn tour_of(id: &str, backend: Backend, fencing: Fencing) -> Vec<Moment> {
-    let preset = presets::preset(id).expect("a preset");
-    let scenario = presets::scenario(id, backend, fencing).expect("the preset suits the backend");
-    tour::moments(id, &scenario, Millis(preset.run_ms_on(backend)))
+fn tour_of(preset: &Preset, backend: Backend, fencing: Fencing) -> Vec<Moment> {
+    let scenario = preset
+        .scenario(backend, fencing)
+        .expect("the preset suits the backend");
+    tour::moments(preset, &scenario, Millis(preset.run_ms_on(backend)))
 }
 
 #[test]
@@ -16,7 +17,7 @@ fn every_story_has_a_tour_in_time_order_on_every_backend() {
     for p in PRESETS {
         for &backend in p.backends {
             for fencing in [Fencing::Off, Fencing::On] {
-                let moments = tour_of(p.id, backend, fencing);
+                let moments = tour_of(p, backend, fencing);
                 let at: Vec<u64> = moments.iter().map(|m| m.at.ms()).collect();
                 assert!(
                     moments.len() >= 3,
@@ -39,8 +40,8 @@ fn every_story_has_a_tour_in_time_order_on_every_backend() {
 #[test]
 fn the_first_story_ends_on_the_stale_write_accepted_or_rejected() {
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
-        let off = tour_of("gc-pause", backend, Fencing::Off);
-        let on = tour_of("gc-pause", backend, Fencing::On);
+        let off = tour_of(&presets::GC_PAUSE, backend, Fencing::Off);
+        let on = tour_of(&presets::GC_PAUSE, backend, Fencing::On);
         assert_eq!(off.len(), 6, "{backend:?}: {off:#?}");
         let last_off = off.last().expect("moments");
         assert!(last_off.caption.contains("stale write"), "{last_off:?}");
@@ -60,7 +61,7 @@ fn the_first_story_says_the_write_was_clicked_during_the_pause_and_left_as_a_wok
             // No lease to lose there: its tour tells another story.
             continue;
         }
-        let told: Vec<String> = tour_of("gc-pause", backend, Fencing::Off)
+        let told: Vec<String> = tour_of(&presets::GC_PAUSE, backend, Fencing::Off)
             .into_iter()
             .map(|m| m.caption)
             .collect();
@@ -91,7 +92,7 @@ fn a_fix_leaves_out_the_moment_that_no_longer_happens() {
     let broken = presets::redlock_restart(config(), RestartPolicy::Immediate);
     let fixed = presets::redlock_restart(config(), RestartPolicy::Delayed);
     let say = |s| {
-        tour::moments("redlock-restart", &s, Millis(6_000))
+        tour::moments(&presets::REDLOCK_RESTART, &s, Millis(6_000))
             .into_iter()
             .map(|m| m.caption)
             .collect::<Vec<_>>()

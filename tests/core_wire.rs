@@ -16,7 +16,7 @@ fn scenarios(backend: Backend) -> Vec<(String, Scenario, u64)> {
     let mut out = Vec::new();
     for p in presets::PRESETS {
         for fencing in [Fencing::Off, Fencing::On] {
-            if let Some(s) = presets::scenario(p.id, backend, fencing) {
+            if let Some(s) = p.scenario(backend, fencing) {
                 out.push((format!("{} {fencing:?}", p.id), s, p.run_ms_on(backend)));
             }
         }
@@ -24,7 +24,7 @@ fn scenarios(backend: Backend) -> Vec<(String, Scenario, u64)> {
     if backend == Backend::Redis {
         // Each way of waiting for the replica, on the first story.
         for wait in [ReplicaWait::AppWait1, ReplicaWait::Redisson] {
-            let mut s = presets::scenario("gc-pause", backend, Fencing::On).unwrap();
+            let mut s = presets::GC_PAUSE.scenario(backend, Fencing::On).unwrap();
             s.config.redis.wait = wait;
             out.push((format!("gc-pause {wait:?}"), s, 20_000));
         }
@@ -308,7 +308,9 @@ fn zookeeper_sends_curator_creates() {
 /// ephemeral and sequential; it reads the predecessor with `get`.
 #[test]
 fn zookeeper_sends_kazoos_creates_on_the_kazoo_setting() {
-    let mut scenario = presets::scenario("gc-pause", Backend::ZooKeeper, Fencing::On).unwrap();
+    let mut scenario = presets::GC_PAUSE
+        .scenario(Backend::ZooKeeper, Fencing::On)
+        .unwrap();
     scenario.config.zk.client = ZkClient::Native;
     let mut t = BTreeMap::new();
     wire_of(&common::run(&scenario, 20_000), &mut t);
@@ -433,7 +435,9 @@ fn consul_sends_consul_api_http() {
 /// `durToMsec` writes it; Behavior "delete" where the key is deleted.
 #[test]
 fn consul_sends_a_chosen_lock_delay_and_behavior() {
-    let mut scenario = presets::scenario("gc-pause", Backend::Consul, Fencing::On).unwrap();
+    let mut scenario = presets::GC_PAUSE
+        .scenario(Backend::Consul, Fencing::On)
+        .unwrap();
     scenario.config.consul.lock_delay_s = 5;
     scenario.config.consul.cleanup = KeyCleanup::Delete;
     let mut t = BTreeMap::new();
@@ -533,7 +537,9 @@ fn postgres_sends_sql() {
 
 #[test]
 fn a_run_of_the_same_link_gives_the_same_wire_text() {
-    let scenario = presets::scenario("gc-pause", Backend::Etcd, Fencing::On).unwrap();
+    let scenario = presets::GC_PAUSE
+        .scenario(Backend::Etcd, Fencing::On)
+        .unwrap();
     let (mut a, mut b) = (BTreeMap::new(), BTreeMap::new());
     wire_of(&common::run(&scenario, 20_000), &mut a);
     wire_of(&common::run(&scenario, 20_000), &mut b);

@@ -6,7 +6,7 @@
 //! every setting's every value, every command, every preset's run and its
 //! history.
 
-use distlock::lesson::presets::{self, PRESETS};
+use distlock::lesson::presets::PRESETS;
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, ConsulToken, ExtendMode, Fencing, KeyCleanup,
     Millis, NodeCommand, NodeId, PartitionScope, Persistence, ReleaseMode, ReplicaWait,
@@ -241,7 +241,7 @@ fn every_preset_link_and_run_file_with_its_history_is_byte_for_byte_serde_s() {
         for &backend in preset.backends {
             for fencing in [Fencing::Off, Fencing::On] {
                 let name = format!("{} on {backend}, fencing {fencing:?}", preset.id);
-                let scenario = presets::scenario(preset.id, backend, fencing).expect("suits");
+                let scenario = preset.scenario(backend, fencing).expect("suits");
                 let end = scenario.last_at().plus(5_000);
                 let whole = Sim::replay(&scenario, end).expect("presets replay");
                 let run = RunLink::of(&whole, Millis(end.ms() / 2));

@@ -42,7 +42,7 @@ fn the_page_finds_every_story_s_words_as_each_system_tells_it() {
         }
     }
     // PostgreSQL tells the GC pause its own way, under its own key.
-    let gc = presets::preset("gc-pause").expect("a story");
+    let gc = &presets::GC_PAUSE;
     let (story, _) = presets::words_in(&file, gc, Backend::Postgres).expect("found");
     assert!(story.contains("advisory lock 42"), "{story}");
     let key = |b: Backend| format!("gc-pause/{}", b.slug());
@@ -55,7 +55,7 @@ fn the_page_finds_every_story_s_words_as_each_system_tells_it() {
 
 #[test]
 fn a_file_without_the_story_finds_nothing_rather_than_another_story() {
-    let gc = presets::preset("gc-pause").expect("a story");
+    let gc = &presets::GC_PAUSE;
     let empty = json::parse("{}").expect("JSON");
     assert_eq!(presets::words_in(&empty, gc, Backend::Etcd), None);
     let other = json::parse(r#"{"delayed-write": {"story": "s", "fix": "f"}}"#).expect("JSON");

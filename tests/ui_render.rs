@@ -3,6 +3,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use distlock::lesson::presets;
 use distlock::sim::Sim;
 use distlock::sim::{
     rvn_text, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Seed,
@@ -510,7 +511,7 @@ fn parsers_accept_what_people_type() {
 #[test]
 fn a_loaded_story_plays_its_script_as_the_clock_runs() {
     let start = Rc::new(AppState::default());
-    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
+    let loaded = reduce(start, Action::LoadPreset(&presets::GC_PAUSE));
     assert!(loaded.story.is_some(), "the story is loaded");
     let mut state = reduce(reduce(loaded, Action::SetSpeed("8".into())), Action::Start);
     for _ in 0..100 {
@@ -529,7 +530,7 @@ fn a_loaded_story_plays_its_script_as_the_clock_runs() {
 #[test]
 fn stepping_runs_a_due_story_step_first() {
     let start = Rc::new(AppState::default());
-    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
+    let loaded = reduce(start, Action::LoadPreset(&presets::GC_PAUSE));
     assert!(loaded.sim.borrow().history().is_empty());
     let stepped = reduce(loaded, Action::Step);
     assert_eq!(stepped.story.as_ref().map(|s| s.script.done()), Some(1));
@@ -542,7 +543,7 @@ fn stepping_runs_a_due_story_step_first() {
 #[test]
 fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
     let start = Rc::new(AppState::default());
-    let loaded = reduce(start, Action::LoadPreset(story("gc-pause")));
+    let loaded = reduce(start, Action::LoadPreset(&presets::GC_PAUSE));
     let fenced = reduce(loaded, Action::SetFencing(true));
     assert_eq!(fenced.config().fencing, Fencing::On);
     assert_eq!(
@@ -553,7 +554,7 @@ fn a_story_follows_fencing_and_leaves_with_an_unsuitable_backend() {
     let zk = reduce(fenced, Action::SetBackend(Backend::ZooKeeper));
     assert!(zk.story.is_some(), "gc-pause suits every backend");
     assert_eq!(zk.config().fencing, Fencing::On, "fencing stays");
-    let loaded = reduce(zk, Action::LoadPreset(story("release-other")));
+    let loaded = reduce(zk, Action::LoadPreset(&presets::RELEASE_OTHER));
     assert_eq!(
         loaded.config().backend,
         Backend::Redis,
@@ -591,21 +592,16 @@ async fn every_story_is_one_click_away_grouped_by_backend() {
 fn one_click_loads_a_story_and_switches_to_a_backend_it_suits() {
     let start = Rc::new(AppState::default());
     assert_eq!(start.config().backend, Backend::Etcd);
-    let loaded = reduce(start, Action::LoadPreset(story("redlock-restart")));
+    let loaded = reduce(start, Action::LoadPreset(&presets::REDLOCK_RESTART));
     assert_eq!(loaded.config().backend, Backend::Redlock);
     let loaded_story = loaded.story.as_ref().expect("loaded");
     assert_eq!(loaded_story.preset.id, "redlock-restart");
     assert!(loaded_story.tour.len() >= 3, "{:?}", loaded_story.tour);
     // A story for every backend stays on the current one.
     let zk = reduce(loaded, Action::SetBackend(Backend::ZooKeeper));
-    let gc = reduce(zk, Action::LoadPreset(story("gc-pause")));
+    let gc = reduce(zk, Action::LoadPreset(&presets::GC_PAUSE));
     assert_eq!(gc.config().backend, Backend::ZooKeeper);
     assert!(gc.story.is_some());
-}
-
-/// A story of the lesson, as the menu hands it to the page.
-fn story(id: &str) -> &'static distlock::lesson::presets::Preset {
-    distlock::lesson::presets::preset(id).expect("the story exists")
 }
 
 /// Ticks until the clock stops (a tour's Next stops on its key moment).
@@ -639,7 +635,7 @@ fn next_moment(state: Rc<AppState>) -> Rc<AppState> {
 fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset(story("gc-pause")),
+        Action::LoadPreset(&presets::GC_PAUSE),
     );
     let moments = loaded.story.as_ref().unwrap().tour.clone();
     let mut state = loaded;
@@ -674,7 +670,7 @@ fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
 async fn a_tour_points_at_what_to_look_at() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset(story("gc-pause")),
+        Action::LoadPreset(&presets::GC_PAUSE),
     );
     let first = run_to_stop(reduce(loaded, Action::TourNext));
     let state = AppState::clone(&first);
@@ -706,7 +702,7 @@ async fn a_tour_points_at_what_to_look_at() {
 fn try_this_flips_one_setting_and_undo_puts_it_back() {
     let loaded = reduce(
         Rc::new(AppState::default()),
-        Action::LoadPreset(story("redlock-restart")),
+        Action::LoadPreset(&presets::REDLOCK_RESTART),
     );
     use distlock::sim::RestartPolicy;
     assert_eq!(loaded.config().redis.restart, RestartPolicy::Immediate);
@@ -787,7 +783,7 @@ fn step_is_offered_while_a_story_has_steps_left() {
         blocked.step_blocked.is_some(),
         "nothing to run in a fresh run"
     );
-    let loaded = reduce(fresh, Action::LoadPreset(story("gc-pause")));
+    let loaded = reduce(fresh, Action::LoadPreset(&presets::GC_PAUSE));
     let props = ControlsProps::from_sim(&loaded.sim.borrow(), &loaded, yew::Callback::noop());
     assert_eq!(props.step_blocked, None, "the story's first step can run");
 }
@@ -1049,8 +1045,9 @@ async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeop
 async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
     use distlock::lesson::presets;
 
-    let scenario =
-        presets::scenario("dynamodb-takeover", Backend::DynamoDb, Fencing::On).expect("its story");
+    let scenario = presets::DYNAMODB_TAKEOVER
+        .scenario(Backend::DynamoDb, Fencing::On)
+        .expect("its story");
     // At 5 s: A is frozen holding the item, B watches its last RVN.
     let mut sim = Sim::play(&scenario, Millis(5_000)).expect("the story plays");
     sim.run_until(Millis(5_000));

@@ -31,7 +31,7 @@ fn state_of(sim: Sim) -> Rc<AppState> {
 fn every_preset_goes_link_state_link_unchanged() {
     for preset in PRESETS {
         for &backend in preset.backends {
-            let scenario = presets::scenario(preset.id, backend, Fencing::On).expect("suits");
+            let scenario = preset.scenario(backend, Fencing::On).expect("suits");
             let end = scenario.last_at().plus(3_000);
             let at_end = state_of(Sim::replay(&scenario, end).expect("replays"));
             // Looking back half way, the whole run kept.
@@ -84,8 +84,9 @@ fn a_bad_link_says_what_is_wrong_and_opens_the_default_page() {
 
 #[test]
 fn a_run_file_imports_and_a_bad_one_is_refused() {
-    let scenario =
-        presets::scenario("gc-pause", distlock::sim::Backend::Etcd, Fencing::Off).expect("suits");
+    let scenario = presets::GC_PAUSE
+        .scenario(distlock::sim::Backend::Etcd, Fencing::Off)
+        .expect("suits");
     let state = state_of(Sim::replay(&scenario, Millis(12_000)).expect("replays"));
     let file = state.run_file();
     let imported = Rc::new(AppState::default()).reduce(Action::ImportRun(Ok(file)));
@@ -106,12 +107,9 @@ fn a_run_file_imports_and_a_bad_one_is_refused() {
 
 #[test]
 fn a_link_pasted_into_an_open_page_opens_it() {
-    let scenario = presets::scenario(
-        "crashed-holder",
-        distlock::sim::Backend::ZooKeeper,
-        Fencing::Off,
-    )
-    .expect("suits");
+    let scenario = presets::CRASHED_HOLDER
+        .scenario(distlock::sim::Backend::ZooKeeper, Fencing::Off)
+        .expect("suits");
     let shared = state_of(Sim::replay(&scenario, Millis(9_000)).expect("replays"));
     let fragment = link::encode(&shared.run_link());
     let page = Rc::new(AppState::default()).reduce(Action::OpenLink(fragment.clone()));

@@ -202,7 +202,7 @@ async fn systems_without_an_ordered_token_say_what_they_check_instead() {
         (Fencing::Off, "Counter corrupted: A's write was accepted after B was granted the lock. Fencing is off: a plain UPDATE, whatever version it had read (the advisory lock has no token)."),
         (Fencing::On, "Fencing stopped A's write: its UPDATE named version 1, and the row had moved on to version 2."),
     ] {
-        let scenario = presets::scenario("postgres-partition", Backend::Postgres, fencing)
+        let scenario = presets::POSTGRES_PARTITION.scenario(Backend::Postgres, fencing)
             .expect("PostgreSQL's partition story");
         let sim = Sim::replay(&scenario, scenario.last_at().plus(40_000)).unwrap();
         let strip = strip_text(&sim).await;

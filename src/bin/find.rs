@@ -266,7 +266,7 @@ fn setting(config: &mut Config, name: &str, v: &str) -> Result<(), String> {
 fn preset_config(id: &str, given: &Config) -> Result<Config, String> {
     let p = presets::preset(id).ok_or(format!("no story {id:?}"))?;
     let backend = given.backend;
-    let scenario = presets::scenario(id, backend, given.fencing).ok_or(format!(
+    let scenario = p.scenario(backend, given.fencing).ok_or(format!(
         "the story {id:?} is not told on {backend}; it is on {}",
         p.backends
             .iter()

@@ -7,7 +7,7 @@
 //! changes its verdict (`VARIANTS`): each a named change to the run's
 //! `Config`, with its own outcome and its own run to open.
 
-use super::presets;
+use super::presets::{self, Preset};
 use crate::sim::{
     Backend, ClientId, Command, Config, ConsulOptions, Event, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, PgOptions, ReplicaWait, Scenario, Sim, Standing, CHUBBY_LEASE_MS,
@@ -24,6 +24,8 @@ pub struct Column {
     /// Whether the story is run with fencing off and on: how long B waits
     /// for a dead holder's lock is the same either way.
     pub fenced: bool,
+    /// The page's story whose script the column runs, where it runs one.
+    pub story: Option<&'static Preset>,
 }
 
 pub const GC_PAUSE: Column = Column {
@@ -31,12 +33,14 @@ pub const GC_PAUSE: Column = Column {
     title: "GC pause",
     question: "A holds the lock and freezes for longer than its lease; B takes the lock and writes; A wakes and writes.",
     fenced: true,
+    story: Some(&presets::GC_PAUSE),
 };
 pub const DELAYED_WRITE: Column = Column {
     id: "delayed-write",
     title: "Delayed write",
     question: "A writes in time, but the packet lands after A released and B wrote.",
     fenced: true,
+    story: Some(&presets::DELAYED_WRITE),
 };
 /// The process exits (an OOM kill, a panic, SIGKILL): its kernel closes
 /// its sockets, so the server sees the connection end at once.
@@ -45,6 +49,7 @@ pub const PROCESS_EXIT: Column = Column {
     title: "Crash (process exits)",
     question: "A's process exits holding the lock (an OOM kill, a panic): its kernel closes its connections. How long does B, already asking, wait?",
     fenced: false,
+    story: None,
 };
 /// The host dies or is cut off: nothing more comes from it, not even a FIN.
 pub const HOST_DEATH: Column = Column {
@@ -52,24 +57,28 @@ pub const HOST_DEATH: Column = Column {
     title: "Power off (host dies)",
     question: "A's host dies holding the lock (power off, cut off): nothing more comes from it, not even a FIN. How long does B, already asking, wait?",
     fenced: false,
+    story: None,
 };
 pub const PARTITIONED_HOLDER: Column = Column {
     id: "partitioned-holder",
     title: "Partitioned holder",
     question: "A is cut off from the lock service (not from the data) and keeps writing while it believes it holds.",
     fenced: true,
+    story: None,
 };
 pub const CLOCK_JUMP: Column = Column {
     id: "clock-jump",
     title: "Clock jump",
     question: "The servers' wall clocks jump 10 s forward while A holds the lock.",
     fenced: true,
+    story: None,
 };
 pub const FAILOVER: Column = Column {
     id: "failover",
     title: "Failover",
     question: "The service's leader or primary fails over 10 ms after A took the lock.",
     fenced: true,
+    story: None,
 };
 
 /// The columns on show.
@@ -645,12 +654,16 @@ pub fn scenario_at(
             (s.apply)(&mut config);
         }
     }
-    let mut s = match column {
-        "gc-pause" | "delayed-write" => presets::scenario(column, backend, fencing)?,
-        "partitioned-holder" => partitioned_holder(config.clone()),
-        "clock-jump" => clock_jump(config.clone()),
-        "failover" => failover(config.clone()),
-        _ => crashed(config.clone(), crash_command(column)?),
+    let story = COLUMNS
+        .iter()
+        .find(|c| c.id == column)
+        .and_then(|c| c.story);
+    let mut s = match (story, column) {
+        (Some(story), _) => story.scenario(backend, fencing)?,
+        (None, "partitioned-holder") => partitioned_holder(config.clone()),
+        (None, "clock-jump") => clock_jump(config.clone()),
+        (None, "failover") => failover(config.clone()),
+        (None, _) => crashed(config.clone(), crash_command(column)?),
     };
     // The presets' scripts start from the page's defaults: the table's own
     // settings replace them (the failover's 30 s lease stays).

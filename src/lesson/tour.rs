@@ -11,6 +11,7 @@ use crate::sim::{
     PgSessionEnd, Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
 };
 
+use super::presets::Preset;
 pub use super::questions::{Answer, Question};
 
 /// What a moment asks the visitor to look at.
@@ -46,8 +47,10 @@ pub struct Moment {
 }
 
 /// How to find a moment: the first event after the previous moment that
-/// `find` accepts, described by `say`.
-struct Spec {
+/// `find` accepts, described by `say`. A story's record
+/// (`presets::Preset::tour`) names the list of these its tour stops at.
+#[derive(Debug)]
+pub struct Spec {
     find: fn(&Event) -> bool,
     say: fn(&Event) -> String,
     look: Look,
@@ -57,14 +60,15 @@ const A: ClientId = ClientId::ALL[0];
 const B: ClientId = ClientId::ALL[1];
 const C: ClientId = ClientId::ALL[2];
 
-/// The tour of a scenario run up to `until`: replays it and finds each moment.
-pub fn moments(preset_id: &str, scenario: &Scenario, until: Millis) -> Vec<Moment> {
+/// The tour of `preset`'s story, its scenario run up to `until`: replays
+/// it and finds each moment.
+pub fn moments(preset: &Preset, scenario: &Scenario, until: Millis) -> Vec<Moment> {
     let Ok(sim) = Sim::play(scenario, until) else {
         return Vec::new();
     };
     let config = &scenario.config;
     let setting = (config.backend, config.fencing);
-    find_moments(specs(preset_id, config.backend), sim.history(), setting)
+    find_moments(preset.tour_on(config.backend), sim.history(), setting)
 }
 
 fn find_moments(specs: &[Spec], history: &[Record], setting: (Backend, Fencing)) -> Vec<Moment> {
@@ -192,41 +196,7 @@ const A_WRITE_LANDS: Spec = Spec {
     look: Look::Resource,
 };
 
-fn specs(preset_id: &str, backend: Backend) -> &'static [Spec] {
-    match preset_id {
-        // PostgreSQL's lock is no lease: the stories every backend tells
-        // turn out otherwise there, and say so.
-        "gc-pause" if backend == Backend::Postgres => PG_GC_PAUSE,
-        // DynamoDB has no token and no expiry in the service: its own words.
-        "gc-pause" if backend == Backend::DynamoDb => DYNAMO_GC_PAUSE,
-        "delayed-write" if backend == Backend::Postgres => PG_DELAYED_WRITE,
-        "crashed-holder" if backend == Backend::Postgres => PG_CRASHED_HOLDER,
-        "crashed-holder" if backend == Backend::Consul => CONSUL_CRASHED_HOLDER,
-        "process-exit" if backend == Backend::Postgres => PG_PROCESS_EXIT,
-        "process-exit" if backend == Backend::Consul => CONSUL_PROCESS_EXIT,
-        "process-exit" => PROCESS_EXIT,
-        "postgres-no-lease" => PG_NO_LEASE,
-        "postgres-partition" => PG_PARTITION,
-        "gc-pause" => GC_PAUSE,
-        "delayed-write" => DELAYED_WRITE,
-        "release-other" => RELEASE_OTHER,
-        "redlock-restart" => REDLOCK_RESTART,
-        "redlock-clock-jump" => CLOCK_JUMP,
-        "redlock-no-fence" => NO_FENCE,
-        "zk-partition" => ZK_PARTITION,
-        "etcd-keepalive" => ETCD_KEEPALIVE,
-        "crashed-holder" => CRASHED_HOLDER,
-        "slow-acquire" => SLOW_ACQUIRE,
-        "renew-after-expiry" => RENEW_AFTER_EXPIRY,
-        "redis-failover" => REDIS_FAILOVER,
-        "chubby-lock-delay" => CHUBBY_LOCK_DELAY,
-        "dynamodb-takeover" => DYNAMO_TAKEOVER,
-        "consul-lock-delay" => CONSUL_LOCK_DELAY,
-        _ => &[],
-    }
-}
-
-const GC_PAUSE: &[Spec] = &[
+pub(super) const GC_PAUSE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
@@ -261,7 +231,7 @@ const GC_PAUSE: &[Spec] = &[
     },
 ];
 
-const DELAYED_WRITE: &[Spec] = &[
+pub(super) const DELAYED_WRITE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::WriteSent { client, .. } if *client == A),
@@ -279,7 +249,7 @@ const DELAYED_WRITE: &[Spec] = &[
     },
 ];
 
-const RELEASE_OTHER: &[Spec] = &[
+pub(super) const RELEASE_OTHER: &[Spec] = &[
     A_HOLDS,
     B_TAKES_OVER,
     Spec {
@@ -310,7 +280,7 @@ const RELEASE_OTHER: &[Spec] = &[
     TWO_HOLDERS,
 ];
 
-const REDLOCK_RESTART: &[Spec] = &[
+pub(super) const REDLOCK_RESTART: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::NodeRestarted { node, .. } | Event::NodeRestartDelayed { node, .. } if node.number() == 3),
@@ -342,7 +312,7 @@ const REDLOCK_RESTART: &[Spec] = &[
     A_WRITE_LANDS,
 ];
 
-const CLOCK_JUMP: &[Spec] = &[
+pub(super) const CLOCK_JUMP: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::ClockJumped { .. }),
@@ -368,7 +338,7 @@ const CLOCK_JUMP: &[Spec] = &[
     A_WRITE_LANDS,
 ];
 
-const NO_FENCE: &[Spec] = &[
+pub(super) const NO_FENCE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Service(ServiceEvent::RedisFenceReset { .. })),
@@ -392,7 +362,7 @@ const NO_FENCE: &[Spec] = &[
     A_WRITE_LANDS,
 ];
 
-const ZK_PARTITION: &[Spec] = &[
+pub(super) const ZK_PARTITION: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Waiting { client, .. } if *client == C),
@@ -425,7 +395,7 @@ const ZK_PARTITION: &[Spec] = &[
     },
 ];
 
-const ETCD_KEEPALIVE: &[Spec] = &[
+pub(super) const ETCD_KEEPALIVE: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Partitioned { client, .. } if *client == A),
@@ -458,7 +428,7 @@ const ETCD_KEEPALIVE: &[Spec] = &[
     B_WRITE_LANDS,
 ];
 
-const CRASHED_HOLDER: &[Spec] = &[
+pub(super) const CRASHED_HOLDER: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Crashed { client } if *client == A),
@@ -484,7 +454,7 @@ const A_EXITS: Spec = Spec {
     look: Look::Card(A),
 };
 
-const PROCESS_EXIT: &[Spec] = &[
+pub(super) const PROCESS_EXIT: &[Spec] = &[
     A_HOLDS,
     A_EXITS,
     Spec {
@@ -502,7 +472,7 @@ const CONSUL_LOCK_DELAY_ENDS: Spec = Spec {
     look: Look::Card(B),
 };
 
-const CONSUL_PROCESS_EXIT: &[Spec] = &[
+pub(super) const CONSUL_PROCESS_EXIT: &[Spec] = &[
     A_HOLDS,
     A_EXITS,
     Spec {
@@ -515,7 +485,7 @@ const CONSUL_PROCESS_EXIT: &[Spec] = &[
     CONSUL_LOCK_DELAY_ENDS,
 ];
 
-const CONSUL_CRASHED_HOLDER: &[Spec] = &[
+pub(super) const CONSUL_CRASHED_HOLDER: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Crashed { client } if *client == A),
@@ -534,7 +504,7 @@ const CONSUL_CRASHED_HOLDER: &[Spec] = &[
     CONSUL_LOCK_DELAY_ENDS,
 ];
 
-const SLOW_ACQUIRE: &[Spec] = &[
+pub(super) const SLOW_ACQUIRE: &[Spec] = &[
     Spec {
         find: |e| matches!(e, Event::Clicked { client, command: Command::Acquire } if *client == A),
         say: |_| {
@@ -562,7 +532,7 @@ const SLOW_ACQUIRE: &[Spec] = &[
     },
 ];
 
-const RENEW_AFTER_EXPIRY: &[Spec] = &[
+pub(super) const RENEW_AFTER_EXPIRY: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| acquired_by(e, B),
@@ -585,7 +555,7 @@ const RENEW_AFTER_EXPIRY: &[Spec] = &[
     },
 ];
 
-const CHUBBY_LOCK_DELAY: &[Spec] = &[
+pub(super) const CHUBBY_LOCK_DELAY: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
@@ -645,7 +615,7 @@ const CHUBBY_LOCK_DELAY: &[Spec] = &[
     },
 ];
 
-const REDIS_FAILOVER: &[Spec] = &[
+pub(super) const REDIS_FAILOVER: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::NodeCrashed { .. }),
@@ -777,7 +747,7 @@ const DYNAMO_A_DROPS: Spec = Spec {
     look: Look::Card(A),
 };
 
-const DYNAMO_GC_PAUSE: &[Spec] = &[
+pub(super) const DYNAMO_GC_PAUSE: &[Spec] = &[
     Spec {
         find: |e| item_put_by(e, A),
         say: item_put_words,
@@ -814,7 +784,7 @@ const DYNAMO_GC_PAUSE: &[Spec] = &[
     DYNAMO_A_WRITE_LANDS,
 ];
 
-const DYNAMO_TAKEOVER: &[Spec] = &[
+pub(super) const DYNAMO_TAKEOVER: &[Spec] = &[
     Spec {
         find: |e| item_put_by(e, A),
         say: item_put_words,
@@ -865,7 +835,7 @@ const DYNAMO_TAKEOVER: &[Spec] = &[
     DYNAMO_A_WRITE_LANDS,
 ];
 
-const CONSUL_LOCK_DELAY: &[Spec] = &[
+pub(super) const CONSUL_LOCK_DELAY: &[Spec] = &[
     A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
@@ -1048,7 +1018,7 @@ const PG_B_GETS_IT: Spec = Spec {
     look: Look::Card(B),
 };
 
-const PG_GC_PAUSE: &[Spec] = &[
+pub(super) const PG_GC_PAUSE: &[Spec] = &[
     PG_A_HOLDS,
     PG_A_PAUSES,
     PG_B_BLOCKS,
@@ -1079,7 +1049,7 @@ const PG_GC_PAUSE: &[Spec] = &[
     PG_B_WRITE_LANDS,
 ];
 
-const PG_DELAYED_WRITE: &[Spec] = &[
+pub(super) const PG_DELAYED_WRITE: &[Spec] = &[
     PG_A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::WriteSent { client, .. } if *client == A),
@@ -1109,7 +1079,7 @@ const PG_DELAYED_WRITE: &[Spec] = &[
     },
 ];
 
-const PG_CRASHED_HOLDER: &[Spec] = &[
+pub(super) const PG_CRASHED_HOLDER: &[Spec] = &[
     PG_A_HOLDS,
     Spec {
         find: |e| matches!(e, Event::Crashed { client } if *client == A),
@@ -1129,7 +1099,7 @@ const PG_CRASHED_HOLDER: &[Spec] = &[
     PG_B_GETS_IT,
 ];
 
-const PG_PROCESS_EXIT: &[Spec] = &[
+pub(super) const PG_PROCESS_EXIT: &[Spec] = &[
     PG_A_HOLDS,
     PG_B_BLOCKS,
     Spec {
@@ -1149,7 +1119,7 @@ const PG_PROCESS_EXIT: &[Spec] = &[
     PG_B_GETS_IT,
 ];
 
-const PG_NO_LEASE: &[Spec] = &[
+pub(super) const PG_NO_LEASE: &[Spec] = &[
     PG_A_HOLDS,
     PG_A_PAUSES,
     PG_B_BLOCKS,
@@ -1183,7 +1153,7 @@ const PG_NO_LEASE: &[Spec] = &[
     PG_B_WRITE_LANDS,
 ];
 
-const PG_PARTITION: &[Spec] = &[
+pub(super) const PG_PARTITION: &[Spec] = &[
     PG_A_HOLDS,
     PG_A_WRITE_LANDS,
     Spec {

@@ -159,7 +159,7 @@ impl AppState {
     /// stands: the steps up to it already ran; the rest play on.
     pub(crate) fn with_story_at_playhead(&self, preset: &'static Preset) -> AppState {
         let config = self.config();
-        let Some(scenario) = presets::scenario(preset.id, config.backend, config.fencing) else {
+        let Some(scenario) = preset.scenario(config.backend, config.fencing) else {
             return AppState::clone(self);
         };
         let now = self.sim.borrow().now();

@@ -103,7 +103,7 @@ impl Story {
             ..Scenario::new(config.clone())
         };
         let run_ms = preset.run_ms_on(config.backend);
-        Rc::new(tour::moments(preset.id, &scenario, Millis(run_ms)))
+        Rc::new(tour::moments(preset, &scenario, Millis(run_ms)))
     }
 
     /// How many key moments the run has reached by `now`.
@@ -145,15 +145,10 @@ impl AppState {
     /// TTL at 5 s as the story needs, played to its first key moment so the
     /// tour's first caption shows at once.
     pub(crate) fn set_up_first_scenario(&self, config: Config) -> AppState {
-        let Some(preset) = presets::preset(FIRST_STORY) else {
-            return self.with_notice(Notice::Refused(
-                "The first story is missing from this page.".into(),
-            ));
-        };
         let loaded = AppState {
             pause_s: [PAUSE_DEFAULT_S; 4],
             ..self.load_story(
-                preset,
+                FIRST_STORY,
                 Config {
                     fencing: Fencing::Off,
                     ..config
@@ -262,7 +257,8 @@ impl AppState {
         let next = if on {
             tweak.apply(&config)
         } else {
-            let original = presets::scenario(preset.id, config.backend, Fencing::Off)
+            let original = preset
+                .scenario(config.backend, Fencing::Off)
                 .map(|s| s.config)
                 .unwrap_or_else(|| config.clone());
             tweak.revert(&config, &original)
@@ -317,7 +313,7 @@ impl AppState {
 }
 
 /// The story "Set up the scenario to run first" loads.
-pub const FIRST_STORY: &str = "gc-pause";
+pub const FIRST_STORY: &Preset = &presets::GC_PAUSE;
 
 /// How far ← goes back outside a story.
 pub const STEP_BACK_MS: u64 = 1_000;

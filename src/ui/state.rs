@@ -1,7 +1,7 @@
 //! The page's one reducer: the simulation, the clock controls and the
 //! choices a visitor makes, changed only through `Action`.
 
-use crate::lesson::presets::{self, Preset};
+use crate::lesson::presets::Preset;
 use crate::sim::ConsulOptions;
 use crate::sim::{
     Backend, ChubbyOptions, ClientId, Command, CommandError, Config, Fencing, Millis, NodeCommand,
@@ -448,7 +448,7 @@ impl AppState {
 impl AppState {
     /// A fresh run of `preset` on the backend and fencing of `config`, keeping the seed.
     pub(crate) fn load_story(&self, preset: &'static Preset, config: Config) -> AppState {
-        let Some(scenario) = presets::scenario(preset.id, config.backend, config.fencing) else {
+        let Some(scenario) = preset.scenario(config.backend, config.fencing) else {
             let names: Vec<&str> = preset.backends.iter().map(|b| b.name()).collect();
             return self.with_notice(Notice::Refused(format!(
                 "\"{}\" is a story for {}: switch the backend first.",

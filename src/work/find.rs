@@ -875,7 +875,8 @@ mod tests {
 
     #[test]
     fn a_run_already_broken_at_the_playhead_is_said_so() {
-        let scenario = crate::lesson::presets::scenario("gc-pause", Backend::Etcd, Fencing::Off)
+        let scenario = crate::lesson::presets::GC_PAUSE
+            .scenario(Backend::Etcd, Fencing::Off)
             .expect("the story is told on etcd");
         let whole = Sim::replay(&scenario, Millis(12_000)).unwrap();
         assert!(Properties::of(&whole)

@@ -52,7 +52,9 @@ mod tests {
 
     #[test]
     fn draws_the_message_asked_for_escaped() {
-        let scenario = presets::scenario("gc-pause", Backend::Redis, Fencing::On).unwrap();
+        let scenario = presets::GC_PAUSE
+            .scenario(Backend::Redis, Fencing::On)
+            .unwrap();
         let sim = Sim::replay(&scenario, Millis(12_000)).unwrap();
         let fragment = link::encode(&RunLink::of(&sim, Millis(3_000)));
         let first = sim

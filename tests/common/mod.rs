@@ -9,7 +9,7 @@
 #![allow(dead_code)]
 
 use distlock::lesson::compare;
-use distlock::lesson::presets::{self, Preset, PRESETS};
+use distlock::lesson::presets::{Preset, PRESETS};
 use distlock::sim::{
     Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
     ServiceEvent, Sim, Token,
@@ -116,7 +116,8 @@ pub fn story_runs() -> Vec<StoryRun> {
     for preset in PRESETS {
         for &backend in preset.backends {
             for fencing in [Fencing::Off, Fencing::On] {
-                let scenario = presets::scenario(preset.id, backend, fencing)
+                let scenario = preset
+                    .scenario(backend, fencing)
                     .expect("the preset suits its backends");
                 let end = scenario.last_at().plus(5_000);
                 let whole = Sim::replay(&scenario, end).expect("presets replay");

@@ -6,4 +6,5 @@ pub mod lesson;
 pub mod sim;
 pub mod ui;
 pub mod wire;
+pub mod words;
 pub mod work;

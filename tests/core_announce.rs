@@ -6,14 +6,13 @@
 
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{
-    Action, Backend, ClientId, Command, Config, Endpoint, Event, FenceMode, Fencing, GrantSeen,
-    Millis, RejectReason, Scenario, Sim, Standing,
+    Action, Backend, Command, Config, Endpoint, Event, FenceMode, Fencing, GrantSeen, Millis,
+    RejectReason, Scenario, Sim, Standing,
 };
 use distlock::wire::link::{self, RunLink};
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+mod common;
+use common::{client, story};
 
 /// The systems whose resource orders tokens: it can refuse a lower one.
 fn ordered() -> impl Iterator<Item = Backend> {
@@ -37,17 +36,9 @@ fn b_never_writes(backend: Backend, fencing: Fencing, fence: FenceMode) -> Scena
     scenario
 }
 
+/// The script replayed to 40 s past its last command.
 fn run(scenario: &Scenario) -> Sim {
-    let end = scenario.last_at().plus(40_000);
-    Sim::replay(scenario, end).expect("the story replays")
-}
-
-fn story(sim: &Sim) -> String {
-    sim.history()
-        .iter()
-        .map(|r| r.to_string())
-        .collect::<Vec<_>>()
-        .join("\n")
+    common::run(scenario, scenario.last_at().ms() + 40_000)
 }
 
 /// A's late write, as the oracle saw it.

@@ -25,14 +25,11 @@ fn config(fencing: Fencing) -> Config {
 
 /// When `who` came to believe it holds the lock, each time.
 fn grants(sim: &Sim, who: char) -> Vec<Millis> {
-    sim.history()
-        .iter()
-        .filter_map(|r| match r.event {
-            Event::Acquired { client, token, .. } if client.letter() == who => {
-                assert_eq!(token, None, "DynamoDB hands out no token");
-                Some(r.at)
-            }
-            _ => None,
+    common::grants(sim, who)
+        .into_iter()
+        .map(|(at, token)| {
+            assert_eq!(token, None, "DynamoDB hands out no token");
+            at
         })
         .collect()
 }

@@ -288,8 +288,8 @@ fn the_yearly_figure_reads_as_a_duration() {
     assert!(r
         .corruption_every_text(36_000)
         .starts_with("none seen: at most one every"));
-    assert_eq!(distlock::explore::duration_text(90.0), "2 min");
-    assert_eq!(distlock::explore::duration_text(3.2e9), "101.4 years");
+    assert_eq!(distlock::words::long_duration(90.0), "2 min");
+    assert_eq!(distlock::words::long_duration(3.2e9), "101.4 years");
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! told apart from real differences.
 
 use distlock::explore::{chance_text, count_text, one_in, two_figures, Estimate};
-use distlock::lesson::finder::thousands;
+use distlock::words::thousands;
 
 #[test]
 fn counts_round_to_two_figures_with_separators() {

@@ -2,7 +2,8 @@
 //! with TrueTime L1 knows its lease is over when it wakes; with a clock that
 //! runs 20% slow it serves a stale read.
 
-use distlock::lesson::spanner::{secs, story, tt_now, L1Clock, EPSILON_MS, LEASE_MS};
+use distlock::lesson::spanner::{story, tt_now, L1Clock, EPSILON_MS, LEASE_MS};
+use distlock::words::signed_seconds_3;
 
 #[test]
 fn truetime_leases_are_disjoint_and_l1_refuses_on_waking() {
@@ -106,8 +107,8 @@ fn the_story_is_deterministic_and_in_time_order() {
 
 #[test]
 fn times_print_from_integers() {
-    assert_eq!(secs(9_996), "9.996 s");
-    assert_eq!(secs(-4), "-0.004 s");
-    assert_eq!(secs(12_500), "12.500 s");
+    assert_eq!(signed_seconds_3(9_996), "9.996 s");
+    assert_eq!(signed_seconds_3(-4), "-0.004 s");
+    assert_eq!(signed_seconds_3(12_500), "12.500 s");
     assert_eq!(tt_now(11_000), (10_996, 11_004));
 }

@@ -18,12 +18,7 @@ fn first_scenario(backend: Backend, fencing: Fencing) -> Scenario {
         seed: Seed(SEED),
         ..Config::default()
     };
-    Scenario::new(config)
-        .client(0, 'A', Command::Acquire)
-        .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
-        .client(1_000, 'A', Command::Write)
-        .client(6_000, 'B', Command::Acquire)
-        .client(7_000, 'B', Command::Write)
+    common::first_scenario(config)
 }
 
 #[test]

@@ -547,12 +547,15 @@ fn a_run_of_the_same_link_gives_the_same_wire_text() {
 }
 
 /// `cargo test --test core_wire -- --ignored --nocapture` prints one wire
-/// text of each kind, each system, to read them over.
+/// text of each kind, each system, to read them over; each has words.
 #[test]
 #[ignore]
 fn print_every_kind() {
     for backend in Backend::ALL {
-        for (kind, text) in wire_texts(backend) {
+        let texts = wire_texts(backend);
+        assert!(!texts.is_empty(), "{backend} sends no message");
+        for (kind, text) in texts {
+            assert!(!text.trim().is_empty(), "{backend} {kind} has no words");
             println!("== {backend} {kind}\n{text}\n");
         }
     }

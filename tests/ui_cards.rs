@@ -3,7 +3,7 @@
 //! a paused holder's Write says it is queued; a client that knows its lease
 //! is gone says why it will not write; a waiter shows no lease bar; a stale
 //! write the resource took is not shown as harmless. Rendered natively with
-//! Yew's server renderer over real runs. A failing test names its seed.
+//! Yew's server renderer over real runs.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -19,13 +19,12 @@ use std::rc::Rc;
 use yew::prelude::*;
 use yew::{LocalServerRenderer, Reducible};
 
+mod common;
+use common::client;
+
 const SEED: u64 = 1;
 /// How far a run may go for a grant to come, in simulated time.
 const GRANT_WITHIN_MS: u64 = 20_000;
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
 
 fn config(backend: Backend, fencing: Fencing) -> Config {
     Config {
@@ -36,7 +35,7 @@ fn config(backend: Backend, fencing: Fencing) -> Config {
 }
 
 fn must(r: Result<(), distlock::sim::CommandError>, what: &str, backend: Backend) {
-    r.unwrap_or_else(|e| panic!("{backend:?}: {what} refused (DISTLOCK_SEED={SEED}): {e}"));
+    r.unwrap_or_else(|e| panic!("{backend:?}: {what} refused: {e}"));
 }
 
 /// Runs event by event until `done` holds; panics past `within_ms`.
@@ -45,7 +44,7 @@ fn run_until_true(sim: &mut Sim, within_ms: u64, what: &str, done: impl Fn(&Sim)
     while !done(sim) {
         assert!(
             sim.now() < deadline && sim.step(),
-            "{:?}: {what} not reached by t={deadline} (DISTLOCK_SEED={SEED})",
+            "{:?}: {what} not reached by t={deadline}",
             sim.config().backend
         );
     }
@@ -182,7 +181,7 @@ async fn one_grant_reads_the_same_on_card_strip_log_and_timeline_on_every_system
         if words == TokenWords::Granted {
             assert_eq!(
                 believed, holder.token,
-                "{backend:?}: A's token is the service's (DISTLOCK_SEED={SEED})"
+                "{backend:?}: A's token is the service's"
             );
         }
         let said = words.grant(holder.token);
@@ -382,7 +381,7 @@ async fn a_paused_holder_writes_on_wake_and_then_knows_its_lease_is_gone() {
             .into_iter()
             .filter(|&b| b != Backend::Postgres)
             .collect::<Vec<_>>(),
-        "the systems whose clients learn their lease is gone (DISTLOCK_SEED={SEED})"
+        "the systems whose clients learn their lease is gone"
     );
 }
 
@@ -513,11 +512,11 @@ async fn a_stale_write_the_resource_took_is_not_shown_as_harmless() {
     ] {
         assert!(
             corrupted.contains(&(backend, Fencing::Off)),
-            "{backend:?}: A's write corrupts the counter with fencing off (DISTLOCK_SEED={SEED})"
+            "{backend:?}: A's write corrupts the counter with fencing off"
         );
         assert!(
             saved.contains(&(backend, Fencing::On)),
-            "{backend:?}: fencing saves it (DISTLOCK_SEED={SEED})"
+            "{backend:?}: fencing saves it"
         );
     }
     // The lesson's own case: etcd, fencing off, B wrote first.

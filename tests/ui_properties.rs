@@ -2,49 +2,22 @@
 //! each property holds so far or names the moment it broke, against runs
 //! that break some and runs that break none; the check kept between frames
 //! agrees with a check of the whole history; the search is offered below.
-//! A failing test names its seed.
+//!
 
 #![cfg(not(target_arch = "wasm32"))]
 
 use distlock::lesson::properties::{Properties, Property};
-use distlock::sim::{ClientId, Command, Config, Fencing, Millis, Seed, Sim};
+use distlock::sim::{Backend, Fencing, Seed, Sim};
 use distlock::ui::properties::{PropertiesPanel, PropertiesPanelProps, PropertyCache};
 use distlock::ui::state::first_scenario_config;
 use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{Callback, LocalServerRenderer};
 
+mod common;
+use common::first_scenario_clicked;
+
 const SEED: u64 = 1;
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
-
-/// The scenario to run first, clicked as a visitor would, up to `until_ms`.
-fn first_scenario(fencing: Fencing, until_ms: u64) -> Sim {
-    let config = Config {
-        fencing,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let mut sim = Sim::new(config).expect("the first scenario's config is valid");
-    let (a, b) = (client('A'), client('B'));
-    let must = |r: Result<(), _>, what: &str| {
-        r.unwrap_or_else(|e| panic!("{what} refused (DISTLOCK_SEED={SEED}): {e}"))
-    };
-    must(sim.command(a, Command::Acquire), "A acquire");
-    sim.run_until(Millis(1_000));
-    must(
-        sim.command(a, Command::GcPause { pause_ms: 8_000 }),
-        "A pause",
-    );
-    must(sim.command(a, Command::Write), "A write");
-    sim.run_until(Millis(6_000));
-    must(sim.command(b, Command::Acquire), "B acquire");
-    sim.run_until(Millis(7_000));
-    must(sim.command(b, Command::Write), "B write");
-    sim.run_until(Millis(until_ms));
-    sim
-}
 
 fn panel_props(sim: &Sim, shown_ms: Option<u64>) -> PropertiesPanelProps {
     let mut cache = PropertyCache::default();
@@ -69,7 +42,7 @@ fn item<'a>(html: &'a str, title: &str) -> &'a str {
     let name = format!(r#"<span class="properties__name">{title}</span>"#);
     let at = html
         .find(&name)
-        .unwrap_or_else(|| panic!("{title} is not listed (DISTLOCK_SEED={SEED})"));
+        .unwrap_or_else(|| panic!("{title} is not listed"));
     let start = html[..at].rfind("<li").expect("inside an item");
     let end = at + html[at..].find("</li>").expect("the item closes");
     &html[start..end]
@@ -88,7 +61,7 @@ async fn a_fresh_run_holds_every_property_so_far() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn the_first_scenario_unfenced_names_what_broke_and_when() {
-    let sim = first_scenario(Fencing::Off, 10_000);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
     let checked = Properties::of(&sim);
     let stale = checked
         .violation(Property::NoStaleWrite)
@@ -117,7 +90,7 @@ async fn the_first_scenario_unfenced_names_what_broke_and_when() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn with_fencing_on_the_stale_write_is_refused_yet_was_made_without_a_lease() {
-    let sim = first_scenario(Fencing::On, 10_000);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::On, SEED, 10_000);
     let html = render_panel(panel_props(&sim, None)).await;
     assert!(item(&html, "no stale write accepted").contains("holds so far"));
     let row = item(&html, "no write without a lease");
@@ -127,7 +100,7 @@ async fn with_fencing_on_the_stale_write_is_refused_yet_was_made_without_a_lease
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_violation_after_the_moment_shown_says_so() {
-    let sim = first_scenario(Fencing::Off, 10_000);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
     let html = render_panel(panel_props(&sim, Some(3_000))).await;
     let row = item(&html, "no stale write accepted");
     assert!(row.contains("(after the moment shown)"), "{row}");
@@ -151,10 +124,9 @@ async fn the_panel_offers_the_search_for_the_shortest_failure() {
 #[tokio::test(flavor = "current_thread")]
 async fn the_page_places_the_panel_after_the_timeline() {
     let props = AppProps {
-        start: Some(distlock::ui::state::StartSim(Rc::new(first_scenario(
-            Fencing::Off,
-            10_000,
-        )))),
+        start: Some(distlock::ui::state::StartSim(Rc::new(
+            first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000),
+        ))),
         request: None,
     };
     let html = LocalServerRenderer::<App>::with_props(props)
@@ -170,7 +142,7 @@ async fn the_page_places_the_panel_after_the_timeline() {
 
 #[test]
 fn the_check_kept_between_frames_agrees_with_a_whole_check() {
-    let whole = first_scenario(Fencing::Off, 12_000);
+    let whole = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 12_000);
     let history = whole.history();
     let expected: Vec<_> = Property::ALL
         .into_iter()
@@ -194,7 +166,7 @@ fn the_check_kept_between_frames_agrees_with_a_whole_check() {
     let again = cache.found(early, 0);
     assert!(again.iter().all(Option::is_none), "{again:?}");
     // Another run of the same length: checked again too.
-    let fenced = first_scenario(Fencing::On, 12_000);
+    let fenced = first_scenario_clicked(Backend::Etcd, Fencing::On, SEED, 12_000);
     let other = cache.found(fenced.history(), 1);
     assert!(other[Property::NoStaleWrite as usize].is_none());
     assert!(other[Property::NoWriteWithoutLease as usize].is_some());

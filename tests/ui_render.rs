@@ -1,59 +1,28 @@
 //! Component tests: the page rendered to a string natively with Yew's
-//! server renderer, asserted on its markup. A failing test names its seed.
+//! server renderer, asserted on its markup.
 
 #![cfg(not(target_arch = "wasm32"))]
 
 use distlock::lesson::presets;
 use distlock::sim::Sim;
 use distlock::sim::{
-    rvn_text, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Seed,
-    ServiceDetail,
+    rvn_text, Backend, Command, Config, Fencing, Millis, NodeCommand, NodeId, Seed, ServiceDetail,
 };
 
 use distlock::ui::resource_panel::{ResourcePanel, ResourcePanelProps};
 use distlock::ui::state::{
-    first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_thousandths,
-    parse_ttl_ms, ttl_words, Action, AppState, Notice,
+    first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_ttl_ms,
+    ttl_words, Action, AppState, Notice,
 };
 use distlock::ui::status::StatusProps;
+use distlock::words::{decimal, Extra};
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
 
 mod common;
-use common::render_app;
+use common::{client, first_scenario_clicked, render_app};
 
 const SEED: u64 = 1;
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
-
-/// The scenario to run first, scripted as a visitor would click it.
-fn first_scenario(fencing: Fencing, seed: u64) -> Sim {
-    let config = Config {
-        fencing,
-        ..first_scenario_config(Seed(seed))
-    };
-    let mut sim = Sim::new(config).expect("the first scenario's config is valid");
-    let (a, b) = (client('A'), client('B'));
-    let must = |r: Result<(), _>, what: &str| {
-        r.unwrap_or_else(|e| panic!("{what} refused (DISTLOCK_SEED={seed}): {e}"))
-    };
-    must(sim.command(a, Command::Acquire), "A acquire");
-    sim.run_until(Millis(1_000));
-    must(
-        sim.command(a, Command::GcPause { pause_ms: 8_000 }),
-        "A pause",
-    );
-    // Clicked while paused: queued, sent the instant A wakes.
-    must(sim.command(a, Command::Write), "A write");
-    sim.run_until(Millis(6_000));
-    must(sim.command(b, Command::Acquire), "B acquire");
-    sim.run_until(Millis(7_000));
-    must(sim.command(b, Command::Write), "B write");
-    sim.run_until(Millis(10_000));
-    sim
-}
 
 /// The whole opening tag around the first occurrence of `needle`.
 fn tag_around<'a>(html: &'a str, needle: &str) -> &'a str {
@@ -198,16 +167,13 @@ async fn disabled_buttons_say_why_in_their_tooltip() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn fencing_off_shows_the_corruption_banner() {
-    let sim = first_scenario(Fencing::Off, SEED);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
     assert!(
         sim.oracle().corruptions() > 0,
-        "A's late write should be accepted (DISTLOCK_SEED={SEED})"
+        "A's late write should be accepted"
     );
     let html = render_app(Some(sim)).await;
-    assert!(
-        html.contains("Two holders, one corrupted counter"),
-        "DISTLOCK_SEED={SEED}"
-    );
+    assert!(html.contains("Two holders, one corrupted counter"));
     assert!(
         html.contains("A wrote with token"),
         "says who wrote with which token"
@@ -218,32 +184,26 @@ async fn fencing_off_shows_the_corruption_banner() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn fencing_on_shows_the_save_banner_with_the_real_token() {
-    let sim = first_scenario(Fencing::On, SEED);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::On, SEED, 10_000);
     let stale = *sim
         .oracle()
         .last_stale_write()
-        .unwrap_or_else(|| panic!("A's late write reached the resource (DISTLOCK_SEED={SEED})"));
-    assert!(!stale.accepted, "fencing rejects it (DISTLOCK_SEED={SEED})");
+        .unwrap_or_else(|| panic!("A's late write reached the resource"));
+    assert!(!stale.accepted, "fencing rejects it");
     let token = stale.token.expect("A writes with a token");
     let html = render_app(Some(sim)).await;
-    assert!(
-        html.contains(&format!(
-            "Stale token {token} rejected: fencing saved the counter"
-        )),
-        "DISTLOCK_SEED={SEED}"
-    );
+    assert!(html.contains(&format!(
+        "Stale token {token} rejected: fencing saved the counter"
+    )));
     assert!(!html.contains("Two holders, one corrupted counter"));
     assert_eq!(text_after(&html, "data-testid=\"rejected-count\""), "1");
 }
 
 #[tokio::test(flavor = "current_thread")]
 async fn resource_panel_alone_renders_from_plain_props() {
-    let sim = first_scenario(Fencing::Off, SEED);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
     let props = ResourcePanelProps::from_sim(&sim);
-    assert_eq!(
-        props.accepted, 2,
-        "B's write and A's stale one (DISTLOCK_SEED={SEED})"
-    );
+    assert_eq!(props.accepted, 2, "B's write and A's stale one");
     let html = LocalServerRenderer::<ResourcePanel>::with_props(props)
         .hydratable(false)
         .render()
@@ -259,7 +219,7 @@ async fn status_strip_shows_holder_token_and_clock() {
         .expect("B acquires");
     sim.run_until(Millis(5_200));
     let props = StatusProps::from_sim(&sim, false);
-    assert_eq!(props.holder, Some(client('B')), "DISTLOCK_SEED=1");
+    assert_eq!(props.holder, Some(client('B')));
     let html = render_app(Some(sim)).await;
     assert!(html.contains("<dt>holder</dt><dd class=\"status__value\">B</dd>"));
     assert!(html.contains("t=5.2 s"));
@@ -276,10 +236,7 @@ async fn a_write_clicked_during_a_pause_is_shown_queued() {
     sim.command(a, Command::Write)
         .expect("a paused holder's write is queued");
     let html = render_app(Some(sim)).await;
-    assert!(
-        html.contains("queued until it wakes: write"),
-        "DISTLOCK_SEED=1"
-    );
+    assert!(html.contains("queued until it wakes: write"));
     assert!(html.contains("client-card--paused"));
     assert!(html.contains(">paused</p>") || html.contains("paused</p>"));
 }
@@ -316,7 +273,7 @@ async fn a_stale_holder_card_is_drawn_as_an_alarm() {
     sim.run_until(Millis(6_000));
     sim.command(b, Command::Acquire).expect("B");
     sim.run_until(Millis(6_500));
-    assert!(sim.client_view(a).stale, "DISTLOCK_SEED={SEED}");
+    assert!(sim.client_view(a).stale);
     let html = render_app(Some(sim)).await;
     assert!(html.contains("client-card--stale"));
     assert!(html.contains("A believes it holds the lock; the service says it does not."));
@@ -521,7 +478,7 @@ fn a_loaded_story_plays_its_script_as_the_clock_runs() {
     assert!(sim.now() >= Millis(12_000));
     assert!(
         sim.oracle().corruptions() > 0,
-        "the scripted stale write corrupts the counter (DISTLOCK_SEED=1)"
+        "the scripted stale write corrupts the counter"
     );
     let story = state.story.as_ref().expect("still loaded");
     assert!(story.script.is_done(), "every step ran");
@@ -642,7 +599,7 @@ fn the_tour_stops_on_each_key_moment_and_back_replays_to_the_last() {
     for (i, moment) in moments.iter().enumerate() {
         state = next_moment(state);
         let now = state.sim.borrow().now();
-        assert_eq!(now, moment.at, "moment {i} (DISTLOCK_SEED=1)");
+        assert_eq!(now, moment.at, "moment {i}");
         assert_eq!(state.story.as_ref().unwrap().reached(now), i + 1);
     }
     let end = state.sim.borrow().history().len();
@@ -861,12 +818,16 @@ async fn a_message_line_offers_its_wire_text_and_other_lines_do_not() {
 
 #[test]
 fn decimals_are_read_as_people_type_them() {
-    assert_eq!(parse_thousandths("2.5"), Some(2_500));
-    assert_eq!(parse_thousandths(" 30 "), Some(30_000));
-    assert_eq!(parse_thousandths(".125"), Some(125));
-    assert_eq!(parse_thousandths("7."), Some(7_000));
-    assert_eq!(parse_thousandths("1.0005"), Some(1_001), "rounded half up");
-    assert_eq!(parse_thousandths("1.0004"), Some(1_000));
+    assert_eq!(decimal("2.5", 3, Extra::Round), Some(2_500));
+    assert_eq!(decimal(" 30 ", 3, Extra::Round), Some(30_000));
+    assert_eq!(decimal(".125", 3, Extra::Round), Some(125));
+    assert_eq!(decimal("7.", 3, Extra::Round), Some(7_000));
+    assert_eq!(
+        decimal("1.0005", 3, Extra::Round),
+        Some(1_001),
+        "rounded half up"
+    );
+    assert_eq!(decimal("1.0004", 3, Extra::Round), Some(1_000));
     for bad in [
         "",
         ".",
@@ -878,7 +839,7 @@ fn decimals_are_read_as_people_type_them() {
         "1.2.3",
         "99999999999999999999",
     ] {
-        assert_eq!(parse_thousandths(bad), None, "{bad:?}");
+        assert_eq!(decimal(bad, 3, Extra::Round), None, "{bad:?}");
     }
     assert_eq!(ttl_words(5_000), "5");
     assert_eq!(ttl_words(2_500), "2.5");
@@ -898,7 +859,7 @@ fn scripted(config: Config, steps: &[(u64, char, Command)], until_ms: u64) -> Si
     for &(at, who, command) in steps {
         sim.run_until(Millis(at));
         sim.command(client(who), command)
-            .unwrap_or_else(|e| panic!("{who} {command} refused (DISTLOCK_SEED={SEED}): {e}"));
+            .unwrap_or_else(|e| panic!("{who} {command} refused: {e}"));
     }
     sim.run_until(Millis(until_ms));
     sim
@@ -971,7 +932,13 @@ async fn a_late_write_with_nobody_granted_since_is_called_a_write_without_a_leas
 
 #[tokio::test]
 async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
-    let html = render_app(Some(first_scenario(Fencing::Off, SEED))).await;
+    let html = render_app(Some(first_scenario_clicked(
+        Backend::Etcd,
+        Fencing::Off,
+        SEED,
+        10_000,
+    )))
+    .await;
     for name in ["Slow clock (-20%)", "Clock +5 s", "Lose messages"] {
         assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
     }
@@ -1025,21 +992,12 @@ async fn the_chubby_panel_shows_its_sequencer_and_lock_delay_and_a_card_its_jeop
         "Lock-delay 1 min (25.0 s here) is long enough",
         "20 s (8.3 s here)",
     ] {
-        assert!(
-            html.contains(words),
-            "{words} (DISTLOCK_SEED={SEED})\n{html}"
-        );
+        assert!(html.contains(words), "{words}\n{html}");
     }
     // The master ends A's session near 9.7 s: the lock-delay holds it.
     let html = render_app(Some(scripted(config, &steps, 12_000))).await;
-    assert!(
-        html.contains("free, but nobody may claim it for"),
-        "DISTLOCK_SEED={SEED}\n{html}"
-    );
-    assert!(
-        html.contains("tl-lock-delay"),
-        "drawn on the service lane (DISTLOCK_SEED={SEED})"
-    );
+    assert!(html.contains("free, but nobody may claim it for"), "{html}");
+    assert!(html.contains("tl-lock-delay"), "drawn on the service lane");
 }
 #[tokio::test(flavor = "current_thread")]
 async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
@@ -1052,7 +1010,7 @@ async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
     let mut sim = Sim::play(&scenario, Millis(5_000)).expect("the story plays");
     sim.run_until(Millis(5_000));
     let ServiceDetail::DynamoDb(detail) = sim.service_detail() else {
-        panic!("a DynamoDB run (DISTLOCK_SEED={SEED})");
+        panic!("a DynamoDB run");
     };
     let item = detail.item.expect("A's item");
     let html = render_app(Some(sim.clone())).await;
@@ -1072,7 +1030,7 @@ async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
         "Now: the application checks.",
         "its application polls isExpired() before each write",
     ] {
-        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+        assert!(html.contains(words), "{words}");
     }
     assert!(tag_around(&html, "id=\"dynamo-wait\"").contains("select"));
     let mut never = scenario.clone();
@@ -1083,17 +1041,14 @@ async fn dynamodb_panel_shows_the_item_its_rvn_and_the_waiters_watch() {
         "Now: the application never asks.",
         "its application never asks isExpired()",
     ] {
-        assert!(html.contains(words), "{words} (DISTLOCK_SEED={SEED})");
+        assert!(html.contains(words), "{words}");
     }
 
     // After A's late write: the save banner explains the condition on the item.
     sim.run_until(Millis(14_000));
     let html = render_app(Some(sim)).await;
-    assert!(
-        html.contains("ConditionCheck that the lock item names its writer"),
-        "DISTLOCK_SEED={SEED}"
-    );
-    assert!(html.contains("cannot be ordered"), "DISTLOCK_SEED={SEED}");
+    assert!(html.contains("ConditionCheck that the lock item names its writer"));
+    assert!(html.contains("cannot be ordered"));
 }
 #[tokio::test(flavor = "current_thread")]
 async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
@@ -1215,7 +1170,13 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
         "{html}"
     );
     // Other backends keep their own words.
-    let html = render_app(Some(first_scenario(Fencing::Off, SEED))).await;
+    let html = render_app(Some(first_scenario_clicked(
+        Backend::Etcd,
+        Fencing::Off,
+        SEED,
+        10_000,
+    )))
+    .await;
     assert!(!html.contains("PostgreSQL ignores the TTL"));
     assert!(!html.contains("live in one"));
 }
@@ -1350,10 +1311,7 @@ async fn single_redis_offers_three_waits_named_as_they_behave() {
         "a master with no replica grants unreplicated",
         "the application's WAIT 1",
     ] {
-        assert!(
-            html.contains(words),
-            "{words} (DISTLOCK_SEED={SEED})\n{html}"
-        );
+        assert!(html.contains(words), "{words}\n{html}");
     }
 }
 

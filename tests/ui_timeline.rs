@@ -6,43 +6,14 @@
 
 use distlock::sim::{Backend, ClientId, ClientState, Command, Config, Fencing, Millis, Seed, Sim};
 
-use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
+use distlock::ui::state::{Action, AppState, Notice, StartSim};
 use std::rc::Rc;
 use yew::Reducible;
 
 mod common;
+use common::{client, first_scenario_clicked};
 
 const SEED: u64 = 1;
-
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
-
-/// The scenario to run first, clicked as a visitor would, up to 10 s.
-fn first_scenario(backend: Backend, fencing: Fencing) -> Sim {
-    let config = Config {
-        backend,
-        fencing,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let mut sim = Sim::new(config).expect("valid config");
-    let must = |r: Result<(), _>, what: &str| {
-        r.unwrap_or_else(|e| panic!("{what} refused (DISTLOCK_SEED={SEED}): {e}"))
-    };
-    must(sim.command(client('A'), Command::Acquire), "A acquire");
-    sim.run_until(Millis(1_000));
-    must(
-        sim.command(client('A'), Command::GcPause { pause_ms: 8_000 }),
-        "A pause",
-    );
-    must(sim.command(client('A'), Command::Write), "A write");
-    sim.run_until(Millis(6_000));
-    must(sim.command(client('B'), Command::Acquire), "B acquire");
-    sim.run_until(Millis(7_000));
-    must(sim.command(client('B'), Command::Write), "B write");
-    sim.run_until(Millis(10_000));
-    sim
-}
 
 async fn render(sim: Sim) -> String {
     common::render_app(Some(sim)).await
@@ -59,13 +30,19 @@ fn timeline_of(html: &str) -> &str {
 
 #[tokio::test]
 async fn the_first_scenario_draws_the_overlap_the_grant_and_the_stale_write() {
-    let html = render(first_scenario(Backend::Redlock, Fencing::Off)).await;
+    let html = render(first_scenario_clicked(
+        Backend::Redlock,
+        Fencing::Off,
+        SEED,
+        10_000,
+    ))
+    .await;
     let timeline = timeline_of(&html);
     assert!(timeline.contains("<svg"), "the picture is an SVG");
     assert!(
         timeline.contains("tl-zone--alarm")
             && timeline.contains("Believed holder: A still believes it holds while the service has given the lock to B"),
-        "an alarm band on A's lane (DISTLOCK_SEED={SEED})"
+        "an alarm band on A's lane"
     );
     assert!(
         timeline.contains(">believed holder</text>"),
@@ -107,7 +84,13 @@ async fn the_first_scenario_draws_the_overlap_the_grant_and_the_stale_write() {
 
 #[tokio::test]
 async fn with_fencing_on_the_stale_write_is_drawn_rejected_with_its_reason() {
-    let html = render(first_scenario(Backend::Redlock, Fencing::On)).await;
+    let html = render(first_scenario_clicked(
+        Backend::Redlock,
+        Fencing::On,
+        SEED,
+        10_000,
+    ))
+    .await;
     let timeline = timeline_of(&html);
     assert!(
         timeline.contains("tl-write--rejected"),
@@ -122,7 +105,13 @@ async fn with_fencing_on_the_stale_write_is_drawn_rejected_with_its_reason() {
 
 #[tokio::test]
 async fn each_backend_draws_its_own_internals() {
-    let etcd = render(first_scenario(Backend::Etcd, Fencing::Off)).await;
+    let etcd = render(first_scenario_clicked(
+        Backend::Etcd,
+        Fencing::Off,
+        SEED,
+        10_000,
+    ))
+    .await;
     let timeline = timeline_of(&etcd);
     assert!(
         timeline.contains(">rev 2</text>"),
@@ -140,7 +129,13 @@ async fn each_backend_draws_its_own_internals() {
         timeline.contains("put B"),
         "B's key is put after the deletion"
     );
-    let redlock = render(first_scenario(Backend::Redlock, Fencing::Off)).await;
+    let redlock = render(first_scenario_clicked(
+        Backend::Redlock,
+        Fencing::Off,
+        SEED,
+        10_000,
+    ))
+    .await;
     let timeline = timeline_of(&redlock);
     assert!(
         timeline.contains(">Redis 1-5</text>"),
@@ -157,10 +152,9 @@ fn reduce(state: Rc<AppState>, action: Action) -> Rc<AppState> {
 }
 
 fn at_end() -> Rc<AppState> {
-    Rc::new(AppState::new(Some(StartSim(Rc::new(first_scenario(
-        Backend::Etcd,
-        Fencing::Off,
-    ))))))
+    Rc::new(AppState::new(Some(StartSim(Rc::new(
+        first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000),
+    )))))
 }
 
 fn state_of(state: &AppState, letter: char) -> ClientState {
@@ -287,7 +281,7 @@ fn draw_lanes(
 fn any_width_and_window_draw_without_failing() {
     use distlock::sim::Picture;
     use distlock::ui::timeline_draw::{self as draw, Scale, Svg};
-    let sim = first_scenario(Backend::Redlock, Fencing::Off);
+    let sim = first_scenario_clicked(Backend::Redlock, Fencing::Off, SEED, 10_000);
     let picture = Picture::from_history(sim.history());
     for width in [0.0, 10.0, 55.0, 390.0, 4000.0] {
         for (v0, v1) in [(0, 1), (0, 12_000), (5_000, 5_200), (50_000, 90_000)] {
@@ -311,7 +305,7 @@ fn while_the_clock_runs_the_lanes_keep_their_markup_from_frame_to_frame() {
     use distlock::sim::Picture;
     use distlock::ui::timeline_draw::{self as draw, Detail, Part, Scale, Svg};
     // At 10 s, B holds the lock: its leases are open spans.
-    let sim = first_scenario(Backend::Etcd, Fencing::Off);
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
     let picture = Picture::from_history(sim.history());
     let scale = Scale {
         v0: 0,

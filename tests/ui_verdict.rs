@@ -8,8 +8,8 @@
 
 use distlock::lesson::presets::{self, gc_pause};
 use distlock::sim::{
-    Action, Backend, ClientId, Command, Config, FenceMode, FenceRule, Fencing, Millis, Scenario,
-    Sim, Standing,
+    Action, Backend, Command, Config, FenceMode, FenceRule, Fencing, Millis, Scenario, Sim,
+    Standing,
 };
 use distlock::ui::resource_panel::{
     resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps,
@@ -20,9 +20,8 @@ use distlock::ui::status::{status, StatusProps};
 use yew::prelude::*;
 use yew::LocalServerRenderer;
 
-fn client(letter: char) -> ClientId {
-    ClientId::from_letter(letter).expect("clients are A to D")
-}
+mod common;
+use common::client;
 
 #[derive(Properties, PartialEq)]
 struct Shown {

@@ -6,6 +6,7 @@
 use super::plan::Cell;
 use super::profile::PauseProfile;
 use super::trial::TrialCounts;
+use crate::words::long_duration;
 use serde::{Deserialize, Serialize};
 
 /// z for a two-sided 95% interval.
@@ -192,8 +193,8 @@ impl CellResult {
     pub fn corruption_every_text(&self, locks_per_hour: u64) -> String {
         match self.corruption_every_s(locks_per_hour) {
             _ if self.holds == 0 => "no lock holds".to_string(),
-            (Some(s), _) => format!("one every {}", duration_text(s)),
-            (None, Some(s)) => format!("none seen: at most one every {} (95%)", duration_text(s)),
+            (Some(s), _) => format!("one every {}", long_duration(s)),
+            (None, Some(s)) => format!("none seen: at most one every {} (95%)", long_duration(s)),
             (None, None) => "none".to_string(),
         }
     }
@@ -320,29 +321,5 @@ impl Estimate {
 
     pub fn contains(&self, p: f64) -> bool {
         self.low <= p && p <= self.high
-    }
-}
-
-/// A duration for people: "45 s", "12 min", "3.5 hours", "2.1 days",
-/// "4.0 years", "1.2 million years".
-pub fn duration_text(seconds: f64) -> String {
-    const MINUTE: f64 = 60.0;
-    const HOUR: f64 = 3_600.0;
-    const DAY: f64 = 86_400.0;
-    const YEAR: f64 = 365.25 * DAY;
-    if seconds < 1.0 {
-        format!("{:.0} ms", seconds * 1_000.0)
-    } else if seconds < MINUTE {
-        format!("{seconds:.0} s")
-    } else if seconds < HOUR {
-        format!("{:.0} min", seconds / MINUTE)
-    } else if seconds < DAY {
-        format!("{:.1} hours", seconds / HOUR)
-    } else if seconds < YEAR {
-        format!("{:.1} days", seconds / DAY)
-    } else if seconds < 1e6 * YEAR {
-        format!("{:.1} years", seconds / YEAR)
-    } else {
-        format!("{:.1} million years", seconds / YEAR / 1e6)
     }
 }

@@ -47,7 +47,7 @@ mod trial;
 mod workload;
 
 pub use csv::{csv_header, csv_row, CSV_COLUMNS};
-pub use estimate::{duration_text, CellResult, Clusters, Estimate, TrialSquares};
+pub use estimate::{CellResult, Clusters, Estimate, TrialSquares};
 pub use faults::{nodes_of, Faults, Kind as FaultKind, FAULT_MS_DEFAULT, FAULT_MS_MAX};
 pub use histogram::{Histogram, HistogramError, HISTOGRAM_BINS_MAX, HISTOGRAM_TOTAL_MAX};
 pub use odds::{chance_text, count_text, one_in, two_figures};

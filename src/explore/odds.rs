@@ -7,7 +7,7 @@
 //! as millions, billions and trillions past a million.
 
 use super::estimate::Estimate;
-use crate::lesson::finder::thousands;
+use crate::words::thousands;
 
 /// At or above this chance a probability reads better as a percentage
 /// ("23%") than as odds ("1 in 4.3").

@@ -7,7 +7,7 @@
 use super::plan::{Axis, Check, Plan};
 use super::profile::PauseProfile;
 use super::trial::TRIAL_MS;
-use crate::lesson::finder::thousands;
+use crate::words::thousands;
 
 /// Pauses per 1,000 hours as pauses per hour, for people: "120", "0.042".
 pub fn rate_text(per_kilohour: u64) -> String {

@@ -13,6 +13,7 @@ use crate::sim::{
     PartitionScope, PgOptions, ReplicaWait, Scenario, Sim, Standing, CHUBBY_LEASE_MS,
     CONSUL_SESSION_TTL_MS, TTL_MS_DEFAULT,
 };
+use crate::words::duration;
 
 /// One story every system is put through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -286,11 +287,11 @@ impl Outcome {
             Outcome::Safe => "stopped in time".into(),
             Outcome::GaveUp => "gave up the lock (spurious)".into(),
             Outcome::TwoHolders { ms } => {
-                format!("two holders for {}, no write in it", seconds(*ms))
+                format!("two holders for {}, no write in it", duration(*ms))
             }
             Outcome::NotGranted => "A never got the lock".into(),
-            Outcome::Waited { ms } => format!("waited {}", seconds(*ms)),
-            Outcome::StillWaiting { ms } => format!("still waiting at {}", seconds(*ms)),
+            Outcome::Waited { ms } => format!("waited {}", duration(*ms)),
+            Outcome::StillWaiting { ms } => format!("still waiting at {}", duration(*ms)),
             Outcome::NotAffected => "not affected".into(),
             Outcome::NotModelled(_) => "not modelled".into(),
             Outcome::NotApplicable(_) => "n/a".into(),
@@ -305,19 +306,6 @@ impl Outcome {
     /// Whether a run stands behind it.
     pub fn ran(&self) -> bool {
         !matches!(self, Outcome::NotModelled(_) | Outcome::NotApplicable(_))
-    }
-}
-
-/// A duration as a reader says it: "12 ms", "25.3 s", "4 min", "2 h 11 min".
-pub fn seconds(ms: u64) -> String {
-    if ms < 1_000 {
-        format!("{ms} ms")
-    } else if ms >= 3_600_000 {
-        format!("{} h {} min", ms / 3_600_000, ms % 3_600_000 / 60_000)
-    } else if ms >= 120_000 {
-        format!("{} min", ms / 60_000)
-    } else {
-        format!("{}.{} s", ms / 1_000, ms % 1_000 / 100)
     }
 }
 
@@ -1082,8 +1070,7 @@ fn judge(column: &str, sim: &Sim) -> (Outcome, String) {
             rejected = rejected.or(Some(w));
         }
     }
-    let token =
-        |t: Option<crate::sim::Token>| t.map_or("no token".into(), |t| format!("token {t}"));
+    let token = crate::words::token::<crate::sim::Token>;
     if let Some(w) = accepted {
         return (
             Outcome::Corrupted,
@@ -1128,7 +1115,7 @@ fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
         } else {
             format!(
                 " ({} of the run, which scales the system's times)",
-                seconds(run_ms)
+                duration(run_ms)
             )
         };
         return (
@@ -1136,7 +1123,7 @@ fn lost_or_kept(column: &str, sim: &Sim) -> (Outcome, String) {
             format!(
                 "From {} A still believed it held the lock while another client held it, for {} in the system's own time{scaled}; no write of A's fell in that time.",
                 o.from,
-                seconds(ms)
+                duration(ms)
             ),
         );
     }
@@ -1227,7 +1214,7 @@ fn waited(column: &str, sim: &Sim) -> (Outcome, String) {
             let ms = crashed.until(at);
             (
                 Outcome::Waited { ms },
-                format!("B got the lock {} after {died}.{noticed}", seconds(ms)),
+                format!("B got the lock {} after {died}.{noticed}", duration(ms)),
             )
         }
         None => {
@@ -1236,7 +1223,7 @@ fn waited(column: &str, sim: &Sim) -> (Outcome, String) {
                 Outcome::StillWaiting { ms },
                 format!(
                     "B still waited {} after {died}, when the run stopped.{noticed}",
-                    seconds(ms)
+                    duration(ms)
                 ),
             )
         }

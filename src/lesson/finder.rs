@@ -35,6 +35,8 @@ use crate::sim::{
     Scenario, ScenarioError, ServiceDetail, ServiceEvent, Sim, SingleRedisMsg, CHUBBY_LEASE_MS,
     CLOCK_JUMP_MS_MAX, PAUSE_MS_MAX, SCRIPT_TIME_MS_MAX, SESSION_TTL_MULTIPLIER, SLOW_MS_MAX,
 };
+/// Kept here too for `bin/find.rs`, which names it by this path.
+pub use crate::words::thousands;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -384,19 +386,6 @@ impl fmt::Display for Outcome {
             ),
         }
     }
-}
-
-/// 1234567 as "1,234,567".
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// How long a lock stays with a holder that has gone silent (paused, cut

@@ -248,7 +248,7 @@ impl Properties {
                 };
                 format!(
                     "{client}'s write ({}), accepted though {since}",
-                    token_words(token)
+                    crate::words::token(token)
                 )
             });
         }
@@ -267,7 +267,7 @@ impl Properties {
                 };
                 format!(
                     "{client}'s write ({}), which reached the resource after {lease} ({verdict})",
-                    token_words(token)
+                    crate::words::token(token)
                 )
             });
         }
@@ -317,12 +317,5 @@ impl Properties {
                 by: by(),
             });
         }
-    }
-}
-
-fn token_words(token: Option<Token>) -> String {
-    match token {
-        Some(t) => format!("token {t}"),
-        None => "no token".to_string(),
     }
 }

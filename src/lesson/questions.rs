@@ -62,8 +62,7 @@ pub fn ask(before: &[Record], event: &Event, setting: (Backend, Fencing)) -> Opt
 fn carries(token: Option<Token>, backend: Backend) -> String {
     match token {
         Some(t) if backend == Backend::Postgres => format!("it read version {}", t.0),
-        Some(t) => format!("token {t}"),
-        None => "no token".into(),
+        t => crate::words::token(t),
     }
 }
 

@@ -9,6 +9,8 @@
 //! leaders L1 and L2, three replicas, a 10 s lease, and L1 frozen for 6 s.
 //! Integer milliseconds of true time throughout.
 
+use crate::words::signed_seconds_3;
+
 /// How L1 reads the time. The replicas and L2 always use TrueTime.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum L1Clock {
@@ -98,13 +100,6 @@ fn slow_clock(t_ms: i64) -> i64 {
     t_ms * 4 / 5
 }
 
-/// Milliseconds as seconds with three decimals ("9.996 s"), from integers.
-pub fn secs(ms: i64) -> String {
-    let sign = if ms < 0 { "-" } else { "" };
-    let ms = ms.unsigned_abs();
-    format!("{sign}{}.{:03} s", ms / 1000, ms % 1000)
-}
-
 /// Runs the story with L1's clock as chosen.
 pub fn story(clock: L1Clock) -> Story {
     let tt = clock == L1Clock::TrueTime;
@@ -178,16 +173,16 @@ fn l1_elected(events: &mut Vec<Event>, tt: bool) -> L1Lease {
         format!(
             "The data holds x = 1. L1 notes v = {}{}{own} and asks the three replicas for votes.",
             if tt { "TT.now().earliest = " } else { "" },
-            secs(v1)
+            signed_seconds_3(v1)
         ),
     );
-    say(events, voted, format!("Each replica votes for L1 until TT.now().latest + 10 s = {}, and for no one else before TT.after({}).", secs(vote_end), secs(vote_end)));
+    say(events, voted, format!("Each replica votes for L1 until TT.now().latest + 10 s = {}, and for no one else before TT.after({}).", signed_seconds_3(vote_end), signed_seconds_3(vote_end)));
     say(
         events,
         from_ms,
         format!(
             "L1 has a quorum: it leads, and its lease ends at v + 10 s = {}{own}.",
-            secs(end)
+            signed_seconds_3(end)
         ),
     );
     L1Lease {
@@ -215,11 +210,11 @@ fn l1_freezes(events: &mut Vec<Event>, tt: bool, l1: &L1Lease) {
         L2_ASKS_MS,
         format!(
             "L2 asks for votes. Each replica refuses: it promised L1 until TT.after({}).",
-            secs(l1.vote_end)
+            signed_seconds_3(l1.vote_end)
         ),
     );
     if tt {
-        say(events, l1.reckoned.to_ms, format!("TT.now().latest reaches {}: L1's lease is over by its own reckoning. Frozen, it will learn so when it wakes.", secs(l1.end)));
+        say(events, l1.reckoned.to_ms, format!("TT.now().latest reaches {}: L1's lease is over by its own reckoning. Frozen, it will learn so when it wakes.", signed_seconds_3(l1.end)));
     }
 }
 
@@ -235,7 +230,7 @@ fn l2_elected(events: &mut Vec<Event>, l1: &L1Lease) -> Interval {
         freed,
         format!(
             "TT.after({}) holds: every promise to L1 has lapsed, and the replicas vote for L2.",
-            secs(l1.vote_end)
+            signed_seconds_3(l1.vote_end)
         ),
     );
     say(
@@ -243,8 +238,8 @@ fn l2_elected(events: &mut Vec<Event>, l1: &L1Lease) -> Interval {
         l2_from,
         format!(
             "L2 has a quorum: it leads, v = {}, its lease ends at {}.",
-            secs(v2),
-            secs(l2_end)
+            signed_seconds_3(v2),
+            signed_seconds_3(l2_end)
         ),
     );
     Interval {
@@ -263,7 +258,7 @@ fn l2_writes(events: &mut Vec<Event>) -> i64 {
         L2_WRITES_MS,
         format!(
             "L2 writes x=2, stamped s = TT.now().latest = {}; a quorum of replicas accepts it.",
-            secs(s)
+            signed_seconds_3(s)
         ),
     );
     say(
@@ -271,7 +266,7 @@ fn l2_writes(events: &mut Vec<Event>) -> i64 {
         acked,
         format!(
             "TT.after({}) holds: after a commit wait of {} ms (about 2ε), L2 acknowledges x=2.",
-            secs(s),
+            signed_seconds_3(s),
             acked - L2_WRITES_MS
         ),
     );
@@ -289,8 +284,8 @@ fn l1_resumes(events: &mut Vec<Event>, tt: bool, l1: &L1Lease, l2: &Interval) {
             l1.reckoned.to_ms,
             format!(
                 "L1's clock reads {}: only now does it step down, {} after L2 took over.",
-                secs(l1.end),
-                secs(l1.reckoned.to_ms - l2.from_ms)
+                signed_seconds_3(l1.end),
+                signed_seconds_3(l1.reckoned.to_ms - l2.from_ms)
             ),
         );
     }
@@ -308,18 +303,25 @@ fn wake_up(
     let (earliest, latest) = tt_now(wake);
     let (reading, believes) = if tt {
         (
-            format!("TT.now() = [{}, {}]", secs(earliest), secs(latest)),
+            format!(
+                "TT.now() = [{}, {}]",
+                signed_seconds_3(earliest),
+                signed_seconds_3(latest)
+            ),
             latest < l1_end,
         )
     } else {
         let now = slow_clock(wake);
-        (format!("its clock reads {}", secs(now)), now < l1_end)
+        (
+            format!("its clock reads {}", signed_seconds_3(now)),
+            now < l1_end,
+        )
     };
     let stale = believes && wake >= l2_commit;
     let text = if believes {
-        format!("L1 wakes with a read of x waiting; {reading}, before {}. It believes its lease holds and answers x = 1 from its own copy: a stale read, missing L2's x=2.", secs(l1_end))
+        format!("L1 wakes with a read of x waiting; {reading}, before {}. It believes its lease holds and answers x = 1 from its own copy: a stale read, missing L2's x=2.", signed_seconds_3(l1_end))
     } else {
-        format!("L1 wakes with a read of x waiting; {reading}, so TT.before({}) is false. It knows its lease is over, serves nothing and sends the reader to L2, which answers x = 2.", secs(l1_end))
+        format!("L1 wakes with a read of x waiting; {reading}, so TT.before({}) is false. It knows its lease is over, serves nothing and sends the reader to L2, which answers x = 2.", signed_seconds_3(l1_end))
     };
     events.push(Event {
         at_ms: wake,

@@ -8,7 +8,7 @@
 
 use crate::sim::{
     rvn_text, Backend, ChubbySession, ClientId, Command, Event, Fencing, Millis, Persistence,
-    PgSessionEnd, Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
+    PgSessionEnd, Record, Scenario, ServiceEvent, Sim, Standing, ZkConn,
 };
 
 use super::presets::Preset;
@@ -90,13 +90,6 @@ fn find_moments(specs: &[Spec], history: &[Record], setting: (Backend, Fencing))
     found
 }
 
-fn token_words(token: Option<Token>) -> String {
-    match token {
-        Some(t) => format!("token {t}"),
-        None => "no token".into(),
-    }
-}
-
 fn acquired_by(e: &Event, who: ClientId) -> bool {
     matches!(e, Event::Acquired { client, .. } if *client == who)
 }
@@ -115,7 +108,7 @@ fn landing_words(e: &Event) -> String {
             ..
         } => format!(
             "The resource accepts {client}'s stale write ({}): two holders, one corrupted counter.",
-            token_words(*token)
+            crate::words::token(*token)
         ),
         Event::WriteAccepted {
             client,
@@ -124,11 +117,11 @@ fn landing_words(e: &Event) -> String {
             ..
         } => format!(
             "The resource accepts {client}'s write ({}) although its lease is gone: nobody else has had the lock since, so nothing is corrupted, and fencing accepts it too, its token still being the highest.",
-            token_words(*token)
+            crate::words::token(*token)
         ),
         Event::WriteAccepted { client, token, .. } => format!(
             "The resource accepts {client}'s write ({}): the highest accepted token is now its token.",
-            token_words(*token)
+            crate::words::token(*token)
         ),
         Event::WriteRejected {
             client, reason, ..
@@ -141,7 +134,7 @@ fn acquired_words(e: &Event) -> String {
     match e {
         Event::Acquired { client, token, .. } => format!(
             "{client} holds the lock with {}. Its lease runs on the service's clock, not on {client}'s.",
-            token_words(*token)
+            crate::words::token(*token)
         ),
         other => other.to_string(),
     }
@@ -151,7 +144,7 @@ fn took_over_words(e: &Event) -> String {
     match e {
         Event::Acquired { client, token, .. } => format!(
             "{client} now holds the lock with {}: the service saw the old lease end. Does the old holder know?",
-            token_words(*token)
+            crate::words::token(*token)
         ),
         other => other.to_string(),
     }
@@ -270,7 +263,7 @@ pub(super) const RELEASE_OTHER: &[Spec] = &[
             match e {
             Event::Acquired { token, .. } => format!(
                 "With B's keys gone, C wins a quorum with {} while B still believes it holds the lock.",
-                token_words(*token)
+                crate::words::token(*token)
             ),
             other => other.to_string(),
         }
@@ -352,7 +345,7 @@ pub(super) const NO_FENCE: &[Spec] = &[
         say: |e| match e {
             Event::Acquired { token, .. } => format!(
                 "B holds the lock with {}: unique values, but not monotonic ones.",
-                token_words(*token)
+                crate::words::token(*token)
             ),
             other => other.to_string(),
         },
@@ -419,7 +412,7 @@ pub(super) const ETCD_KEEPALIVE: &[Spec] = &[
         say: |e| match e {
             Event::Acquired { token, .. } => format!(
                 "B's key was next by create_revision, so B holds the lock with {}.",
-                token_words(*token)
+                crate::words::token(*token)
             ),
             other => other.to_string(),
         },
@@ -635,7 +628,7 @@ pub(super) const REDIS_FAILOVER: &[Spec] = &[
             match e {
             Event::Acquired { token, .. } => format!(
                 "B takes the \"same\" lock with {}: the number A already has. A still believes it holds.",
-                token_words(*token)
+                crate::words::token(*token)
             ),
             other => other.to_string(),
         }

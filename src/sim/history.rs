@@ -214,7 +214,7 @@ impl fmt::Display for RejectReason {
                 }
             }
             RejectReason::NotLockHolder { token, current } => {
-                let mine = token.map_or("no token".to_string(), |t| format!("token {t}"));
+                let mine = crate::words::token(*token);
                 match current {
                     Some(held) => write!(
                         f,
@@ -1198,10 +1198,7 @@ impl TokenWords {
 
     /// What the grant gave: "token 3", or "no token".
     pub fn grant(self, token: Option<Token>) -> String {
-        match (self, token) {
-            (TokenWords::Granted, Some(t)) => format!("token {t}"),
-            _ => "no token".to_string(),
-        }
+        crate::words::token(token.filter(|_| self == TokenWords::Granted))
     }
 
     /// The token alone, for a field labelled "token": "3", or "no token".

@@ -568,11 +568,6 @@ fn outcome_of(standing: Standing) -> WriteOutcome {
 
 /// A clock skew as drawn: "+2.0 s", "-500 ms", "0".
 pub fn skew_words(skew_ms: i64) -> String {
-    let sign = if skew_ms < 0 { "-" } else { "+" };
-    let abs = skew_ms.unsigned_abs();
-    match abs {
-        0 => "skew 0".into(),
-        1..=999 => format!("skew {sign}{abs} ms"),
-        _ => format!("skew {sign}{}.{} s", abs / 1000, (abs % 1000) / 100),
-    }
+    let skew = crate::words::skew(skew_ms);
+    format!("skew {}", skew.as_deref().unwrap_or("0"))
 }

@@ -30,7 +30,7 @@ impl Millis {
 impl fmt::Display for Millis {
     /// Seconds with three decimals, the way the event log prints time.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}.{:03} s", self.0 / 1000, self.0 % 1000)
+        f.write_str(&crate::words::seconds_3(self.0))
     }
 }
 

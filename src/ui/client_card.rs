@@ -2,12 +2,13 @@
 //! left against what the service says, and the buttons that drive it.
 
 use super::browser::{checked_of, value_of};
-use super::state::{seconds_1, Action, PAUSE_CHOICES_S};
+use super::state::{Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{
     Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
     PartitionScope, ServiceDetail, Standing, TokenWords, Validity, WriteJudged, ZkClient,
 };
+use crate::words::{clock_offset, seconds_1, signed_seconds_1};
 
 use yew::prelude::*;
 
@@ -351,7 +352,7 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
             seconds_1(v.ttl_ms),
             seconds_1(v.elapsed_ms),
             v.drift_ms,
-            signed_seconds(v.left_ms)
+            signed_seconds_1(v.left_ms)
         ));
     }
 }
@@ -359,7 +360,7 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
 /// The client's own clock, network, queue, last write and renewal.
 fn machine_notes(view: &ClientView, notes: &mut Vec<String>) {
     if view.clock_offset_ms != 0 || view.clock_rate_pct != 0 {
-        notes.push(clock_words(view.clock_offset_ms, view.clock_rate_pct));
+        notes.push(clock_offset(view.clock_offset_ms, view.clock_rate_pct));
     }
     if view.losing {
         notes.push("losing every message it sends or should receive".into());
@@ -449,27 +450,6 @@ fn chubby_words(session: ChubbySession, now: Millis) -> String {
             "Chubby session: expired (the lock went with it)".into()
         }
     }
-}
-
-/// "-0.3 s" for a budget that has run out.
-fn signed_seconds(ms: i64) -> String {
-    let sign = if ms < 0 { "-" } else { "" };
-    format!("{sign}{}", seconds_1(ms.unsigned_abs()))
-}
-
-/// How the client's own clock differs from true time.
-fn clock_words(offset_ms: i64, rate_pct: i32) -> String {
-    let ahead = if offset_ms >= 0 { "ahead" } else { "behind" };
-    let mut words = format!("its clock: {} {ahead}", seconds_1(offset_ms.unsigned_abs()));
-    match rate_pct {
-        0 => {}
-        r if r > 0 => words.push_str(&format!(", running {r}% fast")),
-        r => words.push_str(&format!(
-            ", running {}% slow: it judges its lease by it",
-            -r
-        )),
-    }
-    words
 }
 
 /// One bar: how much lease is left, drawn against the TTL.

@@ -2,12 +2,13 @@
 //! Start/Pause, Step and Reset.
 
 use super::browser::{checked_of, take_value, value_of};
-use super::state::{seconds_1, speed_words, Action, AppState, Notice};
+use super::state::{speed_words, Action, AppState, Notice};
 use crate::sim::latency::{latency_words, preset_of, LATENCY_PRESETS};
 use crate::sim::Config;
 use crate::sim::Sim;
 use crate::sim::{Backend, Fencing};
 use crate::sim::{TTL_MS_MAX, TTL_MS_MIN};
+use crate::words::seconds_1;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -2,12 +2,13 @@
 //! banner that says when a stale write got through or was stopped; and its
 //! one-line summary for the stage under the client cards.
 
-use super::state::{seconds_1, Action};
+use super::state::Action;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
 use crate::sim::{
     Backend, Config, FenceMode, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token,
 };
+use crate::words::{seconds_1, token};
 
 use yew::prelude::*;
 
@@ -92,10 +93,6 @@ impl ResourcePanelProps {
     }
 }
 
-fn token_words(token: Option<Token>) -> String {
-    token.map_or("no token".into(), |t| format!("token {t}"))
-}
-
 fn holder_words(stale: &StaleWrite) -> String {
     match stale.holder {
         Some(h) => format!("while the service said {h} held the lock"),
@@ -123,7 +120,7 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
                     "At t={} {} wrote with {} {}, and the counter took it. {}{more}",
                     seconds_1(stale.at.ms()),
                     stale.client,
-                    token_words(stale.token),
+                    token(stale.token),
                     holder_words(&stale),
                     match (props.fencing.is_on(), props.rule) {
                         (true, FenceRule::Version) => "Fencing is on, but the row was still at the version it had read, so its UPDATE matched.",
@@ -181,7 +178,7 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
                     "At t={} {} wrote with {} {}. {why}",
                     seconds_1(stale.at.ms()),
                     stale.client,
-                    token_words(stale.token),
+                    token(stale.token),
                     holder_words(&stale),
                 ) }
             </p>
@@ -202,7 +199,7 @@ fn without_lease_note(props: &ResourcePanelProps) -> Html {
                 "Write without a lease: at t={} {} wrote with {} after its lease ran out, but nobody else had been granted the lock since, so nothing was corrupted{}. ({} so far.)",
                 seconds_1(w.at.ms()),
                 w.client,
-                token_words(w.token),
+                token(w.token),
                 if props.fencing.is_on() { ", and fencing rightly let it through: its token is still the highest" } else { "" },
                 props.writes_without_lease
             ) }

@@ -8,12 +8,13 @@
 
 use super::browser;
 use super::embed::{self, StoryAddress};
-use super::state::{seconds_1, Action, AppState, Notice};
+use super::state::{Action, AppState, Notice};
 use super::worker::{job_body, use_work};
 use crate::sim::Millis;
 use crate::sim::Sim;
 use crate::wire::export::Format;
 use crate::wire::link::{self, ReadRunError, RunLink};
+use crate::words::seconds_1;
 use crate::work::Job;
 use std::rc::Rc;
 use yew::prelude::*;

@@ -3,8 +3,8 @@
 //! line, the same for all eight systems, read off what the service itself
 //! says (`Sim::holder`), not what any client believes.
 
-use super::state::seconds_1;
 use crate::sim::{Backend, ClientId, Sim, Token, TokenWords};
+use crate::words::seconds_1;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]

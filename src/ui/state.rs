@@ -2,11 +2,9 @@
 //! choices a visitor makes, changed only through `Action`.
 
 use crate::lesson::presets::Preset;
-use crate::sim::ConsulOptions;
 use crate::sim::{
-    Backend, ChubbyOptions, ClientId, Command, CommandError, Config, Fencing, Millis, NodeCommand,
-    NodeId, PgOptions, Playback, RedisOptions, Refusals, RunOutcome, Seed, Sim, ZkOptions,
-    LATENCY_SCALE_DEFAULT, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, TTL_MS_DEFAULT, TTL_MS_MAX,
+    Backend, ClientId, Command, CommandError, Config, Fencing, Millis, NodeCommand, NodeId,
+    Playback, Refusals, RunOutcome, Seed, Sim, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, TTL_MS_MAX,
     TTL_MS_MIN,
 };
 
@@ -18,6 +16,9 @@ use super::guide::Shortcut;
 use super::quiz::Quiz;
 use super::views::View;
 use crate::lesson::tour::Moment;
+/// Kept here too for the timeline, which names it by this path.
+pub use crate::words::seconds_1;
+use crate::words::{capitalize, decimal, Extra};
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only
 /// when a frame comes, never how far the simulation moves in it.
@@ -644,22 +645,11 @@ fn with_fence_kept(config: Config) -> Config {
 }
 
 /// The configuration of the scenario to run first; the seed is kept.
+/// It is the core's default configuration, so the two cannot drift apart.
 pub fn first_scenario_config(seed: Seed) -> Config {
     Config {
-        backend: Backend::Etcd,
-        fencing: Fencing::Off,
-        ttl_ms: TTL_MS_DEFAULT,
         seed,
-        latency_scale: LATENCY_SCALE_DEFAULT,
-        network_rtt_ms: 0,
-        renewal: [true; 4],
-        redis: RedisOptions::default(),
-        zk: ZkOptions::default(),
-        chubby: ChubbyOptions::default(),
-        dynamo: crate::sim::DynamoOptions::default(),
-        consul: ConsulOptions::default(),
-        pg: PgOptions::default(),
-        fence: crate::sim::FenceMode::Documented,
+        ..Config::default()
     }
 }
 
@@ -677,34 +667,6 @@ pub fn ttl_words(ttl_ms: u64) -> String {
     }
 }
 
-/// A decimal number as typed ("2.5", " 30 ", "0.125") in thousandths,
-/// rounded half up past the third decimal; `None` for anything else
-/// (signs, exponents, words).
-pub fn parse_thousandths(text: &str) -> Option<u64> {
-    let text = text.trim();
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if (whole.is_empty() && fraction.is_empty()) || !digits(whole) || !digits(fraction) {
-        return None;
-    }
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut thousandths = 0;
-    for (i, b) in fraction
-        .bytes()
-        .chain(std::iter::repeat(b'0'))
-        .take(3)
-        .enumerate()
-    {
-        thousandths += u64::from(b - b'0') * [100, 10, 1][i];
-    }
-    let round_up = u64::from(fraction.as_bytes().get(3).is_some_and(|&b| b >= b'5'));
-    whole.checked_mul(1000)?.checked_add(thousandths + round_up)
-}
-
 /// The same run as `sim`, made by replaying its commands (the core is
 /// deterministic), which keeps a second way of copying a run out of the page.
 fn copy_of(sim: &Sim) -> Sim {
@@ -720,14 +682,6 @@ fn fresh_sim(config: Config) -> Sim {
             Ok(sim) => sim,
             Err(_) => unreachable!("the default configuration is valid"),
         },
-    }
-}
-
-fn capitalize(sentence: &str) -> String {
-    let mut chars = sentence.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
     }
 }
 
@@ -758,7 +712,7 @@ fn shortened(text: &str) -> String {
 /// TTL in seconds, 1 to 60, decimals allowed to the millisecond.
 pub fn parse_ttl_ms(text: &str) -> Result<u64, String> {
     let typed = text.trim();
-    let parsed = parse_thousandths(typed);
+    let parsed = decimal(typed, 3, Extra::Round);
     let what = match parsed {
         _ if typed.is_empty() => "TTL (s) is empty".to_string(),
         Some(_) => format!("A TTL of {} s is out of range", shortened(typed)),
@@ -777,7 +731,7 @@ pub fn parse_ttl_ms(text: &str) -> Result<u64, String> {
 /// Speed as a multiple, 0.25 to 8, rounded to a quarter.
 pub fn parse_speed_quarters(text: &str) -> Result<u32, String> {
     let range = "Speed: choose from 0.25x to 8x.".to_string();
-    let thousandths = parse_thousandths(text.trim().trim_end_matches(['x', 'X']));
+    let thousandths = decimal(text.trim().trim_end_matches(['x', 'X']), 3, Extra::Round);
     // Rounded to the nearest quarter, as the slider steps.
     let quarters = thousandths
         .map(|t| (t.saturating_mul(4).saturating_add(500) / 1000).min(u64::from(u32::MAX)) as u32);
@@ -804,14 +758,4 @@ pub fn speed_words(quarters: u32) -> String {
         2 => format!("{whole}.5x"),
         _ => format!("{whole}.75x"),
     }
-}
-
-/// The virtual clock as the status strip shows it: "t=5.2 s".
-pub fn clock_words(now: Millis) -> String {
-    format!("t={}", seconds_1(now.ms()))
-}
-
-/// Milliseconds as seconds with one decimal: "3.2 s".
-pub fn seconds_1(ms: u64) -> String {
-    format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
 }

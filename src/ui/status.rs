@@ -2,12 +2,12 @@
 //! how many writes the resource rejected, the virtual clock, and the
 //! verdict on the latest stale write, with its reason, where the eye is.
 
-use super::state::clock_words;
 use crate::sim::Sim;
 use crate::sim::{
     ClientId, FenceRule, Fencing, GrantSeen, Millis, RejectReason, StaleWrite, Standing, Token,
     TokenWords,
 };
+use crate::words::clock_at;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,7 +294,7 @@ pub fn status(props: &StatusProps) -> Html {
                 <div class="status__fact status__fact--clock">
                     <dt>{ "clock" }</dt>
                     <dd class="status__value status__clock">
-                        { super::tick(clock_words(props.now)) }
+                        { super::tick(clock_at(props.now.ms())) }
                         <span class="status__run">{ if props.running { " running" } else { " stopped" } }</span>
                     </dd>
                 </div>

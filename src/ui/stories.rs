@@ -10,11 +10,12 @@ use super::guide::preset_groups;
 use super::intro::HINT;
 use super::keys::use_tour_dock;
 use super::quiz::{verdict, Quiz};
-use super::state::{seconds_1, Action, AppState};
+use super::state::{Action, AppState};
 use crate::lesson::presets::{self, Preset};
 use crate::lesson::tour::{Moment, Question};
 use crate::sim::{Backend, Millis};
 use crate::wire::json::{self, Json};
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -14,6 +14,7 @@ use crate::sim::{
     Arrow, Changed, ClientId, Held, Mark, NodeId, Picture, Span, Token, TokenWords, WriteMark,
     WriteOutcome, Zone,
 };
+use crate::words::{skew, tick_seconds};
 use crate::work::escape;
 
 use std::fmt::Write;
@@ -473,14 +474,6 @@ fn tick_step_ms(scale: &Scale) -> u64 {
         .unwrap_or(7_200_000)
 }
 
-fn tick_words(ms: u64) -> String {
-    if ms % 1000 == 0 {
-        format!("{} s", ms / 1000)
-    } else {
-        format!("{}.{} s", ms / 1000, (ms % 1000) / 100)
-    }
-}
-
 /// The time axis and its grid lines down through every lane.
 pub fn axis(svg: &mut Svg, scale: &Scale, bottom: f64) {
     let step = tick_step_ms(scale);
@@ -500,21 +493,10 @@ pub fn axis(svg: &mut Svg, scale: &Scale, bottom: f64) {
         );
         // A label that would run off the right edge is left out.
         if x + 34.0 <= scale.width {
-            svg.text("tl-tick", x + 3.0, 14.0, MUTED, &tick_words(t));
+            svg.text("tl-tick", x + 3.0, 14.0, MUTED, &tick_seconds(t));
         }
     }
     svg.close();
-}
-
-/// A node's clock against true time, short enough for the lane's name.
-fn clock_words(skew_ms: i64) -> String {
-    let sign = if skew_ms < 0 { "-" } else { "+" };
-    let abs = skew_ms.unsigned_abs();
-    match abs {
-        0 => "clock ok".into(),
-        1..=999 => format!("{sign}{abs} ms"),
-        _ => format!("{sign}{}.{} s", abs / 1000, (abs % 1000) / 100),
-    }
 }
 
 /// The lane names down the left edge, on alternating bands.
@@ -538,7 +520,9 @@ pub fn labels(svg: &mut Svg, rows: &[Row], picture: &Picture, backend: &str, nod
             Lane::Resource => "resource".into(),
         };
         let sub = match row.lane {
-            Lane::Node(n) => Some(clock_words(picture.nodes[n.index()].skew_ms())),
+            Lane::Node(n) => {
+                Some(skew(picture.nodes[n.index()].skew_ms()).unwrap_or_else(|| "clock ok".into()))
+            }
             Lane::Nodes if !nodes_open => Some("click to open".into()),
             _ => None,
         };
@@ -795,7 +779,11 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
 }
 
 fn zone_words(zone: &Zone) -> String {
-    let during = format!("{} to {}", tick_words(zone.from_ms), tick_words(zone.to_ms));
+    let during = format!(
+        "{} to {}",
+        tick_seconds(zone.from_ms),
+        tick_seconds(zone.to_ms)
+    );
     match zone.other {
         Some(other) => format!(
             "{during}: Believed holder: {} still believes it holds while the service has given the lock to {other}",
@@ -1260,7 +1248,7 @@ pub fn key_moment(svg: &mut Svg, scale: &Scale, bottom: f64, at_ms: u64) {
     let _ = write!(
         svg.0,
         r#"<g class="tl-key-moment"><title>The tour's key moment, t={}</title>"#,
-        tick_words(at_ms)
+        tick_seconds(at_ms)
     );
     let paint =
         format!(r#"fill="{SAVE}" fill-opacity="0.12" stroke="{SAVE}" stroke-dasharray="3 2""#);

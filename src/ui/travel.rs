@@ -4,9 +4,10 @@
 //! that time); playing on from there runs the recorded commands again at
 //! their times; a new command in the past forks the run and drops the rest.
 
-use super::state::{seconds_1, AppState, Notice, Story};
+use super::state::{AppState, Notice, Story};
 use crate::sim::Millis;
 use crate::sim::{Playback, Refusals, Sim};
+use crate::words::seconds_1;
 use std::cell::RefCell;
 use std::rc::Rc;
 

@@ -518,7 +518,7 @@ fn draw(out: &mut String, listing: &Listing, role: &str, ttl_ms: u64) {
     let text = listing
         .text
         .replace("{ttl_ms}", &ttl_ms.to_string())
-        .replace("{ttl_s}", &seconds(ttl_ms));
+        .replace("{ttl_s}", &crate::words::seconds_in_code(ttl_ms));
     for row in text.lines() {
         let (op, line) = row.split_once('|').unwrap_or(("", row));
         match op {
@@ -574,15 +574,6 @@ fn split_comment(line: &str) -> (&str, &str) {
     match at {
         Some(i) => line.split_at(i),
         None => (line, ""),
-    }
-}
-
-/// A TTL in seconds as code writes it: 5, or 2.5.
-fn seconds(ms: u64) -> String {
-    if ms % 1000 == 0 {
-        (ms / 1000).to_string()
-    } else {
-        format!("{}", ms as f64 / 1000.0)
     }
 }
 

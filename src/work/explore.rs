@@ -14,6 +14,7 @@ use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX
 use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
 use crate::sim::{Backend, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
 use crate::wire::link::{self, RunLink};
+use crate::words::{decimal, decimal_text, is_decimal, Extra};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -278,33 +279,6 @@ fn value<'a>(fields: &'a BTreeMap<String, String>, name: &str, default: &'a str)
     fields.get(name).map_or(default, String::as_str)
 }
 
-/// A non-negative decimal with at most `digits` decimals, times 10^digits:
-/// `decimal("1.25", 3) == Some(1250)`. Integers only, so the same text
-/// gives the same plan on every machine.
-fn decimal(text: &str, digits: u32) -> Option<u64> {
-    let text = text.trim();
-    if !well_formed(text, digits) {
-        return None;
-    }
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let whole: u64 = if whole.is_empty() {
-        0
-    } else {
-        whole.parse().ok()?
-    };
-    let mut fraction_value: u64 = if fraction.is_empty() {
-        0
-    } else {
-        fraction.parse().ok()?
-    };
-    for _ in fraction.len()..digits as usize {
-        fraction_value *= 10;
-    }
-    whole
-        .checked_mul(10u64.pow(digits))?
-        .checked_add(fraction_value)
-}
-
 /// One field read as a decimal scaled by 10^digits and checked against
 /// `lo..=hi` (scaled too), or why not, naming the text as typed.
 fn number(
@@ -325,7 +299,7 @@ fn scaled(text: &str, label: &str, digits: u32, (lo, hi): (u64, u64)) -> Result<
     } else {
         format!("a number with at most {digits} decimals")
     };
-    match decimal(typed, digits) {
+    match decimal(typed, digits, Extra::Refuse) {
         Some(v) if (lo..=hi).contains(&v) => Ok(v),
         Some(_) => Err(format!(
             "{label}: \"{typed}\" is out of range: choose {} to {}.",
@@ -333,7 +307,7 @@ fn scaled(text: &str, label: &str, digits: u32, (lo, hi): (u64, u64)) -> Result<
             decimal_text(hi, digits)
         )),
         // Written as a number, only too large to hold: out of range too.
-        None if well_formed(typed, digits) => Err(format!(
+        None if is_decimal(typed, digits) => Err(format!(
             "{label}: \"{typed}\" is out of range: choose {} to {}.",
             decimal_text(lo, digits),
             decimal_text(hi, digits)
@@ -348,27 +322,6 @@ fn shown(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect()
-}
-
-/// Whether `text` is digits, with at most `digits` decimals after a point.
-fn well_formed(text: &str, digits: u32) -> bool {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    let is_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    !(whole.is_empty() && fraction.is_empty())
-        && is_digits(whole)
-        && is_digits(fraction)
-        && fraction.len() <= digits as usize
-}
-
-/// A scaled decimal as people write it: `decimal_text(1250, 3) == "1.25"`.
-fn decimal_text(v: u64, digits: u32) -> String {
-    let unit = 10u64.pow(digits);
-    let (whole, fraction) = (v / unit, v % unit);
-    if fraction == 0 {
-        return whole.to_string();
-    }
-    let fraction = format!("{fraction:0width$}", width = digits as usize);
-    format!("{whole}.{}", fraction.trim_end_matches('0'))
 }
 
 /// A comma-separated list of decimals, each scaled by 10^digits and
@@ -1066,19 +1019,6 @@ fn input(h: &mut String, f: &BTreeMap<String, String>, field: &Field, mode: &str
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn decimals_are_read_without_floats() {
-        assert_eq!(decimal("1.25", 3), Some(1_250));
-        assert_eq!(decimal(" 30 ", 3), Some(30_000));
-        assert_eq!(decimal(".5", 3), Some(500));
-        assert_eq!(decimal("2", 0), Some(2));
-        assert_eq!(decimal("1.2345", 3), None);
-        assert_eq!(decimal("-1", 3), None);
-        assert_eq!(decimal("", 3), None);
-        assert_eq!(decimal("1e3", 3), None);
-        assert_eq!(decimal("99999999999999999999", 0), None);
-    }
 
     #[test]
     fn the_address_carries_the_fields_as_they_are_or_as_older_links_encoded_them() {

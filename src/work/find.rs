@@ -10,12 +10,13 @@
 
 use super::{escape, PART_BREAK};
 use crate::lesson::finder::{
-    request_pauses_ms, thousands, Finder, MoveKind, Outcome, Progress, Request, Trace,
-    DEPTH_DEFAULT, DEPTH_LIMIT, LEFT_OUT, STATES_DEFAULT, STATES_LIMIT,
+    request_pauses_ms, Finder, MoveKind, Outcome, Progress, Request, Trace, DEPTH_DEFAULT,
+    DEPTH_LIMIT, LEFT_OUT, STATES_DEFAULT, STATES_LIMIT,
 };
 use crate::lesson::properties::Property;
 use crate::sim::{Config, PAUSE_MS_MAX};
 use crate::wire::link::{self, RunLink};
+use crate::words::{capitalize, elapsed, thousands};
 use std::fmt::Write;
 
 /// States generated between two looks at the clock: a few milliseconds of
@@ -528,7 +529,7 @@ fn outcome_html(
         Some(rate) => format!(
             "Searched {} distinct states in {} ({rate}).",
             thousands(p.distinct),
-            duration_words(secs)
+            elapsed(secs)
         ),
         None => format!("Searched {} distinct states.", thousands(p.distinct)),
     };
@@ -550,15 +551,6 @@ fn outcome_html(
     }
     h.push_str("</div>");
     h
-}
-
-/// "7.57 s", or "36 ms" under a second.
-fn duration_words(secs: f64) -> String {
-    if secs < 1.0 {
-        format!("{:.0} ms", secs * 1000.0)
-    } else {
-        format!("{secs:.2} s")
-    }
 }
 
 fn bound_depth(outcome: &Outcome) -> u32 {
@@ -607,7 +599,7 @@ fn found_html(h: &mut String, request: &Request, query: &str, trace: &Trace) {
     let _ = write!(
         h,
         r#"<p class="finder__verdict finder__verdict--found"><span aria-hidden="true">✕ </span><strong>{}. {}:</strong> &#8220;{}&#8221; {}.</p>"#,
-        escape(&capitalized(failure_words(request.property))),
+        escape(&capitalize(failure_words(request.property))),
         escape(&headline),
         escape(property),
         escape(&trace.violation.to_string())
@@ -676,14 +668,6 @@ fn client_bug_html(h: &mut String, query: &str, words: &str) {
         }
     }
     h.push_str(r#"<input type="hidden" name="early_release" value="0"><button type="submit" class="button">Search again without such runs</button></form></div>"#);
-}
-
-fn capitalized(sentence: &str) -> String {
-    let mut chars = sentence.chars();
-    match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
-        None => String::new(),
-    }
 }
 
 #[cfg(test)]

@@ -523,8 +523,8 @@ fn export_html(title: &str, name: &str, mime: &str, text: &str, label: &str) -> 
     format!(
         r#"<div class="export"><p class="export__said">{}: {} bytes, {} lines.</p><p class="export__actions"><a class="button" download="{name}" href="{}">Download {name}</a> <button type="button" class="button" data-copy>Copy</button> <span class="export__copied" role="status"></span></p><textarea class="export__text" readonly rows="8" aria-label="{}">{}</textarea></div>"#,
         escape(title),
-        crate::lesson::finder::thousands(text.len() as u64),
-        crate::lesson::finder::thousands(text.lines().count() as u64),
+        crate::words::thousands(text.len() as u64),
+        crate::words::thousands(text.lines().count() as u64),
         explore_draw::data_url(mime, text),
         escape(label),
         escape(text)

@@ -4,7 +4,8 @@
 //! no script), so switching needs no round trip to the worker.
 
 use super::escape;
-use crate::lesson::spanner::{secs, story, Interval, L1Clock, Story, EPSILON_MS};
+use crate::lesson::spanner::{story, Interval, L1Clock, Story, EPSILON_MS};
+use crate::words::signed_seconds_3;
 use std::fmt::Write;
 
 /// The section's body below its lead: the switch and both tellings.
@@ -47,7 +48,7 @@ pub(super) fn body() -> String {
             let _ = write!(
                 h,
                 r#"<li{alarm}><span class="spanner__at">{}</span> {}</li>"#,
-                secs(e.at_ms),
+                signed_seconds_3(e.at_ms),
                 escape(&e.text)
             );
         }
@@ -71,14 +72,14 @@ fn outcome(s: &Story) -> String {
     match s.stale_read_ms {
         Some(at) => format!(
             "⚠ Stale read at {}: two leaders from {} to {}.",
-            secs(at),
-            secs(s.l2.from_ms),
-            secs(s.l1_reckoned.to_ms)
+            signed_seconds_3(at),
+            signed_seconds_3(s.l2.from_ms),
+            signed_seconds_3(s.l1_reckoned.to_ms)
         ),
         None => format!(
             "✓ No stale read, no stale write: L1 stops at {}, L2 leads from {}.",
-            secs(s.l1_reckoned.to_ms),
-            secs(s.l2.from_ms)
+            signed_seconds_3(s.l1_reckoned.to_ms),
+            signed_seconds_3(s.l2.from_ms)
         ),
     }
 }
@@ -114,8 +115,8 @@ fn picture(h: &mut String, s: &Story, id: &str) {
     let wake = s.pause.to_ms;
     let desc = format!(
         "L1's lease as the replicas hold it: {} to {}. As L1 reckons it: {} to {}. L1 frozen {} to {}. L2 leads from {} (its lease runs past the axis to {}) and commits x=2 at {}. {}",
-        secs(s.l1_real.from_ms), secs(s.l1_real.to_ms), secs(s.l1_reckoned.from_ms), secs(s.l1_reckoned.to_ms),
-        secs(s.pause.from_ms), secs(wake), secs(s.l2.from_ms), secs(s.l2.to_ms), secs(s.l2_commit_ms), outcome(s)
+        signed_seconds_3(s.l1_real.from_ms), signed_seconds_3(s.l1_real.to_ms), signed_seconds_3(s.l1_reckoned.from_ms), signed_seconds_3(s.l1_reckoned.to_ms),
+        signed_seconds_3(s.pause.from_ms), signed_seconds_3(wake), signed_seconds_3(s.l2.from_ms), signed_seconds_3(s.l2.to_ms), signed_seconds_3(s.l2_commit_ms), outcome(s)
     );
     let overlap = s.stale_read_ms.map(|_| Interval {
         from_ms: s.l2.from_ms,
@@ -124,7 +125,10 @@ fn picture(h: &mut String, s: &Story, id: &str) {
     let (woke, caption) = match overlap {
         Some(o) => (
             "⚠ stale read",
-            format!("⚠ two leaders for {}", secs(o.to_ms - o.from_ms)),
+            format!(
+                "⚠ two leaders for {}",
+                signed_seconds_3(o.to_ms - o.from_ms)
+            ),
         ),
         None => (
             "✗ refuses",

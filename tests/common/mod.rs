@@ -3,7 +3,8 @@
 //! to a time, a run's story in words (without the messages on the wire),
 //! the grants one client got, the comparison's partitioned-holder script,
 //! PostgreSQL's session ends, every story as a run, and the stories panel
-//! rendered as the page draws it.
+//! rendered as the page draws it; the scenario to run first, as a script
+//! and as a visitor clicks it.
 
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
@@ -11,9 +12,10 @@
 use distlock::lesson::compare;
 use distlock::lesson::presets::{Preset, PRESETS};
 use distlock::sim::{
-    Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
-    ServiceEvent, Sim, Token,
+    Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
+    Seed, ServiceEvent, Sim, Token,
 };
+use distlock::ui::state::first_scenario_config;
 
 /// The seeds a test that loops over seeds runs: `defaults`, or only the
 /// one in `DISTLOCK_SEED` when it is set. Such a test names the seed of a
@@ -64,6 +66,41 @@ pub fn grants(sim: &Sim, who: char) -> Vec<(Millis, Option<Token>)> {
             _ => None,
         })
         .collect()
+}
+
+/// The scenario to run first, as a script on `config`: A takes the lock,
+/// pauses 8 s at 1 s with a write clicked during the pause (sent as it
+/// wakes), and B asks at 6 s and writes at 7 s.
+pub fn first_scenario(config: Config) -> Scenario {
+    Scenario::new(config)
+        .client(0, 'A', Command::Acquire)
+        .client(1_000, 'A', Command::GcPause { pause_ms: 8_000 })
+        .client(1_000, 'A', Command::Write)
+        .client(6_000, 'B', Command::Acquire)
+        .client(7_000, 'B', Command::Write)
+}
+
+/// The scenario to run first on the page's first configuration with
+/// `backend` and `fencing`, clicked as a visitor would (each command at its
+/// time, the clock run between them) up to `until_ms`. A refused click
+/// fails the test.
+pub fn first_scenario_clicked(backend: Backend, fencing: Fencing, seed: u64, until_ms: u64) -> Sim {
+    let config = Config {
+        backend,
+        fencing,
+        ..first_scenario_config(Seed(seed))
+    };
+    let script = first_scenario(config.clone());
+    let mut sim = Sim::new(config).expect("the first scenario's config is valid");
+    for timed in &script.actions {
+        sim.run_until(timed.at);
+        if let Action::Client { client, command } = timed.action {
+            sim.command(client, command)
+                .unwrap_or_else(|e| panic!("{client} {command} refused: {e}"));
+        }
+    }
+    sim.run_until(Millis(until_ms));
+    sim
 }
 
 /// The comparison's partitioned-holder script (`lesson::compare::scenario`)

@@ -6,7 +6,8 @@ use crate::sim::{
     chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySessionView, Config, Millis, NodeCommand,
     NodeId, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
 };
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::Action;
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 

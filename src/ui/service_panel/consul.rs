@@ -7,7 +7,7 @@ use crate::sim::{
     lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
     ConsulSessionView, ConsulToken, KeyCleanup, Millis, CONSUL_SESSION_TTL_MS,
 };
-use crate::ui::state::seconds_1;
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 

@@ -6,7 +6,7 @@ use crate::sim::{
     rvn_text, Config, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoOptions,
     DynamoWatchView, Millis, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
 };
-use crate::ui::state::seconds_1;
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 

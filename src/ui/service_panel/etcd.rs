@@ -2,7 +2,7 @@
 
 use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{EtcdDetail, LeaseView, Millis};
-use crate::ui::state::seconds_1;
+use crate::words::seconds_1;
 use yew::prelude::*;
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {

@@ -10,11 +10,12 @@ mod redis;
 mod redlock;
 mod zookeeper;
 
-use super::state::{seconds_1, Action};
+use super::state::Action;
 use crate::sim::{
     Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView, RedlockDetail,
     ServiceDetail, Sim,
 };
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -137,9 +138,7 @@ fn sources_line(backend: crate::sim::Backend) -> Html {
 fn holder_line(props: &ServicePanelProps) -> Html {
     let text = match props.holder {
         Some(h) => {
-            let token = h
-                .token
-                .map_or("no token".to_string(), |t| format!("token {t}"));
+            let token = crate::words::token(h.token);
             let until = h.until.map_or(String::new(), |u| {
                 format!(", {} left", seconds_1(props.now.until(u)))
             });

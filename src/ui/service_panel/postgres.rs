@@ -7,7 +7,8 @@ use crate::sim::{
     Config, Millis, NodeCommand, NodeId, PgBackendView, PgDetail, PgLockRow, PgOptions, PgState,
     PG_LOCK_KEY,
 };
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::Action;
+use crate::words::{hours_minutes_seconds, seconds_1};
 use yew::prelude::*;
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
@@ -125,28 +126,11 @@ fn pg_options(props: &ServicePanelProps, pg: PgOptions) -> Html {
                     } else {
                         String::new()
                     },
-                    duration_words(pg.dead_after_ms())
+                    hours_minutes_seconds(pg.dead_after_ms())
                 ) }
             </p>
         </fieldset>
     }
-}
-
-/// "25 s", "2 h 11 min 15 s".
-fn duration_words(ms: u64) -> String {
-    let s = ms / 1_000;
-    let (h, m, s) = (s / 3_600, s / 60 % 60, s % 60);
-    let mut parts = Vec::new();
-    if h > 0 {
-        parts.push(format!("{h} h"));
-    }
-    if m > 0 {
-        parts.push(format!("{m} min"));
-    }
-    if s > 0 || parts.is_empty() {
-        parts.push(format!("{s} s"));
-    }
-    parts.join(" ")
 }
 
 fn failover(props: &ServicePanelProps) -> Html {

@@ -4,7 +4,7 @@
 use super::redlock::{nodes_table, redis_options};
 use super::ServicePanelProps;
 use crate::sim::RedisDetail;
-use crate::ui::state::seconds_1;
+use crate::words::seconds_1;
 use yew::prelude::*;
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {

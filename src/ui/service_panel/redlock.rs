@@ -7,7 +7,8 @@ use crate::sim::{
     RedlockDetail, ReleaseMode, ReplicaWait, RestartPolicy,
 };
 use crate::ui::browser::checked_of;
-use crate::ui::state::{seconds_1, Action};
+use crate::ui::state::Action;
+use crate::words::{plus_minus_seconds_1, seconds_1};
 use yew::prelude::*;
 
 /// The random lock value, cut to its first 6 hex digits: enough to tell
@@ -18,11 +19,6 @@ fn short_value(value: u64) -> String {
         Some(head) if hex.len() > 6 => format!("{head}…"),
         _ => hex,
     }
-}
-
-fn signed_seconds(ms: i64) -> String {
-    let sign = if ms < 0 { "−" } else { "+" };
-    format!("{sign}{}", seconds_1(ms.unsigned_abs()))
 }
 
 /// One Redis server's row; `role` names it where roles differ (single
@@ -44,7 +40,7 @@ fn node_row(props: &ServicePanelProps, node: &RedisNodeView, role: Option<&str>)
             <th scope="row">{ n.number() }</th>
             <td class="nodes__up"><span aria-hidden="true">{ up_mark }</span>{ " " }{ up_word }{ down_note }{ role_note }</td>
             { key_cells(node) }
-            <td>{ signed_seconds(node.clock_offset_ms) }</td>
+            <td>{ plus_minus_seconds_1(node.clock_offset_ms) }</td>
             <td>{ node.fence }</td>
             <td class="nodes__faults">
                 <div class="nodes__actions">

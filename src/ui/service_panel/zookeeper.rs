@@ -4,7 +4,7 @@ use super::{Cell, Line, ServicePanelProps};
 use crate::sim::{
     negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
 };
-use crate::ui::state::seconds_1;
+use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
 

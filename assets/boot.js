@@ -44,6 +44,15 @@ keep("input", (el) => {
 });
 keep("focusin", (el) => { focused = keyOf(el); });
 
+// With the first screen drawn, the wasm is asked for once it is painted
+// (the build drops the preload links): the screen is what a visitor waits
+// for. A background tab gets no frames, hence the timer beside them.
+if (first) {
+  await new Promise((done) => {
+    requestAnimationFrame(() => setTimeout(done));
+    setTimeout(done, 250);
+  });
+}
 const { default: init } = await import(names.js);
 await init({ module_or_path: names.wasm });
 

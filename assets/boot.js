@@ -44,13 +44,16 @@ keep("input", (el) => {
 });
 keep("focusin", (el) => { focused = keyOf(el); });
 
-// With the first screen drawn, the wasm is asked for once it is painted
-// (the build drops the preload links): the screen is what a visitor waits
-// for. A background tab gets no frames, hence the timer beside them.
-if (first) {
+// With the first screen drawn, the wasm is asked for once that screen is
+// painted (the build drops the preload links): it is what a visitor waits
+// for, and the wasm would share a slow network with it. A hidden tab paints
+// nothing, and a browser without paint timing waits at most a few seconds.
+if (first && document.visibilityState === "visible") {
   await new Promise((done) => {
-    requestAnimationFrame(() => setTimeout(done));
-    setTimeout(done, 250);
+    new PerformanceObserver((list, seen) => {
+      if (list.getEntriesByName("first-contentful-paint").length) seen.disconnect(), done();
+    }).observe({ type: "paint", buffered: true });
+    setTimeout(done, 3000);
   });
 }
 const { default: init } = await import(names.js);

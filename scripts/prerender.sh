@@ -3,9 +3,9 @@
 # screen into the built index.html (examples/prerender.rs), so the clients,
 # the lock service and the resource are on screen before the wasm arrives.
 # Debug builds (`trunk serve`) skip it: the wasm draws the page as before.
-# It also minifies the boot module (below). Skipped where the example is absent (the budgets' minimal page copies
-# Trunk.toml). The step runs natively, in cargo's dev profile: `cargo test`
-# has built most of it already.
+# It also minifies the boot module (below). The drawing is skipped where the
+# example is absent (the budgets' minimal page copies Trunk.toml). It runs
+# natively, in cargo's dev profile: `cargo test` has built most of it.
 set -euo pipefail
 [ "${TRUNK_PROFILE:-}" = release ] || exit 0
 page="$TRUNK_STAGING_DIR/index.html"

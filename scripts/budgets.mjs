@@ -69,9 +69,13 @@ import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still_page.mjs";
 // page's foot with the project's links (+0.5): 348.0, some fifty bytes
 // under the limit, so the next feature wins its bytes back or says here
 // what it costs.
-// The tours' words fetched with the stories' (about 4 KiB) and prerendering
-// the first screen are where the next kilobytes are won.
-const SIZE_LIMIT_BYTES = 348 * 1024;
+// 354 KiB from the prerendered first screen (issue 32, docs/budgets.md):
+// the markup in index.html (31.1 KB raw, +5.1 KiB gzipped), the boot
+// module's replay of what is pressed before start-up (+0.5) and the wasm's
+// removal of that markup (+0.1): 353.8 KiB, for Lighthouse's mobile LCP
+// from 2.42 s to 0.95 s (median of 5 pairs). The tours' words fetched
+// with the stories' (about 4 KiB) are where the next kilobytes are won.
+const SIZE_LIMIT_BYTES = 354 * 1024;
 const SIZE_AIM_BYTES = 300 * 1024;
 /** Aims for main-thread time per frame: four active clients, and the long run. */
 const FRAME_AIMS = { clients: { median: Infinity, p95: Infinity }, longRun: { median: Infinity, p95: 8 } };

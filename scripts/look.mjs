@@ -7,6 +7,9 @@
 //        [--story TITLE --next N] [--ask] [--answer J] [--code] [--wire]
 //        [--arrow TEXT]
 //
+// --before-start never lets the page's wasm arrive: the first screen as a
+// release build draws it at build time (examples/prerender.rs), to hold
+// beside the started page's (the two should look the same).
 // --next N walks N key moments, skipping any question on the way; --ask
 // then presses Next once more and leaves its question up; --answer J also
 // picks answer J (from 0) and plays to the moment, showing the verdict.
@@ -50,6 +53,7 @@ const { values: args, positionals } = parseArgs({
     code: { type: "boolean", default: false },
     wire: { type: "boolean", default: false },
     arrow: { type: "string" },
+    "before-start": { type: "boolean", default: false },
   },
 });
 
@@ -60,7 +64,10 @@ try {
     viewport: { width: Number(args.width), height: Number(args.height) },
     colorScheme: args.dark ? "dark" : "light",
   });
-  const page = await openPage(context, `${server.url}${args.path}`);
+  if (args["before-start"]) await context.route(/distlock-[0-9a-f]+_bg\.wasm$/, (route) => route.abort());
+  const page = args["before-start"]
+    ? await context.newPage().then(async (p) => (await p.goto(`${server.url}${args.path}`), p))
+    : await openPage(context, `${server.url}${args.path}`);
   if (args.backend) {
     await page.getByRole("radio", { name: args.backend, exact: true }).check();
   }

@@ -87,7 +87,7 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
 /// all at once.
 #[hook]
 fn use_below_first_screen(whole: bool) -> bool {
-    let drawn = use_state(|| whole || !browser::FIRST_SCREEN_FIRST);
+    let drawn = use_state(|| whole || !browser::first_screen_first());
     let later = drawn.clone();
     use_effect_with(*drawn, move |&drawn| {
         // Animation frames come before their paint: the first one paints

@@ -11,7 +11,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { openPage, openView, poll } from "./ui.mjs";
+import { openPage, openView, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 240_000;
 const named = (name) => ({ name, exact: true });
@@ -90,6 +90,7 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
 
   // The exported link opens its run at the settings it ran with.
   await page.goto(link);
+  await started(page);
   await page.getByRole("region", named("Client A")).waitFor();
   assert.equal(await page.getByRole("spinbutton", named("TTL (s)")).inputValue(), "30");
 });

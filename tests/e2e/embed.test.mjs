@@ -13,7 +13,7 @@ import { join } from "node:path";
 
 import { startServer } from "./serve.mjs";
 import { browserSuite } from "./suite.mjs";
-import { axeViolations, openPage, poll } from "./ui.mjs";
+import { axeViolations, openPage, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
@@ -52,6 +52,7 @@ test("the page runs in a sandboxed iframe of another site and tells it its heigh
   const page = await context.newPage();
   await page.goto(host.url);
   const frame = page.frameLocator("#sim");
+  await started(frame);
   await frame.getByRole("region", named("Client A")).waitFor();
   // Inside a frame the page embeds itself: no header, the story's tour.
   assert.equal(await frame.locator(".masthead").count(), 0, "no page header in a frame");

@@ -10,7 +10,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, poll } from "./ui.mjs";
+import { chooseBackend, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 const named = (name) => ({ name, exact: true });
@@ -47,6 +47,7 @@ test("the words come with the first story loaded, never with the page, and each 
   });
   const page = await context.newPage();
   await page.goto(suite.server.url);
+  await started(page);
   await page.getByRole("region", named("Client A")).waitFor();
   assert.deepEqual(fetched, [], "the first screen fetches no story's words");
 
@@ -69,6 +70,7 @@ test("words that cannot be fetched say so in their place, and the story plays on
   await context.route("**/stories.json", (route) => route.fulfill({ status: 404, body: "not found" }));
   const page = await context.newPage();
   await page.goto(suite.server.url);
+  await started(page);
   await page.getByRole("region", named("Client A")).waitFor();
   await loadStory(page, "A GC pause outlives the lease");
   await storyWords(page, /The story's words could not be loaded: the server answered 404/);

@@ -77,9 +77,19 @@ export async function openView(page, name) {
  * that opens a tool's view (`?view=compare`, the explorer's `?explore&...`),
  * for that view's tab.
  */
+/**
+ * Waits until the page has started: a release build shows its first screen,
+ * drawn at build time, in `#distlock-first` until the wasm renders the page
+ * in its place (src/main.rs). `where` is a page or a frame locator.
+ */
+export async function started(where) {
+  await where.locator("#distlock-first").waitFor({ state: "detached", timeout: PATIENCE_MS });
+}
+
 export async function openPage(context, url) {
   const page = await context.newPage();
   await page.goto(url);
+  await started(page);
   const query = new URL(url).search;
   if (/[?&](view=(?!simulator)|explore|find(?=[&=]|$))/.test(query) && !/[?&]embed=1/.test(query)) {
     const current = page.getByRole("navigation", named("Views")).locator('[aria-current="page"]');

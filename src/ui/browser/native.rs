@@ -35,8 +35,22 @@ impl FrameLoop {
     }
 }
 
-/// Without a browser nothing is painted: the page is drawn whole at once.
-pub const FIRST_SCREEN_FIRST: bool = false;
+thread_local! {
+    static FIRST_SCREEN_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Without a browser nothing is painted: the page is drawn whole at once,
+/// unless the build's prerender step asked for the first screen alone
+/// (`draw_first_screen_only`), the markup the wasm's own first render makes.
+pub fn first_screen_first() -> bool {
+    FIRST_SCREEN_ONLY.with(|only| only.get())
+}
+
+/// Makes this thread's renders draw the first screen alone, as the page's
+/// first render in a browser does (examples/prerender.rs).
+pub fn draw_first_screen_only() {
+    FIRST_SCREEN_ONLY.with(|only| only.set(true));
+}
 
 /// No keyboard.
 pub struct KeyListener;

@@ -127,7 +127,9 @@ impl Drop for FrameLoop {
 
 /// The first render draws the first screen alone, and the rest of the page
 /// follows once that screen is painted.
-pub const FIRST_SCREEN_FIRST: bool = true;
+pub fn first_screen_first() -> bool {
+    true
+}
 
 // The keyboard: one listener on the document turns keys into shortcuts.
 

@@ -13,10 +13,9 @@ import { join } from "node:path";
 
 import { startServer } from "./serve.mjs";
 import { browserSuite } from "./suite.mjs";
-import { axeViolations, openPage, poll } from "./ui.mjs";
+import { axeViolations, named, openPage, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 

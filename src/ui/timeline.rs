@@ -6,7 +6,7 @@ use super::state::{seconds_1, Action};
 use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
 use crate::sim::Backend;
 use crate::sim::Picture;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -89,14 +89,19 @@ pub struct TimelineProps {
     pub run_link: Callback<(), String>,
 }
 
-/// The timeline's own view state: zoom and pan (`window`, `None` fits the
-/// whole run), the pointers on the picture and the visitor's toggles. It
-/// changes only through `ViewAction`s, each of which redraws the panel.
+/// The timeline's own view state: zoom and pan, the pointers on the
+/// picture, the visitor's toggles and the mark read under the picture. The
+/// visitor changes it only through `ViewAction`s; an action that changes
+/// nothing keeps the same `Rc`, and yew then skips the redraw.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct View {
-    window: Option<(u64, u64)>,
+    /// The chosen window (`None` fits the whole run). Each frame writes
+    /// back the window it drew, so one the clock has carried along stays
+    /// where it was carried; that is no change of the visitor's, so it is
+    /// a `Cell` and redraws nothing.
+    window: Cell<Option<(u64, u64)>>,
     /// The window last drawn, for zooming around what is on screen.
-    shown: (u64, u64),
+    shown: Cell<(u64, u64)>,
     width: f64,
     /// Pointers down on the picture (two make a pinch).
     pointers: Vec<(i32, f64)>,
@@ -106,14 +111,14 @@ struct View {
     arrows: Option<bool>,
     /// The five Redis node lanes unfolded.
     nodes_open: bool,
+    /// The mark pointed at, and the one focused (see `Tips`).
+    hovered: Option<Tip>,
+    focused: Option<Tip>,
 }
 
 /// What changes the timeline's view.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 enum ViewAction {
-    /// A frame drew this window: a chosen window carried along by the
-    /// clock stays where it was carried.
-    Shown((u64, u64)),
     /// The panel was measured this wide.
     Width(f64),
     /// Zoom by a factor around the playhead at `now`, or around the
@@ -138,6 +143,8 @@ enum ViewAction {
         x: f64,
     },
     Up(i32),
+    Hover(Option<Tip>),
+    Focus(Option<Tip>),
 }
 
 impl Reducible for View {
@@ -146,7 +153,6 @@ impl Reducible for View {
     fn reduce(self: Rc<Self>, action: ViewAction) -> Rc<Self> {
         let mut v = (*self).clone();
         v.act(action);
-        // The same state keeps the same `Rc`: yew then skips the redraw.
         if v == *self {
             self
         } else {
@@ -158,19 +164,13 @@ impl Reducible for View {
 impl View {
     fn act(&mut self, action: ViewAction) {
         match action {
-            ViewAction::Shown(shown) => {
-                self.shown = shown;
-                if self.window.is_some() {
-                    self.window = Some(shown);
-                }
-            }
             // Below this the lanes cannot be told apart; the frame scrolls.
             ViewAction::Width(width) if (self.width - width).abs() >= 1.0 => {
                 self.width = width.max(WIDTH_MIN);
             }
             ViewAction::Width(_) => {}
             ViewAction::Zoom { factor, now } => {
-                let (a, b) = self.shown;
+                let (a, b) = self.shown.get();
                 let around = if (a..=b).contains(&now) {
                     now
                 } else {
@@ -179,7 +179,7 @@ impl View {
                 self.zoom(factor, around);
             }
             ViewAction::Pan(fraction) => self.pan(fraction),
-            ViewAction::Fit => self.window = None,
+            ViewAction::Fit => self.window.set(None),
             ViewAction::Wheel(browser::Wheel::Zoom { delta, x }) => {
                 let around = self.scale().t(x);
                 self.zoom(if delta > 0.0 { 1.25 } else { 0.8 }, around);
@@ -207,11 +207,13 @@ impl View {
                 self.dragging = false;
                 self.pinch = None;
             }
+            ViewAction::Hover(tip) => self.hovered = tip,
+            ViewAction::Focus(tip) => self.focused = tip,
         }
     }
 
     fn zoom(&mut self, factor: f64, around: u64) {
-        let (a, b) = self.shown;
+        let (a, b) = self.shown.get();
         let span = ((b - a) as f64 * factor).max(VIEW_MS_MIN as f64);
         let left = around as f64 - (around as f64 - a as f64) * span / (b - a).max(1) as f64;
         let a = left.max(0.0).round() as u64;
@@ -219,17 +221,17 @@ impl View {
     }
 
     /// A window chosen is the one the next frame draws (unless the clock
-    /// carries it along), so the frame's `Shown` finds nothing to change.
+    /// carries it along), and what the next action zooms or pans.
     fn choose(&mut self, window: (u64, u64)) {
-        self.window = Some(window);
-        self.shown = window;
+        self.window.set(Some(window));
+        self.shown.set(window);
     }
 
     fn pan(&mut self, fraction: f64) {
-        let (a, b) = self.shown;
+        let (a, b) = self.shown.get();
         let shift = ((b - a) as f64 * fraction).round() as i64;
         let a = (a as i64 + shift).max(0) as u64;
-        self.choose((a, a + (b - self.shown.0)));
+        self.choose((a, a + (b - self.shown.get().0)));
     }
 
     /// Two pointers: the window the pinch began on, scaled by how far
@@ -237,10 +239,10 @@ impl View {
     fn pinch(&mut self) {
         let distance = (self.pointers[0].1 - self.pointers[1].1).abs().max(10.0);
         match self.pinch {
-            None => self.pinch = Some((distance, self.shown)),
+            None => self.pinch = Some((distance, self.shown.get())),
             Some((start, (a, b))) => {
                 let middle = (self.pointers[0].1 + self.pointers[1].1) / 2.0;
-                self.shown = (a, b);
+                self.shown.set((a, b));
                 let around = self.scale().t(middle);
                 self.zoom(start / distance, around);
             }
@@ -248,11 +250,22 @@ impl View {
     }
 
     fn scale(&self) -> Scale {
+        let (v0, v1) = self.shown.get();
         Scale {
-            v0: self.shown.0,
-            v1: self.shown.1,
+            v0,
+            v1,
             width: self.width,
         }
+    }
+
+    /// The window to draw now (see `window_of`), recorded as drawn.
+    fn draw_window(&self, props: &TimelineProps, last_ms: u64) -> Scale {
+        let shown = window_of(self, props, last_ms);
+        if self.window.get().is_some() {
+            self.window.set(Some(shown));
+        }
+        self.shown.set(shown);
+        self.scale()
     }
 }
 
@@ -260,7 +273,7 @@ impl View {
 /// keep the playhead in sight while the clock runs.
 fn window_of(view: &View, props: &TimelineProps, last_ms: u64) -> (u64, u64) {
     let end = props.end_ms.max(props.now_ms).max(last_ms);
-    match view.window {
+    match view.window.get() {
         None => (0, fit_right_ms(end.max(FIT_MS_MIN))),
         Some((a, b)) if props.running && props.now_ms > b => {
             let span = b - a;
@@ -286,34 +299,20 @@ pub fn fit_right_ms(span_ms: u64) -> u64 {
 
 #[component]
 pub fn Timeline(props: &TimelineProps) -> Html {
-    let picture = props.picture.picture.borrow();
-    let view = use_reducer(|| {
-        let view = View {
-            width: WIDTH_DEFAULT,
-            ..View::default()
-        };
-        View {
-            shown: window_of(&view, props, picture.last_ms),
-            ..view
-        }
+    let view = use_reducer(|| View {
+        width: WIDTH_DEFAULT,
+        ..View::default()
     });
     // The lanes' markup from the last frame: a cache, not view state.
     let kept = use_mut_ref(KeptLanes::default);
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
-    let hovered = use_state(|| None::<Tip>);
-    let focused = use_state(|| None::<Tip>);
     let (wire, ask) = super::event_log::use_wire(props.run, &props.run_link);
     use_width(holder.clone(), view.dispatcher());
     use_wheel(svg_ref.clone(), view.dispatcher());
 
-    let shown = window_of(&view, props, picture.last_ms);
-    use_shown(shown, view.dispatcher());
-    let scale = Scale {
-        v0: shown.0,
-        v1: shown.1,
-        width: view.width,
-    };
+    let picture = props.picture.picture.borrow();
+    let scale = view.draw_window(props, picture.last_ms);
     let redlock = props.backend == Backend::Redlock;
     let (arrows_choice, nodes_open) = (view.arrows, view.nodes_open);
     let rows = draw::rows(redlock, nodes_open);
@@ -323,11 +322,8 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 
     let seek = seek_callback(props, svg_ref.clone(), &view, scale, rows.clone());
     let on_move = move_callback(props, svg_ref.clone(), &view, scale);
-    let on_up = view
-        .dispatcher()
-        .to_callback()
-        .reform(|e: PointerEvent| ViewAction::Up(e.pointer_id()));
-    let tips = Tips::of(&hovered, &focused, &ask);
+    let on_up = action(&view, |e: PointerEvent| ViewAction::Up(e.pointer_id()));
+    let tips = Tips::of(&view, &ask);
     let on_key = mark_keys(props);
 
     let drawn = drawn(
@@ -341,7 +337,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
-    let tip = hovered.as_ref().or(focused.as_ref());
+    let tip = view.hovered.as_ref().or(view.focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
     let mut lanes = drawn.lanes;
@@ -606,25 +602,28 @@ impl Tip {
 }
 
 impl Tips {
-    fn of(
-        hovered: &UseStateHandle<Option<Tip>>,
-        focused: &UseStateHandle<Option<Tip>>,
-        ask: &Callback<u64>,
-    ) -> Tips {
-        let (a, b, c, d) = (
-            hovered.clone(),
-            focused.clone(),
-            hovered.clone(),
-            focused.clone(),
-        );
+    fn of(view: &UseReducerHandle<View>, ask: &Callback<u64>) -> Tips {
         let (ask_a, ask_b) = (ask.clone(), ask.clone());
         Tips {
-            hover: Callback::from(move |e: MouseEvent| a.set(Tip::of(&e, &ask_a))),
-            focus: Callback::from(move |e: FocusEvent| b.set(Tip::of(&e, &ask_b))),
-            leave: Callback::from(move |_: MouseEvent| c.set(None)),
-            blur: Callback::from(move |_: FocusEvent| d.set(None)),
+            hover: action(view, move |e: MouseEvent| {
+                ViewAction::Hover(Tip::of(&e, &ask_a))
+            }),
+            focus: action(view, move |e: FocusEvent| {
+                ViewAction::Focus(Tip::of(&e, &ask_b))
+            }),
+            leave: action(view, |_: MouseEvent| ViewAction::Hover(None)),
+            blur: action(view, |_: FocusEvent| ViewAction::Focus(None)),
         }
     }
+}
+
+/// A callback that turns its event into an action on the view.
+fn action<E: 'static>(
+    view: &UseReducerHandle<View>,
+    make: impl Fn(E) -> ViewAction + 'static,
+) -> Callback<E> {
+    let view = view.dispatcher();
+    Callback::from(move |e: E| view.dispatch(make(e)))
 }
 
 /// Under the caption, for an arrow: the message as the real client sends
@@ -754,17 +753,10 @@ fn toolbar(
     redlock: bool,
     svg_ref: &NodeRef,
 ) -> Html {
-    let act = |action: ViewAction| {
-        view.dispatcher()
-            .to_callback()
-            .reform(move |_: MouseEvent| action)
-    };
+    let act = |chosen: ViewAction| action(view, move |_: MouseEvent| chosen.clone());
     let now = props.now_ms;
     let zoom = |factor: f64| act(ViewAction::Zoom { factor, now });
-    let on_arrows = view
-        .dispatcher()
-        .to_callback()
-        .reform(|e: Event| ViewAction::Arrows(browser::checked_of(&e)));
+    let on_arrows = action(view, |e: Event| ViewAction::Arrows(browser::checked_of(&e)));
     let on_nodes = act(ViewAction::FoldNodes);
     html! {
         <div class="timeline__tools">
@@ -888,12 +880,4 @@ fn use_wheel(svg_ref: NodeRef, view: UseReducerDispatcher<View>) {
             let _removed = listener;
         }
     });
-}
-
-/// Tells the view which window a frame drew, once it has been drawn: the
-/// wheel and the buttons zoom around it, and a chosen window the clock
-/// has carried along stays where it was carried.
-#[hook]
-fn use_shown(shown: (u64, u64), view: UseReducerDispatcher<View>) {
-    use_effect_with(shown, move |&shown| view.dispatch(ViewAction::Shown(shown)));
 }

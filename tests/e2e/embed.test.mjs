@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { startServer } from "./serve.mjs";
+import { startServer } from "../../scripts/lib/browser.mjs";
 import { browserSuite } from "./suite.mjs";
 import { axeViolations, named, openPage, poll } from "./ui.mjs";
 

@@ -93,7 +93,7 @@ pub struct TimelineProps {
 /// picture, the visitor's toggles and the mark read under the picture. The
 /// visitor changes it only through `ViewAction`s; an action that changes
 /// nothing keeps the same `Rc`, and yew then skips the redraw.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 struct View {
     /// The chosen window (`None` fits the whole run). Each frame writes
     /// back the window it drew, so one the clock has carried along stays
@@ -117,7 +117,7 @@ struct View {
 }
 
 /// What changes the timeline's view.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 enum ViewAction {
     /// The panel was measured this wide.
     Width(f64),
@@ -152,23 +152,25 @@ impl Reducible for View {
 
     fn reduce(self: Rc<Self>, action: ViewAction) -> Rc<Self> {
         let mut v = (*self).clone();
-        v.act(action);
-        if v == *self {
-            self
-        } else {
+        if v.act(action) {
             Rc::new(v)
+        } else {
+            self
         }
     }
 }
 
 impl View {
-    fn act(&mut self, action: ViewAction) {
+    /// Applies `action`; false when it changed nothing (a pointer moving
+    /// that is not down, a width within a pixel), so the panel is not
+    /// drawn again for every mouse move.
+    fn act(&mut self, action: ViewAction) -> bool {
         match action {
             // Below this the lanes cannot be told apart; the frame scrolls.
             ViewAction::Width(width) if (self.width - width).abs() >= 1.0 => {
                 self.width = width.max(WIDTH_MIN);
             }
-            ViewAction::Width(_) => {}
+            ViewAction::Width(_) => return false,
             ViewAction::Zoom { factor, now } => {
                 let (a, b) = self.shown.get();
                 let around = if (a..=b).contains(&now) {
@@ -195,9 +197,10 @@ impl View {
                 self.dragging = self.pointers.len() < 2;
             }
             ViewAction::Move { id, x } => {
-                if let Some(p) = self.pointers.iter_mut().find(|p| p.0 == id) {
-                    p.1 = x;
-                }
+                let Some(p) = self.pointers.iter_mut().find(|p| p.0 == id) else {
+                    return false;
+                };
+                p.1 = x;
                 if self.pointers.len() == 2 {
                     self.pinch();
                 }
@@ -210,6 +213,7 @@ impl View {
             ViewAction::Hover(tip) => self.hovered = tip,
             ViewAction::Focus(tip) => self.focused = tip,
         }
+        true
     }
 
     fn zoom(&mut self, factor: f64, around: u64) {

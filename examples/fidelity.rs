@@ -1,5 +1,5 @@
 //! Runs one scenario through the simulator's core and prints, as JSON, what
-//! `scripts/fidelity.sh` compares with the real servers: the grants and
+//! `scripts/fidelity/fidelity.sh` compares with the real servers: the grants and
 //! their tokens, every write's verdict, the clients' own signals (lost
 //! leases, ZooKeeper connection states) and the stretches in which two
 //! clients believed they held the lock.

@@ -1,5 +1,5 @@
 //! The release build's prerender step (Trunk.toml's last post-build hook,
-//! scripts/prerender.sh): draws the page's first screen, the default page
+//! scripts/build/prerender.sh): draws the page's first screen, the default page
 //! as the wasm's own first render draws it, into the built index.html, so
 //! a visitor sees the four clients, the lock service and the resource
 //! before the wasm has arrived.

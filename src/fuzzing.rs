@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 /// A target: its name (its folder under `fuzz/`) and its body.
 pub type Target = (&'static str, fn(&[u8]));
 
-/// Every target, by the name `scripts/fuzz.sh` and the corpora use.
+/// Every target, by the name `scripts/check/fuzz.sh` and the corpora use.
 pub const TARGETS: &[Target] = &[
     ("decode_link", decode_link),
     ("run_file", run_file),

@@ -1,6 +1,6 @@
 //! Same seed and same timed commands, same history: twice in one process,
 //! and across machines. The fingerprint below is checked natively by
-//! `cargo test` and in wasm32 by `scripts/test.sh` (wasm-bindgen-test in
+//! `cargo test` and in wasm32 by `scripts/check/test.sh` (wasm-bindgen-test in
 //! Node), so the page replays exactly what the tests see. So are two cells
 //! of the hazard explorer, so a Web Worker counts what the command line does.
 

@@ -2,7 +2,7 @@
 //! Every fuzz target's committed seeds (`fuzz/seeds/TARGET/`) and every
 //! input that once crashed one (`fuzz/regressions/TARGET/`), replayed
 //! through the targets' bodies (`distlock::fuzzing`) natively: the long
-//! runs are `scripts/fuzz.sh`'s, on the nightly toolchain; these take
+//! runs are `scripts/check/fuzz.sh`'s, on the nightly toolchain; these take
 //! seconds. `write_fuzz_seeds` (ignored; the script runs it) writes the
 //! seeds from the project's own corpora.
 
@@ -50,7 +50,7 @@ fn every_target_replays_its_seeds_and_regressions() {
 /// The fuzzer's own corpus (`fuzz/corpus/TARGET/`, not committed), when a
 /// long run left one: `cargo test --test fuzz_corpora -- --ignored`.
 #[test]
-#[ignore = "replays what scripts/fuzz.sh found, when it has run here"]
+#[ignore = "replays what scripts/check/fuzz.sh found, when it has run here"]
 fn every_target_replays_its_grown_corpus() {
     for &(name, body) in TARGETS {
         for file in files(&fuzz_dir("corpus", name)) {
@@ -171,7 +171,7 @@ fn requests() -> Vec<String> {
 /// links, every story's link and run file, explorer queries, worker
 /// messages, and for the core a few byte strings of each length class.
 #[test]
-#[ignore = "run by scripts/fuzz.sh, and by hand when the corpora change"]
+#[ignore = "run by scripts/check/fuzz.sh, and by hand when the corpora change"]
 fn write_fuzz_seeds() {
     let root = std::env::var("FUZZ_SEEDS_DIR")
         .map(PathBuf::from)

@@ -291,7 +291,7 @@ fn any_width_and_window_draw_without_failing() {
             draw::axis(&mut svg, &scale, draw::height(&rows));
             draw_lanes(&mut svg, &scale, &rows, &picture, 12_000);
             draw::messages(&mut svg, &scale, &rows, &picture.arrows);
-            assert!(!svg.0.contains("NaN"), "width {width}");
+            assert!(!svg.markup.contains("NaN"), "width {width}");
         }
     }
 }
@@ -316,7 +316,7 @@ fn while_the_clock_runs_the_lanes_keep_their_markup_from_frame_to_frame() {
     let drawn = |part: Part, until: u64| {
         let mut svg = Svg::new(Detail::Plain, part);
         draw_lanes(&mut svg, &scale, &rows, &picture, until);
-        svg.0
+        svg.markup
     };
     let (settled, open) = (drawn(Part::Settled, 10_000), drawn(Part::Open, 10_000));
     assert_eq!(settled, drawn(Part::Settled, 10_400), "ended marks moved");
@@ -415,14 +415,14 @@ fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
                     draw_lanes(&mut svg, &scale, std::slice::from_ref(row), &picture, now);
                     if let Some((_, markup)) = last.as_ref().filter(|(k, _)| *k == key) {
                         assert_eq!(
-                            markup, &svg.0,
+                            markup, &svg.markup,
                             "{backend:?}, {:?} at t={now} ms: the key of the frame before, other markup",
                             row.lane
                         );
                         kept += 1;
                     }
                     lanes += 1;
-                    *last = Some((key, svg.0));
+                    *last = Some((key, svg.markup));
                 }
             }
             assert!(

@@ -54,7 +54,7 @@ class Servers:
                              if "redis" in systems else None)
         # Dropping packets in the kernel (a PostgreSQL client cut off, a
         # client's host dead) needs the harness's own network namespace
-        # (scripts/fidelity.sh makes one when it can).
+        # (scripts/fidelity/fidelity.sh makes one when it can).
         self.firewall = None
         self.netns = netns
         self.etcd = servers.Etcd(tmp, PORTS["etcd"], PORTS["etcd_peer"]) if "etcd" in systems else None
@@ -345,7 +345,7 @@ def main():
     return 1 if differ else 0
 
 
-# The page links to this file (built into its docs/ by scripts/docs.mjs):
+# The page links to this file (built into its docs/ by scripts/build/docs.mjs):
 # every full run writes its results here, to be committed with the code
 # they were checked against.
 RESULTS_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "fidelity.md")
@@ -353,7 +353,7 @@ RESULTS_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..
 
 def write_results_doc(results, systems, versions, scale, took_s):
     lines = ["# The real-server check: latest results", "",
-             "Written by `bash scripts/fidelity.sh` on its last full run (%s UTC), which plays" % time.strftime(
+             "Written by `bash scripts/fidelity/fidelity.sh` on its last full run (%s UTC), which plays" % time.strftime(
                  "%Y-%m-%d %H:%M", time.gmtime()),
              "every story against the real servers and through the simulator's core and compares",
              "them ([real-servers.md](real-servers.md)).", "",

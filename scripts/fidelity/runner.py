@@ -58,7 +58,7 @@ def pause_inside(actions, i):
 def check_playable(scenario, can_jump_clocks):
     """Raises Unsupported, with the reason, for steps that cannot run here.
     `can_jump_clocks`: a Redlock node can run with a wall clock that jumps
-    (scripts/fidelity.sh built wall_clock.c)."""
+    (scripts/fidelity/fidelity.sh built wall_clock.c)."""
     config = scenario["config"]
     for i, action in enumerate(scenario["actions"]):
         command = action["command"]["do"]

@@ -1,7 +1,7 @@
 """The real servers, started on loopback ports with data in a temporary
 directory, never as system services, and stopped on every way out.
 
-Every pid is also appended to `<tmp>/pids`, so that scripts/fidelity.sh can
+Every pid is also appended to `<tmp>/pids`, so that scripts/fidelity/fidelity.sh can
 stop what is left even if this process is killed outright.
 """
 
@@ -74,7 +74,7 @@ class RedisNodes:
     """Five independent Redis masters for Redlock, persistence off.
 
     A node whose wall clock a story makes jump runs with `wall_clock.c`
-    preloaded (built by scripts/fidelity.sh as `wall_clock_lib`): its
+    preloaded (built by scripts/fidelity/fidelity.sh as `wall_clock_lib`): its
     gettimeofday, time and CLOCK_REALTIME read the machine's clock plus
     an offset in a file of its own, which `jump_clock` moves. Every other
     node, and every node in the other stories, runs as Debian ships it."""

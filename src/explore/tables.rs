@@ -1,5 +1,5 @@
 //! Integer quantile tables for the hazard explorer's sampling, written by
-//! `scripts/quantile_tables.py` (do not edit by hand). Every value is a
+//! `scripts/build/quantile_tables.py` (do not edit by hand). Every value is a
 //! fixed-point number with 24 fractional bits.
 
 /// Fractional bits of every table value.

@@ -29,7 +29,7 @@ pub fn PageFoot() -> Html {
 }
 
 /// The project's own pages, which the build writes beside the page
-/// (scripts/docs.mjs): its README, where every default comes from, and
+/// (scripts/build/docs.mjs): its README, where every default comes from, and
 /// the real-server check's latest results. Markup, as the service panel's
 /// links are: it costs the first load less than elements.
 const PROJECT_LINKS: &str = concat!(

@@ -6,7 +6,7 @@ use super::state::{seconds_1, Action};
 use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
 use crate::sim::Backend;
 use crate::sim::Picture;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -89,12 +89,19 @@ pub struct TimelineProps {
     pub run_link: Callback<(), String>,
 }
 
-/// Zoom and pan: `None` fits the whole run.
-#[derive(Debug, Default)]
+/// The timeline's own view state: zoom and pan, the pointers on the
+/// picture, the visitor's toggles and the mark read under the picture. The
+/// visitor changes it only through `ViewAction`s; an action that changes
+/// nothing keeps the same `Rc`, and yew then skips the redraw.
+#[derive(Debug, Clone, Default)]
 struct View {
-    window: Option<(u64, u64)>,
+    /// The chosen window (`None` fits the whole run). Each frame writes
+    /// back the window it drew, so one the clock has carried along stays
+    /// where it was carried; that is no change of the visitor's, so it is
+    /// a `Cell` and redraws nothing.
+    window: Cell<Option<(u64, u64)>>,
     /// The window last drawn, for zooming around what is on screen.
-    shown: (u64, u64),
+    shown: Cell<(u64, u64)>,
     width: f64,
     /// Pointers down on the picture (two make a pinch).
     pointers: Vec<(i32, f64)>,
@@ -104,32 +111,165 @@ struct View {
     arrows: Option<bool>,
     /// The five Redis node lanes unfolded.
     nodes_open: bool,
-    /// The lanes as drawn last.
-    kept: KeptLanes,
+    /// The mark pointed at, and the one focused (see `Tips`).
+    hovered: Option<Tip>,
+    focused: Option<Tip>,
+}
+
+/// What changes the timeline's view.
+#[derive(Debug, Clone)]
+enum ViewAction {
+    /// The panel was measured this wide.
+    Width(f64),
+    /// Zoom by a factor around the playhead at `now`, or around the
+    /// middle when the playhead is out of sight.
+    Zoom {
+        factor: f64,
+        now: u64,
+    },
+    /// Pan by a fraction of the window.
+    Pan(f64),
+    Fit,
+    Wheel(browser::Wheel),
+    Arrows(bool),
+    FoldNodes,
+    /// A pointer pressed, moved or lifted at `x` on the picture.
+    Down {
+        id: i32,
+        x: f64,
+    },
+    Move {
+        id: i32,
+        x: f64,
+    },
+    Up(i32),
+    Hover(Option<Tip>),
+    Focus(Option<Tip>),
+}
+
+impl Reducible for View {
+    type Action = ViewAction;
+
+    fn reduce(self: Rc<Self>, action: ViewAction) -> Rc<Self> {
+        let mut v = (*self).clone();
+        if v.act(action) {
+            Rc::new(v)
+        } else {
+            self
+        }
+    }
 }
 
 impl View {
+    /// Applies `action`; false when it changed nothing (a pointer moving
+    /// that is not down, a width within a pixel), so the panel is not
+    /// drawn again for every mouse move.
+    fn act(&mut self, action: ViewAction) -> bool {
+        match action {
+            // Below this the lanes cannot be told apart; the frame scrolls.
+            ViewAction::Width(width) if (self.width - width).abs() >= 1.0 => {
+                self.width = width.max(WIDTH_MIN);
+            }
+            ViewAction::Width(_) => return false,
+            ViewAction::Zoom { factor, now } => {
+                let (a, b) = self.shown.get();
+                let around = if (a..=b).contains(&now) {
+                    now
+                } else {
+                    (a + b) / 2
+                };
+                self.zoom(factor, around);
+            }
+            ViewAction::Pan(fraction) => self.pan(fraction),
+            ViewAction::Fit => self.window.set(None),
+            ViewAction::Wheel(browser::Wheel::Zoom { delta, x }) => {
+                let around = self.scale().t(x);
+                self.zoom(if delta > 0.0 { 1.25 } else { 0.8 }, around);
+            }
+            ViewAction::Wheel(browser::Wheel::Pan { delta }) => {
+                self.pan(delta / self.scale().plot_w());
+            }
+            ViewAction::Arrows(on) => self.arrows = Some(on),
+            ViewAction::FoldNodes => self.nodes_open = !self.nodes_open,
+            ViewAction::Down { id, x } => {
+                self.pointers.retain(|p| p.0 != id);
+                self.pointers.push((id, x));
+                self.dragging = self.pointers.len() < 2;
+            }
+            ViewAction::Move { id, x } => {
+                let Some(p) = self.pointers.iter_mut().find(|p| p.0 == id) else {
+                    return false;
+                };
+                p.1 = x;
+                if self.pointers.len() == 2 {
+                    self.pinch();
+                }
+            }
+            ViewAction::Up(id) => {
+                self.pointers.retain(|p| p.0 != id);
+                self.dragging = false;
+                self.pinch = None;
+            }
+            ViewAction::Hover(tip) => self.hovered = tip,
+            ViewAction::Focus(tip) => self.focused = tip,
+        }
+        true
+    }
+
     fn zoom(&mut self, factor: f64, around: u64) {
-        let (a, b) = self.shown;
+        let (a, b) = self.shown.get();
         let span = ((b - a) as f64 * factor).max(VIEW_MS_MIN as f64);
         let left = around as f64 - (around as f64 - a as f64) * span / (b - a).max(1) as f64;
         let a = left.max(0.0).round() as u64;
-        self.window = Some((a, a + span.round() as u64));
+        self.choose((a, a + span.round() as u64));
+    }
+
+    /// A window chosen is the one the next frame draws (unless the clock
+    /// carries it along), and what the next action zooms or pans.
+    fn choose(&mut self, window: (u64, u64)) {
+        self.window.set(Some(window));
+        self.shown.set(window);
     }
 
     fn pan(&mut self, fraction: f64) {
-        let (a, b) = self.shown;
+        let (a, b) = self.shown.get();
         let shift = ((b - a) as f64 * fraction).round() as i64;
         let a = (a as i64 + shift).max(0) as u64;
-        self.window = Some((a, a + (b - self.shown.0)));
+        self.choose((a, a + (b - self.shown.get().0)));
+    }
+
+    /// Two pointers: the window the pinch began on, scaled by how far
+    /// apart they have moved, around their middle.
+    fn pinch(&mut self) {
+        let distance = (self.pointers[0].1 - self.pointers[1].1).abs().max(10.0);
+        match self.pinch {
+            None => self.pinch = Some((distance, self.shown.get())),
+            Some((start, (a, b))) => {
+                let middle = (self.pointers[0].1 + self.pointers[1].1) / 2.0;
+                self.shown.set((a, b));
+                let around = self.scale().t(middle);
+                self.zoom(start / distance, around);
+            }
+        }
     }
 
     fn scale(&self) -> Scale {
+        let (v0, v1) = self.shown.get();
         Scale {
-            v0: self.shown.0,
-            v1: self.shown.1,
+            v0,
+            v1,
             width: self.width,
         }
+    }
+
+    /// The window to draw now (see `window_of`), recorded as drawn.
+    fn draw_window(&self, props: &TimelineProps, last_ms: u64) -> Scale {
+        let shown = window_of(self, props, last_ms);
+        if self.window.get().is_some() {
+            self.window.set(Some(shown));
+        }
+        self.shown.set(shown);
+        self.scale()
     }
 }
 
@@ -137,7 +277,7 @@ impl View {
 /// keep the playhead in sight while the clock runs.
 fn window_of(view: &View, props: &TimelineProps, last_ms: u64) -> (u64, u64) {
     let end = props.end_ms.max(props.now_ms).max(last_ms);
-    match view.window {
+    match view.window.get() {
         None => (0, fit_right_ms(end.max(FIT_MS_MIN))),
         Some((a, b)) if props.running && props.now_ms > b => {
             let span = b - a;
@@ -163,38 +303,31 @@ pub fn fit_right_ms(span_ms: u64) -> u64 {
 
 #[component]
 pub fn Timeline(props: &TimelineProps) -> Html {
-    let view = use_mut_ref(|| View {
+    let view = use_reducer(|| View {
         width: WIDTH_DEFAULT,
         ..View::default()
     });
-    let redraw = use_force_update();
+    // The lanes' markup from the last frame: a cache, not view state.
+    let kept = use_mut_ref(KeptLanes::default);
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
-    let hovered = use_state(|| None::<Tip>);
-    let focused = use_state(|| None::<Tip>);
     let (wire, ask) = super::event_log::use_wire(props.run, &props.run_link);
-    use_width(holder.clone(), view.clone(), redraw.clone());
-    use_wheel(svg_ref.clone(), view.clone(), redraw.clone());
+    use_width(holder.clone(), view.dispatcher());
+    use_wheel(svg_ref.clone(), view.dispatcher());
 
     let picture = props.picture.picture.borrow();
-    let scale = scale_of(&mut view.borrow_mut(), props, picture.last_ms);
+    let scale = view.draw_window(props, picture.last_ms);
     let redlock = props.backend == Backend::Redlock;
-    let (arrows_choice, nodes_open) = (view.borrow().arrows, view.borrow().nodes_open);
+    let (arrows_choice, nodes_open) = (view.arrows, view.nodes_open);
     let rows = draw::rows(redlock, nodes_open);
     let bottom = draw::height(&rows);
     let show_arrows = arrows_choice.unwrap_or(picture.arrows.len() <= ARROWS_BY_DEFAULT_MAX);
     let now = props.now_ms;
 
-    let seek = seek_callback(
-        props,
-        svg_ref.clone(),
-        view.clone(),
-        rows.clone(),
-        redraw.clone(),
-    );
-    let on_move = move_callback(props, svg_ref.clone(), view.clone(), redraw.clone());
-    let on_up = up_callback(view.clone());
-    let tips = Tips::of(&hovered, &focused, &ask);
+    let seek = seek_callback(props, svg_ref.clone(), &view, scale, rows.clone());
+    let on_move = move_callback(props, svg_ref.clone(), &view, scale);
+    let on_up = action(&view, |e: PointerEvent| ViewAction::Up(e.pointer_id()));
+    let tips = Tips::of(&view, &ask);
     let on_key = mark_keys(props);
 
     let drawn = drawn(
@@ -204,11 +337,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         &rows,
         show_arrows,
         nodes_open,
-        &mut view.borrow_mut().kept,
+        &mut kept.borrow_mut(),
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
-    let tip = hovered.as_ref().or(focused.as_ref());
+    let tip = view.hovered.as_ref().or(view.focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
     let mut lanes = drawn.lanes;
@@ -218,7 +351,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         <section class="panel timeline" aria-labelledby="timeline-title">
             <div class="timeline__head">
                 <h2 id="timeline-title" class="panel__title">{ "Timeline" }</h2>
-                { toolbar(props, &view, &redraw, show_arrows, nodes_open, redlock, &svg_ref) }
+                { toolbar(props, &view, show_arrows, nodes_open, redlock, &svg_ref) }
             </div>
             { past_note(now, props.end_ms) }
             <div class="timeline__frame" ref={holder}>
@@ -256,16 +389,6 @@ fn clock(ms: u64) -> String {
     format!("t={}", seconds_1(ms))
 }
 
-/// The window to draw now, kept in `view` for zooming and panning.
-fn scale_of(v: &mut View, props: &TimelineProps, last_ms: u64) -> Scale {
-    let shown = window_of(v, props, last_ms);
-    if v.window.is_some() {
-        v.window = Some(shown);
-    }
-    v.shown = shown;
-    v.scale()
-}
-
 /// The playhead as a slider; it moves by its transform alone.
 fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
     let (now, end) = (props.now_ms, props.end_ms.max(props.now_ms));
@@ -278,16 +401,6 @@ fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
             { mark }
         </g>
     }
-}
-
-/// Pointer up or lost: a drag or pinch ends.
-fn up_callback(view: Rc<RefCell<View>>) -> Callback<PointerEvent> {
-    Callback::from(move |e: PointerEvent| {
-        let mut v = view.borrow_mut();
-        v.pointers.retain(|p| p.0 != e.pointer_id());
-        v.dragging = false;
-        v.pinch = None;
-    })
 }
 
 /// Said while the page shows a moment before the end of the recorded run.
@@ -393,7 +506,7 @@ fn drawn(
 fn markup(detail: draw::Detail, part: draw::Part, paint: &dyn Fn(&mut draw::Svg)) -> Html {
     let mut svg = draw::Svg::new(detail, part);
     paint(&mut svg);
-    Html::from_html_unchecked(AttrValue::from(svg.0))
+    Html::from_html_unchecked(AttrValue::from(svg.markup))
 }
 
 /// Each row's lane, as the given part of it; open spans reach `until`.
@@ -429,7 +542,7 @@ fn lane_parts(
                 None => {
                     let mut svg = draw::Svg::new(detail, part);
                     draw::lane(&mut svg, scale, *row, picture, until);
-                    let text = AttrValue::from(svg.0);
+                    let text = AttrValue::from(svg.markup);
                     let entry = (key, text.clone());
                     match kept.lanes.get_mut(i) {
                         Some(slot) => *slot = entry,
@@ -493,25 +606,28 @@ impl Tip {
 }
 
 impl Tips {
-    fn of(
-        hovered: &UseStateHandle<Option<Tip>>,
-        focused: &UseStateHandle<Option<Tip>>,
-        ask: &Callback<u64>,
-    ) -> Tips {
-        let (a, b, c, d) = (
-            hovered.clone(),
-            focused.clone(),
-            hovered.clone(),
-            focused.clone(),
-        );
+    fn of(view: &UseReducerHandle<View>, ask: &Callback<u64>) -> Tips {
         let (ask_a, ask_b) = (ask.clone(), ask.clone());
         Tips {
-            hover: Callback::from(move |e: MouseEvent| a.set(Tip::of(&e, &ask_a))),
-            focus: Callback::from(move |e: FocusEvent| b.set(Tip::of(&e, &ask_b))),
-            leave: Callback::from(move |_: MouseEvent| c.set(None)),
-            blur: Callback::from(move |_: FocusEvent| d.set(None)),
+            hover: action(view, move |e: MouseEvent| {
+                ViewAction::Hover(Tip::of(&e, &ask_a))
+            }),
+            focus: action(view, move |e: FocusEvent| {
+                ViewAction::Focus(Tip::of(&e, &ask_b))
+            }),
+            leave: action(view, |_: MouseEvent| ViewAction::Hover(None)),
+            blur: action(view, |_: FocusEvent| ViewAction::Focus(None)),
         }
     }
+}
+
+/// A callback that turns its event into an action on the view.
+fn action<E: 'static>(
+    view: &UseReducerHandle<View>,
+    make: impl Fn(E) -> ViewAction + 'static,
+) -> Callback<E> {
+    let view = view.dispatcher();
+    Callback::from(move |e: E| view.dispatch(make(e)))
 }
 
 /// Under the caption, for an arrow: the message as the real client sends
@@ -549,52 +665,33 @@ fn mark_keys(props: &TimelineProps) -> Callback<KeyboardEvent> {
 fn move_callback(
     props: &TimelineProps,
     svg_ref: NodeRef,
-    view: Rc<RefCell<View>>,
-    redraw: UseForceUpdateHandle,
+    view: &UseReducerHandle<View>,
+    scale: Scale,
 ) -> Callback<PointerEvent> {
-    let (dispatch, end) = (props.dispatch.clone(), props.end_ms);
+    let (dispatch, end, view) = (props.dispatch.clone(), props.end_ms, view.clone());
     Callback::from(move |e: PointerEvent| {
         let Some(x) = browser::local_x(&svg_ref, e.client_x()) else {
             return;
         };
-        let mut v = view.borrow_mut();
-        if let Some(p) = v.pointers.iter_mut().find(|p| p.0 == e.pointer_id()) {
-            p.1 = x;
-        }
-        if v.pointers.len() == 2 {
-            pinch(&mut v, x);
-            drop(v);
-            redraw.force_update();
-        } else if v.dragging {
-            let t = v.scale().t(x).min(end);
-            drop(v);
-            dispatch.emit(Action::Seek(t));
+        view.dispatch(ViewAction::Move {
+            id: e.pointer_id(),
+            x,
+        });
+        if view.pointers.len() != 2 && view.dragging {
+            dispatch.emit(Action::Seek(scale.t(x).min(end)));
         }
     })
-}
-
-fn pinch(v: &mut View, _x: f64) {
-    let distance = (v.pointers[0].1 - v.pointers[1].1).abs().max(10.0);
-    match v.pinch {
-        None => v.pinch = Some((distance, v.shown)),
-        Some((start, (a, b))) => {
-            let middle = (v.pointers[0].1 + v.pointers[1].1) / 2.0;
-            v.shown = (a, b);
-            let around = v.scale().t(middle);
-            v.zoom(start / distance, around);
-        }
-    }
 }
 
 /// Pointer down: start dragging the playhead (or a pinch), and seek there.
 fn seek_callback(
     props: &TimelineProps,
     svg_ref: NodeRef,
-    view: Rc<RefCell<View>>,
+    view: &UseReducerHandle<View>,
+    scale: Scale,
     rows: Vec<draw::Row>,
-    redraw: UseForceUpdateHandle,
 ) -> Callback<PointerEvent> {
-    let (dispatch, end) = (props.dispatch.clone(), props.end_ms);
+    let (dispatch, end, view) = (props.dispatch.clone(), props.end_ms, view.clone());
     Callback::from(move |e: PointerEvent| {
         if e.button() > 0 {
             return;
@@ -608,10 +705,7 @@ fn seek_callback(
             .iter()
             .any(|r| matches!(r.lane, Lane::Nodes | Lane::Node(_)) && y >= r.y && y < r.y + r.h);
         if on_nodes && x < LABEL_W {
-            let mut v = view.borrow_mut();
-            v.nodes_open = !v.nodes_open;
-            drop(v);
-            redraw.force_update();
+            view.dispatch(ViewAction::FoldNodes);
             return;
         }
         // A mark pressed is chosen as Enter chooses it: the playhead goes
@@ -622,17 +716,13 @@ fn seek_callback(
             return;
         }
         browser::capture(&svg_ref, e.pointer_id());
-        let mut v = view.borrow_mut();
-        v.pointers.retain(|p| p.0 != e.pointer_id());
-        v.pointers.push((e.pointer_id(), x));
-        if v.pointers.len() >= 2 {
-            v.dragging = false;
-            return;
+        view.dispatch(ViewAction::Down {
+            id: e.pointer_id(),
+            x,
+        });
+        if view.dragging {
+            dispatch.emit(Action::Seek(scale.t(x).min(end)));
         }
-        v.dragging = true;
-        let t = v.scale().t(x).min(end);
-        drop(v);
-        dispatch.emit(Action::Seek(t));
     })
 }
 
@@ -659,62 +749,27 @@ fn playhead_keys(props: &TimelineProps) -> Callback<KeyboardEvent> {
     })
 }
 
-#[allow(clippy::too_many_arguments)]
 fn toolbar(
     props: &TimelineProps,
-    view: &Rc<RefCell<View>>,
-    redraw: &UseForceUpdateHandle,
+    view: &UseReducerHandle<View>,
     show_arrows: bool,
     nodes_open: bool,
     redlock: bool,
     svg_ref: &NodeRef,
 ) -> Html {
-    let act = |f: fn(&mut View)| {
-        let (view, redraw) = (view.clone(), redraw.clone());
-        Callback::from(move |_: MouseEvent| {
-            f(&mut view.borrow_mut());
-            redraw.force_update();
-        })
-    };
+    let act = |chosen: ViewAction| action(view, move |_: MouseEvent| chosen.clone());
     let now = props.now_ms;
-    let zoom = |factor: f64| {
-        let (view, redraw) = (view.clone(), redraw.clone());
-        Callback::from(move |_: MouseEvent| {
-            let mut v = view.borrow_mut();
-            let (a, b) = v.shown;
-            let around = if (a..=b).contains(&now) {
-                now
-            } else {
-                (a + b) / 2
-            };
-            v.zoom(factor, around);
-            drop(v);
-            redraw.force_update();
-        })
-    };
-    let on_arrows = {
-        let (view, redraw) = (view.clone(), redraw.clone());
-        Callback::from(move |e: Event| {
-            view.borrow_mut().arrows = Some(browser::checked_of(&e));
-            redraw.force_update();
-        })
-    };
-    let on_nodes = {
-        let (view, redraw) = (view.clone(), redraw.clone());
-        Callback::from(move |_: MouseEvent| {
-            let open = view.borrow().nodes_open;
-            view.borrow_mut().nodes_open = !open;
-            redraw.force_update();
-        })
-    };
+    let zoom = |factor: f64| act(ViewAction::Zoom { factor, now });
+    let on_arrows = action(view, |e: Event| ViewAction::Arrows(browser::checked_of(&e)));
+    let on_nodes = act(ViewAction::FoldNodes);
     html! {
         <div class="timeline__tools">
             <div class="timeline__group" role="group" aria-label="Zoom and pan">
                 <button type="button" class="button button--small" onclick={zoom(0.5)} aria-label="Zoom in">{ "+" }</button>
                 <button type="button" class="button button--small" onclick={zoom(2.0)} aria-label="Zoom out">{ "−" }</button>
-                <button type="button" class="button button--small" onclick={act(|v| v.pan(-0.4))} aria-label="Pan back in time">{ "◀" }</button>
-                <button type="button" class="button button--small" onclick={act(|v| v.pan(0.4))} aria-label="Pan forward in time">{ "▶" }</button>
-                <button type="button" class="button button--small" onclick={act(|v| v.window = None)}>{ "Fit the whole run" }</button>
+                <button type="button" class="button button--small" onclick={act(ViewAction::Pan(-0.4))} aria-label="Pan back in time">{ "◀" }</button>
+                <button type="button" class="button button--small" onclick={act(ViewAction::Pan(0.4))} aria-label="Pan forward in time">{ "▶" }</button>
+                <button type="button" class="button button--small" onclick={act(ViewAction::Fit)}>{ "Fit the whole run" }</button>
             </div>
             <label class="toggle" for="timeline-arrows">
                 <input id="timeline-arrows" type="checkbox" class="toggle__input" checked={show_arrows} onchange={on_arrows} />
@@ -735,37 +790,27 @@ fn toolbar(
 /// The first names each client's colour; the bars' swatches are grey, as
 /// they stand for a shape, not a client.
 const LEGEND_ITEMS: &str = concat!(
-    r#"<li class="legend__item legend__item--clients">each client's colour:<span class="legend__c"#,
-    r#"lient"><span class="legend__swatch legend__swatch--client legend__swatch--a" aria-hidden=""#,
-    r#"true"></span>A</span><span class="legend__client"><span class="legend__swatch legend__swat"#,
-    r#"ch--client legend__swatch--b" aria-hidden="true"></span>B</span><span class="legend__clien"#,
-    r#"t"><span class="legend__swatch legend__swatch--client legend__swatch--c" aria-hidden="true"#,
-    r#""></span>C</span><span class="legend__client"><span class="legend__swatch legend__swatch--"#,
-    r#"client legend__swatch--d" aria-hidden="true"></span>D</span></li><li class="legend__item">"#,
-    r#"<span class="legend__swatch legend__swatch--granted" aria-hidden="true"></span>lease as th"#,
-    r#"e service grants it (token)</li><li class="legend__item"><span class="legend__swatch legen"#,
-    r#"d__swatch--believed" aria-hidden="true"></span>lease as the client believes it</li><li cla"#,
-    r#"ss="legend__item"><span class="legend__swatch legend__swatch--alarm" aria-hidden="true"></"#,
-    r#"span>believed holder: the service gave the lock to another client</li><li class="legend__i"#,
-    r#"tem"><span class="legend__swatch legend__swatch--gone" aria-hidden="true"></span>still bel"#,
-    r#"ieved after the lease is gone at the service</li><li class="legend__item"><span class="leg"#,
-    r#"end__swatch legend__swatch--pause" aria-hidden="true"></span>GC pause</li><li class="legen"#,
-    r#"d__item"><span class="legend__swatch legend__swatch--partition" aria-hidden="true"></span>"#,
-    r#"partition</li><li class="legend__item"><span class="legend__swatch legend__swatch--crash" "#,
-    r#"aria-hidden="true"></span>crash</li><li class="legend__item"><span class="legend__swatch l"#,
-    r#"egend__swatch--renewal" aria-hidden="true"></span>renewal answered</li><li class="legend__"#,
-    r#"item"><span class="legend__swatch legend__swatch--message" aria-hidden="true"></span>messa"#,
-    r#"ge (× lost)</li><li class="legend__item"><span class="legend__swatch legend__swatch--accep"#,
-    r#"ted" aria-hidden="true"></span>✓ write accepted</li><li class="legend__item"><span class=""#,
-    r#"legend__swatch legend__swatch--rejected" aria-hidden="true"></span>✗ write rejected (fenci"#,
-    r#"ng)</li><li class="legend__item"><span class="legend__swatch legend__swatch--stale" aria-h"#,
-    r#"idden="true"></span>⚠ stale write accepted</li>"#,
+    r#"<li class="legend__item legend__item--clients">each client's colour:"#,
+    r#"<span class="legend__client"><span class="legend__swatch legend__swatch--client legend__swatch--a" aria-hidden="true"></span>A</span>"#,
+    r#"<span class="legend__client"><span class="legend__swatch legend__swatch--client legend__swatch--b" aria-hidden="true"></span>B</span>"#,
+    r#"<span class="legend__client"><span class="legend__swatch legend__swatch--client legend__swatch--c" aria-hidden="true"></span>C</span>"#,
+    r#"<span class="legend__client"><span class="legend__swatch legend__swatch--client legend__swatch--d" aria-hidden="true"></span>D</span>"#,
+    r#"</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--granted" aria-hidden="true"></span>lease as the service grants it (token)</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--believed" aria-hidden="true"></span>lease as the client believes it</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--alarm" aria-hidden="true"></span>believed holder: the service gave the lock to another client</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--gone" aria-hidden="true"></span>still believed after the lease is gone at the service</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--pause" aria-hidden="true"></span>GC pause</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--partition" aria-hidden="true"></span>partition</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--crash" aria-hidden="true"></span>crash</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--renewal" aria-hidden="true"></span>renewal answered</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--message" aria-hidden="true"></span>message (× lost)</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--accepted" aria-hidden="true"></span>✓ write accepted</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--rejected" aria-hidden="true"></span>✗ write rejected (fencing)</li>"#,
+    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--stale" aria-hidden="true"></span>⚠ stale write accepted</li>"#,
 );
 /// Redlock's picture adds the Redis nodes' lanes.
-const LEGEND_KEY: &str = concat!(
-    r#"<li class="legend__item"><span class="legend__swatch legend__swatch--key" aria-hidden="tru"#,
-    r#"e"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#,
-);
+const LEGEND_KEY: &str = r#"<li class="legend__item"><span class="legend__swatch legend__swatch--key" aria-hidden="true"></span>lock key held on a Redis node; each node's clock skew beside its name</li>"#;
 
 /// Under the picture: the caption of the mark pointed at (and an arrow's
 /// wire text), what the picture shows, and the legend.
@@ -814,16 +859,10 @@ fn legend(redlock: bool) -> Html {
 
 /// Measures the panel's width now and whenever the window is resized.
 #[hook]
-fn use_width(holder: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHandle) {
+fn use_width(holder: NodeRef, view: UseReducerDispatcher<View>) {
     use_effect_with((), move |_| {
         let listener = browser::on_resize(holder, move |width| {
-            let mut v = view.borrow_mut();
-            if (v.width - width).abs() >= 1.0 {
-                // Below this the lanes cannot be told apart; the frame scrolls.
-                v.width = width.max(WIDTH_MIN);
-                drop(v);
-                redraw.force_update();
-            }
+            view.dispatch(ViewAction::Width(width));
         });
         // Dropping the listener on cleanup removes it.
         move || {
@@ -835,22 +874,10 @@ fn use_width(holder: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHan
 /// Ctrl + wheel (a trackpad pinch) zooms; a sideways wheel pans. A plain
 /// wheel is left to scroll the page.
 #[hook]
-fn use_wheel(svg_ref: NodeRef, view: Rc<RefCell<View>>, redraw: UseForceUpdateHandle) {
+fn use_wheel(svg_ref: NodeRef, view: UseReducerDispatcher<View>) {
     use_effect_with((), move |_| {
         let listener = browser::on_wheel(svg_ref.clone(), move |wheel| {
-            let mut v = view.borrow_mut();
-            match wheel {
-                browser::Wheel::Zoom { delta, x } => {
-                    let around = v.scale().t(x);
-                    v.zoom(if delta > 0.0 { 1.25 } else { 0.8 }, around);
-                }
-                browser::Wheel::Pan { delta } => {
-                    let width = v.scale().plot_w();
-                    v.pan(delta / width);
-                }
-            }
-            drop(v);
-            redraw.force_update();
+            view.dispatch(ViewAction::Wheel(wheel));
         });
         // Dropping the listener on cleanup removes it.
         move || {

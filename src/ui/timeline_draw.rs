@@ -228,7 +228,12 @@ impl std::fmt::Display for Px {
 /// SVG markup being written. Every number is written with one decimal
 /// (`Px`); every text is escaped.
 #[derive(Debug, Default)]
-pub struct Svg(pub String, Detail, Part);
+pub struct Svg {
+    /// The markup written so far.
+    pub markup: String,
+    detail: Detail,
+    part: Part,
+}
 
 /// Which of a lane's marks a drawing takes. While the clock runs live, a
 /// lane is drawn in two parts: what has ended (`Settled`), and what is
@@ -259,13 +264,17 @@ pub enum Detail {
 
 impl Svg {
     pub fn new(detail: Detail, part: Part) -> Svg {
-        Svg(String::new(), detail, part)
+        Svg {
+            markup: String::new(),
+            detail,
+            part,
+        }
     }
 
     /// Where a shape that ends at `x1` is drawn to: an open part's shapes
     /// reach past the plot's right edge, and the clip cuts them.
     fn reach(&self, x1: f64) -> f64 {
-        match self.2 {
+        match self.part {
             Part::Open => x1.max(REACH_X),
             _ => x1,
         }
@@ -273,7 +282,7 @@ impl Svg {
 
     /// Whether this drawing takes a mark that is still open (or has ended).
     fn takes(&self, open: bool) -> bool {
-        match self.2 {
+        match self.part {
             Part::All => true,
             Part::Settled => !open,
             Part::Open => open,
@@ -282,14 +291,14 @@ impl Svg {
 
     /// Past how many marks of one kind on one lane they merge.
     fn each_max(&self) -> usize {
-        match self.1 {
+        match self.detail {
             Detail::Marks => MARKS_EACH_MAX,
             Detail::Plain => 0,
         }
     }
 
     fn raw(&mut self, markup: &str) {
-        self.0.push_str(markup);
+        self.markup.push_str(markup);
     }
 
     /// A focusable mark: its sentence is its title, shown on hover or
@@ -297,19 +306,19 @@ impl Svg {
     /// moves the playhead.
     fn open_mark(&mut self, class: &str, sentence: &str, at_ms: u64) {
         let _ = write!(
-            self.0,
+            self.markup,
             r#"<g class="tl-mark {class}" tabindex="0" role="img" data-t="{at_ms}"><title>{}</title>"#,
             escape(sentence)
         );
     }
 
     fn close(&mut self) {
-        self.0.push_str("</g>");
+        self.markup.push_str("</g>");
     }
 
     fn rect(&mut self, class: &str, x0: f64, x1: f64, y: f64, h: f64, paint: &str) {
         let _ = write!(
-            self.0,
+            self.markup,
             r#"<rect class="{class}" x="{x0}" y="{y}" width="{}" height="{h}" {paint}/>"#,
             Px((x1 - x0).max(1.5)),
             x0 = Px(x0),
@@ -320,7 +329,7 @@ impl Svg {
 
     fn text(&mut self, class: &str, x: f64, y: f64, fill: &str, words: &str) {
         let _ = write!(
-            self.0,
+            self.markup,
             r#"<text class="{class}" x="{x}" y="{y}" fill="{fill}">{}</text>"#,
             escape(words),
             x = Px(x),
@@ -329,11 +338,11 @@ impl Svg {
     }
 
     fn path(&mut self, class: &str, d: &str, paint: &str, title: Option<&str>) {
-        let _ = write!(self.0, r#"<path class="{class}" d="{d}" {paint}>"#);
+        let _ = write!(self.markup, r#"<path class="{class}" d="{d}" {paint}>"#);
         if let Some(title) = title {
-            let _ = write!(self.0, "<title>{}</title>", escape(title));
+            let _ = write!(self.markup, "<title>{}</title>", escape(title));
         }
-        self.0.push_str("</path>");
+        self.markup.push_str("</path>");
     }
 }
 
@@ -443,7 +452,7 @@ fn bar_label(svg: &mut Svg, item: &Stretch, baseline: f64, fill: &str) {
 /// The picture's white ground (dark in dark mode, by the style sheet).
 pub fn background(svg: &mut Svg, width: f64, bottom: f64) {
     let _ = write!(
-        svg.0,
+        svg.markup,
         r##"<rect class="tl-bg" x="0" y="0" width="{}" height="{}" fill="#ffffff"/>"##,
         Px(width),
         Px(bottom)
@@ -485,7 +494,7 @@ pub fn axis(svg: &mut Svg, scale: &Scale, bottom: f64) {
     {
         let x = scale.x(t);
         let _ = write!(
-            svg.0,
+            svg.markup,
             r#"<line class="tl-grid" x1="{x}" x2="{x}" y1="{}" y2="{bottom}" stroke="{GRID}"/>"#,
             Px(AXIS_H - 4.0),
             x = Px(x),
@@ -505,7 +514,7 @@ pub fn labels(svg: &mut Svg, rows: &[Row], picture: &Picture, backend: &str, nod
     for (i, row) in rows.iter().enumerate() {
         let alt = i % 2 == 1;
         let _ = write!(
-            svg.0,
+            svg.markup,
             r#"<rect class="tl-band{}" x="0" y="{}" width="100%" height="{}" fill="{}"/>"#,
             if alt { " tl-band--alt" } else { "" },
             Px(row.y),
@@ -852,7 +861,7 @@ fn dots(svg: &mut Svg, scale: &Scale, y: f64, marks: &[Mark], colour: &str) {
         let x = scale.x(m.at_ms);
         svg.open_mark("tl-event", &m.text, m.at_ms);
         let _ = write!(
-            svg.0,
+            svg.markup,
             r#"<circle class="tl-dot" cx="{x}" cy="{y}" r="3" {paint}/>"#,
             x = Px(x),
             y = Px(y)
@@ -1009,7 +1018,7 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
     // so the mark answers anywhere on it, not only on painted pixels.
     let label_w = label.chars().count() as f64 * 6.2;
     let _ = write!(
-        svg.0,
+        svg.markup,
         r#"<rect class="tl-hit" x="{}" y="{}" width="{}" height="{}" fill="transparent"/>"#,
         Px(x - 10.0),
         Px(row.y + 3.0),
@@ -1018,7 +1027,7 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
     );
     let _ = match w.outcome {
         WriteOutcome::Accepted => write!(
-            svg.0,
+            svg.markup,
             r##"<circle cx="{x}" cy="{y}" r="7" fill="{OK}"/><path d="M{} {y}l3 3l5 -6" fill="none" stroke="#ffffff" stroke-width="2"/>"##,
             Px(x - 4.0),
             x = Px(x),
@@ -1026,13 +1035,13 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
         ),
         // Accepted, but from a client whose lease had run out: a hollow mark.
         WriteOutcome::WithoutLease => write!(
-            svg.0,
+            svg.markup,
             r##"<circle cx="{x}" cy="{y}" r="6" fill="none" stroke="{OK}" stroke-width="2" stroke-dasharray="3 2"/>"##,
             x = Px(x),
             y = Px(y)
         ),
         WriteOutcome::Rejected(_) => write!(
-            svg.0,
+            svg.markup,
             r##"<circle cx="{x}" cy="{y}" r="7" fill="{SAVE}"/><path d="M{a} {b}l7 7M{a} {c}l7 -7" fill="none" stroke="#ffffff" stroke-width="2"/>"##,
             a = Px(x - 3.5),
             b = Px(y - 3.5),
@@ -1041,7 +1050,7 @@ fn write_mark(svg: &mut Svg, x: f64, row: Row, w: &WriteMark, label: &str, line:
             y = Px(y)
         ),
         WriteOutcome::Stale => write!(
-            svg.0,
+            svg.markup,
             r##"<path d="M{x} {}l8 14h-16z" fill="{ALARM}"/><path d="M{x} {}v5m0 2.5v1.5" stroke="#ffffff" stroke-width="2"/>"##,
             Px(y - 8.0),
             Px(y - 3.5),
@@ -1099,7 +1108,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         traffic(svg, scale, rows, &shown);
         return;
     }
-    if svg.1 == Detail::Plain {
+    if svg.detail == Detail::Plain {
         plain_arrows(svg, scale, rows, &shown);
         return;
     }
@@ -1115,7 +1124,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
             (false, false) => "",
         };
         let _ = write!(
-            svg.0,
+            svg.markup,
             // A mark like the others (focusable, Enter moves the playhead to
             // its sending), and `data-msg` asks the worker for its wire text.
             r##"<g class="tl-mark tl-msg{}" tabindex="0" role="img" data-t="{}" data-msg="{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
@@ -1140,7 +1149,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
         );
         if a.dropped {
             let _ = write!(
-                svg.0,
+                svg.markup,
                 r#"<path class="tl-msg-cross" d="M{} {}l6 6m0 -6l-6 6" stroke="{ALARM}" stroke-width="2"/>"#,
                 Px(x1 - 3.0),
                 Px(y1 - 3.0)
@@ -1223,7 +1232,7 @@ fn traffic(svg: &mut Svg, scale: &Scale, rows: &[Row], shown: &[&Arrow]) {
 /// pointer and shows the focus ring.
 pub fn playhead(svg: &mut Svg, bottom: f64) {
     let _ = write!(
-        svg.0,
+        svg.markup,
         r#"<g class="tl-playhead-mark" aria-hidden="true"><line class="tl-playhead-line" x1="0" x2="0" y1="2" y2="{bottom}" stroke="{INK}" stroke-width="1.5"/><path class="tl-playhead-knob" d="M-6 2h12v10l-6 6l-6 -6z" fill="{INK}"/></g><rect class="tl-playhead-hit" x="-8" y="0" width="16" height="{bottom}" fill="transparent"/>"#,
         bottom = Px(bottom)
     );
@@ -1246,7 +1255,7 @@ pub fn key_moment(svg: &mut Svg, scale: &Scale, bottom: f64, at_ms: u64) {
     }
     let x = scale.x(at_ms);
     let _ = write!(
-        svg.0,
+        svg.markup,
         r#"<g class="tl-key-moment"><title>The tour's key moment, t={}</title>"#,
         tick_seconds(at_ms)
     );

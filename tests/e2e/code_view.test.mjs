@@ -9,10 +9,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { cardButton, cardText, chooseBackend, clockButton, playScenarioToRunFirst, poll } from "./ui.mjs";
+import { cardButton, cardText, chooseBackend, clockButton, named, playScenarioToRunFirst, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
-const named = (name) => ({ name, exact: true });
 const TOGGLE = "Show the code";
 
 const suite = browserSuite();

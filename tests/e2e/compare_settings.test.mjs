@@ -11,10 +11,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { openPage, openView, poll, started } from "./ui.mjs";
+import { named, openPage, openView, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 240_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));

@@ -11,12 +11,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { startServer } from "./serve.mjs";
+import { startServer } from "../../scripts/lib/browser.mjs";
 import { browserSuite } from "./suite.mjs";
-import { axeViolations, openPage, poll, started } from "./ui.mjs";
+import { axeViolations, named, openPage, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 

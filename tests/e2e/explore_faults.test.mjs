@@ -9,11 +9,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, openView, poll } from "./ui.mjs";
+import { PATIENCE_MS, explorer, explorerBar, named, openView, poll } from "./ui.mjs";
 
-const named = (name) => ({ name, exact: true });
-const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
-const bar = (page) => explorer(page).getByRole("progressbar");
 const LONG = { timeout: 4 * PATIENCE_MS };
 
 async function openExplorer(page) {
@@ -48,9 +45,9 @@ describe("the explorer's faults and system axis", () => {
     });
     await section.getByLabel("TTLs (s)").fill("10");
     await section.getByRole("button", named("Run")).click();
-    await bar(page).waitFor(LONG);
-    assert.equal(await bar(page).getAttribute("aria-valuemax"), "3", "one cell per system");
-    await poll(async () => (await bar(page).getAttribute("aria-valuenow")) === "3", { what: "all three cells", ...LONG });
+    await explorerBar(page).waitFor(LONG);
+    assert.equal(await explorerBar(page).getAttribute("aria-valuemax"), "3", "one cell per system");
+    await poll(async () => (await explorerBar(page).getAttribute("aria-valuenow")) === "3", { what: "all three cells", ...LONG });
 
     const names = await section
       .locator(".explorer__cell")

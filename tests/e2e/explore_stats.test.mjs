@@ -10,13 +10,10 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, openView, poll } from "./ui.mjs";
+import { PATIENCE_MS, explorer, explorerBar, named, openView, poll } from "./ui.mjs";
 
-const named = (name) => ({ name, exact: true });
-const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
-const bar = (page) => explorer(page).getByRole("progressbar");
 const LONG = { timeout: 4 * PATIENCE_MS };
-const cellsDone = async (page) => Number(await bar(page).getAttribute("aria-valuenow"));
+const cellsDone = async (page) => Number(await explorerBar(page).getAttribute("aria-valuenow"));
 const workload = (page) => explorer(page).locator(".explorer__workload");
 const flat = (text) => text.replace(/\s+/g, " ");
 
@@ -40,7 +37,7 @@ describe("the explorer's pauses and numbers", () => {
     await section.getByLabel("Second axis values").fill("3600");
     await section.getByLabel("Trials per cell").fill("12");
     await section.getByRole("button", named("Run")).click();
-    await bar(page).waitFor();
+    await explorerBar(page).waitFor();
     await poll(async () => (await cellsDone(page)) === 2, { what: "both cells", ...LONG });
 
     // The workload behind "per hold", beside the numbers.
@@ -92,7 +89,7 @@ describe("the explorer's pauses and numbers", () => {
     const query =
       "?explore&pauses=histogram&hist-per-hour=3600&hist=5000:3;40000:1&think=2&ttls=1&axis=max&values=2%2C+30&trials=6";
     const page = await suite.page(t, query);
-    await poll(async () => (await bar(page).count()) === 1 && (await cellsDone(page)) === 2, {
+    await poll(async () => (await explorerBar(page).count()) === 1 && (await cellsDone(page)) === 2, {
       what: "the linked run's two cells",
       ...LONG,
     });

@@ -9,11 +9,8 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, openView, poll } from "./ui.mjs";
+import { PATIENCE_MS, explorer, explorerBar, named, openView, poll } from "./ui.mjs";
 
-const named = (name) => ({ name, exact: true });
-const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
-const bar = (page) => explorer(page).getByRole("progressbar");
 /** Waits long enough for any machine: the grids below are small. */
 const LONG = { timeout: 4 * PATIENCE_MS };
 
@@ -42,7 +39,7 @@ async function fillSmallGrid(page, trials) {
   await section.getByLabel("Trials per cell").fill(String(trials));
 }
 
-const cellsDone = async (page) => Number(await bar(page).getAttribute("aria-valuenow"));
+const cellsDone = async (page) => Number(await explorerBar(page).getAttribute("aria-valuenow"));
 
 describe("the hazard explorer", () => {
   const suite = browserSuite();
@@ -53,8 +50,8 @@ describe("the hazard explorer", () => {
     await openExplorer(page);
     await fillSmallGrid(page, 8);
     await explorer(page).getByRole("button", named("Run")).click();
-    await bar(page).waitFor();
-    assert.equal(await bar(page).getAttribute("aria-valuemax"), "4");
+    await explorerBar(page).waitFor();
+    assert.equal(await explorerBar(page).getAttribute("aria-valuemax"), "4");
     await poll(async () => (await cellsDone(page)) === 4, { what: "all four cells", ...LONG });
     await poll(async () => /4 of 4 cells, [\d,]+ trials per second/.test(await explorer(page).innerText()), {
       what: "the trials per second",
@@ -138,7 +135,7 @@ describe("the hazard explorer", () => {
     await explorer(page).getByLabel("TTLs (s)").press("Enter");
     const alert = explorer(page).getByRole("alert");
     await poll(async () => /TTLs \(s\): "soon" is not a number/.test(await alert.innerText()), { what: "the message" });
-    assert.equal(await bar(page).count(), 0, "nothing ran");
+    assert.equal(await explorerBar(page).count(), 0, "nothing ran");
     assert.match(page.url(), /\?explore&.*ttls=1%2C\+soon/, "the settings are in the address, the form was not sent");
   });
 
@@ -161,7 +158,7 @@ describe("the hazard explorer", () => {
     await openExplorer(page);
     await fillSmallGrid(page, 100000);
     await explorer(page).getByRole("button", named("Run")).click();
-    await bar(page).waitFor();
+    await explorerBar(page).waitFor();
     await poll(async () => page.workers().length > 1, { what: "the workers that run cells" });
     await poll(async () => /[1-9][\d,]* trials per second/.test(await explorer(page).innerText()), {
       what: "trials counted while the first cells run",

@@ -12,10 +12,9 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { openPage, openView, pauseClock, poll, setMaxSpeed, startClock, waitForClock } from "./ui.mjs";
+import { named, openPage, openView, pauseClock, poll, setMaxSpeed, startClock, waitForClock } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));

@@ -10,22 +10,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  card,
-  cardButton,
-  cardText,
-  chooseBackend,
-  openPage,
-  setFenceMode,
-  setFencing,
-  setTtl,
-  statusText,
-  stepUntil,
-  waitForCardState,
-} from "./ui.mjs";
+import { card, cardButton, cardText, chooseBackend, named, openPage, setFenceMode, setFencing, setTtl, statusText, stepUntil, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 const suite = browserSuite();
 
 const VERDICT = /Counter corrupted|Fencing stopped/;

@@ -10,24 +10,20 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, clockSeconds, openView, playScenarioToRunFirst, poll, setFencing, statusText, stepUntil } from "./ui.mjs";
+import { chooseBackend, clockSeconds, finder, named, openView, playScenarioToRunFirst, playhead, poll, propertiesPanel, setFencing, statusText, stepUntil, timeline } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 /** A search is the worker's and its length the machine's: waited for, never timed. */
 const SEARCH_PATIENCE_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
-const panel = (page) => page.getByRole("region", named("Properties"));
-const finder = (page) => panel(page).getByRole("group", named("Find the shortest failure"));
-const panelText = async (page) => (await panel(page).innerText()).replace(/\s+/g, " ");
-const playhead = (page) => page.getByRole("slider", named("Playhead: the moment the page shows"));
+const panelText = async (page) => (await propertiesPanel(page).innerText()).replace(/\s+/g, " ");
 const playheadMs = async (page) => Number(await playhead(page).getAttribute("aria-valuenow"));
 
 /** The list item of a property, found by its name. */
-const property = (page, title) => panel(page).getByRole("listitem").filter({ hasText: title });
+const property = (page, title) => propertiesPanel(page).getByRole("listitem").filter({ hasText: title });
 
 /** The moment in a "violated at t=7.726 s" button, in milliseconds. */
 async function violationMs(button) {
@@ -73,7 +69,7 @@ describe("properties and the shortest failure", { timeout: TEST_TIMEOUT_MS }, ()
     await poll(async () => /Counter corrupted: [A-D]'s write (with token \d+ )?was accepted/.test(await statusText(page)) && !/stale writes accepted in all/.test(await statusText(page)), {
       what: "the corrupted counter in the status strip, in the simulator the run opens in",
     });
-    const picture = page.getByRole("region", named("Timeline")).locator("svg.timeline__svg");
+    const picture = timeline(page).locator("svg.timeline__svg");
     assert.equal(await picture.locator(".tl-write--stale").count(), 1, "the timeline marks the stale write");
     const openedAt = await playheadMs(page);
     // The panel agrees with the search: the same property, at the same moment.

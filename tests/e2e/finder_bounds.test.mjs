@@ -11,17 +11,15 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, chooseBackend, openView, poll, setFencing } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, finder, named, openView, poll, setFencing } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
 /** A search is the worker's and its length the machine's: waited for, never timed. */
 const LONG = { timeout: 6 * PATIENCE_MS };
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
-const finder = (page) => page.getByRole("region", named("Properties")).getByRole("group", named("Find the shortest failure"));
 const question = (page) => finder(page).getByRole("form", named("The question"));
 const text = async (page) => (await finder(page).innerText()).replace(/\s+/g, " ");
 const pauseField = (page) => question(page).getByLabel("Pauses never exceed (s; empty: no bound)");

@@ -9,10 +9,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, cardButton, openPage, openView, poll } from "./ui.mjs";
+import { PATIENCE_MS, cardButton, named, openPage, openView, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 

@@ -13,16 +13,14 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { CLIENTS, card, clockButton, openPage, poll, statusStrip } from "./ui.mjs";
+import { CLIENTS, card, clockButton, named, openPage, poll, statusStrip, timeline } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 60_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
 
 const controls = (page) => page.getByRole("region", named("Controls"));
-const timeline = (page) => page.getByRole("region", named("Timeline"));
 
 /** The box of `locator` in page coordinates, with its bottom. */
 async function box(locator, what) {

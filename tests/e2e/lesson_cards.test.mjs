@@ -15,24 +15,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  PATIENCE_MS,
-  card,
-  cardButton,
-  cardText,
-  chooseBackend,
-  clockButton,
-  eventLog,
-  playScenarioToRunFirst,
-  poll,
-  setTtl,
-  statusText,
-  stepUntil,
-  waitForCardState,
-} from "./ui.mjs";
+import { PATIENCE_MS, card, cardButton, cardText, chooseBackend, clockButton, eventLog, named, playScenarioToRunFirst, poll, setTtl, statusText, stepUntil, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 

@@ -15,19 +15,9 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  PATIENCE_MS,
-  clockSeconds,
-  openPage,
-  openView,
-  playScenarioToRunFirst,
-  poll,
-  statusText,
-  stepUntil,
-} from "./ui.mjs";
+import { PATIENCE_MS, clockSeconds, explorer, named, openPage, openView, playScenarioToRunFirst, poll, statusText, stepUntil, timeline } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 const suite = browserSuite();
 const AXE = await readFile(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 
@@ -132,7 +122,7 @@ for (const scheme of ["light", "dark"]) {
     await assertContrast(page, `${scheme}, fencing off, corrupted`);
     // And the words in the timeline's picture, played on to the end.
     await stepUntil(page, async () => (await clockSeconds(page)) >= 10, "the clock at 10 s");
-    await page.getByRole("region", named("Timeline")).scrollIntoViewIfNeeded();
+    await timeline(page).scrollIntoViewIfNeeded();
     const low = await page.evaluate(timelineWordsBelowAA);
     assert.deepEqual(low, [], `${scheme}, the timeline's words:\n${low.join("\n")}`);
     assert.deepEqual(problems, [], problems.join("\n"));
@@ -143,7 +133,7 @@ for (const scheme of ["light", "dark"]) {
     await playScenarioToRunFirst(page, { fencing: true, start: false });
     await stepUntil(page, async () => /rejected\s*[:=]?\s*1|1\s*rejected/i.test(await statusText(page)), "the rejected write");
     await assertContrast(page, `${scheme}, fencing on, rejected`);
-    await page.getByRole("region", named("Timeline")).scrollIntoViewIfNeeded();
+    await timeline(page).scrollIntoViewIfNeeded();
     const low = await page.evaluate(timelineWordsBelowAA);
     assert.deepEqual(low, [], `${scheme}, the timeline's words:\n${low.join("\n")}`);
   });
@@ -166,7 +156,7 @@ for (const scheme of ["light", "dark"]) {
 
   test(`${scheme}: the hazard explorer's results pass the color-contrast rule`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
     const page = await openIn(t, scheme, "?view=explore", []);
-    const section = page.getByRole("region", named("Hazard explorer"));
+    const section = explorer(page);
     const open = section.getByRole("button", named("Open the hazard explorer"));
     if (await open.count()) await open.click();
     await section.getByLabel("TTLs (s)").waitFor({ timeout: 4 * PATIENCE_MS });

@@ -11,15 +11,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { axeViolations, clockButton, openView, poll } from "./ui.mjs";
+import { axeViolations, clockButton, named, openView, poll, tour } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 const problems = suite.problems;
 
-const tour = (page) => page.getByRole("group", named("Tour"));
 const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 const live = (page) => tour(page).locator('[aria-live="polite"]');
 const focused = (page) =>

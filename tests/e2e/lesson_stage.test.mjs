@@ -9,23 +9,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  card,
-  cardButton,
-  cardText,
-  chooseBackend,
-  playScenarioToRunFirst,
-  poll,
-  setFencing,
-  setTtl,
-  statusStrip,
-  statusText,
-  stepUntil,
-  waitForCardState,
-} from "./ui.mjs";
+import { card, cardButton, cardText, chooseBackend, named, playScenarioToRunFirst, poll, setFencing, setTtl, statusStrip, statusText, stepUntil, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 

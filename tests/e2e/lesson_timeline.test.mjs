@@ -12,15 +12,13 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clockSeconds, playScenarioToRunFirst, poll, stepUntil } from "./ui.mjs";
+import { clockSeconds, named, playScenarioToRunFirst, playhead, poll, stepUntil, timeline } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
-const timeline = (page) => page.getByRole("region", named("Timeline"));
 /** A's stale write, by its sentence: accepted after B was granted the lock. */
 const staleWrite = (page) => timeline(page).getByRole("img", { name: /stale/i });
 const caption = (page) => timeline(page).locator(".timeline__caption");
@@ -85,7 +83,7 @@ test("the stale-write mark answers the pointer: hover shows its sentence, a pres
   assert.equal((await caption(page).innerText()).trim(), sentence, "the pressed mark's sentence stays");
 
   // Enter on the focused mark does the same from elsewhere in time.
-  await timeline(page).getByRole("slider", named("Playhead: the moment the page shows")).focus();
+  await playhead(page).focus();
   await page.keyboard.press("End");
   await poll(async () => (await clockSeconds(page)) >= 10, { what: "the end of the run" });
   await mark.focus();

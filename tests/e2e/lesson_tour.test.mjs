@@ -12,15 +12,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clockButton, openView, poll, stepUntil, tourNext } from "./ui.mjs";
+import { clockButton, named, openView, poll, stepUntil, tour, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 const problems = suite.problems;
 
-const tour = (page) => page.getByRole("group", named("Tour"));
 const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 const setUp = (page) => page.getByRole("button", named("Set up the scenario to run first"));
 

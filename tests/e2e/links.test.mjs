@@ -9,10 +9,9 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import { CLIENTS, cardText, clockSeconds, openPage, openView, pauseClock, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
+import { CLIENTS, cardText, clockSeconds, named, openPage, openView, pauseClock, playhead, poll, setMaxSpeed, startClock, statusText, waitForClock } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
@@ -41,7 +40,7 @@ test("a copied link opens the same run at the same moment, in a new page", { tim
   await waitForClock(page, 11);
   await pauseClock(page);
   // Look back at 9 s: the link carries the whole run and the playhead.
-  await page.getByRole("slider", named("Playhead: the moment the page shows")).focus();
+  await playhead(page).focus();
   const end = await clockSeconds(page);
   for (let s = end; s > 9.05; s -= 1) await page.keyboard.press("ArrowLeft");
   const before = await snapshot(page);

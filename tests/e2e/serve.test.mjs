@@ -1,4 +1,4 @@
-// The page served compressed, as `bash scripts/serve.sh` serves it and as
+// The page served compressed, as `bash scripts/build/serve.sh` serves it and as
 // a static host should (docs/budgets.md): brotli to a browser that accepts
 // it, else gzip, else the file as it is; and the page loads and runs from
 // the compressed files in headless Chromium.
@@ -12,8 +12,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { encodingFor, startServer } from "./serve.mjs";
+import { encodingFor, launchBrowser, recordProblems, startServer } from "../../scripts/lib/browser.mjs";
 import { openPage, statusText } from "./ui.mjs";
 
 const DIST = process.env.DIST_DIR || "dist";

@@ -10,10 +10,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, poll, started } from "./ui.mjs";
+import { chooseBackend, named, poll, started, tour } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 
@@ -75,8 +74,8 @@ test("words that cannot be fetched say so in their place, and the story plays on
   await loadStory(page, "A GC pause outlives the lease");
   await storyWords(page, /The story's words could not be loaded: the server answered 404/);
   assert.match(await page.locator(".try").innerText(), /Try this: Turn fencing on/);
-  await page.getByRole("group", named("Tour")).getByRole("button", named("Next")).click();
-  await poll(async () => /Key moment 1 of/.test(await page.getByRole("group", named("Tour")).innerText()), {
+  await tour(page).getByRole("button", named("Next")).click();
+  await poll(async () => /Key moment 1 of/.test(await tour(page).innerText()), {
     what: "the tour to go on",
   });
   // The browser logs the failed fetch itself; nothing else went wrong.

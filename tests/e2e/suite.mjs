@@ -4,8 +4,7 @@
 
 import { after, before } from "node:test";
 
-import { launchBrowser, recordProblems } from "./browser.mjs";
-import { startServer } from "./serve.mjs";
+import { launchBrowser, recordProblems, startServer } from "../../scripts/lib/browser.mjs";
 import { openPage } from "./ui.mjs";
 
 /**

@@ -8,17 +8,15 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, chooseBackend, openView, poll, rejectedCount, setMaxSpeed, statusText, tourNext } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, named, openView, poll, rejectedCount, setMaxSpeed, statusText, tour, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 const freshPage = (t) => suite.page(t);
 
 const SYSTEMS = ["Redis", "Redlock", "ZooKeeper", "etcd", "Chubby", "Consul", "DynamoDB", "PostgreSQL"];
 
-const tour = (page) => page.getByRole("group", named("Tour"));
 const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 
 /** Plays the loaded story's tour to its last key moment; returns its caption. */

@@ -9,24 +9,15 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
 import { browserSuite } from "./suite.mjs";
-import {
-  cardButton,
-  cardText,
-  clockSeconds,
-  playScenarioToRunFirst,
-  poll,
-  stepUntil,
-} from "./ui.mjs";
+import { cardButton, cardText, clockSeconds, named, playScenarioToRunFirst, playhead, poll, stepUntil, timeline } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
 const freshPage = (t) => suite.page(t, "", { acceptDownloads: true });
 
-const timeline = (page) => page.getByRole("region", named("Timeline"));
 const picture = (page) => timeline(page).locator("svg.timeline__svg");
 
 /**
@@ -101,7 +92,7 @@ test("dragging the playhead to t=6 s shows A paused and B holding; a command the
   assert.match(await note.innerText(), /Looking back at t=(5\.9|6\.\d) s of a run that went on to/);
 
   // The keyboard on the playhead: End returns to the end of the run.
-  await timeline(page).getByRole("slider", named("Playhead: the moment the page shows")).focus();
+  await playhead(page).focus();
   await page.keyboard.press("End");
   await poll(async () => (await clockSeconds(page)) === end, { what: "the end of the run" });
   assert.match(await cardText(page, "B"), /\bholding\b/i);

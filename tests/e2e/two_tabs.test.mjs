@@ -11,10 +11,9 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { CLIENTS, cardText, clockSeconds, eventLines, openPage, openView, poll, statusText, stepUntil } from "./ui.mjs";
+import { CLIENTS, cardText, clockSeconds, eventLines, named, openPage, openView, poll, statusText, stepUntil } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
-const named = (name) => ({ name, exact: true });
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));

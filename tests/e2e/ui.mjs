@@ -34,7 +34,8 @@ export async function poll(probe, { what, timeout = PATIENCE_MS, interval = 25 }
   }
 }
 
-const named = (name) => ({ name, exact: true });
+/** A role query's options for exactly this accessible name. */
+export const named = (name) => ({ name, exact: true });
 
 /** The card of client `id` ("A".."D"). */
 export const card = (page, id) => page.getByRole("region", named(`Client ${id}`));
@@ -49,6 +50,21 @@ export const statusStrip = (page) =>
 export const eventLog = (page) => page.getByRole("list", named("Event log"));
 
 export const clockButton = (page, name) => page.getByRole("button", named(name));
+
+/** The timeline panel, and its playhead (a slider). */
+export const timeline = (page) => page.getByRole("region", named("Timeline"));
+export const playhead = (page) => page.getByRole("slider", named("Playhead: the moment the page shows"));
+
+/** A story's tour: its words, its questions and Next. */
+export const tour = (page) => page.getByRole("group", named("Tour"));
+
+/** The hazard explorer's view, and its progress bar over the cells run. */
+export const explorer = (page) => page.getByRole("region", named("Hazard explorer"));
+export const explorerBar = (page) => explorer(page).getByRole("progressbar");
+
+/** The Properties panel, and its search for the shortest failure. */
+export const propertiesPanel = (page) => page.getByRole("region", named("Properties"));
+export const finder = (page) => propertiesPanel(page).getByRole("group", named("Find the shortest failure"));
 
 /**
  * A tour's Next as a visitor who skips its questions presses it: when a

@@ -14,10 +14,9 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 import { browserSuite } from "./suite.mjs";
-import { eventLog, playScenarioToRunFirst, poll } from "./ui.mjs";
+import { eventLog, named, playScenarioToRunFirst, poll } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
-const named = (name) => ({ name, exact: true });
 const DIST = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist");
 
 /** A link's target: fetched from the served page (and so a file in dist), with its anchor. */

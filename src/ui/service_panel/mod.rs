@@ -111,7 +111,7 @@ pub fn service_panel(props: &ServicePanelProps) -> Html {
 }
 
 /// Where the panel's numbers come from, and the project's own docs: pages
-/// the build writes beside the page (scripts/docs.mjs), opened in a tab of
+/// the build writes beside the page (scripts/build/docs.mjs), opened in a tab of
 /// their own so the run stays where it is. Written as markup (every part
 /// of it is the page's own text): three links cost the page less so.
 fn sources_line(backend: crate::sim::Backend) -> Html {

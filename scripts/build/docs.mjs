@@ -11,12 +11,12 @@
 // is escaped text. Links to another of these files become links to its
 // page. Not part of the page's first load: fetched only when followed.
 //
-// Usage: node scripts/docs.mjs [OUT_DIR]   (default: $TRUNK_STAGING_DIR/docs)
+// Usage: node scripts/build/docs.mjs [OUT_DIR]   (default: $TRUNK_STAGING_DIR/docs)
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const root = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const out = process.argv[2] ?? join(process.env.TRUNK_STAGING_DIR ?? join(root, "dist"), "docs");
 
 const escape = (s) =>

@@ -8,7 +8,7 @@
 #   - with --with-browser: Debian's chromium and chromium-driver
 #   - the crates in Cargo.lock, so later builds can run --offline
 #
-# Usage: bash scripts/setup.sh [--with-browser] [--help]
+# Usage: bash scripts/build/setup.sh [--with-browser] [--help]
 
 set -euo pipefail
 
@@ -31,7 +31,7 @@ for arg in "$@"; do
   esac
 done
 
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 say() { printf 'setup: %s\n' "$*"; }
@@ -61,7 +61,7 @@ else
   exit 1
 fi
 
-# rustfmt and clippy run in scripts/test.sh; minimal toolchains lack them.
+# rustfmt and clippy run in scripts/check/test.sh; minimal toolchains lack them.
 if command -v rustup >/dev/null 2>&1; then
   for component in rustfmt clippy; do
     if rustup component list --installed | grep -q "^$component"; then

@@ -32,18 +32,17 @@
 //
 //   With --size-only, only budget 1 (the one that can fail), in a second.
 //
-// Usage: node scripts/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE] [--size-only]
+// Usage: node scripts/budgets/budgets.mjs [--dist dist] [--minimal DIR] [--big-run FILE] [--size-only]
 
 import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
-import { launchBrowser } from "../tests/e2e/browser.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile, watchForClientCards } from "./trace_frames.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, openView, runFourClients, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
-import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still_page.mjs";
+import { openPage, openView, runFourClients, setMaxSpeed, startClock } from "../../tests/e2e/ui.mjs";
+import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still.mjs";
 
 // 250 KiB until the core became lock systems answering with effects and
 // gained the corrections' controls (ZooKeeper's tickTime and client
@@ -115,10 +114,10 @@ async function filesUnder(dir) {
  * first story loaded.
  */
 const isOnDemand = (name) => name.startsWith("distlock-worker") || name === "stories.json";
-/** The project's docs (scripts/docs.mjs), fetched only when a link is followed. */
+/** The project's docs (scripts/build/docs.mjs), fetched only when a link is followed. */
 const isDocFile = (name) => name.startsWith("docs/");
 
-/** Brotli at its highest quality, as scripts/serve.sh and most hosts send it. */
+/** Brotli at its highest quality, as scripts/build/serve.sh and most hosts send it. */
 const brotliSize = (raw) =>
   brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length } }).length;
 
@@ -319,7 +318,7 @@ async function frameCost(browser, dist, floor) {
 /**
  * 3b: budget 3's page drawn again from its markup, still, with the parts
  * that change every frame at 8x moved by a few lines of script instead of
- * the page's wasm (scripts/still_page.mjs): what the browser spends drawing
+ * the page's wasm (scripts/budgets/still.mjs): what the browser spends drawing
  * what the page draws, which no framework or simulation could take away.
  * The events that add shapes and log lines are left out, so it is a lower
  * bound for budget 3.

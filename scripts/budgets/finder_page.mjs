@@ -16,7 +16,7 @@
 //      also starts the worker (fetching and compiling its wasm); that start
 //      is printed apart.
 //
-// Usage: node scripts/finder_page.mjs [--dist dist] [--before DIR] [--skip-proof]
+// Usage: node scripts/budgets/finder_page.mjs [--dist dist] [--before DIR] [--skip-proof]
 
 import { execFileSync } from "node:child_process";
 import { readdir, readFile } from "node:fs/promises";
@@ -24,9 +24,8 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
 
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { chooseBackend, openPage, openView, poll, setFencing } from "../tests/e2e/ui.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
+import { chooseBackend, openPage, openView, poll, setFencing } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {

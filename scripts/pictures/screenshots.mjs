@@ -4,14 +4,13 @@
 // the GC pause story's tour played to the same moment: all at the moment
 // the counter is corrupted.
 //
-// Usage: node scripts/screenshots.mjs [--dist dist] [--out assets]
+// Usage: node scripts/pictures/screenshots.mjs [--dist dist] [--out assets]
 
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { clockButton, openPage, pauseClock, playScenarioToRunFirst, poll, statusText, tourNext } from "../tests/e2e/ui.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
+import { clockButton, openPage, pauseClock, playScenarioToRunFirst, poll, statusText, tourNext } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: { dist: { type: "string", default: "dist" }, out: { type: "string", default: "assets" } },

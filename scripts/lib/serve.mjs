@@ -4,10 +4,10 @@
 //
 // With `compress`, it sends text and wasm brotli- or gzip-compressed to a
 // browser that accepts it, as GitHub Pages, Netlify and Cloudflare do: the
-// page's wasm is a third of its size in brotli. `bash scripts/serve.sh`
+// page's wasm is a third of its size in brotli. `bash scripts/build/serve.sh`
 // serves the page that way; the tests leave it off unless they test it.
 //
-// Run it by hand with `node tests/e2e/serve.mjs [dir] [port] [--compress]
+// Run it by hand with `node scripts/lib/serve.mjs [dir] [port] [--compress]
 // [--address ADDRESS]`.
 
 import { createServer } from "node:http";

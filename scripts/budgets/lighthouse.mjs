@@ -4,7 +4,7 @@
 // performance score, total blocking time and CLS, with Lighthouse's
 // defaults (simulated Slow 4G, 4x CPU). The figures docs/budgets.md quotes.
 //
-//   node scripts/lighthouse.mjs [DIST] [RUNS]
+//   node scripts/budgets/lighthouse.mjs [DIST] [RUNS]
 //
 // Lighthouse is not one of the project's packages (it is large and only this
 // script needs it): install lighthouse@12.2.3 anywhere and point LIGHTHOUSE at
@@ -16,7 +16,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startServer } from "../tests/e2e/serve.mjs";
+import { startServer } from "../lib/browser.mjs";
 
 const dist = process.argv[2] || "dist";
 const runs = Number(process.argv[3] || 5);

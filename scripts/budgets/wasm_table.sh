@@ -11,9 +11,9 @@
 # same wasm with its names dropped, which matches trunk's within a few
 # bytes. The next `trunk build` relinks the binary stripped again.
 #
-# Usage: bash scripts/wasm_table.sh [OUT_DIR]   (default ${TMPDIR:-/tmp}/distlock-wasm-table)
+# Usage: bash scripts/budgets/wasm_table.sh [OUT_DIR]   (default ${TMPDIR:-/tmp}/distlock-wasm-table)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 out="${1:-${TMPDIR:-/tmp}/distlock-wasm-table}"
 mkdir -p "$out"
@@ -32,4 +32,4 @@ wasm-opt -Oz -g "${flags[@]}" "$out/named_bg.wasm" -o "$out/page-named.wasm"
 wasm-opt --strip-debug "${features[@]}" "$out/page-named.wasm" -o "$out/page.wasm"
 
 twiggy top -n 1000000 --format csv "$out/page-named.wasm" >"$out/top.csv"
-node scripts/wasm_table.mjs "$out/top.csv" --top 30 --wasm "$out/page.wasm" --src src
+node scripts/budgets/wasm_table.mjs "$out/top.csv" --top 30 --wasm "$out/page.wasm" --src src

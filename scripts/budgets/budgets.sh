@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Prints the page's budgets (see scripts/budgets.mjs): transfer size, time to
+# Prints the page's budgets (see scripts/budgets/budgets.mjs): transfer size, time to
 # first render beside a minimal Yew page, main-thread time per frame.
 # Fails only if the gzip transfer total is over 354 KiB (SIZE_LIMIT_BYTES in
 # budgets.mjs).
 #
 # Expects the release build in dist/ (`trunk build --release --offline`).
-# `bash scripts/budgets.sh --size` prints the transfer size alone (budget
+# `bash scripts/budgets/budgets.sh --size` prints the transfer size alone (budget
 # 1, the one that can fail) in a few seconds, without a browser.
 # The minimal Yew page is generated and built outside the repository, in
 # ${TMPDIR:-/tmp}/distlock-minimal, and rebuilt only when its inputs change.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo="$PWD"
 export PATH="$repo/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
@@ -20,7 +20,7 @@ if [ ! -f dist/index.html ]; then
 fi
 
 if [ "${1:-}" = --size ]; then
-  exec node scripts/budgets.mjs --dist dist --size-only
+  exec node scripts/budgets/budgets.mjs --dist dist --size-only
 fi
 
 minimal="${TMPDIR:-/tmp}/distlock-minimal"
@@ -74,8 +74,8 @@ EOF
   # binary or file for (and the first render never waits on).
   grep -v 'data-type="worker"\|distlock-worker.css\|stories.json' index.html >"$dir/index.html"
   cp Trunk.toml "$dir/"
-  mkdir -p "$dir/scripts"
-  cp scripts/minify-glue.sh "$dir/scripts/"
+  mkdir -p "$dir/scripts/build"
+  cp scripts/build/minify-glue.sh "$dir/scripts/build/"
   cp assets/boot.js "$dir/assets/"
   : >"$dir/styles/main.css"
 }
@@ -107,4 +107,4 @@ fi
 big_run="$inputs/big-run.link"
 cargo run --quiet --release --example big_run >"$big_run"
 
-node scripts/budgets.mjs --dist dist --minimal "$minimal/dist" --big-run "$big_run"
+node scripts/budgets/budgets.mjs --dist dist --minimal "$minimal/dist" --big-run "$big_run"

@@ -3,27 +3,22 @@
 // events nested in them (script, style, layout, pre-paint, paint, GC), and
 // the busiest script functions from V8's sampling profiler.
 //
-// Usage: node scripts/frame_profile.mjs [--dist dist] [--seconds 5] [--link FILE] [--script]
+// Usage: node scripts/budgets/frame_profile.mjs [--dist dist] [--seconds 5] [--link FILE] [--script]
 //   --link FILE: open the run a link file holds (e.g. the long run from
 //                `cargo run --release --example big_run`) instead of
 //                four clients acquiring.
-//   --hide SEL:  leave the elements SEL matches out of the page (display:
-//                none), to see what they cost.
-//   --css TEXT:  add a style sheet, to try a rule before writing it.
 //   --explore N: meanwhile the hazard explorer runs a large grid on at most
 //                N workers ("all": one per core).
 //   --script:    also sample script with V8's profiler (slows the page).
-//   --why:       also trace what made each layout necessary (Chromium's
-//                invalidation tracking), and list it for the layouts that
-//                started at the document beside those that started lower,
-//                by kind of node and then node by node (text, ancestors).
+//
+// What its retired options (--why, --hide, --css) found is in
+// docs/budgets.md, "What the one-off profiles found".
 
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
-import { openPage, runFourClients, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { openPage, runFourClients, setMaxSpeed, startClock } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -31,16 +26,13 @@ const { values: args } = parseArgs({
     seconds: { type: "string", default: "5" },
     link: { type: "string" },
     script: { type: "boolean", default: false },
-    why: { type: "boolean", default: false },
-    hide: { type: "string" },
-    css: { type: "string" },
     explore: { type: "string" },
   },
 });
 
 const browser = await launchBrowser();
 const server = await startServer(args.dist);
-const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: Boolean(args.hide || args.css) });
+const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
 try {
   const fragment = args.link ? `#${(await readFile(args.link, "utf8")).trim()}` : "";
   // --explore N: the hazard explorer runs a large grid meanwhile, on a crew
@@ -58,12 +50,8 @@ try {
   } else {
     await runFourClients(page);
   }
-  if (args.hide) await page.addStyleTag({ content: `${args.hide} { display: none !important; }` });
-  if (args.css) await page.addStyleTag({ content: args.css });
   await page.waitForTimeout(500);
-  await browser.startTracing(page, {
-    categories: args.why ? [...FRAME_CATEGORIES, "disabled-by-default-devtools.timeline.invalidationTracking"] : FRAME_CATEGORIES,
-  });
+  await browser.startTracing(page, { categories: FRAME_CATEGORIES });
   // Counting DOM changes costs script time too: not while sampling it.
   if (!args.script) await page.evaluate(countMutations);
   // V8's sampling profiler slows the page down: only when asked for.
@@ -80,7 +68,6 @@ try {
   if (!args.script) await mutationReport(page);
   const dom = await context.newCDPSession(page);
   await layoutRoots(trace.traceEvents ?? trace, dom);
-  if (args.why) await layoutCauses(trace.traceEvents ?? trace, dom);
   if (profile) scriptReport(profile);
 } finally {
   await context.close();
@@ -176,86 +163,6 @@ async function layoutRoots(events, cdp) {
       name = `${node.nodeName.toLowerCase()}${attrs.class ? "." + attrs.class.split(/\s+/).join(".") : ""}${attrs["aria-label"] ? ` "${attrs["aria-label"]}"` : ""}`;
     }
     console.log(`  ${String(roots.get(ids[i])).padStart(5)}x  layout root ${name}`);
-  }
-}
-
-/**
- * For each layout, the invalidations recorded since the one before it
- * (reason and node); printed as how many of the layouts that started at the
- * document, and of those that started lower, each one preceded: first by
- * kind of node, then node by node (its text and ancestors, asked of the
- * page), the nodes most often behind a layout at the document first.
- */
-async function layoutCauses(events, cdp) {
-  const tracked = events
-    .filter((e) => e.name === "LayoutInvalidationTracking" || e.name === "StyleRecalcInvalidationTracking" || (e.name === "Layout" && e.ph === "X"))
-    .sort((a, b) => a.ts - b.ts);
-  const byKind = new Map();
-  const byNode = new Map();
-  let pending = new Map();
-  const layouts = { document: 0, lower: 0 };
-  const count = (map, key, whole, data) => {
-    const c = map.get(key) ?? { document: 0, lower: 0, data };
-    c[whole ? "document" : "lower"] += 1;
-    map.set(key, c);
-  };
-  for (const e of tracked) {
-    if (e.name !== "Layout") {
-      const d = e.args?.data ?? {};
-      pending.set(`${d.reason} | ${d.nodeName} | ${d.nodeId}`, d);
-      continue;
-    }
-    const whole = e.args?.endData?.layoutRoots?.[0]?.nodeName === "#document";
-    layouts[whole ? "document" : "lower"] += 1;
-    const kinds = new Set();
-    for (const d of pending.values()) {
-      kinds.add(`${d.reason} | ${d.nodeName}`);
-      if (d.nodeId !== undefined) count(byNode, `${d.reason} | ${d.nodeId}`, whole, d);
-    }
-    for (const kind of kinds) count(byKind, kind, whole);
-    pending = new Map();
-  }
-  console.log(`what preceded each layout: of ${layouts.document} starting at the document, of ${layouts.lower} starting lower`);
-  const rows = [...byKind].sort((a, b) => b[1].document - a[1].document || b[1].lower - a[1].lower);
-  for (const [cause, c] of rows.slice(0, 30)) {
-    console.log(`  ${String(c.document).padStart(5)} ${String(c.lower).padStart(5)}  ${cause.slice(0, 100)}`);
-  }
-  // Node by node: a node behind most layouts at the document and few lower
-  // is the one to look at (a node in every layout is only the clock).
-  const nodes = [...byNode.values()]
-    .filter((c) => c.document > 0)
-    .sort((a, b) => b.document / (b.lower + 1) - a.document / (a.lower + 1))
-    .slice(0, 12);
-  if (nodes.length === 0) return;
-  console.log("the same, node by node (its text, then the element and its ancestors):");
-  await cdp.send("DOM.getDocument", { depth: -1 });
-  for (const c of nodes) {
-    console.log(`  ${String(c.document).padStart(5)} ${String(c.lower).padStart(5)}  ${c.data.reason} | ${await describeNode(cdp, c.data)}`);
-  }
-}
-
-/** A node the trace names by its backend id: its text and ancestors. */
-async function describeNode(cdp, data) {
-  try {
-    const { nodeIds } = await cdp.send("DOM.pushNodesByBackendIdsToFrontend", { backendNodeIds: [data.nodeId] });
-    if (!nodeIds[0]) return `${data.nodeName} (no longer in the page)`;
-    const { object } = await cdp.send("DOM.resolveNode", { nodeId: nodeIds[0] });
-    const { result } = await cdp.send("Runtime.callFunctionOn", {
-      objectId: object.objectId,
-      returnByValue: true,
-      functionDeclaration: `function () {
-        const text = this.nodeType === 3 ? JSON.stringify(this.data.slice(0, 40)) + " in " : "";
-        const path = [];
-        for (let n = this.nodeType === 1 ? this : this.parentElement; n && path.length < 6; n = n.parentElement) {
-          const cls = typeof n.className === "string" && n.className ? "." + n.className.split(" ")[0] : "";
-          path.push(n.tagName.toLowerCase() + cls);
-        }
-        return text + path.join(" < ");
-      }`,
-    });
-    return result.value;
-  } catch {
-    return `${data.nodeName} (not found)`;
   }
 }
 

@@ -66,3 +66,7 @@ export function recordProblems(context, origin, problems = []) {
   });
   return problems;
 }
+
+// The static server the tests and scripts serve the build with, from this
+// one module as well: what drives the page in Chromium comes from here.
+export { encodingFor, startServer } from "./serve.mjs";

@@ -15,9 +15,9 @@ if [ -f "$loader" ]; then
 fi
 
 [ "${TRUNK_PROFILE:-}" = release ] || exit 0
-terser="$(dirname "$0")/../node_modules/.bin/terser"
+terser="$(dirname "$0")/../../node_modules/.bin/terser"
 if [ ! -x "$terser" ]; then
-  echo "minify-glue: terser is not installed (bash scripts/setup.sh installs it); the glue stays as it is" >&2
+  echo "minify-glue: terser is not installed (bash scripts/build/setup.sh installs it); the glue stays as it is" >&2
   exit 0
 fi
 for glue in "$TRUNK_STAGING_DIR"/distlock-*.js; do

@@ -5,7 +5,7 @@
 # explorer queries and worker messages by tests/fuzz_corpora.rs), and
 # prints each target's executions and executions per second.
 #
-# Usage: bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
+# Usage: bash scripts/check/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET: default 180 (or $FUZZ_SECONDS); the targets
 #   default to all five: decode_link run_file explore_query worker_message
 #   core_commands.
@@ -19,7 +19,7 @@
 # fuzz_corpora` keeps it fixed. The grown corpora stay in fuzz/corpus/
 # (not committed).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 seconds="${1:-${FUZZ_SECONDS:-180}}"

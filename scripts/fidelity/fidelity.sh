@@ -39,7 +39,7 @@
 # The table after the results says, for both, when the next client got the
 # lock after the fault, in the simulator and on the real server.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 # No __pycache__ left in the work tree by the harness's modules.
 export PYTHONDONTWRITEBYTECODE=1
 
@@ -104,7 +104,7 @@ trap 'exit 130' INT TERM
 started=$(date +%s)
 install_missing
 # The dev profile: the stories take the core milliseconds either way, and
-# after `cargo test` (scripts/test.sh) nothing is left to build, whereas
+# after `cargo test` (scripts/check/test.sh) nothing is left to build, whereas
 # the release profile (size-optimized, whole-program LTO) would build the
 # crate and its dependencies again, for minutes.
 cargo build --example fidelity

@@ -1,7 +1,7 @@
 // Main-thread time per frame from a Chromium trace, shared by the budgets
-// (scripts/budgets.mjs) and the frame profile (scripts/frame_profile.mjs);
-// and the moment a cold load first shows the four client cards, shared by
-// the budgets and the first render's profile (first_render_profile.mjs).
+// (budgets.mjs), their still page (still.mjs) and the frame profile
+// (frame_profile.mjs); and the moment a cold load first shows the four
+// client cards, for the budgets' first render.
 
 /** The trace categories `mainThreadPerFrame` reads. */
 export const FRAME_CATEGORIES = [

@@ -1,7 +1,7 @@
 // Screenshots for looking at a change by eye (not the README's): the page
 // after an action, at a viewport and colour scheme.
 //
-// Usage: node scripts/look.mjs OUT.png [--width 1280] [--height 800]
+// Usage: node scripts/pictures/look.mjs OUT.png [--width 1280] [--height 800]
 //        [--dark] [--path "?x"] [--compare] [--backend NAME] [--full]
 //        [--find PROPERTY-SLUG] [--open-trace] [--setup] [--menu]
 //        [--story TITLE --next N] [--ask] [--answer J] [--code] [--wire]
@@ -20,9 +20,8 @@
 // and waits for its wire text under the caption.
 
 import { parseArgs } from "node:util";
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, openView, poll, setMaxSpeed, tourNext } from "../tests/e2e/ui.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
+import { openPage, openView, poll, setMaxSpeed, tourNext } from "../../tests/e2e/ui.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,

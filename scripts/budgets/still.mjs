@@ -2,34 +2,25 @@
 // active clients, with no wasm, and a few lines of script that move each
 // frame what the page moves each frame. What the browser spends drawing
 // those changes is a lower bound for the page's frames, which no framework
-// or simulation could take away (budget 3b in scripts/budgets.mjs).
-//
-// Run directly, it prints that cost with fewer parts moved, as they would
-// be if they moved otherwise (by the compositor, or less often):
-//
-//   node scripts/still_page.mjs [--dist dist] [--rounds 2]
+// or simulation could take away (budget 3b in scripts/budgets/budgets.mjs). What
+// it cost with fewer parts moved is in docs/budgets.md ("What the one-off
+// profiles found").
 
 import { copyFile, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { parseArgs } from "node:util";
 
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, runFourClients } from "../tests/e2e/ui.mjs";
-import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
+import { startServer } from "../lib/browser.mjs";
+import { FRAME_CATEGORIES, mainThreadPerFrame } from "./trace_frames.mjs";
 
 /**
  * What changes in each frame at 8x, as script over the still markup (`n`
  * counts frames): the status strip's clock, each lease bar's words and its
- * fill, and the timeline's clip and playhead. `wordsBySecond` is the lease
- * words changing once a second of the clock instead of every tenth.
+ * fill, and the timeline's clip and playhead.
  */
 export const MOVES = {
   clock: `if (clock) clock.textContent = "t=" + (n * 0.1333).toFixed(1) + " s";`,
   words: `words.forEach((w, i) => { w.textContent = ((50 - ((n + 17 * i) % 50)) / 10).toFixed(1) + " s left"; });`,
-  wordsBySecond: `if (n % 8 === 0) words.forEach((w, i) => { w.textContent = (5 - ((n / 8 + i) % 5)) + " s left"; });`,
   bars: `bars.forEach((b, i) => b.setAttribute("width", String((n + 17 * i) % 100)));`,
   timeline: `const x = 100 + (n % 1000);
   if (clip) clip.setAttribute("width", String(x));
@@ -107,42 +98,3 @@ export async function stillFrames(browser, dist, still, parts, windowMs) {
     await rm(dir, { recursive: true, force: true });
   }
 }
-
-const OPTIONS = [
-  ["as the page moves them", AS_THE_PAGE_MOVES],
-  ["bars and timeline left still", ["clock", "words"]],
-  ["that, and words by the second", ["clock", "wordsBySecond"]],
-  ["the clock alone", ["clock"]],
-  ["words by the second, the rest moving", ["clock", "wordsBySecond", "bars", "timeline"]],
-];
-
-async function main() {
-  const { values: args } = parseArgs({
-    options: { dist: { type: "string", default: "dist" }, rounds: { type: "string", default: "2" } },
-  });
-  const browser = await launchBrowser();
-  const server = await startServer(args.dist);
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await openPage(context, server.url);
-    await runFourClients(page);
-    await page.waitForTimeout(1500);
-    const still = await stillOf(page);
-    await context.close();
-    const ms = (value) => `${value.toFixed(2)} ms`;
-    console.log("budget 3's page, still, with these parts moved each frame: main-thread time per frame, median / p95");
-    for (let round = 1; round <= Number(args.rounds); round += 1) {
-      for (const [label, parts] of OPTIONS) {
-        const { wall, cpu } = await stillFrames(browser, args.dist, still, parts, 5_000);
-        console.log(
-          `  ${label.padEnd(38)} wall ${ms(median(wall))} / ${ms(quantile(wall, 0.95))}   CPU ${ms(median(cpu))} / ${ms(quantile(cpu, 0.95))}`,
-        );
-      }
-    }
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-}
-
-if (import.meta.url === pathToFileURL(process.argv[1]).href) await main();

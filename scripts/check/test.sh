@@ -4,12 +4,12 @@
 # real servers and the budgets.
 # Installs what is missing first (including Chromium).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 section() { printf '\n==== %s ====\n' "$*"; }
 
 section "setup"
-bash scripts/setup.sh --with-browser
+bash scripts/build/setup.sh --with-browser
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 # CI explores more random command sequences than the quick local loop.
@@ -36,9 +36,9 @@ section "real browser (headless Chromium)"
 node --test --test-concurrency=1 tests/e2e/*.test.mjs
 
 section "fidelity: the stories on real Redis, etcd, ZooKeeper and PostgreSQL"
-bash scripts/fidelity.sh
+bash scripts/fidelity/fidelity.sh
 
 section "budgets"
-bash scripts/budgets.sh
+bash scripts/budgets/budgets.sh
 
 section "all tests passed"

@@ -9,16 +9,15 @@
 // which the explorer's lead honours below the machine's core count): with
 // one, the figure is one core's, to set beside the native one.
 //
-// Usage: node scripts/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N]
+// Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N]
 
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 
-import { launchBrowser } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { openPage, poll } from "../tests/e2e/ui.mjs";
+import { launchBrowser, startServer } from "../lib/browser.mjs";
+import { openPage, poll } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {

@@ -1,9 +1,9 @@
 // Groups the items of a wasm with names (twiggy's CSV, `twiggy top -n
 // 1000000 --format csv`) by crate and by module, and prints the tables of
-// docs/budgets.md as Markdown. scripts/wasm_table.sh makes the wasm and
+// docs/budgets.md as Markdown. scripts/budgets/wasm_table.sh makes the wasm and
 // calls this; run by hand:
 //
-//   node scripts/wasm_table.mjs TOP.csv [--top 25] [--wasm shipped.wasm]
+//   node scripts/budgets/wasm_table.mjs TOP.csv [--top 25] [--wasm shipped.wasm]
 //
 // An item is a function (its Rust path, demangled), a data segment, or a
 // section. A function is counted for the crate and module of the type its
@@ -23,7 +23,7 @@ const { values: args, positionals } = parseArgs({
   options: { top: { type: "string", default: "25" }, wasm: { type: "string" }, src: { type: "string" } },
 });
 if (positionals.length !== 1) {
-  console.error("usage: node scripts/wasm_table.mjs TOP.csv [--top N] [--wasm shipped.wasm [--src src]]");
+  console.error("usage: node scripts/budgets/wasm_table.mjs TOP.csv [--top N] [--wasm shipped.wasm [--src src]]");
   process.exit(2);
 }
 

@@ -11,16 +11,15 @@
 //
 // Not a timed test (it measures this machine, whose other work shows in
 // the frame figures): `trunk build --release --offline`, then
-//   node scripts/soak.mjs [--dist dist] [--minutes 30] [--pace-ms 300]
+//   node scripts/check/soak.mjs [--dist dist] [--minutes 30] [--pace-ms 300]
 //        [--full-minutes 3] [--json FILE]
 // --pace-ms: wall time between two commands (one client each, in turn).
 // --json FILE: also writes the samples as JSON.
 
 import { writeFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import { launchBrowser, recordProblems } from "../tests/e2e/browser.mjs";
-import { startServer } from "../tests/e2e/serve.mjs";
-import { CLIENTS, cardButton, clockButton, clockSeconds, openPage, setMaxSpeed, startClock } from "../tests/e2e/ui.mjs";
+import { launchBrowser, recordProblems, startServer } from "../lib/browser.mjs";
+import { CLIENTS, cardButton, clockButton, clockSeconds, openPage, setMaxSpeed, startClock } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {

@@ -3,12 +3,12 @@
 # of the crate runs beside it, over and over, so the machine stays busy. A
 # browser test must pass whatever the machine's speed: this is how to check.
 #
-#   bash scripts/busy_suite.sh [N]
+#   bash scripts/check/busy_suite.sh [N]
 #
 # It tests the release build in dist/ (copied first, so a rebuild meanwhile
 # does not change it) and builds in its own target directory.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 runs="${1:-10}"
 copy="$(mktemp -d)"
 target="$(mktemp -d)"

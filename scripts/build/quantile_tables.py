@@ -6,7 +6,7 @@ The tables are computed once here, in double precision, and kept as
 integers in the source, so that sampling needs no `ln` or `exp` at run
 time and gives the same numbers natively and in wasm32.
 
-    python3 scripts/quantile_tables.py > src/explore/tables.rs && cargo fmt
+    python3 scripts/build/quantile_tables.py > src/explore/tables.rs && cargo fmt
 """
 
 import math
@@ -31,7 +31,7 @@ def rows(values, per_line=8):
 def main():
     normal = NormalDist()
     print("//! Integer quantile tables for the hazard explorer's sampling, written by")
-    print("//! `scripts/quantile_tables.py` (do not edit by hand). Every value is a")
+    print("//! `scripts/build/quantile_tables.py` (do not edit by hand). Every value is a")
     print("//! fixed-point number with 24 fractional bits.")
     print()
     print("/// Fractional bits of every table value.")

@@ -38,8 +38,8 @@ pub const CHUBBY_GRACE_MS: u64 = 45_000;
 const ANSWER_EARLY_MS: u64 = 1_000;
 /// "A new master will typically be elected in a few seconds. For example,
 /// two recent elections took 6s and 4s" (section 2.3): drawn between them.
-const ELECTION_MS_MIN: u64 = 4_000;
-const ELECTION_MS_MAX: u64 = 6_000;
+pub const CHUBBY_ELECTION_MS_MIN: u64 = 4_000;
+pub const CHUBBY_ELECTION_MS_MAX: u64 = 6_000;
 /// How often a client in jeopardy tries a KeepAlive again while it looks
 /// for a master (assumed: the paper says only that it keeps trying).
 const JEOPARDY_RETRY_MS: u64 = 3_000;
@@ -235,11 +235,6 @@ impl LockSystem for Chubby {
     /// grows, across master failovers too.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "lock generation number (sequencer)";
-    const TOKEN_LINE: &'static str =
-        "token = the lock generation number in its sequencer; the lease is the session's";
-    const SERVICE_SAYS: &'static str = "Chubby master says";
-    const RENEWAL: &'static str =
-        "keeps a KeepAlive waiting at the master, which answers it shortly before the lease ends";
 
     fn new(config: &Config) -> Chubby {
         let ttl = config.ttl_ms;
@@ -251,7 +246,10 @@ impl LockSystem for Chubby {
             retry_ms: scaled(JEOPARDY_RETRY_MS),
             lock_delay_ms: chubby_scaled_ms(config.chubby.lock_delay_ms, ttl),
             allowance_ms: ttl * CLOCK_ALLOWANCE_PCT / 100,
-            election_ms: (scaled(ELECTION_MS_MIN), scaled(ELECTION_MS_MAX)),
+            election_ms: (
+                scaled(CHUBBY_ELECTION_MS_MIN),
+                scaled(CHUBBY_ELECTION_MS_MAX),
+            ),
             sessions: LiteMap::new(),
             holder: None,
             generation: 0,
@@ -385,6 +383,14 @@ impl LockSystem for Chubby {
             "its session lease runs out, then the lock-delay",
             self.lease_end(view, c),
         )
+    }
+
+    /// The master answers one more KeepAlive, so the session lasts two
+    /// leases, and then keeps the lock for a lock-delay.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        let ttl = config.ttl_ms;
+        2 * chubby_scaled_ms(CHUBBY_LEASE_MS, ttl)
+            + chubby_scaled_ms(config.chubby.lock_delay_ms, ttl)
     }
 
     fn label(msg: &ChubbyMsg) -> String {

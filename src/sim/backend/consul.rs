@@ -107,6 +107,12 @@ fn scaled(real_ms: u64, ttl_ms: u64) -> u64 {
     (real_ms.saturating_mul(ttl_ms) / CONSUL_SESSION_TTL_MS).max(1)
 }
 
+/// The agent's `rpc_hold_timeout` at the page's scale: the longest a
+/// request waits for a leader.
+pub fn rpc_hold_ms(ttl_ms: u64) -> u64 {
+    scaled(RPC_HOLD_MS, ttl_ms)
+}
+
 /// The lock-delay in page milliseconds for a lock-delay in real seconds.
 pub fn lock_delay_ms(lock_delay_s: u64, ttl_ms: u64) -> u64 {
     lock_delay_s.saturating_mul(1_000).saturating_mul(ttl_ms) / CONSUL_SESSION_TTL_MS
@@ -414,32 +420,6 @@ pub struct ConsulDetail {
     pub token: ConsulToken,
 }
 
-impl ConsulDetail {
-    /// What client `c`'s card says about its session and leaderCh.
-    pub fn card_line(&self, c: ClientId) -> Option<String> {
-        let side = self.clients.iter().find(|s| s.client == c)?;
-        let mut words = match side.session {
-            Some(s) => format!(
-                "Consul session {}: {}",
-                session_words(s),
-                side.phase.words()
-            ),
-            None => side.phase.words().to_string(),
-        };
-        if let Some(reason) = side.closed {
-            words = format!("leaderCh closed: {reason}");
-        }
-        match (side.agent_down, side.phase) {
-            (true, ConsulPhase::Held) => words.push_str(
-                "; its agent cannot reach the servers, but leaderCh stays open until the connection's keepalive fails",
-            ),
-            (true, _) => words.push_str("; its agent cannot reach the servers"),
-            _ => {}
-        }
-        (side.session.is_some() || side.closed.is_some() || side.agent_down).then_some(words)
-    }
-}
-
 /// A session id as Consul prints the start of its UUID.
 pub fn session_words(session: u64) -> String {
     format!("{session:08x}-…")
@@ -540,10 +520,6 @@ impl LockSystem for Consul {
     /// when the chosen options break it.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "ModifyIndex (LockIndex restarts on delete)";
-    const TOKEN_LINE: &'static str =
-        "token = the lock key's ModifyIndex (or its LockIndex, or the sequencer LockIndex + Session: a setting); the lease is a session";
-    const SERVICE_SAYS: &'static str = "Consul says";
-    const RENEWAL: &'static str = "renews its session every half TTL (RenewPeriodic)";
 
     fn new(config: &Config) -> Consul {
         Consul {
@@ -730,6 +706,12 @@ impl LockSystem for Consul {
         }
     }
 
+    /// The server waits twice the TTL, then a lock-delay.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        let ttl = config.ttl_ms;
+        ttl * SESSION_TTL_MULTIPLIER + lock_delay_ms(config.consul.lock_delay_s, ttl)
+    }
+
     fn label(msg: &ConsulMsg) -> String {
         match msg {
             ConsulMsg::SessionCreate { .. } => "session create".into(),
@@ -855,7 +837,7 @@ impl Consul {
         if self.deferred.len() >= DEFERRED_MAX {
             return false;
         }
-        let gives_up = view.now.plus(scaled(RPC_HOLD_MS, self.ttl_ms));
+        let gives_up = view.now.plus(rpc_hold_ms(self.ttl_ms));
         if gives_up >= until {
             self.deferred.push((c, body));
             return true;

@@ -282,10 +282,6 @@ impl LockSystem for DynamoDb {
     const LATENCY_US: (u64, u64) = (2_500, 5_000);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none: the RVN is a random UUID";
-    const TOKEN_LINE: &'static str =
-        "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner";
-    const SERVICE_SAYS: &'static str = "DynamoDB's item says";
-    const RENEWAL: &'static str = "heartbeats the lock item, writing a new random RVN";
     // The RVN is a random UUID: there is no token to order, only the
     // lock item to ask.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];

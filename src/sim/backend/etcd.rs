@@ -158,10 +158,7 @@ impl LockSystem for Etcd {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "create_revision of the key";
-    const TOKEN_LINE: &'static str = "token = create_revision of the lock key";
-    const SERVICE_SAYS: &'static str = "etcd says";
     const LEADER_FAILOVER: bool = true;
-    const RENEWAL: &'static str = "sends lease keepalives";
 
     fn new(config: &Config) -> Etcd {
         Etcd {
@@ -274,6 +271,11 @@ impl LockSystem for Etcd {
             "the lease runs out at its TTL",
             self.lease_end(view, c),
         )
+    }
+
+    /// The lease as the server granted it.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        granted_ttl_ms(config.ttl_ms)
     }
 
     fn label(msg: &EtcdMsg) -> String {

@@ -16,13 +16,13 @@ mod zookeeper;
 
 pub use chubby::{
     chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
-    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+    CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
 };
 pub use consul::{
-    lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
-    ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
-    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX,
-    SESSION_TTL_MULTIPLIER,
+    lock_delay_ms, rpc_hold_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail,
+    ConsulKeyView, ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken,
+    GetPurpose, KeyCleanup, CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX,
+    MONITOR_RETRIES_MAX, SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
@@ -93,15 +93,8 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const LATENCY_US: (u64, u64);
     /// Whether every grant carries a token larger than the last one.
     const MONOTONIC_TOKENS: bool;
-    /// What the client's token is, for the line under the backend switch:
-    /// "token = create_revision of the lock key".
-    const TOKEN_LINE: &'static str;
     /// The token in a few words, for the comparison: "create_revision".
     const TOKEN_SHORT: &'static str;
-    /// Who speaks for the service on a client card: "etcd says".
-    const SERVICE_SAYS: &'static str;
-    /// What renewal does, finishing "While on, the client ...".
-    const RENEWAL: &'static str;
     /// The fencing modes the resource can use with this system, the one
     /// its clients and docs describe first (docs/fencing.md).
     const FENCE_MODES: &'static [FenceMode] =
@@ -159,6 +152,17 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// Whether the message is the service confirming a session is alive.
     fn confirms_session(_msg: &Self::Msg) -> bool {
         false
+    }
+    /// Whether the message is a client's value-checked release, which a
+    /// stale client can still send into another's lock.
+    fn is_unlock(_msg: &Self::Msg) -> bool {
+        false
+    }
+    /// How long the lock stays with a holder that has gone silent (paused,
+    /// cut off, crashed) before another client can have it: the TTL unless
+    /// the system waits longer.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        config.ttl_ms
     }
     /// The Redlock validity budget of a client acquiring or holding.
     fn validity(&self, _view: &View, _c: ClientId) -> Option<Validity> {
@@ -263,24 +267,9 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::monotonic_tokens_in(config),)* }
             }
 
-            /// What the client's token is, in a few words.
-            pub fn token_line(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_LINE,)* }
-            }
-
             /// The token in a few words.
             pub fn token_short(self) -> &'static str {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_SHORT,)* }
-            }
-
-            /// Who speaks for the service on a client card.
-            pub fn service_says(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::SERVICE_SAYS,)* }
-            }
-
-            /// What renewal does in this backend.
-            pub fn renewal_words(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::RENEWAL,)* }
             }
 
             /// The fencing modes this system offers, the documented one first.
@@ -321,6 +310,11 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::RESOURCE_IN_SERVICE,)* }
             }
 
+            /// How long the lock stays with a silent holder with these settings.
+            pub fn silent_holder_ms(self, config: &Config) -> u64 {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::silent_holder_ms(config),)* }
+            }
+
             pub(crate) fn latency_us(self) -> (u64, u64) {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::LATENCY_US,)* }
             }
@@ -346,6 +340,11 @@ macro_rules! lock_systems {
 
             pub fn confirms_session(&self) -> bool {
                 match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::confirms_session(m),)* }
+            }
+
+            /// Whether it is a client's value-checked release.
+            pub fn is_unlock(&self) -> bool {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::is_unlock(m),)* }
             }
         }
 

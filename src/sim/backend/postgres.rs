@@ -148,37 +148,6 @@ pub struct PgDetail {
     pub options: PgOptions,
 }
 
-impl PgDetail {
-    /// What a client card says of a running client `c`'s connection, if
-    /// anything; a crashed client's line is the crash note (`Sim::crash_note`).
-    pub fn card_note(&self, c: ClientId, crashed: bool) -> Option<String> {
-        if crashed {
-            return None;
-        }
-        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
-        let side = *self.clients.get(c.index())?;
-        Some(match side {
-            PgClientConn::None => return None,
-            PgClientConn::Connecting => "connecting to PostgreSQL".into(),
-            PgClientConn::Reset { pid } => {
-                format!("connection pid {pid} was reset; its next statement on it fails, and the next acquire opens a new one")
-            }
-            PgClientConn::Open { pid } => match self.backends.iter().find(|b| b.pid == pid) {
-                None => format!(
-                    "connection pid {pid}: PostgreSQL has ended this session; {c} learns when it next uses it"
-                ),
-                Some(_) if holds(pid) => {
-                    format!("connection pid {pid}, idle, holds advisory lock 42: no lease to run out")
-                }
-                Some(b) if b.state == PgState::Active => {
-                    format!("connection pid {pid}, blocked in pg_advisory_lock(42)")
-                }
-                Some(_) => format!("connection pid {pid}, idle"),
-            },
-        })
-    }
-}
-
 /// One client connection's backend, on the server.
 #[derive(Debug, Clone, Hash)]
 struct Conn {
@@ -259,10 +228,6 @@ impl LockSystem for Postgres {
     /// Advisory locks carry no token at all.
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none for the lock; the row's version column";
-    const TOKEN_LINE: &'static str =
-        "no token from the lock; fencing = the row's version column (WHERE version = n)";
-    const SERVICE_SAYS: &'static str = "PostgreSQL says";
-    const RENEWAL: &'static str = "has nothing to renew: the lock lasts as long as its session";
     // The advisory lock grants no token: the version column is the only check.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
     const FENCE_CHECK: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
@@ -433,6 +398,11 @@ impl LockSystem for Postgres {
             ),
             (false, _, None) => "the server hears nothing; it has no session of its".into(),
         }
+    }
+
+    /// No lease: the keepalives' patience with a dead host.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        config.pg.dead_after_ms()
     }
 
     fn label(msg: &PgMsg) -> String {

@@ -209,10 +209,6 @@ impl LockSystem for Redis {
     const LATENCY_US: (u64, u64) = (100, 500);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "INCR counter on the master";
-    const TOKEN_LINE: &'static str =
-        "the lock value is random (unique, not ordered); token = INCR fence counter on the master, which a failover can repeat";
-    const SERVICE_SAYS: &'static str = "the Redis master says";
-    const RENEWAL: &'static str = "extends its key if the value is still its own";
 
     fn new(config: &Config) -> Redis {
         Redis {
@@ -326,6 +322,15 @@ impl LockSystem for Redis {
             first,
             "its key lives until its TTL runs out",
             self.lease_end(view, c),
+        )
+    }
+
+    fn is_unlock(msg: &SingleRedisMsg) -> bool {
+        matches!(
+            msg,
+            SingleRedisMsg::Command {
+                cmd: RedisMsg::Unlock { .. }
+            }
         )
     }
 

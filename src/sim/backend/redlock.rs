@@ -181,16 +181,12 @@ impl LockSystem for Redlock {
     const LATENCY_US: (u64, u64) = (250, 1_000);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none: a random value (INCR on node 1 at best)";
-    const TOKEN_LINE: &'static str =
-        "the lock value is random (unique, not ordered); token = INCR fence counter on node 1";
-    const SERVICE_SAYS: &'static str = "Redis nodes say";
     // Five independent nodes and no single place that knows the holder: a
     // transaction cannot check the lock, only a token can be compared.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[
         crate::sim::FenceMode::Highest,
         crate::sim::FenceMode::Takeover,
     ];
-    const RENEWAL: &'static str = "extends its key on a majority of nodes";
 
     fn new(config: &Config) -> Redlock {
         Redlock {
@@ -303,6 +299,10 @@ impl LockSystem for Redlock {
             "its keys live until their TTL runs out",
             self.lease_end(view, c),
         )
+    }
+
+    fn is_unlock(msg: &RedisMsg) -> bool {
+        matches!(msg, RedisMsg::Unlock { .. })
     }
 
     fn label(msg: &RedisMsg) -> String {

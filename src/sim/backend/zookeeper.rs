@@ -152,11 +152,7 @@ impl LockSystem for ZooKeeper {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "znode sequence number";
-    const TOKEN_LINE: &'static str =
-        "token = sequence number of the lock znode; the lease is the session";
-    const SERVICE_SAYS: &'static str = "ZooKeeper says";
     const LEADER_FAILOVER: bool = true;
-    const RENEWAL: &'static str = "heartbeats its session";
 
     fn new(config: &Config) -> ZooKeeper {
         ZooKeeper {
@@ -266,6 +262,12 @@ impl LockSystem for ZooKeeper {
             "its session expires at its timeout",
             self.lease_end(view, c),
         )
+    }
+
+    /// The negotiated session timeout, and the tick the server's expiry
+    /// check may wait past it.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        negotiated_timeout_ms(config.ttl_ms, config.zk.tick_ms).saturating_add(config.zk.tick_ms)
     }
 
     fn label(msg: &ZkMsg) -> String {

@@ -4,7 +4,7 @@
 //! place, in order, and asserts the invariants there.
 
 use super::backend::Timer;
-use super::client::{Belief, ChubbySession, Client, ZkConn};
+use super::client::{Belief, Client};
 use super::history::{AcquireFailure, Event, LossReason};
 use super::net::{Body, Endpoint};
 use super::scenario::NodeCommand;
@@ -153,16 +153,6 @@ pub(crate) enum Effect {
         client: ClientId,
         until: Option<Millis>,
     },
-    /// A ZooKeeper client's connection state changed.
-    Conn {
-        client: ClientId,
-        state: Option<ZkConn>,
-    },
-    /// A Chubby client's session state changed.
-    ChubbySession {
-        client: ClientId,
-        state: Option<ChubbySession>,
-    },
 }
 
 // Written and read once for every answer of a lock system.
@@ -262,14 +252,6 @@ impl Effects {
 
     pub fn extend(&mut self, client: ClientId, until: Option<Millis>) {
         self.list.push(Effect::Extend { client, until });
-    }
-
-    pub fn conn(&mut self, client: ClientId, state: Option<ZkConn>) {
-        self.list.push(Effect::Conn { client, state });
-    }
-
-    pub fn chubby_session(&mut self, client: ClientId, state: Option<ChubbySession>) {
-        self.list.push(Effect::ChubbySession { client, state });
     }
 }
 

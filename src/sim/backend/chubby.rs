@@ -15,7 +15,7 @@
 //! arrival order; there is no cache, no events but the session's, and no
 //! master lease between replicas.
 
-use super::{count_up, ms32, HolderView, LockSystem};
+use super::{count_up, ms32, HolderView, LibrarySession, LockSystem};
 use crate::sim::client::{Belief, ChubbySession};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
@@ -220,6 +220,10 @@ pub(crate) struct Chubby {
     /// Requests that reached a cell with no master, for the next one.
     deferred: Vec<(ClientId, ChubbyMsg)>,
     side: [Side; 4],
+    /// Each client library's view of its session. Kept apart from
+    /// `side`, which a crash clears: the card shows the last state until
+    /// the restarted client opens a session again.
+    library: [Option<ChubbySession>; 4],
     rng: super::ServiceRng,
 }
 
@@ -259,6 +263,7 @@ impl LockSystem for Chubby {
             electing_until: None,
             deferred: Vec::new(),
             side: Default::default(),
+            library: [None; 4],
             rng: super::ServiceRng::new(config.seed),
         }
     }
@@ -391,6 +396,10 @@ impl LockSystem for Chubby {
         let ttl = config.ttl_ms;
         2 * chubby_scaled_ms(CHUBBY_LEASE_MS, ttl)
             + chubby_scaled_ms(config.chubby.lock_delay_ms, ttl)
+    }
+
+    fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+        self.library[c.index()].map(LibrarySession::Chubby)
     }
 
     fn label(msg: &ChubbyMsg) -> String {
@@ -721,7 +730,7 @@ impl Chubby {
                 side.opening = false;
                 side.session = Some(session);
                 let reading = side.open_sent + lease_ms as i64 - self.allowance_ms as i64;
-                out.chubby_session(c, Some(ChubbySession::Live));
+                set_library(&mut self.library, c, ChubbySession::Live, out);
                 self.set_local_lease(view, c, reading, out);
                 if view.renewal(c) {
                     self.send_keep_alive(view, c, out);
@@ -782,7 +791,7 @@ impl Chubby {
                 side.jeopardy = false;
                 side.grace_gen += 1;
                 side.retry_gen += 1;
-                out.chubby_session(c, Some(ChubbySession::Safe));
+                set_library(&mut self.library, c, ChubbySession::Safe, out);
             }
             self.set_local_lease(view, c, reading, out);
             let until = self.side[c.index()].local_end;
@@ -837,7 +846,12 @@ impl Chubby {
         side.retry_gen += 1;
         let (grace_gen, retry_gen) = (side.grace_gen, side.retry_gen);
         let grace_until = view.after_local(c, grace);
-        out.chubby_session(c, Some(ChubbySession::Jeopardy { grace_until }));
+        set_library(
+            &mut self.library,
+            c,
+            ChubbySession::Jeopardy { grace_until },
+            out,
+        );
         out.client_timer(c, grace, ChubbyTimer::Grace { gen: grace_gen });
         out.client_timer(c, retry, ChubbyTimer::Retry { gen: retry_gen });
     }
@@ -858,7 +872,7 @@ impl Chubby {
             next_seq: renewal.3,
             ..Side::default()
         };
-        out.chubby_session(c, Some(ChubbySession::Expired));
+        set_library(&mut self.library, c, ChubbySession::Expired, out);
         match view.belief(c) {
             Belief::Acquiring => out.fail(c, AcquireFailure::LeaseGone),
             Belief::Idle => {}
@@ -904,5 +918,19 @@ impl Chubby {
             side.sent.remove(0);
         }
         out.ask(c, ChubbyMsg::KeepAlive { session, seq });
+    }
+}
+
+/// Sets client `c`'s session as its library sees it, saying so when it
+/// changes.
+fn set_library(
+    library: &mut [Option<ChubbySession>; 4],
+    c: ClientId,
+    state: ChubbySession,
+    out: &mut Effects,
+) {
+    if library[c.index()] != Some(state) {
+        library[c.index()] = Some(state);
+        out.record(Event::ChubbyState { client: c, state });
     }
 }

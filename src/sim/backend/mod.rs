@@ -37,6 +37,7 @@ pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, 
 pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
+use super::client::{ChubbySession, ZkConn};
 use super::effects::{Effects, Input, View};
 use super::error::CommandError;
 use super::net::{Body, Message};
@@ -46,6 +47,15 @@ use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::Hash;
+
+/// What a client library says of its session beyond the client's belief.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibrarySession {
+    /// ZooKeeper's connection state, as Curator reports it.
+    Zk(ZkConn),
+    /// A Chubby client library's view of its session.
+    Chubby(ChubbySession),
+}
 
 /// Who the service says holds the lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -149,6 +159,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     }
     /// A short label for one of its messages, as drawn in flight.
     fn label(msg: &Self::Msg) -> String;
+    /// What client `c`'s library says of its session beyond its belief,
+    /// from the system's own books.
+    fn library_session(&self, _c: ClientId) -> Option<LibrarySession> {
+        None
+    }
     /// Whether the message is the service confirming a session is alive.
     fn confirms_session(_msg: &Self::Msg) -> bool {
         false
@@ -435,6 +450,10 @@ macro_rules! lock_systems {
 
             pub fn validity(&self, view: &View, c: ClientId) -> Option<Validity> {
                 match self { $(Service::$variant(s) => s.validity(view, c),)* }
+            }
+
+            pub fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+                match self { $(Service::$variant(s) => s.library_session(c),)* }
             }
 
             pub fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {

@@ -8,7 +8,7 @@
 //! ZooKeeper's new leader does. Each client opens one session and keeps it.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{count_up, Grant, HolderView, LockSystem};
+use super::{count_up, Grant, HolderView, LibrarySession, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -140,6 +140,10 @@ pub(crate) struct ZooKeeper {
     /// The lock directory's children by sequence number.
     znodes: Contenders,
     side: [Side; 4],
+    /// Each client's connection state as its library reports it. Kept
+    /// apart from `side`, which a crash clears: the card shows the last
+    /// state until the restarted client connects again.
+    conn: [Option<ZkConn>; 4],
 }
 
 impl LockSystem for ZooKeeper {
@@ -165,6 +169,7 @@ impl LockSystem for ZooKeeper {
             sessions: LiteMap::new(),
             znodes: Contenders::default(),
             side: Default::default(),
+            conn: [None; 4],
         }
     }
 
@@ -268,6 +273,10 @@ impl LockSystem for ZooKeeper {
     /// check may wait past it.
     fn silent_holder_ms(config: &Config) -> u64 {
         negotiated_timeout_ms(config.ttl_ms, config.zk.tick_ms).saturating_add(config.zk.tick_ms)
+    }
+
+    fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+        self.conn[c.index()].map(LibrarySession::Zk)
     }
 
     fn label(msg: &ZkMsg) -> String {
@@ -455,7 +464,7 @@ impl ZooKeeper {
                 side.session = Some(session);
                 side.timeout_ms = timeout_ms;
                 side.connecting = false;
-                out.conn(c, Some(ZkConn::Connected));
+                set_conn(&mut self.conn, c, ZkConn::Connected, out);
                 self.arm_ping(c, out);
                 self.arm_read_timeout(c, out);
                 if view.belief(c) == Belief::Acquiring {
@@ -465,7 +474,7 @@ impl ZooKeeper {
             ZkMsg::CreateReply { seq, predecessor } => {
                 self.on_created(view, c, seq, predecessor, out)
             }
-            ZkMsg::PingReply { alive: true } => out.conn(c, Some(ZkConn::Connected)),
+            ZkMsg::PingReply { alive: true } => set_conn(&mut self.conn, c, ZkConn::Connected, out),
             ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
             ZkMsg::WatchFired { .. } => {
                 if let (Belief::Waiting { .. }, Some(seq)) =
@@ -541,7 +550,7 @@ impl ZooKeeper {
             ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
                 // Treat your locks as suspended. The recipe itself still
                 // says "acquired".
-                out.conn(c, Some(ZkConn::Suspended));
+                set_conn(&mut self.conn, c, ZkConn::Suspended, out);
                 if self.client == ZkClient::Curator {
                     let (gen, after) = (side.read_gen, side.timeout_ms);
                     self.side(c).suspended_gen = gen;
@@ -586,7 +595,7 @@ impl ZooKeeper {
         side.connecting = false;
         side.ping_gen += 1;
         side.read_gen += 1;
-        out.conn(c, Some(ZkConn::Lost));
+        set_conn(&mut self.conn, c, ZkConn::Lost, out);
         out.lose(c, LossReason::SessionLost);
     }
 
@@ -613,5 +622,13 @@ impl ZooKeeper {
         if let Some(session) = self.side[c.index()].session {
             out.ask(c, ZkMsg::Ping { session });
         }
+    }
+}
+
+/// Sets client `c`'s connection state, saying so when it changes.
+fn set_conn(conn: &mut [Option<ZkConn>; 4], c: ClientId, state: ZkConn, out: &mut Effects) {
+    if conn[c.index()] != Some(state) {
+        conn[c.index()] = Some(state);
+        out.record(Event::ZkState { client: c, state });
     }
 }

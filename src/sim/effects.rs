@@ -47,19 +47,14 @@ impl View<'_> {
     }
 }
 
-/// One thing that happens to a lock system. `M` and `T` are its own
-/// message and timer types.
+/// One thing that happens to a lock system but a message (which reaches
+/// it by `LockSystem::on_message`). `T` is its own timer type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input<M, T> {
+pub(crate) enum Input<T> {
     /// The client asks for the lock (its belief is already Acquiring).
     Acquire(ClientId),
     /// The client gives up the lock or its place in the queue.
     Release(ClientId),
-    Message {
-        from: Endpoint,
-        to: Endpoint,
-        body: M,
-    },
     /// A timer of the client's fired while it runs.
     ClientTimer(ClientId, T),
     ServiceTimer(T),
@@ -77,23 +72,14 @@ pub(crate) enum Input<M, T> {
     Node(NodeId, NodeCommand),
 }
 
-impl<T> Input<Body, T> {
-    /// The input with the message narrowed to one lock system's type;
-    /// `None` for a message of another system.
+impl<T> Input<T> {
+    /// The input with the timer narrowed to one lock system's type; `None`
+    /// for a timer of another system.
     #[inline]
-    pub fn narrow<M, U>(
-        self,
-        msg: impl FnOnce(Body) -> Option<M>,
-        timer: impl FnOnce(T) -> Option<U>,
-    ) -> Option<Input<M, U>> {
+    pub fn narrow<U>(self, timer: impl FnOnce(T) -> Option<U>) -> Option<Input<U>> {
         Some(match self {
             Input::Acquire(c) => Input::Acquire(c),
             Input::Release(c) => Input::Release(c),
-            Input::Message { from, to, body } => Input::Message {
-                from,
-                to,
-                body: msg(body)?,
-            },
             Input::ClientTimer(c, t) => Input::ClientTimer(c, timer(t)?),
             Input::ServiceTimer(t) => Input::ServiceTimer(timer(t)?),
             Input::Crashed(c) => Input::Crashed(c),

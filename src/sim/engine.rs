@@ -873,7 +873,7 @@ impl Sim {
     }
 
     /// Hands one input to the lock system and applies what it answers.
-    fn feed(&mut self, input: Input<Body, Timer>) {
+    fn feed(&mut self, input: Input<Timer>) {
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);

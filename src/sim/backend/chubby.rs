@@ -220,9 +220,8 @@ pub(crate) struct Chubby {
     /// Requests that reached a cell with no master, for the next one.
     deferred: Vec<(ClientId, ChubbyMsg)>,
     side: [Side; 4],
-    /// Each client library's view of its session. Kept apart from
-    /// `side`, which a crash clears: the card shows the last state until
-    /// the restarted client opens a session again.
+    /// Each client library's view of its session; a crash forgets it
+    /// with the rest of the client's side.
     library: [Option<ChubbySession>; 4],
     rng: super::ServiceRng,
 }
@@ -268,7 +267,7 @@ impl LockSystem for Chubby {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ChubbyMsg, ChubbyTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ChubbyTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(view, c, out),
             Input::Release(c) => {
@@ -278,21 +277,14 @@ impl LockSystem for Chubby {
                     out.ask(c, ChubbyMsg::Release { session });
                 }
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_master_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_master_timer(view, timer, out),
             // The paper describes no early end on a closed connection: the
             // session lease runs out either way.
-            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
+            Input::Crashed(c) | Input::Exited(c) => {
+                self.side[c.index()] = Side::default();
+                self.library[c.index()] = None;
+            }
             Input::Healed(c) => {
                 // Back in touch: look for the master now if nothing is on its way.
                 let side = &self.side[c.index()];
@@ -402,6 +394,75 @@ impl LockSystem for Chubby {
         self.library[c.index()].map(LibrarySession::Chubby)
     }
 
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ChubbyMsg,
+        out: &mut Effects,
+    ) {
+        if self.electing_until.is_some() {
+            // No master answers; the next one will (the client library
+            // keeps retrying until it finds it).
+            if self.deferred.len() < DEFERRED_MAX {
+                self.deferred.push((c, body));
+            }
+            return;
+        }
+        match body {
+            ChubbyMsg::CreateSession => self.create_session(view, c, out),
+            ChubbyMsg::KeepAlive { session, seq } => {
+                self.hold_keep_alive(view, c, session, seq, out)
+            }
+            ChubbyMsg::Acquire { session } => self.request_lock(view, c, session, out),
+            ChubbyMsg::Release { session } => self.release_lock(view, session, out),
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
+        match body {
+            ChubbyMsg::SessionCreated { session, lease_ms } => {
+                let side = self.side(c);
+                if !side.opening {
+                    return;
+                }
+                side.opening = false;
+                side.session = Some(session);
+                let reading = side.open_sent + lease_ms as i64 - self.allowance_ms as i64;
+                set_library(&mut self.library, c, ChubbySession::Live, out);
+                self.set_local_lease(view, c, reading, out);
+                if view.renewal(c) {
+                    self.send_keep_alive(view, c, out);
+                }
+            }
+            ChubbyMsg::KeepAliveReply {
+                session,
+                seq,
+                lease_after_ms,
+            } => self.on_keep_alive_reply(view, c, session, seq, lease_after_ms, out),
+            ChubbyMsg::SessionExpired { session }
+                if self.side[c.index()].session == Some(session) =>
+            {
+                self.expire(view, c, LossReason::ServiceSaidGone, out)
+            }
+            ChubbyMsg::Acquired {
+                session,
+                generation,
+            } if self.side[c.index()].session == Some(session) => {
+                if view.belief(c) == Belief::Acquiring {
+                    let until = self.side[c.index()].local_end;
+                    out.grant(c, Some(Token(generation)), generation, until);
+                } else {
+                    // Released while the Acquire was blocked: give it back.
+                    out.ask(c, ChubbyMsg::Release { session });
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn label(msg: &ChubbyMsg) -> String {
         match msg {
             ChubbyMsg::CreateSession => "open session".into(),
@@ -422,26 +483,6 @@ impl Chubby {
     }
 
     // ---- The master ----
-
-    fn on_master_message(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
-        if self.electing_until.is_some() {
-            // No master answers; the next one will (the client library
-            // keeps retrying until it finds it).
-            if self.deferred.len() < DEFERRED_MAX {
-                self.deferred.push((c, body));
-            }
-            return;
-        }
-        match body {
-            ChubbyMsg::CreateSession => self.create_session(view, c, out),
-            ChubbyMsg::KeepAlive { session, seq } => {
-                self.hold_keep_alive(view, c, session, seq, out)
-            }
-            ChubbyMsg::Acquire { session } => self.request_lock(view, c, session, out),
-            ChubbyMsg::Release { session } => self.release_lock(view, session, out),
-            _ => {}
-        }
-    }
 
     fn create_session(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let session = self.rng.draw(0x1000_0000, 0xffff_ffff);
@@ -695,7 +736,7 @@ impl Chubby {
             out.record(Event::Service(ServiceEvent::ChubbyLockDelayOver));
         }
         for (c, body) in std::mem::take(&mut self.deferred) {
-            self.on_master_message(view, c, body, out);
+            self.on_request(view, c, Endpoint::Service, body, out);
         }
         self.grant_next(view, out);
     }
@@ -717,48 +758,6 @@ impl Chubby {
                     out.ask(c, ChubbyMsg::CreateSession);
                 }
             }
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
-        match body {
-            ChubbyMsg::SessionCreated { session, lease_ms } => {
-                let side = self.side(c);
-                if !side.opening {
-                    return;
-                }
-                side.opening = false;
-                side.session = Some(session);
-                let reading = side.open_sent + lease_ms as i64 - self.allowance_ms as i64;
-                set_library(&mut self.library, c, ChubbySession::Live, out);
-                self.set_local_lease(view, c, reading, out);
-                if view.renewal(c) {
-                    self.send_keep_alive(view, c, out);
-                }
-            }
-            ChubbyMsg::KeepAliveReply {
-                session,
-                seq,
-                lease_after_ms,
-            } => self.on_keep_alive_reply(view, c, session, seq, lease_after_ms, out),
-            ChubbyMsg::SessionExpired { session }
-                if self.side[c.index()].session == Some(session) =>
-            {
-                self.expire(view, c, LossReason::ServiceSaidGone, out)
-            }
-            ChubbyMsg::Acquired {
-                session,
-                generation,
-            } if self.side[c.index()].session == Some(session) => {
-                if view.belief(c) == Belief::Acquiring {
-                    let until = self.side[c.index()].local_end;
-                    out.grant(c, Some(Token(generation)), generation, until);
-                } else {
-                    // Released while the Acquire was blocked: give it back.
-                    out.ask(c, ChubbyMsg::Release { session });
-                }
-            }
-            _ => {}
         }
     }
 

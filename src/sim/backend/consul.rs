@@ -556,20 +556,10 @@ impl LockSystem for Consul {
         config.consul.fence_check()
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ConsulMsg, ConsulTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ConsulTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.lock(c, out),
             Input::Release(c) => self.unlock(c, out),
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
             // Either way the client forgets. Its agent runs on: after a process
@@ -712,6 +702,101 @@ impl LockSystem for Consul {
         ttl * SESSION_TTL_MULTIPLIER + lock_delay_ms(config.consul.lock_delay_s, ttl)
     }
 
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ConsulMsg,
+        out: &mut Effects,
+    ) {
+        if let Some(until) = self.electing_until {
+            if self.hold(view, c, body, until, out) {
+                return;
+            }
+        }
+        let reply = match body {
+            ConsulMsg::SessionCreate {
+                ttl_ms,
+                lock_delay_ms,
+                cleanup,
+            } => self.create_session(view, c, ttl_ms, lock_delay_ms, cleanup, out),
+            ConsulMsg::SessionRenew { session } => ConsulMsg::SessionRenewReply {
+                session,
+                found: self.renew(view, session, out),
+            },
+            ConsulMsg::SessionDestroy { session } => {
+                self.invalidate(view, session, Invalidation::Destroyed, out);
+                return;
+            }
+            ConsulMsg::KvGet {
+                wait_index,
+                purpose,
+            } => {
+                if wait_index > 0 && self.key_index <= wait_index {
+                    self.block(view, c, purpose, out);
+                    return;
+                }
+                self.get_reply(purpose)
+            }
+            ConsulMsg::KvAcquire { session } => ConsulMsg::KvAcquireReply {
+                session,
+                result: self.acquire(view, c, session, out),
+            },
+            ConsulMsg::Unlock {
+                session,
+                delete_key,
+            } => {
+                self.release(view, session, delete_key, out);
+                return;
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
+        match body {
+            ConsulMsg::SessionCreateReply { session } => {
+                if self.side[c.index()].phase != ConsulPhase::CreatingSession {
+                    // Released meanwhile: Lock()'s cleanup destroys it.
+                    out.ask(c, ConsulMsg::SessionDestroy { session });
+                    return;
+                }
+                let ttl_ms = self.ttl_ms;
+                let side = self.side(c);
+                side.session = Some(session);
+                side.ttl_ms = ttl_ms;
+                side.last_renew_local = view.local_now(c);
+                self.arm_renew(c, ttl_ms / 2, out);
+                self.poll(c, 0, out);
+            }
+            ConsulMsg::SessionRenewReply { session, found } => {
+                let side = self.side(c);
+                if side.session != Some(session) {
+                    return;
+                }
+                if found {
+                    side.last_renew_local = view.local_now(c);
+                } else {
+                    // ErrSessionExpired: RenewPeriodic returns. Only the
+                    // monitor closes leaderCh.
+                    side.renew_gen += 1;
+                }
+            }
+            ConsulMsg::KvGetReply {
+                purpose,
+                session,
+                index,
+            } => self.on_get_reply(c, purpose, session, index, out),
+            ConsulMsg::KvAcquireReply { session, result } => {
+                self.on_acquire_reply(c, session, result, out)
+            }
+            ConsulMsg::NoLeader { rpc } => self.on_no_leader(view, c, rpc, out),
+            _ => {}
+        }
+    }
+
     fn label(msg: &ConsulMsg) -> String {
         match msg {
             ConsulMsg::SessionCreate { .. } => "session create".into(),
@@ -774,52 +859,6 @@ impl Consul {
 
     fn session_ms(&self) -> u64 {
         self.ttl_ms * SESSION_TTL_MULTIPLIER
-    }
-
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
-        if let Some(until) = self.electing_until {
-            if self.hold(view, c, body, until, out) {
-                return;
-            }
-        }
-        let reply = match body {
-            ConsulMsg::SessionCreate {
-                ttl_ms,
-                lock_delay_ms,
-                cleanup,
-            } => self.create_session(view, c, ttl_ms, lock_delay_ms, cleanup, out),
-            ConsulMsg::SessionRenew { session } => ConsulMsg::SessionRenewReply {
-                session,
-                found: self.renew(view, session, out),
-            },
-            ConsulMsg::SessionDestroy { session } => {
-                self.invalidate(view, session, Invalidation::Destroyed, out);
-                return;
-            }
-            ConsulMsg::KvGet {
-                wait_index,
-                purpose,
-            } => {
-                if wait_index > 0 && self.key_index <= wait_index {
-                    self.block(view, c, purpose, out);
-                    return;
-                }
-                self.get_reply(purpose)
-            }
-            ConsulMsg::KvAcquire { session } => ConsulMsg::KvAcquireReply {
-                session,
-                result: self.acquire(view, c, session, out),
-            },
-            ConsulMsg::Unlock {
-                session,
-                delete_key,
-            } => {
-                self.release(view, session, delete_key, out);
-                return;
-            }
-            _ => return,
-        };
-        out.answer(c, reply);
     }
 
     /// No leader: the agent holds the request for `rpc_hold_timeout`. An
@@ -1226,7 +1265,7 @@ impl Consul {
             sessions_until: view.now.plus(self.session_ms()),
         }));
         for (c, msg) in std::mem::take(&mut self.deferred) {
-            self.on_server_message(view, c, msg, out);
+            self.on_request(view, c, Endpoint::Service, msg, out);
         }
     }
 }
@@ -1305,48 +1344,6 @@ impl Consul {
             );
         } else {
             out.ask(c, ConsulMsg::SessionDestroy { session });
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
-        match body {
-            ConsulMsg::SessionCreateReply { session } => {
-                if self.side[c.index()].phase != ConsulPhase::CreatingSession {
-                    // Released meanwhile: Lock()'s cleanup destroys it.
-                    out.ask(c, ConsulMsg::SessionDestroy { session });
-                    return;
-                }
-                let ttl_ms = self.ttl_ms;
-                let side = self.side(c);
-                side.session = Some(session);
-                side.ttl_ms = ttl_ms;
-                side.last_renew_local = view.local_now(c);
-                self.arm_renew(c, ttl_ms / 2, out);
-                self.poll(c, 0, out);
-            }
-            ConsulMsg::SessionRenewReply { session, found } => {
-                let side = self.side(c);
-                if side.session != Some(session) {
-                    return;
-                }
-                if found {
-                    side.last_renew_local = view.local_now(c);
-                } else {
-                    // ErrSessionExpired: RenewPeriodic returns. Only the
-                    // monitor closes leaderCh.
-                    side.renew_gen += 1;
-                }
-            }
-            ConsulMsg::KvGetReply {
-                purpose,
-                session,
-                index,
-            } => self.on_get_reply(c, purpose, session, index, out),
-            ConsulMsg::KvAcquireReply { session, result } => {
-                self.on_acquire_reply(c, session, result, out)
-            }
-            ConsulMsg::NoLeader { rpc } => self.on_no_leader(view, c, rpc, out),
-            _ => {}
         }
     }
 

@@ -40,7 +40,7 @@ pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeVi
 use super::client::{ChubbySession, ZkConn};
 use super::effects::{Effects, Input, View};
 use super::error::CommandError;
-use super::net::{Body, Message};
+use super::net::{Body, Endpoint, Message};
 use super::resource::FenceRule;
 use super::scenario::{Command, Config, NodeCommand};
 use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
@@ -131,7 +131,41 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn fence_check_in(_config: &Config) -> FenceRule {
         Self::FENCE_CHECK
     }
-    fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
+    /// Everything but a message: commands, timers, faults. A message goes
+    /// to `on_request` or `on_answer` (`on_message`).
+    fn on_input(&mut self, view: &View, input: Input<Self::Timer>, out: &mut Effects);
+    /// A client's message reaching the service at `at` (the service, or
+    /// one of Redlock's nodes).
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        at: Endpoint,
+        body: Self::Msg,
+        out: &mut Effects,
+    );
+    /// The service's answer reaching client `c`.
+    fn on_answer(&mut self, view: &View, c: ClientId, body: Self::Msg, out: &mut Effects);
+    /// Routes a message by its ends: a client's to the service side, the
+    /// service side's to a client.
+    fn on_message(
+        &mut self,
+        view: &View,
+        from: Endpoint,
+        to: Endpoint,
+        body: Self::Msg,
+        out: &mut Effects,
+    ) {
+        match (from, to) {
+            (Endpoint::Client(c), at @ (Endpoint::Service | Endpoint::Node(_))) => {
+                self.on_request(view, c, at, body, out)
+            }
+            (Endpoint::Service | Endpoint::Node(_), Endpoint::Client(c)) => {
+                self.on_answer(view, c, body, out)
+            }
+            _ => {}
+        }
+    }
     fn holder(&self, view: &View) -> Option<HolderView>;
     /// The holder without its times, asked for after every event: a system
     /// whose times cost a lookup or a sort answers without them.
@@ -395,13 +429,12 @@ macro_rules! lock_systems {
                 }
             }
 
-            /// Hands the input to the system; a message or timer of another
-            /// system cannot reach it and is ignored.
-            pub fn on_input(&mut self, view: &View, input: Input<Body, Timer>, out: &mut Effects) {
+            /// Hands the input to the system; a timer of another system
+            /// cannot reach it and is ignored.
+            pub fn on_input(&mut self, view: &View, input: Input<Timer>, out: &mut Effects) {
                 match self {
                     $(Service::$variant(s) => {
                         let narrowed = input.narrow(
-                            |b| match b { Body::Lock(Msg::$variant(m)) => Some(m), _ => None },
                             |t| match t { Timer::$variant(t) => Some(t), #[allow(unreachable_patterns)] _ => None },
                         );
                         if let Some(input) = narrowed {
@@ -418,7 +451,7 @@ macro_rules! lock_systems {
             pub fn on_message(&mut self, view: &View, msg: Message, out: &mut Effects) {
                 match (self, msg.body) {
                     $((Service::$variant(s), Body::Lock(Msg::$variant(body))) => {
-                        s.on_input(view, Input::Message { from: msg.from, to: msg.to, body }, out);
+                        s.on_message(view, msg.from, msg.to, body, out);
                     })*
                     _ => {}
                 }

@@ -246,20 +246,10 @@ impl LockSystem for Postgres {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<PgMsg, PgTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<PgTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(c, out),
             Input::Release(c) => self.release(view, c, out),
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ServiceTimer(PgTimer::Keepalive { pid }) => self.on_keepalive(view, pid, out),
             // The host died: the client forgets, the server is not told.
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
@@ -405,6 +395,85 @@ impl LockSystem for Postgres {
         config.pg.dead_after_ms()
     }
 
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: PgMsg,
+        out: &mut Effects,
+    ) {
+        match body {
+            PgMsg::Connect => self.connect(view, c, out),
+            PgMsg::Lock { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.lock(view, c, pid, attempt, out)
+            }
+            PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
+            // EOF on the socket: the backend exits, and its session-level
+            // locks go with it before any keepalive could matter.
+            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
+                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
+            }
+            PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.waiters
+                    .retain(|w| !(w.pid == pid && w.attempt == attempt));
+            }
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
+        let belief = view.belief(c);
+        let side = self.side[c.index()];
+        match body {
+            PgMsg::ConnectReply { pid: Some(pid) } => {
+                *self.side(c) = Side {
+                    pid: Some(pid),
+                    attempt: side.attempt,
+                    ..Side::default()
+                };
+                if belief == Belief::Acquiring {
+                    out.ask(
+                        c,
+                        PgMsg::Lock {
+                            pid,
+                            attempt: side.attempt,
+                        },
+                    );
+                }
+            }
+            PgMsg::ConnectReply { pid: None } => {
+                self.side(c).connecting = false;
+                if belief == Belief::Acquiring {
+                    out.fail(
+                        c,
+                        AcquireFailure::TooManyConnections {
+                            max: PG_MAX_CONNECTIONS,
+                        },
+                    );
+                }
+            }
+            PgMsg::Locked {
+                pid,
+                attempt,
+                grant,
+                version,
+            } => {
+                let wanted = matches!(belief, Belief::Acquiring | Belief::Waiting { .. })
+                    && side.attempt == attempt
+                    && side.pid == Some(pid);
+                if wanted {
+                    out.grant(c, Some(Token(version)), u64::from(grant), None);
+                } else if !belief.is_holding() {
+                    // Given up meanwhile: hand the lock straight back.
+                    out.ask(c, PgMsg::Unlock { pid });
+                }
+            }
+            PgMsg::Reset { pid } if side.pid == Some(pid) => self.on_reset(view, c, out),
+            _ => {}
+        }
+    }
+
     fn label(msg: &PgMsg) -> String {
         match msg {
             PgMsg::Connect => "connect".into(),
@@ -494,26 +563,6 @@ impl Postgres {
         }
         out.answer(c, PgMsg::Reset { pid });
         false
-    }
-
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
-        match body {
-            PgMsg::Connect => self.connect(view, c, out),
-            PgMsg::Lock { pid, attempt } if self.conn_of(view, c, pid, out) => {
-                self.lock(view, c, pid, attempt, out)
-            }
-            PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
-            // EOF on the socket: the backend exits, and its session-level
-            // locks go with it before any keepalive could matter.
-            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
-                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
-            }
-            PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
-                self.waiters
-                    .retain(|w| !(w.pid == pid && w.attempt == attempt));
-            }
-            _ => {}
-        }
     }
 
     fn connect(&mut self, view: &View, c: ClientId, out: &mut Effects) {
@@ -651,58 +700,6 @@ impl Postgres {
         }
         let w = self.waiters.remove(0);
         self.grant(view, w.pid, w.client, w.attempt, out);
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
-        let belief = view.belief(c);
-        let side = self.side[c.index()];
-        match body {
-            PgMsg::ConnectReply { pid: Some(pid) } => {
-                *self.side(c) = Side {
-                    pid: Some(pid),
-                    attempt: side.attempt,
-                    ..Side::default()
-                };
-                if belief == Belief::Acquiring {
-                    out.ask(
-                        c,
-                        PgMsg::Lock {
-                            pid,
-                            attempt: side.attempt,
-                        },
-                    );
-                }
-            }
-            PgMsg::ConnectReply { pid: None } => {
-                self.side(c).connecting = false;
-                if belief == Belief::Acquiring {
-                    out.fail(
-                        c,
-                        AcquireFailure::TooManyConnections {
-                            max: PG_MAX_CONNECTIONS,
-                        },
-                    );
-                }
-            }
-            PgMsg::Locked {
-                pid,
-                attempt,
-                grant,
-                version,
-            } => {
-                let wanted = matches!(belief, Belief::Acquiring | Belief::Waiting { .. })
-                    && side.attempt == attempt
-                    && side.pid == Some(pid);
-                if wanted {
-                    out.grant(c, Some(Token(version)), u64::from(grant), None);
-                } else if !belief.is_holding() {
-                    // Given up meanwhile: hand the lock straight back.
-                    out.ask(c, PgMsg::Unlock { pid });
-                }
-            }
-            PgMsg::Reset { pid } if side.pid == Some(pid) => self.on_reset(view, c, out),
-            _ => {}
-        }
     }
 
     /// The client learns its connection is gone, as libpq does: on using it.

@@ -140,9 +140,8 @@ pub(crate) struct ZooKeeper {
     /// The lock directory's children by sequence number.
     znodes: Contenders,
     side: [Side; 4],
-    /// Each client's connection state as its library reports it. Kept
-    /// apart from `side`, which a crash clears: the card shows the last
-    /// state until the restarted client connects again.
+    /// Each client's connection state as its library reports it; a crash
+    /// forgets it with the rest of the client's side.
     conn: [Option<ZkConn>; 4],
 }
 
@@ -173,7 +172,7 @@ impl LockSystem for ZooKeeper {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ZkMsg, ZkTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ZkTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(c, out),
             Input::Release(c) => {
@@ -181,23 +180,16 @@ impl LockSystem for ZooKeeper {
                     out.ask(c, ZkMsg::Delete { seq });
                 }
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(ZkTimer::SessionExpiry { session }) => {
                 self.on_session_expiry(view, session, out)
             }
             // A closed TCP connection is not a session close: the session
             // expires at its timeout either way (ZooKeeper programmer's guide).
-            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
+            Input::Crashed(c) | Input::Exited(c) => {
+                self.side[c.index()] = Side::default();
+                self.conn[c.index()] = None;
+            }
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // Reconnecting: the server answers whether the session still lives.
@@ -277,6 +269,96 @@ impl LockSystem for ZooKeeper {
 
     fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
         self.conn[c.index()].map(LibrarySession::Zk)
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ZkMsg,
+        out: &mut Effects,
+    ) {
+        let reply = match body {
+            ZkMsg::Connect { timeout_ms } => self.connect(view, c, timeout_ms, out),
+            ZkMsg::Create { session } => self.create(view, c, session, out),
+            ZkMsg::Ping { session } => ZkMsg::PingReply {
+                alive: self.touch(view, session, out),
+            },
+            ZkMsg::Delete { seq } => {
+                if let Some(z) = self.znodes.get(seq).filter(|z| z.owner == c) {
+                    let session = z.session;
+                    self.touch(view, session, out);
+                    self.delete_znode(seq, out);
+                }
+                return;
+            }
+            ZkMsg::GetChildren { seq } => {
+                let (exists, predecessor) = self.znodes.look(seq, c);
+                ZkMsg::ChildrenReply {
+                    exists,
+                    predecessor,
+                }
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
+        // Any reply proves the connection works: the read timeout restarts.
+        self.arm_read_timeout(c, out);
+        match body {
+            ZkMsg::ConnectReply {
+                session,
+                timeout_ms,
+            } => {
+                let side = self.side(c);
+                side.session = Some(session);
+                side.timeout_ms = timeout_ms;
+                side.connecting = false;
+                set_conn(&mut self.conn, c, ZkConn::Connected, out);
+                self.arm_ping(c, out);
+                self.arm_read_timeout(c, out);
+                if view.belief(c) == Belief::Acquiring {
+                    out.ask(c, ZkMsg::Create { session });
+                }
+            }
+            ZkMsg::CreateReply { seq, predecessor } => {
+                self.on_created(view, c, seq, predecessor, out)
+            }
+            ZkMsg::PingReply { alive: true } => set_conn(&mut self.conn, c, ZkConn::Connected, out),
+            ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
+            ZkMsg::WatchFired { .. } => {
+                if let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                {
+                    out.ask(c, ZkMsg::GetChildren { seq });
+                }
+            }
+            ZkMsg::ChildrenReply {
+                exists,
+                predecessor,
+            } => {
+                let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                else {
+                    return;
+                };
+                match Recheck::of(exists, predecessor) {
+                    Recheck::Gone => {
+                        self.side(c).seq = None;
+                        out.lose(c, LossReason::KeyGone);
+                    }
+                    Recheck::Holds => {
+                        let seq = u64::from(seq);
+                        out.grant(c, Some(Token(seq)), seq, None);
+                    }
+                    Recheck::Waits => {}
+                }
+            }
+            _ => {}
+        }
     }
 
     fn label(msg: &ZkMsg) -> String {
@@ -369,33 +451,6 @@ impl ZooKeeper {
         }
     }
 
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
-        let reply = match body {
-            ZkMsg::Connect { timeout_ms } => self.connect(view, c, timeout_ms, out),
-            ZkMsg::Create { session } => self.create(view, c, session, out),
-            ZkMsg::Ping { session } => ZkMsg::PingReply {
-                alive: self.touch(view, session, out),
-            },
-            ZkMsg::Delete { seq } => {
-                if let Some(z) = self.znodes.get(seq).filter(|z| z.owner == c) {
-                    let session = z.session;
-                    self.touch(view, session, out);
-                    self.delete_znode(seq, out);
-                }
-                return;
-            }
-            ZkMsg::GetChildren { seq } => {
-                let (exists, predecessor) = self.znodes.look(seq, c);
-                ZkMsg::ChildrenReply {
-                    exists,
-                    predecessor,
-                }
-            }
-            _ => return,
-        };
-        out.answer(c, reply);
-    }
-
     fn connect(&mut self, view: &View, c: ClientId, requested_ms: u64, out: &mut Effects) -> ZkMsg {
         let session = self.next_session;
         self.next_session += 1;
@@ -449,62 +504,6 @@ impl ZooKeeper {
         ZkMsg::CreateReply {
             seq: Some(seq),
             predecessor,
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
-        // Any reply proves the connection works: the read timeout restarts.
-        self.arm_read_timeout(c, out);
-        match body {
-            ZkMsg::ConnectReply {
-                session,
-                timeout_ms,
-            } => {
-                let side = self.side(c);
-                side.session = Some(session);
-                side.timeout_ms = timeout_ms;
-                side.connecting = false;
-                set_conn(&mut self.conn, c, ZkConn::Connected, out);
-                self.arm_ping(c, out);
-                self.arm_read_timeout(c, out);
-                if view.belief(c) == Belief::Acquiring {
-                    out.ask(c, ZkMsg::Create { session });
-                }
-            }
-            ZkMsg::CreateReply { seq, predecessor } => {
-                self.on_created(view, c, seq, predecessor, out)
-            }
-            ZkMsg::PingReply { alive: true } => set_conn(&mut self.conn, c, ZkConn::Connected, out),
-            ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
-            ZkMsg::WatchFired { .. } => {
-                if let (Belief::Waiting { .. }, Some(seq)) =
-                    (view.belief(c), self.side[c.index()].seq)
-                {
-                    out.ask(c, ZkMsg::GetChildren { seq });
-                }
-            }
-            ZkMsg::ChildrenReply {
-                exists,
-                predecessor,
-            } => {
-                let (Belief::Waiting { .. }, Some(seq)) =
-                    (view.belief(c), self.side[c.index()].seq)
-                else {
-                    return;
-                };
-                match Recheck::of(exists, predecessor) {
-                    Recheck::Gone => {
-                        self.side(c).seq = None;
-                        out.lose(c, LossReason::KeyGone);
-                    }
-                    Recheck::Holds => {
-                        let seq = u64::from(seq);
-                        out.grant(c, Some(Token(seq)), seq, None);
-                    }
-                    Recheck::Waits => {}
-                }
-            }
-            _ => {}
         }
     }
 

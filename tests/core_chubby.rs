@@ -550,7 +550,9 @@ fn the_card_words_come_from_the_system() {
     assert_eq!(Backend::Chubby.name(), "Chubby");
     assert_eq!(Backend::Chubby.slug(), "chubby");
     assert!(Backend::Chubby.monotonic_tokens());
-    assert!(Backend::Chubby.token_line().contains("generation number"));
+    assert!(distlock::ui::service_panel::words(Backend::Chubby)
+        .token_line
+        .contains("generation number"));
     assert_eq!(Backend::from_slug("chubby"), Some(Backend::Chubby));
 }
 

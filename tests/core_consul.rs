@@ -8,6 +8,7 @@ use distlock::sim::{
     ConsulToken, Event, Fencing, KeyCleanup, LossReason, Millis, NodeCommand, NodeId,
     PartitionScope, RejectReason, Scenario, ServiceDetail, ServiceEvent, Sim, Token,
 };
+use distlock::ui::service_panel::consul_card_line as card_line;
 use distlock::wire::link::{self, RunLink};
 
 mod common;
@@ -712,7 +713,7 @@ fn a_partitioned_holder_believes_until_its_connection_s_keepalive_fails() {
             &sim.scenario(),
             failed.ms() + (lost_at.ms() - failed.ms()) / 2,
         );
-        let line = detail(&between).card_line(client('A')).expect("A's card");
+        let line = card_line(&detail(&between), client('A')).expect("A's card");
         assert!(
             line.contains("leaderCh open")
                 && line.contains("stays open until the connection's keepalive fails"),
@@ -1009,13 +1010,11 @@ fn consul_settings_are_range_checked_and_travel_in_links() {
 fn the_card_says_what_leaderch_says() {
     let scenario = presets::gc_pause(consul(ConsulOptions::default()));
     let holding = run(&scenario, 2_000);
-    let line = detail(&holding)
-        .card_line(client('A'))
-        .expect("A has a session");
+    let line = card_line(&detail(&holding), client('A')).expect("A has a session");
     assert!(line.contains("leaderCh open"), "{line}");
     let after = run(&scenario, 22_000);
-    let line = detail(&after).card_line(client('A')).expect("A was told");
+    let line = card_line(&detail(&after), client('A')).expect("A was told");
     assert!(line.contains("leaderCh closed"), "{line}");
-    let b = detail(&after).card_line(client('B')).expect("B holds");
+    let b = card_line(&detail(&after), client('B')).expect("B holds");
     assert!(b.contains("holds"), "{b}");
 }

@@ -428,7 +428,8 @@ fn a_cut_off_waiter_loses_its_place_and_learns_only_when_it_uses_the_connection(
     assert_eq!(detail(&sim).locks.len(), 1, "only A's row is left");
     let b = sim.client_view(client('B'));
     assert_eq!(b.belief, distlock::sim::Belief::Waiting { token: None });
-    let note = detail(&sim).card_note(client('B'), false).unwrap();
+    let note =
+        distlock::ui::service_panel::pg_card_note(&detail(&sim), client('B'), false).unwrap();
     assert!(note.contains("has ended this session"), "{note}");
     // Healed, it gives up waiting: the cancel meets a reset; its next
     // acquire opens a new session and waits in line again.

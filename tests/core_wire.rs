@@ -487,10 +487,14 @@ fn dynamodb_sends_the_lock_clients_conditional_writes() {
         put.contains("ConditionExpression: \"attribute_not_exists(#pk)\""),
         "{put}"
     );
+    // The client's default ownerName: its host's name and a random UUID
+    // (AmazonDynamoDBLockClientOptions `generateOwnerNameFromLocalhost`).
+    let owner = owner_name(put);
+    assert!(is_host_and_uuid(owner, "client-a"), "{put}");
     assert!(
-        put.contains(
-            "ownerName: {S: \"A\"}, leaseDuration: {S: \"20000\"}, recordVersionNumber: {S: \""
-        ),
+        put.contains(&format!(
+            "ownerName: {{S: \"{owner}\"}}, leaseDuration: {{S: \"20000\"}}, recordVersionNumber: {{S: \""
+        )),
         "{put}"
     );
     let beat = &t["dynamo-heartbeat"];
@@ -506,6 +510,18 @@ fn dynamodb_sends_the_lock_clients_conditional_writes() {
     );
     assert!(t["dynamo-delete-item"]
         .contains("ConditionExpression: \"attribute_exists(#pk) AND #rvn = :rvn AND #on = :on\""));
+    // The heartbeat and the release name an owner that put the item.
+    let owners: Vec<String> = all_texts(Backend::DynamoDb)
+        .iter()
+        .filter(|t| t.starts_with("PutItem"))
+        .map(|t| owner_name(t).to_string())
+        .collect();
+    for text in [beat, &t["dynamo-delete-item"]] {
+        let key = "\":on\": {S: \"";
+        let start = text.find(key).expect("an owner") + key.len();
+        let on = &text[start..start + text[start..].find('"').unwrap()];
+        assert!(owners.iter().any(|o| o == on), "{on} in {text}");
+    }
     // Taking over a lock whose RVN stood still for a lease.
     let takeover = all_texts(Backend::DynamoDb)
         .into_iter()
@@ -515,6 +531,33 @@ fn dynamodb_sends_the_lock_clients_conditional_writes() {
         takeover.contains("ConditionExpression: \"attribute_exists(#pk) AND #rvn = :rvn\",\n  ExpressionAttributeNames: {\"#pk\": \"key\", \"#rvn\": \"recordVersionNumber\"}"),
         "{takeover}"
     );
+}
+
+/// The ownerName a DynamoDB request carries.
+fn owner_name(text: &str) -> &str {
+    let key = "ownerName: {S: \"";
+    let start = text.find(key).expect("an ownerName") + key.len();
+    let len = text[start..].find('"').expect("a closing quote");
+    &text[start..start + len]
+}
+
+/// `host` followed straight by a version-4 UUID, as Java's
+/// `UUID.randomUUID().toString()` writes one.
+fn is_host_and_uuid(owner: &str, host: &str) -> bool {
+    let Some(uuid) = owner.strip_prefix(host) else {
+        return false;
+    };
+    let dashes = [8, 13, 18, 23];
+    uuid.len() == 36
+        && uuid.char_indices().all(|(i, ch)| {
+            if dashes.contains(&i) {
+                ch == '-'
+            } else {
+                ch.is_ascii_hexdigit() && !ch.is_ascii_uppercase()
+            }
+        })
+        && uuid.as_bytes()[14] == b'4'
+        && matches!(uuid.as_bytes()[19], b'8' | b'9' | b'a' | b'b')
 }
 
 #[test]

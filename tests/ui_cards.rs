@@ -404,7 +404,8 @@ async fn only_a_client_with_a_lease_shows_lease_bars_on_every_system() {
             );
             if !holds {
                 assert!(
-                    !text_of(&card).contains(backend.service_says()),
+                    !text_of(&card)
+                        .contains(distlock::ui::service_panel::words(backend).service_says),
                     "{backend:?}: {c} shows no word of the service's lease"
                 );
             }

@@ -29,11 +29,10 @@
 
 use super::properties::{Properties, Property, Violation};
 use crate::sim::{
-    chubby_scaled_ms, granted_ttl_ms, lock_delay_ms, negotiated_timeout_ms, Action, Backend,
-    Belief, Body, ClientId, Command, Config, Endpoint, Event, Millis, Msg, NodeCommand, NodeId,
-    PartitionScope, Playback, RedisMsg, RedisNodeView, Refusals, ReleaseMode, ResourceMsg,
-    Scenario, ScenarioError, ServiceDetail, ServiceEvent, Sim, SingleRedisMsg, CHUBBY_LEASE_MS,
-    CLOCK_JUMP_MS_MAX, PAUSE_MS_MAX, SCRIPT_TIME_MS_MAX, SESSION_TTL_MULTIPLIER, SLOW_MS_MAX,
+    Action, Backend, Belief, Body, ClientId, Command, Config, Endpoint, Event, Millis, NodeCommand,
+    NodeId, PartitionScope, Playback, RedisNodeView, Refusals, ReleaseMode, ResourceMsg, Scenario,
+    ScenarioError, ServiceDetail, ServiceEvent, Sim, CLOCK_JUMP_MS_MAX, PAUSE_MS_MAX,
+    SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
 };
 /// Kept here too for `bin/find.rs`, which names it by this path.
 pub use crate::words::thousands;
@@ -390,26 +389,10 @@ impl fmt::Display for Outcome {
 
 /// How long a lock stays with a holder that has gone silent (paused, cut
 /// off, crashed) before another client can have it: the lease, session
-/// timeout or, with PostgreSQL's no lease, the keepalives' patience. Chubby
-/// answers one more KeepAlive and then keeps the lock for a lock-delay;
-/// Consul waits twice the TTL and then a lock-delay.
+/// timeout or, with PostgreSQL's no lease, the keepalives' patience; each
+/// system says it (`LockSystem::silent_holder_ms`).
 pub fn silent_holder_ms(config: &Config) -> u64 {
-    let ttl = config.ttl_ms;
-    match config.backend {
-        Backend::Etcd => granted_ttl_ms(ttl),
-        Backend::ZooKeeper => {
-            negotiated_timeout_ms(ttl, config.zk.tick_ms).saturating_add(config.zk.tick_ms)
-        }
-        Backend::Chubby => {
-            2 * chubby_scaled_ms(CHUBBY_LEASE_MS, ttl)
-                + chubby_scaled_ms(config.chubby.lock_delay_ms, ttl)
-        }
-        Backend::Consul => {
-            ttl * SESSION_TTL_MULTIPLIER + lock_delay_ms(config.consul.lock_delay_s, ttl)
-        }
-        Backend::Postgres => config.pg.dead_after_ms(),
-        Backend::Redis | Backend::Redlock | Backend::DynamoDb => ttl,
-    }
+    config.backend.silent_holder_ms(config)
 }
 
 /// A move of the search.
@@ -891,13 +874,7 @@ impl Pending {
 }
 
 fn is_unlock(body: &Body) -> bool {
-    matches!(
-        body,
-        Body::Lock(Msg::Redlock(RedisMsg::Unlock { .. }))
-            | Body::Lock(Msg::Redis(SingleRedisMsg::Command {
-                cmd: RedisMsg::Unlock { .. }
-            }))
-    )
+    matches!(body, Body::Lock(m) if m.is_unlock())
 }
 
 /// Every move worth trying from `sim`, in the order they are tried.

@@ -1,5 +1,6 @@
 //! What each client believes, and the states a visitor sees on its card.
 
+use super::backend::LibrarySession;
 use super::clock::Clock;
 use super::history::{LossReason, Standing};
 use super::net::Message;
@@ -182,8 +183,6 @@ pub(crate) struct Client {
     /// kernel closed its sockets), not its host dying.
     pub exited: bool,
     pub renewal: bool,
-    pub zk_conn: Option<ZkConn>,
-    pub chubby: Option<ChubbySession>,
     /// Commands clicked while paused, run the instant the client wakes.
     pub queued: Vec<Command>,
     pub stash: Vec<Stashed>,
@@ -211,8 +210,6 @@ impl Client {
             crashed: false,
             exited: false,
             renewal,
-            zk_conn: None,
-            chubby: None,
             queued: Vec::new(),
             stash: Vec::new(),
             last_write: None,
@@ -233,21 +230,22 @@ impl Client {
         self.crashed && !self.exited
     }
 
-    pub fn state(&self) -> ClientState {
+    /// The card's word, given what its library says of its session (the
+    /// lock system keeps that in its own books).
+    pub fn state(&self, session: Option<LibrarySession>) -> ClientState {
         if self.crashed {
             return ClientState::Crashed;
         }
         if self.is_paused() {
             return ClientState::Paused;
         }
-        match self.zk_conn {
-            Some(ZkConn::Lost) => return ClientState::Lost,
-            Some(ZkConn::Suspended) => return ClientState::Suspended,
-            _ => {}
-        }
-        match self.chubby {
-            Some(ChubbySession::Jeopardy { .. }) => return ClientState::Jeopardy,
-            Some(ChubbySession::Expired) => return ClientState::Expired,
+        match session {
+            Some(LibrarySession::Zk(ZkConn::Lost)) => return ClientState::Lost,
+            Some(LibrarySession::Zk(ZkConn::Suspended)) => return ClientState::Suspended,
+            Some(LibrarySession::Chubby(ChubbySession::Jeopardy { .. })) => {
+                return ClientState::Jeopardy
+            }
+            Some(LibrarySession::Chubby(ChubbySession::Expired)) => return ClientState::Expired,
             _ => {}
         }
         if self.partition.is_some() {

@@ -4,7 +4,7 @@
 //! place, in order, and asserts the invariants there.
 
 use super::backend::Timer;
-use super::client::{Belief, ChubbySession, Client, ZkConn};
+use super::client::{Belief, Client};
 use super::history::{AcquireFailure, Event, LossReason};
 use super::net::{Body, Endpoint};
 use super::scenario::NodeCommand;
@@ -47,19 +47,14 @@ impl View<'_> {
     }
 }
 
-/// One thing that happens to a lock system. `M` and `T` are its own
-/// message and timer types.
+/// One thing that happens to a lock system but a message (which reaches
+/// it by `LockSystem::on_message`). `T` is its own timer type.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Input<M, T> {
+pub(crate) enum Input<T> {
     /// The client asks for the lock (its belief is already Acquiring).
     Acquire(ClientId),
     /// The client gives up the lock or its place in the queue.
     Release(ClientId),
-    Message {
-        from: Endpoint,
-        to: Endpoint,
-        body: M,
-    },
     /// A timer of the client's fired while it runs.
     ClientTimer(ClientId, T),
     ServiceTimer(T),
@@ -77,23 +72,14 @@ pub(crate) enum Input<M, T> {
     Node(NodeId, NodeCommand),
 }
 
-impl<T> Input<Body, T> {
-    /// The input with the message narrowed to one lock system's type;
-    /// `None` for a message of another system.
+impl<T> Input<T> {
+    /// The input with the timer narrowed to one lock system's type; `None`
+    /// for a timer of another system.
     #[inline]
-    pub fn narrow<M, U>(
-        self,
-        msg: impl FnOnce(Body) -> Option<M>,
-        timer: impl FnOnce(T) -> Option<U>,
-    ) -> Option<Input<M, U>> {
+    pub fn narrow<U>(self, timer: impl FnOnce(T) -> Option<U>) -> Option<Input<U>> {
         Some(match self {
             Input::Acquire(c) => Input::Acquire(c),
             Input::Release(c) => Input::Release(c),
-            Input::Message { from, to, body } => Input::Message {
-                from,
-                to,
-                body: msg(body)?,
-            },
             Input::ClientTimer(c, t) => Input::ClientTimer(c, timer(t)?),
             Input::ServiceTimer(t) => Input::ServiceTimer(timer(t)?),
             Input::Crashed(c) => Input::Crashed(c),
@@ -152,16 +138,6 @@ pub(crate) enum Effect {
     Extend {
         client: ClientId,
         until: Option<Millis>,
-    },
-    /// A ZooKeeper client's connection state changed.
-    Conn {
-        client: ClientId,
-        state: Option<ZkConn>,
-    },
-    /// A Chubby client's session state changed.
-    ChubbySession {
-        client: ClientId,
-        state: Option<ChubbySession>,
     },
 }
 
@@ -262,14 +238,6 @@ impl Effects {
 
     pub fn extend(&mut self, client: ClientId, until: Option<Millis>) {
         self.list.push(Effect::Extend { client, until });
-    }
-
-    pub fn conn(&mut self, client: ClientId, state: Option<ZkConn>) {
-        self.list.push(Effect::Conn { client, state });
-    }
-
-    pub fn chubby_session(&mut self, client: ClientId, state: Option<ChubbySession>) {
-        self.list.push(Effect::ChubbySession { client, state });
     }
 }
 

@@ -3,7 +3,7 @@
 //! Lock systems only return effects; this file applies them, and asserts
 //! the invariants, in one place.
 
-use super::backend::{HolderView, Service, ServiceDetail, Timer, Validity};
+use super::backend::{HolderView, LibrarySession, Service, ServiceDetail, Timer, Validity};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged};
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
@@ -164,6 +164,15 @@ impl Core {
         &mut self.clients[c.index()]
     }
 
+    /// The clients that believe they hold the lock: a crashed one believes
+    /// nothing.
+    fn believers(&self) -> impl Iterator<Item = ClientId> + '_ {
+        self.clients
+            .iter()
+            .filter(|cl| !cl.crashed && cl.belief.is_holding())
+            .map(|cl| cl.id)
+    }
+
     fn record(&mut self, event: Event) {
         if !self.keeps_history {
             return;
@@ -289,12 +298,8 @@ impl Core {
         // A fixed array: this runs on every belief change.
         let mut holders = [ClientId::ALL[0]; 4];
         let mut count = 0;
-        for cl in self
-            .clients
-            .iter()
-            .filter(|cl| !cl.crashed && cl.belief.is_holding())
-        {
-            holders[count] = cl.id;
+        for id in self.believers() {
+            holders[count] = id;
             count += 1;
         }
         let holders = &holders[..count];
@@ -333,22 +338,6 @@ impl Core {
                     self.schedule(at.ms(), Ev::Service(timer));
                 }
                 Effect::Record(event) => self.record(event),
-                Effect::Conn { client, state } => {
-                    if self.client(client).zk_conn != state {
-                        self.client_mut(client).zk_conn = state;
-                        if let Some(state) = state {
-                            self.record(Event::ZkState { client, state });
-                        }
-                    }
-                }
-                Effect::ChubbySession { client, state } => {
-                    if self.client(client).chubby != state {
-                        self.client_mut(client).chubby = state;
-                        if let Some(state) = state {
-                            self.record(Event::ChubbyState { client, state });
-                        }
-                    }
-                }
                 belief => self.apply_belief(belief),
             }
         }
@@ -704,6 +693,7 @@ impl Sim {
         let client = self.core.client(c);
         let holder = self.holder();
         let service_until = self.service.lease_end(&self.core.view(), c);
+        let session = self.service.library_session(c);
         let stale = match client.belief {
             Belief::Holding { lease_key, .. } => {
                 holder.is_none_or(|h| h.client != c || h.lease_key != lease_key)
@@ -712,15 +702,21 @@ impl Sim {
         };
         ClientView {
             id: c,
-            state: client.state(),
+            state: client.state(session),
             belief: client.belief,
             paused_until: client.paused_until,
             partition: client.partition,
             crashed: client.crashed,
             exited: client.exited,
             renewal: client.renewal,
-            zk_conn: client.zk_conn,
-            chubby: client.chubby,
+            zk_conn: match session {
+                Some(LibrarySession::Zk(conn)) => Some(conn),
+                _ => None,
+            },
+            chubby: match session {
+                Some(LibrarySession::Chubby(state)) => Some(state),
+                _ => None,
+            },
             queued: client.queued.clone(),
             last_write: client.last_write,
             judged: client.judged,
@@ -742,6 +738,12 @@ impl Sim {
     /// The result of a client's latest write, as its reply said.
     pub fn last_write(&self, c: ClientId) -> Option<LastWrite> {
         self.core.client(c).last_write
+    }
+
+    /// The clients that believe they hold the lock, as the oracle counts
+    /// them.
+    pub fn believers(&self) -> Vec<ClientId> {
+        self.core.believers().collect()
     }
 
     pub fn clients(&self) -> Vec<ClientView> {
@@ -871,7 +873,7 @@ impl Sim {
     }
 
     /// Hands one input to the lock system and applies what it answers.
-    fn feed(&mut self, input: Input<Body, Timer>) {
+    fn feed(&mut self, input: Input<Timer>) {
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);

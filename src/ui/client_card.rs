@@ -2,11 +2,12 @@
 //! left against what the service says, and the buttons that drive it.
 
 use super::browser::{checked_of, value_of};
+use super::service_panel::words;
 use super::state::{Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{
     Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
-    PartitionScope, ServiceDetail, Standing, TokenWords, Validity, WriteJudged, ZkClient,
+    PartitionScope, Standing, TokenWords, Validity, WriteJudged, ZkClient,
 };
 use crate::words::{clock_offset, seconds_1, signed_seconds_1};
 
@@ -115,20 +116,10 @@ impl ClientCardProps {
         let view = sim.client_view(c);
         let checks = CardChecks::from_sim(sim, c, &view, pause_s);
         // A crashed client's line is what its service noticed, in the
-        // service's words; otherwise only PostgreSQL's books say something
-        // of a client's connection (the others' are not built for every
-        // card on every frame).
-        // A crashed client's Lock() and leaderCh are gone with it.
-        let system_note = (!view.crashed)
-            .then(|| system_note(sim, c, &view))
-            .flatten();
-        let service_note = match sim.config().backend {
-            _ if view.crashed => sim.crash_note(c),
-            Backend::Postgres => match sim.service_detail() {
-                ServiceDetail::Postgres(d) => d.card_note(c, view.crashed),
-                _ => None,
-            },
-            _ => None,
+        // service's words; its Lock() and leaderCh are gone with it.
+        let (service_note, system_note) = match view.crashed {
+            true => (sim.crash_note(c), None),
+            false => super::service_panel::card_notes(sim, c, view.belief.is_holding()),
         };
         ClientCardProps {
             view,
@@ -146,27 +137,6 @@ impl ClientCardProps {
             service_note,
             dispatch,
         }
-    }
-}
-
-/// What the lock system says of the client beyond its belief; the service's
-/// books are read only for a system that has something to say.
-fn system_note(sim: &Sim, c: ClientId, view: &ClientView) -> Option<String> {
-    match sim.config().backend {
-        Backend::Consul => match sim.service_detail() {
-            crate::sim::ServiceDetail::Consul(d) => d.card_line(c),
-            _ => None,
-        },
-        // The library tells the application nothing: whether the holder
-        // stops at its deadline is the application's own code.
-        Backend::DynamoDb if view.belief.is_holding() => {
-            Some(if sim.config().dynamo.app_checks_expiry {
-                "its application polls isExpired() before each write, so it stops believing at its own deadline (the library only logs a failed heartbeat)".into()
-            } else {
-                "its application never asks isExpired(): it believes it holds until it releases, whatever the library logged".into()
-            })
-        }
-        _ => None,
     }
 }
 
@@ -338,10 +308,8 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
             v.0
         ));
     }
-    if props.backend == Backend::DynamoDb && view.belief.is_holding() {
-        notes.push(
-            "no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it".into(),
-        );
+    if let (Some(note), true) = (words(props.backend).holding_note, view.belief.is_holding()) {
+        notes.push(note.into());
     }
     if let Some(note) = &props.system_note {
         notes.push(note.clone());
@@ -517,7 +485,7 @@ fn lease_bars(props: &ClientCardProps) -> Html {
         Belief::Acquiring => (None, "asking".into()),
         Belief::Idle => (None, "no lock".into()),
     };
-    let service_word = props.backend.service_says();
+    let service_word = words(props.backend).service_says;
     let (service, service_words) = match view.service_until {
         Some(until) => {
             let left = now.until(until);
@@ -748,11 +716,11 @@ fn crash_buttons(props: &CardControlsProps) -> Html {
     }
     let exit_hint = format!(
         "{c}'s process exits (an OOM kill, a panic); its host stays up and closes its connections: {}",
-        exit_words(props.backend)
+        words(props.backend).exit
     );
     let power_hint = format!(
         "{c}'s host dies or is cut off: no FIN, only silence. {}",
-        power_off_words(props.backend)
+        words(props.backend).power_off
     );
     html! {
         <>
@@ -781,24 +749,6 @@ fn crash_button(
     };
     let modifier = Some("client-card__button--crash");
     described_button(props, name, command, blocked, hint, None, modifier)
-}
-
-/// What a process exit does to the lock, per system, for the button's tooltip.
-fn exit_words(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Postgres => "PostgreSQL reads EOF and frees its lock at once",
-        Backend::Consul => "its agent stays healthy, so the session lives until 2 x TTL",
-        _ => "a closed connection ends nothing here, and the lease runs out at its time",
-    }
-}
-
-/// What a host's death does to the lock, per system, for the button's tooltip.
-fn power_off_words(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Postgres => "PostgreSQL keeps its session and lock until TCP keepalives give up",
-        Backend::Consul => "Serf marks its node failed within seconds, and the session ends then",
-        _ => "The service keeps its lease until it runs out",
-    }
 }
 
 /// The pause's length and the renewal switch.
@@ -834,20 +784,8 @@ fn options(props: &CardControlsProps) -> Html {
 }
 
 fn renewal_hint(backend: Backend) -> String {
-    // Chubby's KeepAlive is a long poll, not a timer.
-    if backend == Backend::Chubby {
-        return format!("While on, the client {}", backend.renewal_words());
-    }
-    if backend == Backend::DynamoDb {
-        return format!(
-            "While on, the client {} every heartbeat period (a quarter of the lease by default)",
-            backend.renewal_words()
-        );
-    }
-    format!(
-        "While on, the client {} every third of the TTL",
-        backend.renewal_words()
-    )
+    let (what, how_often) = words(backend).renewal;
+    format!("While on, the client {what}{how_often}")
 }
 
 /// The disclosure button for the rarer faults: a cell of the button grid,

@@ -68,7 +68,11 @@ pub fn backend_line(sim: &Sim) -> String {
         },
         None => format!("no {word} holds the lock"),
     };
-    format!("{}: {}, {lease}", backend.name(), backend.token_line())
+    format!(
+        "{}: {}, {lease}",
+        backend.name(),
+        super::service_panel::words(backend).token_line
+    )
 }
 
 fn speed_value(quarters: u32) -> String {

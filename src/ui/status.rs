@@ -33,12 +33,6 @@ pub struct StatusProps {
 impl StatusProps {
     pub fn from_sim(sim: &Sim, running: bool) -> Self {
         let holder = sim.holder();
-        let believers = sim
-            .clients()
-            .iter()
-            .filter(|c| !c.crashed && c.belief.is_holding())
-            .map(|c| c.id)
-            .collect();
         StatusProps {
             now: sim.now(),
             running,
@@ -46,7 +40,7 @@ impl StatusProps {
             token: holder.and_then(|h| h.token),
             words: TokenWords::of(sim.config().backend),
             rejected: sim.resource().rejected(),
-            believers,
+            believers: sim.believers(),
             corruptions: sim.oracle().corruptions(),
             saves: sim.oracle().saves(),
             verdict: verdict_of(sim),

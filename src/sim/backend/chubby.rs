@@ -15,7 +15,7 @@
 //! arrival order; there is no cache, no events but the session's, and no
 //! master lease between replicas.
 
-use super::{count_up, ms32, HolderView, LockSystem};
+use super::{count_up, ms32, HolderView, LibrarySession, LockSystem};
 use crate::sim::client::{Belief, ChubbySession};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::error::CommandError;
@@ -38,8 +38,8 @@ pub const CHUBBY_GRACE_MS: u64 = 45_000;
 const ANSWER_EARLY_MS: u64 = 1_000;
 /// "A new master will typically be elected in a few seconds. For example,
 /// two recent elections took 6s and 4s" (section 2.3): drawn between them.
-const ELECTION_MS_MIN: u64 = 4_000;
-const ELECTION_MS_MAX: u64 = 6_000;
+pub const CHUBBY_ELECTION_MS_MIN: u64 = 4_000;
+pub const CHUBBY_ELECTION_MS_MAX: u64 = 6_000;
 /// How often a client in jeopardy tries a KeepAlive again while it looks
 /// for a master (assumed: the paper says only that it keeps trying).
 const JEOPARDY_RETRY_MS: u64 = 3_000;
@@ -220,6 +220,9 @@ pub(crate) struct Chubby {
     /// Requests that reached a cell with no master, for the next one.
     deferred: Vec<(ClientId, ChubbyMsg)>,
     side: [Side; 4],
+    /// Each client library's view of its session; a crash forgets it
+    /// with the rest of the client's side.
+    library: [Option<ChubbySession>; 4],
     rng: super::ServiceRng,
 }
 
@@ -235,11 +238,6 @@ impl LockSystem for Chubby {
     /// grows, across master failovers too.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "lock generation number (sequencer)";
-    const TOKEN_LINE: &'static str =
-        "token = the lock generation number in its sequencer; the lease is the session's";
-    const SERVICE_SAYS: &'static str = "Chubby master says";
-    const RENEWAL: &'static str =
-        "keeps a KeepAlive waiting at the master, which answers it shortly before the lease ends";
 
     fn new(config: &Config) -> Chubby {
         let ttl = config.ttl_ms;
@@ -251,7 +249,10 @@ impl LockSystem for Chubby {
             retry_ms: scaled(JEOPARDY_RETRY_MS),
             lock_delay_ms: chubby_scaled_ms(config.chubby.lock_delay_ms, ttl),
             allowance_ms: ttl * CLOCK_ALLOWANCE_PCT / 100,
-            election_ms: (scaled(ELECTION_MS_MIN), scaled(ELECTION_MS_MAX)),
+            election_ms: (
+                scaled(CHUBBY_ELECTION_MS_MIN),
+                scaled(CHUBBY_ELECTION_MS_MAX),
+            ),
             sessions: LiteMap::new(),
             holder: None,
             generation: 0,
@@ -261,11 +262,12 @@ impl LockSystem for Chubby {
             electing_until: None,
             deferred: Vec::new(),
             side: Default::default(),
+            library: [None; 4],
             rng: super::ServiceRng::new(config.seed),
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ChubbyMsg, ChubbyTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ChubbyTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(view, c, out),
             Input::Release(c) => {
@@ -275,21 +277,14 @@ impl LockSystem for Chubby {
                     out.ask(c, ChubbyMsg::Release { session });
                 }
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_master_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_master_timer(view, timer, out),
             // The paper describes no early end on a closed connection: the
             // session lease runs out either way.
-            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
+            Input::Crashed(c) | Input::Exited(c) => {
+                self.side[c.index()] = Side::default();
+                self.library[c.index()] = None;
+            }
             Input::Healed(c) => {
                 // Back in touch: look for the master now if nothing is on its way.
                 let side = &self.side[c.index()];
@@ -387,6 +382,87 @@ impl LockSystem for Chubby {
         )
     }
 
+    /// The master answers one more KeepAlive, so the session lasts two
+    /// leases, and then keeps the lock for a lock-delay.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        let ttl = config.ttl_ms;
+        2 * chubby_scaled_ms(CHUBBY_LEASE_MS, ttl)
+            + chubby_scaled_ms(config.chubby.lock_delay_ms, ttl)
+    }
+
+    fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+        self.library[c.index()].map(LibrarySession::Chubby)
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ChubbyMsg,
+        out: &mut Effects,
+    ) {
+        if self.electing_until.is_some() {
+            // No master answers; the next one will (the client library
+            // keeps retrying until it finds it).
+            if self.deferred.len() < DEFERRED_MAX {
+                self.deferred.push((c, body));
+            }
+            return;
+        }
+        match body {
+            ChubbyMsg::CreateSession => self.create_session(view, c, out),
+            ChubbyMsg::KeepAlive { session, seq } => {
+                self.hold_keep_alive(view, c, session, seq, out)
+            }
+            ChubbyMsg::Acquire { session } => self.request_lock(view, c, session, out),
+            ChubbyMsg::Release { session } => self.release_lock(view, session, out),
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
+        match body {
+            ChubbyMsg::SessionCreated { session, lease_ms } => {
+                let side = self.side(c);
+                if !side.opening {
+                    return;
+                }
+                side.opening = false;
+                side.session = Some(session);
+                let reading = side.open_sent + lease_ms as i64 - self.allowance_ms as i64;
+                set_library(&mut self.library, c, ChubbySession::Live, out);
+                self.set_local_lease(view, c, reading, out);
+                if view.renewal(c) {
+                    self.send_keep_alive(view, c, out);
+                }
+            }
+            ChubbyMsg::KeepAliveReply {
+                session,
+                seq,
+                lease_after_ms,
+            } => self.on_keep_alive_reply(view, c, session, seq, lease_after_ms, out),
+            ChubbyMsg::SessionExpired { session }
+                if self.side[c.index()].session == Some(session) =>
+            {
+                self.expire(view, c, LossReason::ServiceSaidGone, out)
+            }
+            ChubbyMsg::Acquired {
+                session,
+                generation,
+            } if self.side[c.index()].session == Some(session) => {
+                if view.belief(c) == Belief::Acquiring {
+                    let until = self.side[c.index()].local_end;
+                    out.grant(c, Some(Token(generation)), generation, until);
+                } else {
+                    // Released while the Acquire was blocked: give it back.
+                    out.ask(c, ChubbyMsg::Release { session });
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn label(msg: &ChubbyMsg) -> String {
         match msg {
             ChubbyMsg::CreateSession => "open session".into(),
@@ -407,26 +483,6 @@ impl Chubby {
     }
 
     // ---- The master ----
-
-    fn on_master_message(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
-        if self.electing_until.is_some() {
-            // No master answers; the next one will (the client library
-            // keeps retrying until it finds it).
-            if self.deferred.len() < DEFERRED_MAX {
-                self.deferred.push((c, body));
-            }
-            return;
-        }
-        match body {
-            ChubbyMsg::CreateSession => self.create_session(view, c, out),
-            ChubbyMsg::KeepAlive { session, seq } => {
-                self.hold_keep_alive(view, c, session, seq, out)
-            }
-            ChubbyMsg::Acquire { session } => self.request_lock(view, c, session, out),
-            ChubbyMsg::Release { session } => self.release_lock(view, session, out),
-            _ => {}
-        }
-    }
 
     fn create_session(&mut self, view: &View, c: ClientId, out: &mut Effects) {
         let session = self.rng.draw(0x1000_0000, 0xffff_ffff);
@@ -680,7 +736,7 @@ impl Chubby {
             out.record(Event::Service(ServiceEvent::ChubbyLockDelayOver));
         }
         for (c, body) in std::mem::take(&mut self.deferred) {
-            self.on_master_message(view, c, body, out);
+            self.on_request(view, c, Endpoint::Service, body, out);
         }
         self.grant_next(view, out);
     }
@@ -702,48 +758,6 @@ impl Chubby {
                     out.ask(c, ChubbyMsg::CreateSession);
                 }
             }
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ChubbyMsg, out: &mut Effects) {
-        match body {
-            ChubbyMsg::SessionCreated { session, lease_ms } => {
-                let side = self.side(c);
-                if !side.opening {
-                    return;
-                }
-                side.opening = false;
-                side.session = Some(session);
-                let reading = side.open_sent + lease_ms as i64 - self.allowance_ms as i64;
-                out.chubby_session(c, Some(ChubbySession::Live));
-                self.set_local_lease(view, c, reading, out);
-                if view.renewal(c) {
-                    self.send_keep_alive(view, c, out);
-                }
-            }
-            ChubbyMsg::KeepAliveReply {
-                session,
-                seq,
-                lease_after_ms,
-            } => self.on_keep_alive_reply(view, c, session, seq, lease_after_ms, out),
-            ChubbyMsg::SessionExpired { session }
-                if self.side[c.index()].session == Some(session) =>
-            {
-                self.expire(view, c, LossReason::ServiceSaidGone, out)
-            }
-            ChubbyMsg::Acquired {
-                session,
-                generation,
-            } if self.side[c.index()].session == Some(session) => {
-                if view.belief(c) == Belief::Acquiring {
-                    let until = self.side[c.index()].local_end;
-                    out.grant(c, Some(Token(generation)), generation, until);
-                } else {
-                    // Released while the Acquire was blocked: give it back.
-                    out.ask(c, ChubbyMsg::Release { session });
-                }
-            }
-            _ => {}
         }
     }
 
@@ -776,7 +790,7 @@ impl Chubby {
                 side.jeopardy = false;
                 side.grace_gen += 1;
                 side.retry_gen += 1;
-                out.chubby_session(c, Some(ChubbySession::Safe));
+                set_library(&mut self.library, c, ChubbySession::Safe, out);
             }
             self.set_local_lease(view, c, reading, out);
             let until = self.side[c.index()].local_end;
@@ -831,7 +845,12 @@ impl Chubby {
         side.retry_gen += 1;
         let (grace_gen, retry_gen) = (side.grace_gen, side.retry_gen);
         let grace_until = view.after_local(c, grace);
-        out.chubby_session(c, Some(ChubbySession::Jeopardy { grace_until }));
+        set_library(
+            &mut self.library,
+            c,
+            ChubbySession::Jeopardy { grace_until },
+            out,
+        );
         out.client_timer(c, grace, ChubbyTimer::Grace { gen: grace_gen });
         out.client_timer(c, retry, ChubbyTimer::Retry { gen: retry_gen });
     }
@@ -852,7 +871,7 @@ impl Chubby {
             next_seq: renewal.3,
             ..Side::default()
         };
-        out.chubby_session(c, Some(ChubbySession::Expired));
+        set_library(&mut self.library, c, ChubbySession::Expired, out);
         match view.belief(c) {
             Belief::Acquiring => out.fail(c, AcquireFailure::LeaseGone),
             Belief::Idle => {}
@@ -898,5 +917,19 @@ impl Chubby {
             side.sent.remove(0);
         }
         out.ask(c, ChubbyMsg::KeepAlive { session, seq });
+    }
+}
+
+/// Sets client `c`'s session as its library sees it, saying so when it
+/// changes.
+fn set_library(
+    library: &mut [Option<ChubbySession>; 4],
+    c: ClientId,
+    state: ChubbySession,
+    out: &mut Effects,
+) {
+    if library[c.index()] != Some(state) {
+        library[c.index()] = Some(state);
+        out.record(Event::ChubbyState { client: c, state });
     }
 }

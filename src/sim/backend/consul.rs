@@ -107,6 +107,12 @@ fn scaled(real_ms: u64, ttl_ms: u64) -> u64 {
     (real_ms.saturating_mul(ttl_ms) / CONSUL_SESSION_TTL_MS).max(1)
 }
 
+/// The agent's `rpc_hold_timeout` at the page's scale: the longest a
+/// request waits for a leader.
+pub fn rpc_hold_ms(ttl_ms: u64) -> u64 {
+    scaled(RPC_HOLD_MS, ttl_ms)
+}
+
 /// The lock-delay in page milliseconds for a lock-delay in real seconds.
 pub fn lock_delay_ms(lock_delay_s: u64, ttl_ms: u64) -> u64 {
     lock_delay_s.saturating_mul(1_000).saturating_mul(ttl_ms) / CONSUL_SESSION_TTL_MS
@@ -414,32 +420,6 @@ pub struct ConsulDetail {
     pub token: ConsulToken,
 }
 
-impl ConsulDetail {
-    /// What client `c`'s card says about its session and leaderCh.
-    pub fn card_line(&self, c: ClientId) -> Option<String> {
-        let side = self.clients.iter().find(|s| s.client == c)?;
-        let mut words = match side.session {
-            Some(s) => format!(
-                "Consul session {}: {}",
-                session_words(s),
-                side.phase.words()
-            ),
-            None => side.phase.words().to_string(),
-        };
-        if let Some(reason) = side.closed {
-            words = format!("leaderCh closed: {reason}");
-        }
-        match (side.agent_down, side.phase) {
-            (true, ConsulPhase::Held) => words.push_str(
-                "; its agent cannot reach the servers, but leaderCh stays open until the connection's keepalive fails",
-            ),
-            (true, _) => words.push_str("; its agent cannot reach the servers"),
-            _ => {}
-        }
-        (side.session.is_some() || side.closed.is_some() || side.agent_down).then_some(words)
-    }
-}
-
 /// A session id as Consul prints the start of its UUID.
 pub fn session_words(session: u64) -> String {
     format!("{session:08x}-…")
@@ -540,10 +520,6 @@ impl LockSystem for Consul {
     /// when the chosen options break it.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "ModifyIndex (LockIndex restarts on delete)";
-    const TOKEN_LINE: &'static str =
-        "token = the lock key's ModifyIndex (or its LockIndex, or the sequencer LockIndex + Session: a setting); the lease is a session";
-    const SERVICE_SAYS: &'static str = "Consul says";
-    const RENEWAL: &'static str = "renews its session every half TTL (RenewPeriodic)";
 
     fn new(config: &Config) -> Consul {
         Consul {
@@ -580,20 +556,10 @@ impl LockSystem for Consul {
         config.consul.fence_check()
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ConsulMsg, ConsulTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ConsulTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.lock(c, out),
             Input::Release(c) => self.unlock(c, out),
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
             // Either way the client forgets. Its agent runs on: after a process
@@ -730,6 +696,107 @@ impl LockSystem for Consul {
         }
     }
 
+    /// The server waits twice the TTL, then a lock-delay.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        let ttl = config.ttl_ms;
+        ttl * SESSION_TTL_MULTIPLIER + lock_delay_ms(config.consul.lock_delay_s, ttl)
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ConsulMsg,
+        out: &mut Effects,
+    ) {
+        if let Some(until) = self.electing_until {
+            if self.hold(view, c, body, until, out) {
+                return;
+            }
+        }
+        let reply = match body {
+            ConsulMsg::SessionCreate {
+                ttl_ms,
+                lock_delay_ms,
+                cleanup,
+            } => self.create_session(view, c, ttl_ms, lock_delay_ms, cleanup, out),
+            ConsulMsg::SessionRenew { session } => ConsulMsg::SessionRenewReply {
+                session,
+                found: self.renew(view, session, out),
+            },
+            ConsulMsg::SessionDestroy { session } => {
+                self.invalidate(view, session, Invalidation::Destroyed, out);
+                return;
+            }
+            ConsulMsg::KvGet {
+                wait_index,
+                purpose,
+            } => {
+                if wait_index > 0 && self.key_index <= wait_index {
+                    self.block(view, c, purpose, out);
+                    return;
+                }
+                self.get_reply(purpose)
+            }
+            ConsulMsg::KvAcquire { session } => ConsulMsg::KvAcquireReply {
+                session,
+                result: self.acquire(view, c, session, out),
+            },
+            ConsulMsg::Unlock {
+                session,
+                delete_key,
+            } => {
+                self.release(view, session, delete_key, out);
+                return;
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
+        match body {
+            ConsulMsg::SessionCreateReply { session } => {
+                if self.side[c.index()].phase != ConsulPhase::CreatingSession {
+                    // Released meanwhile: Lock()'s cleanup destroys it.
+                    out.ask(c, ConsulMsg::SessionDestroy { session });
+                    return;
+                }
+                let ttl_ms = self.ttl_ms;
+                let side = self.side(c);
+                side.session = Some(session);
+                side.ttl_ms = ttl_ms;
+                side.last_renew_local = view.local_now(c);
+                self.arm_renew(c, ttl_ms / 2, out);
+                self.poll(c, 0, out);
+            }
+            ConsulMsg::SessionRenewReply { session, found } => {
+                let side = self.side(c);
+                if side.session != Some(session) {
+                    return;
+                }
+                if found {
+                    side.last_renew_local = view.local_now(c);
+                } else {
+                    // ErrSessionExpired: RenewPeriodic returns. Only the
+                    // monitor closes leaderCh.
+                    side.renew_gen += 1;
+                }
+            }
+            ConsulMsg::KvGetReply {
+                purpose,
+                session,
+                index,
+            } => self.on_get_reply(c, purpose, session, index, out),
+            ConsulMsg::KvAcquireReply { session, result } => {
+                self.on_acquire_reply(c, session, result, out)
+            }
+            ConsulMsg::NoLeader { rpc } => self.on_no_leader(view, c, rpc, out),
+            _ => {}
+        }
+    }
+
     fn label(msg: &ConsulMsg) -> String {
         match msg {
             ConsulMsg::SessionCreate { .. } => "session create".into(),
@@ -794,52 +861,6 @@ impl Consul {
         self.ttl_ms * SESSION_TTL_MULTIPLIER
     }
 
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
-        if let Some(until) = self.electing_until {
-            if self.hold(view, c, body, until, out) {
-                return;
-            }
-        }
-        let reply = match body {
-            ConsulMsg::SessionCreate {
-                ttl_ms,
-                lock_delay_ms,
-                cleanup,
-            } => self.create_session(view, c, ttl_ms, lock_delay_ms, cleanup, out),
-            ConsulMsg::SessionRenew { session } => ConsulMsg::SessionRenewReply {
-                session,
-                found: self.renew(view, session, out),
-            },
-            ConsulMsg::SessionDestroy { session } => {
-                self.invalidate(view, session, Invalidation::Destroyed, out);
-                return;
-            }
-            ConsulMsg::KvGet {
-                wait_index,
-                purpose,
-            } => {
-                if wait_index > 0 && self.key_index <= wait_index {
-                    self.block(view, c, purpose, out);
-                    return;
-                }
-                self.get_reply(purpose)
-            }
-            ConsulMsg::KvAcquire { session } => ConsulMsg::KvAcquireReply {
-                session,
-                result: self.acquire(view, c, session, out),
-            },
-            ConsulMsg::Unlock {
-                session,
-                delete_key,
-            } => {
-                self.release(view, session, delete_key, out);
-                return;
-            }
-            _ => return,
-        };
-        out.answer(c, reply);
-    }
-
     /// No leader: the agent holds the request for `rpc_hold_timeout`. An
     /// election that ends within it serves the request then; a longer one
     /// fails it when the hold runs out. False once too many wait: that one
@@ -855,7 +876,7 @@ impl Consul {
         if self.deferred.len() >= DEFERRED_MAX {
             return false;
         }
-        let gives_up = view.now.plus(scaled(RPC_HOLD_MS, self.ttl_ms));
+        let gives_up = view.now.plus(rpc_hold_ms(self.ttl_ms));
         if gives_up >= until {
             self.deferred.push((c, body));
             return true;
@@ -1244,7 +1265,7 @@ impl Consul {
             sessions_until: view.now.plus(self.session_ms()),
         }));
         for (c, msg) in std::mem::take(&mut self.deferred) {
-            self.on_server_message(view, c, msg, out);
+            self.on_request(view, c, Endpoint::Service, msg, out);
         }
     }
 }
@@ -1323,48 +1344,6 @@ impl Consul {
             );
         } else {
             out.ask(c, ConsulMsg::SessionDestroy { session });
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ConsulMsg, out: &mut Effects) {
-        match body {
-            ConsulMsg::SessionCreateReply { session } => {
-                if self.side[c.index()].phase != ConsulPhase::CreatingSession {
-                    // Released meanwhile: Lock()'s cleanup destroys it.
-                    out.ask(c, ConsulMsg::SessionDestroy { session });
-                    return;
-                }
-                let ttl_ms = self.ttl_ms;
-                let side = self.side(c);
-                side.session = Some(session);
-                side.ttl_ms = ttl_ms;
-                side.last_renew_local = view.local_now(c);
-                self.arm_renew(c, ttl_ms / 2, out);
-                self.poll(c, 0, out);
-            }
-            ConsulMsg::SessionRenewReply { session, found } => {
-                let side = self.side(c);
-                if side.session != Some(session) {
-                    return;
-                }
-                if found {
-                    side.last_renew_local = view.local_now(c);
-                } else {
-                    // ErrSessionExpired: RenewPeriodic returns. Only the
-                    // monitor closes leaderCh.
-                    side.renew_gen += 1;
-                }
-            }
-            ConsulMsg::KvGetReply {
-                purpose,
-                session,
-                index,
-            } => self.on_get_reply(c, purpose, session, index, out),
-            ConsulMsg::KvAcquireReply { session, result } => {
-                self.on_acquire_reply(c, session, result, out)
-            }
-            ConsulMsg::NoLeader { rpc } => self.on_no_leader(view, c, rpc, out),
-            _ => {}
         }
     }
 

@@ -282,10 +282,6 @@ impl LockSystem for DynamoDb {
     const LATENCY_US: (u64, u64) = (2_500, 5_000);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none: the RVN is a random UUID";
-    const TOKEN_LINE: &'static str =
-        "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner";
-    const SERVICE_SAYS: &'static str = "DynamoDB's item says";
-    const RENEWAL: &'static str = "heartbeats the lock item, writing a new random RVN";
     // The RVN is a random UUID: there is no token to order, only the
     // lock item to ask.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
@@ -312,20 +308,10 @@ impl LockSystem for DynamoDb {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<DynamoMsg, DynamoTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<DynamoTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(view, c, out),
             Input::Release(c) => self.release(c, out),
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_service_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             // No server holds a connection: nothing heartbeats either way,
             // and the item's lease runs its course.
@@ -418,41 +404,14 @@ impl LockSystem for DynamoDb {
         )
     }
 
-    fn label(msg: &DynamoMsg) -> String {
-        match msg {
-            DynamoMsg::GetItem { .. } => "GetItem (consistent)".into(),
-            DynamoMsg::Item { item: Some(i), .. } => {
-                format!("item: {}, RVN {}", i.owner, rvn_text(i.rvn.get()))
-            }
-            DynamoMsg::Item { item: None, .. } => "no item".into(),
-            DynamoMsg::PutItem {
-                expected: None,
-                rvn,
-                ..
-            } => format!("PutItem if absent, RVN {}", rvn_text(*rvn)),
-            DynamoMsg::PutItem {
-                expected: Some(old),
-                ..
-            } => format!("PutItem if RVN = {}", rvn_text(old.get())),
-            DynamoMsg::PutReply { ok: true, .. } => "put OK".into(),
-            DynamoMsg::PutReply { ok: false, .. } => "condition failed".into(),
-            DynamoMsg::Heartbeat { new_rvn, .. } => {
-                format!("heartbeat: RVN → {}", rvn_text(*new_rvn))
-            }
-            DynamoMsg::HeartbeatReply { ok: true, .. } => "RVN updated".into(),
-            DynamoMsg::HeartbeatReply { ok: false, .. } => "condition failed".into(),
-            DynamoMsg::DeleteItem { .. } => "DeleteItem if owner and RVN match".into(),
-        }
-    }
-
-    fn confirms_session(msg: &DynamoMsg) -> bool {
-        matches!(msg, DynamoMsg::HeartbeatReply { ok: true, .. })
-    }
-}
-
-/// The service's side: the table answers each call on the lock item.
-impl DynamoDb {
-    fn on_service_message(&mut self, view: &View, c: ClientId, body: DynamoMsg, out: &mut Effects) {
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: DynamoMsg,
+        out: &mut Effects,
+    ) {
         let reply = match body {
             DynamoMsg::GetItem { call } => DynamoMsg::Item {
                 call,
@@ -488,6 +447,63 @@ impl DynamoDb {
         out.answer(c, reply);
     }
 
+    fn on_answer(&mut self, view: &View, c: ClientId, body: DynamoMsg, out: &mut Effects) {
+        let call = match body {
+            DynamoMsg::Item { call, .. }
+            | DynamoMsg::PutReply { call, .. }
+            | DynamoMsg::HeartbeatReply { call, .. } => call,
+            _ => return,
+        };
+        let Some(pending) = self.take_call(c, call) else {
+            return;
+        };
+        let sent_local = pending.sent_local;
+        match (body, pending.kind) {
+            (DynamoMsg::Item { item, .. }, CallKind::Get) => self.on_item(view, c, item, out),
+            (DynamoMsg::PutReply { ok, .. }, CallKind::Put { rvn }) => {
+                self.on_put_reply(view, c, rvn, sent_local, ok, out)
+            }
+            (DynamoMsg::HeartbeatReply { ok, .. }, CallKind::Beat { new_rvn }) => {
+                self.on_heartbeat_reply(view, c, new_rvn, sent_local, ok, out)
+            }
+            _ => {}
+        }
+    }
+
+    fn label(msg: &DynamoMsg) -> String {
+        match msg {
+            DynamoMsg::GetItem { .. } => "GetItem (consistent)".into(),
+            DynamoMsg::Item { item: Some(i), .. } => {
+                format!("item: {}, RVN {}", i.owner, rvn_text(i.rvn.get()))
+            }
+            DynamoMsg::Item { item: None, .. } => "no item".into(),
+            DynamoMsg::PutItem {
+                expected: None,
+                rvn,
+                ..
+            } => format!("PutItem if absent, RVN {}", rvn_text(*rvn)),
+            DynamoMsg::PutItem {
+                expected: Some(old),
+                ..
+            } => format!("PutItem if RVN = {}", rvn_text(old.get())),
+            DynamoMsg::PutReply { ok: true, .. } => "put OK".into(),
+            DynamoMsg::PutReply { ok: false, .. } => "condition failed".into(),
+            DynamoMsg::Heartbeat { new_rvn, .. } => {
+                format!("heartbeat: RVN → {}", rvn_text(*new_rvn))
+            }
+            DynamoMsg::HeartbeatReply { ok: true, .. } => "RVN updated".into(),
+            DynamoMsg::HeartbeatReply { ok: false, .. } => "condition failed".into(),
+            DynamoMsg::DeleteItem { .. } => "DeleteItem if owner and RVN match".into(),
+        }
+    }
+
+    fn confirms_session(msg: &DynamoMsg) -> bool {
+        matches!(msg, DynamoMsg::HeartbeatReply { ok: true, .. })
+    }
+}
+
+/// The service's side: the table answers each call on the lock item.
+impl DynamoDb {
     /// A conditional `PutItem`: the item is absent (`expected` is `None`) or
     /// still carries the RVN the client saw.
     fn put_item(
@@ -622,29 +638,6 @@ impl DynamoDb {
         let pending = side.call.filter(|p| p.id == call)?;
         side.call = None;
         Some(pending)
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: DynamoMsg, out: &mut Effects) {
-        let call = match body {
-            DynamoMsg::Item { call, .. }
-            | DynamoMsg::PutReply { call, .. }
-            | DynamoMsg::HeartbeatReply { call, .. } => call,
-            _ => return,
-        };
-        let Some(pending) = self.take_call(c, call) else {
-            return;
-        };
-        let sent_local = pending.sent_local;
-        match (body, pending.kind) {
-            (DynamoMsg::Item { item, .. }, CallKind::Get) => self.on_item(view, c, item, out),
-            (DynamoMsg::PutReply { ok, .. }, CallKind::Put { rvn }) => {
-                self.on_put_reply(view, c, rvn, sent_local, ok, out)
-            }
-            (DynamoMsg::HeartbeatReply { ok, .. }, CallKind::Beat { new_rvn }) => {
-                self.on_heartbeat_reply(view, c, new_rvn, sent_local, ok, out)
-            }
-            _ => {}
-        }
     }
 
     /// One turn of `acquireLock`'s loop, on the item a consistent read saw.

@@ -158,10 +158,7 @@ impl LockSystem for Etcd {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "create_revision of the key";
-    const TOKEN_LINE: &'static str = "token = create_revision of the lock key";
-    const SERVICE_SAYS: &'static str = "etcd says";
     const LEADER_FAILOVER: bool = true;
-    const RENEWAL: &'static str = "sends lease keepalives";
 
     fn new(config: &Config) -> Etcd {
         Etcd {
@@ -175,7 +172,7 @@ impl LockSystem for Etcd {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<EtcdMsg, EtcdTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<EtcdTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => {
                 self.forget(c);
@@ -192,16 +189,6 @@ impl LockSystem for Etcd {
                 }
                 self.forget(c);
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(EtcdTimer::LeaseExpiry { lease }) => {
                 self.on_lease_expiry(view, lease, out)
@@ -276,6 +263,135 @@ impl LockSystem for Etcd {
         )
     }
 
+    /// The lease as the server granted it.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        granted_ttl_ms(config.ttl_ms)
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: EtcdMsg,
+        out: &mut Effects,
+    ) {
+        let reply = match body {
+            EtcdMsg::LeaseGrant { ttl_ms } => {
+                let lease = self.rng.draw(0x1000_0000_0000, 0x7fff_ffff_ffff);
+                let ttl_ms = granted_ttl_ms(ttl_ms);
+                let expires_at = view.now.plus(ttl_ms);
+                self.leases.insert(
+                    lease,
+                    Lease {
+                        owner: c,
+                        ttl_ms,
+                        expires_at,
+                    },
+                );
+                out.service_timer(expiry_check(expires_at), EtcdTimer::LeaseExpiry { lease });
+                out.record(Event::Service(ServiceEvent::EtcdLeaseGranted {
+                    client: c,
+                    lease,
+                    ttl_ms,
+                }));
+                EtcdMsg::LeaseGrantReply { lease, ttl_ms }
+            }
+            EtcdMsg::LockTxn { lease } => self.lock_txn(view, c, lease, out),
+            EtcdMsg::KeepAlive { lease } => EtcdMsg::KeepAliveReply {
+                lease,
+                ttl_ms: self.touch_lease(view, lease, out).map(ms32),
+            },
+            EtcdMsg::Delete { create_rev } => {
+                // Unlock deletes the key; closing the session revokes its lease.
+                if let Some(key) = self.keys.get(create_rev).filter(|k| k.owner == c) {
+                    let lease = key.session;
+                    self.delete_key(create_rev, out);
+                    self.leases.remove(&lease);
+                }
+                return;
+            }
+            EtcdMsg::Get { create_rev } => {
+                let (exists, predecessor) = self.keys.look(create_rev, c);
+                EtcdMsg::GetReply {
+                    exists,
+                    predecessor,
+                }
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: EtcdMsg, out: &mut Effects) {
+        let belief = view.belief(c);
+        match body {
+            EtcdMsg::LeaseGrantReply { lease, ttl_ms } => {
+                if belief != Belief::Acquiring {
+                    return; // Released meanwhile: the lease simply runs out.
+                }
+                let side = self.side(c);
+                side.lease = Some(lease);
+                side.granted_ms = ttl_ms;
+                side.key = None;
+                self.set_deadline(view, c, ttl_ms, out);
+                self.arm_renew(c, out);
+                out.ask(c, EtcdMsg::LockTxn { lease });
+            }
+            EtcdMsg::LockTxnReply {
+                create_rev,
+                predecessor,
+                ..
+            } => self.on_lock_reply(view, c, create_rev, predecessor, out),
+            EtcdMsg::KeepAliveReply { lease, ttl_ms } => {
+                if self.side[c.index()].lease != Some(lease) {
+                    return;
+                }
+                match ttl_ms {
+                    Some(ttl_ms) => {
+                        self.set_deadline(view, c, u64::from(ttl_ms), out);
+                        let until = self.side[c.index()].deadline;
+                        match belief {
+                            Belief::Holding { .. } => out.extend(c, until),
+                            _ => out.record(Event::Renewed { client: c, until }),
+                        }
+                    }
+                    None => {
+                        self.forget(c);
+                        out.lose(c, LossReason::ServiceSaidGone);
+                    }
+                }
+            }
+            EtcdMsg::WatchDeleted { .. } => {
+                if let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) {
+                    // Re-check that our own key still exists (etcd issue 11456).
+                    out.ask(c, EtcdMsg::Get { create_rev: own });
+                }
+            }
+            EtcdMsg::GetReply {
+                exists,
+                predecessor,
+            } => {
+                let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) else {
+                    return;
+                };
+                match Recheck::of(exists, predecessor) {
+                    Recheck::Gone => {
+                        self.forget(c);
+                        out.lose(c, LossReason::KeyGone);
+                    }
+                    Recheck::Holds => {
+                        let until = self.side[c.index()].deadline;
+                        let own = u64::from(own);
+                        out.grant(c, Some(Token(own)), own, until);
+                    }
+                    Recheck::Waits => {}
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn label(msg: &EtcdMsg) -> String {
         match msg {
             EtcdMsg::LeaseGrant { .. } => "LeaseGrant".into(),
@@ -343,54 +459,6 @@ impl Etcd {
         Some(entry.ttl_ms)
     }
 
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: EtcdMsg, out: &mut Effects) {
-        let reply = match body {
-            EtcdMsg::LeaseGrant { ttl_ms } => {
-                let lease = self.rng.draw(0x1000_0000_0000, 0x7fff_ffff_ffff);
-                let ttl_ms = granted_ttl_ms(ttl_ms);
-                let expires_at = view.now.plus(ttl_ms);
-                self.leases.insert(
-                    lease,
-                    Lease {
-                        owner: c,
-                        ttl_ms,
-                        expires_at,
-                    },
-                );
-                out.service_timer(expiry_check(expires_at), EtcdTimer::LeaseExpiry { lease });
-                out.record(Event::Service(ServiceEvent::EtcdLeaseGranted {
-                    client: c,
-                    lease,
-                    ttl_ms,
-                }));
-                EtcdMsg::LeaseGrantReply { lease, ttl_ms }
-            }
-            EtcdMsg::LockTxn { lease } => self.lock_txn(view, c, lease, out),
-            EtcdMsg::KeepAlive { lease } => EtcdMsg::KeepAliveReply {
-                lease,
-                ttl_ms: self.touch_lease(view, lease, out).map(ms32),
-            },
-            EtcdMsg::Delete { create_rev } => {
-                // Unlock deletes the key; closing the session revokes its lease.
-                if let Some(key) = self.keys.get(create_rev).filter(|k| k.owner == c) {
-                    let lease = key.session;
-                    self.delete_key(create_rev, out);
-                    self.leases.remove(&lease);
-                }
-                return;
-            }
-            EtcdMsg::Get { create_rev } => {
-                let (exists, predecessor) = self.keys.look(create_rev, c);
-                EtcdMsg::GetReply {
-                    exists,
-                    predecessor,
-                }
-            }
-            _ => return,
-        };
-        out.answer(c, reply);
-    }
-
     /// Put `<prefix>/<lease>` if absent, attached to the lease; its
     /// create_revision places the client in the queue.
     fn lock_txn(&mut self, view: &View, c: ClientId, lease: u64, out: &mut Effects) -> EtcdMsg {
@@ -417,75 +485,6 @@ impl Etcd {
             create_rev: Some(rev),
             predecessor,
             revision: self.revision,
-        }
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: EtcdMsg, out: &mut Effects) {
-        let belief = view.belief(c);
-        match body {
-            EtcdMsg::LeaseGrantReply { lease, ttl_ms } => {
-                if belief != Belief::Acquiring {
-                    return; // Released meanwhile: the lease simply runs out.
-                }
-                let side = self.side(c);
-                side.lease = Some(lease);
-                side.granted_ms = ttl_ms;
-                side.key = None;
-                self.set_deadline(view, c, ttl_ms, out);
-                self.arm_renew(c, out);
-                out.ask(c, EtcdMsg::LockTxn { lease });
-            }
-            EtcdMsg::LockTxnReply {
-                create_rev,
-                predecessor,
-                ..
-            } => self.on_lock_reply(view, c, create_rev, predecessor, out),
-            EtcdMsg::KeepAliveReply { lease, ttl_ms } => {
-                if self.side[c.index()].lease != Some(lease) {
-                    return;
-                }
-                match ttl_ms {
-                    Some(ttl_ms) => {
-                        self.set_deadline(view, c, u64::from(ttl_ms), out);
-                        let until = self.side[c.index()].deadline;
-                        match belief {
-                            Belief::Holding { .. } => out.extend(c, until),
-                            _ => out.record(Event::Renewed { client: c, until }),
-                        }
-                    }
-                    None => {
-                        self.forget(c);
-                        out.lose(c, LossReason::ServiceSaidGone);
-                    }
-                }
-            }
-            EtcdMsg::WatchDeleted { .. } => {
-                if let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) {
-                    // Re-check that our own key still exists (etcd issue 11456).
-                    out.ask(c, EtcdMsg::Get { create_rev: own });
-                }
-            }
-            EtcdMsg::GetReply {
-                exists,
-                predecessor,
-            } => {
-                let (Belief::Waiting { .. }, Some(own)) = (belief, self.side[c.index()].key) else {
-                    return;
-                };
-                match Recheck::of(exists, predecessor) {
-                    Recheck::Gone => {
-                        self.forget(c);
-                        out.lose(c, LossReason::KeyGone);
-                    }
-                    Recheck::Holds => {
-                        let until = self.side[c.index()].deadline;
-                        let own = u64::from(own);
-                        out.grant(c, Some(Token(own)), own, until);
-                    }
-                    Recheck::Waits => {}
-                }
-            }
-            _ => {}
         }
     }
 

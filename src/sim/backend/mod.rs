@@ -16,13 +16,13 @@ mod zookeeper;
 
 pub use chubby::{
     chubby_scaled_ms, ChubbyDetail, ChubbyHolderView, ChubbyMsg, ChubbySessionView,
-    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+    CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
 };
 pub use consul::{
-    lock_delay_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail, ConsulKeyView,
-    ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, GetPurpose, KeyCleanup,
-    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX,
-    SESSION_TTL_MULTIPLIER,
+    lock_delay_ms, rpc_hold_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail,
+    ConsulKeyView, ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken,
+    GetPurpose, KeyCleanup, CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX,
+    MONITOR_RETRIES_MAX, SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,
@@ -37,15 +37,25 @@ pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, 
 pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
+use super::client::{ChubbySession, ZkConn};
 use super::effects::{Effects, Input, View};
 use super::error::CommandError;
-use super::net::{Body, Message};
+use super::net::{Body, Endpoint, Message};
 use super::resource::FenceRule;
 use super::scenario::{Command, Config, NodeCommand};
 use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::hash::Hash;
+
+/// What a client library says of its session beyond the client's belief.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LibrarySession {
+    /// ZooKeeper's connection state, as Curator reports it.
+    Zk(ZkConn),
+    /// A Chubby client library's view of its session.
+    Chubby(ChubbySession),
+}
 
 /// Who the service says holds the lock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -93,15 +103,8 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const LATENCY_US: (u64, u64);
     /// Whether every grant carries a token larger than the last one.
     const MONOTONIC_TOKENS: bool;
-    /// What the client's token is, for the line under the backend switch:
-    /// "token = create_revision of the lock key".
-    const TOKEN_LINE: &'static str;
     /// The token in a few words, for the comparison: "create_revision".
     const TOKEN_SHORT: &'static str;
-    /// Who speaks for the service on a client card: "etcd says".
-    const SERVICE_SAYS: &'static str;
-    /// What renewal does, finishing "While on, the client ...".
-    const RENEWAL: &'static str;
     /// The fencing modes the resource can use with this system, the one
     /// its clients and docs describe first (docs/fencing.md).
     const FENCE_MODES: &'static [FenceMode] =
@@ -128,7 +131,41 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn fence_check_in(_config: &Config) -> FenceRule {
         Self::FENCE_CHECK
     }
-    fn on_input(&mut self, view: &View, input: Input<Self::Msg, Self::Timer>, out: &mut Effects);
+    /// Everything but a message: commands, timers, faults. A message goes
+    /// to `on_request` or `on_answer` (`on_message`).
+    fn on_input(&mut self, view: &View, input: Input<Self::Timer>, out: &mut Effects);
+    /// A client's message reaching the service at `at` (the service, or
+    /// one of Redlock's nodes).
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        at: Endpoint,
+        body: Self::Msg,
+        out: &mut Effects,
+    );
+    /// The service's answer reaching client `c`.
+    fn on_answer(&mut self, view: &View, c: ClientId, body: Self::Msg, out: &mut Effects);
+    /// Routes a message by its ends: a client's to the service side, the
+    /// service side's to a client.
+    fn on_message(
+        &mut self,
+        view: &View,
+        from: Endpoint,
+        to: Endpoint,
+        body: Self::Msg,
+        out: &mut Effects,
+    ) {
+        match (from, to) {
+            (Endpoint::Client(c), at @ (Endpoint::Service | Endpoint::Node(_))) => {
+                self.on_request(view, c, at, body, out)
+            }
+            (Endpoint::Service | Endpoint::Node(_), Endpoint::Client(c)) => {
+                self.on_answer(view, c, body, out)
+            }
+            _ => {}
+        }
+    }
     fn holder(&self, view: &View) -> Option<HolderView>;
     /// The holder without its times, asked for after every event: a system
     /// whose times cost a lookup or a sort answers without them.
@@ -156,9 +193,25 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     }
     /// A short label for one of its messages, as drawn in flight.
     fn label(msg: &Self::Msg) -> String;
+    /// What client `c`'s library says of its session beyond its belief,
+    /// from the system's own books.
+    fn library_session(&self, _c: ClientId) -> Option<LibrarySession> {
+        None
+    }
     /// Whether the message is the service confirming a session is alive.
     fn confirms_session(_msg: &Self::Msg) -> bool {
         false
+    }
+    /// Whether the message is a client's value-checked release, which a
+    /// stale client can still send into another's lock.
+    fn is_unlock(_msg: &Self::Msg) -> bool {
+        false
+    }
+    /// How long the lock stays with a holder that has gone silent (paused,
+    /// cut off, crashed) before another client can have it: the TTL unless
+    /// the system waits longer.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        config.ttl_ms
     }
     /// The Redlock validity budget of a client acquiring or holding.
     fn validity(&self, _view: &View, _c: ClientId) -> Option<Validity> {
@@ -263,24 +316,9 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::monotonic_tokens_in(config),)* }
             }
 
-            /// What the client's token is, in a few words.
-            pub fn token_line(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_LINE,)* }
-            }
-
             /// The token in a few words.
             pub fn token_short(self) -> &'static str {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_SHORT,)* }
-            }
-
-            /// Who speaks for the service on a client card.
-            pub fn service_says(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::SERVICE_SAYS,)* }
-            }
-
-            /// What renewal does in this backend.
-            pub fn renewal_words(self) -> &'static str {
-                match self { $(Backend::$variant => <$module::$system as LockSystem>::RENEWAL,)* }
             }
 
             /// The fencing modes this system offers, the documented one first.
@@ -321,6 +359,11 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::RESOURCE_IN_SERVICE,)* }
             }
 
+            /// How long the lock stays with a silent holder with these settings.
+            pub fn silent_holder_ms(self, config: &Config) -> u64 {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::silent_holder_ms(config),)* }
+            }
+
             pub(crate) fn latency_us(self) -> (u64, u64) {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::LATENCY_US,)* }
             }
@@ -346,6 +389,11 @@ macro_rules! lock_systems {
 
             pub fn confirms_session(&self) -> bool {
                 match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::confirms_session(m),)* }
+            }
+
+            /// Whether it is a client's value-checked release.
+            pub fn is_unlock(&self) -> bool {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::is_unlock(m),)* }
             }
         }
 
@@ -381,13 +429,12 @@ macro_rules! lock_systems {
                 }
             }
 
-            /// Hands the input to the system; a message or timer of another
-            /// system cannot reach it and is ignored.
-            pub fn on_input(&mut self, view: &View, input: Input<Body, Timer>, out: &mut Effects) {
+            /// Hands the input to the system; a timer of another system
+            /// cannot reach it and is ignored.
+            pub fn on_input(&mut self, view: &View, input: Input<Timer>, out: &mut Effects) {
                 match self {
                     $(Service::$variant(s) => {
                         let narrowed = input.narrow(
-                            |b| match b { Body::Lock(Msg::$variant(m)) => Some(m), _ => None },
                             |t| match t { Timer::$variant(t) => Some(t), #[allow(unreachable_patterns)] _ => None },
                         );
                         if let Some(input) = narrowed {
@@ -404,7 +451,7 @@ macro_rules! lock_systems {
             pub fn on_message(&mut self, view: &View, msg: Message, out: &mut Effects) {
                 match (self, msg.body) {
                     $((Service::$variant(s), Body::Lock(Msg::$variant(body))) => {
-                        s.on_input(view, Input::Message { from: msg.from, to: msg.to, body }, out);
+                        s.on_message(view, msg.from, msg.to, body, out);
                     })*
                     _ => {}
                 }
@@ -436,6 +483,10 @@ macro_rules! lock_systems {
 
             pub fn validity(&self, view: &View, c: ClientId) -> Option<Validity> {
                 match self { $(Service::$variant(s) => s.validity(view, c),)* }
+            }
+
+            pub fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+                match self { $(Service::$variant(s) => s.library_session(c),)* }
             }
 
             pub fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String {

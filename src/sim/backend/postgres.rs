@@ -148,37 +148,6 @@ pub struct PgDetail {
     pub options: PgOptions,
 }
 
-impl PgDetail {
-    /// What a client card says of a running client `c`'s connection, if
-    /// anything; a crashed client's line is the crash note (`Sim::crash_note`).
-    pub fn card_note(&self, c: ClientId, crashed: bool) -> Option<String> {
-        if crashed {
-            return None;
-        }
-        let holds = |pid: u64| self.locks.iter().any(|l| l.pid == pid && l.granted);
-        let side = *self.clients.get(c.index())?;
-        Some(match side {
-            PgClientConn::None => return None,
-            PgClientConn::Connecting => "connecting to PostgreSQL".into(),
-            PgClientConn::Reset { pid } => {
-                format!("connection pid {pid} was reset; its next statement on it fails, and the next acquire opens a new one")
-            }
-            PgClientConn::Open { pid } => match self.backends.iter().find(|b| b.pid == pid) {
-                None => format!(
-                    "connection pid {pid}: PostgreSQL has ended this session; {c} learns when it next uses it"
-                ),
-                Some(_) if holds(pid) => {
-                    format!("connection pid {pid}, idle, holds advisory lock 42: no lease to run out")
-                }
-                Some(b) if b.state == PgState::Active => {
-                    format!("connection pid {pid}, blocked in pg_advisory_lock(42)")
-                }
-                Some(_) => format!("connection pid {pid}, idle"),
-            },
-        })
-    }
-}
-
 /// One client connection's backend, on the server.
 #[derive(Debug, Clone, Hash)]
 struct Conn {
@@ -259,10 +228,6 @@ impl LockSystem for Postgres {
     /// Advisory locks carry no token at all.
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none for the lock; the row's version column";
-    const TOKEN_LINE: &'static str =
-        "no token from the lock; fencing = the row's version column (WHERE version = n)";
-    const SERVICE_SAYS: &'static str = "PostgreSQL says";
-    const RENEWAL: &'static str = "has nothing to renew: the lock lasts as long as its session";
     // The advisory lock grants no token: the version column is the only check.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
     const FENCE_CHECK: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
@@ -281,20 +246,10 @@ impl LockSystem for Postgres {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<PgMsg, PgTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<PgTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(c, out),
             Input::Release(c) => self.release(view, c, out),
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ServiceTimer(PgTimer::Keepalive { pid }) => self.on_keepalive(view, pid, out),
             // The host died: the client forgets, the server is not told.
             Input::Crashed(c) => self.side[c.index()] = Side::default(),
@@ -435,6 +390,90 @@ impl LockSystem for Postgres {
         }
     }
 
+    /// No lease: the keepalives' patience with a dead host.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        config.pg.dead_after_ms()
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: PgMsg,
+        out: &mut Effects,
+    ) {
+        match body {
+            PgMsg::Connect => self.connect(view, c, out),
+            PgMsg::Lock { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.lock(view, c, pid, attempt, out)
+            }
+            PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
+            // EOF on the socket: the backend exits, and its session-level
+            // locks go with it before any keepalive could matter.
+            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
+                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
+            }
+            PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
+                self.waiters
+                    .retain(|w| !(w.pid == pid && w.attempt == attempt));
+            }
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
+        let belief = view.belief(c);
+        let side = self.side[c.index()];
+        match body {
+            PgMsg::ConnectReply { pid: Some(pid) } => {
+                *self.side(c) = Side {
+                    pid: Some(pid),
+                    attempt: side.attempt,
+                    ..Side::default()
+                };
+                if belief == Belief::Acquiring {
+                    out.ask(
+                        c,
+                        PgMsg::Lock {
+                            pid,
+                            attempt: side.attempt,
+                        },
+                    );
+                }
+            }
+            PgMsg::ConnectReply { pid: None } => {
+                self.side(c).connecting = false;
+                if belief == Belief::Acquiring {
+                    out.fail(
+                        c,
+                        AcquireFailure::TooManyConnections {
+                            max: PG_MAX_CONNECTIONS,
+                        },
+                    );
+                }
+            }
+            PgMsg::Locked {
+                pid,
+                attempt,
+                grant,
+                version,
+            } => {
+                let wanted = matches!(belief, Belief::Acquiring | Belief::Waiting { .. })
+                    && side.attempt == attempt
+                    && side.pid == Some(pid);
+                if wanted {
+                    out.grant(c, Some(Token(version)), u64::from(grant), None);
+                } else if !belief.is_holding() {
+                    // Given up meanwhile: hand the lock straight back.
+                    out.ask(c, PgMsg::Unlock { pid });
+                }
+            }
+            PgMsg::Reset { pid } if side.pid == Some(pid) => self.on_reset(view, c, out),
+            _ => {}
+        }
+    }
+
     fn label(msg: &PgMsg) -> String {
         match msg {
             PgMsg::Connect => "connect".into(),
@@ -524,26 +563,6 @@ impl Postgres {
         }
         out.answer(c, PgMsg::Reset { pid });
         false
-    }
-
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
-        match body {
-            PgMsg::Connect => self.connect(view, c, out),
-            PgMsg::Lock { pid, attempt } if self.conn_of(view, c, pid, out) => {
-                self.lock(view, c, pid, attempt, out)
-            }
-            PgMsg::Unlock { pid } if self.conn_of(view, c, pid, out) => self.unlock(view, pid, out),
-            // EOF on the socket: the backend exits, and its session-level
-            // locks go with it before any keepalive could matter.
-            PgMsg::Fin { pid } if self.conns.get(&pid).is_some_and(|conn| conn.client == c) => {
-                self.end_session(view, pid, PgSessionEnd::ClientExited, out)
-            }
-            PgMsg::Cancel { pid, attempt } if self.conn_of(view, c, pid, out) => {
-                self.waiters
-                    .retain(|w| !(w.pid == pid && w.attempt == attempt));
-            }
-            _ => {}
-        }
     }
 
     fn connect(&mut self, view: &View, c: ClientId, out: &mut Effects) {
@@ -681,58 +700,6 @@ impl Postgres {
         }
         let w = self.waiters.remove(0);
         self.grant(view, w.pid, w.client, w.attempt, out);
-    }
-
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: PgMsg, out: &mut Effects) {
-        let belief = view.belief(c);
-        let side = self.side[c.index()];
-        match body {
-            PgMsg::ConnectReply { pid: Some(pid) } => {
-                *self.side(c) = Side {
-                    pid: Some(pid),
-                    attempt: side.attempt,
-                    ..Side::default()
-                };
-                if belief == Belief::Acquiring {
-                    out.ask(
-                        c,
-                        PgMsg::Lock {
-                            pid,
-                            attempt: side.attempt,
-                        },
-                    );
-                }
-            }
-            PgMsg::ConnectReply { pid: None } => {
-                self.side(c).connecting = false;
-                if belief == Belief::Acquiring {
-                    out.fail(
-                        c,
-                        AcquireFailure::TooManyConnections {
-                            max: PG_MAX_CONNECTIONS,
-                        },
-                    );
-                }
-            }
-            PgMsg::Locked {
-                pid,
-                attempt,
-                grant,
-                version,
-            } => {
-                let wanted = matches!(belief, Belief::Acquiring | Belief::Waiting { .. })
-                    && side.attempt == attempt
-                    && side.pid == Some(pid);
-                if wanted {
-                    out.grant(c, Some(Token(version)), u64::from(grant), None);
-                } else if !belief.is_holding() {
-                    // Given up meanwhile: hand the lock straight back.
-                    out.ask(c, PgMsg::Unlock { pid });
-                }
-            }
-            PgMsg::Reset { pid } if side.pid == Some(pid) => self.on_reset(view, c, out),
-            _ => {}
-        }
     }
 
     /// The client learns its connection is gone, as libpq does: on using it.

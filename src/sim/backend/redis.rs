@@ -209,10 +209,6 @@ impl LockSystem for Redis {
     const LATENCY_US: (u64, u64) = (100, 500);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "INCR counter on the master";
-    const TOKEN_LINE: &'static str =
-        "the lock value is random (unique, not ordered); token = INCR fence counter on the master, which a failover can repeat";
-    const SERVICE_SAYS: &'static str = "the Redis master says";
-    const RENEWAL: &'static str = "extends its key if the value is still its own";
 
     fn new(config: &Config) -> Redis {
         Redis {
@@ -234,28 +230,13 @@ impl LockSystem for Redis {
         }
     }
 
-    fn on_input(
-        &mut self,
-        view: &View,
-        input: Input<SingleRedisMsg, RedisTimer>,
-        out: &mut Effects,
-    ) {
+    fn on_input(&mut self, view: &View, input: Input<RedisTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.try_set(view, c, out),
             Input::Release(c) => {
                 self.unlock(c, self.options.release, out);
                 self.forget(c);
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_answer(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
             // The key lives until its TTL whether or not the socket closed.
@@ -327,6 +308,137 @@ impl LockSystem for Redis {
             "its key lives until its TTL runs out",
             self.lease_end(view, c),
         )
+    }
+
+    fn is_unlock(msg: &SingleRedisMsg) -> bool {
+        matches!(
+            msg,
+            SingleRedisMsg::Command {
+                cmd: RedisMsg::Unlock { .. }
+            }
+        )
+    }
+
+    /// The master runs a client's command; what it changed is copied to
+    /// the replica a little later.
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: SingleRedisMsg,
+        out: &mut Effects,
+    ) {
+        let n = self.master_id();
+        let master = &mut self.servers[self.master];
+        if master.down {
+            // Nobody answers for a dead master: the client's timeout decides.
+            return;
+        }
+        let delay = master.slow_ms;
+        match body {
+            SingleRedisMsg::Command { cmd } => {
+                let before = (master.key, master.fence);
+                let handled = master.handle(view.now, n, c, cmd, out);
+                if handled.rearm {
+                    self.schedule_expiry(view, self.master, out);
+                }
+                let master = &self.servers[self.master];
+                if before != (master.key, master.fence) {
+                    self.copy_to_replica(view, out);
+                }
+                if let Some(RedisMsg::SetFenceReply { fence: Some(f), .. }) = handled.reply {
+                    if let Some(key) = self.servers[self.master].key {
+                        self.fence_of.insert(key.value, f);
+                    }
+                }
+                if let Some(cmd) = handled.reply {
+                    out.send_delayed(
+                        Endpoint::Service,
+                        Endpoint::Client(c),
+                        SingleRedisMsg::Answer { cmd },
+                        delay,
+                    );
+                }
+            }
+            SingleRedisMsg::Wait { round, redisson } => self.wait(view, c, round, redisson, out),
+            _ => {}
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: SingleRedisMsg, out: &mut Effects) {
+        let side = &self.side[c.index()];
+        let round = match &body {
+            SingleRedisMsg::Answer {
+                cmd:
+                    RedisMsg::SetFenceReply { round, .. }
+                    | RedisMsg::ExtendReply { round, .. }
+                    | RedisMsg::Refused { round },
+            }
+            | SingleRedisMsg::WaitReply { round, .. } => *round,
+            _ => return,
+        };
+        if round != side.round || side.phase == Phase::Idle {
+            return; // A late answer to a round already decided.
+        }
+        match (side.phase, body) {
+            (
+                Phase::Setting,
+                SingleRedisMsg::Answer {
+                    cmd: RedisMsg::SetFenceReply { fence: Some(f), .. },
+                },
+            ) => {
+                self.side(c).fence = Some(f);
+                let (redisson, timeout_ms) = match self.options.wait {
+                    ReplicaWait::Off => return self.grant(view, c, out),
+                    ReplicaWait::Redisson => (true, REDISSON_SYNC_TIMEOUT_MS),
+                    ReplicaWait::AppWait1 => (false, WAIT_TIMEOUT_MS),
+                };
+                // A round of its own: the SET's reply timeout, still
+                // armed, must not cut the WAIT's longer one short.
+                let round = self.new_round(c);
+                self.side(c).phase = Phase::Waiting;
+                out.ask(c, SingleRedisMsg::Wait { round, redisson });
+                let wait_ms = timeout_ms + REPLY_TIMEOUT_MS;
+                out.client_timer(c, wait_ms, RedisTimer::ReplyTimeout { round });
+            }
+            (Phase::Setting, _) => self.retry(c, out),
+            (
+                Phase::Waiting,
+                SingleRedisMsg::WaitReply {
+                    replicas,
+                    connected,
+                    ..
+                },
+            ) if self.synced_enough(replicas, connected) => self.grant(view, c, out),
+            (Phase::Waiting, _) => self.no_replica(c, out),
+            (
+                Phase::Extending,
+                SingleRedisMsg::Answer {
+                    cmd: RedisMsg::ExtendReply { ok: true, .. },
+                },
+            ) => {
+                self.side(c).phase = Phase::Idle;
+                let until = self.until(view, c);
+                out.extend(c, Some(until));
+                self.arm_renew(c, out);
+            }
+            (
+                Phase::Extending,
+                SingleRedisMsg::Answer {
+                    cmd: RedisMsg::ExtendReply { ok: false, .. },
+                },
+            ) if view.belief(c).is_holding() => {
+                self.forget(c);
+                out.lose(c, LossReason::NotMine);
+            }
+            // A refused extension (master down) is tried again next period.
+            (Phase::Extending, _) => {
+                self.side(c).phase = Phase::Idle;
+                self.arm_renew(c, out);
+            }
+            (Phase::Idle, _) => {}
+        }
     }
 
     fn label(msg: &SingleRedisMsg) -> String {
@@ -434,81 +546,6 @@ impl Redis {
         out.client_timer(c, RETRY_MS, RedisTimer::Retry { round });
     }
 
-    fn on_answer(&mut self, view: &View, c: ClientId, body: SingleRedisMsg, out: &mut Effects) {
-        let side = &self.side[c.index()];
-        let round = match &body {
-            SingleRedisMsg::Answer {
-                cmd:
-                    RedisMsg::SetFenceReply { round, .. }
-                    | RedisMsg::ExtendReply { round, .. }
-                    | RedisMsg::Refused { round },
-            }
-            | SingleRedisMsg::WaitReply { round, .. } => *round,
-            _ => return,
-        };
-        if round != side.round || side.phase == Phase::Idle {
-            return; // A late answer to a round already decided.
-        }
-        match (side.phase, body) {
-            (
-                Phase::Setting,
-                SingleRedisMsg::Answer {
-                    cmd: RedisMsg::SetFenceReply { fence: Some(f), .. },
-                },
-            ) => {
-                self.side(c).fence = Some(f);
-                let (redisson, timeout_ms) = match self.options.wait {
-                    ReplicaWait::Off => return self.grant(view, c, out),
-                    ReplicaWait::Redisson => (true, REDISSON_SYNC_TIMEOUT_MS),
-                    ReplicaWait::AppWait1 => (false, WAIT_TIMEOUT_MS),
-                };
-                // A round of its own: the SET's reply timeout, still
-                // armed, must not cut the WAIT's longer one short.
-                let round = self.new_round(c);
-                self.side(c).phase = Phase::Waiting;
-                out.ask(c, SingleRedisMsg::Wait { round, redisson });
-                let wait_ms = timeout_ms + REPLY_TIMEOUT_MS;
-                out.client_timer(c, wait_ms, RedisTimer::ReplyTimeout { round });
-            }
-            (Phase::Setting, _) => self.retry(c, out),
-            (
-                Phase::Waiting,
-                SingleRedisMsg::WaitReply {
-                    replicas,
-                    connected,
-                    ..
-                },
-            ) if self.synced_enough(replicas, connected) => self.grant(view, c, out),
-            (Phase::Waiting, _) => self.no_replica(c, out),
-            (
-                Phase::Extending,
-                SingleRedisMsg::Answer {
-                    cmd: RedisMsg::ExtendReply { ok: true, .. },
-                },
-            ) => {
-                self.side(c).phase = Phase::Idle;
-                let until = self.until(view, c);
-                out.extend(c, Some(until));
-                self.arm_renew(c, out);
-            }
-            (
-                Phase::Extending,
-                SingleRedisMsg::Answer {
-                    cmd: RedisMsg::ExtendReply { ok: false, .. },
-                },
-            ) if view.belief(c).is_holding() => {
-                self.forget(c);
-                out.lose(c, LossReason::NotMine);
-            }
-            // A refused extension (master down) is tried again next period.
-            (Phase::Extending, _) => {
-                self.side(c).phase = Phase::Idle;
-                self.arm_renew(c, out);
-            }
-            (Phase::Idle, _) => {}
-        }
-    }
-
     /// Whether a `WAIT`'s answer lets the client keep the key. The
     /// application's `WAIT 1` needs one ack. Redisson fails only when
     /// `res.getSyncedSlaves() == 0 && availableSlaves > 0`
@@ -580,52 +617,6 @@ impl Redis {
 
     fn master_id(&self) -> NodeId {
         server_id(self.master)
-    }
-
-    /// The master runs a client's command; what it changed is copied to
-    /// the replica a little later.
-    fn on_server_message(
-        &mut self,
-        view: &View,
-        c: ClientId,
-        body: SingleRedisMsg,
-        out: &mut Effects,
-    ) {
-        let n = self.master_id();
-        let master = &mut self.servers[self.master];
-        if master.down {
-            // Nobody answers for a dead master: the client's timeout decides.
-            return;
-        }
-        let delay = master.slow_ms;
-        match body {
-            SingleRedisMsg::Command { cmd } => {
-                let before = (master.key, master.fence);
-                let handled = master.handle(view.now, n, c, cmd, out);
-                if handled.rearm {
-                    self.schedule_expiry(view, self.master, out);
-                }
-                let master = &self.servers[self.master];
-                if before != (master.key, master.fence) {
-                    self.copy_to_replica(view, out);
-                }
-                if let Some(RedisMsg::SetFenceReply { fence: Some(f), .. }) = handled.reply {
-                    if let Some(key) = self.servers[self.master].key {
-                        self.fence_of.insert(key.value, f);
-                    }
-                }
-                if let Some(cmd) = handled.reply {
-                    out.send_delayed(
-                        Endpoint::Service,
-                        Endpoint::Client(c),
-                        SingleRedisMsg::Answer { cmd },
-                        delay,
-                    );
-                }
-            }
-            SingleRedisMsg::Wait { round, redisson } => self.wait(view, c, round, redisson, out),
-            _ => {}
-        }
     }
 
     /// `WAIT n timeout`: answers at once if the replica has acknowledged

@@ -181,16 +181,12 @@ impl LockSystem for Redlock {
     const LATENCY_US: (u64, u64) = (250, 1_000);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none: a random value (INCR on node 1 at best)";
-    const TOKEN_LINE: &'static str =
-        "the lock value is random (unique, not ordered); token = INCR fence counter on node 1";
-    const SERVICE_SAYS: &'static str = "Redis nodes say";
     // Five independent nodes and no single place that knows the holder: a
     // transaction cannot check the lock, only a token can be compared.
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[
         crate::sim::FenceMode::Highest,
         crate::sim::FenceMode::Takeover,
     ];
-    const RENEWAL: &'static str = "extends its key on a majority of nodes";
 
     fn new(config: &Config) -> Redlock {
         Redlock {
@@ -208,7 +204,7 @@ impl LockSystem for Redlock {
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<RedisMsg, RedlockTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<RedlockTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => {
                 self.side(c).attempt = 0;
@@ -218,16 +214,6 @@ impl LockSystem for Redlock {
                 self.unlock_all(c, self.options.release, out);
                 self.forget(c);
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Node(n),
-                body,
-            } => self.on_node_message(view, c, n, body, out),
-            Input::Message {
-                from: Endpoint::Node(_),
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_reply(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(timer) => self.on_service_timer(view, timer, out),
             // Each node's key lives until its TTL whether or not the socket closed.
@@ -303,6 +289,62 @@ impl LockSystem for Redlock {
             "its keys live until their TTL runs out",
             self.lease_end(view, c),
         )
+    }
+
+    fn is_unlock(msg: &RedisMsg) -> bool {
+        matches!(msg, RedisMsg::Unlock { .. })
+    }
+
+    /// A client's command at one of the nodes.
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        at: Endpoint,
+        body: RedisMsg,
+        out: &mut Effects,
+    ) {
+        let Endpoint::Node(n) = at else {
+            return;
+        };
+        let node = &mut self.nodes[n.index()];
+        let reply_delay = node.slow_ms;
+        let handled = node.handle(view.now, n, c, body, out);
+        if handled.rearm {
+            self.schedule_expiry(view, n, out);
+        }
+        if let Some(reply) = handled.reply {
+            out.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
+        }
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: RedisMsg, out: &mut Effects) {
+        let (round, ok, fence) = match body {
+            RedisMsg::SetReply { ok, round } => (round, ok, None),
+            RedisMsg::IncrReply { fence, round } => (round, true, Some(fence)),
+            RedisMsg::ExtendReply { ok, round } => (round, ok, None),
+            RedisMsg::Refused { round } => (round, false, None),
+            _ => return,
+        };
+        let side = self.side(c);
+        if side.round != round || side.phase == Phase::Idle {
+            return; // A late answer to a round already decided.
+        }
+        if side.phase == Phase::Fencing {
+            side.fence = fence;
+            self.finish_fencing(view, c, out);
+            return;
+        }
+        side.replies += 1;
+        side.oks += u8::from(ok);
+        if side.oks < QUORUM && usize::from(side.replies) < NODES {
+            return;
+        }
+        match side.phase {
+            Phase::Acquiring => self.finish_attempt(view, c, out),
+            Phase::Extending => self.finish_extension(view, c, out),
+            Phase::Fencing | Phase::Idle => {}
+        }
     }
 
     fn label(msg: &RedisMsg) -> String {
@@ -581,56 +623,8 @@ impl Redlock {
         }
     }
 
-    fn on_node_message(
-        &mut self,
-        view: &View,
-        c: ClientId,
-        n: NodeId,
-        body: RedisMsg,
-        out: &mut Effects,
-    ) {
-        let node = &mut self.nodes[n.index()];
-        let reply_delay = node.slow_ms;
-        let handled = node.handle(view.now, n, c, body, out);
-        if handled.rearm {
-            self.schedule_expiry(view, n, out);
-        }
-        if let Some(reply) = handled.reply {
-            out.send_delayed(Endpoint::Node(n), Endpoint::Client(c), reply, reply_delay);
-        }
-    }
-
     fn expire(&mut self, n: NodeId, out: &mut Effects) {
         self.nodes[n.index()].expire(n, out);
-    }
-
-    fn on_reply(&mut self, view: &View, c: ClientId, body: RedisMsg, out: &mut Effects) {
-        let (round, ok, fence) = match body {
-            RedisMsg::SetReply { ok, round } => (round, ok, None),
-            RedisMsg::IncrReply { fence, round } => (round, true, Some(fence)),
-            RedisMsg::ExtendReply { ok, round } => (round, ok, None),
-            RedisMsg::Refused { round } => (round, false, None),
-            _ => return,
-        };
-        let side = self.side(c);
-        if side.round != round || side.phase == Phase::Idle {
-            return; // A late answer to a round already decided.
-        }
-        if side.phase == Phase::Fencing {
-            side.fence = fence;
-            self.finish_fencing(view, c, out);
-            return;
-        }
-        side.replies += 1;
-        side.oks += u8::from(ok);
-        if side.oks < QUORUM && usize::from(side.replies) < NODES {
-            return;
-        }
-        match side.phase {
-            Phase::Acquiring => self.finish_attempt(view, c, out),
-            Phase::Extending => self.finish_extension(view, c, out),
-            Phase::Fencing | Phase::Idle => {}
-        }
     }
 
     fn on_client_timer(

@@ -564,7 +564,7 @@ impl WireBook {
     /// no sort key and no data. The page's TTL stands for the client's
     /// 20 s lease, so `leaseDuration` carries the real "20000".
     fn dynamo(&self, c: Option<ClientId>, m: &DynamoMsg) -> String {
-        let me = c.map(|c| c.to_string()).unwrap_or_default();
+        let me = c.map(dynamo_owner).unwrap_or_default();
         let lease = REAL_LEASE_MS;
         let key = format!("Key: {{\"key\": {{S: \"{DYNAMO_KEY}\"}}}}");
         match *m {
@@ -577,7 +577,8 @@ impl WireBook {
                 item: Some(ItemSeen { owner, rvn, .. }),
                 ..
             } => format!(
-                "GetItemResponse{{Item: {{key: {{S: \"{DYNAMO_KEY}\"}}, ownerName: {{S: \"{owner}\"}}, leaseDuration: {{S: \"{lease}\"}}, recordVersionNumber: {{S: \"{}\"}}}}}}",
+                "GetItemResponse{{Item: {{key: {{S: \"{DYNAMO_KEY}\"}}, ownerName: {{S: \"{}\"}}, leaseDuration: {{S: \"{lease}\"}}, recordVersionNumber: {{S: \"{}\"}}}}}}",
+                dynamo_owner(owner),
                 rvn_uuid(rvn.get())
             ),
             // `acquireLock` builds the item (key, ownerName, leaseDuration,
@@ -864,6 +865,26 @@ fn rvn_uuid(rvn: u64) -> String {
         (mix >> 52) & 0xfff,
         (mix >> 40) & 0xfff,
         mix & 0xffff_ffff_ffff
+    )
+}
+
+/// A DynamoDB client's `ownerName` as the lock client makes it when the
+/// application names none: its host's name followed straight by a random
+/// UUID (AmazonDynamoDBLockClientOptions.java
+/// `generateOwnerNameFromLocalhost`: `getLocalHost().getHostName() +
+/// UUID.randomUUID()`). Client A's host is "client-a"; its UUID is fixed
+/// by its letter so that every run shows the same name.
+fn dynamo_owner(c: ClientId) -> String {
+    let id = c.index() as u64 + 1;
+    let mix = id.wrapping_mul(0xd6e8_feb8_6659_fd93) | 1;
+    format!(
+        "client-{}{:08x}-{:04x}-4{:03x}-b{:03x}-{:012x}",
+        c.letter().to_ascii_lowercase(),
+        mix >> 32,
+        (mix >> 16) & 0xffff,
+        mix & 0xfff,
+        (mix >> 20) & 0xfff,
+        mix.rotate_left(23) & 0xffff_ffff_ffff
     )
 }
 

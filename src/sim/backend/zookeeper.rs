@@ -8,7 +8,7 @@
 //! ZooKeeper's new leader does. Each client opens one session and keeps it.
 
 use super::queue::{Contenders, Entry, Recheck};
-use super::{count_up, Grant, HolderView, LockSystem};
+use super::{count_up, Grant, HolderView, LibrarySession, LockSystem};
 use crate::sim::client::{Belief, ZkConn};
 use crate::sim::effects::{Effects, Input, View};
 use crate::sim::history::{AcquireFailure, Event, LossReason, ServiceEvent};
@@ -140,6 +140,9 @@ pub(crate) struct ZooKeeper {
     /// The lock directory's children by sequence number.
     znodes: Contenders,
     side: [Side; 4],
+    /// Each client's connection state as its library reports it; a crash
+    /// forgets it with the rest of the client's side.
+    conn: [Option<ZkConn>; 4],
 }
 
 impl LockSystem for ZooKeeper {
@@ -152,11 +155,7 @@ impl LockSystem for ZooKeeper {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "znode sequence number";
-    const TOKEN_LINE: &'static str =
-        "token = sequence number of the lock znode; the lease is the session";
-    const SERVICE_SAYS: &'static str = "ZooKeeper says";
     const LEADER_FAILOVER: bool = true;
-    const RENEWAL: &'static str = "heartbeats its session";
 
     fn new(config: &Config) -> ZooKeeper {
         ZooKeeper {
@@ -169,10 +168,11 @@ impl LockSystem for ZooKeeper {
             sessions: LiteMap::new(),
             znodes: Contenders::default(),
             side: Default::default(),
+            conn: [None; 4],
         }
     }
 
-    fn on_input(&mut self, view: &View, input: Input<ZkMsg, ZkTimer>, out: &mut Effects) {
+    fn on_input(&mut self, view: &View, input: Input<ZkTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => self.acquire(c, out),
             Input::Release(c) => {
@@ -180,23 +180,16 @@ impl LockSystem for ZooKeeper {
                     out.ask(c, ZkMsg::Delete { seq });
                 }
             }
-            Input::Message {
-                from: Endpoint::Client(c),
-                to: Endpoint::Service,
-                body,
-            } => self.on_server_message(view, c, body, out),
-            Input::Message {
-                from: Endpoint::Service,
-                to: Endpoint::Client(c),
-                body,
-            } => self.on_client_message(view, c, body, out),
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(ZkTimer::SessionExpiry { session }) => {
                 self.on_session_expiry(view, session, out)
             }
             // A closed TCP connection is not a session close: the session
             // expires at its timeout either way (ZooKeeper programmer's guide).
-            Input::Crashed(c) | Input::Exited(c) => self.side[c.index()] = Side::default(),
+            Input::Crashed(c) | Input::Exited(c) => {
+                self.side[c.index()] = Side::default();
+                self.conn[c.index()] = None;
+            }
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // Reconnecting: the server answers whether the session still lives.
@@ -266,6 +259,106 @@ impl LockSystem for ZooKeeper {
             "its session expires at its timeout",
             self.lease_end(view, c),
         )
+    }
+
+    /// The negotiated session timeout, and the tick the server's expiry
+    /// check may wait past it.
+    fn silent_holder_ms(config: &Config) -> u64 {
+        negotiated_timeout_ms(config.ttl_ms, config.zk.tick_ms).saturating_add(config.zk.tick_ms)
+    }
+
+    fn library_session(&self, c: ClientId) -> Option<LibrarySession> {
+        self.conn[c.index()].map(LibrarySession::Zk)
+    }
+
+    fn on_request(
+        &mut self,
+        view: &View,
+        c: ClientId,
+        _at: Endpoint,
+        body: ZkMsg,
+        out: &mut Effects,
+    ) {
+        let reply = match body {
+            ZkMsg::Connect { timeout_ms } => self.connect(view, c, timeout_ms, out),
+            ZkMsg::Create { session } => self.create(view, c, session, out),
+            ZkMsg::Ping { session } => ZkMsg::PingReply {
+                alive: self.touch(view, session, out),
+            },
+            ZkMsg::Delete { seq } => {
+                if let Some(z) = self.znodes.get(seq).filter(|z| z.owner == c) {
+                    let session = z.session;
+                    self.touch(view, session, out);
+                    self.delete_znode(seq, out);
+                }
+                return;
+            }
+            ZkMsg::GetChildren { seq } => {
+                let (exists, predecessor) = self.znodes.look(seq, c);
+                ZkMsg::ChildrenReply {
+                    exists,
+                    predecessor,
+                }
+            }
+            _ => return,
+        };
+        out.answer(c, reply);
+    }
+
+    fn on_answer(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
+        // Any reply proves the connection works: the read timeout restarts.
+        self.arm_read_timeout(c, out);
+        match body {
+            ZkMsg::ConnectReply {
+                session,
+                timeout_ms,
+            } => {
+                let side = self.side(c);
+                side.session = Some(session);
+                side.timeout_ms = timeout_ms;
+                side.connecting = false;
+                set_conn(&mut self.conn, c, ZkConn::Connected, out);
+                self.arm_ping(c, out);
+                self.arm_read_timeout(c, out);
+                if view.belief(c) == Belief::Acquiring {
+                    out.ask(c, ZkMsg::Create { session });
+                }
+            }
+            ZkMsg::CreateReply { seq, predecessor } => {
+                self.on_created(view, c, seq, predecessor, out)
+            }
+            ZkMsg::PingReply { alive: true } => set_conn(&mut self.conn, c, ZkConn::Connected, out),
+            ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
+            ZkMsg::WatchFired { .. } => {
+                if let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                {
+                    out.ask(c, ZkMsg::GetChildren { seq });
+                }
+            }
+            ZkMsg::ChildrenReply {
+                exists,
+                predecessor,
+            } => {
+                let (Belief::Waiting { .. }, Some(seq)) =
+                    (view.belief(c), self.side[c.index()].seq)
+                else {
+                    return;
+                };
+                match Recheck::of(exists, predecessor) {
+                    Recheck::Gone => {
+                        self.side(c).seq = None;
+                        out.lose(c, LossReason::KeyGone);
+                    }
+                    Recheck::Holds => {
+                        let seq = u64::from(seq);
+                        out.grant(c, Some(Token(seq)), seq, None);
+                    }
+                    Recheck::Waits => {}
+                }
+            }
+            _ => {}
+        }
     }
 
     fn label(msg: &ZkMsg) -> String {
@@ -358,33 +451,6 @@ impl ZooKeeper {
         }
     }
 
-    fn on_server_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
-        let reply = match body {
-            ZkMsg::Connect { timeout_ms } => self.connect(view, c, timeout_ms, out),
-            ZkMsg::Create { session } => self.create(view, c, session, out),
-            ZkMsg::Ping { session } => ZkMsg::PingReply {
-                alive: self.touch(view, session, out),
-            },
-            ZkMsg::Delete { seq } => {
-                if let Some(z) = self.znodes.get(seq).filter(|z| z.owner == c) {
-                    let session = z.session;
-                    self.touch(view, session, out);
-                    self.delete_znode(seq, out);
-                }
-                return;
-            }
-            ZkMsg::GetChildren { seq } => {
-                let (exists, predecessor) = self.znodes.look(seq, c);
-                ZkMsg::ChildrenReply {
-                    exists,
-                    predecessor,
-                }
-            }
-            _ => return,
-        };
-        out.answer(c, reply);
-    }
-
     fn connect(&mut self, view: &View, c: ClientId, requested_ms: u64, out: &mut Effects) -> ZkMsg {
         let session = self.next_session;
         self.next_session += 1;
@@ -441,62 +507,6 @@ impl ZooKeeper {
         }
     }
 
-    fn on_client_message(&mut self, view: &View, c: ClientId, body: ZkMsg, out: &mut Effects) {
-        // Any reply proves the connection works: the read timeout restarts.
-        self.arm_read_timeout(c, out);
-        match body {
-            ZkMsg::ConnectReply {
-                session,
-                timeout_ms,
-            } => {
-                let side = self.side(c);
-                side.session = Some(session);
-                side.timeout_ms = timeout_ms;
-                side.connecting = false;
-                out.conn(c, Some(ZkConn::Connected));
-                self.arm_ping(c, out);
-                self.arm_read_timeout(c, out);
-                if view.belief(c) == Belief::Acquiring {
-                    out.ask(c, ZkMsg::Create { session });
-                }
-            }
-            ZkMsg::CreateReply { seq, predecessor } => {
-                self.on_created(view, c, seq, predecessor, out)
-            }
-            ZkMsg::PingReply { alive: true } => out.conn(c, Some(ZkConn::Connected)),
-            ZkMsg::PingReply { alive: false } => self.session_lost(c, out),
-            ZkMsg::WatchFired { .. } => {
-                if let (Belief::Waiting { .. }, Some(seq)) =
-                    (view.belief(c), self.side[c.index()].seq)
-                {
-                    out.ask(c, ZkMsg::GetChildren { seq });
-                }
-            }
-            ZkMsg::ChildrenReply {
-                exists,
-                predecessor,
-            } => {
-                let (Belief::Waiting { .. }, Some(seq)) =
-                    (view.belief(c), self.side[c.index()].seq)
-                else {
-                    return;
-                };
-                match Recheck::of(exists, predecessor) {
-                    Recheck::Gone => {
-                        self.side(c).seq = None;
-                        out.lose(c, LossReason::KeyGone);
-                    }
-                    Recheck::Holds => {
-                        let seq = u64::from(seq);
-                        out.grant(c, Some(Token(seq)), seq, None);
-                    }
-                    Recheck::Waits => {}
-                }
-            }
-            _ => {}
-        }
-    }
-
     fn on_created(
         &mut self,
         view: &View,
@@ -539,7 +549,7 @@ impl ZooKeeper {
             ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
                 // Treat your locks as suspended. The recipe itself still
                 // says "acquired".
-                out.conn(c, Some(ZkConn::Suspended));
+                set_conn(&mut self.conn, c, ZkConn::Suspended, out);
                 if self.client == ZkClient::Curator {
                     let (gen, after) = (side.read_gen, side.timeout_ms);
                     self.side(c).suspended_gen = gen;
@@ -584,7 +594,7 @@ impl ZooKeeper {
         side.connecting = false;
         side.ping_gen += 1;
         side.read_gen += 1;
-        out.conn(c, Some(ZkConn::Lost));
+        set_conn(&mut self.conn, c, ZkConn::Lost, out);
         out.lose(c, LossReason::SessionLost);
     }
 
@@ -611,5 +621,13 @@ impl ZooKeeper {
         if let Some(session) = self.side[c.index()].session {
             out.ask(c, ZkMsg::Ping { session });
         }
+    }
+}
+
+/// Sets client `c`'s connection state, saying so when it changes.
+fn set_conn(conn: &mut [Option<ZkConn>; 4], c: ClientId, state: ZkConn, out: &mut Effects) {
+    if conn[c.index()] != Some(state) {
+        conn[c.index()] = Some(state);
+        out.record(Event::ZkState { client: c, state });
     }
 }

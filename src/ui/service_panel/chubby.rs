@@ -1,10 +1,11 @@
 //! Chubby's sequencer and lock-delay: the lock node with its generation
 //! number, the sessions the master keeps, and the master itself.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
     chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySessionView, Config, Millis, NodeCommand,
-    NodeId, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+    NodeId, CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
+    CHUBBY_LOCK_DELAY_MS_MAX,
 };
 use crate::ui::state::Action;
 use crate::words::seconds_1;
@@ -13,7 +14,27 @@ use yew::prelude::*;
 
 /// The lock-delays offered, in Chubby's own time: none, a quarter, a
 /// third, half and the whole of the one-minute bound.
-const LOCK_DELAY_CHOICES_MS: [u64; 5] = [0, 15_000, 20_000, 30_000, 60_000];
+const LOCK_DELAY_CHOICES_MS: [u64; 5] = [
+    0,
+    CHUBBY_LOCK_DELAY_MS_MAX / 4,
+    CHUBBY_LOCK_DELAY_MS_MAX / 3,
+    CHUBBY_LOCK_DELAY_MS_MAX / 2,
+    CHUBBY_LOCK_DELAY_MS_MAX,
+];
+
+/// What the page says of chubby outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "token = the lock generation number in its sequencer; the lease is the session's",
+    service_says: "Chubby master says",
+    // A KeepAlive is a long poll, not a timer.
+    renewal: (
+        "keeps a KeepAlive waiting at the master, which answers it shortly before the lease ends",
+        "",
+    ),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {
@@ -38,7 +59,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
                 { format!(
                     "Times keep Chubby's ratios to its 12 s lease: the lease is the TTL setting, the client's grace period {} (45 s in Chubby), a one-minute lock-delay {}.",
                     seconds_1(detail.grace_ms),
-                    seconds_1(chubby_scaled_ms(60_000, detail.lease_ms))
+                    seconds_1(chubby_scaled_ms(CHUBBY_LOCK_DELAY_MS_MAX, detail.lease_ms))
                 ) }
             </p>
             <p class="panel__note">
@@ -129,9 +150,11 @@ fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
         "A new master is already being elected".to_string()
     } else {
         format!(
-            "The master dies; the replicas elect another in a few seconds ({} to {} here: the paper's elections took 4 s and 6 s). Locks and generation numbers survive; session timers stop meanwhile.",
-            seconds_1(chubby_scaled_ms(4_000, props.config.ttl_ms)),
-            seconds_1(chubby_scaled_ms(6_000, props.config.ttl_ms))
+            "The master dies; the replicas elect another in a few seconds ({} to {} here: the paper's elections took {} s and {} s). Locks and generation numbers survive; session timers stop meanwhile.",
+            seconds_1(chubby_scaled_ms(CHUBBY_ELECTION_MS_MIN, props.config.ttl_ms)),
+            seconds_1(chubby_scaled_ms(CHUBBY_ELECTION_MS_MAX, props.config.ttl_ms)),
+            CHUBBY_ELECTION_MS_MIN / 1_000,
+            CHUBBY_ELECTION_MS_MAX / 1_000
         )
     };
     let ttl = props.config.ttl_ms;
@@ -145,7 +168,7 @@ fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
             <p class="panel__note" id="chubby-lock-delay-note">
                 { format!(
                     "A lock lost by failure (its holder's session expired) stays out of reach this long; a release frees it at once. Chubby allows up to one minute and names no default: the page starts at the minute, {} here against a {} lease ({} s in Chubby).",
-                    seconds_1(chubby_scaled_ms(60_000, ttl)),
+                    seconds_1(chubby_scaled_ms(CHUBBY_LOCK_DELAY_MS_MAX, ttl)),
                     seconds_1(ttl),
                     CHUBBY_LEASE_MS / 1_000
                 ) }

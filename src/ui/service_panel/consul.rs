@@ -2,10 +2,11 @@
 //! ModifyIndex and CreateIndex, the sessions with their timers, the
 //! lock-delay, the clients polling, and Consul's settings.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
-    lock_delay_ms, session_words, Config, ConsulDetail, ConsulKeyView, ConsulOptions, ConsulPhase,
-    ConsulSessionView, ConsulToken, KeyCleanup, Millis, CONSUL_SESSION_TTL_MS,
+    lock_delay_ms, rpc_hold_ms, session_words, ClientId, Config, ConsulDetail, ConsulKeyView,
+    ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken, KeyCleanup, Millis,
+    CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX, SESSION_TTL_MULTIPLIER,
 };
 use crate::words::seconds_1;
 use std::rc::Rc;
@@ -13,7 +14,7 @@ use yew::prelude::*;
 
 /// The lock-delays offered, in real seconds: none, Consul's default, the
 /// docs' maximum, and two between.
-const LOCK_DELAY_CHOICES_S: [u64; 5] = [0, 5, 15, 30, 60];
+const LOCK_DELAY_CHOICES_S: [u64; 5] = [0, 5, LOCK_DELAY_S_DEFAULT, 30, LOCK_DELAY_S_MAX];
 
 /// What monitorLock does on an error, for MonitorRetries `n`.
 fn retry_words(n: u32) -> String {
@@ -24,10 +25,15 @@ fn retry_words(n: u32) -> String {
     }
 }
 
-/// The agent's `rpc_hold_timeout` (7 s) at the page's scale.
-fn hold_ms(ttl_ms: u64) -> u64 {
-    7_000 * ttl_ms / CONSUL_SESSION_TTL_MS
-}
+/// What the page says of consul outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "token = the lock key's ModifyIndex (or its LockIndex, or the sequencer LockIndex + Session: a setting); the lease is a session",
+    service_says: "Consul says",
+    renewal: ("renews its session every half TTL (RenewPeriodic)", super::EVERY_THIRD),
+    exit: "its agent stays healthy, so the session lives until 2 x TTL",
+    power_off: "Serf marks its node failed within seconds, and the session ends then",
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
     let now = props.now;
@@ -39,7 +45,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             </p>
             if let Some(until) = detail.electing_until {
                 <p class="service__alarm" role="status">
-                    { format!("No leader: the servers are electing one ({} left); requests wait, each at most the agent's 7 s hold ({} here), then fail.", seconds_1(now.until(until)), seconds_1(hold_ms(props.config.ttl_ms))) }
+                    { format!("No leader: the servers are electing one ({} left); requests wait, each at most the agent's 7 s hold ({} here), then fail.", seconds_1(now.until(until)), seconds_1(rpc_hold_ms(props.config.ttl_ms))) }
                 </p>
             }
             <h3 class="panel__subtitle">{ "Consul's session and indexes: key locks/shared-counter" }</h3>
@@ -202,7 +208,8 @@ fn consul_options(props: &ServicePanelProps) -> Html {
          to: ConsulOptions| { super::choice(props, name, id, words, checked, with(to)) };
     let delay_words = |s: u64| {
         format!(
-            "{s} s on a 15 s session: {} here",
+            "{s} s on a {} s session: {} here",
+            CONSUL_SESSION_TTL_MS / 1_000,
             seconds_1(lock_delay_ms(s, config.ttl_ms))
         )
     };
@@ -249,8 +256,32 @@ fn consul_options(props: &ServicePanelProps) -> Html {
                 { "Watch retries: the holder's library watches the lock key (monitorLock) and, on any error, such as a leader election that outlasts its agent's 7 s hold, gives the lock up at once (MonitorRetries 0, the api's default) unless it may ask again (consul lock asks 3 times, 1 s apart)." }
             </p>
             <p class="panel__note">
-                { format!("The TTL setting ({}) stands for Consul's default 15 s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x 2).", seconds_1(config.ttl_ms), seconds_1(config.ttl_ms * 2)) }
+                { format!("The TTL setting ({}) stands for Consul's default {} s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x {SESSION_TTL_MULTIPLIER}).", seconds_1(config.ttl_ms), CONSUL_SESSION_TTL_MS / 1_000, seconds_1(config.ttl_ms * SESSION_TTL_MULTIPLIER)) }
             </p>
         </fieldset>
     }
+}
+
+/// What client `c`'s card says about its session and leaderCh.
+pub fn card_line(detail: &ConsulDetail, c: ClientId) -> Option<String> {
+    let side = detail.clients.iter().find(|s| s.client == c)?;
+    let mut words = match side.session {
+        Some(s) => format!(
+            "Consul session {}: {}",
+            session_words(s),
+            side.phase.words()
+        ),
+        None => side.phase.words().to_string(),
+    };
+    if let Some(reason) = side.closed {
+        words = format!("leaderCh closed: {reason}");
+    }
+    match (side.agent_down, side.phase) {
+        (true, ConsulPhase::Held) => words.push_str(
+            "; its agent cannot reach the servers, but leaderCh stays open until the connection's keepalive fails",
+        ),
+        (true, _) => words.push_str("; its agent cannot reach the servers"),
+        _ => {}
+    }
+    (side.session.is_some() || side.closed.is_some() || side.agent_down).then_some(words)
 }

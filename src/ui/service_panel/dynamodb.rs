@@ -1,7 +1,7 @@
 //! DynamoDB's lock item with its RVN and lease clock, each waiter's watch,
 //! each holder's own view of its lease, and the lock client's settings.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
     rvn_text, Config, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoOptions,
     DynamoWatchView, Millis, DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
@@ -9,6 +9,19 @@ use crate::sim::{
 use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// What the page says of dynamodb outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "no token: the RVN is a random UUID, new every heartbeat (unique, not ordered); fencing checks the lock item's owner",
+    service_says: "DynamoDB's item says",
+    renewal: (
+        "heartbeats the lock item, writing a new random RVN",
+        " every heartbeat period (a quarter of the lease by default)",
+    ),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: Some("no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it"),
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
     html! {
@@ -213,5 +226,15 @@ fn options(props: &ServicePanelProps) -> Html {
                 { "The lease is the TTL setting (the library's default is 20 s). A waiter behind a live holder sees a new RVN every heartbeat, so its count keeps starting again and it gives up with LockNotGrantedException: there is no queue." }
             </p>
         </fieldset>
+    }
+}
+
+/// What a holder's card says of its application: the library tells it
+/// nothing, so whether it stops at its deadline is its own code.
+pub fn card_note(config: &Config) -> String {
+    if config.dynamo.app_checks_expiry {
+        "its application polls isExpired() before each write, so it stops believing at its own deadline (the library only logs a failed heartbeat)".into()
+    } else {
+        "its application never asks isExpired(): it believes it holds until it releases, whatever the library logged".into()
     }
 }

@@ -1,9 +1,19 @@
 //! etcd's lock keys, leases and revision.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{EtcdDetail, LeaseView, Millis};
 use crate::words::seconds_1;
 use yew::prelude::*;
+
+/// What the page says of etcd outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "token = create_revision of the lock key",
+    service_says: "etcd says",
+    renewal: ("sends lease keepalives", super::EVERY_THIRD),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
     let EtcdDetail {

@@ -12,12 +12,76 @@ mod zookeeper;
 
 use super::state::Action;
 use crate::sim::{
-    Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView, RedlockDetail,
-    ServiceDetail, Sim,
+    Backend, ClientId, Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView,
+    RedlockDetail, ServiceDetail, Sim,
 };
 use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// What the page says of a lock system outside its panel: on the
+/// controls' line, and on a client card and its buttons' tooltips. Each
+/// system's file beside this one writes its own.
+pub struct SystemWords {
+    /// What the client's token is, for the line under the backend switch:
+    /// "token = create_revision of the lock key".
+    pub token_line: &'static str,
+    /// Who speaks for the service on a client card: "etcd says".
+    pub service_says: &'static str,
+    /// What renewal does, finishing "While on, the client ...", and how
+    /// often (`EVERY_THIRD` for most).
+    pub renewal: (&'static str, &'static str),
+    /// What a process exit does to the lock, for the crash button's tooltip.
+    pub exit: &'static str,
+    /// What a host's death does to the lock, for the power-off button's.
+    pub power_off: &'static str,
+    /// What a holder's card says of its token, where the lock grants none.
+    pub holding_note: Option<&'static str>,
+}
+
+/// How often most clients renew (`sim`'s `renew_every_ms`).
+const EVERY_THIRD: &str = " every third of the TTL";
+/// A system whose server ends nothing early when a client goes.
+const EXIT_ENDS_NOTHING: &str =
+    "a closed connection ends nothing here, and the lease runs out at its time";
+const POWER_OFF_ENDS_NOTHING: &str = "The service keeps its lease until it runs out";
+
+/// The words of `backend`.
+pub fn words(backend: Backend) -> &'static SystemWords {
+    match backend {
+        Backend::Redis => &redis::WORDS,
+        Backend::Redlock => &redlock::WORDS,
+        Backend::ZooKeeper => &zookeeper::WORDS,
+        Backend::Etcd => &etcd::WORDS,
+        Backend::Chubby => &chubby::WORDS,
+        Backend::Consul => &consul::WORDS,
+        Backend::DynamoDb => &dynamodb::WORDS,
+        Backend::Postgres => &postgres::WORDS,
+    }
+}
+
+pub use consul::card_line as consul_card_line;
+pub use postgres::card_note as pg_card_note;
+
+/// What a system's own books say of running client `c` on its card: of
+/// its connection (PostgreSQL's backend session), shown first, and of its
+/// session or application (Consul's session and leaderCh, DynamoDB's
+/// expiry check), shown after its token. Only these systems' books are
+/// read: the others' are not built for every card on every frame.
+pub fn card_notes(sim: &Sim, c: ClientId, holding: bool) -> (Option<String>, Option<String>) {
+    match sim.config().backend {
+        Backend::Postgres => match sim.service_detail() {
+            ServiceDetail::Postgres(d) => (postgres::card_note(&d, c, false), None),
+            _ => (None, None),
+        },
+        Backend::Consul => match sim.service_detail() {
+            ServiceDetail::Consul(d) => (None, consul::card_line(&d, c)),
+            _ => (None, None),
+        },
+        Backend::DynamoDb if holding => (None, Some(dynamodb::card_note(sim.config()))),
+        _ => (None, None),
+    }
+}
 
 /// How far "Clock +10 s" moves a node's wall clock.
 pub const CLOCK_JUMP_MS: i64 = 10_000;

@@ -2,14 +2,28 @@
 //! backend connection with its TCP keepalive, the keepalive settings, and
 //! the standby a visitor can promote.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
-    Config, Millis, NodeCommand, NodeId, PgBackendView, PgDetail, PgLockRow, PgOptions, PgState,
-    PG_LOCK_KEY,
+    ClientId, Config, Millis, NodeCommand, NodeId, PgBackendView, PgClientConn, PgDetail,
+    PgLockRow, PgOptions, PgState, PG_LOCK_KEY,
 };
 use crate::ui::state::Action;
 use crate::words::{hours_minutes_seconds, seconds_1};
 use yew::prelude::*;
+
+/// What the page says of postgres outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "no token from the lock; fencing = the row's version column (WHERE version = n)",
+    service_says: "PostgreSQL says",
+    // Never shown: the switch is off, with the engine's reason.
+    renewal: (
+        "has nothing to renew: the lock lasts as long as its session",
+        super::EVERY_THIRD,
+    ),
+    exit: "PostgreSQL reads EOF and frees its lock at once",
+    power_off: "PostgreSQL keeps its session and lock until TCP keepalives give up",
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
     html! {
@@ -149,4 +163,33 @@ fn failover(props: &ServicePanelProps) -> Html {
             { " Advisory locks exist only in the primary's memory: the promoted standby has none, and a holder, idle on its connection, still believes it holds the lock." }
         </p>
     }
+}
+
+/// What a client card says of a running client `c`'s connection, if
+/// anything; a crashed client's line is the crash note (`Sim::crash_note`).
+pub fn card_note(detail: &PgDetail, c: ClientId, crashed: bool) -> Option<String> {
+    if crashed {
+        return None;
+    }
+    let holds = |pid: u64| detail.locks.iter().any(|l| l.pid == pid && l.granted);
+    let side = *detail.clients.get(c.index())?;
+    Some(match side {
+        PgClientConn::None => return None,
+        PgClientConn::Connecting => "connecting to PostgreSQL".into(),
+        PgClientConn::Reset { pid } => {
+            format!("connection pid {pid} was reset; its next statement on it fails, and the next acquire opens a new one")
+        }
+        PgClientConn::Open { pid } => match detail.backends.iter().find(|b| b.pid == pid) {
+            None => format!(
+                "connection pid {pid}: PostgreSQL has ended this session; {c} learns when it next uses it"
+            ),
+            Some(_) if holds(pid) => {
+                format!("connection pid {pid}, idle, holds advisory lock 42: no lease to run out")
+            }
+            Some(b) if b.state == PgState::Active => {
+                format!("connection pid {pid}, blocked in pg_advisory_lock(42)")
+            }
+            Some(_) => format!("connection pid {pid}, idle"),
+        },
+    })
 }

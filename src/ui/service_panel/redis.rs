@@ -2,10 +2,20 @@
 //! behind, and Sentinel's promotion when the master is down.
 
 use super::redlock::{nodes_table, redis_options};
-use super::ServicePanelProps;
+use super::{ServicePanelProps, SystemWords};
 use crate::sim::RedisDetail;
 use crate::words::seconds_1;
 use yew::prelude::*;
+
+/// What the page says of redis outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "the lock value is random (unique, not ordered); token = INCR fence counter on the master, which a failover can repeat",
+    service_says: "the Redis master says",
+    renewal: ("extends its key if the value is still its own", super::EVERY_THIRD),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
     let sentinel = match detail.promotion_at {

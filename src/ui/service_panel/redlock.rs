@@ -1,7 +1,7 @@
 //! Redlock's five Redis nodes: keys, clocks, fence counters, and buttons to
 //! crash, restart, jump or slow each one.
 
-use super::{NodeChecks, ServicePanelProps, CLOCK_JUMP_MS, SLOW_NODE_MS};
+use super::{NodeChecks, ServicePanelProps, SystemWords, CLOCK_JUMP_MS, SLOW_NODE_MS};
 use crate::sim::{
     Config, ExtendMode, NodeCommand, NodeId, Persistence, RedisNodeView, RedisOptions,
     RedlockDetail, ReleaseMode, ReplicaWait, RestartPolicy,
@@ -179,6 +179,17 @@ pub(super) fn nodes_table<'a>(
         </>
     }
 }
+
+/// What the page says of redlock outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line:
+        "the lock value is random (unique, not ordered); token = INCR fence counter on node 1",
+    service_says: "Redis nodes say",
+    renewal: ("extends its key on a majority of nodes", super::EVERY_THIRD),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
     let RedlockDetail { nodes } = detail;

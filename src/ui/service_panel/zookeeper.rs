@@ -1,12 +1,22 @@
 //! ZooKeeper's znode queue, its sessions and its settings.
 
-use super::{Cell, Line, ServicePanelProps};
+use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
     negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
 };
 use crate::words::seconds_1;
 use std::rc::Rc;
 use yew::prelude::*;
+
+/// What the page says of zookeeper outside this panel.
+pub(super) const WORDS: SystemWords = SystemWords {
+    token_line: "token = sequence number of the lock znode; the lease is the session",
+    service_says: "ZooKeeper says",
+    renewal: ("heartbeats its session", super::EVERY_THIRD),
+    exit: super::EXIT_ENDS_NOTHING,
+    power_off: super::POWER_OFF_ENDS_NOTHING,
+    holding_note: None,
+};
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
     let ZkDetail {

@@ -373,6 +373,6 @@ fn the_workload_is_written_beside_the_numbers() {
     );
     assert!(csv_header()
         .trim_end()
-        .ends_with("p_two_holders_design_effect"));
+        .ends_with("node_jumps_per_hour,longest_fault_ms"));
     assert!(row.contains(",1500000,20:5;100:40;2000:3,"), "{row}");
 }

@@ -532,6 +532,7 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
     let fields = [
         ("system", "redlock"),
         ("fencing", "on"),
+        ("fence", "takeover"),
         ("latency", "cross-region"),
         ("pauses", "histogram"),
         ("hist-per-hour", "600"),
@@ -575,7 +576,7 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
             .lines()
             .nth(1)
             .unwrap()
-            .ends_with(",1,70,7200/75/9,0,0,1,0,0,2.5,12000"),
+            .ends_with(",1,70,7200/75/9,0,0,1,0,0,2.5,12000,takeover"),
         "{by_flags}"
     );
     // A field the form does not have, or a value it refuses, is named.
@@ -583,6 +584,17 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
         (&["--ttl", "5s"][..], "--ttl"),
         (&["--latency", "moon"][..], "Latency: \"moon\""),
         (&["--ttls", "5", "--values", "2,x"][..], "\"x\""),
+        (
+            &[
+                "--system",
+                "dynamodb",
+                "--fencing",
+                "on",
+                "--fence",
+                "takeover",
+            ][..],
+            "fencing check does not apply here",
+        ),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_explore"))
             .args(args)

@@ -373,7 +373,7 @@ fn the_workload_is_written_beside_the_numbers() {
     );
     assert!(csv_header()
         .trim_end()
-        .ends_with("node_jumps_per_hour,longest_fault_ms"));
+        .ends_with("node_jumps_per_hour,longest_fault_ms,fence_mode"));
     assert!(row.contains(",1500000,20:5;100:40;2000:3,"), "{row}");
 }
 
@@ -444,4 +444,41 @@ fn a_system_axis_seeds_each_row_as_its_system_alone_and_all_meet_the_same_pauses
     assert_eq!(key_of(&far, 1), key_of(&alone, 1));
     assert_eq!(early_pauses(&far, 1, 0), early_pauses(&alone, 1, 0));
     assert_ne!(run_cell(&far, 1).unwrap(), run_cell(&alone, 1).unwrap());
+}
+
+#[test]
+fn a_fencing_mode_runs_where_its_system_offers_it_and_the_csv_says_which() {
+    use distlock::sim::FenceMode;
+    let plan = Plan {
+        fencing: Fencing::On,
+        fence: FenceMode::Takeover,
+        axis: Axis::System(vec![Backend::Etcd, Backend::DynamoDb]),
+        ttls_ms: vec![5_000],
+        trials: 3,
+        ..Plan::default()
+    };
+    plan.validate().unwrap();
+    let rows: Vec<String> = (0..2)
+        .map(|c| csv_row(&plan, &run_cell(&plan, c).unwrap()))
+        .collect();
+    assert!(rows[0].ends_with(",takeover\n"), "{}", rows[0]);
+    // DynamoDB offers only the check against the lock item: its own.
+    assert!(rows[1].ends_with(",check\n"), "{}", rows[1]);
+    // The mode is the system's option: it meets the same pauses.
+    let documented = Plan {
+        fence: FenceMode::Documented,
+        ..plan.clone()
+    };
+    assert_eq!(key_of(&plan, 0), key_of(&documented, 0));
+    // Alone on a system that lacks it, it is refused by name.
+    let alone = Plan {
+        backend: Backend::DynamoDb,
+        axis: Axis::P99Us(vec![2_000_000]),
+        ..plan.clone()
+    };
+    let why = alone.validate().unwrap_err().to_string();
+    assert!(
+        why.starts_with("fencing check does not apply here"),
+        "{why}"
+    );
 }

@@ -8,7 +8,7 @@
 //! holds / `*_design_effect` (see `Estimate::clustered`).
 //!
 //! Each row states its whole environment (the workload, the pauses with
-//! their longest and histogram, each fault's rate and the longest fault,
+//! their longest and histogram, the fencing mode it used, each fault's rate and the longest fault,
 //! PostgreSQL's keepalives, the latency and the seed), so rows from runs
 //! at different settings never look alike, even without the page's `#`
 //! lines (the command line prints none).
@@ -18,7 +18,7 @@ use super::plan::Plan;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 48] = [
+pub const CSV_COLUMNS: [&str; 49] = [
     "cell",
     "backend",
     "fencing",
@@ -67,6 +67,7 @@ pub const CSV_COLUMNS: [&str; 48] = [
     "node_restarts_per_hour",
     "node_jumps_per_hour",
     "longest_fault_ms",
+    "fence_mode",
 ];
 
 /// The header line, with its newline.
@@ -124,6 +125,15 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         two.design_effect,
     );
     environment(&mut line, plan);
+    // The mode the row's system fenced with (its documented one when it
+    // lacks the plan's), empty with fencing off.
+    if let (true, Ok(cell)) = (plan.fencing.is_on(), plan.cell(r.cell)) {
+        let config = plan.cell_config(&cell, plan.seed);
+        line.push(',');
+        line.push_str(cell.backend.fence_mode_in(&config).word());
+    } else {
+        line.push(',');
+    }
     line.push('\n');
     line
 }

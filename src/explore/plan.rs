@@ -5,7 +5,7 @@ use super::faults::{nodes_of, Faults, FAULT_MS_MAX};
 use super::profile::{PauseProfile, Pauses};
 use crate::sim::latency::{LatencyPreset, LATENCY_PRESETS};
 use crate::sim::{
-    Backend, Config, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
+    Backend, Config, FenceMode, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
     NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
 };
 use serde::{Deserialize, Serialize};
@@ -105,6 +105,12 @@ pub struct Plan {
     pub version: u32,
     pub backend: Backend,
     pub fencing: Fencing,
+    /// How the resource fences with fencing on: each system's documented
+    /// mode unless the plan names one; a system that lacks the named mode
+    /// fences as documented (`Backend::fence_mode_in`), and the CSV says
+    /// which mode each row used. Left out of the JSON while documented.
+    #[serde(default, skip_serializing_if = "FenceMode::is_documented")]
+    pub fence: FenceMode,
     /// Automatic renewal (keepalive, heartbeat, extension) for every client.
     pub renewal: bool,
     /// Clients contending for the lock, 2 to 4.
@@ -168,6 +174,7 @@ impl Default for Plan {
             version: PLAN_VERSION,
             backend: Backend::Etcd,
             fencing: Fencing::Off,
+            fence: FenceMode::Documented,
             renewal: true,
             clients: 3,
             hold_ms: 500,
@@ -253,6 +260,7 @@ impl Plan {
         Config {
             backend: self.backend,
             fencing: self.fencing,
+            fence: self.fence,
             ttl_ms,
             seed,
             // Real latencies unless the plan says (the page's default
@@ -321,6 +329,16 @@ impl Plan {
             });
         }
         let systems = self.systems();
+        if !self.fence.is_documented()
+            && !systems
+                .iter()
+                .any(|b| b.fence_modes().contains(&self.fence))
+        {
+            return Err(PlanError::NotApplicable {
+                field: "fencing check",
+                why: "no system the plan runs offers it (docs/fencing.md lists each system's): choose another, or add a system that offers it",
+            });
+        }
         if faults.on_nodes() && systems.iter().all(|&b| nodes_of(b) == 0) {
             let kind = faults.rates()[4..]
                 .iter()
@@ -552,7 +570,7 @@ pub fn trial_seed(master: Seed, cell_key: u64, trial: u32) -> Seed {
 /// the workload (clients, hold, think time), the faults and any setting a
 /// plan gains later. Left out, set to fixed values: what the explorer
 /// compares (the system, whether the plan's or its row's on a system
-/// axis, and that system's options: fencing, renewal, the lease check,
+/// axis, and that system's options: fencing and its mode, renewal, the lease check,
 /// the TTL, PostgreSQL's keepalives, and the latency it is deployed at),
 /// and what changes no trial (the grid, the seed, the trial count, the
 /// production lock rate). So the same cell gives the same numbers in any
@@ -565,6 +583,7 @@ pub fn cell_key(plan: &Plan, cell: &Cell) -> u64 {
     let own = Plan {
         backend: Backend::Etcd,
         fencing: Fencing::Off,
+        fence: FenceMode::Documented,
         renewal: true,
         check: Check::AtAcquire,
         pg: PgOptions::LINUX,

@@ -13,7 +13,7 @@ use crate::explore::{Histogram, PauseProfile, Pauses};
 use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX, TRIALS_MAX};
 use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
 use crate::sim::latency::{latency_words, LATENCY_PRESETS};
-use crate::sim::{Backend, Config, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
+use crate::sim::{Backend, Config, FenceMode, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
 use crate::wire::link::{self, RunLink};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -471,6 +471,8 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         w,
         choice(&f, FENCING, &[("off", Fencing::Off), ("on", Fencing::On)]),
     );
+    let modes: Vec<(&str, FenceMode)> = fence_modes().iter().map(|&m| (m.word(), m)).collect();
+    let fence = keep(w, choice(&f, FENCE, &modes));
     let renewal = keep(w, choice(&f, RENEWAL, &[("on", true), ("off", false)]));
     let checks = [
         ("at-acquire", Check::AtAcquire),
@@ -546,7 +548,8 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     else {
         return Err(w.join("\n"));
     };
-    let (Some(faults), Some(pg), Some((latency_scale, network_rtt_ms))) = (faults, pg, latency)
+    let (Some(faults), Some(pg), Some((latency_scale, network_rtt_ms)), Some(fence)) =
+        (faults, pg, latency, fence)
     else {
         return Err(w.join("\n"));
     };
@@ -567,6 +570,7 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         seed: Seed(seed),
         faults,
         pg,
+        fence,
         latency_scale,
         network_rtt_ms,
         ..Plan::default()
@@ -580,6 +584,15 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
 const SYSTEM: (&str, &str, &str) = ("system", "System", "etcd");
 const FENCING: (&str, &str, &str) = ("fencing", "Fencing", "off");
 const RENEWAL: (&str, &str, &str) = ("renewal", "Renewal", "on");
+/// How the resource fences with fencing on (`FenceMode`, by its word).
+const FENCE: (&str, &str, &str) = ("fence", "Fencing check", "documented");
+
+/// The fencing modes in the form's order: each system's documented one
+/// first, the default.
+fn fence_modes() -> [FenceMode; 4] {
+    let [a, b, c] = FenceMode::ALL;
+    [FenceMode::Documented, a, b, c]
+}
 const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
 const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");
 const AXIS: (&str, &str, &str) = ("axis", "Second axis", "p99");
@@ -591,9 +604,10 @@ const LATENCY: (&str, &str, &str) = ("latency", "Latency", "one-zone");
 /// Every field of the form by name, in the form's order, with its label
 /// and default text: the command line takes each as `--NAME VALUE`
 /// (`work::explore_fields`), and a test holds the form to this list.
-pub(super) const FIELDS: [(&str, &str, &str); 29] = [
+pub(super) const FIELDS: [(&str, &str, &str); 30] = [
     SYSTEM,
     FENCING,
+    FENCE,
     RENEWAL,
     CHECK,
     CLIENTS,
@@ -911,6 +925,17 @@ pub(crate) fn form(query: &str) -> String {
         "off",
         &pairs(&[("off", "off"), ("on", "on")]),
     );
+    let modes: Vec<(String, String)> = fence_modes()
+        .iter()
+        .map(|m| {
+            let words = match m {
+                FenceMode::Documented => "as each system documents it",
+                m => m.label(),
+            };
+            (m.word().to_string(), words.to_string())
+        })
+        .collect();
+    select(&mut h, &f, FENCE.0, FENCE.1, FENCE.2, &modes);
     select(
         &mut h,
         &f,
@@ -1234,6 +1259,23 @@ mod tests {
         assert!(!plan_json(&Plan::default()).contains("latency"));
         assert!(plan_json(&far).contains(r#""network_rtt_ms":70"#));
         assert_eq!(read_plan(&plan_json(&far)), Ok(far));
+    }
+
+    #[test]
+    fn the_fencing_mode_reads_from_the_form_by_its_word() {
+        assert_eq!(plan_of("fencing=on").unwrap().fence, FenceMode::Documented);
+        let check = plan_of("fencing=on&fence=check").unwrap();
+        assert_eq!(check.fence, FenceMode::Check);
+        assert_eq!(read_plan(&plan_json(&check)), Ok(check));
+        assert!(!plan_json(&Plan::default()).contains("fence\""));
+        assert!(plan_of("fence=sometimes")
+            .unwrap_err()
+            .starts_with("Fencing check: \"sometimes\""));
+        let refused = plan_of("system=dynamodb&fencing=on&fence=takeover").unwrap_err();
+        assert!(
+            refused.contains("fencing check does not apply here"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -201,6 +201,16 @@ fn faults_summary(h: &mut String, plan: &Plan) {
     );
 }
 
+/// Fencing as the summary says it: "off", "on", or "on (highest token
+/// seen)" when the plan names a mode (each system's own otherwise).
+fn fencing_text(plan: &Plan) -> String {
+    match (plan.fencing.is_on(), plan.fence.is_documented()) {
+        (false, _) => "off".to_string(),
+        (true, true) => "on".to_string(),
+        (true, false) => format!("on ({})", plan.fence.label()),
+    }
+}
+
 fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let profile = plan.profile();
     let _ = write!(
@@ -208,7 +218,7 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         r#"<p class="explorer__summary">{} at latency {}, with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
         escape(&systems_text(plan)),
         escape(&latency_text(plan)),
-        if plan.fencing.is_on() { "on" } else { "off" },
+        fencing_text(plan),
         if plan.renewal { "on" } else { "off" },
         plan.clients,
         thousands(plan.hold_ms),
@@ -506,7 +516,7 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
             "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
             systems_text(plan),
             latency_text(plan),
-            if plan.fencing.is_on() { "on" } else { "off" },
+            fencing_text(plan),
             plan.pauses.name(),
             plan.trials,
             plan.seed.0

@@ -473,15 +473,8 @@ fn explore(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-const SWEEP: [&str; 8] = [
-    "--backend",
-    "redis",
-    "--ttl",
-    "1s,5s,10s",
-    "--p99-axis",
-    "2s,20s",
-    "--trials",
-    "700",
+const SWEEP: [&str; 10] = [
+    "--system", "redis", "--ttls", "1,5,10", "--axis", "p99", "--values", "2,20", "--trials", "700",
 ];
 
 #[test]
@@ -510,7 +503,7 @@ fn shard_csvs_concatenate_to_the_whole_sweep() {
 
 #[test]
 fn the_command_line_rebuilds_a_trial_and_refuses_bad_input() {
-    let json = explore(&["--rebuild", "0/3", "--trials", "5", "--ttl", "2s"]);
+    let json = explore(&["--rebuild", "0/3", "--trials", "5", "--ttls", "2"]);
     let scenario = distlock::sim::Scenario::from_json(json.trim()).unwrap();
     assert_eq!(scenario.config.ttl_ms, 2_000);
     let out = Command::new(env!("CARGO_BIN_EXE_explore"))
@@ -518,5 +511,97 @@ fn the_command_line_rebuilds_a_trial_and_refuses_bad_input() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("clients is 9"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(r#"Clients: "9" is not one of the choices"#),
+        "{err}"
+    );
+}
+
+/// Every field of the page's form is a flag of the command line, and the
+/// command line reads them with the page's reader: the same settings give
+/// the same plan, so the same table as the page's CSV.
+#[test]
+fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
+    let help = explore(&["--help"]);
+    let form = distlock::work::explore_form("");
+    for (name, _, _) in distlock::work::explore_fields() {
+        assert!(form.contains(&format!(r#"name="{name}""#)), "{name}");
+        assert!(help.contains(&format!("--{name} ")), "--{name} in\n{help}");
+    }
+    let fields = [
+        ("system", "redlock"),
+        ("fencing", "on"),
+        ("fence", "takeover"),
+        ("latency", "cross-region"),
+        ("pauses", "histogram"),
+        ("hist-per-hour", "600"),
+        ("hist", "20:5;4000:40;9000:3"),
+        ("max", "8000"),
+        ("node-jumps", "2.5"),
+        ("partitions", "1"),
+        ("fault-max", "12"),
+        ("ttls", "2, 5"),
+        ("axis", "max"),
+        ("values", "3,9"),
+        ("trials", "6"),
+        ("seed", "9"),
+    ];
+    let query: Vec<String> = fields
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.replace(' ', "+").replace(';', "%3B")))
+        .collect();
+    let plan = distlock::work::explore_plan(&query.join("&")).unwrap();
+    let flags: Vec<String> = fields
+        .iter()
+        .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+        .collect();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    let by_flags = explore(&flags);
+    let by_query = explore(&[
+        "--query",
+        &format!("https://x.test/?view=explore&explore&{}", query.join("&")),
+    ]);
+    assert_eq!(by_flags, by_query);
+    let mut want = csv_header();
+    for cell in 0..plan.cells() {
+        want.push_str(&distlock::explore::csv_row(
+            &plan,
+            &run_cell(&plan, cell).unwrap(),
+        ));
+    }
+    assert_eq!(by_flags, want);
+    assert!(
+        by_flags
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with(",1,70,7200/75/9,0,0,1,0,0,2.5,12000,takeover"),
+        "{by_flags}"
+    );
+    // A field the form does not have, or a value it refuses, is named.
+    for (args, says) in [
+        (&["--ttl", "5s"][..], "--ttl"),
+        (&["--latency", "moon"][..], "Latency: \"moon\""),
+        (&["--ttls", "5", "--values", "2,x"][..], "\"x\""),
+        (
+            &[
+                "--system",
+                "dynamodb",
+                "--fencing",
+                "on",
+                "--fence",
+                "takeover",
+            ][..],
+            "fencing check does not apply here",
+        ),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_explore"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
 }

@@ -373,6 +373,112 @@ fn the_workload_is_written_beside_the_numbers() {
     );
     assert!(csv_header()
         .trim_end()
-        .ends_with("p_two_holders_design_effect"));
+        .ends_with("node_jumps_per_hour,longest_fault_ms,fence_mode"));
     assert!(row.contains(",1500000,20:5;100:40;2000:3,"), "{row}");
+}
+
+/// Every pause a trial issued in its first 50 s, with its time: the
+/// drain after 60 s lasts as long as each system keeps its holders.
+fn early_pauses(plan: &Plan, cell: u32, trial: u32) -> Vec<(u64, u64)> {
+    let run = rebuild_trial(plan, cell, trial).unwrap();
+    run.scenario
+        .actions
+        .iter()
+        .filter_map(|a| match a.action {
+            Action::Client {
+                command: Command::GcPause { pause_ms },
+                ..
+            } if a.at.ms() < 50_000 => Some((a.at.ms(), pause_ms)),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_system_axis_seeds_each_row_as_its_system_alone_and_all_meet_the_same_pauses() {
+    // etcd at TTL 5 s, G1-like pauses with a long tail, in a p99 grid.
+    let alone = Plan {
+        pauses: Pauses::Custom {
+            profile: PauseProfile::log_normal(60_000, 2_000_000, 20_000_000),
+        },
+        ttls_ms: vec![2_000, 5_000],
+        axis: Axis::P99Us(vec![20_000_000]),
+        think_ms: 2_000,
+        trials: 40,
+        ..Plan::default()
+    };
+    // The same cell as the third row of a system axis, at another place
+    // in the grid, beside PostgreSQL with tuned keepalives, across
+    // regions: none of which is the etcd cell's environment.
+    let rows = Plan {
+        backend: Backend::Redis,
+        axis: Axis::System(vec![Backend::Redlock, Backend::Postgres, Backend::Etcd]),
+        ttls_ms: vec![5_000],
+        pg: distlock::sim::PgOptions::TUNED,
+        ..alone.clone()
+    };
+    rows.validate().unwrap();
+    let (a, b) = (run_cell(&alone, 1).unwrap(), run_cell(&rows, 2).unwrap());
+    assert_eq!((a.cell, b.cell), (1, 2));
+    assert!(a.corrupted > 0, "a cell with something to compare: {a:?}");
+    assert_eq!(CellResult { cell: 0, ..a }, CellResult { cell: 0, ..b });
+    assert_eq!(key_of(&alone, 1), key_of(&rows, 2));
+    // Common random numbers: every row meets the same pauses at the same
+    // times, so the systems differ by what they do with them.
+    for trial in 0..4 {
+        let etcd = early_pauses(&rows, 2, trial);
+        assert!(!etcd.is_empty());
+        for row in 0..2 {
+            assert_eq!(
+                early_pauses(&rows, row, trial),
+                etcd,
+                "row {row}, trial {trial}"
+            );
+        }
+    }
+    // The latency is compared like the TTL: the same pauses, other numbers.
+    let far = Plan {
+        network_rtt_ms: 70,
+        ..alone.clone()
+    };
+    assert_eq!(key_of(&far, 1), key_of(&alone, 1));
+    assert_eq!(early_pauses(&far, 1, 0), early_pauses(&alone, 1, 0));
+    assert_ne!(run_cell(&far, 1).unwrap(), run_cell(&alone, 1).unwrap());
+}
+
+#[test]
+fn a_fencing_mode_runs_where_its_system_offers_it_and_the_csv_says_which() {
+    use distlock::sim::FenceMode;
+    let plan = Plan {
+        fencing: Fencing::On,
+        fence: FenceMode::Takeover,
+        axis: Axis::System(vec![Backend::Etcd, Backend::DynamoDb]),
+        ttls_ms: vec![5_000],
+        trials: 3,
+        ..Plan::default()
+    };
+    plan.validate().unwrap();
+    let rows: Vec<String> = (0..2)
+        .map(|c| csv_row(&plan, &run_cell(&plan, c).unwrap()))
+        .collect();
+    assert!(rows[0].ends_with(",takeover\n"), "{}", rows[0]);
+    // DynamoDB offers only the check against the lock item: its own.
+    assert!(rows[1].ends_with(",check\n"), "{}", rows[1]);
+    // The mode is the system's option: it meets the same pauses.
+    let documented = Plan {
+        fence: FenceMode::Documented,
+        ..plan.clone()
+    };
+    assert_eq!(key_of(&plan, 0), key_of(&documented, 0));
+    // Alone on a system that lacks it, it is refused by name.
+    let alone = Plan {
+        backend: Backend::DynamoDb,
+        axis: Axis::P99Us(vec![2_000_000]),
+        ..plan.clone()
+    };
+    let why = alone.validate().unwrap_err().to_string();
+    assert!(
+        why.starts_with("fencing check does not apply here"),
+        "{why}"
+    );
 }

@@ -6,13 +6,19 @@
 //!
 //! The intervals (`*_low`, `*_high`) are over trials: Wilson's over
 //! holds / `*_design_effect` (see `Estimate::clustered`).
+//!
+//! Each row states its whole environment (the workload, the pauses with
+//! their longest and histogram, the fencing mode it used, each fault's rate and the longest fault,
+//! PostgreSQL's keepalives, the latency and the seed), so rows from runs
+//! at different settings never look alike, even without the page's `#`
+//! lines (the command line prints none).
 
 use super::estimate::CellResult;
 use super::plan::Plan;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 35] = [
+pub const CSV_COLUMNS: [&str; 49] = [
     "cell",
     "backend",
     "fencing",
@@ -48,6 +54,20 @@ pub const CSV_COLUMNS: [&str; 35] = [
     "pause_histogram_ms",
     "p_corrupted_design_effect",
     "p_two_holders_design_effect",
+    "think_ms",
+    "locks_per_hour",
+    "seed",
+    "latency_scale",
+    "network_rtt_ms",
+    "pg_keepalives",
+    "exits_per_hour",
+    "host_deaths_per_hour",
+    "partitions_per_hour",
+    "losses_per_hour",
+    "node_restarts_per_hour",
+    "node_jumps_per_hour",
+    "longest_fault_ms",
+    "fence_mode",
 ];
 
 /// The header line, with its newline.
@@ -104,6 +124,40 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
         corruption.design_effect,
         two.design_effect,
     );
+    environment(&mut line, plan);
+    // The mode the row's system fenced with (its documented one when it
+    // lacks the plan's), empty with fencing off.
+    if let (true, Ok(cell)) = (plan.fencing.is_on(), plan.cell(r.cell)) {
+        let config = plan.cell_config(&cell, plan.seed);
+        line.push(',');
+        line.push_str(cell.backend.fence_mode_in(&config).word());
+    } else {
+        line.push(',');
+    }
     line.push('\n');
     line
+}
+
+/// The row's settings that no cell varies: the workload's pace, the seed,
+/// the latency, PostgreSQL's keepalives (idle/interval/probes) and each
+/// fault's rate per client- or node-hour with the longest fault.
+fn environment(line: &mut String, plan: &Plan) {
+    let pg = &plan.pg;
+    let _ = write!(
+        line,
+        ",{},{},{},{},{},{}/{}/{}",
+        plan.think_ms,
+        plan.locks_per_hour,
+        plan.seed.0,
+        plan.latency_scale,
+        plan.network_rtt_ms,
+        pg.keepalives_idle_s,
+        pg.keepalives_interval_s,
+        pg.keepalives_count,
+    );
+    // In `Faults::rates`'s order, which the columns follow.
+    for (_, per_kilohour) in plan.faults.rates() {
+        let _ = write!(line, ",{}", per_kilohour as f64 / 1_000.0);
+    }
+    let _ = write!(line, ",{}", plan.faults.longest_ms);
 }

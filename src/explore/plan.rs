@@ -3,7 +3,11 @@
 
 use super::faults::{nodes_of, Faults, FAULT_MS_MAX};
 use super::profile::{PauseProfile, Pauses};
-use crate::sim::{Backend, Config, Fencing, PgOptions, Seed, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN};
+use crate::sim::latency::{LatencyPreset, LATENCY_PRESETS};
+use crate::sim::{
+    Backend, Config, FenceMode, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
+    NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
+};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -101,6 +105,12 @@ pub struct Plan {
     pub version: u32,
     pub backend: Backend,
     pub fencing: Fencing,
+    /// How the resource fences with fencing on: each system's documented
+    /// mode unless the plan names one; a system that lacks the named mode
+    /// fences as documented (`Backend::fence_mode_in`), and the CSV says
+    /// which mode each row used. Left out of the JSON while documented.
+    #[serde(default, skip_serializing_if = "FenceMode::is_documented")]
+    pub fence: FenceMode,
     /// Automatic renewal (keepalive, heartbeat, extension) for every client.
     pub renewal: bool,
     /// Clients contending for the lock, 2 to 4.
@@ -131,10 +141,30 @@ pub struct Plan {
     /// session (and free its lock); left out while the OS's defaults.
     #[serde(default, skip_serializing_if = "is_linux_keepalives")]
     pub pg: PgOptions,
+    /// The core's latency scale for every trial: 1 is real (one zone),
+    /// the default; left out of a plan's JSON while it is.
+    #[serde(default = "real_scale", skip_serializing_if = "is_real_scale")]
+    pub latency_scale: u32,
+    /// A network round trip (ms) added between parties in different zones
+    /// or regions (`sim::latency`); left out while none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub network_rtt_ms: u32,
 }
 
 fn is_linux_keepalives(pg: &PgOptions) -> bool {
     *pg == PgOptions::LINUX
+}
+
+fn real_scale() -> u32 {
+    1
+}
+
+fn is_real_scale(scale: &u32) -> bool {
+    *scale == 1
+}
+
+fn is_zero(ms: &u32) -> bool {
+    *ms == 0
 }
 
 impl Default for Plan {
@@ -144,6 +174,7 @@ impl Default for Plan {
             version: PLAN_VERSION,
             backend: Backend::Etcd,
             fencing: Fencing::Off,
+            fence: FenceMode::Documented,
             renewal: true,
             clients: 3,
             hold_ms: 500,
@@ -160,6 +191,8 @@ impl Default for Plan {
             seed: Seed(1),
             faults: Faults::default(),
             pg: PgOptions::LINUX,
+            latency_scale: 1,
+            network_rtt_ms: 0,
         }
     }
 }
@@ -227,11 +260,13 @@ impl Plan {
         Config {
             backend: self.backend,
             fencing: self.fencing,
+            fence: self.fence,
             ttl_ms,
             seed,
-            // Real LAN latencies: the page's default slows them tenfold
-            // for watching.
-            latency_scale: 1,
+            // Real latencies unless the plan says (the page's default
+            // slows them tenfold for watching).
+            latency_scale: self.latency_scale,
+            network_rtt_ms: self.network_rtt_ms,
             renewal: [self.renewal; 4],
             ..Config::default()
         }
@@ -247,7 +282,29 @@ impl Plan {
         self.validate_workload()?;
         validate_profile(&self.profile())?;
         self.validate_grid()?;
-        self.validate_faults()
+        self.validate_faults()?;
+        self.validate_latency()
+    }
+
+    /// The latency within the core's own bounds.
+    fn validate_latency(&self) -> Result<(), PlanError> {
+        if !(LATENCY_SCALE_MIN..=LATENCY_SCALE_MAX).contains(&self.latency_scale) {
+            return Err(PlanError::OutOfRange {
+                field: "latency scale",
+                value: u64::from(self.latency_scale),
+                min: u64::from(LATENCY_SCALE_MIN),
+                max: u64::from(LATENCY_SCALE_MAX),
+            });
+        }
+        if self.network_rtt_ms > NETWORK_RTT_MS_MAX {
+            return Err(PlanError::OutOfRange {
+                field: "network round trip (ms)",
+                value: u64::from(self.network_rtt_ms),
+                min: 0,
+                max: u64::from(NETWORK_RTT_MS_MAX),
+            });
+        }
+        Ok(())
     }
 
     /// Fault rates and lengths in range, and each fault where it applies.
@@ -272,6 +329,16 @@ impl Plan {
             });
         }
         let systems = self.systems();
+        if !self.fence.is_documented()
+            && !systems
+                .iter()
+                .any(|b| b.fence_modes().contains(&self.fence))
+        {
+            return Err(PlanError::NotApplicable {
+                field: "fencing check",
+                why: "no system the plan runs offers it (docs/fencing.md lists each system's): choose another, or add a system that offers it",
+            });
+        }
         if faults.on_nodes() && systems.iter().all(|&b| nodes_of(b) == 0) {
             let kind = faults.rates()[4..]
                 .iter()
@@ -347,6 +414,20 @@ impl Plan {
         }
         Ok(())
     }
+}
+
+/// A latency preset of the page (`sim::latency::LATENCY_PRESETS`) by the
+/// name the explorer's form, links and command line give it: "one-zone"
+/// (the explorer's default), "cross-zone", "cross-region", "slowed-10x".
+pub fn latency_slug(preset: &LatencyPreset) -> String {
+    preset.name.to_lowercase().replace(' ', "-")
+}
+
+/// The preset named `slug`, if one is.
+pub fn latency_of_slug(slug: &str) -> Option<&'static LatencyPreset> {
+    LATENCY_PRESETS
+        .iter()
+        .find(|p| latency_slug(p).eq_ignore_ascii_case(slug.trim()))
 }
 
 /// Checks a profile's ranges.
@@ -486,21 +567,28 @@ pub fn trial_seed(master: Seed, cell_key: u64, trial: u32) -> Seed {
 /// What a cell's trials meet, as a number: FNV-1a (64 bits) of the JSON
 /// of a one-cell plan holding the cell's environment: its pause profile
 /// (as a custom one, so a preset and the same numbers typed in agree),
-/// the workload (clients, hold, think time) and any setting a plan gains
-/// later. Left out, set to fixed values: what the explorer compares (the
-/// system, fencing, renewal, the lease check, the TTL), and what changes
-/// no trial (the grid, the seed, the trial count, the production lock
-/// rate). So the same cell gives the same numbers in any grid and at any
-/// place in it; and cells that differ only in what is compared meet the
-/// same pauses at the same times, trial by trial (common random numbers:
-/// fencing on against off, or one TTL against the next, differ by what
-/// the setting does, not by other luck).
+/// the workload (clients, hold, think time), the faults and any setting a
+/// plan gains later. Left out, set to fixed values: what the explorer
+/// compares (the system, whether the plan's or its row's on a system
+/// axis, and that system's options: fencing and its mode, renewal, the lease check,
+/// the TTL, PostgreSQL's keepalives, and the latency it is deployed at),
+/// and what changes no trial (the grid, the seed, the trial count, the
+/// production lock rate). So the same cell gives the same numbers in any
+/// grid and at any place in it, a system axis included; and cells that
+/// differ only in what is compared meet the same pauses and faults at the
+/// same times, trial by trial (common random numbers: etcd against
+/// Redlock, fencing on against off, or one TTL against the next, differ
+/// by what the setting does, not by other luck).
 pub fn cell_key(plan: &Plan, cell: &Cell) -> u64 {
     let own = Plan {
         backend: Backend::Etcd,
         fencing: Fencing::Off,
+        fence: FenceMode::Documented,
         renewal: true,
         check: Check::AtAcquire,
+        pg: PgOptions::LINUX,
+        latency_scale: 1,
+        network_rtt_ms: 0,
         pauses: Pauses::Custom {
             profile: cell.profile,
         },

@@ -7,6 +7,8 @@
 use super::plan::{Axis, Check, Plan};
 use super::profile::PauseProfile;
 use super::trial::TRIAL_MS;
+use crate::sim::latency::{latency_words, preset_of};
+use crate::sim::TTL_MS_DEFAULT;
 use crate::words::thousands;
 
 /// Pauses per 1,000 hours as pauses per hour, for people: "120", "0.042".
@@ -104,19 +106,34 @@ pub fn workload_text(plan: &Plan) -> String {
     format!(
         "Workload per hold: {} clients contend for one lock; each thinks between holds \
          (0 to {}, mean {}), holds it {}, writes once and releases; it {check}. \
-         Renewal {}. Pauses ({}): {}{axis}.{faults} Each trial runs {} of virtual time, \
+         Renewal {}; latency {}. Pauses ({}): {}{axis}.{faults} Each trial runs {} of virtual time, \
          then lets holds under way finish; {} trials per cell, seed {}.",
         plan.clients,
         think_s(plan.think_ms * 2),
         think_s(plan.think_ms),
         micros_text(plan.hold_ms * 1_000),
         if plan.renewal { "on" } else { "off" },
+        latency_text(plan),
         plan.pauses.name(),
         pauses_text(&plan.profile()),
         micros_text(TRIAL_MS * 1_000),
         thousands(u64::from(plan.trials)),
         plan.seed.0,
     )
+}
+
+/// The latency the trials run at, in the page's words and with its
+/// preset's name: "real (one zone)", "real + 70 ms round trip
+/// (cross-region)".
+pub fn latency_text(plan: &Plan) -> String {
+    let config = plan.config(TTL_MS_DEFAULT, plan.seed);
+    let mut words = latency_words(&config);
+    if let Some(preset) = preset_of(&config) {
+        words.push_str(" (");
+        words.push_str(&preset.name.to_lowercase());
+        words.push(')');
+    }
+    words
 }
 
 /// The CSV's comment lines, before its header: the workload, and how the

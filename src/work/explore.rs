@@ -7,12 +7,13 @@
 //! markup.
 
 use super::{escape, explore_draw, Crew, Job, Reply, PART_BREAK, PROTOCOL_VERSION};
+use crate::explore::{latency_slug, Faults, FAULT_MS_MAX};
 use crate::explore::{rebuild_trial, run_trials, Axis, CellResult, Check, Plan, Preset};
-use crate::explore::{Faults, FAULT_MS_MAX};
 use crate::explore::{Histogram, PauseProfile, Pauses};
 use crate::explore::{AXIS_LEN_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX, TRIALS_MAX};
 use crate::explore::{PAUSE_US_MAX, PER_KILOHOUR_MAX};
-use crate::sim::{Backend, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
+use crate::sim::latency::{latency_words, LATENCY_PRESETS};
+use crate::sim::{Backend, Config, FenceMode, Fencing, PgOptions, Seed, TTL_MS_MAX, TTL_MS_MIN};
 use crate::wire::link::{self, RunLink};
 use crate::words::{decimal, decimal_text, is_decimal, Extra};
 use serde::{Deserialize, Serialize};
@@ -378,6 +379,14 @@ pub(super) const VALUES: Field = field("values", "Second axis values", "1, 2, 5,
 pub(super) const TRIALS: Field = field("trials", "Trials per cell", "1000");
 pub(super) const SEED: Field = field("seed", "Seed", "1");
 
+// The field list serves the native command line and tests, not the page.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+impl Field {
+    const fn triple(&self) -> (&'static str, &'static str, &'static str) {
+        (self.name, self.label, self.default)
+    }
+}
+
 const fn field(name: &'static str, label: &'static str, default: &'static str) -> Field {
     Field {
         name,
@@ -417,6 +426,8 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         w,
         choice(&f, FENCING, &[("off", Fencing::Off), ("on", Fencing::On)]),
     );
+    let modes: Vec<(&str, FenceMode)> = fence_modes().iter().map(|&m| (m.word(), m)).collect();
+    let fence = keep(w, choice(&f, FENCE, &modes));
     let renewal = keep(w, choice(&f, RENEWAL, &[("on", true), ("off", false)]));
     let checks = [
         ("at-acquire", Check::AtAcquire),
@@ -452,6 +463,12 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     let faults = keep(w, faults_of(&f));
     let keepalives = [("os", PgOptions::LINUX), ("tuned", PgOptions::TUNED)];
     let pg = keep(w, choice(&f, KEEPALIVES, &keepalives));
+    let slugs: Vec<(String, (u32, u32))> = LATENCY_PRESETS
+        .iter()
+        .map(|p| (latency_slug(p), (p.latency_scale, p.network_rtt_ms)))
+        .collect();
+    let latencies: Vec<(&str, (u32, u32))> = slugs.iter().map(|(s, v)| (s.as_str(), *v)).collect();
+    let latency = keep(w, choice(&f, LATENCY, &latencies));
     let (
         Some(backend),
         Some(fencing),
@@ -486,7 +503,9 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
     else {
         return Err(w.join("\n"));
     };
-    let (Some(faults), Some(pg)) = (faults, pg) else {
+    let (Some(faults), Some(pg), Some((latency_scale, network_rtt_ms)), Some(fence)) =
+        (faults, pg, latency, fence)
+    else {
         return Err(w.join("\n"));
     };
     let plan = Plan {
@@ -506,6 +525,9 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
         seed: Seed(seed),
         faults,
         pg,
+        fence,
+        latency_scale,
+        network_rtt_ms,
         ..Plan::default()
     };
     plan.validate()
@@ -517,10 +539,62 @@ pub(crate) fn plan_of(query: &str) -> Result<Plan, String> {
 const SYSTEM: (&str, &str, &str) = ("system", "System", "etcd");
 const FENCING: (&str, &str, &str) = ("fencing", "Fencing", "off");
 const RENEWAL: (&str, &str, &str) = ("renewal", "Renewal", "on");
+/// How the resource fences with fencing on (`FenceMode`, by its word).
+const FENCE: (&str, &str, &str) = ("fence", "Fencing check", "documented");
+
+/// The fencing modes in the form's order: each system's documented one
+/// first, the default.
+fn fence_modes() -> [FenceMode; 4] {
+    let [a, b, c] = FenceMode::ALL;
+    [FenceMode::Documented, a, b, c]
+}
 const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
 const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");
 const AXIS: (&str, &str, &str) = ("axis", "Second axis", "p99");
 const KEEPALIVES: (&str, &str, &str) = ("keepalives", "PostgreSQL keepalives", "os");
+/// The page's latency presets by slug (`explore::latency_slug`); the
+/// explorer's default is one zone, real latency, as it always ran.
+const LATENCY: (&str, &str, &str) = ("latency", "Latency", "one-zone");
+
+/// Every field of the form by name, in the form's order, with its label
+/// and default text: the command line takes each as `--NAME VALUE`
+/// (`work::explore_fields`), and a test holds the form to this list.
+#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
+pub(super) const FIELDS: [(&str, &str, &str); 30] = [
+    SYSTEM,
+    FENCING,
+    FENCE,
+    RENEWAL,
+    CHECK,
+    CLIENTS,
+    HOLD.triple(),
+    THINK.triple(),
+    RATE.triple(),
+    LATENCY,
+    PAUSES,
+    PER_HOUR.triple(),
+    MEDIAN.triple(),
+    P99.triple(),
+    HIST_PER_HOUR.triple(),
+    HISTOGRAM.triple(),
+    MAX.triple(),
+    PARTITIONS.triple(),
+    EXITS.triple(),
+    HOST_DEATHS.triple(),
+    LOSSES.triple(),
+    NODE_RESTARTS.triple(),
+    NODE_JUMPS.triple(),
+    FAULT_MAX.triple(),
+    KEEPALIVES,
+    TTLS.triple(),
+    AXIS,
+    VALUES.triple(),
+    TRIALS.triple(),
+    SEED.triple(),
+];
+
+/// The pause profile's choice: a preset's slug, `custom` or `histogram`.
+const PAUSES: (&str, &str, &str) = ("pauses", "Pause profile", "jvm-g1");
 
 /// The fault fields: rates per hour (to the thousandth), per client or
 /// per node, and the longest fault in seconds.
@@ -603,7 +677,7 @@ fn systems(f: &BTreeMap<String, String>) -> Result<Vec<Backend>, String> {
 }
 
 fn pauses_of(f: &BTreeMap<String, String>) -> Result<Pauses, String> {
-    let slug = value(f, "pauses", Preset::JvmG1.slug());
+    let slug = value(f, PAUSES.0, PAUSES.2);
     if slug == "custom" {
         let w = &mut Vec::new();
         let per_kilohour = keep(w, number(f, &PER_HOUR, 3, (0, PER_KILOHOUR_MAX)));
@@ -807,6 +881,17 @@ pub(crate) fn form(query: &str) -> String {
         "off",
         &pairs(&[("off", "off"), ("on", "on")]),
     );
+    let modes: Vec<(String, String)> = fence_modes()
+        .iter()
+        .map(|m| {
+            let words = match m {
+                FenceMode::Documented => "as each system documents it",
+                m => m.label(),
+            };
+            (m.word().to_string(), words.to_string())
+        })
+        .collect();
+    select(&mut h, &f, FENCE.0, FENCE.1, FENCE.2, &modes);
     select(
         &mut h,
         &f,
@@ -837,15 +922,31 @@ pub(crate) fn form(query: &str) -> String {
     for field in [&HOLD, &THINK, &RATE] {
         input(&mut h, &f, field, "decimal");
     }
+    latency_field(&mut h, &f);
     h.push_str("</div>");
     profile_fields(&mut h, &f);
     fault_fields(&mut h, &f);
     grid_fields(&mut h, &f);
-    // The simulator's default is slowed tenfold for watching; the trials
-    // are not, so a time here and one there differ by that much.
-    h.push_str(r#"<p class="panel__note">Latency: real (1x), each system's own round trip on one LAN; the simulator's default is slowed 10x to watch.</p>"#);
+    h.push_str(r#"<p class="panel__note">Latency: the trials run at the one chosen above, each system's own round trip plus the network's; the simulator's default is slowed 10x to watch.</p>"#);
     h.push_str(r#"<div class="explorer__actions"><button type="submit" class="button button--primary">Run</button></div></form>"#);
     h
+}
+
+/// The latency the trials run at: the page's presets, each with its
+/// words ("Cross-region: real + 70 ms round trip").
+fn latency_field(h: &mut String, f: &BTreeMap<String, String>) {
+    let mut options: Vec<(String, String)> = LATENCY_PRESETS
+        .iter()
+        .map(|p| {
+            let config = p.apply(&Config::default());
+            let words = format!("{}: {}", p.name, latency_words(&config));
+            (latency_slug(p), words)
+        })
+        .collect();
+    // The page's default (slowed 10x) leads its list; the explorer's
+    // (one zone, real) leads this one, and the slowed one comes last.
+    options.rotate_left(1);
+    select(h, f, LATENCY.0, LATENCY.1, LATENCY.2, &options);
 }
 
 fn pairs(options: &[(&str, &str)]) -> Vec<(String, String)> {
@@ -857,7 +958,7 @@ fn pairs(options: &[(&str, &str)]) -> Vec<(String, String)> {
 
 fn profile_fields(h: &mut String, f: &BTreeMap<String, String>) {
     h.push_str(r#"<fieldset class="explorer__group"><legend>Pauses</legend><div class="explorer__fields">"#);
-    let chosen = value(f, "pauses", Preset::JvmG1.slug());
+    let chosen = value(f, PAUSES.0, PAUSES.2);
     let _ = write!(
         h,
         r#"<label class="explorer__field"><span>Pause profile</span><select name="pauses">"#
@@ -1045,6 +1146,79 @@ mod tests {
             assert!(html.contains(&format!(r#"name="{name}""#)), "{name}");
         }
         assert!(html.contains(&escape(Preset::Swap.source())));
+    }
+
+    #[test]
+    fn the_field_list_is_the_forms_in_its_order() {
+        let html = form("");
+        let named: Vec<&str> = html
+            .split(r#" name=""#)
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .collect();
+        let listed: Vec<&str> = FIELDS.iter().map(|f| f.0).collect();
+        assert_eq!(named, listed);
+        assert_eq!(PAUSES.2, Preset::JvmG1.slug());
+        // Each listed default is what the form shows when nothing is given.
+        for (name, _, default) in FIELDS {
+            let at = html.find(&format!(r#"name="{name}""#)).unwrap();
+            let own = &html[at..];
+            let own = &own[..own.find("</label>").unwrap()];
+            let default = escape(default);
+            let option = format!(r#"<option value="{default}""#);
+            let picked = own
+                .split(&option)
+                .nth(1)
+                .is_some_and(|tag| tag.split('>').next().unwrap_or("").ends_with(" selected"));
+            assert!(
+                picked
+                    || own.starts_with(&format!(r#"name="{name}" value="{default}""#))
+                    || own.contains(&format!(">{default}</textarea>")),
+                "{name}: default {default:?} in {own}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_latency_is_a_preset_of_the_page_one_zone_by_default() {
+        assert_eq!(Plan::default().latency_scale, 1);
+        assert_eq!(Plan::default().network_rtt_ms, 0);
+        let far = plan_of("latency=cross-region").unwrap();
+        assert_eq!((far.latency_scale, far.network_rtt_ms), (1, 70));
+        let slowed = plan_of("latency=slowed-10x").unwrap();
+        assert_eq!((slowed.latency_scale, slowed.network_rtt_ms), (10, 0));
+        assert_eq!(
+            plan_of("latency=mars"),
+            Err(r#"Latency: "mars" is not one of the choices."#.to_string())
+        );
+        let html = form("latency=cross-zone");
+        assert!(
+            html.contains(
+                r#"<option value="cross-zone" selected>Cross-zone: real + 2 ms round trip</option>"#
+            ),
+            "{html}"
+        );
+        // A plan at the default latency writes no latency, as before.
+        assert!(!plan_json(&Plan::default()).contains("latency"));
+        assert!(plan_json(&far).contains(r#""network_rtt_ms":70"#));
+        assert_eq!(read_plan(&plan_json(&far)), Ok(far));
+    }
+
+    #[test]
+    fn the_fencing_mode_reads_from_the_form_by_its_word() {
+        assert_eq!(plan_of("fencing=on").unwrap().fence, FenceMode::Documented);
+        let check = plan_of("fencing=on&fence=check").unwrap();
+        assert_eq!(check.fence, FenceMode::Check);
+        assert_eq!(read_plan(&plan_json(&check)), Ok(check));
+        assert!(!plan_json(&Plan::default()).contains("fence\""));
+        assert!(plan_of("fence=sometimes")
+            .unwrap_err()
+            .starts_with("Fencing check: \"sometimes\""));
+        let refused = plan_of("system=dynamodb&fencing=on&fence=takeover").unwrap_err();
+        assert!(
+            refused.contains("fencing check does not apply here"),
+            "{refused}"
+        );
     }
 
     #[test]

@@ -8,7 +8,7 @@
 
 use super::escape;
 use super::explore::CellData;
-use crate::explore::{chance_text, csv_comment, csv_header, csv_row, workload_text};
+use crate::explore::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
 use crate::explore::{Axis, Estimate, Plan};
 use std::fmt::Write;
 
@@ -201,13 +201,24 @@ fn faults_summary(h: &mut String, plan: &Plan) {
     );
 }
 
+/// Fencing as the summary says it: "off", "on", or "on (highest token
+/// seen)" when the plan names a mode (each system's own otherwise).
+fn fencing_text(plan: &Plan) -> String {
+    match (plan.fencing.is_on(), plan.fence.is_documented()) {
+        (false, _) => "off".to_string(),
+        (true, true) => "on".to_string(),
+        (true, false) => format!("on ({})", plan.fence.label()),
+    }
+}
+
 fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let profile = plan.profile();
     let _ = write!(
         h,
-        r#"<p class="explorer__summary">{} with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
+        r#"<p class="explorer__summary">{} at latency {}, with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
         escape(&systems_text(plan)),
-        if plan.fencing.is_on() { "on" } else { "off" },
+        escape(&latency_text(plan)),
+        fencing_text(plan),
         if plan.renewal { "on" } else { "off" },
         plan.clients,
         thousands(plan.hold_ms),
@@ -502,9 +513,10 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
         r##"<?xml version="1.0" encoding="UTF-8"?>
 <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">P(corrupted write per lock hold); below, P(two believed holders)</text>"##,
         escape(&format!(
-            "{}, fencing {}, {} pauses, {} trials per cell, seed {}",
+            "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
             systems_text(plan),
-            if plan.fencing.is_on() { "on" } else { "off" },
+            latency_text(plan),
+            fencing_text(plan),
             plan.pauses.name(),
             plan.trials,
             plan.seed.0

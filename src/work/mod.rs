@@ -427,6 +427,29 @@ fn read_request(request: &str) -> Result<Request, Reply> {
     Ok(request)
 }
 
+/// The explorer's form fields, given as a query string (`system=etcd&ttls=1,5`,
+/// or a page's `?explore&...` address), read into a checked plan: the
+/// worker's own reader, which the command line (`src/bin/explore.rs`) uses
+/// too, so the two cannot disagree. Every refused field is named, one a line.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn explore_plan(query: &str) -> Result<crate::explore::Plan, String> {
+    explore::plan_of(query)
+}
+
+/// The explorer's form fields by name, in the form's order, each with its
+/// label and default text: what the command line takes as `--NAME VALUE`.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn explore_fields() -> Vec<(&'static str, &'static str, &'static str)> {
+    explore::FIELDS.to_vec()
+}
+
+/// The explorer's settings form as the worker draws it, filled from
+/// `query`, for tests that hold the command line to it.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn explore_form(query: &str) -> String {
+    explore::form(query)
+}
+
 /// The explorer's query reader under the fuzzer (`crate::fuzzing`): any
 /// query reads into a plan that survives the page's round trip, or into
 /// refusals, one non-empty line each; its form is drawn either way.

@@ -318,19 +318,8 @@ pub fn base64url(bytes: &[u8]) -> String {
     out
 }
 
-/// A character's value in `ALPHABET`, by range (a search of the alphabet
-/// for every character of a long link cost more than the rest of reading
-/// it).
 fn sextet(c: u8) -> Option<u32> {
-    let value = match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        b'_' => 63,
-        _ => return None,
-    };
-    Some(u32::from(value))
+    ALPHABET.iter().position(|&a| a == c).map(|i| i as u32)
 }
 
 /// Reads URL-safe base64 without padding; a stray character is named.

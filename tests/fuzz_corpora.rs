@@ -213,3 +213,34 @@ fn write_fuzz_seeds() {
         write("core_commands", &format!("bytes-{len:04}"), &bytes);
     }
 }
+
+/// How long each target's body takes on its seeds, the slowest named:
+/// `cargo test --release --test fuzz_corpora -- --ignored --nocapture
+/// time_each_target` shows where a target's executions go.
+#[test]
+#[ignore = "prints timings; the fuzzer's rate follows them"]
+fn time_each_target() {
+    for &(name, body) in TARGETS {
+        let mut times: Vec<(std::time::Duration, PathBuf)> = files(&fuzz_dir("seeds", name))
+            .into_iter()
+            .map(|file| {
+                let data = std::fs::read(&file).expect("a corpus file reads");
+                let start = std::time::Instant::now();
+                body(&data);
+                (start.elapsed(), file)
+            })
+            .collect();
+        times.sort();
+        let total: std::time::Duration = times.iter().map(|t| t.0).sum();
+        println!(
+            "{name}: {} seeds, {:.1} ms in all, {:.2} ms each",
+            times.len(),
+            total.as_secs_f64() * 1e3,
+            total.as_secs_f64() * 1e3 / times.len().max(1) as f64
+        );
+        for (time, file) in times.iter().rev().take(3) {
+            let file = file.file_name().unwrap_or_default().to_string_lossy();
+            println!("  {:.2} ms {file}", time.as_secs_f64() * 1e3);
+        }
+    }
+}

@@ -179,6 +179,12 @@ pub fn decode(fragment: &str) -> Result<RunLink, ReadRunError> {
 /// `decode`, and the run replayed to its end (the check that it replays),
 /// for a page that opens it.
 pub fn open_link(fragment: &str) -> Result<(RunLink, Sim), ReadRunError> {
+    replayed(link_fields(fragment)?, Source::Link)
+}
+
+/// `decode` up to the replay: every field read and checked, the run not
+/// yet run. The fuzz targets read with it and replay on their own terms.
+pub fn link_fields(fragment: &str) -> Result<RunLink, ReadRunError> {
     let fail = |problem| ReadRunError {
         source: Source::Link,
         problem,
@@ -208,6 +214,16 @@ pub fn open_link(fragment: &str) -> Result<(RunLink, Sim), ReadRunError> {
     read_json(json, Source::Link)
 }
 
+/// A run whose fields were read, replayed to its end (the check that it
+/// replays).
+fn replayed(run: RunLink, source: Source) -> Result<(RunLink, Sim), ReadRunError> {
+    let whole = run.replay().map_err(|e| ReadRunError {
+        source,
+        problem: Problem::Scenario(e),
+    })?;
+    Ok((run, whole))
+}
+
 /// A run file: the run's JSON with its history, a sentence per record.
 pub fn to_run_file(run: &RunLink, history: &[Record]) -> String {
     run.json(Some(history))
@@ -220,6 +236,11 @@ pub fn from_run_file(text: &str) -> Result<RunLink, ReadRunError> {
 
 /// `from_run_file`, and the run replayed to its end.
 pub fn open_run_file(text: &str) -> Result<(RunLink, Sim), ReadRunError> {
+    replayed(run_file_fields(text)?, Source::File)
+}
+
+/// `from_run_file` up to the replay, as `link_fields` for a link.
+pub fn run_file_fields(text: &str) -> Result<RunLink, ReadRunError> {
     if text.len() > RUN_FILE_LEN_MAX {
         return Err(ReadRunError {
             source: Source::File,
@@ -335,7 +356,7 @@ fn strip_len_hint() -> usize {
 
 /// Parses and checks the run's JSON, field by field for clear messages,
 /// then checks that it replays.
-fn read_json(json: &str, source: Source) -> Result<(RunLink, Sim), ReadRunError> {
+fn read_json(json: &str, source: Source) -> Result<RunLink, ReadRunError> {
     let fail = |problem| ReadRunError { source, problem };
     let value = json::parse(json).map_err(|e| {
         fail(match e {
@@ -355,8 +376,7 @@ fn read_json(json: &str, source: Source) -> Result<(RunLink, Sim), ReadRunError>
             Millis(run.end_ms)
         ))));
     }
-    let whole = run.replay().map_err(|e| fail(Problem::Scenario(e)))?;
-    Ok((run, whole))
+    Ok(run)
 }
 
 /// The checks a person can follow: versions, backend, times, clients, nodes.

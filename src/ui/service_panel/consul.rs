@@ -29,7 +29,7 @@ fn retry_words(n: u32) -> String {
 pub(super) const WORDS: SystemWords = SystemWords {
     token_line: "token = the lock key's ModifyIndex (or its LockIndex, or the sequencer LockIndex + Session: a setting); the lease is a session",
     service_says: "Consul says",
-    renewal: ("renews its session every half TTL (RenewPeriodic)", super::EVERY_THIRD),
+    renewal: ("renews its session (RenewPeriodic)", " every half of the TTL"),
     exit: "its agent stays healthy, so the session lives until 2 x TTL",
     power_off: "Serf marks its node failed within seconds, and the session ends then",
     holding_note: None,

@@ -12,7 +12,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clockButton, named, openView, poll, stepUntil, tour, tourNext } from "./ui.mjs";
+import { clockButton, named, openView, poll, started, stepUntil, tour, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -185,6 +185,9 @@ describe("the lesson's tour", { timeout: TEST_TIMEOUT_MS }, () => {
     await host.setContent(`<!doctype html><html lang="en"><head><title>Course notes</title></head><body>${code}</body></html>`);
     const sim = host.frameLocator("iframe");
     await sim.getByRole("region", named("Client A")).waitFor();
+    // The frame's first screen, drawn at build time, is the default page:
+    // the story's words are read once the page in it has started.
+    await started(sim);
     await sim.getByText("a Write clicked while A is frozen leaves the instant it wakes").waitFor();
     await sim.getByRole("button", named("Stories")).waitFor();
     const embedTour = sim.getByRole("group", named("Tour"));

@@ -5,10 +5,7 @@
 //! (`crate::work::code`), each line tagged with the operation it belongs
 //! to; the page marks, per client, the lines of the operation named here.
 
-use crate::sim::{
-    Belief, Body, ChubbyMsg, ClientId, ClientView, ConsulMsg, DynamoMsg, EtcdMsg, LastWrite, Msg,
-    PgMsg, RedisMsg, Sim, SingleRedisMsg, ZkMsg,
-};
+use crate::sim::{Belief, Body, ClientId, ClientView, LastWrite, Sim};
 use crate::sim::{Command, Endpoint};
 
 /// One operation of a client's code, as its listing groups its lines.
@@ -53,49 +50,6 @@ impl Op {
     }
 }
 
-/// Whether a lock system's message renews a lease or a session.
-fn renews(m: &Msg) -> bool {
-    match m {
-        Msg::Redis(m) => {
-            matches!(
-                m,
-                SingleRedisMsg::Command {
-                    cmd: RedisMsg::Extend { .. }
-                }
-            )
-        }
-        Msg::Redlock(m) => matches!(m, RedisMsg::Extend { .. }),
-        Msg::ZooKeeper(m) => matches!(m, ZkMsg::Ping { .. }),
-        Msg::Etcd(m) => matches!(m, EtcdMsg::KeepAlive { .. }),
-        Msg::Chubby(m) => matches!(m, ChubbyMsg::KeepAlive { .. }),
-        Msg::Consul(m) => matches!(m, ConsulMsg::SessionRenew { .. }),
-        Msg::DynamoDb(m) => matches!(m, DynamoMsg::Heartbeat { .. }),
-        // A session lock: nothing to renew.
-        Msg::Postgres(_) => false,
-    }
-}
-
-/// Whether a lock system's message gives the lock back.
-fn releases(m: &Msg) -> bool {
-    match m {
-        Msg::Redis(m) => {
-            matches!(
-                m,
-                SingleRedisMsg::Command {
-                    cmd: RedisMsg::Unlock { .. }
-                }
-            )
-        }
-        Msg::Redlock(m) => matches!(m, RedisMsg::Unlock { .. }),
-        Msg::ZooKeeper(m) => matches!(m, ZkMsg::Delete { .. }),
-        Msg::Etcd(m) => matches!(m, EtcdMsg::Delete { .. }),
-        Msg::Chubby(m) => matches!(m, ChubbyMsg::Release { .. }),
-        Msg::Consul(m) => matches!(m, ConsulMsg::Unlock { .. }),
-        Msg::DynamoDb(m) => matches!(m, DynamoMsg::DeleteItem { .. }),
-        Msg::Postgres(m) => matches!(m, PgMsg::Unlock { .. }),
-    }
-}
-
 /// The operation a client is in, from its card's view and the bodies of
 /// the messages it has sent that are still on the wire; `None` for a
 /// crashed client, whose code runs no more.
@@ -110,8 +64,8 @@ pub fn op_of<'a>(view: &ClientView, sending: impl IntoIterator<Item = &'a Body>)
     let (mut renew, mut release) = (false, false);
     for body in sending {
         if let Body::Lock(m) = body {
-            renew |= renews(m);
-            release |= releases(m);
+            renew |= m.renews();
+            release |= m.releases();
         }
     }
     let writing = view.last_write == Some(LastWrite::InFlight)
@@ -146,7 +100,7 @@ pub fn ops(sim: &Sim) -> [Option<Op>; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sim::{ClientState, Millis, ResourceMsg, Token};
+    use crate::sim::{ClientState, EtcdMsg, Millis, Msg, PgMsg, ResourceMsg, Token};
 
     fn view(belief: Belief) -> ClientView {
         ClientView {

@@ -463,6 +463,14 @@ impl LockSystem for Chubby {
         }
     }
 
+    fn renews(msg: &ChubbyMsg) -> bool {
+        matches!(msg, ChubbyMsg::KeepAlive { .. })
+    }
+
+    fn releases(msg: &ChubbyMsg) -> bool {
+        matches!(msg, ChubbyMsg::Release { .. })
+    }
+
     fn label(msg: &ChubbyMsg) -> String {
         match msg {
             ChubbyMsg::CreateSession => "open session".into(),

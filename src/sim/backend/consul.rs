@@ -797,6 +797,14 @@ impl LockSystem for Consul {
         }
     }
 
+    fn renews(msg: &ConsulMsg) -> bool {
+        matches!(msg, ConsulMsg::SessionRenew { .. })
+    }
+
+    fn releases(msg: &ConsulMsg) -> bool {
+        matches!(msg, ConsulMsg::Unlock { .. })
+    }
+
     fn label(msg: &ConsulMsg) -> String {
         match msg {
             ConsulMsg::SessionCreate { .. } => "session create".into(),

@@ -470,6 +470,14 @@ impl LockSystem for DynamoDb {
         }
     }
 
+    fn renews(msg: &DynamoMsg) -> bool {
+        matches!(msg, DynamoMsg::Heartbeat { .. })
+    }
+
+    fn releases(msg: &DynamoMsg) -> bool {
+        matches!(msg, DynamoMsg::DeleteItem { .. })
+    }
+
     fn label(msg: &DynamoMsg) -> String {
         match msg {
             DynamoMsg::GetItem { .. } => "GetItem (consistent)".into(),

@@ -392,6 +392,14 @@ impl LockSystem for Etcd {
         }
     }
 
+    fn renews(msg: &EtcdMsg) -> bool {
+        matches!(msg, EtcdMsg::KeepAlive { .. })
+    }
+
+    fn releases(msg: &EtcdMsg) -> bool {
+        matches!(msg, EtcdMsg::Delete { .. })
+    }
+
     fn label(msg: &EtcdMsg) -> String {
         match msg {
             EtcdMsg::LeaseGrant { .. } => "LeaseGrant".into(),

@@ -193,6 +193,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     }
     /// A short label for one of its messages, as drawn in flight.
     fn label(msg: &Self::Msg) -> String;
+    /// Whether the message renews a lease or a session (the Code view's
+    /// "renew" line).
+    fn renews(msg: &Self::Msg) -> bool;
+    /// Whether the message gives the lock back (the Code view's "release").
+    fn releases(msg: &Self::Msg) -> bool;
     /// What client `c`'s library says of its session beyond its belief,
     /// from the system's own books.
     fn library_session(&self, _c: ClientId) -> Option<LibrarySession> {
@@ -389,6 +394,16 @@ macro_rules! lock_systems {
 
             pub fn confirms_session(&self) -> bool {
                 match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::confirms_session(m),)* }
+            }
+
+            /// Whether it renews a lease or a session.
+            pub fn renews(&self) -> bool {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::renews(m),)* }
+            }
+
+            /// Whether it gives the lock back.
+            pub fn releases(&self) -> bool {
+                match self { $(Msg::$variant(m) => <$module::$system as LockSystem>::releases(m),)* }
             }
 
             /// Whether it is a client's value-checked release.

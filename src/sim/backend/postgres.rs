@@ -474,6 +474,15 @@ impl LockSystem for Postgres {
         }
     }
 
+    // A session lock: nothing to renew.
+    fn renews(_msg: &PgMsg) -> bool {
+        false
+    }
+
+    fn releases(msg: &PgMsg) -> bool {
+        matches!(msg, PgMsg::Unlock { .. })
+    }
+
     fn label(msg: &PgMsg) -> String {
         match msg {
             PgMsg::Connect => "connect".into(),

@@ -441,6 +441,24 @@ impl LockSystem for Redis {
         }
     }
 
+    fn renews(msg: &SingleRedisMsg) -> bool {
+        matches!(
+            msg,
+            SingleRedisMsg::Command {
+                cmd: RedisMsg::Extend { .. }
+            }
+        )
+    }
+
+    fn releases(msg: &SingleRedisMsg) -> bool {
+        matches!(
+            msg,
+            SingleRedisMsg::Command {
+                cmd: RedisMsg::Unlock { .. }
+            }
+        )
+    }
+
     fn label(msg: &SingleRedisMsg) -> String {
         match msg {
             SingleRedisMsg::Command { cmd } | SingleRedisMsg::Answer { cmd } => {

@@ -347,6 +347,14 @@ impl LockSystem for Redlock {
         }
     }
 
+    fn renews(msg: &RedisMsg) -> bool {
+        matches!(msg, RedisMsg::Extend { .. })
+    }
+
+    fn releases(msg: &RedisMsg) -> bool {
+        matches!(msg, RedisMsg::Unlock { .. })
+    }
+
     fn label(msg: &RedisMsg) -> String {
         match msg {
             RedisMsg::Set { .. } => "SET NX PX".into(),

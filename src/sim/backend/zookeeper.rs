@@ -361,6 +361,14 @@ impl LockSystem for ZooKeeper {
         }
     }
 
+    fn renews(msg: &ZkMsg) -> bool {
+        matches!(msg, ZkMsg::Ping { .. })
+    }
+
+    fn releases(msg: &ZkMsg) -> bool {
+        matches!(msg, ZkMsg::Delete { .. })
+    }
+
     fn label(msg: &ZkMsg) -> String {
         match msg {
             ZkMsg::Connect { .. } => "connect".into(),

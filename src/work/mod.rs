@@ -572,23 +572,42 @@ pub(super) fn query_pairs(query: &str) -> Vec<(String, String)> {
 /// Text made safe to place in markup (HTML or SVG), inside elements or
 /// quoted attributes.
 pub fn escape(text: &str) -> String {
+    // The five characters are ASCII, so every byte index at one is a char
+    // boundary: the text between them is copied whole, not a char at a
+    // time (most of what the worker escapes is its forms' own fixed words).
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
+    let mut plain = 0;
+    for (i, byte) in text.bytes().enumerate() {
+        let entity = match byte {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[plain..i]);
+        out.push_str(entity);
+        plain = i + 1;
     }
+    out.push_str(&text[plain..]);
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escape_replaces_the_five_characters_and_keeps_the_rest_whole() {
+        assert_eq!(
+            escape("é<b a=\"x\">'&'</b>ü"),
+            "é&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;ü"
+        );
+        assert_eq!(escape(""), "");
+        assert_eq!(escape("plain words, 30 s"), "plain words, 30 s");
+        assert_eq!(escape("&&"), "&amp;&amp;");
+    }
 
     /// The page's hand-written requests are serde_json's bytes for every
     /// job and every setting a job carries, escapes included.

@@ -72,7 +72,7 @@ fn pauses_capped_below_the_silent_holder_time_break_etcd_only_back_to_back() {
         ttl_ms: 30_000,
         ..config(Backend::Etcd, Fencing::Off)
     };
-    assert_eq!(finder::silent_holder_ms(&etcd), 30_000);
+    assert_eq!(etcd.backend.silent_holder_ms(&etcd), 30_000);
     let mut capped = request(etcd.clone(), Property::NoStaleWrite, &PAUSES_ONLY);
     capped.pause_max_ms = Some(20_000);
     // Half, one and a half and three times 30 s, each cut to 20 s.

@@ -12,13 +12,14 @@
 //! Exit status: 0 when a run was found, 1 when none was within the bounds
 //! (the bound is printed), 2 when the arguments are wrong.
 
-use distlock::lesson::finder::{self, thousands, MoveKind, Outcome, Progress, Request, Trace};
+use distlock::lesson::finder::{self, MoveKind, Outcome, Progress, Request, Trace};
 use distlock::lesson::presets;
 use distlock::lesson::properties::Property;
 use distlock::sim::{
     Backend, Config, FenceMode, Fencing, Persistence, ReleaseMode, RestartPolicy, Seed,
 };
 use distlock::wire::link::{self, RunLink};
+use distlock::words::thousands;
 use std::process::ExitCode;
 use std::time::Instant;
 

@@ -35,7 +35,7 @@ use crate::sim::{
     SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
 };
 /// Kept here too for `bin/find.rs`, which names it by this path.
-pub use crate::words::thousands;
+use crate::words::thousands;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -387,14 +387,6 @@ impl fmt::Display for Outcome {
     }
 }
 
-/// How long a lock stays with a holder that has gone silent (paused, cut
-/// off, crashed) before another client can have it: the lease, session
-/// timeout or, with PostgreSQL's no lease, the keepalives' patience; each
-/// system says it (`LockSystem::silent_holder_ms`).
-pub fn silent_holder_ms(config: &Config) -> u64 {
-    config.backend.silent_holder_ms(config)
-}
-
 /// A move of the search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Move {
@@ -438,7 +430,8 @@ impl Plan {
                 return Err(FindError::PauseOutOfRange { pause_ms });
             }
         }
-        let silent = silent_holder_ms(&request.scenario.config).max(1);
+        let config = &request.scenario.config;
+        let silent = config.backend.silent_holder_ms(config).max(1);
         Ok(Plan {
             property: request.property,
             kinds: request.moves.iter().fold(0, |bits, k| bits | k.bit()),
@@ -475,7 +468,8 @@ pub fn pauses_ms(silent_ms: u64, pause_max_ms: Option<u64>) -> Vec<u64> {
 
 /// The pauses a request's search tries, for its words.
 pub fn request_pauses_ms(request: &Request) -> Vec<u64> {
-    let silent = silent_holder_ms(&request.scenario.config).max(1);
+    let config = &request.scenario.config;
+    let silent = config.backend.silent_holder_ms(config).max(1);
     pauses_ms(silent, request.pause_max_ms)
 }
 

@@ -17,7 +17,6 @@ use super::quiz::Quiz;
 use super::views::View;
 use crate::lesson::tour::Moment;
 /// Kept here too for the timeline, which names it by this path.
-pub use crate::words::seconds_1;
 use crate::words::{capitalize, decimal, Extra};
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only

@@ -2,10 +2,11 @@
 //! move through time, zoom and pan, and downloads of the picture and run.
 
 use super::browser;
-use super::state::{seconds_1, Action};
+use super::state::Action;
 use super::timeline_draw::{self as draw, Lane, Px, Scale, LABEL_W, VIEW_MS_MIN};
 use crate::sim::Backend;
 use crate::sim::Picture;
+use crate::words::{clock_at, seconds_1};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -386,7 +387,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
 }
 
 fn clock(ms: u64) -> String {
-    format!("t={}", seconds_1(ms))
+    clock_at(ms)
 }
 
 /// The playhead as a slider; it moves by its transform alone.

@@ -36,7 +36,7 @@ fn level(p: f64) -> usize {
 }
 
 pub(super) use crate::explore::{micros_text, rate_text};
-pub(super) use crate::words::thousands;
+use crate::words::thousands;
 
 /// A probability, short: "none seen", "23%", "1 in 11,000" (two
 /// figures).

@@ -10,6 +10,7 @@
 //   --explore N: meanwhile the hazard explorer runs a large grid on at most
 //                N workers ("all": one per core).
 //   --script:    also sample script with V8's profiler (slows the page).
+//   --rate R:    Chromium's CPU slowed R times (as budget 3c), while tracing.
 //
 // What its retired options (--why, --hide, --css) found is in
 // docs/budgets.md, "What the one-off profiles found".
@@ -27,6 +28,7 @@ const { values: args } = parseArgs({
     link: { type: "string" },
     script: { type: "boolean", default: false },
     explore: { type: "string" },
+    rate: { type: "string", default: "1" },
   },
 });
 
@@ -50,6 +52,8 @@ try {
   } else {
     await runFourClients(page);
   }
+  const throttle = await context.newCDPSession(page);
+  await throttle.send("Emulation.setCPUThrottlingRate", { rate: Number(args.rate) });
   await page.waitForTimeout(500);
   await browser.startTracing(page, { categories: FRAME_CATEGORIES });
   // Counting DOM changes costs script time too: not while sampling it.
@@ -64,6 +68,7 @@ try {
   await page.waitForTimeout(Number(args.seconds) * 1000);
   const profile = cdp ? (await cdp.send("Profiler.stop")).profile : null;
   const trace = JSON.parse((await browser.stopTracing()).toString());
+  await throttle.send("Emulation.setCPUThrottlingRate", { rate: 1 });
   report(trace.traceEvents ?? trace);
   if (!args.script) await mutationReport(page);
   const dom = await context.newCDPSession(page);

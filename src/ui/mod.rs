@@ -12,6 +12,7 @@ pub mod guide;
 pub mod intro;
 pub mod keys;
 pub mod messages;
+pub mod pacing;
 pub mod properties;
 pub mod quiz;
 pub mod resource_panel;
@@ -64,13 +65,15 @@ pub struct AppProps {
     pub request: Option<PageRequest>,
 }
 
-/// Advances the clock one frame at a time while it runs. The frame loop is
-/// owned by the effect and dropped when the clock stops or the page goes.
+/// Advances the clock one frame at a time while it runs, drawing time's
+/// passing at the rate the device keeps up with (`pacing`). The frame loop
+/// is owned by the effect and dropped when the clock stops or the page goes.
 #[hook]
 fn use_ticker(running: bool, dispatch: Callback<Action>) {
     use_effect_with(running, move |&running| {
+        let mut pacing = pacing::FramePacing::default();
         let frames = running
-            .then(|| FrameLoop::start(move || dispatch.emit(Action::Tick)))
+            .then(|| FrameLoop::start(move |at_ms| dispatch.emit(pacing.action(at_ms))))
             .flatten();
         // Dropping the loop on cleanup cancels the pending frame.
         move || {
@@ -96,7 +99,7 @@ fn use_below_first_screen(whole: bool) -> bool {
         let mut seen = 0;
         let frames = (!drawn)
             .then(|| {
-                FrameLoop::start(move || {
+                FrameLoop::start(move |_| {
                     seen += 1;
                     if seen == 2 {
                         later.set(true);

@@ -155,6 +155,11 @@ impl Default for AppState {
 pub enum Action {
     /// One frame: advance virtual time by a fixed step times the speed.
     Tick,
+    /// One frame as `Tick`, drawn only if the run records something in it
+    /// (`pacing::FramePacing`): when only time moved, the state stays the
+    /// same `Rc` and Yew skips the render, while the simulation, shared in
+    /// place, has moved on. The next frame drawn shows where it is.
+    TickUndrawn,
     Start,
     Pause,
     /// Run the next scheduled event and stop the clock.
@@ -296,7 +301,9 @@ impl AppState {
         }
     }
 
-    fn tick(self: Rc<Self>) -> Rc<Self> {
+    /// Advances the clock one frame; `draw_time` false returns the same
+    /// state when only time moved (see `Action::TickUndrawn`).
+    fn tick(self: Rc<Self>, draw_time: bool) -> Rc<Self> {
         if !self.running {
             // Nothing changes: returning the same state skips the re-render.
             return self;
@@ -308,10 +315,12 @@ impl AppState {
             target = at;
         }
         // Past the end of a kept future, the run goes on live from its end.
-        let this = match &self.future {
-            Some(whole) if target >= whole.now() => Rc::new(self.at_head(whole)),
-            _ => self,
+        let (this, same) = match &self.future {
+            Some(whole) if target >= whole.now() => (Rc::new(self.at_head(whole)), false),
+            _ => (self, true),
         };
+        let recorded = |sim: &Sim| sim.history_dropped() + sim.history().len() as u64;
+        let records_before = recorded(&this.sim.borrow());
         let (story, refused) = match this.future {
             Some(_) => (this.replay_recorded_until(target), None),
             None => this.play_story_until(target),
@@ -320,6 +329,16 @@ impl AppState {
         let outcome = this.sim.borrow_mut().run_until(target);
         let after = this.sim.borrow().now();
         let day_over = before.ms() <= SCRIPT_TIME_MS_MAX && after.ms() > SCRIPT_TIME_MS_MAX;
+        let time_alone = same
+            && refused.is_none()
+            && !day_over
+            && arrived.is_none()
+            && outcome == RunOutcome::Reached
+            && story == this.story
+            && recorded(&this.sim.borrow()) == records_before;
+        if time_alone && !draw_time {
+            return this;
+        }
         let next = AppState {
             story,
             running: this.running && arrived.is_none(),
@@ -504,7 +523,8 @@ impl Reducible for AppState {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let config = self.config();
         let next = match action {
-            Action::Tick => return self.tick(),
+            Action::Tick => return self.tick(true),
+            Action::TickUndrawn => return self.tick(false),
             Action::Start => AppState {
                 running: true,
                 stop_at: None,

@@ -30,7 +30,7 @@ pub fn show_simulation() {}
 pub struct FrameLoop;
 
 impl FrameLoop {
-    pub fn start(_on_frame: impl FnMut() + 'static) -> Option<FrameLoop> {
+    pub fn start(_on_frame: impl FnMut(f64) + 'static) -> Option<FrameLoop> {
         None
     }
 }

@@ -64,7 +64,7 @@ pub fn show_simulation() {
 type FrameFn = Closure<dyn FnMut(f64)>;
 
 /// A running loop of animation frames, one call per frame while the clock
-/// runs. Dropping it stops the loop.
+/// runs, given the frame's time in milliseconds. Dropping it stops the loop.
 ///
 /// Wall time decides only *when* a frame comes; each frame advances the
 /// simulation by a fixed step, so a slow machine shows the same run,
@@ -82,15 +82,15 @@ pub struct FrameLoop {
 
 impl FrameLoop {
     /// Starts calling `on_frame` once per frame; `None` outside a browser window.
-    pub fn start(mut on_frame: impl FnMut() + 'static) -> Option<FrameLoop> {
+    pub fn start(mut on_frame: impl FnMut(f64) + 'static) -> Option<FrameLoop> {
         let window = web_sys::window()?;
         let request = Rc::new(Cell::new(None));
         let callback: Rc<RefCell<Option<FrameFn>>> = Rc::new(RefCell::new(None));
         let weak = Rc::downgrade(&callback);
         let (next_window, next_request) = (window.clone(), request.clone());
-        let frame = Closure::new(move |_timestamp: f64| {
+        let frame = Closure::new(move |timestamp: f64| {
             next_request.set(None);
-            on_frame();
+            on_frame(timestamp);
             if let Some(callback) = weak.upgrade() {
                 if let Some(f) = callback.borrow().as_ref() {
                     let id = next_window

@@ -6,11 +6,11 @@
 //! bars, the dots on the wire, the playhead) costs the whole page's render
 //! all the same: about 3 ms of the main thread on a desktop, six times that
 //! on a slow phone, where every such frame would miss the screen's next
-//! refresh (docs/budgets.md, "Frames on a slow phone"). So when frames come
-//! late, the page lets the next few frames of time alone pass undrawn and
-//! draws time's passing at the rate the device keeps up with, at least
-//! every `TIME_DRAWN_EVERY_MAX` frames. On a device that keeps up, every
-//! frame is drawn, as before.
+//! refresh (docs/budgets.md, "Frames on a slow phone"). So when a drawn
+//! frame comes late, the page lets the next few frames of time alone pass
+//! undrawn and draws time's passing at the rate the device keeps up with,
+//! at least every `TIME_DRAWN_EVERY_MAX` frames. On a device that keeps
+//! up, every frame is drawn, as before.
 
 use super::state::Action;
 
@@ -28,23 +28,26 @@ pub struct FramePacing {
     last_ms: Option<f64>,
     /// Frames of time alone still to pass undrawn.
     undrawn: u32,
+    /// Whether the frame before was one the page drew whatever happened.
+    drew_last: bool,
 }
 
 impl FramePacing {
     /// The action for the frame at `at_ms` (the animation frame's time):
     /// `Tick` draws it; `TickUndrawn` draws it only if the run records
-    /// something in it. A frame that comes `n` refreshes after the last
-    /// lets the next `n - 1` frames of time alone pass undrawn.
+    /// something in it. When a drawn frame took `n` refreshes (the next
+    /// came that late), the next `n - 1` frames of time alone pass
+    /// undrawn, at most `TIME_DRAWN_EVERY_MAX - 1`: only a drawn frame's
+    /// lateness counts, so however slow the device, time is drawn again.
     pub fn action(&mut self, at_ms: f64) -> Action {
         let since_ms = self.last_ms.map_or(0.0, |last| at_ms - last);
         self.last_ms = Some(at_ms);
-        if since_ms > LATE_MS {
-            // Whole refreshes, rounded to the nearest (no float formatting
-            // or rounding function: a cast truncates).
+        if since_ms > LATE_MS && self.drew_last {
+            // Whole refreshes, rounded to the nearest (a cast truncates).
             let refreshes = ((since_ms + REFRESH_MS / 2.0) / REFRESH_MS) as u32;
             self.undrawn = refreshes.saturating_sub(1).min(TIME_DRAWN_EVERY_MAX - 1);
-            return Action::Tick;
         }
+        self.drew_last = self.undrawn == 0;
         if self.undrawn > 0 {
             self.undrawn -= 1;
             return Action::TickUndrawn;
@@ -74,15 +77,22 @@ mod tests {
 
     #[test]
     fn a_late_frame_lets_the_next_frames_of_time_alone_pass() {
-        // Three refreshes late (50 ms): two frames undrawn, then drawn again.
+        // The frame at 16.7 ms took three refreshes: this frame and the
+        // next pass undrawn, then every frame on time is drawn.
         let drawn = paced(&[0.0, 16.7, 66.7, 83.3, 100.0, 116.7, 133.3]);
-        assert_eq!(drawn, [true, true, true, false, false, true, true]);
+        assert_eq!(drawn, [true, true, false, false, true, true, true]);
     }
 
     #[test]
     fn time_is_drawn_at_least_every_few_frames_however_late() {
         let drawn = paced(&[0.0, 500.0, 516.7, 533.3, 550.0, 566.7]);
-        assert_eq!(drawn, [true, true, false, false, false, true]);
+        assert_eq!(drawn, [true, false, false, false, true, true]);
+        // Every frame late, the undrawn ones too: drawn every third frame.
+        let times: Vec<f64> = (0..7).map(|i| f64::from(i) * 50.0).collect();
+        assert_eq!(
+            paced(&times),
+            [true, false, false, true, false, false, true]
+        );
         assert_eq!(TIME_DRAWN_EVERY_MAX, 4);
     }
 

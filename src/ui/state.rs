@@ -320,6 +320,8 @@ impl AppState {
             _ => (self, true),
         };
         let recorded = |sim: &Sim| sim.history_dropped() + sim.history().len() as u64;
+        // How far a story's script has got (steps played or skipped).
+        let played = |story: &Option<Story>| story.as_ref().map(|s| s.script.done());
         let records_before = recorded(&this.sim.borrow());
         let (story, refused) = match this.future {
             Some(_) => (this.replay_recorded_until(target), None),
@@ -334,7 +336,7 @@ impl AppState {
             && !day_over
             && arrived.is_none()
             && outcome == RunOutcome::Reached
-            && story == this.story
+            && played(&story) == played(&this.story)
             && recorded(&this.sim.borrow()) == records_before;
         if time_alone && !draw_time {
             return this;

@@ -91,7 +91,9 @@ pub fn worker_message(data: &[u8]) {
 /// commands is one draw in 32 rather than one in 10 (most of a case's
 /// simulated time was those waits, while a lease's expiry, a pause's end
 /// or a partition's timeout needs only one of them), and the run stops
-/// taking commands after `EVENTS_MAX` events. Every command is still drawn
+/// taking commands after `EVENTS_MAX` events. The run ends `END_MS` after
+/// its last command (it ran on for 40 s, a quarter of a random case's
+/// events, run and replay). Every command is still drawn
 /// for every client and node, at any time within the case, with any
 /// settings; what changed is how much idle time a random case spends.
 /// libFuzzer's inputs are capped at 1,024 bytes for it
@@ -125,7 +127,7 @@ pub fn core_commands(data: &[u8]) {
             );
         }
     }
-    run_to(&mut sim, t + 40_000);
+    run_to(&mut sim, t + END_MS);
     fenced_writes_stay_in_order(&sim, &config);
     let replayed = Sim::replay(&sim.scenario(), sim.now()).expect("a run replays");
     assert!(replayed.history() == sim.history(), "the replay differs");
@@ -150,14 +152,22 @@ fn run_to(sim: &mut Sim, t: u64) -> bool {
     }
 }
 
+/// How long a run goes on after its last command: at the latencies the
+/// page offers (an etcd round trip slowed 10x is 50-200 ms, and a link's
+/// network round trip at most 1,000 ms) the command's messages arrive and
+/// a write lands within it. A case that needs longer (a lease's expiry, a pause's end) asks
+/// for it with one more command after a long wait, which any command
+/// gives (a refused one changes nothing).
+const END_MS: u64 = 5_000;
+
 /// Events after which a case takes no more commands (its replay runs as
 /// many again): a random case runs a few hundred (a median of about 600
 /// before the long waits were made rarer, with 10% over 4,600), and
 /// settings that make a storm of events (a retry every millisecond
 /// through a long partition) are checked this far, instead of for up to
 /// a million events per command. It was 50,000: the storms cost the most
-/// and found nothing the first few thousand events of them do not.
-const EVENTS_MAX: u64 = 5_000;
+/// and found nothing the first two thousand events of them do not.
+const EVENTS_MAX: u64 = 2_000;
 
 /// Commands in one core run at most: enough for every fault to meet every
 /// other, few enough that a case runs in milliseconds.

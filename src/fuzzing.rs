@@ -68,7 +68,10 @@ fn replay_start(run: &RunLink) -> Option<Sim> {
     Sim::replay(&run.scenario, end).ok()
 }
 
-/// The explorer's query, as `?explore&...` carries it.
+/// The explorer's query, as `?explore&...` carries it. `scripts/check/
+/// fuzz.sh` caps it at 4,096 bytes: the form has 30 fields, each read on
+/// its own, and its longest values (32 TTLs, 32 histogram lengths) take a
+/// few hundred bytes.
 pub fn explore_query(data: &[u8]) {
     crate::work::fuzz_explore_query(&String::from_utf8_lossy(data));
 }

@@ -14,7 +14,7 @@
 #
 # The targets are built without a sanitizer (`-s none`): the crate has no
 # unsafe code, so AddressSanitizer could only find a memory error in a
-# dependency, and it cost four to six times the time of every execution
+# dependency, and it cost three to five times the time of every execution
 # (docs/robustness.md). Every assertion (debug ones included), bounds
 # check and overflow check stays. Each target takes inputs up to the size
 # its real input needs (`max_len` below).

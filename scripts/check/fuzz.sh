@@ -12,6 +12,13 @@
 #   JOBS=N runs N fuzzing processes per target (default 1).
 #   FUZZ_BUILD=0 runs the targets as last built, without building again.
 #
+# The targets are built without a sanitizer (`-s none`): the crate has no
+# unsafe code, so AddressSanitizer could only find a memory error in a
+# dependency, and it cost three to five times the time of every execution
+# (docs/robustness.md). Every assertion (debug ones included), bounds
+# check and overflow check stays. Each target takes inputs up to the size
+# its real input needs (`max_len` below).
+#
 # Installs the nightly toolchain and cargo-fuzz when missing. CI does not
 # run it (`cargo test` replays the seeds and regressions instead). A crash
 # leaves its input in fuzz/artifacts/TARGET/: copy it into
@@ -44,9 +51,22 @@ fi
 # Fresh seeds from the project's corpora, then each target's own corpus.
 cargo test --quiet --test fuzz_corpora write_fuzz_seeds -- --ignored >/dev/null
 if [ "${FUZZ_BUILD:-1}" != 0 ]; then
-  cargo +nightly fuzz build
+  cargo +nightly fuzz build -s none
 fi
 bin="fuzz/target/$(rustc -vV | sed -n 's/^host: //p')/release"
+
+# The longest input libFuzzer makes for a target: links and run files up
+# to 20,000 bytes (every story's link and the seeds' run files fit); an
+# explorer query to 4,096 (its 30 fields, each with room to spare); the
+# core's commands to 1,024 (its settings and 48 commands take a few
+# hundred bytes, and bytes past what a case reads change nothing).
+max_len() {
+  case "$1" in
+    explore_query) echo 4096 ;;
+    core_commands) echo 1024 ;;
+    *) echo 20000 ;;
+  esac
+}
 
 summary=()
 for target in "${targets[@]}"; do
@@ -59,7 +79,7 @@ for target in "${targets[@]}"; do
   status=0
   # The built target itself, so the time given is all fuzzing.
   "$bin/$target" "$corpus" -artifact_prefix="fuzz/artifacts/$target/" \
-    -max_total_time="$seconds" -max_len=20000 -rss_limit_mb=2048 -timeout=10 \
+    -max_total_time="$seconds" -max_len="$(max_len "$target")" -rss_limit_mb=2048 -timeout=10 \
     "${parallel[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
   # With -jobs the workers write fuzz-N.log files; their stats add up.
   execs=$({ cat "$log"; cat fuzz-*.log 2>/dev/null || true; } |

@@ -896,13 +896,31 @@ fn scripted(config: Config, steps: &[(u64, char, Command)], until_ms: u64) -> Si
     sim
 }
 
-#[tokio::test]
-async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_budget() {
-    let zk = Config {
-        backend: Backend::ZooKeeper,
+/// The page after `steps` on `backend`, the first scenario's settings
+/// otherwise, run to `until_ms`.
+async fn page_after(backend: Backend, steps: &[(u64, char, Command)], until_ms: u64) -> String {
+    let config = Config {
+        backend,
         ..first_scenario_config(Seed(SEED))
     };
-    let html = render_app(Some(scripted(zk, &[(0, 'A', Command::Acquire)], 1_000))).await;
+    render_app(Some(scripted(config, steps, until_ms))).await
+}
+
+/// The page after the scenario to run first, clicked through on etcd
+/// with fencing off, at 10 s.
+async fn first_scenario_page_on_etcd() -> String {
+    render_app(Some(first_scenario_clicked(
+        Backend::Etcd,
+        Fencing::Off,
+        SEED,
+        10_000,
+    )))
+    .await
+}
+
+#[tokio::test]
+async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_budget() {
+    let html = page_after(Backend::ZooKeeper, &[(0, 'A', Command::Acquire)], 1_000).await;
     assert!(
         html.contains("ZooKeeper client: Curator: CONNECTED"),
         "{html}"
@@ -911,16 +929,7 @@ async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_bu
         html.contains("Native client or kazoo"),
         "the library is a setting"
     );
-    let redlock = Config {
-        backend: Backend::Redlock,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let html = render_app(Some(scripted(
-        redlock,
-        &[(0, 'A', Command::Acquire)],
-        1_000,
-    )))
-    .await;
+    let html = page_after(Backend::Redlock, &[(0, 'A', Command::Acquire)], 1_000).await;
     assert!(
         html.contains("validity = TTL 5.0 s - elapsed 1.0 s - drift 52 ms = 3.9 s"),
         "{html}"
@@ -963,13 +972,7 @@ async fn a_late_write_with_nobody_granted_since_is_called_a_write_without_a_leas
 
 #[tokio::test]
 async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
-    let html = render_app(Some(first_scenario_clicked(
-        Backend::Etcd,
-        Fencing::Off,
-        SEED,
-        10_000,
-    )))
-    .await;
+    let html = first_scenario_page_on_etcd().await;
     for name in ["Slow clock (-20%)", "Clock +5 s", "Lose messages"] {
         assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
     }
@@ -1124,12 +1127,8 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
 
 #[tokio::test]
 async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_data() {
-    let config = Config {
-        backend: Backend::Postgres,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Postgres,
         &[
             (0, 'A', Command::Acquire),
             (500, 'B', Command::Acquire),
@@ -1137,8 +1136,8 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
             (1_500, 'A', Command::Write),
         ],
         3_000,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     // The lock service's own books: pg_locks and each backend's keepalive.
     for needle in [
         "pg_locks: locktype advisory, objid 42, mode ExclusiveLock",
@@ -1201,13 +1200,7 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
         "{html}"
     );
     // Other backends keep their own words.
-    let html = render_app(Some(first_scenario_clicked(
-        Backend::Etcd,
-        Fencing::Off,
-        SEED,
-        10_000,
-    )))
-    .await;
+    let html = first_scenario_page_on_etcd().await;
     assert!(!html.contains("PostgreSQL ignores the TTL"));
     assert!(!html.contains("live in one"));
 }
@@ -1350,16 +1343,12 @@ async fn single_redis_offers_three_waits_named_as_they_behave() {
 /// service's words, and nothing of a Lock() call that died with it.
 #[tokio::test]
 async fn a_crashed_card_says_what_its_service_noticed() {
-    let config = Config {
-        backend: Backend::Consul,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Consul,
         &[(0, 'A', Command::Acquire), (1_000, 'A', Command::PowerOff)],
         3_500,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     assert!(
         html.contains("serf marked its node failed: its session was invalidated, then lock-delay"),
         "{html}"
@@ -1368,16 +1357,12 @@ async fn a_crashed_card_says_what_its_service_noticed() {
         !html.contains("its agent cannot reach the servers"),
         "{html}"
     );
-    let config = Config {
-        backend: Backend::Etcd,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Etcd,
         &[(0, 'A', Command::Acquire), (1_000, 'A', Command::Exit)],
         1_200,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     assert!(
         html.contains("a closed stream revokes nothing: the lease runs out at its TTL"),
         "{html}"

@@ -1,3 +1,5 @@
+/// The command-line tools' shared argument reading.
+pub mod cli;
 pub mod explore;
 /// The fuzz targets' bodies, shared by `fuzz/` and `cargo test`.
 #[cfg(not(target_arch = "wasm32"))]

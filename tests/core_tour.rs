@@ -37,6 +37,26 @@ fn every_story_has_a_tour_in_time_order_on_every_backend() {
     }
 }
 
+/// A caption is written once as a template: every field it names is
+/// filled, so no brace is left in what a tour says.
+#[test]
+fn every_caption_fills_the_fields_it_names() {
+    for p in PRESETS {
+        for &backend in p.backends {
+            for fencing in [Fencing::Off, Fencing::On] {
+                for m in tour_of(p, backend, fencing) {
+                    assert!(
+                        !m.caption.contains(['{', '}']),
+                        "{} on {backend:?}: {}",
+                        p.id,
+                        m.caption
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn the_first_story_ends_on_the_stale_write_accepted_or_rejected() {
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {

@@ -29,10 +29,17 @@ fn pauses_in(plan: &Plan, cell: u32, trial: u32) -> Vec<u64> {
 
 /// One cell: `ttl_ms`, pauses `profile`, the plan's defaults otherwise.
 fn one_cell(profile: PauseProfile, ttl_ms: u64, trials: u32) -> Plan {
+    let axis = Axis::PerKilohour(vec![profile.per_kilohour]);
+    grid(profile, vec![ttl_ms], axis, trials)
+}
+
+/// A grid of `ttls_ms` by `axis` over `profile`'s pauses, a client
+/// thinking 2 s between holds.
+fn grid(profile: PauseProfile, ttls_ms: Vec<u64>, axis: Axis, trials: u32) -> Plan {
     Plan {
         pauses: Pauses::Custom { profile },
-        ttls_ms: vec![ttl_ms],
-        axis: Axis::PerKilohour(vec![profile.per_kilohour]),
+        ttls_ms,
+        axis,
         think_ms: 2_000,
         trials,
         ..Plan::default()
@@ -149,16 +156,12 @@ fn cell_at(plan: &Plan, ttl_ms: u64, p99_us: u64) -> CellResult {
 
 #[test]
 fn a_cell_gives_the_same_number_in_any_grid() {
-    let small = Plan {
-        pauses: Pauses::Custom {
-            profile: PauseProfile::log_normal(60_000, 10_000_000, 60_000_000),
-        },
-        ttls_ms: vec![1_000, 5_000],
-        axis: Axis::P99Us(vec![20_000_000, 60_000_000]),
-        think_ms: 2_000,
-        trials: 30,
-        ..Plan::default()
-    };
+    let small = grid(
+        PauseProfile::log_normal(60_000, 10_000_000, 60_000_000),
+        vec![1_000, 5_000],
+        Axis::P99Us(vec![20_000_000, 60_000_000]),
+        30,
+    );
     let other = Plan {
         ttls_ms: vec![10_000, 5_000, 2_000],
         axis: Axis::P99Us(vec![5_000_000, 60_000_000]),
@@ -397,16 +400,12 @@ fn early_pauses(plan: &Plan, cell: u32, trial: u32) -> Vec<(u64, u64)> {
 #[test]
 fn a_system_axis_seeds_each_row_as_its_system_alone_and_all_meet_the_same_pauses() {
     // etcd at TTL 5 s, G1-like pauses with a long tail, in a p99 grid.
-    let alone = Plan {
-        pauses: Pauses::Custom {
-            profile: PauseProfile::log_normal(60_000, 2_000_000, 20_000_000),
-        },
-        ttls_ms: vec![2_000, 5_000],
-        axis: Axis::P99Us(vec![20_000_000]),
-        think_ms: 2_000,
-        trials: 40,
-        ..Plan::default()
-    };
+    let alone = grid(
+        PauseProfile::log_normal(60_000, 2_000_000, 20_000_000),
+        vec![2_000, 5_000],
+        Axis::P99Us(vec![20_000_000]),
+        40,
+    );
     // The same cell as the third row of a system axis, at another place
     // in the grid, beside PostgreSQL with tuned keepalives, across
     // regions: none of which is the etcd cell's environment.

@@ -212,6 +212,37 @@ async fn resource_panel_alone_renders_from_plain_props() {
     assert!(html.contains("only knows the tokens it has seen in writes"));
 }
 
+/// The resource's banner names the check "in the same transaction" as the
+/// system's clients write it: every system whose resource can check the
+/// lock so (with any token it offers) has those words, and no other.
+#[test]
+fn every_system_that_checks_the_lock_held_names_its_check() {
+    use distlock::sim::{ConsulToken, FenceMode, FenceRule};
+    use distlock::ui::service_panel::words;
+    for backend in Backend::ALL {
+        let checks_held = [
+            ConsulToken::ModifyIndex,
+            ConsulToken::LockIndex,
+            ConsulToken::Sequencer,
+        ]
+        .into_iter()
+        .any(|token| {
+            let mut config = Config {
+                backend,
+                fence: FenceMode::Check,
+                ..Config::default()
+            };
+            config.consul.token = token;
+            backend.fence_rule_in(&config) == FenceRule::LockHeld
+        });
+        assert_eq!(
+            words(backend).held_check.is_some(),
+            checks_held,
+            "{backend}"
+        );
+    }
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn status_strip_shows_holder_token_and_clock() {
     let mut sim = Sim::new(Config::default()).expect("default config");
@@ -865,13 +896,31 @@ fn scripted(config: Config, steps: &[(u64, char, Command)], until_ms: u64) -> Si
     sim
 }
 
-#[tokio::test]
-async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_budget() {
-    let zk = Config {
-        backend: Backend::ZooKeeper,
+/// The page after `steps` on `backend`, the first scenario's settings
+/// otherwise, run to `until_ms`.
+async fn page_after(backend: Backend, steps: &[(u64, char, Command)], until_ms: u64) -> String {
+    let config = Config {
+        backend,
         ..first_scenario_config(Seed(SEED))
     };
-    let html = render_app(Some(scripted(zk, &[(0, 'A', Command::Acquire)], 1_000))).await;
+    render_app(Some(scripted(config, steps, until_ms))).await
+}
+
+/// The page after the scenario to run first, clicked through on etcd
+/// with fencing off, at 10 s.
+async fn first_scenario_page_on_etcd() -> String {
+    render_app(Some(first_scenario_clicked(
+        Backend::Etcd,
+        Fencing::Off,
+        SEED,
+        10_000,
+    )))
+    .await
+}
+
+#[tokio::test]
+async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_budget() {
+    let html = page_after(Backend::ZooKeeper, &[(0, 'A', Command::Acquire)], 1_000).await;
     assert!(
         html.contains("ZooKeeper client: Curator: CONNECTED"),
         "{html}"
@@ -880,16 +929,7 @@ async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_bu
         html.contains("Native client or kazoo"),
         "the library is a setting"
     );
-    let redlock = Config {
-        backend: Backend::Redlock,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let html = render_app(Some(scripted(
-        redlock,
-        &[(0, 'A', Command::Acquire)],
-        1_000,
-    )))
-    .await;
+    let html = page_after(Backend::Redlock, &[(0, 'A', Command::Acquire)], 1_000).await;
     assert!(
         html.contains("validity = TTL 5.0 s - elapsed 1.0 s - drift 52 ms = 3.9 s"),
         "{html}"
@@ -932,13 +972,7 @@ async fn a_late_write_with_nobody_granted_since_is_called_a_write_without_a_leas
 
 #[tokio::test]
 async fn a_client_clock_can_run_slow_jump_and_lose_messages_from_its_card() {
-    let html = render_app(Some(first_scenario_clicked(
-        Backend::Etcd,
-        Fencing::Off,
-        SEED,
-        10_000,
-    )))
-    .await;
+    let html = first_scenario_page_on_etcd().await;
     for name in ["Slow clock (-20%)", "Clock +5 s", "Lose messages"] {
         assert_eq!(count_buttons(&html, name), 4, "{name} on every card");
     }
@@ -1093,12 +1127,8 @@ async fn consul_shows_its_session_and_indexes_and_a_card_its_leaderch() {
 
 #[tokio::test]
 async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_data() {
-    let config = Config {
-        backend: Backend::Postgres,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Postgres,
         &[
             (0, 'A', Command::Acquire),
             (500, 'B', Command::Acquire),
@@ -1106,8 +1136,8 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
             (1_500, 'A', Command::Write),
         ],
         3_000,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     // The lock service's own books: pg_locks and each backend's keepalive.
     for needle in [
         "pg_locks: locktype advisory, objid 42, mode ExclusiveLock",
@@ -1170,13 +1200,7 @@ async fn postgres_shows_pg_locks_its_connections_and_one_server_for_lock_and_dat
         "{html}"
     );
     // Other backends keep their own words.
-    let html = render_app(Some(first_scenario_clicked(
-        Backend::Etcd,
-        Fencing::Off,
-        SEED,
-        10_000,
-    )))
-    .await;
+    let html = first_scenario_page_on_etcd().await;
     assert!(!html.contains("PostgreSQL ignores the TTL"));
     assert!(!html.contains("live in one"));
 }
@@ -1319,16 +1343,12 @@ async fn single_redis_offers_three_waits_named_as_they_behave() {
 /// service's words, and nothing of a Lock() call that died with it.
 #[tokio::test]
 async fn a_crashed_card_says_what_its_service_noticed() {
-    let config = Config {
-        backend: Backend::Consul,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Consul,
         &[(0, 'A', Command::Acquire), (1_000, 'A', Command::PowerOff)],
         3_500,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     assert!(
         html.contains("serf marked its node failed: its session was invalidated, then lock-delay"),
         "{html}"
@@ -1337,16 +1357,12 @@ async fn a_crashed_card_says_what_its_service_noticed() {
         !html.contains("its agent cannot reach the servers"),
         "{html}"
     );
-    let config = Config {
-        backend: Backend::Etcd,
-        ..first_scenario_config(Seed(SEED))
-    };
-    let sim = scripted(
-        config,
+    let html = page_after(
+        Backend::Etcd,
         &[(0, 'A', Command::Acquire), (1_000, 'A', Command::Exit)],
         1_200,
-    );
-    let html = render_app(Some(sim)).await;
+    )
+    .await;
     assert!(
         html.contains("a closed stream revokes nothing: the lease runs out at its TTL"),
         "{html}"

@@ -260,6 +260,25 @@ function printFigures(busy, cpu, aim) {
 }
 
 /**
+ * Runs `measure(context, server)` on the build at `dist`, served for it
+ * alone, in a fresh 1280x900 browser context, and closes both after: a
+ * measurement that fails is printed as not measured and gives `failed`.
+ */
+async function onServedPage(browser, dist, failed, measure) {
+  const server = await startServer(dist);
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  try {
+    return await measure(context, server);
+  } catch (err) {
+    console.log(`   not measured: ${err.message.split("\n")[0]}`);
+    return failed;
+  } finally {
+    await context.close();
+    await server.close();
+  }
+}
+
+/**
  * The floor under budget 3: the minimal Yew page with one text changed in
  * every animation frame, the least a page that moves at all costs per
  * frame in this browser. The figures of budgets 3 to 5 read against it.
@@ -270,9 +289,7 @@ async function frameFloor(browser, minimalDist) {
     console.log("   not measured (no --minimal build given)");
     return null;
   }
-  const server = await startServer(minimalDist);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  return onServedPage(browser, minimalDist, null, async (context, server) => {
     const page = await context.newPage();
     await page.goto(server.url);
     await page.locator("h2").first().waitFor();
@@ -287,13 +304,7 @@ async function frameFloor(browser, minimalDist) {
     });
     await page.waitForTimeout(500);
     return await printFrames(browser, page, { median: Infinity, p95: Infinity });
-  } catch (err) {
-    console.log(`   not measured: ${err.message.split("\n")[0]}`);
-    return null;
-  } finally {
-    await context.close();
-    await server.close();
-  }
+  });
 }
 
 /**
@@ -302,9 +313,7 @@ async function frameFloor(browser, minimalDist) {
  */
 async function frameCost(browser, dist, floor) {
   console.log(`\n3. Main-thread time per frame at 8x with four active clients (~${FRAME_WINDOW_MS / 1000} s)`);
-  const server = await startServer(dist);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  return onServedPage(browser, dist, {}, async (context, server) => {
     const page = await openPage(context, server.url);
     await runFourClients(page);
     await page.waitForTimeout(500); // let the first frames at 8x settle before recording
@@ -318,13 +327,7 @@ async function frameCost(browser, dist, floor) {
       return null;
     });
     return { figures, still };
-  } catch (err) {
-    console.log(`   not measured: ${err.message.split("\n")[0]}`);
-    return {};
-  } finally {
-    await context.close();
-    await server.close();
-  }
+  });
 }
 
 /**
@@ -357,9 +360,7 @@ async function pageOwnDrawing(browser, dist, still) {
  */
 async function frameCostWhileExploring(browser, dist, alone) {
   console.log(`\n5. Budget 3 while the hazard explorer runs in its workers (~${FRAME_WINDOW_MS / 1000} s)`);
-  const server = await startServer(dist);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  return onServedPage(browser, dist, null, async (context, server) => {
     const page = await openPage(context, server.url);
     const section = page.getByRole("region", { name: "Hazard explorer", exact: true });
     await openView(page, "How likely?");
@@ -380,12 +381,7 @@ async function frameCostWhileExploring(browser, dist, alone) {
     await openView(page, "How likely?");
     const words = await section.getByRole("progressbar").getAttribute("aria-valuetext");
     console.log(`   the explorer meanwhile: ${words}`);
-  } catch (err) {
-    console.log(`   not measured: ${err.message.split("\n")[0]}`);
-  } finally {
-    await context.close();
-    await server.close();
-  }
+  });
 }
 
 /**
@@ -416,9 +412,7 @@ async function timelineAtScale(browser, dist, linkFile) {
     return;
   }
   const fragment = (await readFile(linkFile, "utf8")).trim();
-  const server = await startServer(dist);
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  try {
+  return onServedPage(browser, dist, null, async (context, server) => {
     const page = await openPage(context, `${server.url}#${fragment}`);
     const events = await page.getByText(/lines of \d+ events/).innerText();
     console.log(`   run:     ${events.match(/of (\d+) events/)[1]} events, link of ${fragment.length} characters`);
@@ -439,12 +433,7 @@ async function timelineAtScale(browser, dist, linkFile) {
     await setMaxSpeed(page);
     await page.waitForTimeout(500);
     await printFrames(browser, page, FRAME_AIMS.longRun);
-  } catch (err) {
-    console.log(`   not measured: ${err.message.split("\n")[0]}`);
-  } finally {
-    await context.close();
-    await server.close();
-  }
+  });
 }
 
 /** Budgets 2 to 5, in one headless Chromium. */

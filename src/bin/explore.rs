@@ -19,6 +19,7 @@ fn main() {}
 
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
+    use distlock::cli::value;
     use distlock::explore::{
         csv_header, csv_row, rebuild_trial, run_trials, CellResult, Plan, PlanError, Preset,
     };
@@ -173,14 +174,6 @@ cross-region, fencing on):
             threads,
             rebuild,
         })))
-    }
-
-    fn value(parser: &mut lexopt::Parser) -> Result<String, String> {
-        parser
-            .value()
-            .map_err(|e| e.to_string())?
-            .into_string()
-            .map_err(|_| "an argument is not valid UTF-8".to_string())
     }
 
     /// A value as a query carries it: the reader decodes `+` and `%XX`,

@@ -12,6 +12,7 @@
 //! Exit status: 0 when a run was found, 1 when none was within the bounds
 //! (the bound is printed), 2 when the arguments are wrong.
 
+use distlock::cli::value;
 use distlock::lesson::finder::{self, MoveKind, Outcome, Progress, Request, Trace};
 use distlock::lesson::presets;
 use distlock::lesson::properties::Property;
@@ -276,14 +277,6 @@ fn preset_config(id: &str, given: &Config) -> Result<Config, String> {
             .join(", ")
     ))?;
     Ok(scenario.config)
-}
-
-fn value(parser: &mut lexopt::Parser) -> Result<String, String> {
-    parser
-        .value()
-        .map_err(|e| e.to_string())?
-        .into_string()
-        .map_err(|_| "an argument is not valid UTF-8".to_string())
 }
 
 fn moves(list: &str) -> Result<Vec<MoveKind>, String> {

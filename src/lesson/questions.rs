@@ -7,7 +7,9 @@
 //! why it holds and where it shows; for a wrong one, the misconception it
 //! rests on. The words are a few templates filled from the run.
 
-use crate::sim::{Backend, ClientId, Event, Fencing, Record, ServiceEvent, Standing, Token};
+use crate::sim::{
+    Backend, ClientId, Event, Fencing, Record, ServiceEvent, Standing, Token, TokenWords,
+};
 
 /// A prediction: the question, its answers, and which one the run bears out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,21 +60,12 @@ pub fn ask(before: &[Record], event: &Event, setting: (Backend, Fencing)) -> Opt
     }
 }
 
-/// What the write carries for the resource to judge it by.
+/// What the write carries for the resource to judge it by: a token, or
+/// the row version its writer read where the lock grants no token.
 fn carries(token: Option<Token>, backend: Backend) -> String {
-    match token {
-        Some(t) if backend == Backend::Postgres => format!("it read version {}", t.0),
-        t => crate::words::token(t),
-    }
-}
-
-/// What fences writes on this system, when fencing is on.
-fn fence(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Postgres => "the version column",
-        Backend::DynamoDb => "the owner check on the lock item",
-        Backend::Consul => "the sequencer check",
-        _ => "the token check",
+    match (TokenWords::of(backend), token) {
+        (TokenWords::RowVersion, Some(v)) => format!("it read version {}", v.0),
+        (_, t) => crate::words::token(t),
     }
 }
 
@@ -93,7 +86,8 @@ fn landing(event: &Event, (backend, fencing): (Backend, Fencing)) -> Question {
         } => (*client, *token, None, *standing),
         _ => unreachable!("landing questions are asked of writes only"),
     };
-    let fence = fence(backend);
+    // What fences writes on this system, in its own words.
+    let fence = crate::ui::service_panel::words(backend).fenced_by;
     let (accept, reject) = match (&rejected, standing, fencing) {
         (Some(reason), ..) => (
             format!("Believing it holds the lock is not holding it: {fence} compares the write with what the resource has seen, and {reason}."),

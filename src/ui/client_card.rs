@@ -6,8 +6,8 @@ use super::service_panel::words;
 use super::state::{Action, PAUSE_CHOICES_S};
 use crate::sim::Sim;
 use crate::sim::{
-    Backend, Belief, ChubbySession, ClientId, ClientState, ClientView, Command, LastWrite, Millis,
-    PartitionScope, Standing, TokenWords, Validity, WriteJudged, ZkClient,
+    Backend, Belief, ClientId, ClientState, ClientView, Command, LastWrite, Millis, PartitionScope,
+    Standing, TokenWords, Validity, WriteJudged,
 };
 use crate::words::{clock_offset, seconds_1, signed_seconds_1};
 
@@ -85,7 +85,6 @@ pub struct ClientCardProps {
     pub now: Millis,
     pub ttl_ms: u64,
     pub backend: Backend,
-    pub zk_client: ZkClient,
     /// Redlock's budget (TTL - elapsed - drift) while acquiring or holding.
     pub validity: Option<Validity>,
     /// The service says this client holds the lock.
@@ -109,6 +108,10 @@ pub struct ClientCardProps {
     /// (PostgreSQL's backend session), if anything.
     #[prop_or_default]
     pub service_note: Option<String>,
+    /// What the client's library says of itself and its session
+    /// (ZooKeeper's client, Chubby's session), if the system has one.
+    #[prop_or_default]
+    pub library_note: Option<String>,
 }
 
 impl ClientCardProps {
@@ -121,12 +124,15 @@ impl ClientCardProps {
             true => (sim.crash_note(c), None),
             false => super::service_panel::card_notes(sim, c, view.belief.is_holding()),
         };
+        let config = sim.config();
+        let library_note = words(config.backend)
+            .library_note
+            .and_then(|note| note(config, &view, sim.now()));
         ClientCardProps {
             view,
             now: sim.now(),
-            ttl_ms: sim.config().ttl_ms,
-            backend: sim.config().backend,
-            zk_client: sim.config().zk.client,
+            ttl_ms: config.ttl_ms,
+            backend: config.backend,
             validity: sim.validity(c),
             holds_at_service: sim.holder().is_some_and(|h| h.client == c),
             pause_s,
@@ -135,6 +141,7 @@ impl ClientCardProps {
             spotlit: false,
             system_note,
             service_note,
+            library_note,
             dispatch,
         }
     }
@@ -290,15 +297,8 @@ fn service_notes(props: &ClientCardProps, notes: &mut Vec<String>) {
     if let Some(note) = &props.service_note {
         notes.push(note.clone());
     }
-    if props.backend == Backend::ZooKeeper {
-        let conn = view.zk_conn.map_or(String::new(), |c| format!(": {c}"));
-        notes.push(format!(
-            "ZooKeeper client: {}{conn}",
-            props.zk_client.name()
-        ));
-    }
-    if let Some(session) = view.chubby {
-        notes.push(chubby_words(session, props.now));
+    if let Some(note) = &props.library_note {
+        notes.push(note.clone());
     }
     if let (TokenWords::RowVersion, Belief::Holding { token: Some(v), .. }) =
         (TokenWords::of(props.backend), view.belief)
@@ -402,24 +402,6 @@ fn stale_write_alarm(view: &ClientView) -> Html {
     }
 }
 
-/// A Chubby session as its library reports it, in Chubby's own words.
-fn chubby_words(session: ChubbySession, now: Millis) -> String {
-    match session {
-        ChubbySession::Live => "Chubby session: live (its KeepAlives are answered)".into(),
-        ChubbySession::Jeopardy { grace_until } => format!(
-            "Chubby session: jeopardy. Its local lease ran out; cache flushed, calls blocked; grace period until t={} ({} left)",
-            seconds_1(grace_until.ms()),
-            seconds_1(now.until(grace_until))
-        ),
-        ChubbySession::Safe => {
-            "Chubby session: safe (a KeepAlive got through in the grace period)".into()
-        }
-        ChubbySession::Expired => {
-            "Chubby session: expired (the lock went with it)".into()
-        }
-    }
-}
-
 /// One bar: how much lease is left, drawn against the TTL.
 fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm: bool) -> Html {
     let percent = remaining.map_or(0, |left| {
@@ -493,7 +475,7 @@ fn lease_bars(props: &ClientCardProps) -> Html {
         }
         // A lock with no lease (PostgreSQL's): full while the service says
         // it is the holder, and it never runs down.
-        None if view.belief.is_holding() && !view.stale && props.backend == Backend::Postgres => {
+        None if view.belief.is_holding() && !view.stale && !props.backend.leased() => {
             (Some(props.ttl_ms), "holds it, no lease to run out".into())
         }
         None if view.belief.is_holding() => (Some(0), "no lease for it".into()),

@@ -2,11 +2,12 @@
 //! banner that says when a stale write got through or was stopped; and its
 //! one-line summary for the stage under the client cards.
 
+use super::service_panel::words;
 use super::state::Action;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
 use crate::sim::{
-    Backend, Config, FenceMode, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token,
+    Config, FenceMode, FenceRule, Fencing, RejectReason, StaleWrite, Standing, Token,
 };
 use crate::words::{seconds_1, token};
 
@@ -159,7 +160,8 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         },
         FenceRule::LockHeld => format!(
             "The write was one transaction with {}: {}.",
-            held_check(props.config.backend),
+            // Each system that checks the lock so names its check.
+            words(props.config.backend).held_check.unwrap_or_default(),
             stale.reason.map_or(String::new(), |r| r.to_string())
         ),
         FenceRule::Highest => match stale.reason {
@@ -254,17 +256,6 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             <p class="panel__note">{ knows }</p>
             { fence_choice(props) }
         </section>
-    }
-}
-
-/// The check "in the same transaction" as each system's clients write it.
-fn held_check(backend: Backend) -> &'static str {
-    match backend {
-        Backend::Etcd => "a Txn comparing the lock key's create_revision",
-        Backend::ZooKeeper => "a multi() with a check op on the lock node",
-        Backend::Redis => "a script reading the lock key's value",
-        Backend::Chubby => "CheckSequencer",
-        _ => "a Txn with check-session",
     }
 }
 

@@ -115,6 +115,9 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// Whether the lock and the data live in one server, so that a client
     /// cut off from the lock service is cut off from the data too.
     const RESOURCE_IN_SERVICE: bool = false;
+    /// Whether the lock is a lease that runs out unless it is renewed.
+    /// PostgreSQL's advisory lock is not: it lasts as long as its session.
+    const LEASED: bool = true;
 
     fn new(config: &Config) -> Self;
     /// Whether every grant's token is at least the last one with these
@@ -362,6 +365,11 @@ macro_rules! lock_systems {
             /// Whether the lock and the data live in one server.
             pub fn resource_in_service(self) -> bool {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::RESOURCE_IN_SERVICE,)* }
+            }
+
+            /// Whether the lock is a lease that runs out unless renewed.
+            pub fn leased(self) -> bool {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::LEASED,)* }
             }
 
             /// How long the lock stays with a silent holder with these settings.

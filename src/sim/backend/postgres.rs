@@ -232,6 +232,8 @@ impl LockSystem for Postgres {
     const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
     const FENCE_CHECK: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
     const RESOURCE_IN_SERVICE: bool = true;
+    // An advisory lock is held until it is released or its session ends.
+    const LEASED: bool = false;
 
     fn new(config: &Config) -> Postgres {
         Postgres {

@@ -3,9 +3,9 @@
 
 use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
-    chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySessionView, Config, Millis, NodeCommand,
-    NodeId, CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
-    CHUBBY_LOCK_DELAY_MS_MAX,
+    chubby_scaled_ms, ChubbyDetail, ChubbyOptions, ChubbySession, ChubbySessionView, ClientView,
+    Config, Millis, NodeCommand, NodeId, CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN,
+    CHUBBY_GRACE_MS, CHUBBY_LEASE_MS, CHUBBY_LOCK_DELAY_MS_MAX,
 };
 use crate::ui::state::Action;
 use crate::words::seconds_1;
@@ -34,7 +34,27 @@ pub(super) const WORDS: SystemWords = SystemWords {
     exit: super::EXIT_ENDS_NOTHING,
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
+    library_note: Some(library_note),
+    held_check: Some("CheckSequencer"),
+    fenced_by: super::TOKEN_CHECK,
 };
+
+/// A client's Chubby session as its library reports it, in Chubby's own
+/// words, for its card.
+fn library_note(_: &Config, view: &ClientView, now: Millis) -> Option<String> {
+    Some(match view.chubby? {
+        ChubbySession::Live => "Chubby session: live (its KeepAlives are answered)".into(),
+        ChubbySession::Jeopardy { grace_until } => format!(
+            "Chubby session: jeopardy. Its local lease ran out; cache flushed, calls blocked; grace period until t={} ({} left)",
+            seconds_1(grace_until.ms()),
+            seconds_1(now.until(grace_until))
+        ),
+        ChubbySession::Safe => {
+            "Chubby session: safe (a KeepAlive got through in the grace period)".into()
+        }
+        ChubbySession::Expired => "Chubby session: expired (the lock went with it)".into(),
+    })
+}
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {

@@ -33,6 +33,9 @@ pub(super) const WORDS: SystemWords = SystemWords {
     exit: "its agent stays healthy, so the session lives until 2 x TTL",
     power_off: "Serf marks its node failed within seconds, and the session ends then",
     holding_note: None,
+    library_note: None,
+    held_check: Some("a Txn with check-session"),
+    fenced_by: "the sequencer check",
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {

@@ -13,6 +13,9 @@ pub(super) const WORDS: SystemWords = SystemWords {
     exit: super::EXIT_ENDS_NOTHING,
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
+    library_note: None,
+    held_check: Some("a Txn comparing the lock key's create_revision"),
+    fenced_by: super::TOKEN_CHECK,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {

@@ -12,8 +12,8 @@ mod zookeeper;
 
 use super::state::Action;
 use crate::sim::{
-    Backend, ClientId, Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail, RedisNodeView,
-    RedlockDetail, ServiceDetail, Sim,
+    Backend, ClientId, ClientView, Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail,
+    RedisNodeView, RedlockDetail, ServiceDetail, Sim,
 };
 use crate::words::seconds_1;
 use std::rc::Rc;
@@ -37,7 +37,25 @@ pub struct SystemWords {
     pub power_off: &'static str,
     /// What a holder's card says of its token, where the lock grants none.
     pub holding_note: Option<&'static str>,
+    /// What a client's card says of its library and the session it
+    /// reports (ZooKeeper's client and connection state, Chubby's
+    /// session), from the run's settings, the client's view and the time.
+    pub library_note: Option<LibraryNote>,
+    /// The check "in the same transaction" as this system's clients write
+    /// it, for the resource's banner; `None` where the resource never
+    /// checks the lock that way (`FenceRule::LockHeld`).
+    pub held_check: Option<&'static str>,
+    /// What fences writes here with fencing on, as a tour's question
+    /// names it (`TOKEN_CHECK` for most).
+    pub fenced_by: &'static str,
 }
+
+/// A card's line for a client's library, from the run's settings, the
+/// client's view and the time; `None` when the library has nothing to say.
+pub type LibraryNote = fn(&Config, &ClientView, Millis) -> Option<String>;
+
+/// What fences most systems' writes, in a question's words.
+const TOKEN_CHECK: &str = "the token check";
 
 /// How often most clients renew (`sim`'s `renew_every_ms`).
 const EVERY_THIRD: &str = " every third of the TTL";

@@ -23,6 +23,9 @@ pub(super) const WORDS: SystemWords = SystemWords {
     exit: "PostgreSQL reads EOF and frees its lock at once",
     power_off: "PostgreSQL keeps its session and lock until TCP keepalives give up",
     holding_note: None,
+    library_note: None,
+    held_check: None,
+    fenced_by: "the version column",
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {

@@ -2,7 +2,7 @@
 
 use super::{Cell, Line, ServicePanelProps, SystemWords};
 use crate::sim::{
-    negotiated_timeout_ms, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
+    negotiated_timeout_ms, ClientView, Config, Millis, SessionView, ZkClient, ZkDetail, ZkOptions,
 };
 use crate::words::seconds_1;
 use std::rc::Rc;
@@ -16,7 +16,20 @@ pub(super) const WORDS: SystemWords = SystemWords {
     exit: super::EXIT_ENDS_NOTHING,
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
+    library_note: Some(library_note),
+    held_check: Some("a multi() with a check op on the lock node"),
+    fenced_by: super::TOKEN_CHECK,
 };
+
+/// A client's card names its ZooKeeper library and the connection state
+/// the library reports.
+fn library_note(config: &Config, view: &ClientView, _: Millis) -> Option<String> {
+    let conn = view.zk_conn.map_or(String::new(), |c| format!(": {c}"));
+    Some(format!(
+        "ZooKeeper client: {}{conn}",
+        config.zk.client.name()
+    ))
+}
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
     let ZkDetail {

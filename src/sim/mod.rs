@@ -37,6 +37,8 @@ pub use backend::{
     MONITOR_RETRIES_MAX, PG_LOCK_KEY, PG_MAX_CONNECTIONS, SESSION_TTL_MULTIPLIER,
 };
 
+pub(crate) use backend::{with_lock_systems, Listing};
+
 pub use client::{Belief, ChubbySession, ClientState, ClientView, LastWrite, WriteJudged, ZkConn};
 
 pub use clock::{Clock, CLOCK_RATE_PCT_MAX};

@@ -148,14 +148,8 @@ fn a_crashed_client_has_no_line() {
 fn every_code_view_is_the_one_kept() {
     use distlock::sim::FenceRule;
     use distlock::work::{Job, Reply, Request, Station, PROTOCOL_VERSION};
-    let fences = [
-        None,
-        Some(FenceRule::Highest),
-        Some(FenceRule::LockOwner),
-        Some(FenceRule::Version),
-        Some(FenceRule::Sequencer),
-        Some(FenceRule::LockHeld),
-    ];
+    // Fencing off, then each rule.
+    let fences = std::iter::once(None).chain(FenceRule::ALL.map(Some));
     // A listing is written whole the first time, then named: each body
     // is its client's listing, then the resource's with the sources.
     let (mut out, mut seen) = (String::new(), std::collections::BTreeSet::new());
@@ -165,7 +159,7 @@ fn every_code_view_is_the_one_kept() {
             _ => &[false],
         };
         for &kazoo in clients {
-            for fence in fences {
+            for fence in fences.clone() {
                 let job = Job::Code {
                     system,
                     kazoo,

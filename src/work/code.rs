@@ -165,14 +165,7 @@ mod tests {
             .filter(|&(b, kazoo)| !kazoo || b == Backend::ZooKeeper)
             .map(|(b, kazoo)| (format!("{b:?} kazoo={kazoo}"), b.client_code(kazoo)))
             .collect();
-        for fence in [
-            None,
-            Some(FenceRule::Highest),
-            Some(FenceRule::LockOwner),
-            Some(FenceRule::Version),
-            Some(FenceRule::Sequencer),
-            Some(FenceRule::LockHeld),
-        ] {
+        for fence in std::iter::once(None).chain(FenceRule::ALL.map(Some)) {
             for system in Backend::ALL {
                 all.push((
                     format!("resource {system:?} {fence:?}"),

@@ -53,7 +53,10 @@ macro_rules! panels {
             match backend { $(Backend::$variant => &$module::WORDS,)* }
         }
 
-        /// The system's own books, drawn by its panel.
+        /// The system's own books, drawn by its panel. Inlined into
+        /// `service_panel`, as the match was before the list built it: a
+        /// call of its own cost the page's wasm bytes.
+        #[inline(always)]
         fn books_of(props: &ServicePanelProps) -> Html {
             match &props.detail { $(ServiceDetail::$variant(d) => $module::panel(props, d),)* }
         }

@@ -140,3 +140,67 @@ fn a_crashed_client_has_no_line() {
     assert_eq!(op_of(&a, []), None);
     assert_eq!(ops(&sim)[0], None);
 }
+
+/// The Code view's body for every system, client and fencing rule the
+/// worker can be asked for, whole: kept in `tests/golden/code.txt`, so a
+/// change to a listing shows in a diff.
+#[test]
+fn every_code_view_is_the_one_kept() {
+    use distlock::sim::FenceRule;
+    use distlock::work::{Job, Reply, Request, Station, PROTOCOL_VERSION};
+    // Fencing off, then each rule.
+    let fences = std::iter::once(None).chain(FenceRule::ALL.map(Some));
+    // A listing is written whole the first time, then named: each body
+    // is its client's listing, then the resource's with the sources.
+    let (mut out, mut seen) = (String::new(), std::collections::BTreeSet::new());
+    for system in Backend::ALL {
+        let clients: &[bool] = match system {
+            Backend::ZooKeeper => &[false, true],
+            _ => &[false],
+        };
+        for &kazoo in clients {
+            for fence in fences.clone() {
+                let job = Job::Code {
+                    system,
+                    kazoo,
+                    fence,
+                    ttl_ms: 5_000,
+                };
+                let request = Request {
+                    v: PROTOCOL_VERSION,
+                    id: 1,
+                    job,
+                };
+                let mut replies = Vec::new();
+                Station::new(1).from_page(
+                    &request.to_json(),
+                    &|| 0.0,
+                    &mut |r| replies.push(r),
+                    &mut |_| {},
+                );
+                let [reply] = replies.as_slice() else {
+                    panic!("one reply");
+                };
+                let html = Reply::read(reply).unwrap().html;
+                // Every line's gutter is the same: written once, at the top.
+                let start = html.find("<span class=\"code__g\">").expect("a gutter");
+                let end = start + html[start..].find("</span> </span>").expect("its end") + 15;
+                if out.is_empty() {
+                    out.push_str(&format!("gutter = {}\n", &html[start..end]));
+                }
+                let html = html
+                    .replace(&html[start..end], "<gutter>")
+                    .replace("<span class=\"code__l\"", "\n<span class=\"code__l\"");
+                out.push_str(&format!("==== {system} kazoo={kazoo} {fence:?}\n"));
+                for part in html.split_inclusive("</pre>") {
+                    let title = part.split("</h3>").next().unwrap_or(part);
+                    match seen.insert(part.to_string()) {
+                        true => out.push_str(&format!("{part}\n")),
+                        false => out.push_str(&format!("(as above) {title}\n")),
+                    }
+                }
+            }
+        }
+    }
+    common::golden("code", &out);
+}

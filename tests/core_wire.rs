@@ -589,6 +589,31 @@ fn a_run_of_the_same_link_gives_the_same_wire_text() {
     assert_eq!(a, b);
 }
 
+/// Every distinct wire text each system's stories send, whole, in the
+/// order first sent: kept in `tests/golden/wire.txt`, so a change to any
+/// of them shows in a diff.
+#[test]
+fn every_wire_text_is_the_one_kept() {
+    let mut out = String::new();
+    for backend in Backend::ALL {
+        let mut seen = std::collections::BTreeSet::new();
+        out.push_str(&format!("==== {backend}\n"));
+        for (name, scenario, run_ms) in scenarios(backend) {
+            let sim = common::run(&scenario, run_ms);
+            let mut book = WireBook::new(sim.config());
+            for record in sim.history() {
+                if let Event::MessageSent { from, to, body, .. } = &record.event {
+                    let text = book.text(*from, *to, body);
+                    if seen.insert(text.clone()) {
+                        out.push_str(&format!("-- {name}: {}\n{text}\n", kind_of(body)));
+                    }
+                }
+            }
+        }
+    }
+    common::golden("wire", &out);
+}
+
 /// `cargo test --test core_wire -- --ignored --nocapture` prints one wire
 /// text of each kind, each system, to read them over; each has words.
 #[test]

@@ -443,9 +443,6 @@ pub fn lease_words_at(ttl_ms: u64, backend: Backend) -> String {
         format!("{}/{}", ttl_ms / d, own / d)
     };
     match backend {
-        Backend::Redis | Backend::Redlock | Backend::Etcd => {
-            format!("lease {ttl} (the application's choice)")
-        }
         Backend::ZooKeeper => format!("session timeout {ttl} (the application's choice)"),
         Backend::Chubby => format!(
             "lease 12 s (Chubby's) in the crash columns; elsewhere {ttl}, Chubby's times scaled by {}",
@@ -460,6 +457,9 @@ pub fn lease_words_at(ttl_ms: u64, backend: Backend) -> String {
             scaled(DYNAMO_LEASE_MS)
         ),
         Backend::Postgres => "no lease: the lock lasts as long as the session".into(),
+        // Redis, Redlock, etcd: the TTL is the lease, as a new system's is
+        // unless it says otherwise here.
+        _ => format!("lease {ttl} (the application's choice)"),
     }
 }
 
@@ -592,7 +592,8 @@ fn options_words(base: &Config, backend: Backend) -> String {
                 p.keepalives_idle_s, p.keepalives_count, p.keepalives_interval_s
             )
         }
-        Backend::Etcd => String::new(),
+        // etcd, or a new system, without options of its own.
+        _ => String::new(),
     }
 }
 
@@ -614,7 +615,8 @@ pub fn own_options(base: &Config, backend: Backend) -> bool {
         Backend::DynamoDb => base.dynamo != d.dynamo,
         Backend::Consul => base.consul != d.consul,
         Backend::Postgres => base.pg != d.pg,
-        Backend::Etcd => false,
+        // etcd, or a new system, without options of its own.
+        _ => false,
     }
 }
 

@@ -45,6 +45,17 @@ pub enum FenceRule {
     LockHeld,
 }
 
+impl FenceRule {
+    /// Every rule, in the order above.
+    pub const ALL: [FenceRule; 5] = [
+        FenceRule::Highest,
+        FenceRule::LockOwner,
+        FenceRule::Version,
+        FenceRule::Sequencer,
+        FenceRule::LockHeld,
+    ];
+}
+
 /// What the resource decided about one write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {

@@ -4,7 +4,8 @@
 //! the grants one client got, the comparison's partitioned-holder script,
 //! PostgreSQL's session ends, every story as a run, and the stories panel
 //! rendered as the page draws it; the scenario to run first, as a script
-//! and as a visitor clicks it.
+//! and as a visitor clicks it; a text compared with its copy kept in
+//! `tests/golden/`.
 
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
@@ -196,4 +197,29 @@ pub async fn render_app(start: Option<Sim>) -> String {
         .hydratable(false)
         .render()
         .await
+}
+
+/// Compares `text` with `tests/golden/NAME.txt` byte for byte, or writes
+/// it there when `DISTLOCK_WRITE_GOLDEN` is set: for text a person reads
+/// whole (the wire, the Code view), where a change should be seen in a
+/// diff and made on purpose.
+pub fn golden(name: &str, text: &str) {
+    let path = format!("{}/tests/golden/{name}.txt", env!("CARGO_MANIFEST_DIR"));
+    if std::env::var_os("DISTLOCK_WRITE_GOLDEN").is_some() {
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{path}: {e}"));
+        return;
+    }
+    let kept = std::fs::read_to_string(&path).unwrap_or_default();
+    if kept != text {
+        let line = kept
+            .lines()
+            .zip(text.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(kept.lines().count().min(text.lines().count()));
+        panic!(
+            "{path} differs from the text now, first at line {}: if the change is meant, \
+             write it anew with `DISTLOCK_WRITE_GOLDEN=1 cargo test` and read the diff",
+            line + 1
+        );
+    }
 }

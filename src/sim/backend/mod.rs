@@ -1,6 +1,7 @@
 //! The lock systems. Each is one file: a state machine that takes an input
-//! and answers with effects, with its own messages, timers and panel detail.
-//! `lock_systems!` at the foot of this file is the one list of them.
+//! and answers with effects, with its own messages, timers and panel detail,
+//! and what its real client sends and runs (its `real_client` module).
+//! `with_lock_systems!` at the foot of this file is the one list of them.
 
 mod chubby;
 mod consul;
@@ -34,6 +35,7 @@ pub use postgres::{
 };
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
+pub(crate) use wire::Listing;
 pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
@@ -519,16 +521,29 @@ macro_rules! lock_systems {
     };
 }
 
-lock_systems! {
-    Redis("redis") => redis::Redis(SingleRedisMsg, RedisDetail),
-    Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
-    ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
-    Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
-    Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
-    Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
-    DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
-    Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
+/// The one list of lock systems: each line is a system's variant, its slug
+/// in links, and its file's system, message and detail types.
+/// `with_lock_systems!(m)` hands the list to macro `m`, so that what is
+/// built for every system elsewhere (the wire text and the Code view in
+/// `wire.rs`, the panels in `ui::service_panel`) is built from this list
+/// too: a ninth system is a line here, its file, and its panel.
+macro_rules! with_lock_systems {
+    ($then:ident) => {
+        $then! {
+            Redis("redis") => redis::Redis(SingleRedisMsg, RedisDetail),
+            Redlock("redlock") => redlock::Redlock(RedisMsg, RedlockDetail),
+            ZooKeeper("zookeeper") => zookeeper::ZooKeeper(ZkMsg, ZkDetail),
+            Etcd("etcd") => etcd::Etcd(EtcdMsg, EtcdDetail),
+            Chubby("chubby") => chubby::Chubby(ChubbyMsg, ChubbyDetail),
+            Consul("consul") => consul::Consul(ConsulMsg, ConsulDetail),
+            DynamoDb("dynamodb") => dynamodb::DynamoDb(DynamoMsg, DynamoDetail),
+            Postgres("postgresql") => postgres::Postgres(PgMsg, PgDetail),
+        }
+    };
 }
+pub(crate) use with_lock_systems;
+
+with_lock_systems!(lock_systems);
 
 // A message of any lock system: the largest one's 32 bytes, with `Msg`'s
 // tag packed into that message's own. The engine copies each message into

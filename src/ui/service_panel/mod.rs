@@ -64,19 +64,26 @@ const EXIT_ENDS_NOTHING: &str =
     "a closed connection ends nothing here, and the lease runs out at its time";
 const POWER_OFF_ENDS_NOTHING: &str = "The service keeps its lease until it runs out";
 
-/// The words of `backend`.
-pub fn words(backend: Backend) -> &'static SystemWords {
-    match backend {
-        Backend::Redis => &redis::WORDS,
-        Backend::Redlock => &redlock::WORDS,
-        Backend::ZooKeeper => &zookeeper::WORDS,
-        Backend::Etcd => &etcd::WORDS,
-        Backend::Chubby => &chubby::WORDS,
-        Backend::Consul => &consul::WORDS,
-        Backend::DynamoDb => &dynamodb::WORDS,
-        Backend::Postgres => &postgres::WORDS,
-    }
+macro_rules! panels {
+    ($($variant:ident($slug:literal) => $module:ident::$system:ident($msg:ident, $detail:ident)),* $(,)?) => {
+        /// The words of `backend`.
+        pub fn words(backend: Backend) -> &'static SystemWords {
+            match backend { $(Backend::$variant => &$module::WORDS,)* }
+        }
+
+        /// The system's own books, drawn by its panel. Inlined into
+        /// `service_panel`, as the match was before the list built it: a
+        /// call of its own cost the page's wasm bytes.
+        #[inline(always)]
+        fn books_of(props: &ServicePanelProps) -> Html {
+            match &props.detail { $(ServiceDetail::$variant(d) => $module::panel(props, d),)* }
+        }
+    };
 }
+
+// Each system's panel is the file of this folder named as its backend's
+// file in `sim/backend/`, with its `WORDS` and its `panel`.
+crate::sim::with_lock_systems!(panels);
 
 pub use consul::card_line as consul_card_line;
 pub use postgres::card_note as pg_card_note;
@@ -172,16 +179,7 @@ impl ServicePanelProps {
 /// timers change every frame, so a component of its own would skip little,
 /// and each component costs the page about a kilobyte.
 pub fn service_panel(props: &ServicePanelProps) -> Html {
-    let body = match &props.detail {
-        ServiceDetail::Redis(d) => redis::panel(props, d),
-        ServiceDetail::Redlock(d) => redlock::panel(props, d),
-        ServiceDetail::ZooKeeper(d) => zookeeper::panel(props, d),
-        ServiceDetail::Etcd(d) => etcd::panel(props, d),
-        ServiceDetail::Chubby(d) => chubby::panel(props, d),
-        ServiceDetail::DynamoDb(d) => dynamodb::panel(props, d),
-        ServiceDetail::Consul(d) => consul::panel(props, d),
-        ServiceDetail::Postgres(d) => postgres::panel(props, d),
-    };
+    let body = books_of(props);
     html! {
         <section class="panel service" aria-label="Lock service">
             <h2 class="panel__title">{ "Lock service" }</h2>

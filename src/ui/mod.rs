@@ -86,9 +86,9 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
 }
 
 /// Whether the first screen is whole: at once, or with `on_drawn` in two
-/// tasks, the cards and the stage under them in the second (about half the
-/// first screen's elements and code run for the first time), after which
-/// `on_drawn` is called, once.
+/// tasks, the stories menu, the controls, the cards and the stage under
+/// them in the second (the first task also compiles the code every render
+/// runs, so this halves the work), after which `on_drawn` is called, once.
 #[hook]
 fn use_first_screen_whole(on_drawn: Option<Callback<()>>) -> bool {
     let whole = use_state(|| on_drawn.is_none());
@@ -223,7 +223,11 @@ pub fn App(props: &AppProps) -> Html {
     let backend = sim.config().backend;
     let both = Both {
         look,
-        controls: html! { <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) /> },
+        controls: below(first_screen, || {
+            html! {
+                <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) />
+            }
+        }),
         status: status(&StatusProps::from_sim(&sim, state.running)),
         cards: below(first_screen, || clients(&sim, &state, look, &dispatch)),
         timeline: below(drawn, || {
@@ -244,9 +248,11 @@ pub fn App(props: &AppProps) -> Html {
         }),
         // In the first screen, beside the set-up: drawn with it, so nothing
         // under it moves when it comes.
-        stories: html! {
-            <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
-        },
+        stories: below(first_screen, || {
+            html! {
+                <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
+            }
+        }),
         log,
     };
     if embed {

@@ -128,11 +128,14 @@ impl Drop for FrameLoop {
 /// Calls a function once, in a task of its own after this one (a zero
 /// timeout), so a long piece of work is two shorter tasks. Dropping it
 /// first cancels the call.
-pub struct NextTask(gloo_timers::callback::Timeout);
+pub struct NextTask {
+    _pending: gloo_timers::callback::Timeout,
+}
 
 impl NextTask {
     pub fn start(then: impl FnOnce() + 'static) -> Option<NextTask> {
-        Some(NextTask(gloo_timers::callback::Timeout::new(0, then)))
+        let _pending = gloo_timers::callback::Timeout::new(0, then);
+        Some(NextTask { _pending })
     }
 }
 

@@ -60,8 +60,11 @@ const { default: init } = await import(names.js);
 await init({ module_or_path: names.wasm });
 
 if (first) {
-  // The page renders in a microtask of its start: let it finish first.
-  await new Promise((done) => setTimeout(done));
+  // The page is built in two tasks after its start and then takes the
+  // first screen's place (src/main.rs): let it finish first.
+  for (let tries = 0; first.isConnected && tries < 100; tries++) {
+    await new Promise((done) => setTimeout(done));
+  }
   const live = kept.map((k) => [liveOf(k.key), k]);
   const focus = focused && liveOf(focused);
   if (focus && document.activeElement === document.body) focus.focus();

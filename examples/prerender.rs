@@ -26,6 +26,7 @@ async fn first_screen() -> String {
     let props = AppProps {
         start: None,
         request: Some(PageRequest::default()),
+        on_drawn: None,
     };
     yew::LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

@@ -2,22 +2,39 @@
 
 /// Renders the page. A release build's index.html already shows its first
 /// screen, drawn at build time (examples/prerender.rs) in
-/// `#distlock-first`: it is removed here and the page rendered in its
-/// place, in the same task and so before the next paint, with the same
-/// markup and layout (nothing moves). The page is rendered rather than
-/// hydrated: Yew's hydration needs the first render to match the default
-/// page even when the address asks for a story, a run or an embed, and
-/// its code and the state it carries cost the first load more bytes
-/// (docs/budgets.md). assets/boot.js replays what was pressed meanwhile.
+/// `#distlock-first`. The page is built off the document, in
+/// `#distlock-page` (a wrapper that makes no box, like the first one), in
+/// two tasks (`AppProps::on_drawn`), and put in its place in the same task
+/// that completes it, so before the next paint, with the same markup and
+/// layout: nothing moves, and no press waits behind one long task on a slow
+/// phone. The page is rendered rather than hydrated: Yew's hydration needs
+/// the first render to match the default page even when the address asks
+/// for a story, a run or an embed, and its code and the state it carries
+/// cost the first load more bytes (docs/budgets.md). assets/boot.js
+/// replays what was pressed meanwhile.
 #[cfg(target_arch = "wasm32")]
 fn main() {
-    let first = web_sys::window()
-        .and_then(|w| w.document())
+    use distlock::ui::{App, AppProps};
+    let document = web_sys::window().and_then(|w| w.document());
+    let first = document
+        .as_ref()
         .and_then(|d| d.get_element_by_id("distlock-first"));
-    if let Some(first) = first {
-        first.remove();
-    }
-    yew::Renderer::<distlock::ui::App>::new().render();
+    let page = document.and_then(|d| d.create_element("div").ok());
+    let (Some(first), Some(page)) = (first, page) else {
+        yew::Renderer::<App>::new().render();
+        return;
+    };
+    page.set_id("distlock-page");
+    let shown = page.clone();
+    let on_drawn = yew::Callback::from(move |()| {
+        // Refused only if the first screen has left the document already.
+        let _ = first.replace_with_with_node_1(&shown);
+    });
+    let props = AppProps {
+        on_drawn: Some(on_drawn),
+        ..AppProps::default()
+    };
+    yew::Renderer::<App>::with_root_and_props(page, props).render();
 }
 
 /// The page runs only in a browser; a native build of this binary says so.

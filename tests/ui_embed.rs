@@ -13,6 +13,7 @@ async fn render(request: PageRequest) -> String {
     let props = AppProps {
         start: None,
         request: Some(request),
+        on_drawn: None,
     };
     LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

@@ -128,6 +128,7 @@ async fn the_page_places_the_panel_after_the_timeline() {
             first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000),
         ))),
         request: None,
+        on_drawn: None,
     };
     let html = LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

@@ -83,6 +83,9 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // removal of that markup (+0.1): 353.8 KiB, for Lighthouse's mobile LCP
 // from 2.42 s to 0.95 s (median of 5 pairs). The tours' words fetched
 // with the stories' (about 4 KiB) are where the next kilobytes are won.
+// The first screen built off the document in two tasks (the wasm's longest
+// start-up task at 4x CPU from about 205 to 125 ms of CPU) costs 1.1 KiB:
+// 353.3, within the limit, which stays.
 const SIZE_LIMIT_BYTES = 354 * 1024;
 const SIZE_AIM_BYTES = 300 * 1024;
 /** Aims for main-thread time per frame: four active clients, and the long run. */

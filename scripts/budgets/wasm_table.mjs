@@ -4,6 +4,13 @@
 // calls this; run by hand:
 //
 //   node scripts/budgets/wasm_table.mjs TOP.csv [--top 25] [--wasm shipped.wasm]
+//       [--named named.wasm] [--src src]
+//
+// With --named (the same wasm with its names, of which --wasm is the copy
+// without them), each row has a gzip column: the gzip -9 bytes the shipped
+// file loses when that row's functions are stubbed out (wasm_parts.mjs),
+// or its data zeroed. Packed beside each other, rows share words and
+// patterns, so the column adds up to less than the file.
 //
 // An item is a function (its Rust path, demangled), a data segment, or a
 // section. A function is counted for the crate and module of the type its
@@ -17,10 +24,16 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { parseArgs } from "node:util";
+import { gzipBytes, parseWasm, stubbedWasm } from "./wasm_parts.mjs";
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: "string", default: "25" }, wasm: { type: "string" }, src: { type: "string" } },
+  options: {
+    top: { type: "string", default: "25" },
+    wasm: { type: "string" },
+    named: { type: "string" },
+    src: { type: "string" },
+  },
 });
 if (positionals.length !== 1) {
   console.error("usage: node scripts/budgets/wasm_table.mjs TOP.csv [--top N] [--wasm shipped.wasm [--src src]]");
@@ -91,7 +104,39 @@ const total = rows.reduce((sum, r) => sum + r.bytes, 0);
 const kb = (bytes) => (bytes / 1000).toFixed(1);
 const pct = (bytes) => `${((100 * bytes) / total).toFixed(1)}%`;
 
+/**
+ * The gzip -9 bytes each group's functions cost the shipped wasm, by
+ * stubbing them out (and zeroing the data for the data row); null without
+ * --named.
+ */
+function gzipCosts(keyOf) {
+  if (!args.named || !args.wasm) return null;
+  const shipped = readFileSync(args.wasm);
+  const parts = parseWasm(shipped);
+  const named = parseWasm(readFileSync(args.named));
+  if (named.bodies.length !== parts.bodies.length || named.funcImports !== parts.funcImports) {
+    throw new Error("--named and --wasm are not the same module");
+  }
+  const names = [...named.names].filter(([index]) => index >= parts.funcImports);
+  const whole = gzipBytes(shipped);
+  const groups = new Map();
+  for (const [index, name] of names) {
+    const key = keyOf(tidy(name));
+    if (key === null) continue;
+    if (!groups.has(key)) groups.set(key, new Set());
+    groups.get(key).add(index);
+  }
+  const costs = new Map();
+  for (const [key, indices] of groups) costs.set(key, whole - gzipBytes(stubbedWasm(shipped, parts, indices)));
+  if (keyOf(KIND_DATA_NAME) === KIND_DATA) {
+    costs.set(KIND_DATA, whole - gzipBytes(stubbedWasm(shipped, parts, new Set(), { zeroData: true })));
+  }
+  return costs;
+}
+const KIND_DATA_NAME = "data segment";
+
 function table(title, keyOf, limit) {
+  const gzip = gzipCosts(keyOf);
   const sums = new Map();
   for (const row of rows) {
     const key = keyOf(row.name);
@@ -103,15 +148,16 @@ function table(title, keyOf, limit) {
   }
   const sorted = [...sums].sort((a, b) => b[1].bytes - a[1].bytes);
   console.log(`\n### ${title}\n`);
-  console.log("| | KB | share | items |");
-  console.log("|---|---:|---:|---:|");
+  const gz = (key) => (gzip ? ` ${gzip.has(key) ? kb(gzip.get(key)) : ""} |` : "");
+  console.log(`| | KB | share | items |${gzip ? " KB gzip -9 |" : ""}`);
+  console.log(`|---|---:|---:|---:|${gzip ? "---:|" : ""}`);
   for (const [key, { bytes, items }] of sorted.slice(0, limit)) {
-    console.log(`| ${key.replaceAll("|", "\\|")} | ${kb(bytes)} | ${pct(bytes)} | ${items} |`);
+    console.log(`| ${key.replaceAll("|", "\\|")} | ${kb(bytes)} | ${pct(bytes)} | ${items} |${gz(key)}`);
   }
   const rest = sorted.slice(limit);
   if (rest.length > 0) {
     const bytes = rest.reduce((sum, [, e]) => sum + e.bytes, 0);
-    console.log(`| ${rest.length} more | ${kb(bytes)} | ${pct(bytes)} | |`);
+    console.log(`| ${rest.length} more | ${kb(bytes)} | ${pct(bytes)} | |${gzip ? " |" : ""}`);
   }
 }
 

@@ -32,4 +32,4 @@ wasm-opt -Oz -g "${flags[@]}" "$out/named_bg.wasm" -o "$out/page-named.wasm"
 wasm-opt --strip-debug "${features[@]}" "$out/page-named.wasm" -o "$out/page.wasm"
 
 twiggy top -n 1000000 --format csv "$out/page-named.wasm" >"$out/top.csv"
-node scripts/budgets/wasm_table.mjs "$out/top.csv" --top 30 --wasm "$out/page.wasm" --src src
+node scripts/budgets/wasm_table.mjs "$out/top.csv" --top 30 --wasm "$out/page.wasm" --named "$out/page-named.wasm" --src src

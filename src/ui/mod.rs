@@ -63,6 +63,12 @@ pub struct AppProps {
     /// What the address asks for; `None` reads the browser's address.
     #[prop_or_default]
     pub request: Option<PageRequest>,
+    /// Given, the first screen is built in two tasks, off the document
+    /// (src/main.rs renders into a detached element while the screen drawn
+    /// at build time stays on show), and this is called once it is whole:
+    /// on a slow phone one long task held back any press made meanwhile.
+    #[prop_or_default]
+    pub on_drawn: Option<Callback<()>>,
 }
 
 /// Advances the clock one frame at a time while it runs, drawing time's
@@ -82,22 +88,46 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
     });
 }
 
+/// Whether the first screen is whole: at once, or with `on_drawn` in two
+/// tasks, the stories menu, the controls, the cards and the stage under
+/// them in the second (the first task also compiles the code every render
+/// runs, so this halves the work), after which `on_drawn` is called, once.
+#[hook]
+fn use_first_screen_whole(on_drawn: Option<Callback<()>>) -> bool {
+    let whole = use_state(|| on_drawn.is_none());
+    let next = whole.clone();
+    use_effect_with(*whole, move |&whole| {
+        let task = if whole {
+            if let Some(drawn) = &on_drawn {
+                drawn.emit(());
+            }
+            None
+        } else {
+            browser::NextTask::start(move || next.set(true))
+        };
+        move || {
+            let _cancelled = task;
+        }
+    });
+    *whole
+}
+
 /// Whether the page below its first screen is drawn yet. The first render
 /// draws what a visitor sees first (the lead with the stories menu, the
 /// controls, the status strip, the cards and the stage under them); the
 /// timeline and the panels below follow once
 /// that screen is painted, so the simulator shows sooner. `whole` draws it
-/// all at once.
+/// all at once; the count of frames starts once `first_screen` is whole.
 #[hook]
-fn use_below_first_screen(whole: bool) -> bool {
+fn use_below_first_screen(whole: bool, first_screen: bool) -> bool {
     let drawn = use_state(|| whole || !browser::first_screen_first());
     let later = drawn.clone();
-    use_effect_with(*drawn, move |&drawn| {
+    use_effect_with((*drawn, first_screen), move |&(drawn, first_screen)| {
         // Animation frames come before their paint: the first one paints
         // the first screen, and the second draws the rest. A tab opened in
         // the background gets no frames, and draws the rest once shown.
         let mut seen = 0;
-        let frames = (!drawn)
+        let frames = (!drawn && first_screen)
             .then(|| {
                 FrameLoop::start(move |_| {
                     seen += 1;
@@ -114,7 +144,8 @@ fn use_below_first_screen(whole: bool) -> bool {
     *drawn
 }
 
-/// `draw`'s markup once the page below the first screen is drawn.
+/// `draw`'s markup once its part of the page is drawn (`drawn`): the page
+/// below the first screen, or the first screen's second task.
 fn below(drawn: bool, draw: impl FnOnce() -> Html) -> Html {
     if drawn {
         draw()
@@ -168,8 +199,9 @@ pub fn App(props: &AppProps) -> Html {
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
 
+    let first_screen = use_first_screen_whole(props.on_drawn.clone());
     // A frame's size is its host's choice: it is drawn whole at once.
-    let drawn = use_below_first_screen(embed);
+    let drawn = use_below_first_screen(embed, first_screen);
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
@@ -194,9 +226,13 @@ pub fn App(props: &AppProps) -> Html {
     let backend = sim.config().backend;
     let both = Both {
         look,
-        controls: html! { <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) /> },
+        controls: below(first_screen, || {
+            html! {
+                <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) />
+            }
+        }),
         status: status(&StatusProps::from_sim(&sim, state.running)),
-        cards: clients(&sim, &state, look, &dispatch),
+        cards: below(first_screen, || clients(&sim, &state, look, &dispatch)),
         timeline: below(drawn, || {
             // The timeline draws the whole run, also while the page shows its past.
             let picture = state.with_whole(|whole| {
@@ -215,9 +251,11 @@ pub fn App(props: &AppProps) -> Html {
         }),
         // In the first screen, beside the set-up: drawn with it, so nothing
         // under it moves when it comes.
-        stories: html! {
-            <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
-        },
+        stories: below(first_screen, || {
+            html! {
+                <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
+            }
+        }),
         log,
     };
     if embed {
@@ -234,17 +272,19 @@ pub fn App(props: &AppProps) -> Html {
                 <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
             }
         }),
-        stage: html! {
-            <div class="stage">
-                <div class={spot(look, Look::Service)}>
-                    { service_line(&ServiceLineProps::from_sim(&sim)) }
+        stage: below(first_screen, || {
+            html! {
+                <div class="stage">
+                    <div class={spot(look, Look::Service)}>
+                        { service_line(&ServiceLineProps::from_sim(&sim)) }
+                    </div>
+                    { messages(&MessagesProps::from_sim(&sim)) }
+                    <div class={spot(look, Look::Resource)}>
+                        { resource_line(&ResourceLineProps::from_sim(&sim)) }
+                    </div>
                 </div>
-                { messages(&MessagesProps::from_sim(&sim)) }
-                <div class={spot(look, Look::Resource)}>
-                    { resource_line(&ResourceLineProps::from_sim(&sim)) }
-                </div>
-            </div>
-        },
+            }
+        }),
         books: below(drawn, || {
             html! {
                 <details class="panel books">

@@ -192,6 +192,7 @@ pub async fn render_app(start: Option<Sim>) -> String {
     let props = AppProps {
         start: start.map(|sim| StartSim(std::rc::Rc::new(sim))),
         request: None,
+        on_drawn: None,
     };
     yew::LocalServerRenderer::<App>::with_props(props)
         .hydratable(false)

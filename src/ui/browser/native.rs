@@ -35,6 +35,15 @@ impl FrameLoop {
     }
 }
 
+/// No tasks: nothing is called.
+pub struct NextTask;
+
+impl NextTask {
+    pub fn start(_then: impl FnOnce() + 'static) -> Option<NextTask> {
+        None
+    }
+}
+
 thread_local! {
     static FIRST_SCREEN_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

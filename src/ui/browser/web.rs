@@ -125,6 +125,20 @@ impl Drop for FrameLoop {
     }
 }
 
+/// Calls a function once, in a task of its own after this one (a zero
+/// timeout), so a long piece of work is two shorter tasks. Dropping it
+/// first cancels the call.
+pub struct NextTask {
+    _pending: gloo_timers::callback::Timeout,
+}
+
+impl NextTask {
+    pub fn start(then: impl FnOnce() + 'static) -> Option<NextTask> {
+        let _pending = gloo_timers::callback::Timeout::new(0, then);
+        Some(NextTask { _pending })
+    }
+}
+
 /// The first render draws the first screen alone, and the rest of the page
 /// follows once that screen is painted.
 pub fn first_screen_first() -> bool {

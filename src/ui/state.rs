@@ -16,7 +16,6 @@ use super::guide::Shortcut;
 use super::quiz::Quiz;
 use super::views::View;
 use crate::lesson::tour::Moment;
-/// Kept here too for the timeline, which names it by this path.
 use crate::words::{capitalize, decimal, Extra};
 
 /// Virtual milliseconds one frame advances at 1x. Wall time decides only

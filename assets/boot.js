@@ -60,7 +60,7 @@ const { default: init } = await import(names.js);
 await init({ module_or_path: names.wasm });
 
 if (first) {
-  // The page is built in two tasks after its start and then takes the
+  // The page is built one part a task after its start and then takes the
   // first screen's place (src/main.rs): let it finish first.
   for (let tries = 0; first.isConnected && tries < 100; tries++) {
     await new Promise((done) => setTimeout(done));

@@ -3,8 +3,8 @@
 /// Renders the page. A release build's index.html already shows its first
 /// screen, drawn at build time (examples/prerender.rs) in
 /// `#distlock-first`. The page is built off the document, in
-/// `#distlock-page` (a wrapper that makes no box, like the first one), in
-/// two tasks (`AppProps::on_drawn`), and put in its place in the same task
+/// `#distlock-page` (a wrapper that makes no box, like the first one), one
+/// part a task (`AppProps::on_drawn`), and put in its place in the task
 /// that completes it, so before the next paint, with the same markup and
 /// layout: nothing moves, and no press waits behind one long task on a slow
 /// phone. The page is rendered rather than hydrated: Yew's hydration needs
@@ -34,7 +34,12 @@ fn main() {
         on_drawn: Some(on_drawn),
         ..AppProps::default()
     };
-    yew::Renderer::<App>::with_root_and_props(page, props).render();
+    // The first part is drawn in a task of its own too: the task that
+    // instantiates the wasm also finishes compiling the module.
+    gloo_timers::callback::Timeout::new(0, move || {
+        yew::Renderer::<App>::with_root_and_props(page, props).render();
+    })
+    .forget();
 }
 
 /// The page runs only in a browser; a native build of this binary says so.

@@ -54,6 +54,10 @@ try {
     const r = rows.at(-1);
     console.log(`run ${i + 1}: LCP ${(r.lcp / 1000).toFixed(2)} s, FCP ${(r.fcp / 1000).toFixed(2)} s, ` +
       `performance ${r.score}, TBT ${Math.round(r.tbt)} ms, CLS ${r.cls.toFixed(3)}`);
+    // The long tasks behind the blocking time, as Lighthouse simulated them
+    // (start and length in ms on its slowed CPU): what to split next.
+    const tasks = lhr.audits["long-tasks"]?.details?.items ?? [];
+    console.log(`  long tasks: ${tasks.map((t) => `${Math.round(t.duration)} ms at ${Math.round(t.startTime)}`).join(", ") || "none"}`);
   }
 } finally {
   await server.close();

@@ -6,7 +6,10 @@
 // was (wasm compiling, script, style and layout, parsing). CPU time barely
 // moves when other processes share the machine's cores; wall time swings.
 //
-//   node scripts/budgets/startup_profile.mjs [--loads 5] DIST [DIST ...]
+//   node scripts/budgets/startup_profile.mjs [--loads 5] [--names] [--min 50] DIST [DIST ...]
+//
+// --names lists what each task holds, by trace event; --min MS shows tasks
+// down to MS long (the medians still count only those of 50 ms or more).
 //
 // Each DIST is a release build (`trunk build --release --offline`), served
 // compressed as a host would (scripts/lib/serve.mjs).
@@ -17,7 +20,12 @@ import { median } from "./trace_frames.mjs";
 
 const { values: args, positionals: dists } = parseArgs({
   allowPositionals: true,
-  options: { loads: { type: "string", default: "5" }, names: { type: "boolean", default: false } },
+  options: {
+    loads: { type: "string", default: "5" },
+    names: { type: "boolean", default: false },
+    // Tasks shorter than this are left out (a long task is 50 ms or more).
+    min: { type: "string", default: "50" },
+  },
 });
 if (dists.length === 0) {
   console.error("usage: node scripts/budgets/startup_profile.mjs [--loads N] DIST [DIST ...]");
@@ -79,7 +87,7 @@ async function load(browser, url) {
     && events.some((t) => t.pid === e.pid && t.tid === e.tid && t.name === "ParseHTML"));
   const mine = events.filter((e) => e.pid === main.pid && e.tid === main.tid);
   const tasks = mine
-    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.dur >= 50000)
+    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.dur >= Number(args.min) * 1000)
     .sort((a, b) => a.ts - b.ts);
   const navStart = mine.find((e) => e.name === "navigationStart")?.ts ?? tasks[0]?.ts ?? 0;
   if (args.names) {
@@ -131,7 +139,7 @@ for (const [d, loads] of results.entries()) {
   const fromStart = loads.map((ts) => ts.slice(Math.max(0, ts.findIndex((t) => t["wasm compile"] > 0))));
   const starts = loads.map((ts) => ts.filter((t) => t["wasm compile"] > 0));
   const longest = starts.map((ts) => ts.reduce((best, t) => (t.cpu > best.cpu ? t : best), { cpu: 0, wall: 0 }));
-  const sum = (ts) => ts.reduce((s, t) => s + t.cpu, 0);
+  const sum = (ts) => ts.filter((t) => t.wall >= 50).reduce((s, t) => s + t.cpu, 0);
   const blocking = fromStart.map((ts) => ts.reduce((s, t) => s + Math.max(0, t.cpu - 50), 0));
   console.log(`${dists[d]}: longest start task ${fmt(median(longest.map((t) => t.cpu)))} ` +
     `(${fmt(median(longest.map((t) => t.wall)))}), long tasks ${fmt(median(fromStart.map(sum)))}, ` +

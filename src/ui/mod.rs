@@ -63,7 +63,7 @@ pub struct AppProps {
     /// What the address asks for; `None` reads the browser's address.
     #[prop_or_default]
     pub request: Option<PageRequest>,
-    /// Given, the first screen is built in two tasks, off the document
+    /// Given, the first screen is built one part a task, off the document
     /// (src/main.rs renders into a detached element while the screen drawn
     /// at build time stays on show), and this is called once it is whole:
     /// on a slow phone one long task held back any press made meanwhile.
@@ -88,60 +88,127 @@ fn use_ticker(running: bool, dispatch: Callback<Action>) {
     });
 }
 
-/// Whether the first screen is whole: at once, or with `on_drawn` in two
-/// tasks, the stories menu, the controls, the cards and the stage under
-/// them in the second (the first task also compiles the code every render
-/// runs, so this halves the work), after which `on_drawn` is called, once.
+/// How many of the first screen's parts are drawn: all at once, or with
+/// `on_drawn` one part a task (`FirstScreen`), after which `on_drawn` is
+/// called, once. Each task also compiles the code its part runs for the
+/// first time, so on a slow phone no task holds a press back for long.
 #[hook]
-fn use_first_screen_whole(on_drawn: Option<Callback<()>>) -> bool {
-    let whole = use_state(|| on_drawn.is_none());
-    let next = whole.clone();
-    use_effect_with(*whole, move |&whole| {
-        let task = if whole {
-            if let Some(drawn) = &on_drawn {
-                drawn.emit(());
-            }
-            None
+fn use_first_screen(on_drawn: Option<Callback<()>>) -> FirstScreen {
+    let parts = use_state(|| {
+        if on_drawn.is_none() {
+            FirstScreen::Whole
         } else {
-            browser::NextTask::start(move || next.set(true))
+            FirstScreen::Frame
+        }
+    });
+    let next = parts.clone();
+    use_effect_with(*parts, move |&parts| {
+        let task = match parts.next() {
+            None => {
+                if let Some(drawn) = &on_drawn {
+                    drawn.emit(());
+                }
+                None
+            }
+            Some(more) => browser::NextTask::start(move || next.set(more)),
         };
         move || {
             let _cancelled = task;
         }
     });
-    *whole
+    *parts
 }
 
-/// Whether the page below its first screen is drawn yet. The first render
+/// The first screen's parts, in the order the start-up's tasks draw them
+/// (`use_first_screen`): each holds the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum FirstScreen {
+    /// The masthead, the views' bar, the lead and the status strip.
+    Frame,
+    /// The stories menu and the controls.
+    SetUp,
+    /// The four cards.
+    Cards,
+    /// The stage under them: the screen is whole.
+    Whole,
+}
+
+impl FirstScreen {
+    fn next(self) -> Option<FirstScreen> {
+        match self {
+            FirstScreen::Frame => Some(FirstScreen::SetUp),
+            FirstScreen::SetUp => Some(FirstScreen::Cards),
+            FirstScreen::Cards => Some(FirstScreen::Whole),
+            FirstScreen::Whole => None,
+        }
+    }
+}
+
+/// How much of the page below its first screen is drawn. The first render
 /// draws what a visitor sees first (the lead with the stories menu, the
-/// controls, the status strip, the cards and the stage under them); the
-/// timeline and the panels below follow once
-/// that screen is painted, so the simulator shows sooner. `whole` draws it
-/// all at once; the count of frames starts once `first_screen` is whole.
+/// controls, the status strip, the cards and the stage under them); once
+/// that screen is painted the timeline follows, then a task each for the
+/// event log with the folded detail and for the tools' views, so the
+/// simulator shows sooner and no one task draws it all. `whole` draws it all at once;
+/// the count of frames starts once `first_screen` is whole.
 #[hook]
-fn use_below_first_screen(whole: bool, first_screen: bool) -> bool {
-    let drawn = use_state(|| whole || !browser::first_screen_first());
+fn use_below_first_screen(whole: bool, first_screen: bool) -> Below {
+    let drawn = use_state(|| {
+        if whole || !browser::first_screen_first() {
+            Below::All
+        } else {
+            Below::Nothing
+        }
+    });
     let later = drawn.clone();
     use_effect_with((*drawn, first_screen), move |&(drawn, first_screen)| {
         // Animation frames come before their paint: the first one paints
-        // the first screen, and the second draws the rest. A tab opened in
-        // the background gets no frames, and draws the rest once shown.
+        // the first screen, and the second draws the timeline. A tab opened
+        // in the background gets no frames, and draws the rest once shown.
         let mut seen = 0;
-        let frames = (!drawn && first_screen)
+        let frames = (drawn == Below::Nothing && first_screen)
             .then(|| {
+                let timeline = later.clone();
                 FrameLoop::start(move |_| {
                     seen += 1;
                     if seen == 2 {
-                        later.set(true);
+                        timeline.set(Below::Timeline);
                     }
                 })
             })
             .flatten();
+        let rest = drawn
+            .next()
+            .filter(|_| drawn != Below::Nothing)
+            .and_then(|more| browser::NextTask::start(move || later.set(more)));
         move || {
-            let _stopped = frames;
+            let _stopped = (frames, rest);
         }
     });
     *drawn
+}
+
+/// How much of the page below its first screen is drawn
+/// (`use_below_first_screen`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Below {
+    Nothing,
+    Timeline,
+    /// The event log and the folded detail.
+    Detail,
+    /// The tools' views too.
+    All,
+}
+
+impl Below {
+    fn next(self) -> Option<Below> {
+        match self {
+            Below::Nothing => Some(Below::Timeline),
+            Below::Timeline => Some(Below::Detail),
+            Below::Detail => Some(Below::All),
+            Below::All => None,
+        }
+    }
 }
 
 /// `draw`'s markup once its part of the page is drawn (`drawn`): the page
@@ -199,16 +266,18 @@ pub fn App(props: &AppProps) -> Html {
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
 
-    let first_screen = use_first_screen_whole(props.on_drawn.clone());
+    let parts = use_first_screen(props.on_drawn.clone());
+    let first_screen = parts == FirstScreen::Whole;
     // A frame's size is its host's choice: it is drawn whole at once.
-    let drawn = use_below_first_screen(embed, first_screen);
+    let below_drawn = use_below_first_screen(embed, first_screen);
+    let drawn = below_drawn == Below::All;
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
     let code_work = use_code_work(*code_open, code_job(&sim));
     let log_cache = use_mut_ref(LogCache::default);
     let run_link = use_run_link(&state);
-    let log = below(drawn, || {
+    let log = below(below_drawn >= Below::Detail, || {
         event_log(&sim, &state, &log_cache, &dispatch, &run_link)
     });
     let moment = tour_moment(&state, &sim);
@@ -226,35 +295,20 @@ pub fn App(props: &AppProps) -> Html {
     let backend = sim.config().backend;
     let both = Both {
         look,
-        controls: below(first_screen, || {
-            html! {
-                <Controls compact={embed} ..ControlsProps::from_sim(&sim, &state, dispatch.clone()) />
-            }
+        controls: below(parts >= FirstScreen::SetUp, || {
+            controls_part(&sim, &state, embed, &dispatch)
         }),
         status: status(&StatusProps::from_sim(&sim, state.running)),
-        cards: below(first_screen, || clients(&sim, &state, look, &dispatch)),
-        timeline: below(drawn, || {
-            // The timeline draws the whole run, also while the page shows its past.
-            let picture = state.with_whole(|whole| {
-                picture_cache.borrow_mut().get(
-                    whole.history(),
-                    state.run,
-                    crate::sim::TokenWords::of(backend),
-                )
-            });
-            let run_file = made_by(&state, AppState::run_file);
-            html! {
-                <Timeline {picture} {now_ms} end_ms={state.end().ms()} running={state.running}
-                    {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(&state, &sim)}
-                    run={state.run} run_link={run_link.clone()} />
-            }
+        cards: below(parts >= FirstScreen::Cards, || {
+            clients(&sim, &state, look, &dispatch)
+        }),
+        timeline: below(below_drawn >= Below::Timeline, || {
+            timeline_part(&state, &sim, &picture_cache, &dispatch, &run_link)
         }),
         // In the first screen, beside the set-up: drawn with it, so nothing
         // under it moves when it comes.
-        stories: below(first_screen, || {
-            html! {
-                <Stories compact={embed} ..StoriesProps::from_state(&state, backend, dispatch.clone()) />
-            }
+        stories: below(parts >= FirstScreen::SetUp, || {
+            stories_part(&state, backend, embed, &dispatch)
         }),
         log,
     };
@@ -272,32 +326,8 @@ pub fn App(props: &AppProps) -> Html {
                 <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
             }
         }),
-        stage: below(first_screen, || {
-            html! {
-                <div class="stage">
-                    <div class={spot(look, Look::Service)}>
-                        { service_line(&ServiceLineProps::from_sim(&sim)) }
-                    </div>
-                    { messages(&MessagesProps::from_sim(&sim)) }
-                    <div class={spot(look, Look::Resource)}>
-                        { resource_line(&ResourceLineProps::from_sim(&sim)) }
-                    </div>
-                </div>
-            }
-        }),
-        books: below(drawn, || {
-            html! {
-                <details class="panel books">
-                    <summary class="books__summary">
-                        { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
-                    </summary>
-                    <div class="books__pair">
-                        { service_panel(&ServicePanelProps::from_sim(&sim, dispatch.clone())) }
-                        <ResourcePanel ..ResourcePanelProps::from_sim(&sim).with_dispatch(dispatch.clone()) />
-                    </div>
-                </details>
-            }
-        }),
+        stage: below(first_screen, || stage_part(&sim, look)),
+        books: below(below_drawn >= Below::Detail, || books_part(&sim, &dispatch)),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
@@ -309,6 +339,90 @@ pub fn App(props: &AppProps) -> Html {
         dispatch,
     };
     full_page(both, full)
+}
+
+// Each part of the page is drawn by a function of its own, never inlined
+// into `App`'s render: V8 compiles a wasm function whole the first time it
+// is called, so one render holding every part (92 KB of code) cost a slow
+// phone's first task about 20 ms of compiling, even for the parts the
+// first task does not draw. Apart, each part's code is compiled in the
+// task that first draws it.
+
+#[inline(never)]
+fn controls_part(sim: &Sim, state: &AppState, embed: bool, dispatch: &Callback<Action>) -> Html {
+    html! {
+        <Controls compact={embed} ..ControlsProps::from_sim(sim, state, dispatch.clone()) />
+    }
+}
+
+#[inline(never)]
+fn stories_part(
+    state: &AppState,
+    backend: Backend,
+    embed: bool,
+    dispatch: &Callback<Action>,
+) -> Html {
+    html! {
+        <Stories compact={embed} ..StoriesProps::from_state(state, backend, dispatch.clone()) />
+    }
+}
+
+/// The timeline draws the whole run, also while the page shows its past.
+#[inline(never)]
+fn timeline_part(
+    state: &UseReducerHandle<AppState>,
+    sim: &Sim,
+    picture_cache: &RefCell<PictureCache>,
+    dispatch: &Callback<Action>,
+    run_link: &Callback<(), String>,
+) -> Html {
+    let backend = sim.config().backend;
+    let picture = state.with_whole(|whole| {
+        picture_cache.borrow_mut().get(
+            whole.history(),
+            state.run,
+            crate::sim::TokenWords::of(backend),
+        )
+    });
+    let run_file = made_by(state, AppState::run_file);
+    html! {
+        <Timeline {picture} now_ms={sim.now().ms()} end_ms={state.end().ms()} running={state.running}
+            {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(state, sim)}
+            run={state.run} run_link={run_link.clone()} />
+    }
+}
+
+/// What the clients act on, under their cards.
+#[inline(never)]
+fn stage_part(sim: &Sim, look: Option<Look>) -> Html {
+    html! {
+        <div class="stage">
+            <div class={spot(look, Look::Service)}>
+                { service_line(&ServiceLineProps::from_sim(sim)) }
+            </div>
+            { messages(&MessagesProps::from_sim(sim)) }
+            <div class={spot(look, Look::Resource)}>
+                { resource_line(&ResourceLineProps::from_sim(sim)) }
+            </div>
+        </div>
+    }
+}
+
+/// The lock service's and the resource's panels in full, folded.
+#[inline(never)]
+fn books_part(sim: &Sim, dispatch: &Callback<Action>) -> Html {
+    let backend = sim.config().backend;
+    html! {
+        <details class="panel books">
+            <summary class="books__summary">
+                { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
+            </summary>
+            <div class="books__pair">
+                { service_panel(&ServicePanelProps::from_sim(sim, dispatch.clone())) }
+                <ResourcePanel ..ResourcePanelProps::from_sim(sim).with_dispatch(dispatch.clone()) />
+            </div>
+        </details>
+    }
 }
 
 /// A callback that makes a string (a link, a run file) from this render's
@@ -340,6 +454,7 @@ fn key_moment(state: &AppState, sim: &Sim) -> Option<u64> {
 }
 
 /// The event log, its lines kept between frames in `cache`.
+#[inline(never)]
 fn event_log(
     sim: &Sim,
     state: &AppState,
@@ -360,6 +475,7 @@ fn event_log(
     }
 }
 
+#[inline(never)]
 fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<Action>) -> Html {
     let cards: Vec<ClientCardProps> = ClientId::ALL
         .iter()

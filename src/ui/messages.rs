@@ -186,17 +186,24 @@ pub fn messages(props: &MessagesProps) -> Html {
             </h2>
             <svg class="messages__strip" width="100%" height={height.to_string()}
                 aria-hidden="true" focusable="false">
-                { for props.columns.iter().enumerate().map(|(i, name)| {
-                    let x = pct(column_x(i, count));
-                    html! {
-                        <g class="messages__column">
-                            <line class="messages__lane" x1={x.clone()} x2={x.clone()}
-                                y1={HEAD_PX.to_string()} y2={height.to_string()} />
-                            <text class="messages__head" x={x} y="16" text-anchor="middle">{ name }</text>
-                        </g>
-                    }
-                }) }
-                { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count)) }
+                // Each list in a group of its own: as siblings in one
+                // list, a message coming or going made Yew rewrite the
+                // columns' heads and lanes in most frames.
+                <g>
+                    { for props.columns.iter().enumerate().map(|(i, name)| {
+                        let x = pct(column_x(i, count));
+                        html! {
+                            <g class="messages__column">
+                                <line class="messages__lane" x1={x.clone()} x2={x.clone()}
+                                    y1={HEAD_PX.to_string()} y2={height.to_string()} />
+                                <text class="messages__head" x={x} y="16" text-anchor="middle">{ name }</text>
+                            </g>
+                        }
+                    }) }
+                </g>
+                <g>
+                    { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count)) }
+                </g>
                 if props.flights.is_empty() {
                     <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
                         text-anchor="middle">{ "Nothing on the wire." }</text>

@@ -11,6 +11,10 @@
 #   core_commands.
 #   JOBS=N runs N fuzzing processes per target (default 1).
 #   FUZZ_BUILD=0 runs the targets as last built, without building again.
+#   FUZZ_TIMEOUT=S: a case running longer than S seconds is a failure
+#   (default 10). The clock is the wall's: a fuzzer paused (SIGSTOP, to
+#   measure something else on the machine meanwhile) counts the pause
+#   against the case in hand, so give a pause's length or more.
 #
 # The targets are built without a sanitizer (`-s none`): the crate has no
 # unsafe code, so AddressSanitizer could only find a memory error in a
@@ -79,7 +83,7 @@ for target in "${targets[@]}"; do
   status=0
   # The built target itself, so the time given is all fuzzing.
   "$bin/$target" "$corpus" -artifact_prefix="fuzz/artifacts/$target/" \
-    -max_total_time="$seconds" -max_len="$(max_len "$target")" -rss_limit_mb=2048 -timeout=10 \
+    -max_total_time="$seconds" -max_len="$(max_len "$target")" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
     "${parallel[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
   # With -jobs the workers write fuzz-N.log files; their stats add up.
   execs=$({ cat "$log"; cat fuzz-*.log 2>/dev/null || true; } |

@@ -202,3 +202,47 @@ fn on_postgresql_the_old_holder_released_and_its_write_is_no_stale_one() {
         "{landing:#?}"
     );
 }
+
+/// The landing question's words for a rejected write on `backend` with
+/// `set` applied to the first story's fenced configuration.
+fn rejected_landing_words(backend: Backend, set: impl Fn(&mut Scenario)) -> String {
+    let mut scenario = presets::GC_PAUSE
+        .scenario(backend, Fencing::On)
+        .expect("the first story suits the backend");
+    set(&mut scenario);
+    let moments = tour::moments(
+        &presets::GC_PAUSE,
+        &scenario,
+        Millis(presets::GC_PAUSE.run_ms_on(backend)),
+    );
+    let landing = moments
+        .iter()
+        .filter_map(|m| m.question.as_ref())
+        .find(|q| q.ask.starts_with("What will the resource do"))
+        .expect("a landing question");
+    assert_eq!(landing.right_answer().text, "It rejects the write");
+    landing.right_answer().why.clone()
+}
+
+#[test]
+fn a_landing_question_names_the_check_the_runs_settings_fence_with() {
+    use distlock::sim::{ConsulToken, FenceMode};
+    // Consul's default token is the ModifyIndex, fenced by order.
+    let index = rejected_landing_words(Backend::Consul, |_| {});
+    assert!(index.starts_with("Rejected: the token check"), "{index}");
+    let sequencer = rejected_landing_words(Backend::Consul, |s| {
+        s.config.consul.token = ConsulToken::Sequencer;
+    });
+    assert!(
+        sequencer.starts_with("Rejected: the sequencer check"),
+        "{sequencer}"
+    );
+    // etcd checked in one Txn against the lock key, when asked to.
+    let txn = rejected_landing_words(Backend::Etcd, |s| s.config.fence = FenceMode::Check);
+    assert!(
+        txn.starts_with(
+            "Rejected: the lock check (a Txn comparing the lock key's create_revision)"
+        ),
+        "{txn}"
+    );
+}

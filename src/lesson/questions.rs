@@ -8,8 +8,19 @@
 //! rests on. The words are a few templates filled from the run.
 
 use crate::sim::{
-    Backend, ClientId, Event, Fencing, Record, ServiceEvent, Standing, Token, TokenWords,
+    Backend, ClientId, Event, FenceRule, Fencing, Record, ServiceEvent, Standing, Token, TokenWords,
 };
+
+/// The run's settings a question's words depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Setting {
+    pub backend: Backend,
+    pub fencing: Fencing,
+    /// How the resource checks a write with fencing on
+    /// (`Backend::fence_rule_in`): the run's fencing mode decides it, not
+    /// the system alone.
+    pub rule: FenceRule,
+}
 
 /// A prediction: the question, its answers, and which one the run bears out.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,7 +51,7 @@ fn answer(text: String, why: String) -> Answer {
 
 /// The question before the moment `event` (found after `before`), if any:
 /// before A's write lands, and before the lock changes hands.
-pub fn ask(before: &[Record], event: &Event, setting: (Backend, Fencing)) -> Option<Question> {
+pub fn ask(before: &[Record], event: &Event, setting: Setting) -> Option<Question> {
     match event {
         Event::WriteAccepted { client, .. } | Event::WriteRejected { client, .. }
             if *client == ClientId::ALL[0] =>
@@ -70,7 +81,27 @@ fn carries(token: Option<Token>, backend: Backend) -> String {
 }
 
 /// Before a write of A's lands: accept, reject, or never arrive.
-fn landing(event: &Event, (backend, fencing): (Backend, Fencing)) -> Question {
+/// What fences a write under `rule`, as a question names it; a check in
+/// the lock's own store in the system's words (`held_check`).
+fn fenced_by(rule: FenceRule, backend: Backend) -> String {
+    match rule {
+        FenceRule::Highest => "the token check".into(),
+        FenceRule::LockOwner => "the owner check on the lock item".into(),
+        FenceRule::Version => "the version column".into(),
+        FenceRule::Sequencer => "the sequencer check".into(),
+        FenceRule::LockHeld => match crate::ui::service_panel::words(backend).held_check {
+            Some(check) => format!("the lock check ({check})"),
+            None => "the lock check".into(),
+        },
+    }
+}
+
+fn landing(event: &Event, setting: Setting) -> Question {
+    let Setting {
+        backend,
+        fencing,
+        rule,
+    } = setting;
     let (client, token, rejected, standing) = match event {
         Event::WriteRejected {
             client,
@@ -86,8 +117,8 @@ fn landing(event: &Event, (backend, fencing): (Backend, Fencing)) -> Question {
         } => (*client, *token, None, *standing),
         _ => unreachable!("landing questions are asked of writes only"),
     };
-    // What fences writes on this system, in its own words.
-    let fence = crate::ui::service_panel::words(backend).fenced_by;
+    // What fences writes with this run's settings.
+    let fence = fenced_by(rule, backend);
     let (accept, reject) = match (&rejected, standing, fencing) {
         (Some(reason), ..) => (
             format!("Believing it holds the lock is not holding it: {fence} compares the write with what the resource has seen, and {reason}."),

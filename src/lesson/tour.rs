@@ -11,12 +11,12 @@
 //! a template that `fill` completes from the event.
 
 use crate::sim::{
-    rvn_text, Backend, ChubbySession, ClientId, Command, Event, Fencing, Millis, Persistence,
-    PgSessionEnd, Record, Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
+    rvn_text, ChubbySession, ClientId, Command, Event, Millis, Persistence, PgSessionEnd, Record,
+    Scenario, ServiceEvent, Sim, Standing, Token, ZkConn,
 };
 
 use super::presets::Preset;
-pub use super::questions::{Answer, Question};
+pub use super::questions::{Answer, Question, Setting};
 
 /// What a moment asks the visitor to look at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -201,11 +201,15 @@ pub fn moments(preset: &Preset, scenario: &Scenario, until: Millis) -> Vec<Momen
         return Vec::new();
     };
     let config = &scenario.config;
-    let setting = (config.backend, config.fencing);
+    let setting = Setting {
+        backend: config.backend,
+        fencing: config.fencing,
+        rule: config.backend.fence_rule_in(config),
+    };
     find_moments(preset.tour_on(config.backend), sim.history(), setting)
 }
 
-fn find_moments(specs: &[Spec], history: &[Record], setting: (Backend, Fencing)) -> Vec<Moment> {
+fn find_moments(specs: &[Spec], history: &[Record], setting: Setting) -> Vec<Moment> {
     let mut from = 0;
     let mut found = Vec::new();
     for spec in specs {

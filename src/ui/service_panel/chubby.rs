@@ -36,7 +36,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: Some(library_note),
     held_check: Some("CheckSequencer"),
-    fenced_by: super::TOKEN_CHECK,
 };
 
 /// A client's Chubby session as its library reports it, in Chubby's own

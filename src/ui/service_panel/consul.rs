@@ -35,7 +35,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: None,
     held_check: Some("a Txn with check-session"),
-    fenced_by: "the sequencer check",
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {

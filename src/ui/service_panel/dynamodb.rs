@@ -23,7 +23,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: Some("no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it"),
     library_note: None,
     held_check: None,
-    fenced_by: "the owner check on the lock item",
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {

@@ -15,7 +15,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: None,
     held_check: Some("a Txn comparing the lock key's create_revision"),
-    fenced_by: super::TOKEN_CHECK,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {

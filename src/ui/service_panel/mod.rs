@@ -45,17 +45,11 @@ pub struct SystemWords {
     /// it, for the resource's banner; `None` where the resource never
     /// checks the lock that way (`FenceRule::LockHeld`).
     pub held_check: Option<&'static str>,
-    /// What fences writes here with fencing on, as a tour's question
-    /// names it (`TOKEN_CHECK` for most).
-    pub fenced_by: &'static str,
 }
 
 /// A card's line for a client's library, from the run's settings, the
 /// client's view and the time; `None` when the library has nothing to say.
 pub type LibraryNote = fn(&Config, &ClientView, Millis) -> Option<String>;
-
-/// What fences most systems' writes, in a question's words.
-const TOKEN_CHECK: &str = "the token check";
 
 /// How often most clients renew (`sim`'s `renew_every_ms`).
 const EVERY_THIRD: &str = " every third of the TTL";

@@ -25,7 +25,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: None,
     held_check: None,
-    fenced_by: "the version column",
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {

@@ -17,7 +17,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: None,
     held_check: Some("a script reading the lock key's value"),
-    fenced_by: super::TOKEN_CHECK,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {

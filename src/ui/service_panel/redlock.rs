@@ -191,7 +191,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: None,
     held_check: None,
-    fenced_by: super::TOKEN_CHECK,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {

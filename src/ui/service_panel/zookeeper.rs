@@ -18,7 +18,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     holding_note: None,
     library_note: Some(library_note),
     held_check: Some("a multi() with a check op on the lock node"),
-    fenced_by: super::TOKEN_CHECK,
 };
 
 /// A client's card names its ZooKeeper library and the connection state

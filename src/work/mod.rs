@@ -637,16 +637,9 @@ mod tests {
             run: odd.into(),
             format,
         }));
-        let fences = [
-            None,
-            Some(FenceRule::Highest),
-            Some(FenceRule::LockOwner),
-            Some(FenceRule::Version),
-            Some(FenceRule::Sequencer),
-            Some(FenceRule::LockHeld),
-        ];
+        let fences = std::iter::once(None).chain(FenceRule::ALL.map(Some));
         for system in Backend::ALL {
-            for fence in fences {
+            for fence in fences.clone() {
                 for kazoo in [false, true] {
                     jobs.push(Job::Code {
                         system,

@@ -104,3 +104,37 @@ fn past_one_day_the_run_refuses_commands_as_its_link_would_and_the_clock_runs_on
     sim.run_until(before.plus(60_000));
     assert_eq!(sim.now(), before.plus(60_000));
 }
+
+/// The extremes of a clock's jump and drift have no positive twin
+/// (`i64::MIN`, `i32::MIN`): they are refused as out of range, on a client
+/// and on a Redlock node alike, and change nothing. Found by the
+/// `core_commands` fuzz target (fuzz/regressions/core_commands/).
+#[test]
+fn a_clock_jump_or_rate_at_the_integer_extremes_is_refused_and_changes_nothing() {
+    use distlock::sim::{Backend, NodeCommand, NodeId};
+    let mut sim = Sim::new(Config {
+        backend: Backend::Redlock,
+        ..Config::default()
+    })
+    .unwrap();
+    let a = ClientId::ALL[0];
+    let before = sim.history().len();
+    for jump_ms in [i64::MIN, i64::MAX] {
+        assert_eq!(
+            sim.command(a, Command::ClockJump { jump_ms }),
+            Err(CommandError::ClockJumpOutOfRange { jump_ms })
+        );
+        let node = NodeId::all().next().expect("Redlock has nodes");
+        assert_eq!(
+            sim.node_command(node, NodeCommand::ClockJump { jump_ms }),
+            Err(CommandError::ClockJumpOutOfRange { jump_ms })
+        );
+    }
+    for rate_pct in [i32::MIN, i32::MAX] {
+        assert_eq!(
+            sim.command(a, Command::ClockRate { rate_pct }),
+            Err(CommandError::ClockRateOutOfRange { rate_pct })
+        );
+    }
+    assert_eq!(sim.history().len(), before);
+}

@@ -1312,13 +1312,18 @@ fn check_command(client: &Client, command: Command) -> Result<(), CommandError> 
         }
         Command::Renewal { .. } => Ok(()),
         Command::ClockJump { jump_ms } => {
-            if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX {
+            // unsigned_abs: i64::MIN has no positive twin, and abs() of it
+            // overflows (a panic, or in the page's build a negative
+            // number that passed the check).
+            if jump_ms == 0 || jump_ms.unsigned_abs() > CLOCK_JUMP_MS_MAX.unsigned_abs() {
                 Err(CommandError::ClockJumpOutOfRange { jump_ms })
             } else {
                 Ok(())
             }
         }
-        Command::ClockRate { rate_pct } if rate_pct.abs() > CLOCK_RATE_PCT_MAX => {
+        Command::ClockRate { rate_pct }
+            if rate_pct.unsigned_abs() > CLOCK_RATE_PCT_MAX.unsigned_abs() =>
+        {
             Err(CommandError::ClockRateOutOfRange { rate_pct })
         }
         Command::ClockRate { rate_pct } if client.clock.rate_pct() == rate_pct => {

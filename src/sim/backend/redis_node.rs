@@ -89,7 +89,7 @@ impl Node {
             NodeCommand::Crash if self.down => Err(CommandError::NodeDown { node: n }),
             NodeCommand::Restart if !self.down => Err(CommandError::NodeUp { node: n }),
             NodeCommand::ClockJump { jump_ms }
-                if jump_ms == 0 || jump_ms.abs() > CLOCK_JUMP_MS_MAX =>
+                if jump_ms == 0 || jump_ms.unsigned_abs() > CLOCK_JUMP_MS_MAX.unsigned_abs() =>
             {
                 Err(CommandError::ClockJumpOutOfRange { jump_ms })
             }

@@ -85,8 +85,11 @@ for target in "${targets[@]}"; do
   "$bin/$target" "$corpus" -artifact_prefix="fuzz/artifacts/$target/" \
     -max_total_time="$seconds" -max_len="$(max_len "$target")" -rss_limit_mb=2048 -timeout="${FUZZ_TIMEOUT:-10}" \
     "${parallel[@]}" -print_final_stats=1 >"$log" 2>&1 || status=$?
-  # With -jobs the workers write fuzz-N.log files; their stats add up.
-  execs=$({ cat "$log"; cat fuzz-*.log 2>/dev/null || true; } |
+  # With -jobs each worker writes a fuzz-N.log, and libFuzzer copies a
+  # finished worker's log into its own output too: count the workers'
+  # files alone, or each execution would count twice.
+  if [ "$jobs" -gt 1 ]; then counted=(fuzz-*.log); else counted=("$log"); fi
+  execs=$(cat "${counted[@]}" 2>/dev/null |
     awk '/stat::number_of_executed_units/ {s += $2} END {print s + 0}')
   rate=$(( execs / (seconds > 0 ? seconds : 1) ))
   rm -f fuzz-*.log

@@ -124,8 +124,11 @@ export async function startServer(dir = "dist", port = 0, { compress = false, ad
     throw new Error(`${join(root, "index.html")} is missing: run \`trunk build --release --offline\` first`);
   });
 
-  const server = createServer(async (req, res) => {
-    const { pathname } = new URL(req.url, "http://localhost");
+  const answer = async (req, res) => {
+    // The path as sent, up to its query: `new URL` with a base reads a path
+    // that starts with "//" as a host, and threw on "//?x", which ended the
+    // server.
+    const pathname = req.url.split(/[?#]/, 1)[0] || "/";
     const file = await fileFor(root, pathname);
     if (req.method !== "GET" && req.method !== "HEAD") {
       res.writeHead(405, { Allow: "GET, HEAD" }).end();
@@ -159,7 +162,15 @@ export async function startServer(dir = "dist", port = 0, { compress = false, ad
       "Access-Control-Allow-Origin": "*",
     });
     res.end(req.method === "HEAD" ? undefined : body);
-  });
+  };
+  // Whatever one request meets (a file gone between its check and its
+  // read), the server answers it and goes on serving.
+  const server = createServer((req, res) =>
+    answer(req, res).catch(() => {
+      if (!res.headersSent) res.writeHead(500, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end("the server could not read that file\n");
+    }),
+  );
 
   await new Promise((ok, fail) => {
     server.once("error", fail);

@@ -99,3 +99,17 @@ test("the page loads and runs from the compressed files", { timeout: 120_000 }, 
   assert.equal(encodings.get(`/${wasm}`), "br", `the wasm came as ${encodings.get(`/${wasm}`)}`);
   assert.deepEqual(problems, [], problems.join("\n"));
 });
+
+test("an odd address gets an answer and the server goes on serving", async () => {
+  // "//?x" once threw in the server (a path read as a host) and ended it.
+  for (const [path, status] of [
+    ["//?system=consul", 200],
+    ["//elsewhere.example/x", 404],
+    ["/%ZZ", 404],
+    ["/..%2F..%2Fetc%2Fpasswd", 404],
+    ["/nothing-here", 404],
+  ]) {
+    assert.equal((await fetchRaw(path)).status, status, path);
+  }
+  assert.equal((await fetchRaw("/")).status, 200);
+});

@@ -56,8 +56,51 @@ if (first && document.visibilityState === "visible") {
     setTimeout(done, 3000);
   });
 }
+// A release build's wasm comes in two (scripts/build/split.mjs): what a
+// cold load of the plain page runs, and the rest (`names.rest`), fetched as
+// soon as the page has started. A page opened on a story, an embed or a
+// shared run needs the rest at once, so it is fetched beside the first part
+// and put in before the page's code runs. Should the wasm reach moved code
+// before the rest is in, it asks for it (`__distlockSplit`, through the
+// glue) and the rest is loaded there and then, synchronously.
+let rest = null;
+const fetchRest = () => (rest ??= fetch(names.rest).then((r) => {
+  if (!r.ok) throw new Error(`fetching ${names.rest}: ${r.status}`);
+  return r.arrayBuffer();
+}).then((bytes) => (rest.bytes = bytes)));
+const putIn = (wasm, module) => {
+  if (wasm.__distlock_split_ready.value) return;
+  new WebAssembly.Instance(module, { p: wasm });
+  wasm.__distlock_split_ready.value = 1;
+};
+globalThis.__distlockSplit = (wasm) => {
+  let bytes = rest?.bytes;
+  if (!bytes) {
+    const xhr = new XMLHttpRequest();
+    xhr.open("GET", names.rest, false);
+    xhr.overrideMimeType("text/plain; charset=x-user-defined");
+    xhr.send();
+    if (xhr.status !== 200) throw new Error(`fetching ${names.rest}: ${xhr.status}`);
+    const text = xhr.responseText;
+    bytes = new Uint8Array(text.length);
+    for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  }
+  putIn(wasm, new WebAssembly.Module(bytes));
+};
+const addressed = names.rest && (location.search.length > 1 || location.hash.length > 1);
+const restNow = addressed ? fetchRest().then((bytes) => WebAssembly.compile(bytes)) : null;
+const firstPart = addressed ? fetch(names.wasm) : names.wasm;
+
 const { default: init } = await import(names.js);
-await init({ module_or_path: names.wasm });
+const restModule = restNow && (await restNow);
+const wasm = await init({ module_or_path: firstPart });
+if (restModule) putIn(wasm, restModule);
+// The plain page's rest, in the background. Should it fail, the first call
+// that needs it loads it synchronously, and says why if that fails too.
+const restIn = names.rest
+  ? fetchRest().then((bytes) => WebAssembly.compile(bytes)).then((module) => putIn(wasm, module))
+    .catch((err) => console.warn(`the rest of the page's wasm: ${err.message}`))
+  : Promise.resolve();
 
 if (first) {
   // The page is built one part a task after its start and then takes the
@@ -65,6 +108,8 @@ if (first) {
   for (let tries = 0; first.isConnected && tries < 100; tries++) {
     await new Promise((done) => setTimeout(done));
   }
+  // What was pressed meanwhile most likely needs the rest.
+  if (kept.length) await restIn;
   const live = kept.map((k) => [liveOf(k.key), k]);
   const focus = focused && liveOf(focused);
   if (focus && document.activeElement === document.body) focus.focus();

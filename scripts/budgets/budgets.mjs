@@ -2,10 +2,12 @@
 // fail (exit code 1); the timings are printed against their aims.
 //
 //   1. Transfer size: every file of the release build, gzip -9, and the total
-//      of the first load (at most SIZE_LIMIT_BYTES; the aim for eight
-//      systems is 300 KiB). The background worker's files and the stories' words are
-//      listed apart: the page fetches them only when a visitor first asks
-//      for a job or loads a story.
+//      of the first load (at most SIZE_LIMIT_BYTES; issue 32's aim is 280
+//      KiB, prerendered screen included). The background worker's files and
+//      the stories' words are listed apart: the page fetches them only when
+//      a visitor first asks for a job or loads a story. So is the rest of
+//      the page's wasm (at most REST_LIMIT_BYTES), fetched once the page
+//      has started (scripts/build/split.mjs).
 //   2. Time to first render: navigation start to the four "Client X" regions
 //      present, median of 9 cold loads, beside the same figure for a minimal
 //      Yew page. (Its 1.3x aim is retired: Yew building the first screen's
@@ -90,8 +92,16 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // from 38 to 14 ms, +0.5) and each tour caption written once (+0.5; the
 // worker lost 1.2): 354.3 KiB. The tours' words fetched with the stories'
 // (about 4 KiB) would bring it back under 354.
-const SIZE_LIMIT_BYTES = 355 * 1024;
-const SIZE_AIM_BYTES = 300 * 1024;
+// 250 KiB once the page's wasm came in two (scripts/build/split.mjs): what
+// a cold load of the plain page runs is the first load, 246.0 KiB at the
+// split (from 354.5); the rest, fetched once the page has started, is
+// limited apart (REST_LIMIT_BYTES). Splitting costs bytes of its own: the
+// stubs, the exports and imports between the parts, and two files packed
+// apart add about 15 KiB to the two together (docs/budgets.md).
+const SIZE_LIMIT_BYTES = 250 * 1024;
+/** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split. */
+const REST_LIMIT_BYTES = 126 * 1024;
+const SIZE_AIM_BYTES = 280 * 1024;
 /** Aims for main-thread time per frame: four active clients, and the long run. */
 const FRAME_AIMS = { clients: { median: Infinity, p95: Infinity }, longRun: { median: Infinity, p95: 8 } };
 /** The explorer's aim: the page's main-thread CPU per frame at most this much above budget 3's. */
@@ -132,6 +142,8 @@ async function filesUnder(dir) {
  * first story loaded.
  */
 const isOnDemand = (name) => name.startsWith("distlock-worker") || name === "stories.json";
+/** The rest of the page's wasm (scripts/build/split.mjs), fetched once the page has started. */
+const isRest = (name) => /^distlock-[0-9a-f]+_split\.wasm$/.test(name);
 /** The project's docs (scripts/build/docs.mjs), fetched only when a link is followed. */
 const isDocFile = (name) => name.startsWith("docs/");
 
@@ -149,12 +161,13 @@ async function transferSize(dist) {
   const total = { gzip: 0, brotli: 0 };
   const worker = { gzip: 0, brotli: 0 };
   const docs = { gzip: 0, brotli: 0 };
+  const rest = { gzip: 0, brotli: 0 };
   const rows = [];
   for (const file of await filesUnder(dist)) {
     const raw = await readFile(file);
     const sizes = { gzip: gzipSync(raw, { level: 9 }).length, brotli: brotliSize(raw) };
     const name = relative(dist, file);
-    const sum = isOnDemand(name) ? worker : isDocFile(name) ? docs : total;
+    const sum = isOnDemand(name) ? worker : isDocFile(name) ? docs : isRest(name) ? rest : total;
     sum.gzip += sizes.gzip;
     sum.brotli += sizes.brotli;
     rows.push([name, raw.length, sizes]);
@@ -165,12 +178,15 @@ async function transferSize(dist) {
   console.log(`   ${pad("file", width)}${padLeft("raw", 12)}${padLeft("gzip -9", 12)}${padLeft("brotli", 12)}`);
   for (const [name, raw, sizes] of rows) console.log(line(name, kib(raw), sizes));
   const ok = total.gzip <= SIZE_LIMIT_BYTES;
+  const restOk = rest.gzip <= REST_LIMIT_BYTES;
   console.log(line("on demand (worker, stories)", "", worker));
   console.log(line("docs, on demand", "", docs));
+  console.log(`${line("rest of the wasm, once started", "", rest)}   ${restOk ? "within" : "OVER"} the ${kib(REST_LIMIT_BYTES)} limit`);
+  if (rest.gzip === 0) console.log("   (the page's wasm is whole: the build found no headless Chromium to split it, scripts/build/split.sh)");
   console.log(`${line("first load", "", total)}   ${ok ? "within" : "OVER"} the ${kib(SIZE_LIMIT_BYTES)} limit`);
   const over = total.gzip - SIZE_AIM_BYTES;
-  console.log(`   ${over > 0 ? `${kib(over)} over` : `${kib(-over)} under`} the ${kib(SIZE_AIM_BYTES)} aim for eight lock systems`);
-  return ok;
+  console.log(`   ${over > 0 ? `${kib(over)} over` : `${kib(-over)} under`} the ${kib(SIZE_AIM_BYTES)} aim (issue 32)`);
+  return ok && restOk;
 }
 
 /** One cold load of `url`: ms from navigation start to the four client regions. */

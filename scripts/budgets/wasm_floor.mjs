@@ -9,10 +9,14 @@
 // tables) is kept whole, so this floor is the code's, not the words'.
 //
 //   node scripts/budgets/wasm_floor.mjs [DIST]     (default dist)
+//
+// On a build whose wasm is in two parts (scripts/build/split.mjs) it
+// measures the first part, the one in the first load.
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchBrowser, startServer } from "../lib/browser.mjs";
+import { functionsRun } from "../build/split.mjs";
 import { gzipBytes, parseWasm, stubbedWasm } from "./wasm_parts.mjs";
 
 const dist = process.argv[2] || "dist";
@@ -21,40 +25,13 @@ const named = (pattern) => files.find((f) => pattern.test(f));
 const wasmFile = named(/^distlock-[0-9a-f]+_bg\.wasm$/);
 const rest = [named(/^distlock-[0-9a-f]+\.js$/), named(/^main-.*\.css$/), named(/^boot-.*\.js$/), "index.html"];
 
-/** Marks the moment the first screen drawn at build time leaves the page. */
-function markSwap() {
-  new MutationObserver((_, observer) => {
-    if (document.getElementById("distlock-first") === null && document.querySelector(".page")) {
-      performance.mark("distlock-first-replaced");
-      observer.disconnect();
-    }
-  }).observe(document, { childList: true, subtree: true });
-}
-
-async function functionsRun() {
+async function functionsRunOnce() {
   const server = await startServer(dist, 0, { compress: true });
   const browser = await launchBrowser();
   try {
-    const context = await browser.newContext({ viewport: { width: 412, height: 823 } });
-    const page = await context.newPage();
-    await page.addInitScript(markSwap);
-    const cdp = await context.newCDPSession(page);
-    const events = [];
-    cdp.on("Tracing.dataCollected", ({ value }) => events.push(...value));
-    const done = new Promise((resolve) => cdp.once("Tracing.tracingComplete", resolve));
-    await cdp.send("Tracing.start", { categories: "v8.wasm,blink.user_timing", transferMode: "ReportEvents" });
-    await page.goto(server.url);
-    await page.waitForSelector(".timeline", { timeout: 60000 });
-    await page.waitForTimeout(2000);
-    await cdp.send("Tracing.end");
-    await done;
-    const swap = events.find((e) => e.name === "distlock-first-replaced");
-    if (!swap) throw new Error("the first screen was never replaced: is DIST a release build?");
-    const lazy = events.filter((e) => e.name === "wasm.CompileLazy");
-    return {
-      first: new Set(lazy.filter((e) => e.ts <= swap.ts).map((e) => e.args.func_index)),
-      idle: new Set(lazy.map((e) => e.args.func_index)),
-    };
+    const run = await functionsRun(browser, server.url);
+    if (run.first.size === 0) throw new Error("the first screen was never replaced: is DIST a release build?");
+    return run;
   } finally {
     await browser.close();
     await server.close();
@@ -63,7 +40,7 @@ async function functionsRun() {
 
 const wasm = readFileSync(join(dist, wasmFile));
 const parts = parseWasm(wasm);
-const { first, idle } = await functionsRun();
+const { first, idle } = await functionsRunOnce();
 const others = (kept) => new Set(parts.bodies.map((b) => b.index).filter((i) => !kept.has(i)));
 const restBytes = rest.reduce((sum, f) => sum + gzipBytes(readFileSync(join(dist, f))), 0);
 const kib = (bytes) => `${(bytes / 1024).toFixed(1)} KiB`;

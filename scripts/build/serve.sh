@@ -4,6 +4,8 @@
 # compressed, as the browser accepts (scripts/lib/serve.mjs, on Node's own
 # zlib). Compressed, the first load is about a third of its raw bytes, and
 # a phone on a slow network paints the page seconds sooner (docs/budgets.md).
+# The build splits the page's wasm in two (scripts/build/split.mjs), which
+# takes a headless Chromium, so this installs one as the tests do.
 # ADDRESS and PORT override the address and port; other arguments go to
 # `trunk build`. To rebuild on every change while working on the page,
 # `trunk serve --release` serves it uncompressed.
@@ -13,7 +15,7 @@ cd "$(dirname "$0")/../.."
 address="${ADDRESS:-127.0.0.1}"
 port="${PORT:-8080}"
 
-bash scripts/build/setup.sh
+bash scripts/build/setup.sh --with-browser
 # wasm-opt comes from node_modules; trunk looks for it on PATH.
 export PATH="$PWD/node_modules/.bin:${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 

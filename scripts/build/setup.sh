@@ -14,7 +14,7 @@ set -euo pipefail
 
 TRUNK_VERSION="0.21.14"
 WASM_TARGET="wasm32-unknown-unknown"
-CHROMIUM="/usr/bin/chromium"
+CHROMIUM="${CHROMIUM_PATH:-/usr/bin/chromium}"
 
 with_browser=false
 for arg in "$@"; do

@@ -19,9 +19,11 @@ fi
 
 section "cargo fmt --check"
 cargo fmt --check
+cargo fmt --check --manifest-path split/Cargo.toml
 
 section "cargo clippy"
 cargo clippy --all-targets -- -D warnings
+cargo clippy --release --manifest-path split/Cargo.toml -- -D warnings
 
 section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}"
 cargo test

@@ -95,19 +95,27 @@ const { default: init } = await import(names.js);
 const restModule = restNow && (await restNow);
 const wasm = await init({ module_or_path: firstPart });
 if (restModule) putIn(wasm, restModule);
-// The plain page's rest, in the background. Should it fail, the first call
-// that needs it loads it synchronously, and says why if that fails too.
+// The page has started once the wasm's page has taken the drawn screen's
+// place (src/main.rs builds it one part a task after its start).
+const pageStarted = (async () => {
+  for (let tries = 0; first && first.isConnected && tries < 100; tries++) {
+    await new Promise((done) => setTimeout(done));
+  }
+})();
+// The plain page's rest: fetched at once, but compiled and put in only once
+// the page has started and the browser is idle, so that work never lengthens
+// a start-up task. Should it fail, the first call that needs it loads it
+// synchronously, and says why if that fails too.
+const idle = () => new Promise((done) =>
+  globalThis.requestIdleCallback ? requestIdleCallback(done, { timeout: 1000 }) : setTimeout(done, 100));
 const restIn = names.rest
-  ? fetchRest().then((bytes) => WebAssembly.compile(bytes)).then((module) => putIn(wasm, module))
+  ? Promise.all([fetchRest(), pageStarted]).then(idle)
+    .then(() => wasm.__distlock_split_ready.value || WebAssembly.compile(rest.bytes).then((module) => putIn(wasm, module)))
     .catch((err) => console.warn(`the rest of the page's wasm: ${err.message}`))
   : Promise.resolve();
 
 if (first) {
-  // The page is built one part a task after its start and then takes the
-  // first screen's place (src/main.rs): let it finish first.
-  for (let tries = 0; first.isConnected && tries < 100; tries++) {
-    await new Promise((done) => setTimeout(done));
-  }
+  await pageStarted;
   // What was pressed meanwhile most likely needs the rest.
   if (kept.length) await restIn;
   const live = kept.map((k) => [liveOf(k.key), k]);

@@ -30,7 +30,10 @@
 //      issue 32; scripts/budgets/throttled.mjs): the share of animation
 //      frames dropped (intervals over 25 ms; aims: none at 4x, at most 1%
 //      at 6x), and the main thread's CPU time per frame at 6x, the figure
-//      that does not move with the machine's load.
+//      that does not move with the machine's load. Beside each rate, 3b's
+//      still copy at the same rate: the frames the browser drops drawing
+//      what the page draws with no framework and no simulation, the floor
+//      under that aim on the machine measured.
 //   5. Budget 3 again while the hazard explorer runs a large grid in its
 //      workers. The explorer's budget is judged by the main thread's CPU
 //      time per frame: within 10% of budget 3's (issue 32; on a machine of
@@ -412,7 +415,7 @@ async function frameCostWhileExploring(browser, dist, alone) {
  * (scripts/budgets/throttled.mjs): frames dropped, and the main thread's
  * CPU time per frame, which a busy machine barely moves.
  */
-async function slowPhone(browser, dist) {
+async function slowPhone(browser, dist, still) {
   console.log(`\n3c. Budget 3 on a slow phone: CPU slowed 4x and 6x, animation-frame intervals over ${THROTTLED_WINDOW_MS / 1000} s`);
   for (const rate of [4, 6]) {
     try {
@@ -423,6 +426,15 @@ async function slowPhone(browser, dist) {
       console.log(`       (${verdict} the aim of at most ${100 * aim}% of intervals over ${DROPPED_OVER_MS} ms; wall time, which a busy machine raises)`);
     } catch (err) {
       console.log(`   ${rate}x: not measured: ${err.message.split("\n")[0]}`);
+    }
+    // The floor at this rate: 3b's still copy, no framework, no simulation.
+    if (!still) continue;
+    try {
+      const { intervals, cpu } = await stillFrames(browser, dist, still, AS_THE_PAGE_MOVES, THROTTLED_WINDOW_MS, rate);
+      const dropped = intervals.filter((i) => i > DROPPED_OVER_MS).length / Math.max(1, intervals.length);
+      console.log(`       the page's own drawing (3b's copy) at ${rate}x: ${describeThrottled({ intervals, dropped, cpu })}`);
+    } catch (err) {
+      console.log(`       the page's own drawing at ${rate}x: not measured: ${err.message.split("\n")[0]}`);
     }
   }
 }
@@ -467,7 +479,7 @@ async function timings() {
     const floor = await frameFloor(browser, args.minimal);
     const { figures, still } = await frameCost(browser, args.dist, floor);
     await pageOwnDrawing(browser, args.dist, still);
-    await slowPhone(browser, args.dist);
+    await slowPhone(browser, args.dist, still);
     await timelineAtScale(browser, args.dist, args["big-run"]);
     await frameCostWhileExploring(browser, args.dist, figures);
   } finally {

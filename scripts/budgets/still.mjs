@@ -12,6 +12,7 @@ import { join } from "node:path";
 
 import { startServer } from "../lib/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame } from "./trace_frames.mjs";
+import { sampleFrames } from "./throttled.mjs";
 
 /**
  * What changes in each frame at 8x, as script over the still markup (`n`
@@ -63,9 +64,12 @@ export async function stillOf(page) {
 /**
  * Serves `still` (from `stillOf`) with no wasm and `parts` moved each frame,
  * and traces `windowMs` of it: main-thread time per frame, wall and CPU,
- * each sorted.
+ * each sorted. With `rate` over 1 the CPU is slowed that many times
+ * (budget 3c's slow phone) and the animation frames' intervals over a
+ * first window as long, with no trace running, come back too (`intervals`,
+ * sorted).
  */
-export async function stillFrames(browser, dist, still, parts, windowMs) {
+export async function stillFrames(browser, dist, still, parts, windowMs, rate = 1) {
   const dir = await mkdtemp(join(tmpdir(), "distlock-still-"));
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   let server;
@@ -85,13 +89,29 @@ export async function stillFrames(browser, dist, still, parts, windowMs) {
     const page = await context.newPage();
     await page.goto(server.url);
     if (still.mouse) await page.mouse.move(still.mouse.x, still.mouse.y);
+    let intervals;
+    if (rate > 1) {
+      const cdp = await context.newCDPSession(page);
+      await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+      await page.waitForTimeout(1000);
+      await page.evaluate(sampleFrames);
+      await page.waitForTimeout(windowMs);
+      intervals = await page.evaluate(() => {
+        window.__stopFrames = true;
+        return window.__frameIntervals;
+      });
+    }
     await page.waitForTimeout(500);
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);
     const trace = JSON.parse((await browser.stopTracing()).toString());
     const events = trace.traceEvents ?? trace;
     const sorted = (values) => values.sort((a, b) => a - b);
-    return { wall: sorted(mainThreadPerFrame(events)), cpu: sorted(mainThreadPerFrame(events, { cpu: true })) };
+    return {
+      wall: sorted(mainThreadPerFrame(events)),
+      cpu: sorted(mainThreadPerFrame(events, { cpu: true })),
+      intervals: intervals && sorted(intervals),
+    };
   } finally {
     await context.close();
     await server?.close();

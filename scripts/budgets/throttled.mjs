@@ -34,7 +34,7 @@ export const DROPPED_AIMS = { 4: 0, 6: 0.01 };
 const SETTLE_MS = 1_000;
 
 /** Runs in the page: notes every animation frame's interval from now on. */
-function sampleFrames() {
+export function sampleFrames() {
   const intervals = [];
   let last = null;
   const frame = (t) => {

@@ -383,9 +383,8 @@ fn main() -> Result<()> {
         let name = names.get(&(0, i));
         match (&second.funcs.get(*id).kind, name) {
             (FunctionKind::Import(f), Some(name)) => {
-                let import = second.imports.get_mut(f.import);
-                import.module = FROM_FIRST.into();
-                import.name = name.clone();
+                let import = f.import;
+                import_from_first(&mut second, import, name);
             }
             (FunctionKind::Local(_), Some(name)) => {
                 import_kind.push((i, ImportKind::Function(*id), name.clone()));
@@ -418,9 +417,7 @@ fn main() -> Result<()> {
         let import = match &second.globals.get(*id).kind {
             GlobalKind::Import(import) => {
                 let import = *import;
-                let at = second.imports.get_mut(import);
-                at.module = FROM_FIRST.into();
-                at.name = name.clone();
+                import_from_first(&mut second, import, name);
                 continue;
             }
             GlobalKind::Local(_) => second
@@ -434,11 +431,7 @@ fn main() -> Result<()> {
             continue;
         };
         match second.memories.get(*id).import {
-            Some(import) => {
-                let at = second.imports.get_mut(import);
-                at.module = FROM_FIRST.into();
-                at.name = name.clone();
-            }
+            Some(import) => import_from_first(&mut second, import, name),
             None => {
                 let import = second
                     .imports
@@ -453,11 +446,7 @@ fn main() -> Result<()> {
             continue;
         };
         match second.tables.get(*id).import {
-            Some(import) => {
-                let at = second.imports.get_mut(import);
-                at.module = FROM_FIRST.into();
-                at.name = name.clone();
-            }
+            Some(import) => import_from_first(&mut second, import, name),
             None => {
                 let import = second.imports.add(FROM_FIRST, name, ImportKind::Table(*id));
                 let t = second.tables.get_mut(*id);
@@ -507,6 +496,13 @@ fn main() -> Result<()> {
         count + 1,
     );
     Ok(())
+}
+
+/// Points an import of the second module at the first module's export `name`.
+fn import_from_first(m: &mut Module, import: walrus::ImportId, name: &str) {
+    let at = m.imports.get_mut(import);
+    at.module = FROM_FIRST.into();
+    at.name = name.into();
 }
 
 /// A short export name for the `n`th item: letters and digits, from "a".

@@ -34,6 +34,15 @@ export const MOVES = {
 /** Every part the page moves each frame at 8x. */
 export const AS_THE_PAGE_MOVES = ["clock", "words", "bars", "timeline"];
 
+/**
+ * The same parts moved in every sixth frame only (ten times a second), none
+ * in between: what the page would paint with its moving parts drawn at a
+ * readable rate and nothing painted between (budget 3c's second floor).
+ */
+MOVES.tenTimesASecond = `if (n % 6 === 0) {
+  ${AS_THE_PAGE_MOVES.map((part) => MOVES[part]).join("\n  ")}
+}`;
+
 /** The mover's script for `parts` (keys of MOVES). */
 function mover(parts) {
   return `const clock = document.querySelector(".status .tick__text");

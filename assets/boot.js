@@ -88,7 +88,12 @@ globalThis.__distlockSplit = (wasm) => {
   putIn(wasm, new WebAssembly.Module(bytes));
 };
 const addressed = names.rest && (location.search.length > 1 || location.hash.length > 1);
-const restNow = addressed ? fetchRest().then((bytes) => WebAssembly.compile(bytes)) : null;
+// Should the rest fail to come, the page still starts; the first call that
+// needs it tries again, synchronously, and says why.
+const restNow = addressed
+  ? fetchRest().then((bytes) => WebAssembly.compile(bytes))
+    .catch((err) => console.warn(`the rest of the page's wasm: ${err.message}`))
+  : null;
 const firstPart = addressed ? fetch(names.wasm) : names.wasm;
 
 const { default: init } = await import(names.js);

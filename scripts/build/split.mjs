@@ -78,7 +78,7 @@ export async function functionsRun(browser, url, viewport = { width: 412, height
 }
 
 /** Every function index the cold loads of COLD_LOADS run, served from `dist`. */
-export async function functionsRunByColdLoads(dist) {
+async function functionsRunByColdLoads(dist) {
   const server = await startServer(dist, 0, { compress: true });
   const browser = await launchBrowser();
   const run = new Set();

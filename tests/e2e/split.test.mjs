@@ -80,3 +80,23 @@ test("a click before the rest is in loads it there and then, and works", async (
   const others = problems.filter((p) => !/Synchronous XMLHttpRequest on the main thread/.test(p));
   assert.deepEqual(others, []);
 });
+
+test("a story page whose rest fails to come starts all the same, and loads the rest when it needs it", async (t) => {
+  const problems = [];
+  const context = await suite.context(t, {}, problems);
+  const seen = wasmRequests(context);
+  let failed = false;
+  await context.route(`**/${rest}`, async (route) => {
+    if (failed) return route.continue();
+    failed = true;
+    await route.abort();
+  });
+  const page = await openPage(context, `${suite.server.url}?preset=gc-pause&autoplay=1`);
+  await poll(async () => /t=[1-9]/.test(await statusText(page)), { what: "the story's clock running" });
+  assert.equal(seen.filter((name) => name === rest).length, 2, "fetched beside the first part, then again when needed");
+  // What it may say: the failed fetch, why, and Chromium's word on the
+  // synchronous request that brought the rest.
+  const expected = /request failed: .*_split\.wasm|Failed to load resource.*_split\.wasm|the rest of the page's wasm|Synchronous XMLHttpRequest on the main thread/;
+  assert.deepEqual(problems.filter((p) => !expected.test(p)), []);
+  assert.ok(problems.some((p) => /the rest of the page's wasm/.test(p)), problems.join("\n"));
+});

@@ -64,17 +64,18 @@ if (first && document.visibilityState === "visible") {
 // before the rest is in, it asks for it (`__distlockSplit`, through the
 // glue) and the rest is loaded there and then, synchronously.
 let rest = null;
+let restBytes = null;
 const fetchRest = () => (rest ??= fetch(names.rest).then((r) => {
   if (!r.ok) throw new Error(`fetching ${names.rest}: ${r.status}`);
   return r.arrayBuffer();
-}).then((bytes) => (rest.bytes = bytes)));
+}).then((bytes) => (restBytes = bytes)));
 const putIn = (wasm, module) => {
   if (wasm.__distlock_split_ready.value) return;
   new WebAssembly.Instance(module, { p: wasm });
   wasm.__distlock_split_ready.value = 1;
 };
 globalThis.__distlockSplit = (wasm) => {
-  let bytes = rest?.bytes;
+  let bytes = restBytes;
   if (!bytes) {
     const xhr = new XMLHttpRequest();
     xhr.open("GET", names.rest, false);
@@ -115,7 +116,7 @@ const idle = () => new Promise((done) =>
   globalThis.requestIdleCallback ? requestIdleCallback(done, { timeout: 1000 }) : setTimeout(done, 100));
 const restIn = names.rest
   ? Promise.all([fetchRest(), pageStarted]).then(idle)
-    .then(() => wasm.__distlock_split_ready.value || WebAssembly.compile(rest.bytes).then((module) => putIn(wasm, module)))
+    .then(() => wasm.__distlock_split_ready.value || WebAssembly.compile(restBytes).then((module) => putIn(wasm, module)))
     .catch((err) => console.warn(`the rest of the page's wasm: ${err.message}`))
   : Promise.resolve();
 

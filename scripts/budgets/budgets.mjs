@@ -58,7 +58,7 @@ import { launchBrowser, startServer } from "../lib/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile, watchForClientCards } from "./trace_frames.mjs";
 import { openPage, openView, runFourClients, setMaxSpeed, startClock } from "../../tests/e2e/ui.mjs";
 import { AS_THE_PAGE_MOVES, stillFrames, stillOf } from "./still.mjs";
-import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, throttledFrames } from "./throttled.mjs";
+import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, droppedShare, throttledFrames } from "./throttled.mjs";
 
 // 250 KiB until the core became lock systems answering with effects and
 // gained the corrections' controls (ZooKeeper's tickTime and client
@@ -435,7 +435,7 @@ async function slowPhone(browser, dist, still) {
     for (const [what, parts] of [["3b's copy", AS_THE_PAGE_MOVES], ["3b's copy, ten times a second", ["tenTimesASecond"]]]) {
       try {
         const { intervals, cpu } = await stillFrames(browser, dist, still, parts, THROTTLED_WINDOW_MS, rate);
-        const dropped = intervals.filter((i) => i > DROPPED_OVER_MS).length / Math.max(1, intervals.length);
+        const dropped = droppedShare(intervals);
         console.log(`       the page's own drawing (${what}) at ${rate}x: ${describeThrottled({ intervals, dropped, cpu })}`);
       } catch (err) {
         console.log(`       the page's own drawing (${what}) at ${rate}x: not measured: ${err.message.split("\n")[0]}`);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 
 import { startServer } from "../lib/browser.mjs";
 import { FRAME_CATEGORIES, mainThreadPerFrame } from "./trace_frames.mjs";
-import { sampleFrames } from "./throttled.mjs";
+import { intervalsAt } from "./throttled.mjs";
 
 /**
  * What changes in each frame at 8x, as script over the still markup (`n`
@@ -98,18 +98,7 @@ export async function stillFrames(browser, dist, still, parts, windowMs, rate = 
     const page = await context.newPage();
     await page.goto(server.url);
     if (still.mouse) await page.mouse.move(still.mouse.x, still.mouse.y);
-    let intervals;
-    if (rate > 1) {
-      const cdp = await context.newCDPSession(page);
-      await cdp.send("Emulation.setCPUThrottlingRate", { rate });
-      await page.waitForTimeout(1000);
-      await page.evaluate(sampleFrames);
-      await page.waitForTimeout(windowMs);
-      intervals = await page.evaluate(() => {
-        window.__stopFrames = true;
-        return window.__frameIntervals;
-      });
-    }
+    const intervals = rate > 1 ? (await intervalsAt(context, page, rate, windowMs)).intervals : undefined;
     await page.waitForTimeout(500);
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);

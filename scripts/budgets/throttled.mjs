@@ -34,7 +34,7 @@ export const DROPPED_AIMS = { 4: 0, 6: 0.01 };
 const SETTLE_MS = 1_000;
 
 /** Runs in the page: notes every animation frame's interval from now on. */
-export function sampleFrames() {
+function sampleFrames() {
   const intervals = [];
   let last = null;
   const frame = (t) => {
@@ -48,6 +48,28 @@ export function sampleFrames() {
 }
 
 /**
+ * Slows the CPU of `page` (in `context`) `rate` times, lets it settle, and
+ * notes its animation frames' intervals over `windowMs`: `{ cdp, intervals }`,
+ * the session left slowed.
+ */
+export async function intervalsAt(context, page, rate, windowMs) {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+  await page.waitForTimeout(SETTLE_MS);
+  await page.evaluate(sampleFrames);
+  await page.waitForTimeout(windowMs);
+  const intervals = await page.evaluate(() => {
+    window.__stopFrames = true;
+    return window.__frameIntervals;
+  });
+  return { cdp, intervals };
+}
+
+/** The share of `intervals` over DROPPED_OVER_MS: frames dropped. */
+export const droppedShare = (intervals) =>
+  intervals.filter((i) => i > DROPPED_OVER_MS).length / Math.max(1, intervals.length);
+
+/**
  * Budget 3's page served from `dist` at `rate` times slower CPU: returns
  * `{ intervals, dropped, cpu, wall }` (intervals and per-frame times sorted,
  * in ms; `dropped` the share of intervals over DROPPED_OVER_MS).
@@ -59,17 +81,9 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
     const page = await openPage(context, server.url);
     // Set up at full speed: the clicks are not what is measured.
     await runFourClients(page);
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("Emulation.setCPUThrottlingRate", { rate });
-    await page.waitForTimeout(SETTLE_MS);
     // Frames first, with no trace running: the timeline's tracing costs the
     // renderer time of its own and would drop frames the page does not.
-    await page.evaluate(sampleFrames);
-    await page.waitForTimeout(windowMs);
-    const intervals = await page.evaluate(() => {
-      window.__stopFrames = true;
-      return window.__frameIntervals;
-    });
+    const { cdp, intervals } = await intervalsAt(context, page, rate, windowMs);
     // Then the CPU per frame, from a trace over a second window as long.
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);
@@ -79,7 +93,7 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
     const sorted = (values) => values.sort((a, b) => a - b);
     return {
       intervals: sorted(intervals),
-      dropped: intervals.filter((i) => i > DROPPED_OVER_MS).length / Math.max(1, intervals.length),
+      dropped: droppedShare(intervals),
       cpu: sorted(mainThreadPerFrame(events, { cpu: true })),
       wall: sorted(mainThreadPerFrame(events)),
     };

@@ -326,15 +326,8 @@ fn main() -> Result<()> {
     for &i in &moved {
         let id = pos.funcs[i];
         let ty = first.funcs.get(id).ty();
-        let (params, results) = {
-            let t = first.types.get(ty);
-            (t.params().to_vec(), t.results().to_vec())
-        };
-        let mut builder = FunctionBuilder::new(&mut first.types, &params, &results);
-        let locals: Vec<_> = params.iter().map(|p| first.locals.add(*p)).collect();
-        let mut body = builder.func_body();
         match slot.get(&i) {
-            Some(&s) => {
+            Some(&s) => set_body(&mut first, id, |body, locals| {
                 body.global_get(ready).unop(UnaryOp::I32Eqz).if_else(
                     None,
                     |then| {
@@ -342,18 +335,17 @@ fn main() -> Result<()> {
                     },
                     |_| {},
                 );
-                for l in &locals {
+                for l in locals {
                     body.local_get(*l);
                 }
                 body.i32_const(s as i32).call_indirect(ty, table);
-            }
+            }),
             // Nothing left in this module reaches it: the clean-up below
             // takes it out.
-            None => {
+            None => set_body(&mut first, id, |body, _| {
                 body.unreachable();
-            }
+            }),
         }
-        first.funcs.get_mut(id).kind = FunctionKind::Local(builder.local_func(locals));
     }
     walrus::passes::gc::run(&mut first);
 
@@ -391,15 +383,10 @@ fn main() -> Result<()> {
             }
             (FunctionKind::Local(_), None) => {
                 // Not used by moved code: emptied, then taken out.
-                let ty = second.funcs.get(*id).ty();
-                let (params, results) = {
-                    let t = second.types.get(ty);
-                    (t.params().to_vec(), t.results().to_vec())
-                };
-                let mut builder = FunctionBuilder::new(&mut second.types, &params, &results);
-                builder.func_body().unreachable();
-                let locals: Vec<_> = params.iter().map(|p| second.locals.add(*p)).collect();
-                second.funcs.get_mut(*id).kind = FunctionKind::Local(builder.local_func(locals));
+                let id = *id;
+                set_body(&mut second, id, |body, _| {
+                    body.unreachable();
+                });
             }
             _ => {}
         }
@@ -496,6 +483,21 @@ fn main() -> Result<()> {
         count + 1,
     );
     Ok(())
+}
+
+/// Gives the local function `id` a new body, written by `write` with the
+/// function's parameters as locals.
+fn set_body(
+    m: &mut Module,
+    id: FunctionId,
+    write: impl FnOnce(&mut walrus::InstrSeqBuilder<'_>, &[walrus::LocalId]),
+) {
+    let ty = m.types.get(m.funcs.get(id).ty());
+    let (params, results) = (ty.params().to_vec(), ty.results().to_vec());
+    let mut builder = FunctionBuilder::new(&mut m.types, &params, &results);
+    let locals: Vec<_> = params.iter().map(|p| m.locals.add(*p)).collect();
+    write(&mut builder.func_body(), &locals);
+    m.funcs.get_mut(id).kind = FunctionKind::Local(builder.local_func(locals));
 }
 
 /// Points an import of the second module at the first module's export `name`.

@@ -13,10 +13,10 @@
 //! 4. PostgreSQL's lock, with no lease, through pauses alone: one believer
 //!    within 8 moves.
 
-use distlock::lesson::finder::{Finder, MoveKind, Outcome, Request};
 use distlock::lesson::presets::gc_pause;
 use distlock::lesson::properties::Property;
 use distlock::sim::{Backend, Config, Fencing, Millis, Sim};
+use distlock::tools::finder::{Finder, MoveKind, Outcome, Request};
 use distlock::words::thousands;
 use std::hint::black_box;
 use std::time::Instant;

@@ -3,9 +3,9 @@
 //! sixty-second trials per second on one core and on every core.
 //! `cargo bench --bench sim`.
 
-use distlock::explore::{run_cell, run_trials, Axis, Plan};
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
+use distlock::tools::explore::{run_cell, run_trials, Axis, Plan};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

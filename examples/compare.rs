@@ -3,5 +3,5 @@
 //! table in docs/systems.md is this output (a test checks that they match).
 
 fn main() {
-    print!("{}", distlock::lesson::compare::markdown());
+    print!("{}", distlock::tools::compare::markdown());
 }

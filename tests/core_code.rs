@@ -7,9 +7,9 @@
 mod common;
 
 use common::client;
-use distlock::lesson::code::{op_of, ops, Op};
 use distlock::lesson::presets;
 use distlock::sim::{Backend, Belief, Fencing, Millis, Playback, Refusals, Sim};
+use distlock::tools::code::{op_of, ops, Op};
 
 /// One step of the story: the time and each client's operation, with
 /// A's and B's beliefs and whether A is paused, for the checks below.

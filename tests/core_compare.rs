@@ -1,10 +1,10 @@
 //! The comparison of the eight systems, recomputed from runs of the core:
 //! the cells the articles state must come out of the runs.
 
-use distlock::lesson::compare::{
+use distlock::sim::{Backend, Fencing, Sim, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS};
+use distlock::tools::compare::{
     cell, markdown, matrix, run, sides, ttl_ms, Cell, Outcome, COLUMNS, RUNS, VARIANTS,
 };
-use distlock::sim::{Backend, Fencing, Sim, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS};
 
 fn outcome(column: &str, backend: Backend, fencing: Fencing) -> Outcome {
     cell(column, backend, fencing).main.outcome
@@ -472,8 +472,8 @@ fn consuls_cut_off_holder_overlaps_b_in_consuls_own_seconds() {
 /// set their own lease keep it, and the words say which settings ran.
 #[test]
 fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
-    use distlock::lesson::compare::{cell_at, lease_words_at, scenario_at, settings_words};
     use distlock::sim::{Command, Config};
+    use distlock::tools::compare::{cell_at, lease_words_at, scenario_at, settings_words};
     let base = Config {
         ttl_ms: 30_000,
         ..Config::default()
@@ -525,8 +525,8 @@ fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
 /// runs beside it; the seed and latency are the visitor's in every run.
 #[test]
 fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
-    use distlock::lesson::compare::{cell_at, settings_words};
     use distlock::sim::{Config, PgOptions, Seed};
+    use distlock::tools::compare::{cell_at, settings_words};
     let base = Config {
         pg: PgOptions::TUNED,
         seed: Seed(7),
@@ -558,8 +558,8 @@ fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
 /// Every system's options, set by the visitor, are named in words.
 #[test]
 fn the_settings_line_names_each_systems_own_options() {
-    use distlock::lesson::compare::settings_words;
     use distlock::sim::{Config, ReleaseMode};
+    use distlock::tools::compare::settings_words;
     let mut base = Config::default();
     base.redis.release = ReleaseMode::PlainDel;
     base.chubby.lock_delay_ms = 10_000;
@@ -590,8 +590,8 @@ fn the_settings_line_names_each_systems_own_options() {
 /// 1x) every cell still runs, and every run it shows replays to its verdict.
 #[test]
 fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
-    use distlock::lesson::compare::row_at;
     use distlock::sim::{Config, TTL_MS_MAX, TTL_MS_MIN};
+    use distlock::tools::compare::row_at;
     for (ttl_ms, latency_scale) in [(TTL_MS_MIN, 100), (TTL_MS_MAX, 1)] {
         let base = Config {
             ttl_ms,

@@ -420,7 +420,7 @@ fn the_same_run_gives_the_same_bytes_from_a_link_an_address_or_the_worker() {
             .contains("<button type=\"button\" class=\"button\" data-copy>Copy</button>"));
         let shown = reply.html.split("readonly rows=\"8\"").nth(1).unwrap();
         assert!(
-            shown.contains(&distlock::work::escape(&text[..40])),
+            shown.contains(&distlock::markup::escape(&text[..40])),
             "{shown}"
         );
     }

@@ -2,12 +2,12 @@
 //! property, every trace replays to its violation, and a stated bound
 //! where the settings keep the property.
 
-use distlock::lesson::finder::{self, Finder, MoveKind, Outcome, Request, Trace};
 use distlock::lesson::presets::{self, Preset, PRESETS};
 use distlock::lesson::properties::{Properties, Property};
 use distlock::sim::{
     Action, Backend, Command, Config, Event, Fencing, Millis, NodeCommand, Scenario, Sim,
 };
+use distlock::tools::finder::{self, Finder, MoveKind, Outcome, Request, Trace};
 use distlock::wire::link::{self, RunLink};
 
 fn config(backend: Backend, fencing: Fencing) -> Config {

@@ -1,11 +1,11 @@
 //! The hazard explorer: cases with a known answer, determinism, replaying
 //! a trial from its script, the interval arithmetic and the command line.
 
-use distlock::explore::{
+use distlock::sim::{Backend, Fencing, Playback, Refusals, Seed};
+use distlock::tools::explore::{
     csv_header, rebuild_trial, run_cell, run_trial, run_trials, Axis, CellResult, Check, Estimate,
     PauseProfile, Pauses, Plan, PlanError, Preset, CSV_COLUMNS, PLAN_VERSION,
 };
-use distlock::sim::{Backend, Fencing, Playback, Refusals, Seed};
 use proptest::prelude::*;
 use std::process::Command;
 
@@ -239,9 +239,9 @@ fn a_rebuilt_failing_trial_replays_to_its_corruption() {
     // to the same history.
     assert_eq!(
         run.scenario.config.seed,
-        distlock::explore::trial_seed(
+        distlock::tools::explore::trial_seed(
             plan.seed,
-            distlock::explore::cell_key(&plan, &plan.cell(0).unwrap()),
+            distlock::tools::explore::cell_key(&plan, &plan.cell(0).unwrap()),
             failing
         )
     );
@@ -524,8 +524,8 @@ fn the_command_line_rebuilds_a_trial_and_refuses_bad_input() {
 #[test]
 fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
     let help = explore(&["--help"]);
-    let form = distlock::work::explore_form("");
-    for (name, _, _) in distlock::work::explore_fields() {
+    let form = distlock::tools::explore::form::form("");
+    for (name, _, _) in distlock::tools::explore::form::FIELDS {
         assert!(form.contains(&format!(r#"name="{name}""#)), "{name}");
         assert!(help.contains(&format!("--{name} ")), "--{name} in\n{help}");
     }
@@ -551,7 +551,7 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
         .iter()
         .map(|(k, v)| format!("{k}={}", v.replace(' ', "+").replace(';', "%3B")))
         .collect();
-    let plan = distlock::work::explore_plan(&query.join("&")).unwrap();
+    let plan = distlock::tools::explore::form::plan_of(&query.join("&")).unwrap();
     let flags: Vec<String> = fields
         .iter()
         .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
@@ -565,7 +565,7 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
     assert_eq!(by_flags, by_query);
     let mut want = csv_header();
     for cell in 0..plan.cells() {
-        want.push_str(&distlock::explore::csv_row(
+        want.push_str(&distlock::tools::explore::csv_row(
             &plan,
             &run_cell(&plan, cell).unwrap(),
         ));

@@ -3,7 +3,7 @@
 //! each, an upper bound when nothing was seen, and overlapping intervals
 //! told apart from real differences.
 
-use distlock::explore::{chance_text, count_text, one_in, two_figures, Estimate};
+use distlock::tools::explore::{chance_text, count_text, one_in, two_figures, Estimate};
 use distlock::words::thousands;
 
 #[test]

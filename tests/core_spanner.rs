@@ -2,7 +2,7 @@
 //! with TrueTime L1 knows its lease is over when it wakes; with a clock that
 //! runs 20% slow it serves a stale read.
 
-use distlock::lesson::spanner::{story, tt_now, L1Clock, EPSILON_MS, LEASE_MS};
+use distlock::tools::spanner::{story, tt_now, L1Clock, EPSILON_MS, LEASE_MS};
 use distlock::words::signed_seconds_3;
 
 #[test]

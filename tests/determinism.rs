@@ -4,12 +4,12 @@
 //! Node), so the page replays exactly what the tests see. So are two cells
 //! of the hazard explorer, so a Web Worker counts what the command line does.
 
-use distlock::explore::{csv_row, run_cell, Axis, PauseProfile, Pauses, Plan};
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Scenario,
     Seed, Sim,
 };
+use distlock::tools::explore::{csv_row, run_cell, Axis, PauseProfile, Pauses, Plan};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 #[cfg(target_arch = "wasm32")]

@@ -4,11 +4,11 @@
 //! off), a trial with faults is as reproducible as one without, and the
 //! system can be an axis of the grid.
 
-use distlock::explore::{
+use distlock::sim::{Backend, Fencing, PgOptions, Sim};
+use distlock::tools::explore::{
     rebuild_trial, run_cell, Axis, CellResult, Faults, PauseProfile, Pauses, Plan, PlanError,
     Preset,
 };
-use distlock::sim::{Backend, Fencing, PgOptions, Sim};
 
 /// No pauses at all: whatever goes wrong is the faults' doing.
 fn no_pauses() -> Pauses {
@@ -249,7 +249,7 @@ fn the_system_is_an_axis_and_each_cell_names_its_system() {
         assert_eq!(cell.backend, system);
         let r = run_cell(&plan, row as u32).unwrap();
         assert!(r.holds > 0, "{system}: {r:?}");
-        let csv = distlock::explore::csv_row(&plan, &r);
+        let csv = distlock::tools::explore::csv_row(&plan, &r);
         assert_eq!(csv.split(',').nth(1), Some(system.slug()), "{csv}");
     }
     // The first row runs the same trials as a plan of its system alone.

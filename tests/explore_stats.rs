@@ -3,13 +3,13 @@
 //! that counts trials (not holds) as independent, and a cell that gives
 //! the same number in any grid.
 
-use distlock::explore::{
+use distlock::sim::{Action, Backend, Command, Fencing};
+use distlock::tools::explore::{
     cell_key, csv_comment, csv_header, csv_row, rebuild_trial, run_cell, run_trials, trial_seed,
     Axis, CellResult, Estimate, Histogram, PauseProfile, Pauses, Plan, PlanError, Preset,
     CSV_COLUMNS,
 };
-use distlock::explore::{workload_text, Clusters};
-use distlock::sim::{Action, Backend, Command, Fencing};
+use distlock::tools::explore::{workload_text, Clusters};
 
 /// Every pause a trial of `plan`'s cell issued, in ms.
 fn pauses_in(plan: &Plan, cell: u32, trial: u32) -> Vec<u64> {
@@ -231,7 +231,7 @@ fn a_cell_gives_the_same_number_in_any_grid() {
     let index = (0..other.cells())
         .find(|&i| {
             other.cell(i).unwrap()
-                == distlock::explore::Cell {
+                == distlock::tools::explore::Cell {
                     index: i,
                     ..small.cell(3).unwrap()
                 }

@@ -2,9 +2,9 @@
 //! use, a property per question, and traces that need a client to release
 //! before its write is acknowledged, labelled and left out unless asked.
 
-use distlock::lesson::finder::{self, MoveKind, Outcome, Request, Trace};
 use distlock::lesson::properties::{Properties, Property};
 use distlock::sim::{Action, Backend, Command, Config, Fencing, NodeCommand};
+use distlock::tools::finder::{self, MoveKind, Outcome, Request, Trace};
 
 fn config(backend: Backend, fencing: Fencing) -> Config {
     Config {

@@ -7,12 +7,13 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use distlock::lesson::presets::first_scenario_config;
 use distlock::sim::{
     Backend, Belief, ClientId, Command, Config, Fencing, Millis, Seed, Sim, TokenWords,
 };
 use distlock::ui::client_card::{ClientCard, ClientCardProps};
 use distlock::ui::event_log::log_lines;
-use distlock::ui::state::{first_scenario_config, Action, AppState, Notice, StartSim};
+use distlock::ui::state::{Action, AppState, Notice, StartSim};
 use distlock::ui::status::{status, StatusProps};
 use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
 use std::rc::Rc;

@@ -6,10 +6,10 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use distlock::lesson::presets::first_scenario_config;
 use distlock::lesson::properties::{Properties, Property};
 use distlock::sim::{Backend, Fencing, Seed, Sim};
 use distlock::ui::properties::{PropertiesPanel, PropertiesPanelProps, PropertyCache};
-use distlock::ui::state::first_scenario_config;
 use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{Callback, LocalServerRenderer};

@@ -9,10 +9,11 @@ use distlock::sim::{
     rvn_text, Backend, Command, Config, Fencing, Millis, NodeCommand, NodeId, Seed, ServiceDetail,
 };
 
+use distlock::lesson::presets::first_scenario_config;
 use distlock::ui::resource_panel::{ResourcePanel, ResourcePanelProps};
 use distlock::ui::state::{
-    first_scenario_config, parse_pause_s, parse_seed, parse_speed_quarters, parse_ttl_ms,
-    ttl_words, Action, AppState, Notice,
+    parse_pause_s, parse_seed, parse_speed_quarters, parse_ttl_ms, ttl_words, Action, AppState,
+    Notice,
 };
 use distlock::ui::status::StatusProps;
 use distlock::words::{decimal, Extra};

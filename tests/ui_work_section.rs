@@ -42,7 +42,7 @@ async fn the_comparison_marks_the_system_the_page_runs() {
     assert!(html.contains(r#"data-current="consul""#), "{html}");
     let button = format!(
         "Run the comparison (up to {} runs)",
-        distlock::lesson::compare::RUNS
+        distlock::tools::compare::RUNS
     );
     assert!(html.contains(&button), "{html}");
     assert!(!html.contains("compare__table"), "drawn only when asked");

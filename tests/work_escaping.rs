@@ -8,7 +8,8 @@
 //! small tokenizer that splits it as a browser would at `<`, `>`, quotes
 //! and `&`.
 
-use distlock::work::{Job, Reply, Request, Station, PART_BREAK, PROTOCOL_VERSION};
+use distlock::markup::PART_BREAK;
+use distlock::work::{Job, Reply, Request, Station, PROTOCOL_VERSION};
 use proptest::prelude::*;
 
 /// The form's text fields and its choices (selects), by query name.

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Writes src/explore/tables.rs: the integer quantile tables the hazard
+"""Writes src/tools/explore/tables.rs: the integer quantile tables the hazard
 explorer samples pause lengths and arrival gaps from.
 
 The tables are computed once here, in double precision, and kept as
 integers in the source, so that sampling needs no `ln` or `exp` at run
 time and gives the same numbers natively and in wasm32.
 
-    python3 scripts/build/quantile_tables.py > src/explore/tables.rs && cargo fmt
+    python3 scripts/build/quantile_tables.py > src/tools/explore/tables.rs && cargo fmt
 """
 
 import math

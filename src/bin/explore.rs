@@ -2,7 +2,7 @@
 //! as CSV, on every core. `cargo run --release --bin explore -- --help`.
 //!
 //! Its settings are the page's form's fields, by the same names and read
-//! by the same reader (`work::explore_plan`): `--NAME VALUE` for each, or
+//! by the same reader (`tools::explore::form::plan_of`): `--NAME VALUE` for each, or
 //! a page's address whole with `--query`, so the command line and the
 //! page cannot read a setting differently.
 
@@ -20,10 +20,10 @@ fn main() {}
 #[cfg(not(target_arch = "wasm32"))]
 mod native {
     use distlock::cli::value;
-    use distlock::explore::{
+    use distlock::tools::explore::form::{plan_of, FIELDS};
+    use distlock::tools::explore::{
         csv_header, csv_row, rebuild_trial, run_trials, CellResult, Plan, PlanError, Preset,
     };
-    use distlock::work::{explore_fields, explore_plan};
     use rayon::prelude::*;
     use std::io::Write;
     use std::process::ExitCode;
@@ -113,7 +113,7 @@ cross-region, fencing on):
     /// The help text: the settings listed from the form's own fields.
     fn usage() -> String {
         let mut s = format!("{ABOUT}\n\nSettings (--NAME VALUE, default in brackets):\n");
-        for (name, label, default) in explore_fields() {
+        for (name, label, default) in FIELDS {
             let default = if default.is_empty() { "none" } else { default };
             s.push_str(&format!("  --{name:<16} {label} [{default}]\n"));
         }
@@ -132,7 +132,7 @@ cross-region, fencing on):
     /// and read by the worker's reader; the rest are the command line's.
     fn read_args() -> Result<Asked, String> {
         use lexopt::prelude::*;
-        let names: Vec<&str> = explore_fields().iter().map(|f| f.0).collect();
+        let names: Vec<&str> = FIELDS.iter().map(|f| f.0).collect();
         let mut parser = lexopt::Parser::from_env();
         let mut query: Vec<String> = Vec::new();
         let (mut shard, mut header, mut threads, mut rebuild) = (None, true, None, None);
@@ -166,7 +166,7 @@ cross-region, fencing on):
             }
         }
         // A later field wins over an earlier one, as in the page's reader.
-        let plan = explore_plan(&query.join("&")).map_err(|why| why.replace('\n', "\n  "))?;
+        let plan = plan_of(&query.join("&")).map_err(|why| why.replace('\n', "\n  "))?;
         Ok(Asked::Run(Box::new(Args {
             plan,
             shard,

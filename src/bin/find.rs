@@ -13,12 +13,12 @@
 //! (the bound is printed), 2 when the arguments are wrong.
 
 use distlock::cli::value;
-use distlock::lesson::finder::{self, MoveKind, Outcome, Progress, Request, Trace};
 use distlock::lesson::presets;
 use distlock::lesson::properties::Property;
 use distlock::sim::{
     Backend, Config, FenceMode, Fencing, Persistence, ReleaseMode, RestartPolicy, Seed,
 };
+use distlock::tools::finder::{self, MoveKind, Outcome, Progress, Request, Trace};
 use distlock::wire::link::{self, RunLink};
 use distlock::words::thousands;
 use std::process::ExitCode;

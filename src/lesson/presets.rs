@@ -5,7 +5,7 @@ use super::tour::{self, Spec};
 use crate::sim::{
     Backend, Command, Config, ConsulOptions, ConsulToken, DynamoOptions, ExtendMode, Fencing,
     KeyCleanup, NodeCommand, PartitionScope, Persistence, PgOptions, ReleaseMode, ReplicaWait,
-    RestartPolicy, Scenario, ZkClient, ZkOptions,
+    RestartPolicy, Scenario, Seed, ZkClient, ZkOptions,
 };
 use crate::wire::json::Json;
 
@@ -224,6 +224,15 @@ pub const PRESETS: &[Preset] = &[
     POSTGRES_NO_LEASE,
     POSTGRES_PARTITION,
 ];
+
+/// The configuration of the scenario to run first; the seed is kept.
+/// It is the core's default configuration, so the two cannot drift apart.
+pub fn first_scenario_config(seed: Seed) -> Config {
+    Config {
+        seed,
+        ..Config::default()
+    }
+}
 
 pub const GC_PAUSE: Preset = Preset {
     id: "gc-pause",

@@ -1,16 +1,16 @@
 //! The Code view, beside the cards: the client code a real application
 //! runs on the page's system, with the line each client is at. Closed
 //! until a visitor opens it, so the lesson keeps its first screen; its
-//! listings come from the worker on first opening (`crate::work::code`),
+//! listings come from the worker on first opening (`crate::tools::code::draw`),
 //! not the page's first load. The page only names each client's
-//! operation (`data-a`..`data-d`, from `lesson::code::ops`) on the
+//! operation (`data-a`..`data-d`, from `tools::code::ops`) on the
 //! listing's box; the worker's stylesheet shows that client's letter in
 //! the gutter of the line tagged with that operation, and marks the line.
 
 use super::state::Action;
 use super::worker::{job_body, use_work, UseWork};
-use crate::lesson::code::{ops, Op};
 use crate::sim::{Sim, ZkClient};
+use crate::tools::code::{ops, Op};
 use crate::work::Job;
 use yew::prelude::*;
 

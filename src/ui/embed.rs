@@ -11,7 +11,8 @@ use super::state::{AppState, Notice, StartSim, Story};
 use super::views::View;
 use crate::lesson::presets::{self, Preset};
 use crate::sim::{Backend, Config, Playback, Refusals};
-use crate::work::{EXPLORE_LINK_KEY, FIND_LINK_KEY};
+use crate::tools::explore::form::EXPLORE_LINK_KEY;
+use crate::tools::finder::form::FIND_LINK_KEY;
 use yew::prelude::*;
 
 /// The `type` of the height message posted to a host page.

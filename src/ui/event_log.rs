@@ -165,7 +165,7 @@ const WIRE_ELSEWHERE: &str =
 fn status_markup(role: &str, words: &str) -> String {
     format!(
         r#"<p class="work__status" role="{role}">{}</p>"#,
-        crate::work::escape(words)
+        crate::markup::escape(words)
     )
 }
 

@@ -8,7 +8,8 @@
 use super::browser;
 use super::state::Action;
 use super::worker::{job_body_with, use_work, Shown};
-use crate::work::{Job, FIND_LINK_KEY};
+use crate::tools::finder::form::FIND_LINK_KEY;
+use crate::work::Job;
 use yew::prelude::*;
 
 /// The search's section, for the Properties panel: a hook rather than a

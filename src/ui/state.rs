@@ -664,15 +664,6 @@ fn with_fence_kept(config: Config) -> Config {
     Config { fence, ..config }
 }
 
-/// The configuration of the scenario to run first; the seed is kept.
-/// It is the core's default configuration, so the two cannot drift apart.
-pub fn first_scenario_config(seed: Seed) -> Config {
-    Config {
-        seed,
-        ..Config::default()
-    }
-}
-
 /// The seed and TTL fields' text for a configuration.
 fn field_texts(config: &Config) -> (String, String) {
     (config.seed.to_string(), ttl_words(config.ttl_ms))

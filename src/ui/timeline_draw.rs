@@ -9,13 +9,13 @@
 //! Colours are SVG attributes (the light palette) so a downloaded SVG looks
 //! right on its own; the page's style sheet restyles them for dark mode.
 
+use crate::markup::escape;
 use crate::sim::Endpoint;
 use crate::sim::{
     Arrow, Changed, ClientId, Held, Mark, NodeId, Picture, Span, Token, TokenWords, WriteMark,
     WriteOutcome, Zone,
 };
 use crate::words::{skew, tick_seconds};
-use crate::work::escape;
 
 use std::fmt::Write;
 

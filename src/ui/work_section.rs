@@ -10,7 +10,7 @@
 //!   one story with a switch for L1's clock. Not a ninth backend: Spanner's
 //!   lock and data are one replicated state, so the lesson here is the
 //!   clock.
-//! - "How likely is it?", the hazard explorer (`crate::explore`): the
+//! - "How likely is it?", the hazard explorer (`crate::tools::explore`): the
 //!   worker draws its form; when Run is pressed it leads the run with a
 //!   crew of workers of its own, one per core, and draws the heatmap as
 //!   cells arrive, keeping the form's markup as it was, so the visitor's
@@ -25,7 +25,8 @@ use super::browser;
 use super::state::Action;
 use super::worker::{job_body, use_work, Shown};
 use crate::sim::Backend;
-use crate::work::{Job, EXPLORE_LINK_KEY};
+use crate::tools::explore::form::EXPLORE_LINK_KEY;
+use crate::work::Job;
 use yew::prelude::*;
 
 /// The comparison's button, with its number of runs at the real defaults
@@ -37,7 +38,7 @@ use yew::prelude::*;
 const COMPARE_BUTTON: &str = compare_button::WORDS;
 
 mod compare_button {
-    use crate::lesson::compare::RUNS;
+    use crate::tools::compare::RUNS;
 
     const HEAD: &[u8] = b"Run the comparison (up to ";
     const TAIL: &[u8] = b" runs)";

@@ -9,7 +9,9 @@
 
 use super::browser;
 use super::state::Action;
-use crate::work::{Job, Reply, Request, EXPLORE_LINK_KEY, PART_BREAK, PROTOCOL_VERSION};
+use crate::markup::PART_BREAK;
+use crate::tools::explore::form::EXPLORE_LINK_KEY;
+use crate::work::{Job, Reply, Request, PROTOCOL_VERSION};
 use yew::prelude::*;
 
 /// Where trunk puts the worker's loader (workers keep unhashed names).

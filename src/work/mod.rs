@@ -16,14 +16,11 @@
 //! replies as JSON text, so it runs the same natively (tests) and in the
 //! worker (`src/bin/worker.rs` is the browser glue).
 
-mod code;
-mod compare;
 mod explore;
-mod explore_draw;
-mod find;
-mod spanner;
-mod wire;
 
+use crate::markup::export_html;
+use crate::tools::explore::form as explore_form;
+use crate::tools::{code, compare, finder, spanner};
 use crate::wire::export::{self, Format};
 use crate::wire::json::Json;
 use serde::{Deserialize, Serialize};
@@ -32,16 +29,6 @@ use serde::{Deserialize, Serialize};
 /// worker from different builds refuse each other's messages rather than
 /// misread them.
 pub const PROTOCOL_VERSION: u32 = 1;
-
-/// Splits a drawing into parts the page places one by one (see above).
-pub const PART_BREAK: &str = "<!--part-->";
-
-/// The page's address keeps the hazard explorer's settings under this key.
-pub const EXPLORE_LINK_KEY: &str = "explore";
-
-/// The page's address keeps the finder's question under this key
-/// (`?find&property=stale-write&pause_max_s=20`).
-pub const FIND_LINK_KEY: &str = "find";
 
 /// The longest request the worker reads: a job is a few settings, a plan,
 /// or a run as its link carries it (a long run's script can be large).
@@ -301,7 +288,7 @@ impl Station {
         };
         let id = request.id;
         match request.job {
-            Job::Compare => compare::run_all(
+            Job::Compare => compare::draw::run_all(
                 &crate::sim::Config::default(),
                 "",
                 &mut answer(id, &mut send),
@@ -309,35 +296,41 @@ impl Station {
             Job::CompareAt { run, page } => match crate::wire::link::decode(&run) {
                 Ok(link) => {
                     let base = link.scenario.config;
-                    compare::run_all(&base, &page, &mut answer(id, &mut send))
+                    compare::draw::run_all(&base, &page, &mut answer(id, &mut send))
                 }
                 Err(why) => send(Reply::failed(
                     id,
                     format!("The comparison could not read the page's settings. {why}"),
                 )),
             },
-            Job::Spanner => answer(id, &mut send)(spanner::body(), String::new(), true),
+            Job::Spanner => answer(id, &mut send)(spanner::draw::body(), String::new(), true),
             Job::Code {
                 system,
                 kazoo,
                 fence,
                 ttl_ms,
-            } => send(Reply::drawn(id, code::body(system, kazoo, fence, ttl_ms))),
+            } => send(Reply::drawn(
+                id,
+                code::draw::body(system, kazoo, fence, ttl_ms),
+            )),
             Job::Find { run, query } => {
-                let searched = find::request(&run, &query).and_then(|request| {
-                    find::run(&request, &query, clock_ms, &mut answer(id, &mut send))
+                let searched = finder::form::request(&run, &query).and_then(|request| {
+                    finder::draw::run(&request, &query, clock_ms, &mut answer(id, &mut send))
                 });
                 // A question that cannot be asked keeps its form, with
                 // each field it cannot read named beside it.
                 if let Err(why) = searched {
-                    let html = match find::question(&query) {
-                        Err(_) => find::form_body(&query),
-                        Ok(_) => find::framed(&find::form(&query), &find::failed_html(&why)),
+                    let html = match finder::form::question(&query) {
+                        Err(_) => finder::form::form_body(&query),
+                        Ok(_) => finder::form::framed(
+                            &finder::form::form(&query),
+                            &finder::form::failed_html(&why),
+                        ),
                     };
                     send(Reply::drawn(id, html));
                 }
             }
-            Job::FindForm { query } => send(Reply::drawn(id, find::form_body(&query))),
+            Job::FindForm { query } => send(Reply::drawn(id, finder::form::form_body(&query))),
             Job::Export { run, format } => send(match export::read(&run) {
                 Ok(sim) => match export::of_run(&sim, format) {
                     Ok(text) => Reply {
@@ -349,17 +342,17 @@ impl Station {
                 },
                 Err(why) => Reply::failed(id, format!("The run could not be exported. {why}")),
             }),
-            Job::Wire { run, message } => send(match wire::drawn(&run, message) {
+            Job::Wire { run, message } => send(match code::message::drawn(&run, message) {
                 Ok(html) => Reply::drawn(id, html),
                 Err(why) => Reply::failed(id, why),
             }),
             Job::ExploreForm { query } => {
-                self.form = explore::form(&query);
+                self.form = explore_form::form(&query);
                 send(explore::form_reply(&self.form, id, &query));
             }
             Job::Explore { query } => {
                 if self.form.is_empty() {
-                    self.form = explore::form(&query);
+                    self.form = explore_form::form(&query);
                 }
                 if self.lead.take().is_some() {
                     crew(Crew::Dismiss);
@@ -427,39 +420,19 @@ fn read_request(request: &str) -> Result<Request, Reply> {
     Ok(request)
 }
 
-/// The explorer's form fields, given as a query string (`system=etcd&ttls=1,5`,
-/// or a page's `?explore&...` address), read into a checked plan: the
-/// worker's own reader, which the command line (`src/bin/explore.rs`) uses
-/// too, so the two cannot disagree. Every refused field is named, one a line.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn explore_plan(query: &str) -> Result<crate::explore::Plan, String> {
-    explore::plan_of(query)
-}
-
-/// The explorer's form fields by name, in the form's order, each with its
-/// label and default text: what the command line takes as `--NAME VALUE`.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn explore_fields() -> Vec<(&'static str, &'static str, &'static str)> {
-    explore::FIELDS.to_vec()
-}
-
-/// The explorer's settings form as the worker draws it, filled from
-/// `query`, for tests that hold the command line to it.
-#[cfg(not(target_arch = "wasm32"))]
-pub fn explore_form(query: &str) -> String {
-    explore::form(query)
-}
-
 /// The explorer's query reader under the fuzzer (`crate::fuzzing`): any
 /// query reads into a plan that survives the page's round trip, or into
 /// refusals, one non-empty line each; its form is drawn either way.
 #[cfg(not(target_arch = "wasm32"))]
 pub fn fuzz_explore_query(query: &str) {
-    match explore::plan_of(query) {
-        Ok(plan) => assert_eq!(explore::read_plan(&explore::plan_json(&plan)), Ok(plan)),
+    match explore_form::plan_of(query) {
+        Ok(plan) => assert_eq!(
+            explore_form::read_plan(&explore_form::plan_json(&plan)),
+            Ok(plan)
+        ),
         Err(why) => assert!(why.lines().all(|l| !l.trim().is_empty()), "{why:?}"),
     }
-    let form = explore::form(query);
+    let form = explore_form::form(query);
     let reply = explore::form_reply(&form, 0, query);
     assert!(reply.html.starts_with(&form));
 }
@@ -539,75 +512,10 @@ fn exported_html(format: Format, name: &str, text: &str) -> String {
     )
 }
 
-/// An export's drawing (see `exported_html`): `title`, the file's `name`
-/// and `mime`, the text, and the text box's accessible name.
-fn export_html(title: &str, name: &str, mime: &str, text: &str, label: &str) -> String {
-    let name = escape(name);
-    format!(
-        r#"<div class="export"><p class="export__said">{}: {} bytes, {} lines.</p><p class="export__actions"><a class="button" download="{name}" href="{}">Download {name}</a> <button type="button" class="button" data-copy>Copy</button> <span class="export__copied" role="status"></span></p><textarea class="export__text" readonly rows="8" aria-label="{}">{}</textarea></div>"#,
-        escape(title),
-        crate::words::thousands(text.len() as u64),
-        crate::words::thousands(text.lines().count() as u64),
-        explore_draw::data_url(mime, text),
-        escape(label),
-        escape(text)
-    )
-}
-
-/// A query string's pairs, decoded (`+` as a space, then percent escapes),
-/// in order: a checkbox's name comes once per box ticked.
-pub(super) fn query_pairs(query: &str) -> Vec<(String, String)> {
-    query
-        .trim_start_matches('?')
-        .split('&')
-        .filter(|pair| !pair.is_empty())
-        .map(|pair| {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let text = |t: &str| crate::wire::link::percent_decoded(&t.replace('+', " "));
-            (text(key), text(value))
-        })
-        .collect()
-}
-
-/// Text made safe to place in markup (HTML or SVG), inside elements or
-/// quoted attributes.
-pub fn escape(text: &str) -> String {
-    // The five characters are ASCII, so every byte index at one is a char
-    // boundary: the text between them is copied whole, not a char at a
-    // time (most of what the worker escapes is its forms' own fixed words).
-    let mut out = String::with_capacity(text.len());
-    let mut plain = 0;
-    for (i, byte) in text.bytes().enumerate() {
-        let entity = match byte {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            b'\'' => "&#39;",
-            _ => continue,
-        };
-        out.push_str(&text[plain..i]);
-        out.push_str(entity);
-        plain = i + 1;
-    }
-    out.push_str(&text[plain..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escape_replaces_the_five_characters_and_keeps_the_rest_whole() {
-        assert_eq!(
-            escape("é<b a=\"x\">'&'</b>ü"),
-            "é&lt;b a=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/b&gt;ü"
-        );
-        assert_eq!(escape(""), "");
-        assert_eq!(escape("plain words, 30 s"), "plain words, 30 s");
-        assert_eq!(escape("&&"), "&amp;&amp;");
-    }
+    use crate::markup::{escape, PART_BREAK};
 
     /// The page's hand-written requests are serde_json's bytes for every
     /// job and every setting a job carries, escapes included.
@@ -794,13 +702,13 @@ mod tests {
         assert!(last.html.contains("4 of 4 cells, 0 trials per second<"));
         // The CSV the page downloads is the command line's, byte for byte,
         // below its comment lines (the workload).
-        let plan = explore::plan_of(SMALL).unwrap();
-        let mut csv = crate::explore::csv_comment(&plan);
-        csv.push_str(&crate::explore::csv_header());
+        let plan = explore_form::plan_of(SMALL).unwrap();
+        let mut csv = crate::tools::explore::csv_comment(&plan);
+        csv.push_str(&crate::tools::explore::csv_header());
         for cell in 0..plan.cells() {
-            csv.push_str(&crate::explore::csv_row(
+            csv.push_str(&crate::tools::explore::csv_row(
                 &plan,
-                &crate::explore::run_cell(&plan, cell).unwrap(),
+                &crate::tools::explore::run_cell(&plan, cell).unwrap(),
             ));
         }
         let url = last
@@ -863,7 +771,7 @@ mod tests {
     #[test]
     fn every_drawing_of_a_run_carries_the_form_as_first_drawn_and_cancel_while_it_runs() {
         let (page, _) = lead_a_run(SMALL, 1, None);
-        let first = explore::form(SMALL);
+        let first = explore_form::form(SMALL);
         assert!(page.len() > 1);
         for reply in &page {
             let [form, stop, body] = parts(reply);
@@ -898,7 +806,7 @@ mod tests {
             station.from_page(&request, &|| 0.0, &mut |t| posted.push(t), &mut |_| {});
         }
         let replies: Vec<Reply> = posted.iter().map(|t| Reply::read(t).unwrap()).collect();
-        let blank = explore::form("");
+        let blank = explore_form::form("");
         assert_eq!(parts(&replies[0]), [blank.as_str(), "", ""]);
         assert!(replies[1..].iter().all(|r| parts(r)[0] == blank));
     }
@@ -929,5 +837,86 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("over the worker's limit"));
+    }
+
+    #[test]
+    fn the_page_asks_through_serve_and_hears_why_a_run_cannot_be_read() {
+        let ask = |job: &str| {
+            let mut replies = Vec::new();
+            serve(
+                &format!(r#"{{"v":1,"id":7,"job":{job}}}"#),
+                &|| 0.0,
+                &mut |text| replies.push(Reply::read(&text).unwrap()),
+            );
+            replies
+        };
+        let sim = crate::sim::Sim::new(crate::sim::Config {
+            backend: crate::sim::Backend::Redis,
+            fencing: crate::sim::Fencing::Off,
+            ..crate::sim::Config::default()
+        })
+        .expect("the defaults are valid");
+        let fragment =
+            crate::wire::link::encode(&crate::wire::link::RunLink::of(&sim, crate::sim::Millis(0)));
+        let replies = ask(&format!(
+            r#"{{"find":{{"run":"{fragment}","query":"property=two-holders&fault=node-crash&depth=5"}}}}"#
+        ));
+        let last = replies.last().unwrap();
+        assert!(last.done && last.error.is_none() && last.id == 7);
+        assert!(last
+            .html
+            .contains("at most one client believes it holds the lock"));
+        let bad = ask(r#"{"find":{"run":"v1.nonsense!","query":"property=stale-write"}}"#);
+        assert_eq!(bad.len(), 1);
+        assert!(bad[0].html.contains(r#"<form class="finder__question""#));
+        assert!(
+            bad[0].html.contains(
+                "The page&#39;s run could not be read for the search. This link is damaged"
+            ),
+            "{}",
+            bad[0].html
+        );
+        let unread = ask(&format!(
+            r#"{{"find":{{"run":"{fragment}","query":"property=liveness"}}}}"#
+        ));
+        assert!(unread[0]
+            .html
+            .contains("\u{201c}liveness\u{201d} is none of the failures listed"));
+        let form = ask(r#"{"find-form":{"query":"find&property=two-holders"}}"#);
+        assert!(form[0]
+            .html
+            .contains(r#"<option value="two-holders" selected>"#));
+        let unknown = ask(&format!(
+            r#"{{"find":{{"run":"{fragment}","property":"liveness"}}}}"#
+        ));
+        assert!(unknown[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("could not read the request"));
+    }
+
+    /// A page whose settings cannot be read is told why, and nothing runs.
+    #[test]
+    fn compare_settings_that_cannot_be_read_say_why_and_run_nothing() {
+        let request = Request {
+            v: PROTOCOL_VERSION,
+            id: 3,
+            job: Job::CompareAt {
+                run: "#v1.not-a-run".into(),
+                page: "https://example.org/".into(),
+            },
+        };
+        let mut replies = Vec::new();
+        serve(&request.to_json(), &|| 0.0, &mut |text| {
+            replies.push(Reply::read(&text).unwrap())
+        });
+        assert_eq!(replies.len(), 1);
+        let why = replies[0].error.as_deref().unwrap_or_default();
+        assert!(
+            why.starts_with("The comparison could not read the page's settings."),
+            "{why}"
+        );
+        assert!(replies[0].html.is_empty() && replies[0].done);
     }
 }

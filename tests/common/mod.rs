@@ -10,13 +10,13 @@
 // Each test file is a crate of its own and uses some of these.
 #![allow(dead_code)]
 
-use distlock::lesson::compare;
+use distlock::lesson::presets::first_scenario_config;
 use distlock::lesson::presets::{Preset, PRESETS};
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Event, Fencing, Millis, PgSessionEnd, Scenario,
     Seed, ServiceEvent, Sim, Token,
 };
-use distlock::ui::state::first_scenario_config;
+use distlock::tools::compare;
 
 /// The seeds a test that loops over seeds runs: `defaults`, or only the
 /// one in `DISTLOCK_SEED` when it is set. Such a test names the seed of a
@@ -104,7 +104,7 @@ pub fn first_scenario_clicked(backend: Backend, fencing: Fencing, seed: u64, unt
     sim
 }
 
-/// The comparison's partitioned-holder script (`lesson::compare::scenario`)
+/// The comparison's partitioned-holder script (`tools::compare::scenario`)
 /// run with `config`: A is cut off from the service at 1 s and writes at
 /// 2.1 s; B asks every 5 s and writes every 200 ms once it holds; A heals
 /// at 41 s and writes at once. `a_writes_at` adds a write of A's (after

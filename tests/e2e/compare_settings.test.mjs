@@ -3,7 +3,7 @@
 // times follow them; its CSV and Markdown exports, read from the page and
 // from the clipboard, hold a line per story and system with each run's
 // link; "Run at my settings" runs it again after the settings change. The
-// bytes of the exports are checked in the core (src/work/compare.rs).
+// bytes of the exports are checked in the core (src/tools/compare/draw.rs).
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/compare_settings.test.mjs`
 

@@ -1,11 +1,13 @@
 //! The browser glue itself, for wasm32 (see the module above).
 
 use super::{Download, Wheel};
+use crate::tools::explore::form::EXPLORE_LINK_KEY;
+use crate::tools::finder::form::FIND_LINK_KEY;
 use crate::ui::embed::HEIGHT_MESSAGE;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
-use crate::work::{Reply, EXPLORE_LINK_KEY, FIND_LINK_KEY};
+use crate::work::Reply;
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

@@ -3,13 +3,13 @@
 //! Both are drawn at once and a radio switch shows one (in the stylesheet,
 //! no script), so switching needs no round trip to the worker.
 
-use super::escape;
-use crate::lesson::spanner::{story, Interval, L1Clock, Story, EPSILON_MS};
+use crate::markup::escape;
+use crate::tools::spanner::{story, Interval, L1Clock, Story, EPSILON_MS};
 use crate::words::signed_seconds_3;
 use std::fmt::Write;
 
 /// The section's body below its lead: the switch and both tellings.
-pub(super) fn body() -> String {
+pub fn body() -> String {
     let mut h = String::new();
     h.push_str(r#"<fieldset class="spanner__switch"><legend>L1's clock</legend>"#);
     for (id, words, checked) in [

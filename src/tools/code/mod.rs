@@ -2,8 +2,11 @@
 //! a real client would be executing, read off the client's state in the
 //! core at the playhead (`Sim::client_view` and the messages it has on the
 //! wire). The listings themselves are drawn by the worker
-//! (`crate::work::code`), each line tagged with the operation it belongs
+//! (`draw.rs`), each line tagged with the operation it belongs
 //! to; the page marks, per client, the lines of the operation named here.
+
+pub mod draw;
+pub mod message;
 
 use crate::sim::{Belief, Body, ClientId, ClientView, LastWrite, Sim};
 use crate::sim::{Command, Endpoint};

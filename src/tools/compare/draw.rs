@@ -2,12 +2,12 @@
 //! comparison table, every cell a run of the core. A cell is a button that
 //! carries its run as a link, so the page opens it without running it.
 
-use super::escape;
-use crate::lesson::compare::{
-    lease_words_at, row_at, settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS,
-};
+use crate::markup::escape;
 use crate::sim::latency::latency_words;
 use crate::sim::{Backend, Config, Fencing};
+use crate::tools::compare::{
+    lease_words_at, row_at, settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS,
+};
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
 
@@ -15,7 +15,7 @@ use std::fmt::Write;
 /// posting the table after each (markup, progress in words, done); the
 /// last drawing carries the exports, whose links start with `page` (the
 /// page's address without its query or fragment).
-pub(super) fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, bool)) {
+pub fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, bool)) {
     let mut rows: Vec<Row> = Vec::with_capacity(Backend::ALL.len());
     let mut runs = 0;
     for (i, &backend) in Backend::ALL.iter().enumerate() {
@@ -40,7 +40,7 @@ pub(super) fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, St
 /// each tuned setting that applies to it unless the visitor set the
 /// system's options.
 fn run_count(base: &Config, backend: Backend) -> usize {
-    use crate::lesson::compare::{own_options, sides, VARIANTS};
+    use crate::tools::compare::{own_options, sides, VARIANTS};
     let tuned = |column: &Column| {
         if own_options(base, backend) {
             return 0;
@@ -207,7 +207,7 @@ fn alike_html(
 }
 
 /// A run as a link's fragment, opened at its start with all of it in view.
-fn fragment(played: &crate::lesson::compare::Played) -> String {
+fn fragment(played: &crate::tools::compare::Played) -> String {
     link::encode(&RunLink {
         scenario: played.scenario.clone(),
         playhead_ms: 0,
@@ -308,14 +308,14 @@ fn exports_html(base: &Config, rows: &[Row], page: &str) -> String {
     let mut h = String::from(
         r#"<section class="compare__exports" aria-label="Export the table"><h3 class="compare__exports-title">Export the table</h3><p class="panel__note">One row per story and system, at the settings above; each verdict links to its run.</p>"#,
     );
-    h.push_str(&super::export_html(
+    h.push_str(&crate::markup::export_html(
         "CSV",
         "distlock-comparison.csv",
         "text/csv",
         &csv(base, rows, &page),
         "The comparison as CSV",
     ));
-    h.push_str(&super::export_html(
+    h.push_str(&crate::markup::export_html(
         "Markdown table",
         "distlock-comparison.md",
         "text/markdown",
@@ -413,7 +413,7 @@ fn field(text: &str) -> String {
 /// The comparison as CSV: one line per story and system (fencing_on is
 /// empty where fencing plays no part; tuned settings and their runs are
 /// separated by " · " and spaces).
-pub(super) fn csv(base: &Config, rows: &[Row], page: &str) -> String {
+pub fn csv(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!("{CSV_COLUMNS}\n");
     for l in lines(base, rows, page) {
         let tuned: Vec<&str> = l.tuned.iter().map(|(w, _)| w.as_str()).collect();
@@ -467,7 +467,7 @@ fn md_link(word: &str, url: &str) -> String {
 
 /// The comparison as a Markdown table: the settings in a line above it,
 /// then one row per story and system, each verdict a link to its run.
-pub(super) fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
+pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!(
         "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Fencing off | Fencing on | Tuned settings | Depends on |\n|---|---|---|---|---|---|\n",
         md(&settings_words(base))
@@ -511,7 +511,7 @@ pub(super) fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::compare::{cell, Judged, RUNS};
+    use crate::tools::compare::{cell, Judged, RUNS};
     use crate::wire::link::open_link;
 
     /// The link of the button whose accessible name starts with `name`.
@@ -626,30 +626,6 @@ mod tests {
         }
         assert!(links >= count, "{links} links");
         assert!(md.contains("\n| Redis | GC pause | [corrupted](https://example.org/distlock/#v1."));
-    }
-
-    /// A page whose settings cannot be read is told why, and nothing runs.
-    #[test]
-    fn settings_that_cannot_be_read_say_why_and_run_nothing() {
-        let request = crate::work::Request {
-            v: crate::work::PROTOCOL_VERSION,
-            id: 3,
-            job: crate::work::Job::CompareAt {
-                run: "#v1.not-a-run".into(),
-                page: "https://example.org/".into(),
-            },
-        };
-        let mut replies = Vec::new();
-        crate::work::serve(&request.to_json(), &|| 0.0, &mut |text| {
-            replies.push(crate::work::Reply::read(&text).unwrap())
-        });
-        assert_eq!(replies.len(), 1);
-        let why = replies[0].error.as_deref().unwrap_or_default();
-        assert!(
-            why.starts_with("The comparison could not read the page's settings."),
-            "{why}"
-        );
-        assert!(replies[0].html.is_empty() && replies[0].done);
     }
 
     #[test]

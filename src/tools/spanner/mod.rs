@@ -9,6 +9,8 @@
 //! leaders L1 and L2, three replicas, a 10 s lease, and L1 frozen for 6 s.
 //! Integer milliseconds of true time throughout.
 
+pub mod draw;
+
 use crate::words::signed_seconds_3;
 
 /// How L1 reads the time. The replicas and L2 always use TrueTime.

@@ -5,12 +5,12 @@
 //! its grant made). The page asks for one message when a visitor opens
 //! its "wire", so the templates stay out of the page's first load.
 
-use super::escape;
+use crate::markup::escape;
 use crate::sim::{Event, Millis, Sim, WireBook};
 use crate::wire::link;
 
 /// The message's wire text drawn for the log, or why it cannot be.
-pub(super) fn drawn(fragment: &str, message: u64) -> Result<String, String> {
+pub fn drawn(fragment: &str, message: u64) -> Result<String, String> {
     let run = link::decode(fragment)
         .map_err(|e| format!("The page's run could not be read for its wire text. {e}"))?;
     let sim = Sim::replay(&run.scenario, Millis(run.end_ms))

@@ -7,7 +7,9 @@
 //! changes its verdict (`VARIANTS`): each a named change to the run's
 //! `Config`, with its own outcome and its own run to open.
 
-use super::presets::{self, Preset};
+pub mod draw;
+
+use crate::lesson::presets::{self, Preset};
 use crate::sim::{
     Backend, ClientId, Command, Config, ConsulOptions, Event, Fencing, Millis, NodeCommand, NodeId,
     PartitionScope, PgOptions, ReplicaWait, Scenario, Sim, Standing, CHUBBY_LEASE_MS,

@@ -7,13 +7,13 @@
 //! first load.
 //!
 //! A listing is written one line a row, `op|text`: `op` names the
-//! operation the line stands for (`crate::lesson::code::Op`'s slug, one
+//! operation the line stands for (`crate::tools::code::Op`'s slug, one
 //! line each), and the page marks, per client, the line of the operation
 //! its client is in. A name of the client's API is written `@name@`; each
 //! is in the listing's list of names beside it, with the file or page of
 //! the client that defines it, so a call renamed here fails the tests.
 
-use super::escape;
+use crate::markup::escape;
 use crate::sim::{Backend, FenceRule, Listing};
 
 /// The page's own resource, without fencing.
@@ -156,7 +156,7 @@ fn split_comment(line: &str) -> (&str, &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lesson::code::Op;
+    use crate::tools::code::Op;
 
     fn all_listings() -> Vec<(String, Listing)> {
         let mut all: Vec<(String, Listing)> = Backend::ALL

@@ -35,8 +35,10 @@
 //! the lock item (DynamoDB's) has no such gap.
 
 mod csv;
+pub mod draw;
 mod estimate;
 mod faults;
+pub mod form;
 mod histogram;
 mod odds;
 mod plan;

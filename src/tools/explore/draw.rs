@@ -6,11 +6,25 @@
 //! Colour is never the only signal: each cell shows its probability in
 //! words and numbers, and its accessible name carries all of them.
 
-use super::escape;
-use super::explore::CellData;
-use crate::explore::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
-use crate::explore::{Axis, Estimate, Plan};
+use super::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
+use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
+use crate::markup::{data_url, escape};
+use crate::words::thousands;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+
+/// What one cell's worker hands back to the lead: the counts and, if a
+/// trial failed, the run link of the first failing one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CellData {
+    pub result: CellResult,
+    /// The first trial with a corrupted write, else with two believed
+    /// holders, as a run link fragment; empty when every trial was clean.
+    #[serde(default)]
+    pub open: String,
+    #[serde(default)]
+    pub open_trial: Option<u32>,
+}
 
 /// Levels of P(corrupted write per hold): the upper bound of each (the
 /// last has none), its words, and its colour and text colour in the SVG.
@@ -34,9 +48,6 @@ fn level(p: f64) -> usize {
         .position(|&(bound, ..)| p < bound)
         .map_or(LEVELS.len() - 1, |i| i + 1)
 }
-
-pub(super) use crate::explore::{micros_text, rate_text};
-use crate::words::thousands;
 
 /// A probability, short: "none seen", "23%", "1 in 11,000" (two
 /// figures).
@@ -70,7 +81,7 @@ fn ttl_label(ttl_ms: u64) -> String {
 /// How the run stands, for the drawing: its trials per second, whether it
 /// still runs, and what the page is told about its end (a cancel, a
 /// failure).
-pub(super) struct Run<'a> {
+pub struct Run<'a> {
     pub rate: u64,
     pub running: bool,
     pub said: &'a str,
@@ -78,7 +89,7 @@ pub(super) struct Run<'a> {
 
 /// The whole drawing: the progress, the heatmap, the table, and once the
 /// run has ended, the files to download.
-pub(super) fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
+pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     let mut h = String::new();
     if !run.said.is_empty() {
         let _ = write!(
@@ -127,27 +138,6 @@ fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         data_url("text/csv", &csv),
         data_url("image/svg+xml", &svg(plan, cells)),
     );
-}
-
-/// A `data:` URL of `text`, ready for a quoted attribute: only what a URL
-/// or the markup would misread is escaped (`%`, `#`, line breaks and tabs,
-/// which URLs drop, then the markup's own).
-pub(super) fn data_url(mime: &str, text: &str) -> String {
-    let mut url = String::with_capacity(text.len() + 32);
-    url.push_str("data:");
-    url.push_str(mime);
-    url.push_str(";charset=utf-8,");
-    for c in text.chars() {
-        match c {
-            '%' => url.push_str("%25"),
-            '#' => url.push_str("%23"),
-            '\n' => url.push_str("%0A"),
-            '\r' => url.push_str("%0D"),
-            '\t' => url.push_str("%09"),
-            c => url.push(c),
-        }
-    }
-    escape(&url)
 }
 
 /// The plan's system, or its systems on the rows.
@@ -223,8 +213,8 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         plan.clients,
         thousands(plan.hold_ms),
         match plan.check {
-            crate::explore::Check::AtAcquire => "once when granted",
-            crate::explore::Check::BeforeWrite => "again before writing",
+            crate::tools::explore::Check::AtAcquire => "once when granted",
+            crate::tools::explore::Check::BeforeWrite => "again before writing",
         },
         escape(plan.pauses.name()),
         rate_text(profile.per_kilohour),
@@ -279,7 +269,7 @@ fn clustering_words(e: &Estimate, trials_with: u32) -> Option<String> {
             "The {} corrupted writes came in {} trials, so the interval counts trials, not holds, as independent (as wide as {} times fewer holds would give)",
             thousands(e.successes),
             thousands(u64::from(trials_with)),
-            crate::explore::count_text(e.design_effect)
+            crate::tools::explore::count_text(e.design_effect)
         )
     })
 }
@@ -606,7 +596,7 @@ mod tests {
 
     /// A cell of `plan` with `corrupted` of `holds` holds.
     fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
-        let mut result = crate::explore::CellResult::empty(&plan.cell(cell).unwrap());
+        let mut result = crate::tools::explore::CellResult::empty(&plan.cell(cell).unwrap());
         (result.trials, result.holds, result.corrupted) = (10, holds, corrupted);
         Some(CellData {
             result,

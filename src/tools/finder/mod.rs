@@ -27,7 +27,10 @@
 //! - faults on Redis nodes that look alike (up or down, whose key, same
 //!   clock) are tried on the first of them.
 
-use super::properties::{Properties, Property, Violation};
+pub mod draw;
+pub mod form;
+
+use crate::lesson::properties::{Properties, Property, Violation};
 use crate::sim::{
     Action, Backend, Belief, Body, ClientId, Command, Config, Endpoint, Event, Millis, NodeCommand,
     NodeId, PartitionScope, Playback, RedisNodeView, Refusals, ReleaseMode, ResourceMsg, Scenario,

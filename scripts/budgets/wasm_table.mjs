@@ -1,7 +1,7 @@
 // Groups the items of a wasm with names (twiggy's CSV, `twiggy top -n
-// 1000000 --format csv`) by crate and by module, and prints the tables of
-// docs/budgets.md as Markdown. scripts/budgets/wasm_table.sh makes the wasm and
-// calls this; run by hand:
+// 1000000 --format csv`) by crate and by module, and prints them as Markdown
+// tables (docs/budgets.md, "What the page's wasm holds", says how to read
+// them). scripts/budgets/wasm_table.sh makes the wasm and calls this; by hand:
 //
 //   node scripts/budgets/wasm_table.mjs TOP.csv [--top 25] [--wasm shipped.wasm]
 //       [--named named.wasm] [--src src]

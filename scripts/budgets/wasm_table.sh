@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prints what the page's wasm holds, by crate, by module and by item, and
-# the words it carries by source file: the tables of docs/budgets.md.
+# the words it carries by source file (docs/budgets.md, "What the page's
+# wasm holds", says how to read them).
 #
 # The shipped wasm has no names, so this builds the same one with them:
 # the page's binary relinked with `-C strip=none` (cargo's release profile

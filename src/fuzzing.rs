@@ -1,7 +1,7 @@
 //! The fuzz targets' bodies: each takes the fuzzer's bytes and panics only
 //! on a bug (a crash, a broken invariant, a round trip that does not come
 //! back). `fuzz/fuzz_targets/*.rs` hand them to libFuzzer, and
-//! `tests/fuzz_corpora.rs` replays the committed seeds and every crash
+//! `tests/core/fuzz_corpora.rs` replays the committed seeds and every crash
 //! found so far through the same functions, natively, in `cargo test`.
 
 use crate::lesson::presets::PRESETS;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes every reader of outside input and the core with libFuzzer, each
 # target for a given time, from the committed seeds (fuzz/seeds/TARGET/,
-# written from tests/bad_links.txt, every story's link and run file,
-# explorer queries and worker messages by tests/fuzz_corpora.rs), and
+# written from tests/core/bad_links.txt, every story's link and run file,
+# explorer queries and worker messages by tests/core/fuzz_corpora.rs), and
 # prints each target's executions and executions per second.
 #
 # Usage: bash scripts/check/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
@@ -53,7 +53,7 @@ if ! command -v cargo-fuzz >/dev/null 2>&1; then
 fi
 
 # Fresh seeds from the project's corpora, then each target's own corpus.
-cargo test --quiet --test fuzz_corpora write_fuzz_seeds -- --ignored >/dev/null
+cargo test --quiet --test core fuzz_corpora::write_fuzz_seeds -- --ignored >/dev/null
 if [ "${FUZZ_BUILD:-1}" != 0 ]; then
   cargo +nightly fuzz build -s none
 fi

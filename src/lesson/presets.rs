@@ -12,7 +12,7 @@ use crate::wire::json::Json;
 /// A story's long words, what happens and what fixes it: the text itself,
 /// except in the page's WebAssembly, which leaves them out of its first
 /// load and fetches them with the story (`stories.json`, written from these
-/// by tests/stories_file.rs; `ui::stories` reads it). The "try this"
+/// by tests/core/stories_file.rs; `ui::stories` reads it). The "try this"
 /// sentence, on show as soon as a story is loaded, stays in the page.
 #[cfg(not(target_arch = "wasm32"))]
 macro_rules! words {

@@ -4,7 +4,7 @@
 //! cost the page's first load about 2 KiB (gzip) for one object written
 //! when a visitor shares a run. This writes the very same bytes (field
 //! order, names, left-out defaults and escapes as serde_json wrote them,
-//! which tests/link_writer.rs checks against serde_json for every setting
+//! which tests/core/link_writer.rs checks against serde_json for every setting
 //! and command), so every link the page has ever written still reads, and
 //! a link written now reads in an older page.
 

@@ -2,7 +2,7 @@
 // page: each format's button has the worker write the run in that format,
 // whose link saves a file named after the run with that format's first
 // bytes, and whose Copy puts the same text on the clipboard. The bytes
-// themselves are checked in the core (tests/core_export.rs), where the
+// themselves are checked in the core (tests/core/export.rs), where the
 // worker's reply equals the command line's.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/exports.test.mjs`

@@ -1,6 +1,6 @@
 // Links that reproduce a run, in headless Chromium against the release
 // build: a copied link opens the same run at the same moment; every bad
-// link of tests/bad_links.txt shows its message and the default page.
+// link of tests/core/bad_links.txt shows its message and the default page.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/`
 

@@ -12,7 +12,7 @@ use distlock::sim::{
 };
 use distlock::wire::link::{self, RunLink};
 
-mod common;
+use crate::common;
 use common::{client, grants, run, story};
 
 /// A one-minute lock-delay at the 5 s TTL.

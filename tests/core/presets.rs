@@ -7,7 +7,7 @@ use distlock::sim::{
     RestartPolicy, Scenario, ServiceDetail, Sim, Token,
 };
 
-mod common;
+use crate::common;
 use common::{client, run, story};
 
 fn preset(p: &Preset, backend: Backend, fencing: Fencing) -> Sim {

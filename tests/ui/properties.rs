@@ -14,7 +14,7 @@ use distlock::ui::{App, AppProps};
 use std::rc::Rc;
 use yew::{Callback, LocalServerRenderer};
 
-mod common;
+use crate::common;
 use common::first_scenario_clicked;
 
 const SEED: u64 = 1;

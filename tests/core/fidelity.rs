@@ -8,7 +8,7 @@ use distlock::sim::{
     TCP_RETRIES_MAX,
 };
 
-mod common;
+use crate::common;
 use common::{client, run, story};
 
 fn config(backend: Backend) -> Config {
@@ -108,10 +108,10 @@ fn late_writer(backend: Backend, fencing: Fencing, b_acquires: bool) -> Sim {
 }
 
 /// Every backend whose lease an 8 s pause outlives, told with this timing.
-/// Not PostgreSQL, whose lock is no lease (tests/core_postgres.rs), nor DynamoDB, whose service expires nothing (its item names A until a
+/// Not PostgreSQL, whose lock is no lease (tests/core/postgres.rs), nor DynamoDB, whose service expires nothing (its item names A until a
 /// waiter has watched it for a whole lease), nor Chubby, whose last
-/// KeepAlive answer and lock-delay outlast the pause: tests/core_dynamodb.rs
-/// and tests/core_chubby.rs tell these stories with their timing.
+/// KeepAlive answer and lock-delay outlast the pause: tests/core/dynamodb.rs
+/// and tests/core/chubby.rs tell these stories with their timing.
 fn expiring_backends() -> impl Iterator<Item = Backend> {
     Backend::ALL
         .into_iter()

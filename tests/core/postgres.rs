@@ -11,7 +11,7 @@ use distlock::sim::{
     RejectReason, Scenario, ServiceDetail, ServiceEvent, Sim, Standing, Token, PG_MAX_CONNECTIONS,
 };
 
-mod common;
+use crate::common;
 use common::{client, grants, pg_session_ends, run, story};
 
 /// PostgreSQL with the tuned keepalives (10 s, 5 s, 3 probes, about 25 s):

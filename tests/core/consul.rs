@@ -11,7 +11,7 @@ use distlock::sim::{
 use distlock::ui::service_panel::consul_card_line as card_line;
 use distlock::wire::link::{self, RunLink};
 
-mod common;
+use crate::common;
 use common::{client, grants, run, story};
 
 fn consul(options: ConsulOptions) -> Config {

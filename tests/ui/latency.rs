@@ -7,8 +7,7 @@
 use distlock::sim::latency::LATENCY_PRESETS;
 use distlock::sim::{Config, Sim};
 
-mod common;
-
+use crate::common;
 async fn render_at(config: Config) -> String {
     let sim = Sim::new(config).expect("a valid configuration");
     common::render_app(Some(sim)).await

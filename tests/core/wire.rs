@@ -2,8 +2,7 @@
 //! real request or reply as text, with the run's values filled in, and the
 //! syntax is the real client's (spot-checked per system).
 
-mod common;
-
+use crate::common;
 use distlock::lesson::presets;
 use distlock::sim::{
     Backend, Event, Fencing, KeyCleanup, ReplicaWait, Scenario, Sim, WireBook, ZkClient,
@@ -614,7 +613,7 @@ fn every_wire_text_is_the_one_kept() {
     common::golden("wire", &out);
 }
 
-/// `cargo test --test core_wire -- --ignored --nocapture` prints one wire
+/// `cargo test --test core wire:: -- --ignored --nocapture` prints one wire
 /// text of each kind, each system, to read them over; each has words.
 #[test]
 #[ignore]

@@ -5,7 +5,7 @@ use distlock::sim::{
     Backend, Command, Config, Fencing, PartitionScope, Picture, Scenario, Seed, WriteOutcome,
 };
 
-mod common;
+use crate::common;
 use common::{client, run};
 
 const SEED: u64 = 1;

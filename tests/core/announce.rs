@@ -11,7 +11,7 @@ use distlock::sim::{
 };
 use distlock::wire::link::{self, RunLink};
 
-mod common;
+use crate::common;
 use common::{client, story};
 
 /// The systems whose resource orders tokens: it can refuse a lower one.

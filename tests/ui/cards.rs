@@ -20,7 +20,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 use yew::{LocalServerRenderer, Reducible};
 
-mod common;
+use crate::common;
 use common::client;
 
 const SEED: u64 = 1;

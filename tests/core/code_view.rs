@@ -4,8 +4,7 @@
 //! struck between the check and the write), B blocked in `acquire()`
 //! until its grant, then at its check and inside its own write.
 
-mod common;
-
+use crate::common;
 use common::client;
 use distlock::lesson::presets;
 use distlock::sim::{Backend, Belief, Fencing, Millis, Playback, Refusals, Sim};

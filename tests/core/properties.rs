@@ -7,7 +7,7 @@ use distlock::sim::{
     Backend, Config, Event, Fencing, Millis, ReleaseMode, Scenario, Sim, Standing,
 };
 
-mod common;
+use crate::common;
 use common::client;
 
 fn run(scenario: &Scenario, until_ms: u64) -> Sim {

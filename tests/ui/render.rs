@@ -20,7 +20,7 @@ use distlock::words::{decimal, Extra};
 use std::rc::Rc;
 use yew::{LocalServerRenderer, Reducible};
 
-mod common;
+use crate::common;
 use common::{client, first_scenario_clicked, render_app};
 
 const SEED: u64 = 1;

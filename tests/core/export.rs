@@ -3,8 +3,7 @@
 //! an ITF trace, each read back with a reader of its format and checked
 //! against the format's published shape and against the run's events.
 
-mod common;
-
+use crate::common;
 use common::client;
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, Command, Config, Event, Fencing, Millis, Scenario, Sim};
@@ -102,7 +101,7 @@ fn the_jepsen_history_has_jepsens_shape_and_tells_the_scenario() {
                 })
                 .unwrap_or_else(|| panic!("no {kind} {f} by {process}\n{text}"))
         };
-        // etcd: A holds with revision 2, B with 3 (tests/core_scenario.rs).
+        // etcd: A holds with revision 2, B with 3 (tests/core/scenario.rs).
         assert_eq!(find("ok", "acquire", 0)["value"], Value::Integer(2));
         assert_eq!(find("ok", "acquire", 1)["value"], Value::Integer(3));
         let b_write = find("ok", "write", 1);

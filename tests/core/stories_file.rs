@@ -21,7 +21,7 @@ fn stories_json_holds_the_words_of_lesson_presets() {
     assert!(
         committed == written,
         "assets/stories.json differs from the stories in src/lesson/presets.rs: \
-         write it anew with `DISTLOCK_WRITE_STORIES=1 cargo test --test stories_file`"
+         write it anew with `DISTLOCK_WRITE_STORIES=1 cargo test --test core stories_file`"
     );
 }
 

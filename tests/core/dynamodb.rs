@@ -12,7 +12,7 @@ use distlock::sim::{
 };
 use distlock::wire::link::{self, RunLink};
 
-mod common;
+use crate::common;
 use common::{client, run, seeded_story, seeds, story};
 
 fn config(fencing: Fencing) -> Config {

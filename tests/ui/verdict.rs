@@ -20,7 +20,7 @@ use distlock::ui::status::{status, StatusProps};
 use yew::prelude::*;
 use yew::LocalServerRenderer;
 
-mod common;
+use crate::common;
 use common::client;
 
 #[derive(Properties, PartialEq)]

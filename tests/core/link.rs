@@ -1,5 +1,5 @@
 //! Links and run files: every preset survives the trip through a link, and
-//! every bad link in `tests/bad_links.txt` (and a few made here) is refused
+//! every bad link in `tests/core/bad_links.txt` (and a few made here) is refused
 //! with a message that names what is wrong.
 
 use distlock::sim::Config;
@@ -7,8 +7,7 @@ use distlock::sim::Millis;
 use distlock::wire::link::{self, base64url, RunLink, LINK_LEN_MAX};
 use proptest::prelude::*;
 
-mod common;
-
+use crate::common;
 /// A page address in front of the fragment, as long as a real one.
 const PAGE_URL: &str = "https://example.github.io/distributed-lock-simulator/#";
 const LINK_CHARS_MAX: usize = 2_000;

@@ -11,7 +11,7 @@ use distlock::sim::{
 };
 use distlock::wire::link::{self, base64url, RunLink};
 
-mod common;
+use crate::common;
 use common::{client, grants, pg_session_ends, run, story};
 
 fn config(backend: Backend) -> Config {

@@ -11,8 +11,7 @@ use distlock::ui::state::{Action, AppState};
 use std::rc::Rc;
 use yew::Reducible;
 
-mod common;
-
+use crate::common;
 fn opened(query: &str) -> Rc<AppState> {
     Rc::new(AppState::opened(
         None,

@@ -10,7 +10,7 @@ use distlock::ui::state::{Action, AppState, Notice, StartSim};
 use std::rc::Rc;
 use yew::Reducible;
 
-mod common;
+use crate::common;
 use common::{client, first_scenario_clicked};
 
 const SEED: u64 = 1;

@@ -5,7 +5,7 @@
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, Config, Event, Fencing, Millis, Record, Sim};
 
-mod common;
+use crate::common;
 use common::{grants, seeds, story};
 
 const BACKENDS: [Backend; 3] = [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock];
@@ -51,7 +51,7 @@ fn b_takes_over_with_a_larger_token_at_five_seconds() {
             Backend::Redlock => (1, 2),
             // The master's INCR counter, in the same script as the key.
             Backend::Redis => (1, 2),
-            // Its lease outlives an 8 s pause: tests/core_chubby.rs.
+            // Its lease outlives an 8 s pause: tests/core/chubby.rs.
             Backend::Chubby => unreachable!("not in BACKENDS"),
             other => unreachable!("{other} is not in BACKENDS"),
         };

@@ -12,8 +12,7 @@ use distlock::wire::link::{self, base64url, RunLink};
 use distlock::work::{Job, Request, PROTOCOL_VERSION};
 use std::path::{Path, PathBuf};
 
-mod common;
-
+use crate::common;
 fn fuzz_dir(kind: &str, target: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz")
@@ -48,7 +47,7 @@ fn every_target_replays_its_seeds_and_regressions() {
 }
 
 /// The fuzzer's own corpus (`fuzz/corpus/TARGET/`, not committed), when a
-/// long run left one: `cargo test --test fuzz_corpora -- --ignored`.
+/// long run left one: `cargo test --test core fuzz_corpora:: -- --ignored`.
 #[test]
 #[ignore = "replays what scripts/check/fuzz.sh found, when it has run here"]
 fn every_target_replays_its_grown_corpus() {
@@ -71,7 +70,7 @@ fn story_runs() -> Vec<(String, RunLink, Sim)> {
         })
         .collect()
 }
-/// The bad links of `tests/bad_links.txt`, as the address would hold them.
+/// The bad links of `tests/core/bad_links.txt`, as the address would hold them.
 fn bad_links() -> Vec<(String, String)> {
     let config = serde_json::to_string(&Config::default()).expect("serializes");
     include_str!("bad_links.txt")
@@ -215,7 +214,7 @@ fn write_fuzz_seeds() {
 }
 
 /// How long each target's body takes on its seeds, the slowest named:
-/// `cargo test --release --test fuzz_corpora -- --ignored --nocapture
+/// `cargo test --release --test core fuzz_corpora:: -- --ignored --nocapture
 /// time_each_target` shows where a target's executions go.
 #[test]
 #[ignore = "prints timings; the fuzzer's rate follows them"]

@@ -9,7 +9,7 @@ use distlock::sim::{
     RedisOptions, ReplicaWait, Scenario, ServiceEvent, Sim, Standing, Token,
 };
 
-mod common;
+use crate::common;
 use common::{client, grants, story};
 
 fn config() -> Config {

@@ -5,8 +5,7 @@
 //! token seen" lets that second write through; the check in the same
 //! transaction and the new holder's announcement refuse it.
 
-mod common;
-
+use crate::common;
 use common::{client, run, story};
 use distlock::lesson::presets::{gc_pause, postgres_partition};
 use distlock::sim::{

@@ -1,0 +1,59 @@
+//! What the page's component tests share: the scenario to run first as a
+//! visitor clicks it, the stories panel and the whole page rendered as the
+//! page draws them; with a client by its letter (`tests/common/`).
+
+pub use crate::shared::client;
+use crate::shared::first_scenario;
+use distlock::lesson::presets::first_scenario_config;
+use distlock::sim::{Action, Backend, Config, Fencing, Millis, Seed, Sim};
+
+/// The scenario to run first on the page's first configuration with
+/// `backend` and `fencing`, clicked as a visitor would (each command at its
+/// time, the clock run between them) up to `until_ms`. A refused click
+/// fails the test.
+pub fn first_scenario_clicked(backend: Backend, fencing: Fencing, seed: u64, until_ms: u64) -> Sim {
+    let config = Config {
+        backend,
+        fencing,
+        ..first_scenario_config(Seed(seed))
+    };
+    let script = first_scenario(config.clone());
+    let mut sim = Sim::new(config).expect("the first scenario's config is valid");
+    for timed in &script.actions {
+        sim.run_until(timed.at);
+        if let Action::Client { client, command } = timed.action {
+            sim.command(client, command)
+                .unwrap_or_else(|e| panic!("{client} {command} refused: {e}"));
+        }
+    }
+    sim.run_until(Millis(until_ms));
+    sim
+}
+
+/// The stories panel (with its tour, when one runs) for `state`, as the
+/// page renders it.
+pub async fn render_stories(state: &distlock::ui::state::AppState) -> String {
+    use distlock::ui::stories::{Stories, StoriesProps};
+    let backend = state.config().backend;
+    let props = StoriesProps::from_state(state, backend, yew::Callback::noop());
+    yew::LocalServerRenderer::<Stories>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}
+
+/// The whole page rendered natively, as it first draws, started on `start`
+/// (the default page when `None`).
+pub async fn render_app(start: Option<Sim>) -> String {
+    use distlock::ui::state::StartSim;
+    use distlock::ui::{App, AppProps};
+    let props = AppProps {
+        start: start.map(|sim| StartSim(std::rc::Rc::new(sim))),
+        request: None,
+        on_drawn: None,
+    };
+    yew::LocalServerRenderer::<App>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}

@@ -19,6 +19,7 @@ mod fencing_modes;
 mod fidelity;
 mod fuzz_corpora;
 mod latency;
+mod layers;
 mod limits;
 mod link;
 mod link_writer;

@@ -232,8 +232,9 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$bindgen_vers
   say "wasm-bindgen-cli $bindgen_version: present"
 else
   say "wasm-bindgen-cli $bindgen_version: installing with cargo (a few minutes on a fresh machine)"
-  # --locked: the Cargo.lock it was released with.
-  "${light_profile[@]}" cargo install --locked wasm-bindgen-cli --version "=$bindgen_version"
+  # Not --locked: the Cargo.lock it was released with names a webpki-roots
+  # that crates.io no longer serves.
+  "${light_profile[@]}" cargo install wasm-bindgen-cli --version "=$bindgen_version"
   took "wasm-bindgen-cli $bindgen_version: installed"
 fi
 

@@ -233,7 +233,7 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" = "$bindgen_vers
 else
   say "wasm-bindgen-cli $bindgen_version: installing with cargo (a few minutes on a fresh machine)"
   # Not --locked: the Cargo.lock it was released with names a webpki-roots
-  # that crates.io no longer serves.
+  # version that the registry does not serve.
   "${light_profile[@]}" cargo install wasm-bindgen-cli --version "=$bindgen_version"
   took "wasm-bindgen-cli $bindgen_version: installed"
 fi

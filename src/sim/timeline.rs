@@ -74,7 +74,8 @@ pub struct WriteMark {
 /// One message from its sending to its arrival (or its loss).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arrow {
-    /// The message's id in the run (`Event::MessageSent`), for its wire text.
+    /// The message's id in the run (`Event::MessageSent`), for the text its
+    /// real client sends.
     pub id: u64,
     pub from: Endpoint,
     pub to: Endpoint,

@@ -947,7 +947,7 @@ fn set_library(
 /// in the page's first load.
 mod real_client {
     use super::{Chubby, ChubbyMsg};
-    use crate::sim::backend::wire::{Listing, RealClient};
+    use crate::sim::backend::real_client::{Listing, RealClient};
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
@@ -957,7 +957,7 @@ mod real_client {
     impl RealClient for Chubby {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             config: &Config,
             _names: &mut (),
             _c: Option<ClientId>,

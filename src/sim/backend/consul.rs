@@ -1716,7 +1716,7 @@ mod real_client {
     use super::{
         AcquireResult, Consul, ConsulMsg, GetPurpose, KeyCleanup, Rpc, LOCK_DELAY_S_DEFAULT,
     };
-    use crate::sim::backend::wire::{secs_text, Listing, RealClient};
+    use crate::sim::backend::real_client::{secs_text, Listing, RealClient};
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
@@ -1730,7 +1730,7 @@ mod real_client {
     impl RealClient for Consul {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             config: &Config,
             _names: &mut (),
             _c: Option<ClientId>,
@@ -1842,7 +1842,7 @@ mod real_client {
     }
 
     /// The session `Lock()` creates: the page's TTL stands for
-    /// `DefaultLockSessionTTL`, so the wire carries Consul's own values.
+    /// `DefaultLockSessionTTL`, so the text carries Consul's own values.
     fn session_create(config: &Config, cleanup: KeyCleanup) -> String {
         let delay_s = config.consul.lock_delay_s;
         let mut fields = Vec::new();

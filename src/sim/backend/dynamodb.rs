@@ -913,7 +913,7 @@ impl DynamoDb {
 /// lists it: the worker's text, none of it in the page's first load.
 mod real_client {
     use super::{DynamoDb, DynamoMsg, ItemSeen, REAL_LEASE_MS};
-    use crate::sim::backend::wire::{secs_text, Listing, RealClient};
+    use crate::sim::backend::real_client::{secs_text, Listing, RealClient};
     use crate::sim::net::ResourceMsg;
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
@@ -938,7 +938,7 @@ mod real_client {
     impl RealClient for DynamoDb {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             config: &Config,
             _names: &mut (),
             c: Option<ClientId>,
@@ -1006,7 +1006,7 @@ mod real_client {
 
         /// With fencing on, the write is a transaction that checks the lock
         /// item's owner.
-        fn resource_wire(config: &Config, c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
+        fn resource_text(config: &Config, c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
             let me = c.map(|c| c.to_string()).unwrap_or_default();
             match *m {
                 ResourceMsg::Write { .. } if config.fencing.is_on() => Some(format!(

@@ -625,7 +625,7 @@ impl Etcd {
 /// page's first load.
 mod real_client {
     use super::{Etcd, EtcdMsg};
-    use crate::sim::backend::wire::{secs_up, Listing, RealClient};
+    use crate::sim::backend::real_client::{secs_up, Listing, RealClient};
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
@@ -649,7 +649,7 @@ mod real_client {
     impl RealClient for Etcd {
         type Names = Names;
 
-        fn wire(
+        fn message_text(
             _config: &Config,
             names: &mut Names,
             c: Option<ClientId>,

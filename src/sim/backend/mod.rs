@@ -9,10 +9,10 @@ mod dynamodb;
 mod etcd;
 mod postgres;
 mod queue;
+mod real_client;
 mod redis;
 mod redis_node;
 mod redlock;
-mod wire;
 mod zookeeper;
 
 pub use chubby::{
@@ -33,10 +33,10 @@ pub use postgres::{
     PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState, PG_LOCK_KEY,
     PG_MAX_CONNECTIONS,
 };
+pub(crate) use real_client::Listing;
+pub use real_client::WireBook;
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
-pub(crate) use wire::Listing;
-pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
 use super::client::{ChubbySession, ZkConn};
@@ -524,9 +524,10 @@ macro_rules! lock_systems {
 /// The one list of lock systems: each line is a system's variant, its slug
 /// in links, and its file's system, message and detail types.
 /// `with_lock_systems!(m)` hands the list to macro `m`, so that what is
-/// built for every system elsewhere (the wire text and the Code view in
-/// `wire.rs`, the panels in `ui::service_panel`) is built from this list
-/// too: a ninth system is a line here, its file, and its panel.
+/// built for every system elsewhere (the real clients' text and the Code
+/// view in `real_client.rs`, the panels in `ui::service_panel`) is built
+/// from this list too: a ninth system is a line here, its file, and its
+/// panel.
 macro_rules! with_lock_systems {
     ($then:ident) => {
         $then! {

@@ -855,7 +855,7 @@ fn probe_answer(view: &View, c: ClientId, epoch: u32) -> ProbeAnswer {
 /// load.
 mod real_client {
     use super::{PgMsg, Postgres, PG_LOCK_KEY};
-    use crate::sim::backend::wire::{Listing, RealClient};
+    use crate::sim::backend::real_client::{Listing, RealClient};
     use crate::sim::net::ResourceMsg;
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
@@ -864,7 +864,7 @@ mod real_client {
     impl RealClient for Postgres {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             _config: &Config,
             _names: &mut (),
             _c: Option<ClientId>,
@@ -898,7 +898,7 @@ mod real_client {
 
         /// The counter is a row of the same server: each write is an
         /// UPDATE, with fencing on one that checks the version read.
-        fn resource_wire(config: &Config, _c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
+        fn resource_text(config: &Config, _c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
             let fencing = config.fencing.is_on();
             Some(match *m {
                 ResourceMsg::Write { token, .. } => match token.filter(|_| fencing) {

@@ -924,10 +924,10 @@ fn server_id(i: usize) -> NodeId {
 /// worker's text, none of it in the page's first load.
 mod real_client {
     use super::{Redis, SingleRedisMsg, REDISSON_SYNC_TIMEOUT_MS, WAIT_TIMEOUT_MS};
+    use crate::sim::backend::real_client::{Listing, RealClient};
     use crate::sim::backend::redis_node::real_client::{
         command, eval, redis_value, RedisLibrary, REDIS_KEY,
     };
-    use crate::sim::backend::wire::{Listing, RealClient};
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
@@ -965,7 +965,7 @@ return 1";
     impl RealClient for Redis {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             _config: &Config,
             _names: &mut (),
             _c: Option<ClientId>,

@@ -243,7 +243,7 @@ impl Node {
     }
 }
 
-/// The Redis commands both lock systems send, on the wire: what is the
+/// The Redis commands both lock systems' clients send: what is the
 /// same for every client (INCR, a blind SET, DEL, a refused connection),
 /// with each client library's own commands from its `RedisLibrary`. The
 /// worker's text, none of it in the page's first load.

@@ -810,10 +810,10 @@ impl Redlock {
 /// first load.
 mod real_client {
     use super::{RedisMsg, Redlock};
+    use crate::sim::backend::real_client::{Listing, RealClient};
     use crate::sim::backend::redis_node::real_client::{
         command, count, eval, redis_value, RedisLibrary, REDIS_KEY,
     };
-    use crate::sim::backend::wire::{Listing, RealClient};
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
 
@@ -873,7 +873,7 @@ mod real_client {
     impl RealClient for Redlock {
         type Names = ();
 
-        fn wire(
+        fn message_text(
             _config: &Config,
             _names: &mut (),
             _c: Option<ClientId>,

@@ -645,7 +645,7 @@ fn set_conn(conn: &mut [Option<ZkConn>; 4], c: ClientId, state: ZkConn, out: &mu
 /// none of it in the page's first load.
 mod real_client {
     use super::{ZkMsg, ZooKeeper};
-    use crate::sim::backend::wire::{Listing, RealClient};
+    use crate::sim::backend::real_client::{Listing, RealClient};
     use crate::sim::resource::FenceRule;
     use crate::sim::scenario::Config;
     use crate::sim::types::ClientId;
@@ -664,7 +664,7 @@ mod real_client {
     impl RealClient for ZooKeeper {
         type Names = Names;
 
-        fn wire(
+        fn message_text(
             config: &Config,
             names: &mut Names,
             c: Option<ClientId>,

@@ -1,7 +1,15 @@
-//! The lock systems. Each is one file: a state machine that takes an input
-//! and answers with effects, with its own messages, timers and panel detail,
-//! and what its real client sends and runs (its `real_client` module).
-//! `with_lock_systems!` at the foot of this file is the one list of them.
+//! The lock systems. Each is a folder: `NAME/mod.rs` is its model, a state
+//! machine that takes an input and answers with effects, with its own
+//! messages, timers and panel detail; `NAME/real_client.rs` beside it is
+//! what its real client sends and runs. `with_lock_systems!` at the foot of
+//! this file is the one list of them.
+//!
+//! Beside them: `real_client.rs` holds what the real clients share (the
+//! `RealClient` trait, the book that carries a run's names, the dispatch
+//! over the list); `queue.rs` is the waiting line ZooKeeper and etcd share,
+//! one recipe in one file; `redis_node/` is the Redis server both Redis
+//! systems run, with the commands both their clients send in its own
+//! `real_client.rs`.
 
 mod chubby;
 mod consul;
@@ -522,11 +530,11 @@ macro_rules! lock_systems {
 }
 
 /// The one list of lock systems: each line is a system's variant, its slug
-/// in links, and its file's system, message and detail types.
+/// in links, and its folder's system, message and detail types.
 /// `with_lock_systems!(m)` hands the list to macro `m`, so that what is
 /// built for every system elsewhere (the real clients' text and the Code
 /// view in `real_client.rs`, the panels in `ui::service_panel`) is built
-/// from this list too: a ninth system is a line here, its file, and its
+/// from this list too: a ninth system is a line here, its folder, and its
 /// panel.
 macro_rules! with_lock_systems {
     ($then:ident) => {

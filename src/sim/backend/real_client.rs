@@ -9,14 +9,14 @@
 //! the page's TTL), the text shows the real client's default and says what
 //! the page's TTL stands for.
 //!
-//! Each system writes its own, beside its model: its file's `real_client`
-//! module implements `RealClient`. This file holds what they share: the
-//! book that carries a run's names from message to message, the resource's
-//! text, and the dispatch, built from `lock_systems!`'s one list. Only the
-//! worker calls any of it (the page asks it for a message's text and for
-//! the Code view on first use), so none of these templates is in the
-//! page's first load. Every match is exhaustive: a new message kind does
-//! not compile until it says what its real client sends.
+//! Each system writes its own, beside its model: its folder's
+//! `real_client.rs` implements `RealClient`. This file holds what they
+//! share: the book that carries a run's names from message to message, the
+//! resource's text, and the dispatch, built from `lock_systems!`'s one
+//! list. Only the worker calls any of it (the page asks it for a message's
+//! text and for the Code view on first use), so none of these templates is
+//! in the page's first load. Every match is exhaustive: a new message kind
+//! does not compile until it says what its real client sends.
 //!
 //! Where the real protocol is binary (ZooKeeper's jute, etcd's gRPC,
 //! PostgreSQL's frontend/backend messages), the text is the client's call

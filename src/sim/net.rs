@@ -1,7 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
-use super::history::TokenWords;
+use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};

@@ -3,7 +3,8 @@
 //! browser. New records are fed in as they arrive, so a long run is not
 //! walked again on every frame.
 
-use super::history::{Event, Record, RejectReason, ServiceEvent, Standing, TokenWords};
+use super::history::sentences::TokenWords;
+use super::history::{Event, Record, RejectReason, ServiceEvent, Standing};
 use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
 use litemap::LiteMap;

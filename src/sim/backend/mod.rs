@@ -478,7 +478,7 @@ macro_rules! lock_systems {
             }
 
             /// Hands a message to the system, narrowed straight from the
-            /// wire (messages are most inputs, and building a general input
+            /// network (messages are most inputs, and building a general input
             /// only to narrow it cost a copy and a match); a message of
             /// another system is ignored.
             pub fn on_message(&mut self, view: &View, msg: Message, out: &mut Effects) {
@@ -556,7 +556,7 @@ with_lock_systems!(lock_systems);
 
 // A message of any lock system: the largest one's 32 bytes, with `Msg`'s
 // tag packed into that message's own. The engine copies each message into
-// the history and moves it through the effects and the wire.
+// the history and moves it through the effects and the network.
 const _: () = assert!(size_of::<Msg>() <= 32);
 
 impl Backend {

@@ -182,7 +182,7 @@ struct Holding {
     since: Millis,
 }
 
-/// What one client's library knows, on its side of the wire.
+/// What one client's library knows, on its side of the network.
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     session: Option<u64>,

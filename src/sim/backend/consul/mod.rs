@@ -428,7 +428,7 @@ struct Blocked {
     purpose: GetPurpose,
 }
 
-/// What one client's library knows, on its side of the wire.
+/// What one client's library knows, on its side of the network.
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     session: Option<u64>,

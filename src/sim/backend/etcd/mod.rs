@@ -121,7 +121,7 @@ struct Lease {
     expires_at: Millis,
 }
 
-/// What one client's session knows, on the client's side of the wire.
+/// What one client's session knows, on the client's side of the network.
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     lease: Option<u64>,

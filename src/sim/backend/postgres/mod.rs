@@ -180,7 +180,7 @@ struct Waiter {
     since: Millis,
 }
 
-/// What one client knows, on its side of the wire.
+/// What one client knows, on its side of the network.
 #[derive(Debug, Clone, Copy, Default, Hash)]
 struct Side {
     pid: Option<u32>,

@@ -114,7 +114,7 @@ struct Session {
     expires_at: Millis,
 }
 
-/// What one client knows, on its side of the wire.
+/// What one client knows, on its side of the network.
 #[derive(Debug, Clone, Default, Hash)]
 struct Side {
     session: Option<u64>,

@@ -75,7 +75,7 @@ fn wire_texts(backend: Backend) -> BTreeMap<String, String> {
 
 /// The kinds each system's stories send, every one with its wire text: a
 /// new kind sent in a story shows up here (and its `match` in
-/// `sim::backend::wire` does not compile until it has a text).
+/// `sim::backend::real_client` does not compile until it has a text).
 fn check_kinds(backend: Backend, expected: &[&str]) -> BTreeMap<String, String> {
     let texts = wire_texts(backend);
     let lock_kinds: Vec<&str> = texts

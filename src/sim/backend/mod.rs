@@ -42,7 +42,7 @@ pub use postgres::{
     PG_MAX_CONNECTIONS,
 };
 pub(crate) use real_client::Listing;
-pub use real_client::WireBook;
+pub use real_client::RealClientBook;
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
@@ -115,6 +115,10 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const MONOTONIC_TOKENS: bool;
     /// The token in a few words, for the comparison: "create_revision".
     const TOKEN_SHORT: &'static str;
+    /// The check "in the same transaction" as this system's clients write
+    /// it (a resource fencing by `FenceRule::LockHeld` runs it); `None`
+    /// where no client checks the lock that way.
+    const HELD_CHECK: Option<&'static str> = None;
     /// The fencing modes the resource can use with this system, the one
     /// its clients and docs describe first (docs/fencing.md).
     const FENCE_MODES: &'static [FenceMode] =
@@ -337,6 +341,11 @@ macro_rules! lock_systems {
             /// The token in a few words.
             pub fn token_short(self) -> &'static str {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_SHORT,)* }
+            }
+
+            /// The lock check in one transaction, in its clients' words.
+            pub fn held_check(self) -> Option<&'static str> {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::HELD_CHECK,)* }
             }
 
             /// The fencing modes this system offers, the documented one first.

@@ -81,7 +81,7 @@ macro_rules! real_clients {
             $($module: <super::$module::$system as RealClient>::Names,)*
         }
 
-        impl WireBook {
+        impl RealClientBook {
             fn lock(&mut self, c: Option<ClientId>, m: &Msg, asked: Option<Msg>) -> String {
                 match m {
                     $(Msg::$variant(m) => {
@@ -122,16 +122,16 @@ super::with_lock_systems!(real_clients);
 /// request) and the names the service handed out (leases, znodes), so a
 /// later message can use them.
 #[derive(Debug)]
-pub struct WireBook {
+pub struct RealClientBook {
     config: Config,
     /// The last request from one end to the other.
     asked: BTreeMap<(Endpoint, Endpoint), Msg>,
     names: Names,
 }
 
-impl WireBook {
-    pub fn new(config: &Config) -> WireBook {
-        WireBook {
+impl RealClientBook {
+    pub fn new(config: &Config) -> RealClientBook {
+        RealClientBook {
             config: config.clone(),
             asked: BTreeMap::new(),
             names: Names::default(),

@@ -240,6 +240,7 @@ impl LockSystem for Chubby {
     /// grows, across master failovers too.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "lock generation number (sequencer)";
+    const HELD_CHECK: Option<&'static str> = Some("CheckSequencer");
 
     fn new(config: &Config) -> Chubby {
         let ttl = config.ttl_ms;

@@ -497,6 +497,7 @@ impl LockSystem for Consul {
     /// when the chosen options break it.
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "ModifyIndex (LockIndex restarts on delete)";
+    const HELD_CHECK: Option<&'static str> = Some("a Txn with check-session");
 
     fn new(config: &Config) -> Consul {
         Consul {

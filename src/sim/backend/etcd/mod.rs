@@ -160,6 +160,7 @@ impl LockSystem for Etcd {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "create_revision of the key";
+    const HELD_CHECK: Option<&'static str> = Some("a Txn comparing the lock key's create_revision");
     const LEADER_FAILOVER: bool = true;
 
     fn new(config: &Config) -> Etcd {

@@ -211,6 +211,7 @@ impl LockSystem for Redis {
     const LATENCY_US: (u64, u64) = (100, 500);
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "INCR counter on the master";
+    const HELD_CHECK: Option<&'static str> = Some("a script reading the lock key's value");
 
     fn new(config: &Config) -> Redis {
         Redis {

@@ -157,6 +157,7 @@ impl LockSystem for ZooKeeper {
     const LATENCY_US: (u64, u64) = (2_500, 10_000);
     const MONOTONIC_TOKENS: bool = true;
     const TOKEN_SHORT: &'static str = "znode sequence number";
+    const HELD_CHECK: Option<&'static str> = Some("a multi() with a check op on the lock node");
     const LEADER_FAILOVER: bool = true;
 
     fn new(config: &Config) -> ZooKeeper {

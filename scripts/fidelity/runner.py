@@ -27,7 +27,7 @@ CLIENTS = "ABCD"
 # The ZooKeeper server's tickTime here (main.ZK_TICK_MS).
 ZK_TICK_MS = 2000
 # How long a write on the single-Redis master takes to reach its replica in
-# the simulator (src/sim/backend/redis.rs, REPLICATION_LAG_MS): whatever the
+# the simulator (src/sim/backend/redis/mod.rs, REPLICATION_LAG_MS): whatever the
 # master wrote this long before it crashes is lost with it.
 REDIS_REPLICATION_LAG_MS = 20
 

@@ -89,7 +89,7 @@ fn fenced_by(rule: FenceRule, backend: Backend) -> String {
         FenceRule::LockOwner => "the owner check on the lock item".into(),
         FenceRule::Version => "the version column".into(),
         FenceRule::Sequencer => "the sequencer check".into(),
-        FenceRule::LockHeld => match crate::ui::service_panel::words(backend).held_check {
+        FenceRule::LockHeld => match backend.held_check() {
             Some(check) => format!("the lock check ({check})"),
             None => "the lock check".into(),
         },

@@ -649,7 +649,7 @@ impl Sim {
         }
     }
 
-    /// Messages on the wire, oldest first.
+    /// Messages in flight, oldest first.
     pub fn in_flight(&self) -> impl Iterator<Item = &Message> {
         self.core.in_flight.iter()
     }

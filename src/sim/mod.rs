@@ -35,9 +35,10 @@ pub use engine::{
     TCP_RTO_MS_MAX, TCP_RTO_MS_MIN,
 };
 pub use error::CommandError;
+pub use history::sentences::{Said, TokenWords};
 pub use history::{
     AcquireFailure, DropReason, Event, EventKind, LossReason, PgSessionEnd, Record, RejectReason,
-    Said, ServiceEvent, Standing, TokenWords, HISTORY_LEN_MAX,
+    ServiceEvent, Standing, HISTORY_LEN_MAX,
 };
 pub use net::{latency_range_us, Body, Endpoint, Message, ResourceMsg};
 pub use oracle::{GrantSeen, Oracle, Overlap, StaleWrite, FINDINGS_MAX};

@@ -1,7 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
-use super::history::TokenWords;
+use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
@@ -106,7 +106,7 @@ impl Body {
     }
 }
 
-/// A message on the wire, from its sending to its arrival or loss.
+/// A message in flight, from its sending to its arrival or loss.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Message {
     pub id: u64,
@@ -122,10 +122,10 @@ pub struct Message {
     pub(crate) epoch: u32,
 }
 
-// Moved onto the wire and off it for every message.
+// Put in flight and taken out of it for every message.
 const _: () = assert!(size_of::<Message>() <= 72);
 
-/// The messages on the wire, by id. Ids are handed out in sending order
+/// The messages in flight, by id. Ids are handed out in sending order
 /// and most messages arrive within milliseconds, so those wait in a deque:
 /// a new one joins at the back and an arriving one is found near the front,
 /// with little copying (a tree map of whole messages cost about 350

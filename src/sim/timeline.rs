@@ -3,7 +3,8 @@
 //! browser. New records are fed in as they arrive, so a long run is not
 //! walked again on every frame.
 
-use super::history::{Event, Record, RejectReason, ServiceEvent, Standing, TokenWords};
+use super::history::sentences::TokenWords;
+use super::history::{Event, Record, RejectReason, ServiceEvent, Standing};
 use super::net::Endpoint;
 use super::types::{ClientId, NodeId, Token};
 use litemap::LiteMap;
@@ -74,7 +75,8 @@ pub struct WriteMark {
 /// One message from its sending to its arrival (or its loss).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arrow {
-    /// The message's id in the run (`Event::MessageSent`), for its wire text.
+    /// The message's id in the run (`Event::MessageSent`), for the text its
+    /// real client sends.
     pub id: u64,
     pub from: Endpoint,
     pub to: Endpoint,

@@ -2,7 +2,6 @@
 //! banner that says when a stale write got through or was stopped; and its
 //! one-line summary for the stage under the client cards.
 
-use super::service_panel::words;
 use super::state::Action;
 use crate::sim::Sim;
 use crate::sim::RESOURCE_NAME;
@@ -161,7 +160,7 @@ fn save_banner(props: &ResourcePanelProps) -> Html {
         FenceRule::LockHeld => format!(
             "The write was one transaction with {}: {}.",
             // Each system that checks the lock so names its check.
-            words(props.config.backend).held_check.unwrap_or_default(),
+            props.config.backend.held_check().unwrap_or_default(),
             stale.reason.map_or(String::new(), |r| r.to_string())
         ),
         FenceRule::Highest => match stale.reason {

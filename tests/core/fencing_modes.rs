@@ -326,3 +326,29 @@ fn a_bad_or_unoffered_mode_in_a_link_is_refused_by_name() {
     assert_eq!(config.fence, FenceMode::Check);
     assert_eq!(Backend::Redlock.fence_mode_in(config), FenceMode::Highest);
 }
+
+/// The resource's banner and the tour's questions name the check "in the same transaction" as the
+/// system's clients write it: every system whose resource can check the
+/// lock so (with any token it offers) has those words, and no other.
+#[test]
+fn every_system_that_checks_the_lock_held_names_its_check() {
+    use distlock::sim::{ConsulToken, FenceMode, FenceRule};
+    for backend in Backend::ALL {
+        let checks_held = [
+            ConsulToken::ModifyIndex,
+            ConsulToken::LockIndex,
+            ConsulToken::Sequencer,
+        ]
+        .into_iter()
+        .any(|token| {
+            let mut config = Config {
+                backend,
+                fence: FenceMode::Check,
+                ..Config::default()
+            };
+            config.consul.token = token;
+            backend.fence_rule_in(&config) == FenceRule::LockHeld
+        });
+        assert_eq!(backend.held_check().is_some(), checks_held, "{backend}");
+    }
+}

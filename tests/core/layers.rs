@@ -109,7 +109,11 @@ fn every_import_runs_down_the_layers() {
             }
         }
     }
-    assert!(wrong.is_empty(), "imports that run up:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "imports that run up:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]

@@ -5,7 +5,7 @@
 use crate::common;
 use distlock::lesson::presets;
 use distlock::sim::{
-    Backend, Event, Fencing, KeyCleanup, ReplicaWait, Scenario, Sim, WireBook, ZkClient,
+    Backend, Event, Fencing, KeyCleanup, RealClientBook, ReplicaWait, Scenario, Sim, ZkClient,
 };
 use std::collections::BTreeMap;
 
@@ -44,7 +44,7 @@ fn kind_of(body: &distlock::sim::Body) -> String {
 
 /// Each message kind sent in the run, with one wire text of it.
 fn wire_of(sim: &Sim, texts: &mut BTreeMap<String, String>) {
-    let mut book = WireBook::new(sim.config());
+    let mut book = RealClientBook::new(sim.config());
     for record in sim.history() {
         if let Event::MessageSent { from, to, body, .. } = &record.event {
             let text = book.text(*from, *to, body);
@@ -75,7 +75,7 @@ fn wire_texts(backend: Backend) -> BTreeMap<String, String> {
 
 /// The kinds each system's stories send, every one with its wire text: a
 /// new kind sent in a story shows up here (and its `match` in
-/// `sim::backend::wire` does not compile until it has a text).
+/// `sim::backend::real_client` does not compile until it has a text).
 fn check_kinds(backend: Backend, expected: &[&str]) -> BTreeMap<String, String> {
     let texts = wire_texts(backend);
     let lock_kinds: Vec<&str> = texts
@@ -455,7 +455,7 @@ fn all_texts(backend: Backend) -> Vec<String> {
     let mut out = Vec::new();
     for (_, scenario, run_ms) in scenarios(backend) {
         let sim = common::run(&scenario, run_ms);
-        let mut book = WireBook::new(sim.config());
+        let mut book = RealClientBook::new(sim.config());
         for record in sim.history() {
             if let Event::MessageSent { from, to, body, .. } = &record.event {
                 out.push(book.text(*from, *to, body));
@@ -599,7 +599,7 @@ fn every_wire_text_is_the_one_kept() {
         out.push_str(&format!("==== {backend}\n"));
         for (name, scenario, run_ms) in scenarios(backend) {
             let sim = common::run(&scenario, run_ms);
-            let mut book = WireBook::new(sim.config());
+            let mut book = RealClientBook::new(sim.config());
             for record in sim.history() {
                 if let Event::MessageSent { from, to, body, .. } = &record.event {
                     let text = book.text(*from, *to, body);

@@ -213,37 +213,6 @@ async fn resource_panel_alone_renders_from_plain_props() {
     assert!(html.contains("only knows the tokens it has seen in writes"));
 }
 
-/// The resource's banner names the check "in the same transaction" as the
-/// system's clients write it: every system whose resource can check the
-/// lock so (with any token it offers) has those words, and no other.
-#[test]
-fn every_system_that_checks_the_lock_held_names_its_check() {
-    use distlock::sim::{ConsulToken, FenceMode, FenceRule};
-    use distlock::ui::service_panel::words;
-    for backend in Backend::ALL {
-        let checks_held = [
-            ConsulToken::ModifyIndex,
-            ConsulToken::LockIndex,
-            ConsulToken::Sequencer,
-        ]
-        .into_iter()
-        .any(|token| {
-            let mut config = Config {
-                backend,
-                fence: FenceMode::Check,
-                ..Config::default()
-            };
-            config.consul.token = token;
-            backend.fence_rule_in(&config) == FenceRule::LockHeld
-        });
-        assert_eq!(
-            words(backend).held_check.is_some(),
-            checks_held,
-            "{backend}"
-        );
-    }
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn status_strip_shows_holder_token_and_clock() {
     let mut sim = Sim::new(Config::default()).expect("default config");

@@ -1,7 +1,15 @@
-//! The lock systems. Each is one file: a state machine that takes an input
-//! and answers with effects, with its own messages, timers and panel detail,
-//! and what its real client sends and runs (its `real_client` module).
-//! `with_lock_systems!` at the foot of this file is the one list of them.
+//! The lock systems. Each is a folder: `NAME/mod.rs` is its model, a state
+//! machine that takes an input and answers with effects, with its own
+//! messages, timers and panel detail; `NAME/real_client.rs` beside it is
+//! what its real client sends and runs. `with_lock_systems!` at the foot of
+//! this file is the one list of them.
+//!
+//! Beside them: `real_client.rs` holds what the real clients share (the
+//! `RealClient` trait, the book that carries a run's names, the dispatch
+//! over the list); `queue.rs` is the waiting line ZooKeeper and etcd share,
+//! one recipe in one file; `redis_node/` is the Redis server both Redis
+//! systems run, with the commands both their clients send in its own
+//! `real_client.rs`.
 
 mod chubby;
 mod consul;
@@ -9,10 +17,10 @@ mod dynamodb;
 mod etcd;
 mod postgres;
 mod queue;
+mod real_client;
 mod redis;
 mod redis_node;
 mod redlock;
-mod wire;
 mod zookeeper;
 
 pub use chubby::{
@@ -33,10 +41,10 @@ pub use postgres::{
     PgBackendView, PgClientConn, PgDetail, PgLockRow, PgMsg, PgState, PG_LOCK_KEY,
     PG_MAX_CONNECTIONS,
 };
+pub(crate) use real_client::Listing;
+pub use real_client::RealClientBook;
 pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
-pub(crate) use wire::Listing;
-pub use wire::WireBook;
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
 use super::client::{ChubbySession, ZkConn};
@@ -107,6 +115,10 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     const MONOTONIC_TOKENS: bool;
     /// The token in a few words, for the comparison: "create_revision".
     const TOKEN_SHORT: &'static str;
+    /// The check "in the same transaction" as this system's clients write
+    /// it (a resource fencing by `FenceRule::LockHeld` runs it); `None`
+    /// where no client checks the lock that way.
+    const HELD_CHECK: Option<&'static str> = None;
     /// The fencing modes the resource can use with this system, the one
     /// its clients and docs describe first (docs/fencing.md).
     const FENCE_MODES: &'static [FenceMode] =
@@ -331,6 +343,11 @@ macro_rules! lock_systems {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::TOKEN_SHORT,)* }
             }
 
+            /// The lock check in one transaction, in its clients' words.
+            pub fn held_check(self) -> Option<&'static str> {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::HELD_CHECK,)* }
+            }
+
             /// The fencing modes this system offers, the documented one first.
             pub fn fence_modes(self) -> &'static [FenceMode] {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE_MODES,)* }
@@ -470,7 +487,7 @@ macro_rules! lock_systems {
             }
 
             /// Hands a message to the system, narrowed straight from the
-            /// wire (messages are most inputs, and building a general input
+            /// network (messages are most inputs, and building a general input
             /// only to narrow it cost a copy and a match); a message of
             /// another system is ignored.
             pub fn on_message(&mut self, view: &View, msg: Message, out: &mut Effects) {
@@ -522,11 +539,12 @@ macro_rules! lock_systems {
 }
 
 /// The one list of lock systems: each line is a system's variant, its slug
-/// in links, and its file's system, message and detail types.
+/// in links, and its folder's system, message and detail types.
 /// `with_lock_systems!(m)` hands the list to macro `m`, so that what is
-/// built for every system elsewhere (the wire text and the Code view in
-/// `wire.rs`, the panels in `ui::service_panel`) is built from this list
-/// too: a ninth system is a line here, its file, and its panel.
+/// built for every system elsewhere (the real clients' text and the Code
+/// view in `real_client.rs`, the panels in `ui::service_panel`) is built
+/// from this list too: a ninth system is a line here, its folder, and its
+/// panel.
 macro_rules! with_lock_systems {
     ($then:ident) => {
         $then! {
@@ -547,7 +565,7 @@ with_lock_systems!(lock_systems);
 
 // A message of any lock system: the largest one's 32 bytes, with `Msg`'s
 // tag packed into that message's own. The engine copies each message into
-// the history and moves it through the effects and the wire.
+// the history and moves it through the effects and the network.
 const _: () = assert!(size_of::<Msg>() <= 32);
 
 impl Backend {

@@ -1,12 +1,13 @@
-//! The wire text of a run's messages, for the event log: the worker
+//! What the real client sends for each of a run's messages (the page's
+//! "wire" disclosure in the event log and on the timeline): the worker
 //! replays the page's run (its link's fragment) and turns each message it
-//! sent into the real request or reply (`sim::WireBook`), which needs
+//! sent into the real request or reply (`sim::RealClientBook`), which needs
 //! every message before it (a reply names its request, a release the key
 //! its grant made). The page asks for one message when a visitor opens
 //! its "wire", so the templates stay out of the page's first load.
 
 use crate::markup::escape;
-use crate::sim::{Event, Millis, Sim, WireBook};
+use crate::sim::{Event, Millis, RealClientBook, Sim};
 use crate::wire::link;
 
 /// The message's wire text drawn for the log, or why it cannot be.
@@ -25,7 +26,7 @@ pub fn drawn(fragment: &str, message: u64) -> Result<String, String> {
 
 /// The wire text of message `message` of the run, if it sent one.
 pub fn text_of(sim: &Sim, message: u64) -> Option<String> {
-    let mut book = WireBook::new(sim.config());
+    let mut book = RealClientBook::new(sim.config());
     for record in sim.history() {
         if let Event::MessageSent {
             id, from, to, body, ..

@@ -1,12 +1,9 @@
 //! "Find the shortest failure", run and drawn in the worker: the finder
 //! (`crate::tools::finder`) searches from the page's run, where its
-//! playhead stands, for the fewest moves that break one property. The
-//! worker draws the question's form (the property, the longest pause, the
-//! faults a run may use, how deep and how many states) and, beside it, the
-//! search's progress and the trace it found (its steps in words and a
-//! button that opens it) or the bound within which it found none. The page
-//! reads the form's fields as a query string, keeps them in its address
-//! (`?find&property=...`) and sends them back with its run.
+//! playhead stands, for the fewest moves that break one property, and
+//! this draws, beside the question's form (`form.rs`), the search's
+//! progress and the trace it found (its steps in words and a button that
+//! opens it) or the bound within which it found none.
 
 use super::form::{failure_words, form, form_running, framed, FAULTS, FIELDS};
 use super::{request_pauses_ms, Finder, MoveKind, Outcome, Progress, Request, Trace, LEFT_OUT};

@@ -1,12 +1,10 @@
-//! "Find the shortest failure", run and drawn in the worker: the finder
-//! (`crate::tools::finder`) searches from the page's run, where its
-//! playhead stands, for the fewest moves that break one property. The
-//! worker draws the question's form (the property, the longest pause, the
-//! faults a run may use, how deep and how many states) and, beside it, the
-//! search's progress and the trace it found (its steps in words and a
-//! button that opens it) or the bound within which it found none. The page
-//! reads the form's fields as a query string, keeps them in its address
-//! (`?find&property=...`) and sends them back with its run.
+//! The finder's question as a form: the property, the longest pause, the
+//! faults a run may use, how deep and how many states. Its fields are read
+//! from a query string (the form's submit, the page's `?find&property=...`
+//! address, the command line) into a checked `Request` from the page's
+//! run, and drawn as markup filled from the same query, with every field
+//! that cannot be read named beside it. The result is drawn beside the
+//! form as a part of its own (`draw.rs`).
 
 use super::{MoveKind, Request, DEPTH_DEFAULT, DEPTH_LIMIT, STATES_DEFAULT, STATES_LIMIT};
 use crate::lesson::properties::Property;

@@ -35,7 +35,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
     library_note: Some(library_note),
-    held_check: Some("CheckSequencer"),
 };
 
 /// A client's Chubby session as its library reports it, in Chubby's own

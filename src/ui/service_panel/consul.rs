@@ -34,7 +34,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: "Serf marks its node failed within seconds, and the session ends then",
     holding_note: None,
     library_note: None,
-    held_check: Some("a Txn with check-session"),
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {

@@ -22,7 +22,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: Some("no token: the lock item's RVN is a random UUID, new every heartbeat; unique, not ordered, so no resource can compare it"),
     library_note: None,
-    held_check: None,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {

@@ -14,7 +14,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
     library_note: None,
-    held_check: Some("a Txn comparing the lock key's create_revision"),
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {

@@ -41,10 +41,6 @@ pub struct SystemWords {
     /// reports (ZooKeeper's client and connection state, Chubby's
     /// session), from the run's settings, the client's view and the time.
     pub library_note: Option<LibraryNote>,
-    /// The check "in the same transaction" as this system's clients write
-    /// it, for the resource's banner; `None` where the resource never
-    /// checks the lock that way (`FenceRule::LockHeld`).
-    pub held_check: Option<&'static str>,
 }
 
 /// A card's line for a client's library, from the run's settings, the

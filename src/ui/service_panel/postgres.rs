@@ -24,7 +24,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: "PostgreSQL keeps its session and lock until TCP keepalives give up",
     holding_note: None,
     library_note: None,
-    held_check: None,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {

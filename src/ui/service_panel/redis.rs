@@ -16,7 +16,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
     library_note: None,
-    held_check: Some("a script reading the lock key's value"),
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {

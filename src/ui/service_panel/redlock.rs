@@ -190,7 +190,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
     library_note: None,
-    held_check: None,
 };
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {

@@ -17,7 +17,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     power_off: super::POWER_OFF_ENDS_NOTHING,
     holding_note: None,
     library_note: Some(library_note),
-    held_check: Some("a multi() with a check op on the lock node"),
 };
 
 /// A client's card names its ZooKeeper library and the connection state

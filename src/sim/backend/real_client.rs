@@ -1,22 +1,22 @@
-//! What each message is on the real wire: the request or reply the real
-//! client library sends for it (redis-py, node-redlock, etcd's Go
+//! What each message is as the real client sends it: the request or reply
+//! the real client library sends for it (redis-py, node-redlock, etcd's Go
 //! `clientv3`, Curator or kazoo, the Chubby paper's calls, Go `consul/api`,
 //! `AmazonDynamoDBLockClient`, psycopg), with the run's own key, value,
 //! lease, session and TTL filled in, and the client's code as the Code view
 //! lists it. Each text was checked against the client's source; the
 //! comment beside it names the file and function. Where the page scales a
 //! system's time (Consul's 15 s session TTL and DynamoDB's 20 s lease are
-//! the page's TTL), the wire shows the real client's default and says what
+//! the page's TTL), the text shows the real client's default and says what
 //! the page's TTL stands for.
 //!
-//! Each system writes its own, beside its model: its file's `real_client`
-//! module implements `RealClient`. This file holds what they share: the
-//! book that carries a run's names from message to message, the resource's
-//! text, and the dispatch, built from `lock_systems!`'s one list. Only the
-//! worker calls any of it (the page asks it for a run's wire text and for
-//! the Code view on first use), so none of these templates is in the
-//! page's first load. Every match is exhaustive: a new message kind does
-//! not compile until it says what it is on the wire.
+//! Each system writes its own, beside its model: its folder's
+//! `real_client.rs` implements `RealClient`. This file holds what they
+//! share: the book that carries a run's names from message to message, the
+//! resource's text, and the dispatch, built from `lock_systems!`'s one
+//! list. Only the worker calls any of it (the page asks it for a message's
+//! text and for the Code view on first use), so none of these templates is
+//! in the page's first load. Every match is exhaustive: a new message kind
+//! does not compile until it says what its real client sends.
 //!
 //! Where the real protocol is binary (ZooKeeper's jute, etcd's gRPC,
 //! PostgreSQL's frontend/backend messages), the text is the client's call
@@ -39,7 +39,7 @@ pub(crate) trait RealClient: LockSystem {
     /// Message `m` to or from client `c` as the real client sends or hears
     /// it; `asked` is the last request the receiving end sent the sending
     /// one, which a reply answers.
-    fn wire(
+    fn message_text(
         config: &Config,
         names: &mut Self::Names,
         c: Option<ClientId>,
@@ -49,7 +49,7 @@ pub(crate) trait RealClient: LockSystem {
     /// A write to the resource or its answer, where the resource is a row
     /// or an item of this system's own server; `None`: the page's counter
     /// service.
-    fn resource_wire(_config: &Config, _c: Option<ClientId>, _m: &ResourceMsg) -> Option<String> {
+    fn resource_text(_config: &Config, _c: Option<ClientId>, _m: &ResourceMsg) -> Option<String> {
         None
     }
     /// The client's code for the Code view; `kazoo`: the page's ZooKeeper
@@ -81,7 +81,7 @@ macro_rules! real_clients {
             $($module: <super::$module::$system as RealClient>::Names,)*
         }
 
-        impl WireBook {
+        impl RealClientBook {
             fn lock(&mut self, c: Option<ClientId>, m: &Msg, asked: Option<Msg>) -> String {
                 match m {
                     $(Msg::$variant(m) => {
@@ -90,15 +90,15 @@ macro_rules! real_clients {
                             _ => None,
                         };
                         let names = &mut self.names.$module;
-                        <super::$module::$system as RealClient>::wire(&self.config, names, c, m, asked.as_ref())
+                        <super::$module::$system as RealClient>::message_text(&self.config, names, c, m, asked.as_ref())
                     })*
                 }
             }
         }
 
         impl Backend {
-            fn resource_wire(self, config: &Config, c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
-                match self { $(Backend::$variant => <super::$module::$system as RealClient>::resource_wire(config, c, m),)* }
+            fn resource_text(self, config: &Config, c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
+                match self { $(Backend::$variant => <super::$module::$system as RealClient>::resource_text(config, c, m),)* }
             }
 
             /// The client's code for the Code view.
@@ -117,28 +117,29 @@ macro_rules! real_clients {
 
 super::with_lock_systems!(real_clients);
 
-/// A run's messages turned into wire text, in sending order: it
+/// A run's messages turned into the real clients' text, in sending order: it
 /// remembers what each pair of ends last asked (a reply's text names its
 /// request) and the names the service handed out (leases, znodes), so a
 /// later message can use them.
 #[derive(Debug)]
-pub struct WireBook {
+pub struct RealClientBook {
     config: Config,
     /// The last request from one end to the other.
     asked: BTreeMap<(Endpoint, Endpoint), Msg>,
     names: Names,
 }
 
-impl WireBook {
-    pub fn new(config: &Config) -> WireBook {
-        WireBook {
+impl RealClientBook {
+    pub fn new(config: &Config) -> RealClientBook {
+        RealClientBook {
             config: config.clone(),
             asked: BTreeMap::new(),
             names: Names::default(),
         }
     }
 
-    /// The message's wire text; call it for every message in sending order.
+    /// The message's text, as its real client sends or hears it; call it
+    /// for every message in sending order.
     pub fn text(&mut self, from: Endpoint, to: Endpoint, body: &Body) -> String {
         let client = from.client().or(to.client());
         match body {
@@ -159,7 +160,7 @@ impl WireBook {
     /// it is the system's own (a row or an item of the same server).
     fn resource(&self, c: Option<ClientId>, m: &ResourceMsg) -> String {
         let backend = self.config.backend;
-        if let Some(text) = backend.resource_wire(&self.config, c, m) {
+        if let Some(text) = backend.resource_text(&self.config, c, m) {
             return text;
         }
         let fencing = self.config.fencing.is_on();

@@ -109,7 +109,7 @@ cleanup() {
   if [ -n "$TMP" ] && [ -d "$TMP/postgres/data" ] && [ -f "$TMP/postgres/data/postmaster.pid" ]; then
     kill -KILL "$(head -1 "$TMP/postgres/data/postmaster.pid")" 2>/dev/null || true
   fi
-  [ -n "$TMP" ] && rm -rf "$TMP"
+  if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Trunk's post-build hook: mends the worker's loader (below) and, in release
-# builds, minifies the page's wasm-bindgen glue with terser (trunk's own JS
-# minifier cannot read its `export default` and copies it as it is). The
-# glue is part of the page's first load, which counts its bytes
-# (docs/budgets.md).
+# Trunk's post-build step (scripts/build/post-build.sh): mends the worker's
+# loader (below) and, in release builds, minifies the page's wasm-bindgen
+# glue with terser (trunk's own JS minifier cannot read its `export default`
+# and copies it as it is). The glue is part of the page's first load, which
+# counts its bytes (docs/budgets.md).
 set -euo pipefail
 
 # Trunk's loader for the background worker starts it with a bare path,

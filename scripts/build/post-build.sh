@@ -19,7 +19,7 @@ bash "$here/minify-boot.sh"
 # Draws the page's first screen into the release build's index.html
 # (examples/prerender.rs), so it is on screen before the wasm arrives.
 bash "$here/prerender.sh"
-# Splits the release page's wasm in two: what a cold load runs, and the
-# rest, fetched once the page has started (scripts/build/split.mjs). Last:
-# it reads the minified glue, and traces the page as built.
+# Splits the release page's wasm in two: what a cold load runs (the
+# committed list split/first-part.txt), and the rest, fetched once the page
+# has started (scripts/build/split.mjs). Last: it reads the minified glue.
 bash "$here/split.sh"

@@ -75,7 +75,8 @@ EOF
   grep -v 'data-type="worker"\|distlock-worker.css\|stories.json' index.html >"$dir/index.html"
   cp Trunk.toml "$dir/"
   mkdir -p "$dir/scripts/build"
-  cp scripts/build/minify-glue.sh scripts/build/prerender.sh scripts/build/split.sh "$dir/scripts/build/"
+  cp scripts/build/post-build.sh scripts/build/minify-glue.sh scripts/build/minify-boot.sh \
+    scripts/build/prerender.sh scripts/build/split.sh "$dir/scripts/build/"
   cp assets/boot.js "$dir/assets/"
   : >"$dir/styles/main.css"
 }

@@ -27,6 +27,7 @@ cargo clippy --release --manifest-path split/Cargo.toml -- -D warnings
 
 section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}"
 cargo test
+cargo test --release --manifest-path split/Cargo.toml
 
 section "wasm32: the core gives the same history fingerprints in Node"
 cargo test --target wasm32-unknown-unknown --test determinism

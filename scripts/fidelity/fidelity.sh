@@ -38,22 +38,35 @@
 #   host-death stories are reported not run.
 # The table after the results says, for both, when the next client got the
 # lock after the fault, in the simulator and on the real server.
+#
+# --prepare installs what is missing and builds the simulator, and stops
+# there; --prepared then skips both. scripts/check/test.sh runs the one
+# before its builds and the other beside them, so that the stories, which
+# mostly wait on real time, never wait for cargo's lock on target/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+mode=""
+case "${1:-}" in
+  --prepare | --prepared) mode="$1" ;;
+  "") ;;
+  *)
+    echo "fidelity: unknown option '$1' (--prepare or --prepared)" >&2
+    exit 2
+    ;;
+esac
 # No __pycache__ left in the work tree by the harness's modules.
 export PYTHONDONTWRITEBYTECODE=1
 
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/distlock-fidelity"
 VENV="$CACHE/venv"
-# Pinned so that a rerun talks to the servers with the same client code.
-PY_PACKAGES=(redis==8.1.0 kazoo==2.11.0 "psycopg[binary]==3.3.9")
-APT_PACKAGES=(redis-server etcd-server etcd-client zookeeper postgresql nftables iproute2 python3-venv)
+# FIDELITY_APT_PACKAGES and FIDELITY_PY_PACKAGES.
+source scripts/fidelity/packages.sh
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
 install_missing() {
   local missing=()
-  for p in "${APT_PACKAGES[@]}"; do
+  for p in "${FIDELITY_APT_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   if [ "${#missing[@]}" -gt 0 ]; then
@@ -72,10 +85,10 @@ install_missing() {
     if [ -n "$own_policy" ]; then as_root rm -f "$policy"; fi
   fi
   if ! "$VENV/bin/python" -c "import redis, kazoo, psycopg" 2>/dev/null; then
-    echo "installing ${PY_PACKAGES[*]} into $VENV"
+    echo "installing ${FIDELITY_PY_PACKAGES[*]} into $VENV"
     mkdir -p "$CACHE"
     python3 -m venv "$VENV"
-    "$VENV/bin/pip" install -q "${PY_PACKAGES[@]}"
+    "$VENV/bin/pip" install -q "${FIDELITY_PY_PACKAGES[@]}"
   fi
 }
 
@@ -96,20 +109,28 @@ cleanup() {
   if [ -n "$TMP" ] && [ -d "$TMP/postgres/data" ] && [ -f "$TMP/postgres/data/postmaster.pid" ]; then
     kill -KILL "$(head -1 "$TMP/postgres/data/postmaster.pid")" 2>/dev/null || true
   fi
-  [ -n "$TMP" ] && rm -rf "$TMP"
+  if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 started=$(date +%s)
-install_missing
-# The dev profile: the stories take the core milliseconds either way, and
-# after `cargo test` (scripts/check/test.sh) nothing is left to build, whereas
-# the release profile (size-optimized, whole-program LTO) would build the
-# crate and its dependencies again, for minutes.
-cargo build --example fidelity
+if [ "$mode" != --prepared ]; then
+  install_missing
+  # The dev profile: the stories take the core milliseconds either way, and
+  # `cargo test` builds the same crate and dependencies, whereas the
+  # release profile (size-optimized, whole-program LTO) would build them
+  # again, for minutes.
+  cargo build --example fidelity
+fi
+if [ "$mode" = --prepare ]; then
+  echo "fidelity: installed and built in $(( $(date +%s) - started )) s"
+  exit 0
+fi
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/distlock-fidelity.XXXXXX")"
 chmod 755 "$TMP"
+# A copy of the simulator, which a build beside this run cannot replace.
+cp target/debug/examples/fidelity "$TMP/simulator"
 OUT="target/fidelity"
 rm -rf "$OUT"
 
@@ -133,7 +154,7 @@ fi
 
 status=0
 "${NETNS[@]}" "$VENV/bin/python" scripts/fidelity/main.py \
-  --sim target/debug/examples/fidelity --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
+  --sim "$TMP/simulator" --tmp "$TMP" --out "$OUT" $NETNS_FLAG \
   --only "${FIDELITY_ONLY:-}" --stories "${FIDELITY_STORIES:-}" --scale "${FIDELITY_SCALE:-1}" \
   --wall-clock-lib "$WALL_CLOCK_LIB" &
 PY_PID=$!

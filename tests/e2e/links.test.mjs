@@ -75,7 +75,7 @@ test("every bad link of the corpus says what is wrong and opens the default page
     backend: "etcd", fencing: "off", ttl_ms: 5000, seed: 1, latency_scale: 10, renewal: [true, true, true, true],
     redis: { release: "check-value", extend: "check-value", persistence: "none", restart: "immediate" },
   });
-  const corpus = (await readFile(new URL("../bad_links.txt", import.meta.url), "utf8"))
+  const corpus = (await readFile(new URL("../core/bad_links.txt", import.meta.url), "utf8"))
     .split("\n")
     .filter((line) => line.trim() && !line.startsWith("#"))
     .map((line) => line.split("\t"));

@@ -165,7 +165,9 @@ section "wasm32: the core gives the same history fingerprints in Node" \
 
 section "trunk build --release" trunk build --release --offline
 
-section "real browser (headless Chromium)" node --test --test-concurrency=1 tests/e2e/*.test.mjs
+# Two test files at a time: the suite mostly waits on the page (polls, runs
+# that play in real time), about half a core's CPU one file at a time.
+section "real browser (headless Chromium)" node --test --test-concurrency=2 tests/e2e/*.test.mjs
 
 # Budget 1, the one that can fail; the others only print figures.
 section "budgets: transfer size" bash scripts/budgets/budgets.sh --size

@@ -187,7 +187,7 @@ async function transferSize(dist) {
   console.log(line("on demand (worker, stories)", "", worker));
   console.log(line("docs, on demand", "", docs));
   console.log(`${line("rest of the wasm, once started", "", rest)}   ${restOk ? "within" : "OVER"} the ${kib(REST_LIMIT_BYTES)} limit`);
-  if (rest.gzip === 0) console.log("   (the page's wasm is whole: the build found no headless Chromium to split it, scripts/build/split.sh)");
+  if (rest.gzip === 0) console.log("   (the page's wasm is whole: the build did not split it, scripts/build/split.sh)");
   console.log(`${line("first load", "", total)}   ${ok ? "within" : "OVER"} the ${kib(SIZE_LIMIT_BYTES)} limit`);
   const over = total.gzip - SIZE_AIM_BYTES;
   console.log(`   ${over > 0 ? `${kib(over)} over` : `${kib(-over)} under`} the ${kib(SIZE_AIM_BYTES)} aim (issue 32)`);

@@ -54,8 +54,8 @@ function readRows(path) {
   return rows;
 }
 
-/** Drops the hashes rustc adds to symbols and to std's crate names. */
-const tidy = (name) => name.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, "");
+/** Drops the hashes rustc adds to symbols and to crate names (v0 names). */
+const tidy = (name) => name.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{1,16}\]/g, "");
 
 /** The Rust path an item is counted under, or null for a non-function. */
 function pathOf(name) {
@@ -81,8 +81,9 @@ function crateOf(name) {
   if (PRIMITIVES.test(crate) || crate.startsWith("__rustc")) return "core (Rust's library)";
   if (["core", "alloc", "std", "dlmalloc", "compiler_builtins", "memchr"].includes(crate)) return `${crate} (Rust's library)`;
   if (crate === "main") return "distlock";
-  // The page's components: LLVM inlined their `view` into yew's generic.
-  if (crate === "yew" && /CompStateInner<COMP> as [^>]*Stateful>::view$/.test(name)) return "yew: the page's components' views (inlined)";
+  // The page's components: LLVM inlined their `view` into yew's generic
+  // (v0 names spell out its type argument).
+  if (crate === "yew" && /CompStateInner<.*> as [^>]*Stateful>::view$/.test(name)) return "yew: the page's components' views (inlined)";
   if (/^[a-z_][a-z0-9_]*$/.test(crate)) return crate;
   return "(unnamed: glue and closures)";
 }

@@ -4,8 +4,8 @@
 # wasm holds", says how to read them).
 #
 # The shipped wasm has no names, so this builds the same one with them:
-# the page's binary relinked with `-C strip=none` (cargo's release profile
-# strips; only the final link is redone, the dependencies are reused), then
+# the page's binary relinked with `-C strip=none` (only the final link is
+# redone, the dependencies are reused), then
 # wasm-bindgen, then wasm-opt with the page's own flags (index.html) and
 # `-g`, which keeps the names through the optimization. Sizes are counted
 # without the names section; the figure printed for the shipped file is the

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Trunk's post-build hook: mends the worker's loader (below) and, in release
-# builds, minifies the page's wasm-bindgen glue with terser (trunk's own JS
-# minifier cannot read its `export default` and copies it as it is). The
-# glue is part of the page's first load, which counts its bytes
-# (docs/budgets.md).
+# Trunk's post-build step (scripts/build/post-build.sh): mends the worker's
+# loader (below) and, in release builds, minifies the page's and the
+# worker's wasm-bindgen glue with terser (trunk's own JS minifier cannot
+# read the page's `export default` and copies it as it is). The glue is part
+# of the page's first load, which counts its bytes (docs/budgets.md).
 set -euo pipefail
 
 # Trunk's loader for the background worker starts it with a bare path,
@@ -22,8 +22,19 @@ if [ ! -x "$terser" ]; then
 fi
 for glue in "$TRUNK_STAGING_DIR"/distlock-*.js; do
   case "$(basename "$glue")" in
-    distlock-worker*) continue ;; # a classic script, minified by trunk
+    distlock-worker_loader.js) ;; # trunk's two statements
+    distlock-worker.js)
+      # The worker's glue, a classic script, trunk minifies itself, but its
+      # minifier orders the declarations differently from one run to the
+      # next, so two builds of one commit would differ: terser minifies
+      # wasm-bindgen's own output (in cargo's target folder) in its place.
+      target="$(cargo metadata --format-version 1 --no-deps --offline |
+        node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
+      "$terser" "$target/wasm-bindgen/release/distlock-worker.js" --compress --mangle --output "$glue"
+      ;;
+    *)
+      "$terser" "$glue" --module --compress --mangle --output "$glue.min"
+      mv "$glue.min" "$glue"
+      ;;
   esac
-  "$terser" "$glue" --module --compress --mangle --output "$glue.min"
-  mv "$glue.min" "$glue"
 done

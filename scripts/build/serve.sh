@@ -4,8 +4,9 @@
 # compressed, as the browser accepts (scripts/lib/serve.mjs, on Node's own
 # zlib). Compressed, the first load is about a third of its raw bytes, and
 # a phone on a slow network paints the page seconds sooner (docs/budgets.md).
-# The build splits the page's wasm in two (scripts/build/split.mjs), which
-# takes a headless Chromium, so this installs one as the tests do.
+# The build splits the page's wasm in two by a committed list
+# (scripts/build/split.mjs); the Chromium this installs, as the tests do,
+# is what writes that list again.
 # ADDRESS and PORT override the address and port; other arguments go to
 # `trunk build`. To rebuild on every change while working on the page,
 # `trunk serve --release` serves it uncompressed.

@@ -153,7 +153,12 @@ check_clippy() {
 }
 section "cargo clippy" check_clippy
 
-section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}" cargo test
+# The library's tests, and the split tool's (how it lists a function's name).
+run_tests() {
+  cargo test
+  cargo test --release --manifest-path split/Cargo.toml
+}
+section "cargo test${PROPTEST_CASES:+ (PROPTEST_CASES=$PROPTEST_CASES)}" run_tests
 
 section "wasm32: the core gives the same history fingerprints in Node" \
   cargo test --target wasm32-unknown-unknown --test determinism

@@ -3,23 +3,35 @@
 //! moves to a second module that the page fetches once it has started
 //! (assets/boot.js), before a click needs it.
 //!
-//!   distlock-split IN.wasm KEEP OUT.wasm OUT_SPLIT.wasm
+//!   distlock-split IN.wasm LIST OUT.wasm OUT_SPLIT.wasm MOVED
+//!   distlock-split names IN.wasm
 //!
-//! KEEP lists the function indices (one a line, the module's own numbering,
-//! imports first) that stay. In the first module a moved function that
-//! anything left there can reach becomes a stub: if the second module is not
-//! in yet it calls the import `__distlock_split` (the page loads it at once,
-//! synchronously), then calls the real function through the function table,
-//! in whose slot the second module's element segment has put it. A moved
-//! function that already had a slot in the table keeps it, so function
-//! pointers stay the same numbers. The second module imports from the first
-//! (module "p") every function, global, memory and table its code uses; the
-//! first exports them under short names. The words and tables (data) stay
-//! in the first module: moved code reads them where they always were.
+//! LIST (split/first-part.txt) names the functions that stay, one a line, as
+//! `names` writes them: the name in IN.wasm's name section without the hash
+//! rustc appends (see `listed_name`), so the list reads the same from one
+//! build to the next while the functions' indices do not. Every function of
+//! a listed name stays; a listed name no function has is counted and
+//! ignored, and a function the list does not name moves. MOVED receives the
+//! indices in IN.wasm of the functions that moved, one a line. `names`
+//! prints each function IN.wasm defines: its index, a tab, its listed name.
+//!
+//! In the first module a moved function that anything left there can reach
+//! becomes a stub: if the second module is not in yet it calls the import
+//! `__distlock_split` (the page loads it at once, synchronously), then calls
+//! the real function through the function table, in whose slot the second
+//! module's element segment has put it. A moved function that already had a
+//! slot in the table keeps it, so function pointers stay the same numbers.
+//! The second module imports from the first (module "p") every function,
+//! global, memory and table its code uses; the first exports them under
+//! short names. The words and tables (data) stay in the first module: moved
+//! code reads them where they always were. Neither module carries a name
+//! section.
 //!
 //! Binaryen's `wasm-split` does the same, but the npm package of binaryen
 //! that builds the page does not ship it, and Debian's cannot read the
 //! page's wasm. Walrus is the library wasm-bindgen is built on.
+
+mod names;
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -168,18 +180,82 @@ fn slots_in(m: &Module, table: TableId) -> Result<BTreeMap<FunctionId, u32>> {
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [input, keep, out_first, out_second] = args.as_slice() else {
-        bail!("usage: distlock-split IN.wasm KEEP OUT.wasm OUT_SPLIT.wasm");
-    };
+    match args.as_slice() {
+        [command, input] if command == "names" => print_names(input),
+        [input, list, out_first, out_second, moved] => {
+            split(input, list, out_first, out_second, moved)
+        }
+        _ => bail!(
+            "usage: distlock-split IN.wasm LIST OUT.wasm OUT_SPLIT.wasm MOVED\n       \
+             distlock-split names IN.wasm"
+        ),
+    }
+}
+
+/// What each function `m` defines refers to, both by index, with each
+/// body's `Refs`.
+fn bodies_of(m: &Module, pos: &Positions) -> BTreeMap<usize, Refs> {
+    m.funcs
+        .iter_local()
+        .map(|(id, body)| (pos.func_at[&id], pos.refs_of(body)))
+        .collect()
+}
+
+fn refers(bodies: &BTreeMap<usize, Refs>) -> BTreeMap<usize, BTreeSet<usize>> {
+    bodies.iter().map(|(i, r)| (*i, r.funcs.clone())).collect()
+}
+
+/// Prints each function `input` defines: its index, a tab, its listed name
+/// (nothing for a function that has none).
+fn print_names(input: &str) -> Result<()> {
+    let m = Module::from_file(input).with_context(|| format!("reading {input}"))?;
+    let pos = Positions::of(&m);
+    let names = names::listed_names(&m, &refers(&bodies_of(&m, &pos)));
+    let mut out = String::new();
+    for (i, f) in m.funcs.iter().enumerate() {
+        if let FunctionKind::Local(_) = f.kind {
+            let name = names.get(&i).map_or("", String::as_str);
+            out.push_str(&format!("{i}\t{name}\n"));
+        }
+    }
+    std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes())?;
+    Ok(())
+}
+
+/// The functions `m` defines whose listed name `list` gives, by index, and
+/// how many of the list's names no function of `m` has.
+fn listed_functions(
+    m: &Module,
+    bodies: &BTreeMap<usize, Refs>,
+    list: &BTreeSet<String>,
+) -> Result<(BTreeSet<usize>, usize)> {
+    if m.funcs.iter().all(|f| f.name.is_none()) {
+        bail!(
+            "the wasm names none of its functions: the build must keep its name section \
+             (Cargo.toml's release profile, wasm-opt's -g in index.html)"
+        );
+    }
+    let names = names::listed_names(m, &refers(bodies));
+    let mut found: BTreeSet<&str> = BTreeSet::new();
+    let mut keep = BTreeSet::new();
+    for (i, name) in &names {
+        if let Some(listed) = list.get(name) {
+            found.insert(listed);
+            keep.insert(*i);
+        }
+    }
+    Ok((keep, list.len() - found.len()))
+}
+
+fn split(
+    input: &str,
+    list: &str,
+    out_first: &str,
+    out_second: &str,
+    moved_out: &str,
+) -> Result<()> {
     let bytes = std::fs::read(input).with_context(|| format!("reading {input}"))?;
-    let keep: BTreeSet<usize> = std::fs::read_to_string(keep)
-        .with_context(|| format!("reading {keep}"))?
-        .split_whitespace()
-        .map(|w| {
-            w.parse()
-                .with_context(|| format!("a function index: {w:?}"))
-        })
-        .collect::<Result<_>>()?;
+    let list = names::read_list(list)?;
     let mut config = ModuleConfig::new();
     config
         .generate_name_section(false)
@@ -188,14 +264,12 @@ fn main() -> Result<()> {
     let mut second = config.parse(&bytes)?;
     let pos = Positions::of(&first);
     let pos2 = Positions::of(&second);
+    let bodies = bodies_of(&first, &pos);
+    let (keep, unknown) = listed_functions(&first, &bodies, &list)?;
 
-    // What moves: every function defined here that a cold load did not run,
+    // What moves: every function defined here that the list does not name,
     // but the start function and those that must stay (see `Refs::pinned`).
     let start = first.start.map(|f| pos.func_at[&f]);
-    let mut bodies: BTreeMap<usize, Refs> = BTreeMap::new();
-    for (id, body) in first.funcs.iter_local() {
-        bodies.insert(pos.func_at[&id], pos.refs_of(body));
-    }
     let moved: BTreeSet<usize> = bodies
         .iter()
         .filter(|(i, refs)| !keep.contains(i) && Some(**i) != start && !refs.pinned)
@@ -474,13 +548,18 @@ fn main() -> Result<()> {
 
     first.emit_wasm_file(out_first)?;
     second.emit_wasm_file(out_second)?;
+    let moved_lines: String = moved.iter().map(|i| format!("{i}\n")).collect();
+    std::fs::write(moved_out, moved_lines).with_context(|| format!("writing {moved_out}"))?;
     let count_local = |m: &Module| m.funcs.iter_local().count();
     eprintln!(
-        "split: {} functions moved ({} reached through a stub), {} kept; {} exports added",
+        "split: {} functions moved ({} reached through a stub), {} kept; {} exports added; \
+         {} of the list's {} names are in no function of this wasm",
         moved.len(),
         stubbed.len(),
         count_local(&first) - stubbed.len(),
         count + 1,
+        unknown,
+        list.len(),
     );
     Ok(())
 }

@@ -136,8 +136,6 @@ pub const VALUES: Field = field("values", "Second axis values", "1, 2, 5, 10");
 pub const TRIALS: Field = field("trials", "Trials per cell", "1000");
 pub const SEED: Field = field("seed", "Seed", "1");
 
-// The field list serves the native command line and tests, not the page.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 impl Field {
     const fn triple(&self) -> (&'static str, &'static str, &'static str) {
         (self.name, self.label, self.default)
@@ -316,7 +314,6 @@ const LATENCY: (&str, &str, &str) = ("latency", "Latency", "one-zone");
 /// Every field of the form by name, in the form's order, with its label
 /// and default text: the command line takes each as `--NAME VALUE`
 /// (`FIELDS`), and a test holds the form to this list.
-#[cfg_attr(target_arch = "wasm32", allow(dead_code))]
 pub const FIELDS: [(&str, &str, &str); 30] = [
     SYSTEM,
     FENCING,

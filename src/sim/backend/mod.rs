@@ -28,10 +28,10 @@ pub use chubby::{
     CHUBBY_ELECTION_MS_MAX, CHUBBY_ELECTION_MS_MIN, CHUBBY_GRACE_MS, CHUBBY_LEASE_MS,
 };
 pub use consul::{
-    lock_delay_ms, rpc_hold_ms, session_words, AcquireResult, ConsulClientView, ConsulDetail,
-    ConsulKeyView, ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView, ConsulToken,
-    GetPurpose, KeyCleanup, CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT, LOCK_DELAY_S_MAX,
-    MONITOR_RETRIES_MAX, SESSION_TTL_MULTIPLIER,
+    election_max_ms, lock_delay_ms, rpc_hold_ms, session_words, AcquireResult, ConsulClientView,
+    ConsulDetail, ConsulKeyView, ConsulMsg, ConsulOptions, ConsulPhase, ConsulSessionView,
+    ConsulToken, GetPurpose, KeyCleanup, CONSUL_SESSION_TTL_MS, LOCK_DELAY_S_DEFAULT,
+    LOCK_DELAY_S_MAX, MONITOR_RETRIES_MAX, SESSION_TTL_MULTIPLIER,
 };
 pub use dynamodb::{
     rvn_text, DynamoDetail, DynamoHolderView, DynamoItemView, DynamoMsg, DynamoWatchView, ItemSeen,

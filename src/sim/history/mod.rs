@@ -62,7 +62,8 @@ pub enum AcquireFailure {
     /// Consul: the client's agent could not reach the servers, so Lock()
     /// returned an error.
     AgentUnreachable,
-    /// Consul: a leader election outlasted the agent's RPC hold, so Lock()
+    /// Consul: a leader election outlasted the agent's hold of Lock()'s
+    /// request (`rpc_hold_timeout`, and a blocking GET's wait), so Lock()
     /// returned an error.
     ConsulNoLeader,
     /// PostgreSQL refused a new connection: max_connections reached.
@@ -358,14 +359,14 @@ pub enum ServiceEvent {
         index: u64,
         sessions_until: Millis,
     },
-    /// The agent held the client's request for `rpc_hold_timeout` with no
-    /// leader, and failed it.
+    /// The agent held the client's request as long as it may with no
+    /// leader (`rpc_hold_timeout`, and a blocking GET's wait), and failed it.
     ConsulNoLeaderError {
         client: ClientId,
     },
     /// The keepalive ping on the client's agent's connection to the servers
-    /// got no answer in time: the connection closes, and every request on
-    /// it (monitorLock's blocking GET) fails.
+    /// got no answer in time: the connection closes under monitorLock's
+    /// blocking GET, which the agent retries on a new connection.
     ConsulKeepaliveFailed {
         client: ClientId,
     },

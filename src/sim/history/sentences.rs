@@ -62,7 +62,7 @@ impl fmt::Display for AcquireFailure {
                 Millis(*waited_ms)
             ),
             AcquireFailure::ConsulNoLeader => f.write_str(
-                "Consul had no leader for longer than its agent holds a request (rpc_hold_timeout, 7 s), so Lock() returned an error",
+                "Consul had no leader for longer than its agent held Lock()'s request (rpc_hold_timeout, 7 s, and a blocking GET's own wait more), so Lock() returned an error",
             ),
             AcquireFailure::AgentUnreachable => {
                 f.write_str("its Consul agent cannot reach the servers, so Lock() returned an error")
@@ -396,7 +396,7 @@ impl fmt::Display for ServiceEvent {
             ),
             ConsulLeaderLost { until } => write!(
                 f,
-                "Consul's Raft leader is gone; the servers elect another until {until} (1x-2x Raft's heartbeat timeout), and requests wait, each at most rpc_hold_timeout (7 s)"
+                "Consul's Raft leader is gone; the servers elect another until {until} (a follower stands once its heartbeat timer, 1x-2x the 5 s timeout, fires 5 s after the leader's last word: 5 to almost 15 s), and requests wait: a call that does not block at most rpc_hold_timeout (7 s), a blocking GET its own wait and 7 s more"
             ),
             ConsulLeaderElected {
                 index,
@@ -407,11 +407,11 @@ impl fmt::Display for ServiceEvent {
             ),
             ConsulNoLeaderError { client } => write!(
                 f,
-                "{client}'s agent held its request for rpc_hold_timeout (7 s) with no leader, and answers with an error (No cluster leader)"
+                "{client}'s agent held its request for as long as it may with no leader (rpc_hold_timeout, 7 s, for a call that does not block; a blocking GET's wait more), and answers with an error (No cluster leader)"
             ),
             ConsulKeepaliveFailed { client } => write!(
                 f,
-                "{client}'s agent: the keepalive ping on its connection to the servers got no answer (yamux: a ping every 30 s, 10 s to answer), so the connection closes and monitorLock's blocking GET fails"
+                "{client}'s agent: the keepalive ping on its connection to the servers got no answer (yamux: a ping every 30 s, 10 s to answer), so the connection closes under monitorLock's blocking GET; the agent retries the read on a new connection, which fails at once if serf has dropped the servers and after a 10 s dial if they cannot be reached"
             ),
             ConsulMonitorRetry { client, left } => write!(
                 f,

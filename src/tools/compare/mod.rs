@@ -840,7 +840,30 @@ fn play(column: &str, scenario: &Scenario) -> Option<Sim> {
     if is_crash(column) {
         return Some(until_b_holds(scenario));
     }
-    Sim::play(scenario, settle_at(scenario)).ok()
+    Sim::play(
+        scenario,
+        settle_at(scenario).max(election_over(column, scenario)),
+    )
+    .ok()
+}
+
+/// A failover on Consul is watched until the new leader is certain to be
+/// in and whatever the agents held through the election has been
+/// answered or failed: an election can outlast the script.
+fn election_over(column: &str, scenario: &Scenario) -> Millis {
+    let fault_at = scenario.actions.iter().find_map(|a| match a.action {
+        crate::sim::Action::Node {
+            command: NodeCommand::Failover,
+            ..
+        } => Some(a.at),
+        _ => None,
+    });
+    match fault_at {
+        Some(at) if column == "failover" && scenario.config.backend == Backend::Consul => {
+            at.plus(crate::sim::election_max_ms(scenario.config.ttl_ms) + 5_000)
+        }
+        _ => Millis::ZERO,
+    }
 }
 
 /// A crash run: on until B holds the dead holder's lock, and a moment

@@ -46,7 +46,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             </p>
             if let Some(until) = detail.electing_until {
                 <p class="service__alarm" role="status">
-                    { format!("No leader: the servers are electing one ({} left); requests wait, each at most the agent's 7 s hold ({} here), then fail.", seconds_1(now.until(until)), seconds_1(rpc_hold_ms(props.config.ttl_ms))) }
+                    { format!("No leader: the servers are electing one ({} left); requests wait: a call that does not block at most the agent's 7 s hold ({} here), then fails; a blocking GET, such as the holder's watch, its own wait and 7 s more.", seconds_1(now.until(until)), seconds_1(rpc_hold_ms(props.config.ttl_ms))) }
                 </p>
             }
             <h3 class="panel__subtitle">{ "Consul's session and indexes: key locks/shared-counter" }</h3>
@@ -58,7 +58,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             { failover(props, detail) }
             { consul_options(props) }
             <p class="panel__note">
-                { "Simplified on purpose: the servers are one Raft cluster seen as one service; a failover is an election of 5-10 s (1x-2x Raft's heartbeat timeout, drawn from the seed), and each request waits for it at most the agent's 7 s hold (rpc_hold_timeout), then fails; the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's failure detection is a probe every second and the base 4 s suspicion, where memberlist can stretch a suspicion up to 6 times when few nodes confirm it; a holder cut off from the servers learns only when its agent's connection fails its keepalive (a ping every 30 s, 10 s to answer), since monitorLock's blocking GET waits on that connection (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
+                { "Simplified on purpose: the servers are one Raft cluster seen as one service; a failover is one follower standing for election 5 to almost 15 s after the leader's last word (its heartbeat timer, 1x-2x the 5 s timeout, fires again until 5 s have passed; drawn from the seed), and the vote is taken as won at once, where a split vote takes longer; a request waits for it at most the agent's 7 s hold (rpc_hold_timeout), then fails, but a blocking GET waits its own wait and 7 s more, so only a call that does not block (the watch's first GET, a retry) can fail; the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's pool is the 3 servers and the 4 clients' agents, so a suspicion's timer starts at 24 s and falls to its 4 s minimum once 2 other members' probes confirm it, within 6 s (a pool of 3 or fewer would take 4 s at once); a holder cut off from the servers learns only when its agent's connection fails its keepalive (a ping every 30 s, 10 s to answer), since monitorLock's blocking GET waits on that connection, and then at once if serf has dropped the servers, else after a 10 s re-dial (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
             </p>
         </>
     }
@@ -254,7 +254,7 @@ fn consul_options(props: &ServicePanelProps) -> Html {
             { super::picker(props, "consul-monitor-retries", "watch retries",
                 retries, (u64::from(o.monitor_retries), retry_words(o.monitor_retries)), Rc::new(to_retries)) }
             <p class="panel__note">
-                { "Watch retries: the holder's library watches the lock key (monitorLock) and, on any error, such as a leader election that outlasts its agent's 7 s hold, gives the lock up at once (MonitorRetries 0, the api's default) unless it may ask again (consul lock asks 3 times, 1 s apart)." }
+                { "Watch retries: the holder's library watches the lock key (monitorLock) and, on any error, such as a leader election that outlasts its agent's 7 s hold of the watch's first GET (a blocking GET is held for the election), or a connection lost while cut off, gives the lock up at once (MonitorRetries 0, the api's default) unless it may ask again (consul lock asks 3 times, 1 s apart)." }
             </p>
             <p class="panel__note">
                 { format!("The TTL setting ({}) stands for Consul's default {} s session TTL; every other duration keeps its ratio to it. The server invalidates a session only {} after its last renewal (TTL x {SESSION_TTL_MULTIPLIER}).", seconds_1(config.ttl_ms), CONSUL_SESSION_TTL_MS / 1_000, seconds_1(config.ttl_ms * SESSION_TTL_MULTIPLIER)) }

@@ -33,6 +33,16 @@ const YAMUX_WRITE_TIMEOUT_MS: u64 = 10_000;
 /// retry time is 2 s, but its default MonitorRetries is 0.
 const MONITOR_RETRY_MS: u64 = 1_000;
 
+/// agent/pool/pool.go `DefaultDialTimeout`: how long the agent's dial of
+/// a new connection to a server may take before it fails.
+const DIAL_TIMEOUT_MS: u64 = 10_000;
+
+/// Whether the client's messages reach the servers now.
+fn reachable(view: &View, c: ClientId) -> bool {
+    let client = &view.clients[c.index()];
+    client.partition.is_none() && !client.losing
+}
+
 /// Whether a ping sent at `ping_at` into a partition that heals at
 /// `healed` gets through within `timeout`: TCP sends it again after a
 /// timeout that doubles from 200 ms (as the page's network does), so it
@@ -201,8 +211,7 @@ impl Consul {
         let (Some(ping), healed_at) = (side.keepalive.take(), side.healed_at.take()) else {
             return;
         };
-        let client = &view.clients[c.index()];
-        let up = client.partition.is_none() && !client.losing;
+        let up = reachable(view, c);
         let timeout = scaled(YAMUX_WRITE_TIMEOUT_MS, self.ttl_ms);
         let answered = match healed_at {
             Some(healed) => up && ping_gets_through(ping.ping_at, healed, timeout),
@@ -217,7 +226,41 @@ impl Consul {
         out.record(Event::Service(ServiceEvent::ConsulKeepaliveFailed {
             client: c,
         }));
-        self.monitor_error(c, out);
+        self.stream_closed(view, c, out);
+    }
+
+    /// The connection closed under monitorLock's GET: the agent's `RPC()`
+    /// (agent/consul/client.go) retries a read that met a stream error
+    /// (rpc.go `canRetry`: reads on EOF). With no server left in its router
+    /// (serf dropped them) the retry fails at once with ErrNoServers; with
+    /// servers it can reach, the GET goes again on a new connection; else
+    /// the dial waits out pool.go's 10 s `DefaultDialTimeout` and fails.
+    /// Either failure is monitorLock's error.
+    fn stream_closed(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        if self.agent_down(c) {
+            self.monitor_error(c, out);
+        } else if reachable(view, c) {
+            self.resend_monitor(c, out);
+        } else {
+            let side = self.side(c);
+            side.redial_gen += 1;
+            let gen = side.redial_gen;
+            let after = scaled(DIAL_TIMEOUT_MS, self.ttl_ms);
+            out.client_timer(c, after, ConsulTimer::Redial { gen });
+        }
+    }
+
+    /// The re-dial's time is up: connected if the servers can be reached
+    /// by now, failed if not.
+    fn redial_due(&mut self, view: &View, c: ClientId, out: &mut Effects) {
+        if self.side[c.index()].phase != ConsulPhase::Held {
+            return;
+        }
+        if reachable(view, c) && !self.agent_down(c) {
+            self.resend_monitor(c, out);
+        } else {
+            self.monitor_error(c, out);
+        }
     }
 
     /// A partition heals while a ping is pending: whether the ping got
@@ -412,6 +455,7 @@ impl Consul {
             {
                 self.monitor(c, 0, out)
             }
+            ConsulTimer::Redial { gen } if gen == side.redial_gen => self.redial_due(view, c, out),
             _ => {}
         }
     }

@@ -19,9 +19,12 @@
 //! What a holder hears, and when: monitorLock's blocking GET rides a yamux
 //! stream of its agent's pooled connection to the servers, so a holder cut
 //! off from them learns nothing until that connection's keepalive fails
-//! (long after serf has had its session invalidated); and a leader election
-//! longer than the agent's RPC hold fails its GET, which closes leaderCh
-//! unless `MonitorRetries` lets monitorLock ask again.
+//! (long after serf has had its session invalidated), and then at once if
+//! serf has dropped the servers from its agent's router, or after one
+//! failed re-dial if not. A leader election holds a blocking GET as long
+//! as its own wait and `rpc_hold_timeout` more, so only a non-blocking
+//! call (monitorLock's first GET, or a retry) can outlast the hold, fail,
+//! and close leaderCh unless `MonitorRetries` lets monitorLock ask again.
 //!
 //! The files follow the parts: this one holds the options, messages,
 //! timers and views, the state the servers and each client's library keep
@@ -58,18 +61,42 @@ pub const SESSION_TTL_MULTIPLIER: u64 = 2;
 pub const LOCK_DELAY_S_DEFAULT: u64 = 15;
 /// The docs allow a lock-delay from 0 to 60 s.
 pub const LOCK_DELAY_S_MAX: u64 = 60;
-/// Serf's LAN failure detector (memberlist DefaultLANConfig): a probe every
-/// second, and a suspect is declared dead after 4 x log10(n) probe
-/// intervals (at least 4 s): about 5 s from a cut to serfHealth critical.
-/// That is the base: memberlist stretches a suspicion up to
-/// `SuspicionMaxTimeoutMult` (6) times it when few other nodes confirm it
-/// (config.go, suspicion.go), so a small cluster can take about 24 s. The
-/// model keeps the base, the fastest case, and the panel says so.
+/// Serf's LAN failure detector (memberlist v0.6.0, config.go
+/// `DefaultLANConfig`: ProbeInterval 1 s, SuspicionMult 4,
+/// SuspicionMaxTimeoutMult 6). A suspicion's timer (state.go
+/// `suspectNode`, lines 1211-1223) runs from `max` = 6 x `min`, where
+/// `min` = 4 x log10(n) probe intervals and at least 4 s (util.go
+/// `suspicionTimeout`), and falls towards `min` as other members confirm
+/// the suspicion: it needs k = SuspicionMult - 2 = 2 independent
+/// confirmations (suspicion.go `remainingSuspicionTime`, line 89). Only
+/// when the pool has at most 3 members is k 0 and the timer `min` from the
+/// start (`if n-2 < k { k = 0 }`; suspicion.go line 72: `timeout := max;
+/// if k < 1 { timeout = min }`); above 10 members `min` itself grows.
+///
+/// The model's LAN pool has `SERF_POOL` members: three servers and the
+/// agents of the page's four clients, so a suspicion starts at 24 s and
+/// falls to 4 s at the second confirmation. The other members (all but
+/// the node and its first prober) each probe the node once in a round of
+/// n - 1 probe intervals (state.go `probe` walks every other member), so
+/// two of the five have confirmed within 6 s: the node is declared failed
+/// 4-6 s after the first failed probe, 4-7 s after the cut.
 const SERF_PROBE_MS: u64 = 1_000;
-const SERF_SUSPICION_MS: u64 = 4_000;
+const SERF_SUSPICION_MIN_MS: u64 = 4_000;
+const SERF_SUSPICION_MAX_MULT: u64 = 6;
+/// Confirmations that bring a suspicion's timer down to its minimum.
+const SERF_CONFIRMATIONS: usize = 2;
+/// Three servers and the four clients' agents.
+pub const SERF_POOL: u64 = 7;
+/// After one confirmation of two, the timer is `max - frac x (max - min)`
+/// with frac = ln(2)/ln(3) = 0.63093 (suspicion.go line 90), kept here in
+/// parts per 100 000 so that every platform computes the same time.
+const SERF_ONE_CONFIRMATION_FRAC: u64 = 63_093;
 /// `rpc_hold_timeout` (agent/config, default 7 s): how long the agent and
 /// servers hold a request while there is no leader; past it the request
-/// fails ("No cluster leader", HTTP 500).
+/// fails ("No cluster leader", HTTP 500). A blocking query is held longer:
+/// agent/structs/structs.go `QueryOptions.HasTimedOut` (since Consul 1.10,
+/// PR #10299) is `rpcHoldTimeout + BlockingTimeout`, its wait and a
+/// sixteenth more, so only a non-blocking request meets the bare 7 s.
 const RPC_HOLD_MS: u64 = 7_000;
 /// The most retries a setting may ask for.
 pub const MONITOR_RETRIES_MAX: u32 = 10;
@@ -88,6 +115,12 @@ fn scaled(real_ms: u64, ttl_ms: u64) -> u64 {
 /// request waits for a leader.
 pub fn rpc_hold_ms(ttl_ms: u64) -> u64 {
     scaled(RPC_HOLD_MS, ttl_ms)
+}
+
+/// The longest leader election the model draws, at the page's scale: a
+/// follower stands before three heartbeat timeouts have passed.
+pub fn election_max_ms(ttl_ms: u64) -> u64 {
+    3 * scaled(server::RAFT_HEARTBEAT_TIMEOUT_MS, ttl_ms)
 }
 
 /// The lock-delay in page milliseconds for a lock-delay in real seconds.
@@ -305,6 +338,8 @@ pub(crate) enum ConsulTimer {
     QueryTimeout { id: u64 },
     /// Serf probes the client's node.
     SerfProbe { client: ClientId },
+    /// The suspicion of the client's node begun at `since` is over.
+    SerfDead { client: ClientId, since: Millis },
     /// A new Raft leader has been elected.
     ElectionDone,
     /// The agent has held a request for `rpc_hold_timeout` with no leader.
@@ -314,6 +349,9 @@ pub(crate) enum ConsulTimer {
     KeepaliveDue { gen: u64 },
     /// monitorLock's sleep (MonitorRetryTime) before it asks again.
     MonitorRetry { gen: u64 },
+    /// The agent's dial of a new connection, after the keepalive closed
+    /// the old one, is out of time (pool.go `DefaultDialTimeout`).
+    Redial { gen: u64 },
 }
 
 /// Where a client's `Lock()` and its lock stand, in a word for its card.
@@ -426,6 +464,8 @@ struct Blocked {
     id: u64,
     client: ClientId,
     purpose: GetPurpose,
+    /// When the agent sent it: HasTimedOut counts from there.
+    since: Millis,
 }
 
 /// What one client's library knows, on its side of the network.
@@ -448,6 +488,8 @@ struct Side {
     keepalive: Option<Keepalive>,
     /// When a partition healed while that ping was pending.
     healed_at: Option<Millis>,
+    /// Bumped at each re-dial after a closed connection.
+    redial_gen: u64,
 }
 
 /// The keepalive ping the holder's agent sends after a cut.
@@ -475,8 +517,9 @@ pub(crate) struct Consul {
     deferred: Vec<(ClientId, ConsulMsg)>,
     /// Bumped at every keepalive armed, so that a stale one does nothing.
     keepalive_gen: u64,
-    /// Serf's view of each client's node.
-    suspect_since: [Option<Millis>; 4],
+    /// Serf's view of each client's node: a suspicion's start and when
+    /// its timer fires.
+    suspect: [Option<(Millis, Millis)>; 4],
     node_failed: [bool; 4],
     probing: [bool; 4],
     agent_gen: [u64; 4],
@@ -513,7 +556,7 @@ impl LockSystem for Consul {
             electing_until: None,
             deferred: Vec::new(),
             keepalive_gen: 0,
-            suspect_since: [None; 4],
+            suspect: [None; 4],
             node_failed: [false; 4],
             probing: [false; 4],
             agent_gen: [0; 4],
@@ -659,15 +702,16 @@ impl LockSystem for Consul {
                 "serf marked its node failed: its session was invalidated, then lock-delay".into()
             }
             (false, Some(_)) => {
-                let suspicion = scaled(SERF_SUSPICION_MS, self.ttl_ms);
-                let left = match self.suspect_since[i] {
-                    Some(since) => view.now.until(since.plus(suspicion)),
-                    None => scaled(SERF_PROBE_MS, self.ttl_ms) + suspicion,
+                let (soonest, latest) = server::serf_detection_ms();
+                let left = match self.suspect[i] {
+                    Some((_, dead_at)) => view.now.until(dead_at),
+                    None => scaled(soonest, self.ttl_ms),
                 };
                 format!(
-                    "the host is silent: serf will mark its node failed in about {} ({} s in real Consul), ending its session, then lock-delay",
+                    "the host is silent: serf will mark its node failed in about {} ({}-{} s after a cut in real Consul, its pool of {SERF_POOL} confirming the suspicion), ending its session, then lock-delay",
                     super::seconds_1(Millis(left.max(100))),
-                    (SERF_PROBE_MS + SERF_SUSPICION_MS) / 1_000
+                    soonest / 1_000,
+                    latest / 1_000
                 )
             }
             (false, None) => "the host is silent; no session of its is left".into(),
@@ -689,7 +733,7 @@ impl LockSystem for Consul {
         out: &mut Effects,
     ) {
         if let Some(until) = self.electing_until {
-            if self.hold(view, c, body, until, out) {
+            if self.hold(view, c, body, view.now, until, out) {
                 return;
             }
         }

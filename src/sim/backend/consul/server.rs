@@ -8,7 +8,8 @@
 
 use super::{
     rpc_hold_ms, scaled, AcquireResult, Blocked, Consul, ConsulMsg, ConsulTimer, ConsulToken,
-    GetPurpose, KeyCleanup, KvEntry, Rpc, Session, SERF_PROBE_MS, SERF_SUSPICION_MS,
+    GetPurpose, KeyCleanup, KvEntry, Rpc, Session, SERF_CONFIRMATIONS, SERF_ONE_CONFIRMATION_FRAC,
+    SERF_POOL, SERF_PROBE_MS, SERF_SUSPICION_MAX_MULT, SERF_SUSPICION_MIN_MS,
     SESSION_TTL_MULTIPLIER,
 };
 use crate::sim::backend::{count_up, LockSystem};
@@ -23,11 +24,27 @@ const LOCK_WAIT_MS: u64 = 15_000;
 /// (the HTTP API's default); the server adds up to 1/16 of it as jitter.
 const MONITOR_WAIT_MS: u64 = 300_000;
 const QUERY_JITTER_FRACTION: u64 = 16;
-/// hashicorp/raft: a follower waits `randomTimeout(HeartbeatTimeout)`, 1x
-/// to 2x the heartbeat timeout, before it stands for election; Consul's
-/// default `raft_multiplier` 5 makes that timeout 5 x 1 s. An election
-/// takes 5-10 s, drawn per failover from the run's seed.
-const RAFT_HEARTBEAT_TIMEOUT_MS: u64 = 5_000;
+
+/// How long a blocking GET for `purpose` waits, in real milliseconds.
+fn query_wait_ms(purpose: GetPurpose) -> u64 {
+    match purpose {
+        GetPurpose::Monitor => MONITOR_WAIT_MS,
+        GetPurpose::Wait | GetPurpose::Why => LOCK_WAIT_MS,
+    }
+}
+
+/// hashicorp/raft v1.7.3 raft.go `runFollower`: a follower's heartbeat
+/// timer is `randomTimeout(hbTimeout)`, 1x to 2x the heartbeat timeout
+/// (line 163, util.go `randomTimeout`), and each time it fires it is armed
+/// again (line 217) and the follower stands only once
+/// `time.Since(lastContact) >= hbTimeout` (line 221). Consul's default `raft_multiplier` 5 makes
+/// that timeout 5 x 1 s. When the leader dies the follower's timer is
+/// somewhere in its round: if it fires within 5 s the follower waits one
+/// round more, so it stands 5 s to almost 15 s after the last contact.
+/// The model draws that for one follower, from the run's seed, and takes
+/// the vote as won at once: typical, not a bound (a split vote, or a
+/// follower refusing a vote while it still has a leader, takes longer).
+pub(super) const RAFT_HEARTBEAT_TIMEOUT_MS: u64 = 5_000;
 /// Blocking queries the server holds at most; past it a GET is answered at
 /// once, and the client simply polls.
 const BLOCKED_MAX: usize = 64;
@@ -58,22 +75,26 @@ impl Consul {
         self.ttl_ms * SESSION_TTL_MULTIPLIER
     }
 
-    /// No leader: the agent holds the request for `rpc_hold_timeout`. An
-    /// election that ends within it serves the request then; a longer one
-    /// fails it when the hold runs out. False once too many wait: that one
-    /// is served at once, as if the election were over.
+    /// No leader: the agent holds the request for `rpc_hold_timeout`, and
+    /// a blocking GET for its own wait (and a sixteenth) more, counted
+    /// from when it was first sent (`since`): structs.go `HasTimedOut`.
+    /// An election that ends within that serves the request then; a longer
+    /// one fails it when the hold runs out. False once too many wait: that
+    /// one is served at once, as if the election were over.
     pub(super) fn hold(
         &mut self,
         view: &View,
         c: ClientId,
         body: ConsulMsg,
+        since: Millis,
         until: Millis,
         out: &mut Effects,
     ) -> bool {
         if self.deferred.len() >= DEFERRED_MAX {
             return false;
         }
-        let gives_up = view.now.plus(rpc_hold_ms(self.ttl_ms));
+        let budget = rpc_hold_ms(self.ttl_ms) + self.blocking_timeout(body);
+        let gives_up = since.plus(budget).max(view.now);
         if gives_up >= until {
             self.deferred.push((c, body));
             return true;
@@ -91,6 +112,21 @@ impl Consul {
             out.service_timer(gives_up, ConsulTimer::HoldExpired { client: c, rpc });
         }
         true
+    }
+
+    /// structs.go `BlockingTimeout`: a GET with an index waits its wait
+    /// time and a sixteenth more (the jitter's bound); any other request 0.
+    fn blocking_timeout(&self, body: ConsulMsg) -> u64 {
+        match body {
+            ConsulMsg::KvGet {
+                wait_index,
+                purpose,
+            } if wait_index > 0 => {
+                let wait = scaled(query_wait_ms(purpose), self.ttl_ms);
+                wait + wait / QUERY_JITTER_FRACTION
+            }
+            _ => 0,
+        }
     }
 
     pub(super) fn create_session(
@@ -165,11 +201,7 @@ impl Consul {
             out.answer(c, self.get_reply(purpose));
             return;
         }
-        let real = match purpose {
-            GetPurpose::Monitor => MONITOR_WAIT_MS,
-            GetPurpose::Wait | GetPurpose::Why => LOCK_WAIT_MS,
-        };
-        let wait = scaled(real, self.ttl_ms);
+        let wait = scaled(query_wait_ms(purpose), self.ttl_ms);
         let jitter = self.rng.draw(0, wait / QUERY_JITTER_FRACTION);
         let id = self.next_query;
         self.next_query += 1;
@@ -177,6 +209,7 @@ impl Consul {
             id,
             client: c,
             purpose,
+            since: view.now,
         });
         out.service_timer(
             view.now.plus(wait + jitter),
@@ -364,6 +397,7 @@ impl Consul {
                 }
             }
             ConsulTimer::SerfProbe { client } => self.probe(view, client, out),
+            ConsulTimer::SerfDead { client, since } => self.serf_dead(client, since, view, out),
             ConsulTimer::ElectionDone => self.elected(view, out),
             ConsulTimer::HoldExpired { client, rpc } if self.electing_until.is_some() => {
                 out.record(Event::Service(ServiceEvent::ConsulNoLeaderError { client }));
@@ -395,38 +429,74 @@ impl Consul {
             self.keepalive_starts(view, c, out);
         }
         if reachable {
-            self.suspect_since[i] = None;
+            self.suspect[i] = None;
             if self.node_failed[i] {
                 self.node_failed[i] = false;
                 out.record(Event::Service(ServiceEvent::ConsulNodeRejoined {
                     client: c,
                 }));
             }
-        } else if !self.node_failed[i] && self.electing_until.is_none() {
-            let since = *self.suspect_since[i].get_or_insert(view.now);
-            if since.until(view.now) >= scaled(SERF_SUSPICION_MS, self.ttl_ms) {
-                self.node_failed[i] = true;
-                let owned: Vec<u64> = self.sessions_of(c);
-                for session in owned {
-                    self.invalidate(view, session, Invalidation::NodeFailed, out);
-                }
-                // Its agent sees the servers fail too (client_serf.go's
-                // nodeFail drops them from its router): new requests error.
-                // A GET already out waits on its stream (`keepalive_starts`).
-                self.agent_gen[i] += 1;
-                out.client_timer(
-                    c,
-                    0,
-                    ConsulTimer::AgentError {
-                        gen: self.agent_gen[i],
-                    },
-                );
-            }
+        } else if !self.node_failed[i] && self.suspect[i].is_none() {
+            let dead_at = view.now.plus(self.suspicion_ms());
+            self.suspect[i] = Some((view.now, dead_at));
+            out.service_timer(
+                dead_at,
+                ConsulTimer::SerfDead {
+                    client: c,
+                    since: view.now,
+                },
+            );
         }
         let watched = !self.sessions_of(c).is_empty() || !reachable || self.node_failed[i];
         if watched {
             self.arm_probe(view, c, out);
         }
+    }
+
+    /// The suspicion's timer has fired: serf declares the node failed,
+    /// serfHealth goes critical and its sessions are invalidated. That
+    /// takes the leader's reconcile, so during an election it waits for
+    /// the new leader.
+    fn serf_dead(&mut self, c: ClientId, since: Millis, view: &View, out: &mut Effects) {
+        let i = c.index();
+        if self.node_failed[i] || self.suspect[i].map(|(s, _)| s) != Some(since) {
+            return;
+        }
+        if let Some(until) = self.electing_until {
+            out.service_timer(until, ConsulTimer::SerfDead { client: c, since });
+            return;
+        }
+        self.node_failed[i] = true;
+        let owned: Vec<u64> = self.sessions_of(c);
+        for session in owned {
+            self.invalidate(view, session, Invalidation::NodeFailed, out);
+        }
+        // Its agent sees the servers fail too (client_serf.go's nodeFail
+        // drops them from its router): new requests error. A GET already
+        // out waits on its stream (`keepalive_starts`).
+        self.agent_gen[i] += 1;
+        out.client_timer(
+            c,
+            0,
+            ConsulTimer::AgentError {
+                gen: self.agent_gen[i],
+            },
+        );
+    }
+
+    /// How long a suspicion lasts in the model's pool (see `SERF_POOL`):
+    /// each of the other members' probes of the node comes somewhere in
+    /// its round of n - 1 probe intervals and confirms the suspicion; the
+    /// timer starts at `max`, falls with the first confirmation and
+    /// reaches `min` with the second, and fires when its time is up.
+    fn suspicion_ms(&mut self) -> u64 {
+        let min = scaled(SERF_SUSPICION_MIN_MS, self.ttl_ms);
+        let round = scaled(SERF_PROBE_MS, self.ttl_ms) * (SERF_POOL - 1);
+        let mut confirmed: Vec<u64> = (0..SERF_POOL - 2)
+            .map(|_| self.rng.draw(0, round - 1))
+            .collect();
+        confirmed.sort_unstable();
+        suspicion_fires(&confirmed, min)
     }
 
     fn sessions_of(&self, c: ClientId) -> Vec<u64> {
@@ -443,8 +513,7 @@ impl Consul {
         if self.electing_until.is_some() {
             return;
         }
-        let heartbeat = scaled(RAFT_HEARTBEAT_TIMEOUT_MS, self.ttl_ms);
-        let until = view.now.plus(self.rng.draw(heartbeat, 2 * heartbeat));
+        let until = view.now.plus(self.election_ms());
         self.electing_until = Some(until);
         out.record(Event::Service(ServiceEvent::ConsulLeaderLost { until }));
         out.service_timer(until, ConsulTimer::ElectionDone);
@@ -456,9 +525,23 @@ impl Consul {
                 wait_index: key_index,
                 purpose: b.purpose,
             };
-            if !self.hold(view, b.client, again, until, out) {
+            if !self.hold(view, b.client, again, b.since, until, out) {
                 self.blocked.push(b);
             }
+        }
+    }
+
+    /// How long one follower takes to stand (see `RAFT_HEARTBEAT_TIMEOUT_MS`):
+    /// where its timer stands in a round of 1x-2x the heartbeat timeout,
+    /// and a round more if it fires too soon after the leader's last word.
+    fn election_ms(&mut self) -> u64 {
+        let heartbeat = scaled(RAFT_HEARTBEAT_TIMEOUT_MS, self.ttl_ms);
+        let round = self.rng.draw(heartbeat, 2 * heartbeat - 1);
+        let fires_in = self.rng.draw(1, round);
+        if fires_in >= heartbeat {
+            fires_in
+        } else {
+            fires_in + self.rng.draw(heartbeat, 2 * heartbeat - 1)
         }
     }
 
@@ -485,10 +568,65 @@ impl Consul {
     }
 }
 
+/// When a suspicion's timer fires, from its start, given when the other
+/// members' confirmations come (in order): it starts at `max` (6 x `min`),
+/// is `max - frac x (max - min)` after one confirmation and `min` after
+/// the second (suspicion.go `Confirm` and `remainingSuspicionTime`), and
+/// a confirmation after it has fired changes nothing.
+fn suspicion_fires(confirmed: &[u64], min: u64) -> u64 {
+    let max = min * SERF_SUSPICION_MAX_MULT;
+    let mut fires = max;
+    for (n, &at) in confirmed.iter().enumerate() {
+        if at >= fires {
+            break;
+        }
+        let timeout = if n + 1 >= SERF_CONFIRMATIONS {
+            min
+        } else {
+            max - (max - min) * SERF_ONE_CONFIRMATION_FRAC / 100_000
+        };
+        fires = timeout.max(at);
+    }
+    fires
+}
+
+/// From a cut to serf's verdict in real Consul, soonest and latest: up to
+/// a probe interval to the first failed probe, then the suspicion, 4 s at
+/// the soonest and at most a round of the pool's other members' probes.
+pub(super) fn serf_detection_ms() -> (u64, u64) {
+    (
+        SERF_SUSPICION_MIN_MS,
+        SERF_PROBE_MS + SERF_PROBE_MS * (SERF_POOL - 1),
+    )
+}
+
 /// Why a session ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Invalidation {
     Ttl,
     NodeFailed,
     Destroyed,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::suspicion_fires;
+
+    /// hashicorp/memberlist v0.6.0 suspicion.go: `newSuspicion` starts the
+    /// timer at `max` when k >= 1 (line 72), and `remainingSuspicionTime`
+    /// (lines 89-99) gives `max - ln(n+1)/ln(k+1) x (max - min)`, at least
+    /// `min`, after n of k = 2 confirmations; state.go sets min 4 s and max
+    /// 24 s for a pool of 4 to 10 (lines 1211-1223). Real milliseconds.
+    #[test]
+    fn a_suspicion_falls_from_24_s_to_4_s_with_two_confirmations() {
+        assert_eq!(suspicion_fires(&[], 4_000), 24_000);
+        // One confirmation: 24 - 0.63093 x 20 = 11.38 s.
+        assert_eq!(suspicion_fires(&[1_000], 4_000), 11_382);
+        assert_eq!(suspicion_fires(&[1_000, 2_000], 4_000), 4_000);
+        // The second confirmation after 4 s fires the timer at once.
+        assert_eq!(suspicion_fires(&[3_000, 4_500], 4_000), 4_500);
+        // After the timer has fired, a confirmation is too late.
+        assert_eq!(suspicion_fires(&[1_000, 20_000], 4_000), 11_382);
+        assert_eq!(suspicion_fires(&[30_000, 31_000], 4_000), 24_000);
+    }
 }

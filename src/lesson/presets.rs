@@ -412,7 +412,7 @@ const CRASHED_HOLDER_ON: [On; 3] = [
         .run_ms(30_000),
     On::new(Backend::Consul)
         .told(Told {
-            story: words!("A's host powers off while A holds the lock. Its agent dies with it: serf's probes go unanswered, and after its suspicion time (about 5 s in real Consul, 1.7 s at this TTL) serf marks the node failed. The serfHealth check goes critical and the server invalidates A's session then, without waiting out the TTL; the lock-delay follows, and B, polling, gets the lock once it ends."),
+            story: words!("A's host powers off while A holds the lock. Its agent dies with it: serf's probes go unanswered, and after its suspicion time serf marks the node failed: in a pool of three servers and four agents the suspicion starts at 24 s and falls to 4 s once two other members' probes confirm it, so 4-7 s after the power-off in real Consul, 1.3-2.3 s at this TTL. The serfHealth check goes critical and the server invalidates A's session then, without waiting out the TTL; the lock-delay follows, and B, polling, gets the lock once it ends."),
             fix: words!("Nothing to fix in the wait: it is serf's detection plus the lock-delay. A shorter lock-delay shortens it, and protects less against a holder that was only slow."),
             try_text: "Set the TTL to 2 s: serf's detection and the lock-delay, scaled with it, shrink too, and B holds sooner.",
         })

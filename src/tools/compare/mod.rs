@@ -1023,7 +1023,7 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             "the 12 s lease and lock-delay {chubby-delay} (the page's choice: the paper gives only this bound)",
         ),
         ("partitioned-holder", Consul, Outcome::TwoHolders { .. }) => Some(
-            "when A's connection's keepalive fails (yamux: 30 s, then a 10 s write timeout)",
+            "when A's connection's keepalive fails (yamux: 30 s, then a 10 s write timeout) and the agent, whose serf has dropped the servers, fails the retried GET",
         ),
         ("partitioned-holder", Chubby, Outcome::Safe) => {
             Some("lock-delay {chubby-delay} (the page's choice: the paper gives only this bound)")
@@ -1032,7 +1032,7 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             "the session TTL (15 s, doubled by the server; A's agent stays healthy), then lock-delay {consul-delay}",
         ),
         (_, Consul, Outcome::Waited { .. } | Outcome::StillWaiting { .. }) => Some(
-            "serf's gossip marking A's node failed, then lock-delay {consul-delay}",
+            "serf's gossip marking A's node failed (4 s once two of its pool of 7 confirm), then lock-delay {consul-delay}",
         ),
         (_, DynamoDb, Outcome::Safe) => Some(
             "the application polling isExpired() (the library only logs a failed heartbeat)",
@@ -1050,10 +1050,10 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             Some("asynchronous replication: the new master hands the token out again")
         }
         ("failover", Consul, Outcome::NeverLost) => Some(
-            "the election ending within the agent's 7 s hold (Raft draws 5-10 s; past it, MonitorRetries 0 gives the lock up)",
+            "the election ending within the agent's 7 s hold of the watch's first GET, which does not block (a follower stands 5 to almost 15 s after the leader's last word; a blocking GET is held through it)",
         ),
         ("failover", Consul, Outcome::GaveUp) => Some(
-            "the election outlasting the agent's 7 s hold, with MonitorRetries 0 (the api's default)",
+            "the watch's first GET, which does not block, meeting an election past the agent's 7 s hold, with MonitorRetries 0 (the api's default); a blocking GET is held through it",
         ),
         ("failover", Redis, Outcome::NeverLost) => {
             Some("the replica having the key before the master died")

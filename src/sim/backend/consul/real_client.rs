@@ -107,7 +107,7 @@ impl RealClient for Consul {
                     Rpc::KvGet { .. } => "GET of the key",
                     Rpc::KvAcquire => "PUT ?acquire",
                 };
-                format!("500 Internal Server Error\nNo cluster leader (to the {what}, after the agent held it rpc_hold_timeout)")
+                format!("500 Internal Server Error\nNo cluster leader (to the {what}, after the agent held it rpc_hold_timeout, a blocking GET its wait more)")
             }
         }
     }

@@ -14,7 +14,9 @@
 //! service; the acquire's answer carries the key's indexes (a real
 //! application reads the key once more to learn them); `Unlock` with its
 //! release, cleanup and session destroy is one request; serf's failure
-//! detection is a probe of the client's node and a fixed suspicion time.
+//! detection is a probe of the client's node every second and a suspicion
+//! whose confirmations are drawn (`SERF_POOL`); an election is one
+//! follower's timeout, won at once.
 //!
 //! What a holder hears, and when: monitorLock's blocking GET rides a yamux
 //! stream of its agent's pooled connection to the servers, so a holder cut

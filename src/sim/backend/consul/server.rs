@@ -37,8 +37,8 @@ fn query_wait_ms(purpose: GetPurpose) -> u64 {
 /// timer is `randomTimeout(hbTimeout)`, 1x to 2x the heartbeat timeout
 /// (line 163, util.go `randomTimeout`), and each time it fires it is armed
 /// again (line 217) and the follower stands only once
-/// `time.Since(lastContact) >= hbTimeout` (line 221). Consul's default `raft_multiplier` 5 makes
-/// that timeout 5 x 1 s. When the leader dies the follower's timer is
+/// `time.Since(lastContact) >= hbTimeout` (line 221). Consul's default
+/// `raft_multiplier` 5 makes that timeout 5 x 1 s. When the leader dies the follower's timer is
 /// somewhere in its round: if it fires within 5 s the follower waits one
 /// round more, so it stands 5 s to almost 15 s after the last contact.
 /// The model draws that for one follower, from the run's seed, and takes

@@ -562,6 +562,7 @@ fn reject_word(reason: &RejectReason) -> &'static str {
         RejectReason::VersionMoved { .. } => "version-moved",
         RejectReason::NotCurrentSequencer { .. } => "not-current-sequencer",
         RejectReason::NotLockHolder { .. } => "not-lock-holder",
+        RejectReason::NotSessionHolder { .. } => "not-session-holder",
     }
 }
 

@@ -574,6 +574,7 @@ fn fence_of(c: &Json, config: &Config) -> Result<FenceMode, Problem> {
         FenceMode::Highest,
         FenceMode::Check,
         FenceMode::Takeover,
+        FenceMode::Version,
     ];
     let mode = match (c.get("fence"), c.get("announce")) {
         (Some(found), _) => pick(

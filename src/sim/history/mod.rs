@@ -112,6 +112,15 @@ pub enum RejectReason {
         token: Option<Token>,
         current: Option<Token>,
     },
+    /// A lock that grants no token (PostgreSQL's advisory lock) checked in
+    /// the write's own transaction: the write runs on the session that
+    /// holds the lock, or takes `pg_advisory_xact_lock` first, and the
+    /// writer's session does not hold it. `holder` is the client whose
+    /// session does, `None` when no session holds it.
+    NotSessionHolder {
+        writer: ClientId,
+        holder: Option<ClientId>,
+    },
 }
 
 /// Where a write stood when the resource applied it, as the safety oracle

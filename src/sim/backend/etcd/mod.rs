@@ -139,9 +139,17 @@ struct Side {
     /// Lease end by the client's clock: last keepalive reply plus the TTL;
     /// before the first reply, KeepAlive's start plus `FIRST_KEEPALIVE_MS`.
     deadline: Option<Millis>,
-    /// When, by the client's clock, its deadline loop started: at its
-    /// first KeepAlive, once per client (`firstKeepAliveOnce`).
+    /// When, by the client's clock, its deadline loop ticks (every second
+    /// from then): it starts at the client's first KeepAlive, once per
+    /// client (`firstKeepAliveOnce`). The model sets the phase again at
+    /// that KeepAlive's first reply: on a LAN the two are one instant to
+    /// within the loop timer's own drift (its `Reset` follows each turn's
+    /// work), and the page's scaled latency would otherwise put every
+    /// deadline a reply's travel past a tick, a second later than the real
+    /// client sees it (the real-server check's etcd-first-keepalive case).
     loop_start: Option<i64>,
+    /// Whether `loop_start` is set from a reply.
+    loop_heard: bool,
     /// When its deadline loop will look at that deadline.
     check_at: Millis,
     renew_gen: u64,
@@ -212,7 +220,9 @@ impl LockSystem for Etcd {
             Input::Crashed(c) | Input::Exited(c) => {
                 self.forget(c);
                 // A new process makes a new client, whose loop starts anew.
-                self.side(c).loop_start = None;
+                let side = self.side(c);
+                side.loop_start = None;
+                side.loop_heard = false;
             }
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
@@ -375,6 +385,11 @@ impl LockSystem for Etcd {
                 }
                 match ttl_ms {
                     Some(ttl_ms) => {
+                        let side = self.side(c);
+                        if !side.loop_heard {
+                            side.loop_heard = true;
+                            side.loop_start = Some(view.local_now(c));
+                        }
                         self.set_deadline(view, c, u64::from(ttl_ms), out);
                         let until = self.side[c.index()].deadline;
                         match belief {

@@ -286,12 +286,17 @@ pub enum Persistence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZkClient {
-    /// Curator 3.0 and later: once a session timeout has passed while
-    /// SUSPENDED, it declares LOST itself, still cut off.
+    /// Curator 3.0 and later: SUSPENDED when no answer came for two thirds
+    /// of the session timeout, and once a whole session timeout has passed
+    /// while SUSPENDED (`simulatedSessionExpirationPercent` 100), it
+    /// injects a session expiration and declares LOST itself, still cut
+    /// off: 5/3 of the timeout after it last heard the ensemble.
     #[default]
     Curator,
-    /// The native client (and kazoo): LOST only when it reaches the
-    /// ensemble again and hears that the session expired.
+    /// kazoo, and the Java native client before 3.9.3: LOST only when it
+    /// reaches the ensemble again and hears that the session expired. (The
+    /// native client from 3.9.3, ZOOKEEPER-4508, ends the session itself,
+    /// about 4/3 of the timeout after it last heard: not modelled.)
     Native,
 }
 

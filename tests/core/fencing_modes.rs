@@ -326,7 +326,7 @@ fn a_bad_or_unoffered_mode_in_a_link_is_refused_by_name() {
     );
 
     assert!(
-        words.contains("documented, highest, check, takeover"),
+        words.contains("documented, highest, check, takeover, version"),
         "{words}"
     );
 

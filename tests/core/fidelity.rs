@@ -211,18 +211,63 @@ fn lost_at(sim: &Sim) -> Millis {
         .unwrap_or_else(|| panic!("A is told LOST\n{}", story(sim)))
 }
 
+/// When `who`'s library reported `state`.
+fn zk_state_at(sim: &Sim, who: char, state: distlock::sim::ZkConn) -> Millis {
+    sim.history()
+        .iter()
+        .find(|r| matches!(r.event, Event::ZkState { client: c, state: s } if c == client(who) && s == state))
+        .map(|r| r.at)
+        .unwrap_or_else(|| panic!("{who} is told {state:?}\n{}", story(sim)))
+}
+
+/// Curator (curator-framework ConnectionStateManager, 5.x):
+/// `processEvents` polls for `useSessionTimeoutMs - elapsed since
+/// SUSPENDED`, and `checkSessionExpiration` then logs "Session timeout has
+/// elapsed while SUSPENDED. Injecting a session expiration": LOST one
+/// session timeout (`simulatedSessionExpirationPercent` 100, the
+/// CuratorFrameworkFactory default) after SUSPENDED, which the ZooKeeper
+/// client reports when no answer came for its read timeout, two thirds of
+/// the session timeout (ClientCnxn `readTimeout = sessionTimeout * 2 /
+/// 3`): 5/3 of the timeout after A last heard the ensemble, still cut off,
+/// and after the server expired A's session (at 1x) and B took over. The
+/// native client before 3.9.3, and kazoo, hear LOST only on reconnecting.
 #[test]
 fn curator_declares_lost_while_cut_off_and_the_native_client_on_reconnecting() {
+    use distlock::sim::ZkConn;
     let curator = zk_cut_off(ZkClient::Curator);
     let native = zk_cut_off(ZkClient::Native);
-    // SUSPENDED two thirds of a 5 s timeout after the last answer, LOST a
-    // whole timeout later: about 9 s, with the partition still on.
+    let text = story(&curator);
+    // The last answer A read before the cut at 1 s.
+    let heard = curator
+        .history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::MessageSent { to, deliver_at, .. }
+                if to == distlock::sim::Endpoint::Client(client('A'))
+                    && deliver_at.ms() <= 1_000 =>
+            {
+                Some(deliver_at)
+            }
+            _ => None,
+        })
+        .max()
+        .expect("A heard the ensemble");
+    let suspended = zk_state_at(&curator, 'A', ZkConn::Suspended);
+    assert_eq!(suspended, heard.plus(5_000 * 2 / 3), "{text}");
     let at = lost_at(&curator);
-    assert!(
-        (8_000..21_000).contains(&at.ms()),
-        "Curator: LOST at {at}\n{}",
-        story(&curator)
+    assert_eq!(
+        at,
+        suspended.plus(5_000),
+        "5/3 of the timeout after {heard}\n{text}"
     );
+    assert!(at.ms() < 21_000, "still cut off\n{text}");
+    let b = curator
+        .history()
+        .iter()
+        .find(|r| matches!(r.event, Event::Acquired { client: c, .. } if c == client('B')))
+        .map(|r| r.at)
+        .expect("B takes over");
+    assert!(b < at, "B holds before A hears LOST\n{text}");
     assert!(
         lost_at(&native).ms() > 21_000,
         "native: LOST only after the heal\n{}",

@@ -120,7 +120,10 @@ impl fmt::Display for RejectReason {
                 f,
                 "{writer}'s session does not hold the advisory lock: {holder}'s does"
             ),
-            RejectReason::NotSessionHolder { writer, holder: None } => write!(
+            RejectReason::NotSessionHolder {
+                writer,
+                holder: None,
+            } => write!(
                 f,
                 "{writer}'s session does not hold the advisory lock: no session does"
             ),

@@ -550,6 +550,7 @@ fn loss_word(reason: LossReason) -> &'static str {
         LossReason::ConsulSessionChanged => "session-changed",
         LossReason::ConsulMonitorError => "monitor-error",
         LossReason::ConnectionReset => "connection-reset",
+        LossReason::SessionMonitor => "session-monitor",
     }
 }
 

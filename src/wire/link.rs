@@ -628,6 +628,13 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
                 Problem::Field("config.dynamo.app_checks_expiry: its DynamoDB app_checks_expiry setting is not true or false".into())
             })?,
         },
+        // Absent means off: runs from before the option had none.
+        session_monitor: match d.get("session_monitor") {
+            None => false,
+            Some(on) => on.as_bool().ok_or_else(|| {
+                Problem::Field("config.dynamo.session_monitor: its DynamoDB session_monitor setting is not true or false".into())
+            })?,
+        },
     })
 }
 fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {

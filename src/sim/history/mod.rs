@@ -40,6 +40,10 @@ pub enum LossReason {
     /// PostgreSQL (or the proxy before it) reset the connection its
     /// blocked pg_advisory_lock call was waiting on.
     ConnectionReset,
+    /// The DynamoDB lock client's session monitor ran its callback: no
+    /// successful heartbeat for `safeTimeWithoutHeartbeat`, the "danger
+    /// zone" (`AcquireLockOptions.withSessionMonitor`).
+    SessionMonitor,
 }
 
 /// Why an acquisition failed.

@@ -34,6 +34,9 @@ impl fmt::Display for LossReason {
             LossReason::ConsulMonitorError => {
                 "Consul's monitor got an error from its agent and closed leaderCh"
             }
+            LossReason::SessionMonitor => {
+                "its session monitor's callback ran: no heartbeat succeeded for the safe time, half its lease (the danger zone)"
+            }
             LossReason::ConnectionReset => {
                 "its connection to PostgreSQL was reset while it waited in pg_advisory_lock"
             }

@@ -288,13 +288,22 @@ fn fence_choice(props: &ResourcePanelProps) -> Html {
                     aria-describedby="fence-mode-note">
                     { for modes.iter().map(|&m| html! {
                         <option value={m.word()} selected={m == props.mode}>
-                            { m.label() }{ if m == documented { " (documented)" } else { "" } }
+                            { m.label() }{ match (m == documented, m) {
+                                // An ORM's pattern, not the system's own: the page's default.
+                                (true, FenceMode::Version) => " (the stories' default)",
+                                (true, _) => " (documented)",
+                                _ => "",
+                            } }
                         </option>
                     }) }
                 </select>
             </label>
             <p class="panel__note" id="fence-mode-note">
-                { format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label()) }
+                { if documented == FenceMode::Version {
+                    format!("{}'s stories fence with {}, an application's pattern rather than {}'s own; holding the lock and the data in one server, it can check the lock in the write's own transaction instead. Starts a fresh run.", backend.name(), documented.label(), backend.name())
+                } else {
+                    format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label())
+                } }
             </p>
         </div>
     }

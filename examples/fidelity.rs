@@ -7,6 +7,7 @@
 //! ```sh
 //! cargo run --example fidelity -- --list
 //! cargo run --example fidelity -- --preset gc-pause --backend etcd --fencing off
+//! cargo run --example fidelity -- --preset etcd-first-keepalive --backend etcd --fencing off
 //! cargo run --example fidelity -- --scenario run.json --until-ms 12000
 //! ```
 //!
@@ -19,27 +20,86 @@ use std::process::ExitCode;
 /// The core's API, in one place.
 mod core {
     use distlock::lesson::presets::{self, PRESETS};
-    use distlock::sim::{AcquireFailure, Backend, Event, Fencing, Millis, Scenario, Sim};
+    use distlock::sim::{
+        AcquireFailure, Backend, Command, Config, Event, Fencing, Millis, PartitionScope, Scenario,
+        Sim,
+    };
     use serde_json::{json, Value};
 
-    /// The stories and the backends each suits, with how long each plays.
-    pub fn list() -> Value {
-        let stories: Vec<Value> = PRESETS
-            .iter()
-            .map(|p| {
-                let backends: Vec<Value> = p.backends.iter().map(|b| json!(b)).collect();
-                json!({ "id": p.id, "backends": backends, "run_ms": p.run_ms })
-            })
-            .collect();
-        json!(stories)
+    /// A case the real-server check plays that is no story of the page's:
+    /// one reading of a client library's source, checked against the real
+    /// client.
+    struct Case {
+        id: &'static str,
+        backend: Backend,
+        run_ms: u64,
+        script: fn(Config) -> Scenario,
     }
 
-    /// A preset's script for one backend, with its playing time.
+    const CASES: &[Case] = &[Case {
+        id: "etcd-first-keepalive",
+        backend: Backend::Etcd,
+        run_ms: 14_000,
+        script: etcd_first_keepalive,
+    }];
+
+    /// etcd at TTL 10 s: A is cut off from etcd right after its grant and
+    /// B queues. When does A's session end (`Done()`)? client/v3/lease.go
+    /// says at the first tick of its once-a-second deadline loop after
+    /// its last keepalive reply + the TTL: about 11 s, after the server
+    /// has let the lease go and B holds. (The first keepalive, sent when
+    /// KeepAlive starts, is answered before the lock's Txn, so A has heard
+    /// it: the 5 s first deadline does not apply.) A writes at 9 s, still
+    /// the holder.
+    fn etcd_first_keepalive(config: Config) -> Scenario {
+        Scenario::new(Config {
+            ttl_ms: 10_000,
+            ..config
+        })
+        .client(0, 'A', Command::Acquire)
+        .client(
+            300,
+            'A',
+            Command::Partition {
+                scope: PartitionScope::Service,
+            },
+        )
+        .client(1_000, 'B', Command::Acquire)
+        .client(9_000, 'A', Command::Write)
+        .client(12_000, 'B', Command::Write)
+    }
+
+    /// The stories and the backends each suits, with how long each plays,
+    /// then the cases.
+    pub fn list() -> Value {
+        let stories = PRESETS.iter().map(|p| {
+            let backends: Vec<Value> = p.backends.iter().map(|b| json!(b)).collect();
+            json!({ "id": p.id, "backends": backends, "run_ms": p.run_ms })
+        });
+        let cases = CASES
+            .iter()
+            .map(|c| json!({ "id": c.id, "backends": [c.backend], "run_ms": c.run_ms }));
+        json!(stories.chain(cases).collect::<Vec<_>>())
+    }
+
+    /// A preset's (or a case's) script for one backend, with its playing time.
     pub fn preset(id: &str, backend: &str, fencing: &str) -> Result<(Value, u64), String> {
         let backend: Backend = serde_json::from_value(json!(backend))
             .map_err(|_| format!("unknown backend {backend:?}"))?;
         let fencing: Fencing = serde_json::from_value(json!(fencing))
             .map_err(|_| format!("fencing is on or off, not {fencing:?}"))?;
+        if let Some(case) = CASES.iter().find(|c| c.id == id) {
+            if case.backend != backend {
+                return Err(format!("case {id:?} runs on {} only", case.backend.name()));
+            }
+            let scenario = (case.script)(Config {
+                backend,
+                fencing,
+                ..Config::default()
+            });
+            let value = serde_json::to_value(&scenario).map_err(|e| e.to_string())?;
+            return Ok((value, case.run_ms));
+        }
         let p = presets::preset(id).ok_or_else(|| format!("no preset {id:?}"))?;
         let run_ms = p.run_ms_on(backend);
         let scenario = p

@@ -5,7 +5,9 @@ every N/3 by the Go client), runs client/v3/concurrency's Mutex.Lock, and
 once it holds prints its lock key (JSON with `-w json`): the key's
 create_revision is the fencing token. It exits with "session expired" as
 soon as the Go client knows the lease is gone, either because its own
-deadline passed without a keepalive answer or because a keepalive came back
+deadline passed without a keepalive answer (its deadline loop looks once a
+second; the deadline is the last reply + the TTL, or 5 s after the first
+keepalive until that one is answered) or because a keepalive came back
 with "lease not found". On SIGINT it unlocks (deletes its key) and exits.
 This process runs one etcdctl per acquire, as the simulator opens a new
 lease per acquire, and both stop together on SIGSTOP (same process group).
@@ -38,7 +40,11 @@ class EtcdLock:
         self.holding = False
 
     def acquire(self):
-        argv = [self.etcdctl, "--endpoints", self.endpoint, "-w", "json",
+        # The lease client's first keepalive deadline is DialTimeout + 1 s
+        # (client/v3/lease.go `NewLease`): etcdctl's own 2 s would make it
+        # 3 s; 4 s makes it the library's 5 s (`defaultTTL`, what a client
+        # with no dial timeout gets), which the simulator models.
+        argv = [self.etcdctl, "--endpoints", self.endpoint, "--dial-timeout", "4s", "-w", "json",
                 "lock", "--ttl", str(self.ttl_s), LOCK_NAME]
         env = dict(os.environ, ETCDCTL_API="3")
         self.proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)

@@ -33,7 +33,9 @@ STORIES = [("gc-pause", "off"), ("gc-pause", "on"), ("delayed-write", "off"),
            ("redlock-no-fence", "on"), ("zk-partition", "off"), ("etcd-keepalive", "off"),
            ("crashed-holder", "off"), ("process-exit", "off"), ("slow-acquire", "off"), ("renew-after-expiry", "off"),
            ("redis-failover", "off"), ("redis-failover", "on"), ("postgres-no-lease", "off"),
-           ("postgres-partition", "off"), ("postgres-partition", "on")]
+           ("postgres-partition", "off"), ("postgres-partition", "on"),
+           # Cases that are no story of the page's (examples/fidelity.rs `CASES`).
+           ("etcd-first-keepalive", "off")]
 COLUMNS = {"redlock": "Redlock", "etcd": "etcd", "zookeeper": "ZooKeeper", "redis": "Redis",
            "postgres": "PostgreSQL"}
 # The stories' tickTime (ZooKeeper's default, and the page's), scaled with the story.

@@ -38,8 +38,9 @@ Settings (the defaults are the page's):
   --release MODE      Redis release: check-value or plain-del
   --restart MODE      Redis node restart: immediate or delayed
   --persistence MODE  Redis persistence: none or fsync
-  --fence MODE        with fencing on, the resource's check: documented, highest, check or
-                      takeover (the new holder announces its token as it takes over)
+  --fence MODE        with fencing on, the resource's check: documented, highest, check,
+                      takeover (the new holder announces its token as it takes over) or
+                      version (PostgreSQL's row version)
   --from FILE         start where a run file's playhead stands, with its settings and script
 
 Search:

@@ -439,7 +439,7 @@ pub(super) const ZK_PARTITION: &[Spec] = &[
     },
     Spec {
         find: |e| matches!(e, Event::ZkState { client, state: ZkConn::Lost } if *client == A),
-        say: Say::Text("A is told its session is LOST: with Curator once a session timeout has passed while SUSPENDED, still cut off; with the native client or kazoo only when the partition heals. Either way B took over first: SUSPENDED was the moment to stop."),
+        say: Say::Text("A is told its session is LOST: with Curator once a session timeout has passed while SUSPENDED (5/3 of the timeout after it last heard ZooKeeper), still cut off; with kazoo or the native client before 3.9.3 only when the partition heals. Either way B took over first: SUSPENDED was the moment to stop."),
         look: Look::Card(A),
     },
 ];

@@ -244,6 +244,17 @@ impl Owner {
     }
 
     fn check_held(self, token: Option<Token>) -> Option<RejectReason> {
+        if token.is_none() {
+            // A lock that grants no token: the grant itself (its session)
+            // must still hold the lock.
+            if self.current == Some((None, self.lease_key)) {
+                return None;
+            }
+            return Some(RejectReason::NotSessionHolder {
+                writer: self.writer,
+                holder: self.owner,
+            });
+        }
         if self.current == Some((token, self.lease_key)) {
             return None;
         }

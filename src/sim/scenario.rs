@@ -214,6 +214,19 @@ pub struct DynamoOptions {
     /// written only when off, so that older links read as they ran.
     #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub app_checks_expiry: bool,
+    /// Whether the application acquires with the library's session monitor
+    /// (`AcquireLockOptions.withSessionMonitor(safeTimeWithoutHeartbeat,
+    /// callback)`), its other way to learn of a loss: the library runs the
+    /// callback once no heartbeat has succeeded for the safe time, which
+    /// must lie between the heartbeat period and the lease; the page uses
+    /// half the lease, and the callback stops the application. It stops
+    /// before `isExpired()` would say so. Written only when on.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub session_monitor: bool,
+}
+
+fn is_false(on: &bool) -> bool {
+    !*on
 }
 
 fn yes() -> bool {
@@ -230,6 +243,7 @@ impl Default for DynamoOptions {
             heartbeats_per_lease: DYNAMO_HEARTBEATS_DEFAULT,
             extra_wait_pct: DYNAMO_EXTRA_WAIT_PCT_DEFAULT,
             app_checks_expiry: true,
+            session_monitor: false,
         }
     }
 }

@@ -186,7 +186,8 @@ pub enum FenceMode {
     /// the writer's grant: etcd's Txn comparing the lock key's
     /// create_revision, ZooKeeper's multi() with a check op, a Redis script
     /// that reads the lock key's value, Chubby's CheckSequencer, Consul's
-    /// check-session, DynamoDB's ConditionCheck, PostgreSQL's version column.
+    /// check-session, DynamoDB's ConditionCheck, PostgreSQL's write on the
+    /// session that holds the advisory lock.
     Check,
     /// As `Highest`, and a client granted the lock announces its token to
     /// the resource at once, before it writes anything, so a lower token is
@@ -194,11 +195,22 @@ pub enum FenceMode {
     /// fences a ledger this way before the new writer adds to it, and HDFS
     /// fences the old NameNode before the new one becomes active.
     Takeover,
+    /// The data carries its own version and the write names the one its
+    /// writer read (`UPDATE ... WHERE version = n`): an ORM's optimistic
+    /// lock (Rails `lock_version`, Hibernate `@Version`), which checks the
+    /// data, not the lock. PostgreSQL's alone, where the counter is a row.
+    /// Last, so that the modes before it keep their hashes.
+    Version,
 }
 
 impl FenceMode {
     /// Every mode a system may offer, in the order the page lists them.
-    pub const ALL: [FenceMode; 3] = [FenceMode::Highest, FenceMode::Check, FenceMode::Takeover];
+    pub const ALL: [FenceMode; 4] = [
+        FenceMode::Highest,
+        FenceMode::Check,
+        FenceMode::Takeover,
+        FenceMode::Version,
+    ];
 
     /// Whether a configuration leaves it at the system's documented mode
     /// (links and files then say nothing of it).
@@ -213,6 +225,7 @@ impl FenceMode {
             FenceMode::Highest => "highest",
             FenceMode::Check => "check",
             FenceMode::Takeover => "takeover",
+            FenceMode::Version => "version",
         }
     }
 
@@ -223,6 +236,7 @@ impl FenceMode {
             FenceMode::Highest => "highest token seen",
             FenceMode::Check => "checked against the lock in the same transaction",
             FenceMode::Takeover => "new holder fences on takeover",
+            FenceMode::Version => "the row's version column (an ORM's optimistic lock)",
         }
     }
 }
@@ -272,12 +286,17 @@ pub enum Persistence {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ZkClient {
-    /// Curator 3.0 and later: once a session timeout has passed while
-    /// SUSPENDED, it declares LOST itself, still cut off.
+    /// Curator 3.0 and later: SUSPENDED when no answer came for two thirds
+    /// of the session timeout, and once a whole session timeout has passed
+    /// while SUSPENDED (`simulatedSessionExpirationPercent` 100), it
+    /// injects a session expiration and declares LOST itself, still cut
+    /// off: 5/3 of the timeout after it last heard the ensemble.
     #[default]
     Curator,
-    /// The native client (and kazoo): LOST only when it reaches the
-    /// ensemble again and hears that the session expired.
+    /// kazoo, and the Java native client before 3.9.3: LOST only when it
+    /// reaches the ensemble again and hears that the session expired. (The
+    /// native client from 3.9.3, ZOOKEEPER-4508, ends the session itself,
+    /// about 4/3 of the timeout after it last heard: not modelled.)
     Native,
 }
 

@@ -225,7 +225,7 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
         FenceRule::Version => "The version lives with the data, so the check needs no earlier write to learn from: a write that names a version the row has left behind matches nothing.",
         FenceRule::LockOwner => "There is no token to compare: the lock client's RVN is a random UUID, new every heartbeat, unique but not ordered. The check asks the lock item itself, at the moment the write arrives.",
         FenceRule::Sequencer => "The docs define the sequencer as (Key, LockIndex, Session), used to verify that a request belongs to the current lock holder: the check reads the lock key at the moment the write arrives. The Session tells two holders apart even when a deleted key has started LockIndex at 1 again.",
-        FenceRule::LockHeld => "The check asks the lock itself, as the write is made: once A's lease is gone, A's write is refused even if B never wrote.",
+        FenceRule::LockHeld => "The check asks the lock itself, as the write is made: once A's grant is gone (its lease run out, or on PostgreSQL its session ended), A's write is refused even if B never wrote.",
         FenceRule::Highest if props.mode == FenceMode::Takeover => "The resource knows the tokens it has seen in writes and the ones new holders announced as they took over: it can refuse A's old token as soon as B's announcement arrives, even if B never writes. The announcement is a message like any other: delayed or lost, it protects nothing.",
         FenceRule::Highest => "The resource only knows the tokens it has seen in writes. It can refuse A's old token only because B's write already showed it a newer one; without that write it would have nothing to compare against.",
     };
@@ -288,13 +288,22 @@ fn fence_choice(props: &ResourcePanelProps) -> Html {
                     aria-describedby="fence-mode-note">
                     { for modes.iter().map(|&m| html! {
                         <option value={m.word()} selected={m == props.mode}>
-                            { m.label() }{ if m == documented { " (documented)" } else { "" } }
+                            { m.label() }{ match (m == documented, m) {
+                                // An ORM's pattern, not the system's own: the page's default.
+                                (true, FenceMode::Version) => " (the stories' default)",
+                                (true, _) => " (documented)",
+                                _ => "",
+                            } }
                         </option>
                     }) }
                 </select>
             </label>
             <p class="panel__note" id="fence-mode-note">
-                { format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label()) }
+                { if documented == FenceMode::Version {
+                    format!("{}'s stories fence with {}, an application's pattern rather than {}'s own; holding the lock and the data in one server, it can check the lock in the write's own transaction instead. Starts a fresh run.", backend.name(), documented.label(), backend.name())
+                } else {
+                    format!("{} documents {}. Starts a fresh run.", backend.name(), documented.label())
+                } }
             </p>
         </div>
     }

@@ -219,6 +219,15 @@ fn stopped_head(write: &StaleWrite) -> String {
             let what = write.token.map_or(String::new(), |t| format!(" with token {t}"));
             format!("Fencing stopped {c}'s write{what}: the lock no longer holds its grant; {holds}.")
         }
+        Some(RejectReason::NotSessionHolder {
+            holder: Some(holder),
+            ..
+        }) => format!(
+            "Fencing stopped {c}'s write: it ran on {c}'s session, which no longer holds the advisory lock; {holder}'s does."
+        ),
+        Some(RejectReason::NotSessionHolder { holder: None, .. }) => format!(
+            "Fencing stopped {c}'s write: it ran on {c}'s session, which no longer holds the advisory lock."
+        ),
         Some(RejectReason::NoToken) => {
             format!("Fencing stopped {c}'s write: it carried no token.")
         }

@@ -550,6 +550,7 @@ fn loss_word(reason: LossReason) -> &'static str {
         LossReason::ConsulSessionChanged => "session-changed",
         LossReason::ConsulMonitorError => "monitor-error",
         LossReason::ConnectionReset => "connection-reset",
+        LossReason::SessionMonitor => "session-monitor",
     }
 }
 
@@ -562,6 +563,7 @@ fn reject_word(reason: &RejectReason) -> &'static str {
         RejectReason::VersionMoved { .. } => "version-moved",
         RejectReason::NotCurrentSequencer { .. } => "not-current-sequencer",
         RejectReason::NotLockHolder { .. } => "not-lock-holder",
+        RejectReason::NotSessionHolder { .. } => "not-session-holder",
     }
 }
 

@@ -574,6 +574,7 @@ fn fence_of(c: &Json, config: &Config) -> Result<FenceMode, Problem> {
         FenceMode::Highest,
         FenceMode::Check,
         FenceMode::Takeover,
+        FenceMode::Version,
     ];
     let mode = match (c.get("fence"), c.get("announce")) {
         (Some(found), _) => pick(
@@ -625,6 +626,13 @@ fn dynamo_of(d: &Json) -> Result<DynamoOptions, Problem> {
             None => true,
             Some(on) => on.as_bool().ok_or_else(|| {
                 Problem::Field("config.dynamo.app_checks_expiry: its DynamoDB app_checks_expiry setting is not true or false".into())
+            })?,
+        },
+        // Absent means off: runs from before the option had none.
+        session_monitor: match d.get("session_monitor") {
+            None => false,
+            Some(on) => on.as_bool().ok_or_else(|| {
+                Problem::Field("config.dynamo.session_monitor: its DynamoDB session_monitor setting is not true or false".into())
             })?,
         },
     })

@@ -230,6 +230,9 @@ fn write_config(out: &mut Out, c: &Config) {
     if !c.dynamo.app_checks_expiry {
         out.boolean("app_checks_expiry", false);
     }
+    if c.dynamo.session_monitor {
+        out.boolean("session_monitor", true);
+    }
     out.close();
 
     let consul = &c.consul;

@@ -785,6 +785,43 @@ fn a_partitioned_holder_stops_in_time_only_if_its_application_polls_is_expired()
     }
 }
 
+/// amazon-dynamodb-lock-client `AcquireLockOptions.withSessionMonitor(
+/// safeTimeWithoutHeartbeat, callback)`, the library's opt-in other way:
+/// `LockItem.amIAboutToExpire()` is `millisecondsUntilDangerZoneEntered()
+/// <= 0`, the "danger zone" being the safe time after the last update, and
+/// the callback runs once there. With the page's safe time, half the lease,
+/// a partitioned holder stops half a lease before `isExpired()` would
+/// have stopped it, and before B's takeover; the link carries the option.
+#[test]
+fn a_session_monitor_stops_a_partitioned_holder_half_a_lease_before_is_expired() {
+    let run_with = |monitor: bool| {
+        let mut c = config(Fencing::Off);
+        c.dynamo.session_monitor = monitor;
+        Sim::play(&common::partitioned_holder(c, None), Millis(48_000)).expect("the script runs")
+    };
+    let (monitored, polled) = (run_with(true), run_with(false));
+    let text = story(&monitored);
+    let a = lost(&monitored, 'A');
+    assert_eq!(a[0].1, LossReason::SessionMonitor, "{text}");
+    let polled_at = lost(&polled, 'A')[0].0;
+    let half = monitored.config().ttl_ms / 2;
+    assert_eq!(
+        a[0].0.ms() + half,
+        polled_at.ms(),
+        "half a lease sooner\n{text}"
+    );
+    assert!(a[0].0 < grants(&monitored, 'B')[0], "{text}");
+    assert_eq!(
+        a[0].1.to_string(),
+        "its session monitor's callback ran: no heartbeat succeeded for the safe time, half its lease (the danger zone)"
+    );
+    let run = RunLink::of(&monitored, Millis(500));
+    let file = link::to_run_file(&run, &[]);
+    assert!(file.contains(r#""session_monitor":true"#), "{file}");
+    let back = link::decode(&link::encode(&run)).expect("reads back");
+    assert!(back.scenario.config.dynamo.session_monitor);
+}
+
 /// Links and run files from before the option ran the check: they read
 /// back with it on, and the page writes the field only when it is off.
 #[test]

@@ -118,7 +118,7 @@ fn the_jepsen_history_has_jepsens_shape_and_tells_the_scenario() {
         match fencing {
             Fencing::Off => {
                 let a_write = find("ok", "write", 0);
-                assert_eq!(int(&a_write["time"]) / 1_000_000, 8_5_0_0 + 13);
+                assert_eq!(int(&a_write["time"]) / 1_000_000, 8_5_0_0 + 16);
             }
             Fencing::On => {
                 let a_write = find("fail", "write", 0);

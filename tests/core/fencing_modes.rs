@@ -60,9 +60,8 @@ fn checked(backend: Backend, reason: Option<RejectReason>) -> bool {
         (backend.fence_check(), reason),
         (
             FenceRule::LockHeld,
-            Some(RejectReason::NotLockHolder { .. })
+            Some(RejectReason::NotLockHolder { .. } | RejectReason::NotSessionHolder { .. })
         ) | (FenceRule::LockOwner, Some(RejectReason::NotOwner { .. }))
-            | (FenceRule::Version, Some(RejectReason::VersionMoved { .. }))
     )
 }
 
@@ -84,6 +83,11 @@ fn every_system_offers_its_documented_mode_and_redlock_has_nothing_to_check() {
             modes.contains(&FenceMode::Takeover),
             modes.contains(&FenceMode::Highest),
             "{backend}: takeover fencing needs a token to order"
+        );
+        assert_eq!(
+            modes.contains(&FenceMode::Version),
+            backend == Backend::Postgres,
+            "{backend}: only PostgreSQL keeps the counter as a row of its own server"
         );
     }
     // The documented modes are the rules each system fenced with before
@@ -115,7 +119,7 @@ fn every_system_offers_its_documented_mode_and_redlock_has_nothing_to_check() {
     );
     assert_eq!(
         documented(Backend::Postgres),
-        (FenceMode::Check, FenceRule::Version)
+        (FenceMode::Version, FenceRule::Version)
     );
     let mut sequencer = Config {
         backend: Backend::Consul,
@@ -140,6 +144,13 @@ fn in_the_scenario_to_run_first_every_mode_refuses_a_s_late_write() {
             if mode == FenceMode::Check {
                 assert!(checked(backend, stale.reason), "{what}: {:?}", stale.reason);
             }
+            if mode == FenceMode::Version {
+                assert!(
+                    matches!(stale.reason, Some(RejectReason::VersionMoved { .. })),
+                    "{what}: {:?}",
+                    stale.reason
+                );
+            }
         }
     }
 }
@@ -158,11 +169,11 @@ fn before_the_new_holder_writes_only_the_highest_token_lets_a_through() {
                     assert!(stale.newer_token_unseen(), "{what}: {stale:?}");
                     assert_eq!(sim.oracle().corruptions(), 1, "{what}");
                 }
-                // PostgreSQL's check is on the data, not on the lock: the
+                // The version column checks the data, not the lock: the
                 // row is still at the version A read, so nothing is lost by
                 // A's UPDATE and it matches. The oracle still counts a write
                 // after B's grant.
-                FenceMode::Check if backend == Backend::Postgres => {
+                FenceMode::Version => {
                     assert!(stale.accepted, "{what}\n{text}");
                     assert_eq!(stale.reason, None);
                 }
@@ -315,7 +326,7 @@ fn a_bad_or_unoffered_mode_in_a_link_is_refused_by_name() {
     );
 
     assert!(
-        words.contains("documented, highest, check, takeover"),
+        words.contains("documented, highest, check, takeover, version"),
         "{words}"
     );
 

@@ -6,9 +6,10 @@
 
 use distlock::lesson::presets;
 use distlock::sim::{
-    AcquireFailure, Backend, ClientId, ClientState, Command, CommandError, Config, Event, Fencing,
-    LossReason, Millis, NodeCommand, NodeId, PartitionScope, PgClientConn, PgOptions, PgSessionEnd,
-    RejectReason, Scenario, ServiceDetail, ServiceEvent, Sim, Standing, Token, PG_MAX_CONNECTIONS,
+    AcquireFailure, Action, Backend, ClientId, ClientState, Command, CommandError, Config, Event,
+    FenceMode, Fencing, LossReason, Millis, NodeCommand, NodeId, PartitionScope, PgClientConn,
+    PgOptions, PgSessionEnd, RejectReason, Scenario, ServiceDetail, ServiceEvent, Sim, Standing,
+    Token, PG_MAX_CONNECTIONS,
 };
 
 use crate::common;
@@ -241,6 +242,60 @@ fn a_cut_off_holder_keeps_the_lock_until_keepalives_give_up_and_the_version_colu
             assert!(accepted, "a plain UPDATE\n{text}");
             assert_eq!(sim.oracle().corruptions(), 1, "{text}");
             assert_eq!(sim.resource().value(), 3);
+        }
+    }
+}
+
+/// PostgreSQL holds the lock and the data in one server, so the write can
+/// check the lock in its own transaction: on the session that holds
+/// advisory lock 42, or after `pg_advisory_xact_lock(42)` in the same
+/// transaction (https://www.postgresql.org/docs/current/functions-admin.html
+/// #FUNCTIONS-ADVISORY-LOCKS: a session-level lock "is held until explicitly
+/// released or the session ends"; a transaction-level one is released at
+/// the transaction's end). Once keepalives have ended A's session, A's late
+/// write is refused whether or not B has written: the version column
+/// (an ORM's optimistic lock, Rails `lock_version`, Hibernate `@Version`)
+/// lets it through while the row is still at the version A read.
+#[test]
+fn checked_in_the_same_transaction_a_cut_off_holder_s_late_write_is_refused_before_b_writes() {
+    for mode in [FenceMode::Check, FenceMode::Version] {
+        let mut scenario = presets::POSTGRES_PARTITION
+            .scenario(Backend::Postgres, Fencing::On)
+            .unwrap();
+        scenario.config.fence = mode;
+        let b = client('B');
+        scenario.actions.retain(|a| {
+            !matches!(a.action, Action::Client { client, command: Command::Write } if client == b)
+        });
+        let sim = run(&scenario, 45_000);
+        let text = story(&sim);
+        // A's first write, at 1 s, is on the session that holds the lock.
+        let writes = landed(&sim);
+        assert_eq!((writes[0].1, writes[0].3), (client('A'), true), "{text}");
+        // No token at all in the check: the grant is the session.
+        let expected_token = (mode == FenceMode::Version).then_some(Token(0));
+        assert_eq!(grants(&sim, 'A')[0].1, expected_token, "{text}");
+        let (_, who, _, accepted, standing) = *writes.last().unwrap();
+        assert_eq!((who, standing), (client('A'), Standing::Stale), "{text}");
+        if mode == FenceMode::Check {
+            assert!(!accepted, "{text}");
+            let reason = sim.history().iter().find_map(|r| match r.event {
+                Event::WriteRejected { reason, .. } => Some(reason),
+                _ => None,
+            });
+            assert_eq!(
+                reason,
+                Some(RejectReason::NotSessionHolder {
+                    writer: client('A'),
+                    holder: Some(b),
+                })
+            );
+            assert_eq!(
+                reason.unwrap().to_string(),
+                "A's session does not hold the advisory lock: B's does"
+            );
+        } else {
+            assert!(accepted, "the row is still at the version A read\n{text}");
         }
     }
 }

@@ -205,21 +205,30 @@ fn run_input(backend: Backend) -> impl Strategy<Value = (Config, Vec<(u64, Actio
     )
 }
 
-/// A DynamoDB run, its heartbeat period, a waiter's patience and whether
-/// the application polls isExpired() drawn too.
+/// A DynamoDB run, its heartbeat period, a waiter's patience, whether
+/// the application polls isExpired() and whether it set a session monitor
+/// drawn too.
 fn dynamo_input() -> impl Strategy<Value = (Config, Vec<(u64, Action)>)> {
     (
         run_input(Backend::DynamoDb),
         2u32..=10,
         0u32..=400,
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |((config, steps), heartbeats_per_lease, extra_wait_pct, app_checks_expiry)| {
+            |(
+                (config, steps),
+                heartbeats_per_lease,
+                extra_wait_pct,
+                app_checks_expiry,
+                session_monitor,
+            )| {
                 let dynamo = DynamoOptions {
                     heartbeats_per_lease,
                     extra_wait_pct,
                     app_checks_expiry,
+                    session_monitor,
                 };
                 (Config { dynamo, ..config }, steps)
             },

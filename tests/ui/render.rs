@@ -896,7 +896,7 @@ async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_bu
         "{html}"
     );
     assert!(
-        html.contains("Native client or kazoo"),
+        html.contains("kazoo, or the native client before 3.9.3"),
         "the library is a setting"
     );
     let html = page_after(Backend::Redlock, &[(0, 'A', Command::Acquire)], 1_000).await;

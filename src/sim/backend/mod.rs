@@ -377,6 +377,7 @@ macro_rules! lock_systems {
             pub fn fence_rule_in(self, config: &Config) -> FenceRule {
                 match self.fence_mode_in(config) {
                     FenceMode::Check => match self { $(Backend::$variant => <$module::$system as LockSystem>::fence_check_in(config),)* },
+                    FenceMode::Version => FenceRule::Version,
                     _ => FenceRule::Highest,
                 }
             }

@@ -40,6 +40,10 @@ pub enum LossReason {
     /// PostgreSQL (or the proxy before it) reset the connection its
     /// blocked pg_advisory_lock call was waiting on.
     ConnectionReset,
+    /// The DynamoDB lock client's session monitor ran its callback: no
+    /// successful heartbeat for `safeTimeWithoutHeartbeat`, the "danger
+    /// zone" (`AcquireLockOptions.withSessionMonitor`).
+    SessionMonitor,
 }
 
 /// Why an acquisition failed.
@@ -112,6 +116,15 @@ pub enum RejectReason {
     NotLockHolder {
         token: Option<Token>,
         current: Option<Token>,
+    },
+    /// A lock that grants no token (PostgreSQL's advisory lock) checked in
+    /// the write's own transaction: the write runs on the session that
+    /// holds the lock, or takes `pg_advisory_xact_lock` first, and the
+    /// writer's session does not hold it. `holder` is the client whose
+    /// session does, `None` when no session holds it.
+    NotSessionHolder {
+        writer: ClientId,
+        holder: Option<ClientId>,
     },
 }
 

@@ -10,7 +10,6 @@ use super::{
 };
 use crate::sim::backend::{rvn_text, Backend};
 use crate::sim::client::ChubbySession;
-use crate::sim::resource::FenceRule;
 use crate::sim::scenario::{NodeCommand, PartitionScope};
 use crate::sim::types::{ClientId, Millis, Persistence, Token};
 use std::fmt;
@@ -34,6 +33,9 @@ impl fmt::Display for LossReason {
             }
             LossReason::ConsulMonitorError => {
                 "Consul's monitor got an error from its agent and closed leaderCh"
+            }
+            LossReason::SessionMonitor => {
+                "its session monitor's callback ran: no heartbeat succeeded for the safe time, half its lease (the danger zone)"
             }
             LossReason::ConnectionReset => {
                 "its connection to PostgreSQL was reset while it waited in pg_advisory_lock"
@@ -114,6 +116,20 @@ impl fmt::Display for RejectReason {
                     ),
                 }
             }
+            RejectReason::NotSessionHolder {
+                writer,
+                holder: Some(holder),
+            } => write!(
+                f,
+                "{writer}'s session does not hold the advisory lock: {holder}'s does"
+            ),
+            RejectReason::NotSessionHolder {
+                writer,
+                holder: None,
+            } => write!(
+                f,
+                "{writer}'s session does not hold the advisory lock: no session does"
+            ),
             RejectReason::NotLockHolder { token, current } => {
                 let mine = crate::words::token(*token);
                 match current {
@@ -510,12 +526,16 @@ pub enum TokenWords {
 }
 
 impl TokenWords {
-    /// The wording of `backend`'s grants: where the resource fences by the
-    /// data's own version, the lock itself granted nothing.
+    /// The wording of `backend`'s grants: where the resource can fence by
+    /// the data's own version, the lock itself grants nothing.
     pub fn of(backend: Backend) -> TokenWords {
-        match backend.fence_check() {
-            FenceRule::Version => TokenWords::RowVersion,
-            _ => TokenWords::Granted,
+        if backend
+            .fence_modes()
+            .contains(&crate::sim::types::FenceMode::Version)
+        {
+            TokenWords::RowVersion
+        } else {
+            TokenWords::Granted
         }
     }
 

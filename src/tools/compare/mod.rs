@@ -570,7 +570,9 @@ fn options_words(base: &Config, backend: Backend) -> String {
                 "{name} {} heartbeats per lease, {}% extra wait, the application {}",
                 d.heartbeats_per_lease,
                 d.extra_wait_pct,
-                if d.app_checks_expiry {
+                if d.session_monitor {
+                    "sets a session monitor (half a lease)"
+                } else if d.app_checks_expiry {
                     "polls isExpired()"
                 } else {
                     "never asks isExpired()"

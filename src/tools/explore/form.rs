@@ -299,9 +299,9 @@ const FENCE: (&str, &str, &str) = ("fence", "Fencing check", "documented");
 
 /// The fencing modes in the form's order: each system's documented one
 /// first, the default.
-fn fence_modes() -> [FenceMode; 4] {
-    let [a, b, c] = FenceMode::ALL;
-    [FenceMode::Documented, a, b, c]
+fn fence_modes() -> [FenceMode; 5] {
+    let [a, b, c, d] = FenceMode::ALL;
+    [FenceMode::Documented, a, b, c, d]
 }
 const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
 const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");

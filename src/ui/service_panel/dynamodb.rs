@@ -193,19 +193,17 @@ fn options(props: &ServicePanelProps) -> Html {
             })
         }
     };
-    let checks = |id: &'static str, words: &'static str, on: bool| {
+    // (isExpired() polled, session monitor set): the application's ways
+    // to learn its lock is gone.
+    let checks = |id: &'static str, words: &'static str, (on, monitor): (bool, bool)| {
         let config = with(DynamoOptions {
             app_checks_expiry: on,
+            session_monitor: monitor,
             ..dynamo
         });
-        super::choice(
-            props,
-            "dynamo-checks",
-            id,
-            words,
-            dynamo.app_checks_expiry == on,
-            config,
-        )
+        let chosen = (dynamo.app_checks_expiry, dynamo.session_monitor) == (on, monitor)
+            || (monitor && dynamo.session_monitor);
+        super::choice(props, "dynamo-checks", id, words, chosen, config)
     };
     html! {
         <fieldset class="service__options">
@@ -214,11 +212,14 @@ fn options(props: &ServicePanelProps) -> Html {
                 (u64::from(now_beats), beats_words(now_beats)), Rc::new(to_beats)) }
             { super::picker(props, "dynamo-wait", "a waiter gives up after", waits,
                 (u64::from(now_wait), format!("a lease + {now_wait}% of a lease")), Rc::new(to_wait)) }
-            { checks("dynamo-checks-on", "The application polls isExpired() before each write (or sets a SessionMonitor): a holder stops at its own deadline", true) }
-            { checks("dynamo-checks-off", "The application never asks: the library only logs a failed or late heartbeat, and the holder believes it holds until it releases", false) }
+            { checks("dynamo-checks-on", "The application polls isExpired() before each write: a holder stops at its own deadline, a lease after its last heartbeat", (true, false)) }
+            { checks("dynamo-checks-monitor", "The application acquires withSessionMonitor(safeTimeWithoutHeartbeat, callback), the library's opt-in other way: once no heartbeat has succeeded for the safe time (here half the lease) the callback runs, and the application stops, before isExpired() would say so", (true, true)) }
+            { checks("dynamo-checks-off", "The application never asks: the library only logs a failed or late heartbeat, and the holder believes it holds until it releases", (false, false)) }
             <p class="panel__note">
-                { if dynamo.app_checks_expiry {
-                    "Now: the application checks. A holder that stops in time here does so because its own code asks isExpired(); the library tells it nothing."
+                { if dynamo.session_monitor {
+                    "Now: the session monitor. The library runs the application's callback when the lock enters its danger zone, half a lease without a successful heartbeat; the safe time must lie between the heartbeat period and the lease."
+                } else if dynamo.app_checks_expiry {
+                    "Now: the application checks. A holder that stops in time here does so because its own code asks isExpired(); the library tells it nothing unless it sets a session monitor."
                 } else {
                     "Now: the application never asks. A holder cut off or paused past its lease goes on writing as the holder; only a fenced write (a ConditionCheck on the lock item) stops it."
                 } }
@@ -233,7 +234,9 @@ fn options(props: &ServicePanelProps) -> Html {
 /// What a holder's card says of its application: the library tells it
 /// nothing, so whether it stops at its deadline is its own code.
 pub fn card_note(config: &Config) -> String {
-    if config.dynamo.app_checks_expiry {
+    if config.dynamo.session_monitor {
+        "its application set a session monitor: the library runs its callback, which stops it, once no heartbeat has succeeded for half a lease".into()
+    } else if config.dynamo.app_checks_expiry {
         "its application polls isExpired() before each write, so it stops believing at its own deadline (the library only logs a failed heartbeat)".into()
     } else {
         "its application never asks isExpired(): it believes it holds until it releases, whatever the library logged".into()

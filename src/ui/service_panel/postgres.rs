@@ -132,7 +132,7 @@ fn pg_options(props: &ServicePanelProps, pg: PgOptions) -> Html {
                 "Tuned: tcp_keepalives_idle 10 s, interval 5 s, count 3 (about 25 s)") }
             <p class="panel__note" id="pg-keepalive-cost">
                 { format!(
-                    "{}A dead or cut-off holder keeps advisory lock 42 for {} after its last packet: only then does the server end its session. A holder whose process exits frees it at once: its kernel's FIN ends the session. A paused holder keeps it for ever: its kernel answers the probes.",
+                    "{}A dead or cut-off holder keeps advisory lock 42 for {} after its last packet: only then does the server end its session. A holder whose process exits frees it at once: its kernel's FIN ends the session. A paused holder keeps it for ever: its kernel answers the probes. (idle_session_timeout, off by default since it came in PostgreSQL 14, would also end a session idle that long, and its lock with it: a live holder's too, if it sends nothing in that time. The model leaves it off.)",
                     if custom {
                         format!(
                             "From the link: idle {} s, interval {} s, count {}. ",

@@ -42,7 +42,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
             <p class="service__counter">{ sentinel }</p>
             { redis_options(props, true) }
             <p class="panel__note">
-                { "The value is random: unique, not ordered. The fence is an INCR counter in the same script, and it lives on the master: a failover to a replica that had not copied the last INCR hands the same number out again, and fencing with \"token >= highest\" accepts both writes. Simplified on purpose: one replica, Sentinel as one voice (no quorum of sentinels), replication as copies of the whole lock state arriving 20 ms late (about a hundred times a healthy LAN's lag: a replica that is behind, which the failover story needs); clients find the new master at once; a WAIT that gets no answer fails the acquisition, without Redisson's retries." }
+                { "The value is random: unique, not ordered. The fence is an INCR counter in the same script, and it lives on the master: a failover to a replica that had not copied the last INCR hands the same number out again, and fencing with \"token >= highest\" accepts both writes. Simplified on purpose: one replica, Sentinel as one voice (no quorum of sentinels), replication as copies of the whole lock state arriving 20 ms late (about a hundred times a healthy LAN's lag: a replica that is behind, which the failover story needs); clients find the new master at once; a WAIT that gets no answer, or no ack, fails the acquisition at once, where Redisson tries 4 more times, 1-2 s apart (retryAttempts, EqualJitterDelay(1 s, 2 s)), before the caller sees NoSyncedSlavesException." }
             </p>
         </>
     }

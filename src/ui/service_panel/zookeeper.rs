@@ -104,8 +104,8 @@ fn zk_options(props: &ServicePanelProps) -> Html {
                     { format!("The clients ask for {} (the TTL setting); the server clamps it to 2-20 x tickTime and grants {}.", seconds_1(props.config.ttl_ms), seconds_1(negotiated)) }
                 }
             </p>
-            { library(ZkClient::Curator, "zk-curator", "Curator 3.0+: LOST once a session timeout has passed while SUSPENDED") }
-            { library(ZkClient::Native, "zk-native", "Native client or kazoo: LOST only on reaching the server again") }
+            { library(ZkClient::Curator, "zk-curator", "Curator 3.0+: SUSPENDED after 2/3 of the session timeout without an answer, LOST a session timeout later (5/3 after its last answer), still cut off") }
+            { library(ZkClient::Native, "zk-native", "kazoo, or the native client before 3.9.3: LOST only on reaching the server again (from 3.9.3 the native client ends its session itself, about 4/3 of the timeout after its last answer: not modelled)") }
         </fieldset>
     }
 }

@@ -16,7 +16,11 @@
 //! application polls `isExpired()`, and the client's belief ends when its
 //! own clock says the lease is over; without it the application never
 //! asks and believes it holds until it releases, whatever the library
-//! dropped.
+//! dropped. With `DynamoOptions::session_monitor` the application acquired
+//! with the library's other way, `withSessionMonitor(safeTime, callback)`:
+//! the callback runs once no heartbeat has succeeded for the safe time
+//! (half the lease here), and the application stops then, before
+//! `isExpired()` would say so.
 //!
 //! Simplified on purpose: the table is one always-available service (no
 //! regions, no throttling); each client runs one lock and its own heartbeat
@@ -266,6 +270,9 @@ pub(crate) struct DynamoDb {
     call_timeout_ms: u64,
     /// Whether the application polls `isExpired()` (see `DynamoOptions`).
     app_checks_expiry: bool,
+    /// The session monitor's safe time without a heartbeat, when the
+    /// application set one: half the lease (see `DynamoOptions`).
+    monitor_ms: Option<u64>,
     /// The one lock item; `None` while nobody holds it.
     item: Option<Item>,
     calls: u32,
@@ -295,6 +302,7 @@ impl LockSystem for DynamoDb {
             heartbeats_per_lease,
             extra_wait_pct,
             app_checks_expiry,
+            session_monitor,
         } = config.dynamo;
         DynamoDb {
             lease_ms,
@@ -303,6 +311,7 @@ impl LockSystem for DynamoDb {
             extra_wait_ms: lease_ms.saturating_mul(u64::from(extra_wait_pct)) / 100,
             call_timeout_ms: scaled_ms(REAL_READ_TIMEOUT_MS, lease_ms),
             app_checks_expiry,
+            monitor_ms: session_monitor.then_some(lease_ms / 2),
             item: None,
             calls: 0,
             side: Default::default(),
@@ -794,7 +803,11 @@ impl DynamoDb {
             }
             DynamoTimer::Deadline { gen } if gen == side.deadline_gen => {
                 if let Phase::Holding(held) = side.phase {
-                    if self.expired(view, c, held) {
+                    if self.monitor_ms.is_some() && self.past(view, c, held, self.watched_ms()) {
+                        // The danger zone: the callback stops the application.
+                        self.forget(c);
+                        out.lose(c, LossReason::SessionMonitor);
+                    } else if self.expired(view, c, held) {
                         self.deadline_passed(c, out);
                     } else {
                         // The clock slowed since the timer was set.
@@ -864,7 +877,18 @@ impl DynamoDb {
 
     /// `isExpired()`: more than a lease since the last update was sent.
     fn expired(&self, view: &View, c: ClientId, held: Held) -> bool {
-        view.local_now(c) - held.updated_local > self.lease_ms as i64
+        self.past(view, c, held, self.lease_ms)
+    }
+
+    /// More than `ms` since the last update was sent, by the client's clock.
+    fn past(&self, view: &View, c: ClientId, held: Held, ms: u64) -> bool {
+        view.local_now(c) - held.updated_local > ms as i64
+    }
+
+    /// How long after its last update the holder's deadline timer looks:
+    /// the session monitor's safe time where one is set, else the lease.
+    fn watched_ms(&self) -> u64 {
+        self.monitor_ms.unwrap_or(self.lease_ms)
     }
 
     /// When `isExpired()` turns true, in true time.
@@ -873,7 +897,7 @@ impl DynamoDb {
     }
 
     fn arm_deadline(&mut self, view: &View, c: ClientId, held: Held, out: &mut Effects) {
-        let left = held.updated_local + self.lease_ms as i64 + 1 - view.local_now(c);
+        let left = held.updated_local + self.watched_ms() as i64 + 1 - view.local_now(c);
         let side = &mut self.side[c.index()];
         side.deadline_gen += 1;
         let gen = side.deadline_gen;

@@ -23,10 +23,17 @@ use serde::{Deserialize, Serialize};
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
 pub const ETCD_TTL_MS_MIN: u64 = 2_000;
 
-/// How often the client library checks its lease deadline (its deadline
-/// loop), and how often the server checks for expired leases.
-const DEADLINE_POLL_MS: u64 = 500;
+/// How often the client library checks its lease deadlines: its
+/// `deadlineLoop` ticks every second (client/v3/lease.go, v3.4-v3.6).
+const DEADLINE_LOOP_MS: u64 = 1_000;
+/// How often the server's lessor looks for expired leases (server/lease/
+/// lessor.go `runLoop`, every 500 ms).
 const EXPIRY_CHECK_MS: u64 = 500;
+/// The client's deadline before its first keepalive reply, while it does not
+/// yet know the TTL: `firstKeepAliveTimeout`, which `NewLease` sets to
+/// DialTimeout + 1 s and, when that is 1 s (DialTimeout left unset),
+/// to `defaultTTL`, 5 s (client/v3/lease.go, v3.4-v3.6).
+pub const FIRST_KEEPALIVE_MS: u64 = 5_000;
 
 /// The server's next expiry check at or after `at`.
 fn expiry_check(at: Millis) -> Millis {
@@ -129,8 +136,20 @@ struct Side {
     granted_ms: u64,
     /// The client's own lock key (its create_revision).
     key: Option<u32>,
-    /// Lease end by the client's clock: last keepalive reply plus the TTL.
+    /// Lease end by the client's clock: last keepalive reply plus the TTL;
+    /// before the first reply, KeepAlive's start plus `FIRST_KEEPALIVE_MS`.
     deadline: Option<Millis>,
+    /// When, by the client's clock, its deadline loop ticks (every second
+    /// from then): it starts at the client's first KeepAlive, once per
+    /// client (`firstKeepAliveOnce`). The model sets the phase again at
+    /// that KeepAlive's first reply: on a LAN the two are one instant to
+    /// within the loop timer's own drift (its `Reset` follows each turn's
+    /// work), and the page's scaled latency would otherwise put every
+    /// deadline a reply's travel past a tick, a second later than the real
+    /// client sees it (the real-server check's etcd-first-keepalive case).
+    loop_start: Option<i64>,
+    /// Whether `loop_start` is set from a reply.
+    loop_heard: bool,
     /// When its deadline loop will look at that deadline.
     check_at: Millis,
     renew_gen: u64,
@@ -198,7 +217,13 @@ impl LockSystem for Etcd {
             }
             // The keepalive stream closing revokes nothing: the lease runs out
             // at its TTL either way (etcd's lease docs).
-            Input::Crashed(c) | Input::Exited(c) => self.forget(c),
+            Input::Crashed(c) | Input::Exited(c) => {
+                self.forget(c);
+                // A new process makes a new client, whose loop starts anew.
+                let side = self.side(c);
+                side.loop_start = None;
+                side.loop_heard = false;
+            }
             Input::Node(_, NodeCommand::Failover) => self.leader_change(view, out),
             Input::Healed(c) => {
                 // A watch resumes from its revision after a reconnect: re-check.
@@ -337,7 +362,15 @@ impl LockSystem for Etcd {
                 side.lease = Some(lease);
                 side.granted_ms = ttl_ms;
                 side.key = None;
-                self.set_deadline(view, c, ttl_ms, out);
+                if view.renewal(c) {
+                    // NewSession calls KeepAlive at once: its first keepalive
+                    // goes now, and until its reply the client, not yet
+                    // knowing the TTL, counts firstKeepAliveTimeout.
+                    self.set_deadline(view, c, FIRST_KEEPALIVE_MS, out);
+                    out.ask(c, EtcdMsg::KeepAlive { lease });
+                } else {
+                    self.set_deadline(view, c, ttl_ms, out);
+                }
                 self.arm_renew(c, out);
                 out.ask(c, EtcdMsg::LockTxn { lease });
             }
@@ -352,6 +385,11 @@ impl LockSystem for Etcd {
                 }
                 match ttl_ms {
                     Some(ttl_ms) => {
+                        let side = self.side(c);
+                        if !side.loop_heard {
+                            side.loop_heard = true;
+                            side.loop_start = Some(view.local_now(c));
+                        }
                         self.set_deadline(view, c, u64::from(ttl_ms), out);
                         let until = self.side[c.index()].deadline;
                         match belief {
@@ -549,9 +587,9 @@ impl Etcd {
                 if late && !side.deadline_polled && view.renewal(c) {
                     // Frozen past its deadline: the woken client first hears
                     // from its keepalive ("lease not found"); its deadline
-                    // loop, which polls every 500 ms, is the fallback.
+                    // loop, which ticks every second, is the fallback.
                     self.side(c).deadline_polled = true;
-                    out.client_timer(c, DEADLINE_POLL_MS, EtcdTimer::LeaseDeadline { gen });
+                    out.client_timer(c, DEADLINE_LOOP_MS, EtcdTimer::LeaseDeadline { gen });
                     return;
                 }
                 self.forget(c);
@@ -583,13 +621,17 @@ impl Etcd {
         &mut self.side[c.index()]
     }
 
-    /// The client's own lease deadline, from the reply it just got: the TTL
-    /// by its own clock. Its deadline loop notices at its next 500 ms turn.
+    /// The client's own lease deadline, `ttl_ms` from now by its own clock
+    /// (the reply it just got, or KeepAlive's start). Its deadline loop,
+    /// ticking every second since the client's first KeepAlive, notices at
+    /// its next tick.
     fn set_deadline(&mut self, view: &View, c: ClientId, ttl_ms: u64, out: &mut Effects) {
-        let local_deadline = view.local_now(c) + ttl_ms as i64;
-        let to_turn = (DEADLINE_POLL_MS as i64
-            - local_deadline.rem_euclid(DEADLINE_POLL_MS as i64))
-            % DEADLINE_POLL_MS as i64;
+        let now = view.local_now(c);
+        let start = *self.side(c).loop_start.get_or_insert(now);
+        let local_deadline = now + ttl_ms as i64;
+        let to_turn = (DEADLINE_LOOP_MS as i64
+            - (local_deadline - start).rem_euclid(DEADLINE_LOOP_MS as i64))
+            % DEADLINE_LOOP_MS as i64;
         let side = self.side(c);
         side.deadline = Some(view.after_local(c, ttl_ms));
         side.check_at = view.after_local(c, ttl_ms + to_turn as u64);

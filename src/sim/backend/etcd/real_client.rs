@@ -156,7 +156,8 @@ const CLIENT: Listing = Listing {
     lang: "go",
     text: "\
 |s, _ := concurrency.@NewSession@(cli, concurrency.@WithTTL@({ttl_s}))  // LeaseGrant
-renew|// NewSession's goroutine: cli.@KeepAlive@(lease), every TTL / 3.
+renew|// NewSession's goroutine: cli.@KeepAlive@(lease): one keepalive at once, then every TTL / 3.
+|// Done() closes when no reply came by the deadline: 5 s before the first, then the TTL.
 |m := concurrency.@NewMutex@(s, \"/lock/widget-42\")
 |
 idle|func job(ctx context.Context, value int64) error {

@@ -4,9 +4,16 @@
 //! paused client keeps its lock, because its kernel keeps answering TCP;
 //! a dead or cut-off client keeps it too, until the server's TCP
 //! keepalives give up. Waiters block in the server, first come first served.
-//! Fencing lives in the data: the counter is a row whose version the
-//! client read with the lock, and `UPDATE ... WHERE version = n` is the
-//! check (the engine's `FenceRule::Version`).
+//! The counter is a row of the same server, so fencing can check the lock
+//! itself: a write on the session that holds the advisory lock, or one
+//! that takes `pg_advisory_xact_lock(42)` in its own transaction, is
+//! refused unless its writer's session holds the lock (`FenceMode::Check`,
+//! the engine's `FenceRule::LockHeld`); only a write through a pooled
+//! second connection rules that out. Or the data carries its own version,
+//! an ORM's optimistic lock (Rails `lock_version`, Hibernate `@Version`):
+//! the client reads it with the lock and `UPDATE ... WHERE version = n`
+//! is the check (`FenceMode::Version`, the stories' default), which checks
+//! the data, not the lock.
 //!
 //! Simplified on purpose: one primary with one asynchronous standby; each
 //! client keeps one connection for the lock and writes through another
@@ -216,6 +223,11 @@ pub(crate) struct Postgres {
     timeline: u32,
     side: [Side; 4],
     rng: ServiceRng,
+    /// Whether the resource fences by the row's version, so a grant hands
+    /// the client the version it read as its token; checked in the same
+    /// transaction (the write on the lock's own session), a grant carries
+    /// none.
+    versioned: bool,
 }
 
 impl LockSystem for Postgres {
@@ -230,9 +242,15 @@ impl LockSystem for Postgres {
     /// Advisory locks carry no token at all.
     const MONOTONIC_TOKENS: bool = false;
     const TOKEN_SHORT: &'static str = "none for the lock; the row's version column";
-    // The advisory lock grants no token: the version column is the only check.
-    const FENCE_MODES: &'static [crate::sim::FenceMode] = &[crate::sim::FenceMode::Check];
-    const FENCE_CHECK: crate::sim::resource::FenceRule = crate::sim::resource::FenceRule::Version;
+    // The advisory lock grants no token, so nothing is ordered: either the
+    // data's own version (the ORM's pattern, the stories' default) or the
+    // lock checked in the write's own transaction, which PostgreSQL can do
+    // because it holds the lock and the data in one server.
+    const FENCE_MODES: &'static [crate::sim::FenceMode] =
+        &[crate::sim::FenceMode::Version, crate::sim::FenceMode::Check];
+    const HELD_CHECK: Option<&'static str> = Some(
+        "the write on the session that holds advisory lock 42 (or pg_advisory_xact_lock(42) first)",
+    );
     const RESOURCE_IN_SERVICE: bool = true;
     // An advisory lock is held until it is released or its session ends.
     const LEASED: bool = false;
@@ -247,6 +265,8 @@ impl LockSystem for Postgres {
             timeline: 1,
             side: Default::default(),
             rng: ServiceRng::new(config.seed),
+            versioned: config.backend.fence_rule_in(config)
+                == crate::sim::resource::FenceRule::Version,
         }
     }
 
@@ -467,7 +487,8 @@ impl LockSystem for Postgres {
                     && side.attempt == attempt
                     && side.pid == Some(pid);
                 if wanted {
-                    out.grant(c, Some(Token(version)), u64::from(grant), None);
+                    let token = self.versioned.then_some(Token(version));
+                    out.grant(c, token, u64::from(grant), None);
                 } else if !belief.is_holding() {
                     // Given up meanwhile: hand the lock straight back.
                     out.ask(c, PgMsg::Unlock { pid });

@@ -48,7 +48,12 @@ impl RealClient for Postgres {
     /// UPDATE, with fencing on one that checks the version read.
     fn resource_text(config: &Config, _c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
         let fencing = config.fencing.is_on();
+        let held = fencing && config.backend.fence_rule_in(config) == FenceRule::LockHeld;
         Some(match *m {
+            ResourceMsg::Write { .. } if held => "UPDATE counter SET version = version + 1 WHERE id = 1 RETURNING version\n(on the session that holds advisory lock 42)".into(),
+            ResourceMsg::WriteReply { accepted: false, .. } if held => {
+                "refused: the writer's session no longer holds advisory lock 42 (its connection is gone; pg_advisory_xact_lock(42) would wait for the holder)".into()
+            }
             ResourceMsg::Write { token, .. } => match token.filter(|_| fencing) {
                 Some(v) => format!("UPDATE counter SET version = version + 1 WHERE id = 1 AND version = {v} RETURNING version"),
                 None => "UPDATE counter SET version = version + 1 WHERE id = 1 RETURNING version".into(),
@@ -73,6 +78,7 @@ impl RealClient for Postgres {
         match fence {
             None => Some(FENCING_OFF),
             Some(FenceRule::Version) => Some(VERSION),
+            Some(FenceRule::LockHeld) => Some(SAME_SESSION),
             Some(_) => None,
         }
     }
@@ -116,6 +122,27 @@ const FENCING_OFF: Listing = Listing {
 |UPDATE counter SET version = version + 1 WHERE id = 1;",
     api: &[],
 };
+
+/// The resource's check in the write's own transaction: the lock and the
+/// data live in one server.
+const SAME_SESSION: Listing = Listing {
+    client: "the resource: the lock checked in the write's transaction (SQL)",
+    lang: "sql",
+    text: "\
+|-- WRITE on conn, the session that holds advisory lock 42, not a pooled one:
+|UPDATE counter SET version = version + 1 WHERE id = 1;
+|-- fails once that session has ended: the lock went with it.
+|-- Or on any connection, the lock taken inside the write's transaction:
+|BEGIN;
+|SELECT @pg_advisory_xact_lock@(42);  -- waits while another session holds 42
+|UPDATE counter SET version = version + 1 WHERE id = 1;
+|COMMIT;  -- the transaction's lock goes with it
+|-- The model refuses a write whose session no longer holds the lock.",
+    api: &[("pg_advisory_xact_lock", PG_ADVISORY_DOCS)],
+};
+
+const PG_ADVISORY_DOCS: &str =
+    "https://www.postgresql.org/docs/current/functions-admin.html#FUNCTIONS-ADVISORY-LOCKS";
 
 /// The resource's check: the row's version.
 const VERSION: Listing = Listing {

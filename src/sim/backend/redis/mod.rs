@@ -14,7 +14,8 @@
 //! (`ReplicaWait`). The application's own `WAIT 1 <timeout>` gives the
 //! lock up unless the replica acknowledged: the acquisition fails instead
 //! of silently being lost later, and with no replica nobody gets the lock.
-//! Redisson's rule (`CommandAsyncService.syncedEval`) WAITs for the
+//! Redisson's rule (`CommandAsyncService.syncedEval`; none at all with a
+//! single-server configuration, `isSingleConfig()`) WAITs for the
 //! replicas INFO reports as connected (`connected_slaves`), for its
 //! `slavesSyncTimeout` of 1 s, and fails only if none acknowledged while
 //! some were connected: a master with no replica (one just promoted, or
@@ -581,9 +582,15 @@ impl Redis {
 
     /// The `WAIT` did not satisfy the client (or got no answer): give the
     /// key back and fail rather than hold a lock a failover would lose.
-    /// Redisson does the same (`RedissonBaseLock.handleNoSync` unlocks on
-    /// "None of slaves were synced"); its retries of a command that got no
-    /// answer (`retryAttempts`) are not modelled.
+    /// Redisson does the same (`CommandAsyncService.handleNoSync` unlocks on
+    /// "None of slaves were synced"), then `ServiceManager.execute` tries
+    /// the acquisition again up to `retryAttempts` (4) times, each after
+    /// `EqualJitterDelay(1 s, 2 s)`, before the caller sees
+    /// `NoSyncedSlavesException`; a command with no answer it retries too.
+    /// Not modelled: the failover story's WAIT dies with the master, and
+    /// those tries (about 20 s at Redisson's 3 s timeout) would all reach
+    /// the dead master before Sentinel's 30 s, so the outcome is the same,
+    /// later; no story has a connected replica that does not ack.
     fn no_replica(&mut self, c: ClientId, out: &mut Effects) {
         self.unlock(c, ReleaseMode::CheckValue, out);
         self.forget(c);

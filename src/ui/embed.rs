@@ -39,6 +39,8 @@ pub struct PageRequest {
     pub view: View,
     /// A teacher's `questions=off`: tours play without asking first.
     pub questions_off: bool,
+    /// The frame's name in its messages to the host page (`&id=…`).
+    pub id: Option<String>,
 }
 
 impl PageRequest {
@@ -60,6 +62,7 @@ impl PageRequest {
                 "try" => request.tried = is_yes(value),
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
                 "questions" => request.questions_off = !is_yes(value),
+                "id" if !value.is_empty() => request.id = Some(frame_id(value)),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
@@ -178,16 +181,25 @@ impl AppState {
     }
 }
 
+/// An address's `id=`, decoded and cut to `FRAME_ID_CHARS_MAX` characters.
+fn frame_id(value: &str) -> String {
+    let decoded = crate::wire::link::percent_decoded(value);
+    decoded.chars().take(FRAME_ID_CHARS_MAX).collect()
+}
+
+/// The longest frame id the page keeps from its address.
+pub const FRAME_ID_CHARS_MAX: usize = 64;
+
 fn is_yes(value: &str) -> bool {
     matches!(value, "1" | "true" | "yes" | "on" | "")
 }
 
-/// While embedded, tells the host page the content's height whenever it
-/// changes. The observer is dropped with the page.
+/// While embedded and drawn whole, tells the host page the content's
+/// height whenever it changes. The observer is dropped with the page.
 #[hook]
-pub fn use_height_report(embed: bool) {
+pub fn use_height_report(embed: bool, id: std::rc::Rc<str>) {
     use_effect_with(embed, move |&embed| {
-        let observer = embed.then(browser::HeightReport::start).flatten();
+        let observer = embed.then(|| browser::HeightReport::start(id)).flatten();
         // Dropping the observer on cleanup disconnects it.
         move || {
             let _disconnected = observer;

@@ -9,6 +9,7 @@ pub mod embed;
 pub mod event_log;
 pub mod find;
 pub mod guide;
+pub mod host;
 pub mod intro;
 pub mod keys;
 pub mod messages;
@@ -258,7 +259,12 @@ pub fn App(props: &AppProps) -> Html {
         move || AppState::opened(start, &request)
     });
     let embed = request.embed;
-    use_height_report(embed);
+    // The frame's name in its messages to the host page.
+    let frame_id = use_memo((), {
+        let named = request.id.clone();
+        move |_| -> std::rc::Rc<str> { named.unwrap_or_else(browser::made_up_id).into() }
+    });
+    host::use_host(embed, &state, (*frame_id).clone());
     let dispatch = state.dispatcher().to_callback();
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
@@ -268,6 +274,7 @@ pub fn App(props: &AppProps) -> Html {
 
     let parts = use_first_screen(props.on_drawn.clone());
     let first_screen = parts == FirstScreen::Whole;
+    use_height_report(embed && first_screen, (*frame_id).clone());
     // A frame's size is its host's choice: it is drawn whole at once.
     let below_drawn = use_below_first_screen(embed, first_screen);
     let drawn = below_drawn == Below::All;

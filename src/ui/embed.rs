@@ -41,6 +41,11 @@ pub struct PageRequest {
     pub questions_off: bool,
     /// The frame's name in its messages to the host page (`&id=…`).
     pub id: Option<String>,
+    /// Fencing on or off (`&fencing=1`, `&fencing=0`); unsaid, the story's
+    /// (or the default run's) own.
+    pub fencing: Option<bool>,
+    /// The story's key moment to open at (`&moment=5`), counted from 1.
+    pub moment: Option<String>,
 }
 
 impl PageRequest {
@@ -63,6 +68,8 @@ impl PageRequest {
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
                 "questions" => request.questions_off = !is_yes(value),
                 "id" if !value.is_empty() => request.id = Some(frame_id(value)),
+                "fencing" => request.fencing = Some(is_yes(value)),
+                "moment" if !value.is_empty() => request.moment = Some(value.to_string()),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
@@ -119,6 +126,16 @@ impl AppState {
             return AppState { running, ..opened };
         }
         let Some(preset) = preset else {
+            let fresh = match request.fencing {
+                Some(on) => {
+                    let config = fresh.config();
+                    fresh.restart_with(Config {
+                        fencing: fencing_of(on),
+                        ..config
+                    })
+                }
+                None => fresh,
+            };
             return AppState {
                 running: request.autoplay,
                 ..fresh
@@ -137,25 +154,69 @@ impl AppState {
                 )));
             }
         };
-        let opened = fresh.load_preset(preset, Config { backend, ..config });
+        let fencing = request.fencing.map_or(config.fencing, fencing_of);
+        let opened = fresh.load_preset(
+            preset,
+            Config {
+                backend,
+                fencing,
+                ..config
+            },
+        );
         let opened = if request.tried && opened.story.is_some() {
             let config = opened.config();
             opened.try_this(true, config)
         } else {
             opened
         };
+        let opened = match &request.moment {
+            Some(moment) => opened.at_moment(moment),
+            None => opened,
+        };
         let notice = match (&opened.story, request.autoplay) {
-            (Some(story), true) => Some(Notice::Info(format!(
+            (Some(story), true) if !matches!(opened.notice, Some(Notice::Refused(_))) => {
+                Some(Notice::Info(format!(
                 "Playing \"{}\" on {}. Pause stops it; Back and Next move between its key moments.",
                 story.preset.title,
                 opened.config().backend.name()
-            ))),
+            )))
+            }
             _ => opened.notice.clone(),
         };
         AppState {
             running: request.autoplay,
             notice,
             ..opened
+        }
+    }
+
+    /// The loaded story played to its key moment `moment` (a number from
+    /// 1, as the address gives it), its tour there; or, for a moment the
+    /// story does not have, at its start with the reason.
+    fn at_moment(self, moment: &str) -> AppState {
+        let Some(story) = &self.story else {
+            return self;
+        };
+        let count = story.tour.len();
+        let at = moment
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| story.tour.get(i))
+            .map(|m| m.at);
+        match at {
+            Some(at) => {
+                let title = story.preset.title;
+                let there = std::rc::Rc::new(self).played_to(at);
+                let reached = there.story.as_ref().map_or(0, |s| s.reached(at));
+                there.with_notice(Notice::Info(format!(
+                    "\"{title}\" at key moment {reached} of {count}. Back and Next move between its key moments."
+                )))
+            }
+            None => self.with_notice(Notice::Refused(format!(
+                "This address asks for key moment \"{moment}\"; this story has {count} (1 to {count}). It opens at its start."
+            ))),
         }
     }
 
@@ -189,6 +250,14 @@ fn frame_id(value: &str) -> String {
 
 /// The longest frame id the page keeps from its address.
 pub const FRAME_ID_CHARS_MAX: usize = 64;
+
+fn fencing_of(on: bool) -> crate::sim::Fencing {
+    if on {
+        crate::sim::Fencing::On
+    } else {
+        crate::sim::Fencing::Off
+    }
+}
 
 fn is_yes(value: &str) -> bool {
     matches!(value, "1" | "true" | "yes" | "on" | "")

@@ -229,3 +229,39 @@ async fn the_embed_has_the_hint_the_stories_menu_and_the_tour() {
     assert!(html.contains("aria-label=\"Tour\""), "the story's tour");
     assert!(html.contains("Press Next to play to the first key moment."));
 }
+
+#[test]
+fn the_address_opens_a_story_at_a_key_moment_with_fencing_as_asked() {
+    let asked = PageRequest::parse(
+        "?embed=1&preset=gc-pause&system=etcd&fencing=0&moment=5&id=lesson-a",
+        "",
+        false,
+    );
+    assert_eq!(asked.id.as_deref(), Some("lesson-a"));
+    assert_eq!(asked.fencing, Some(false));
+    let state = AppState::opened(None, &asked);
+    let story = state.story.as_ref().expect("the story");
+    let now = state.sim.borrow().now();
+    assert_eq!(now, story.tour[4].at, "at key moment 5");
+    assert_eq!(story.reached(now), 5);
+    assert_eq!(state.config().fencing, distlock::sim::Fencing::Off);
+    assert!(!state.running);
+
+    let on = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&system=etcd&fencing=1", "", false),
+    );
+    assert_eq!(on.config().fencing, distlock::sim::Fencing::On);
+    assert_eq!(on.sim.borrow().now().ms(), 0, "at the start");
+
+    let missing = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&moment=40", "", false),
+    );
+    match &missing.notice {
+        Some(Notice::Refused(text)) => assert!(text.contains("\"40\""), "{text}"),
+        other => panic!("the page says what is wrong, got {other:?}"),
+    }
+    assert_eq!(missing.sim.borrow().now().ms(), 0, "at its start");
+    assert!(missing.story.is_some());
+}

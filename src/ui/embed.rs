@@ -46,6 +46,8 @@ pub struct PageRequest {
     pub fencing: Option<bool>,
     /// The story's key moment to open at (`&moment=5`), counted from 1.
     pub moment: Option<String>,
+    /// `tour=off`: the story's tour bar starts closed.
+    pub tour_off: bool,
 }
 
 impl PageRequest {
@@ -70,6 +72,7 @@ impl PageRequest {
                 "id" if !value.is_empty() => request.id = Some(frame_id(value)),
                 "fencing" => request.fencing = Some(is_yes(value)),
                 "moment" if !value.is_empty() => request.moment = Some(value.to_string()),
+                "tour" => request.tour_off = !is_yes(value),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
@@ -172,6 +175,11 @@ impl AppState {
         let opened = match &request.moment {
             Some(moment) => opened.at_moment(moment),
             None => opened,
+        };
+        let opened = if request.tour_off {
+            opened.show_tour(false)
+        } else {
+            opened
         };
         let notice = match (&opened.story, request.autoplay) {
             (Some(story), true) if !matches!(opened.notice, Some(Notice::Refused(_))) => {
@@ -337,28 +345,176 @@ pub fn open_full_page(
     })
 }
 
-/// The address a frame opens: `base` (the page's address without query or
-/// fragment) in its compact layout, with the story from its start (its tour
-/// waiting at the first key moment) or else the run itself.
-pub fn embed_src(base: &str, story: Option<StoryAddress>, fragment: &str) -> String {
-    match story {
-        Some(story) => format!("{base}?embed=1&{}", story.query()),
-        None if fragment.is_empty() => format!("{base}?embed=1"),
-        None => format!("{base}?embed=1#{fragment}"),
+/// Where an embed opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opens {
+    /// The story's start, its tour waiting at its first key moment (a run
+    /// without a story: where its link's playhead stands).
+    Start,
+    /// The story's key moment, counted from 1.
+    Moment(usize),
+    /// The run as it is now, at this moment (its link in the fragment).
+    Now,
+}
+
+/// How big the frame is: as wide as the host's column with a height, or
+/// a fixed size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameSize {
+    Responsive { height: u32 },
+    Fixed { width: u32, height: u32 },
+}
+
+/// The smallest and largest frame the builder offers, in CSS pixels: the
+/// page fits any frame from 320 x 400 to 1200 x 900, and a host may make
+/// it taller still.
+pub const FRAME_WIDTH_MIN: u32 = 320;
+pub const FRAME_WIDTH_MAX: u32 = 1200;
+pub const FRAME_HEIGHT_MIN: u32 = 400;
+pub const FRAME_HEIGHT_MAX: u32 = 2000;
+
+/// Everything an embed's code says: what it shows, where it opens, its
+/// tour, and its frame. The Share view's builder edits one; the docs'
+/// snippets are one (a test compares them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedSpec {
+    /// A story, or `None` for the run as it is (its link).
+    pub story: Option<&'static Preset>,
+    pub system: Backend,
+    pub fencing: bool,
+    /// With the story's suggested change on.
+    pub tried: bool,
+    pub opens: Opens,
+    /// The story's tour bar shown (closed, the story plays on without it).
+    pub tour: bool,
+    pub questions: bool,
+    pub autoplay: bool,
+    pub size: FrameSize,
+    /// The frame's name in its messages to the host page; empty: made up.
+    pub id: String,
+}
+
+impl EmbedSpec {
+    /// The embed of what the page shows: its story from the start on the
+    /// same system and fencing, or else the run at this moment; as wide as
+    /// the host's column and 500 px high.
+    pub fn of(story: Option<StoryAddress>, system: Backend, fencing: bool) -> EmbedSpec {
+        EmbedSpec {
+            story: story.map(|s| s.preset),
+            system,
+            fencing,
+            tried: story.is_some_and(|s| s.tried),
+            opens: if story.is_some() {
+                Opens::Start
+            } else {
+                Opens::Now
+            },
+            tour: true,
+            questions: story.is_none_or(|s| s.questions),
+            autoplay: false,
+            size: FrameSize::Responsive { height: 500 },
+            id: String::new(),
+        }
+    }
+
+    /// The address the frame opens: `base` (the page's address without
+    /// query or fragment), and the run's link (`fragment`) where the embed
+    /// opens at this moment or shows the run itself.
+    pub fn src(&self, base: &str, fragment: &str) -> String {
+        let mut query = String::from("embed=1");
+        if let Some(preset) = self.story {
+            query.push_str(&format!(
+                "&preset={}&system={}&fencing={}",
+                preset.id,
+                self.system.slug(),
+                u8::from(self.fencing)
+            ));
+            if self.tried {
+                query.push_str("&try=1");
+            }
+            if let Opens::Moment(n) = self.opens {
+                query.push_str(&format!("&moment={n}"));
+            }
+            if !self.tour {
+                query.push_str("&tour=off");
+            }
+            if !self.questions {
+                query.push_str("&questions=off");
+            }
+        }
+        if self.autoplay {
+            query.push_str("&autoplay=1");
+        }
+        if !self.id.is_empty() {
+            query.push_str(&format!("&id={}", self.id));
+        }
+        let with_run = self.story.is_none() || self.opens == Opens::Now;
+        if with_run && !fragment.is_empty() {
+            format!("{base}?{query}#{fragment}")
+        } else {
+            format!("{base}?{query}")
+        }
+    }
+
+    /// The frame's title, which names what it shows: the story (or a
+    /// shared run), the system and fencing.
+    pub fn title(&self) -> String {
+        let fencing = if self.fencing {
+            "fencing on"
+        } else {
+            "fencing off"
+        };
+        match self.story {
+            Some(preset) => format!(
+                "Distributed Lock Simulator: {}, on {}, {fencing}",
+                preset.title,
+                self.system.name()
+            ),
+            None => format!(
+                "Distributed Lock Simulator: a shared run on {}, {fencing}",
+                self.system.name()
+            ),
+        }
+    }
+
+    /// The `<iframe>` a course author pastes into a page. No sandbox: the
+    /// tour's buttons and Open the full page need forms and popups.
+    pub fn code(&self, base: &str, fragment: &str) -> String {
+        let size = match self.size {
+            FrameSize::Responsive { height } => {
+                format!(r#"style="width:100%;height:{height}px;border:0""#)
+            }
+            FrameSize::Fixed { width, height } => {
+                format!(r#"width="{width}" height="{height}" style="border:0""#)
+            }
+        };
+        format!(
+            r#"<iframe src="{}" title="{}" {size} loading="lazy"></iframe>"#,
+            attribute(&self.src(base, fragment)),
+            attribute(&self.title())
+        )
     }
 }
 
-/// The `<iframe>` a teacher pastes into a course page.
-pub fn embed_code(src: &str, story: Option<StoryAddress>) -> String {
-    let title = match story {
-        Some(s) => format!("Distributed Lock Simulator: {}", s.preset.title),
-        None => "Distributed Lock Simulator".to_string(),
-    };
-    format!(
-        r#"<iframe src="{}" title="{}" width="700" height="500" style="border:0" loading="lazy"></iframe>"#,
-        attribute(src),
-        attribute(&title)
-    )
+/// The address of the snippet the README and docs/page.md show: a course
+/// page's own host.
+pub const DOCS_BASE: &str = "https://YOUR-HOST/distlock/";
+
+/// The embed the README and docs/page.md show, as the builder gives it:
+/// the first story on etcd, fencing off, opening at its key moment 5.
+pub fn docs_example() -> EmbedSpec {
+    EmbedSpec {
+        story: presets::preset("gc-pause"),
+        system: Backend::Etcd,
+        fencing: false,
+        tried: false,
+        opens: Opens::Moment(5),
+        tour: true,
+        questions: true,
+        autoplay: false,
+        size: FrameSize::Responsive { height: 500 },
+        id: "lesson-1".into(),
+    }
 }
 
 /// Text made safe inside a double-quoted HTML attribute.

@@ -62,6 +62,13 @@ impl AppState {
             HostCommand::Pause => act(self, Action::Pause),
             HostCommand::Step => act(self, Action::Step),
             HostCommand::Describe => Ok(self),
+            HostCommand::Reset => act(self, Action::Reset),
+            HostCommand::Unload => {
+                if self.story.is_none() {
+                    return Err("No story is loaded: the run already goes on by hand.".into());
+                }
+                act(self, Action::UnloadStory)
+            }
             HostCommand::Tour { open } => {
                 if self.story.is_none() {
                     return Err("No story is loaded, so there is no tour to show.".into());

@@ -6,6 +6,7 @@ pub mod client_card;
 pub mod code_view;
 pub mod controls;
 pub mod embed;
+pub mod embed_builder;
 pub mod event_log;
 pub mod find;
 pub mod guide;
@@ -338,7 +339,7 @@ pub fn App(props: &AppProps) -> Html {
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
-        story: state.story_address(),
+        embed: embed::EmbedSpec::of(state.story_address(), backend, sim.config().fencing.is_on()),
         help: state.help,
         backend,
         drawn,
@@ -525,7 +526,8 @@ struct Full {
     code: Html,
     code_toggle: Html,
     run_link: Callback<(), String>,
-    story: Option<embed::StoryAddress>,
+    /// The embed of what the page shows, for the Share view's builder.
+    embed: embed::EmbedSpec,
     help: bool,
     backend: Backend,
     /// Whether the page below the first screen is drawn yet.
@@ -635,7 +637,7 @@ fn full_page(b: Both, f: Full) -> Html {
                             <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                         }) }
                         { tool(View::Share, f.view, html! {
-                            <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
+                            <Share dispatch={dispatch.clone()} run_link={f.run_link} embed={f.embed} />
                         }) }
                     </>
                 }) }

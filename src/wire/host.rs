@@ -14,8 +14,8 @@ use crate::words::seconds_1;
 pub const MESSAGE_TYPE: &str = "distlock";
 
 /// The commands a host may send, as `docs/embed.md` lists them.
-pub const COMMANDS: [&str; 9] = [
-    "play", "pause", "step", "seek", "client", "set", "load", "describe", "tour",
+pub const COMMANDS: [&str; 11] = [
+    "play", "pause", "step", "seek", "client", "set", "load", "reset", "unload", "describe", "tour",
 ];
 
 /// The actions of a `client` command, as the card's buttons are named.
@@ -81,6 +81,10 @@ pub enum HostCommand {
         link: Option<String>,
     },
     Describe,
+    /// A fresh run with the same settings (a story starts again).
+    Reset,
+    /// The story's script stops; the run goes on by hand.
+    Unload,
     /// The tour's bar: `open` shows or closes it.
     Tour {
         open: bool,
@@ -141,6 +145,8 @@ pub fn read_command(text: &str) -> Result<HostCommand, String> {
         "pause" => Ok(HostCommand::Pause),
         "step" => Ok(HostCommand::Step),
         "describe" => Ok(HostCommand::Describe),
+        "reset" => Ok(HostCommand::Reset),
+        "unload" => Ok(HostCommand::Unload),
         "seek" => read_seek(&message),
         "client" => read_client(&message),
         "set" => read_set(&message),

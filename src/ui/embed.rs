@@ -15,6 +15,18 @@ use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::tools::finder::form::FIND_LINK_KEY;
 use yew::prelude::*;
 
+/// What a key moment points at in a frame: the compact layout has no
+/// lock service or resource lines, and its status strip says what they
+/// would (the holder and token, the writes refused, the verdict on a stale
+/// write), so a caption about them points at the strip.
+pub fn look_in_frame(look: crate::lesson::tour::Look) -> crate::lesson::tour::Look {
+    use crate::lesson::tour::Look;
+    match look {
+        Look::Service | Look::Resource => Look::Status,
+        card => card,
+    }
+}
+
 /// The `type` of the height message posted to a host page.
 pub const HEIGHT_MESSAGE: &str = "distlock:height";
 

@@ -69,6 +69,9 @@ async fn the_embedded_page_is_compact() {
         "Client D",
         "class=\"panel timeline\"",
         "Fencing",
+        "Skip past the simulator",
+        "Keyboard shortcuts (?)",
+        "id=\"embed-end\"",
     ] {
         assert!(html.contains(part), "the embedded page has {part}");
     }

@@ -226,14 +226,8 @@ impl AppState {
             .and_then(|i| story.tour.get(i))
             .map(|m| m.at);
         match at {
-            Some(at) => {
-                let title = story.preset.title;
-                let there = std::rc::Rc::new(self).played_to(at);
-                let reached = there.story.as_ref().map_or(0, |s| s.reached(at));
-                there.with_notice(Notice::Info(format!(
-                    "\"{title}\" at key moment {reached} of {count}. Back and Next move between its key moments."
-                )))
-            }
+            // The tour's bar says where the story is.
+            Some(at) => std::rc::Rc::new(self).played_to(at),
             None => self.with_notice(Notice::Refused(format!(
                 "This address asks for key moment \"{moment}\"; this story has {count} (1 to {count}). It opens at its start."
             ))),

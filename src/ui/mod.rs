@@ -603,7 +603,7 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
             <main class="page__main">
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} />
+                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true />
                     <a class="embed__open" href={embed::full_page_href("", way.story)} target="_blank" rel="noopener"
                         onclick={embed::open_full_page(way.run_link, way.story)}>
                         { "Open the full page" }

@@ -149,7 +149,7 @@ pub fn Stories(props: &StoriesProps) -> Html {
         return html! {
             <section class="stories stories--compact" aria-label="Stories">
                 <div class="stories__bar">
-                    <p class="stories__hint">{ HINT }</p>
+                    <p class="stories__hint" title={HINT}>{ HINT }</p>
                     { menu.button() }
                 </div>
                 { menu.list(props) }

@@ -10,7 +10,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { named, poll, started } from "./ui.mjs";
+import { named, openPage, openView, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -103,5 +103,52 @@ test("the demo page drives two embeds through the host-page API, and hears their
   });
   const heights = (await heard(page, "embed-a")).filter((e) => e.event === "height");
   assert.ok(heights.length >= 1 && heights[0].px > 300, `a settled height first: ${JSON.stringify(heights)}`);
+  assert.deepEqual(problems, [], problems.join("\n"));
+});
+
+test("the Share view builds an embed at key moment 5 with fencing off, shows it in its preview, and gives its code", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const problems = [];
+  const page = await openPage(await suite.context(t, {}, problems), `${suite.server.url}?preset=gc-pause&system=etcd`);
+  await openView(page, "Share and embed");
+  const builder = page.getByRole("region", named("Embed in a course page"));
+  const codeOf = async () => builder.getByRole("textbox", named("Embed code")).inputValue();
+  const srcOf = (code) => new URL(code.match(/\ssrc="([^"]*)"/)[1].replaceAll("&amp;", "&"));
+  await builder.getByLabel("Fencing on").setChecked(false);
+  await builder.getByLabel("Opens at").selectOption("moment");
+  const moment = builder.getByLabel(/^Key moment \(1 to \d+\)$/);
+  await moment.fill("5");
+  await moment.blur();
+  await poll(async () => srcOf(await codeOf()).searchParams.get("moment") === "5", { what: "moment=5 in the code" });
+  const code = await codeOf();
+  const src = srcOf(code);
+  assert.equal(src.searchParams.get("preset"), "gc-pause", code);
+  assert.equal(src.searchParams.get("system"), "etcd", code);
+  assert.equal(src.searchParams.get("fencing"), "0", code);
+  assert.match(code, /title="Distributed Lock Simulator: A GC pause outlives the lease, on etcd, fencing off"/);
+  assert.doesNotMatch(code, /sandbox/);
+
+  // A value the builder cannot take is refused, and the code stays.
+  const height = builder.getByLabel("Height (px)");
+  await height.fill("12");
+  await height.blur();
+  await builder.getByRole("alert").filter({ hasText: "Height (px)" }).waitFor();
+  assert.equal(await codeOf(), code, "the code is unchanged");
+
+  // The preview is exactly that frame: the story at key moment 5.
+  await builder.getByRole("button", named("Preview")).click();
+  const frame = page.frameLocator(".embed-builder__frame");
+  await started(frame);
+  await poll(async () => /Key moment 5 of/.test(await frame.getByRole("group", named("Tour")).innerText()), {
+    what: "the preview at key moment 5",
+  });
+  assert.equal(await page.locator(".embed-builder__frame").getAttribute("src"), src.href);
+
+  // Fencing on, from the start: the second embed of a chapter.
+  await builder.getByLabel("Fencing on").setChecked(true);
+  await builder.getByLabel("Opens at").selectOption("start");
+  await poll(async () => srcOf(await codeOf()).searchParams.get("fencing") === "1" && !srcOf(await codeOf()).searchParams.has("moment"), {
+    what: "fencing on from the start",
+  });
+  assert.match(await codeOf(), /fencing on"/);
   assert.deepEqual(problems, [], problems.join("\n"));
 });

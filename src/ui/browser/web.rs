@@ -366,38 +366,71 @@ pub struct HeightReport {
     observer: web_sys::ResizeObserver,
     _callback: Closure<dyn FnMut(js_sys::Array)>,
     _pending: Rc<RefCell<Option<gloo_timers::callback::Timeout>>>,
+    /// The frame resized by its host.
+    _resized: EventListener,
 }
 
 /// How long the page's height must stand still before it is told.
 const HEIGHT_SETTLE_MS: u32 = 150;
 
+/// The attribute on the root while the frame shows the whole page (its
+/// host sized it by the height told): the tour's bar then sits in the
+/// page's flow near the top, not docked at the foot of a frame as tall as
+/// the page.
+const WHOLE_ATTRIBUTE: &str = "data-embed-whole";
+
 impl HeightReport {
     pub fn start(id: Rc<str>) -> Option<HeightReport> {
         let window = web_sys::window()?;
-        let body = window.document()?.body()?;
-        let measured = body.clone();
+        let document = window.document()?;
+        let body = document.body()?;
+        let observed = body.clone();
+        let root = document.document_element()?;
         let pending: Rc<RefCell<Option<gloo_timers::callback::Timeout>>> = Rc::default();
         let told = Rc::new(Cell::new(0));
-        let later = pending.clone();
-        let callback = Closure::new(move |_entries: js_sys::Array| {
-            let (measured, told, id) = (measured.clone(), told.clone(), id.clone());
-            // Each change starts the wait again.
-            *later.borrow_mut() = Some(gloo_timers::callback::Timeout::new(
-                HEIGHT_SETTLE_MS,
-                move || {
-                    let height = measured.scroll_height().max(measured.offset_height());
-                    if height != told.replace(height) {
-                        post_height(height, &id);
-                    }
-                },
-            ));
-        });
+        let settle = {
+            let (pending, window) = (pending.clone(), window.clone());
+            Rc::new(move || {
+                let (body, root, told, id, window) = (
+                    body.clone(),
+                    root.clone(),
+                    told.clone(),
+                    id.clone(),
+                    window.clone(),
+                );
+                // Each change starts the wait again.
+                *pending.borrow_mut() = Some(gloo_timers::callback::Timeout::new(
+                    HEIGHT_SETTLE_MS,
+                    move || {
+                        let height = body.scroll_height().max(body.offset_height());
+                        if height != told.replace(height) {
+                            post_height(height, &id);
+                        }
+                        let shown = window
+                            .inner_height()
+                            .ok()
+                            .and_then(|h| h.as_f64())
+                            .unwrap_or_default();
+                        let whole = shown + 2.0 >= f64::from(root.scroll_height());
+                        let _ = if whole {
+                            root.set_attribute(WHOLE_ATTRIBUTE, "")
+                        } else {
+                            root.remove_attribute(WHOLE_ATTRIBUTE)
+                        };
+                    },
+                ));
+            })
+        };
+        let on_change = settle.clone();
+        let callback = Closure::new(move |_entries: js_sys::Array| on_change());
         let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-        observer.observe(&body);
+        observer.observe(&observed);
+        let resized = EventListener::new(&window, "resize", move |_| settle());
         Some(HeightReport {
             observer,
             _callback: callback,
             _pending: pending,
+            _resized: resized,
         })
     }
 }

@@ -223,7 +223,11 @@ pub fn EmbedBuilder(props: &EmbedBuilderProps) -> Html {
         let preview = preview.clone();
         Callback::from(move |_: MouseEvent| preview.set(!*preview))
     };
-    let moments = moments_of(&spec);
+    // Found by playing the story: once for each story, system and fencing.
+    let moments = *use_memo((spec.story.map(|p| p.id), spec.system, spec.fencing), {
+        let spec = (*spec).clone();
+        move |_| moments_of(&spec)
+    });
     let story = spec.story;
     let opens = match spec.opens {
         Opens::Start => "start",

@@ -672,7 +672,8 @@ fn full_page(b: Both, f: Full) -> Html {
                             <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                         }) }
                         { tool(View::Share, f.view, html! {
-                            <Share dispatch={dispatch.clone()} run_link={f.run_link} embed={f.embed} />
+                            <Share dispatch={dispatch.clone()} run_link={f.run_link} embed={f.embed}
+                                shown={f.view == View::Share} />
                         }) }
                     </>
                 }) }

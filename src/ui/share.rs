@@ -104,6 +104,10 @@ pub struct ShareProps {
     pub run_link: Callback<(), String>,
     /// The embed of what the page shows, where the embed builder starts.
     pub embed: EmbedSpec,
+    /// Whether the view is on show: the builder (and its preview) is drawn
+    /// only then, so a page that never shares never runs its code.
+    #[prop_or_default]
+    pub shown: bool,
 }
 
 /// What the last Copy did.
@@ -169,7 +173,9 @@ pub fn Share(props: &ShareProps) -> Html {
             { copied_field(&copied) }
             { exports }
         </section>
-        <EmbedBuilder start={props.embed.clone()} run_link={props.run_link.clone()} />
+        if props.shown {
+            <EmbedBuilder start={props.embed.clone()} run_link={props.run_link.clone()} />
+        }
         </>
     }
 }

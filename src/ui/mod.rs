@@ -621,8 +621,8 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
                     <summary>{ "Event log: the run in sentences" }</summary>
                     { b.log }
                 </details>
+                <p id="embed-end" ref={way.end} tabindex="-1" class="visually-hidden">{ "End of the simulator" }</p>
             </main>
-            <p id="embed-end" ref={way.end} tabindex="-1" class="visually-hidden">{ "End of the simulator" }</p>
         </div>
     }
 }

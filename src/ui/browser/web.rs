@@ -388,15 +388,20 @@ impl HeightReport {
         let root = document.document_element()?;
         let pending: Rc<RefCell<Option<gloo_timers::callback::Timeout>>> = Rc::default();
         let told = Rc::new(Cell::new(0));
+        // Whether the frame's own size is to be judged again: at the start
+        // and whenever the host resizes the frame, never when only the
+        // content changed (the host has not followed the new height yet).
+        let judge = Rc::new(Cell::new(true));
         let settle = {
-            let (pending, window) = (pending.clone(), window.clone());
+            let (pending, window, judge) = (pending.clone(), window.clone(), judge.clone());
             Rc::new(move || {
-                let (body, root, told, id, window) = (
+                let (body, root, told, id, window, judge) = (
                     body.clone(),
                     root.clone(),
                     told.clone(),
                     id.clone(),
                     window.clone(),
+                    judge.clone(),
                 );
                 // Each change starts the wait again.
                 *pending.borrow_mut() = Some(gloo_timers::callback::Timeout::new(
@@ -406,13 +411,15 @@ impl HeightReport {
                         if height != told.replace(height) {
                             post_height(height, &id);
                         }
+                        if !judge.replace(false) {
+                            return;
+                        }
                         let shown = window
                             .inner_height()
                             .ok()
                             .and_then(|h| h.as_f64())
                             .unwrap_or_default();
-                        let whole = shown + 2.0 >= f64::from(root.scroll_height());
-                        let _ = if whole {
+                        let _ = if shown + 2.0 >= f64::from(height) {
                             root.set_attribute(WHOLE_ATTRIBUTE, "")
                         } else {
                             root.remove_attribute(WHOLE_ATTRIBUTE)
@@ -425,7 +432,10 @@ impl HeightReport {
         let callback = Closure::new(move |_entries: js_sys::Array| on_change());
         let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
         observer.observe(&observed);
-        let resized = EventListener::new(&window, "resize", move |_| settle());
+        let resized = EventListener::new(&window, "resize", move |_| {
+            judge.set(true);
+            settle();
+        });
         Some(HeightReport {
             observer,
             _callback: callback,

@@ -285,7 +285,7 @@ fn notice(props: &ControlsProps) -> Html {
     let dismiss = props.dispatch.reform(|_: MouseEvent| Action::DismissNotice);
     html! {
         <p class={classes!("notice", class)} role={role}>
-            <span class="notice__text">{ notice.text() }</span>
+            <span class="notice__text" title={notice.text().to_string()}>{ notice.text() }</span>
             <button type="button" class="notice__dismiss" aria-label="Dismiss" onclick={dismiss}>
                 { "×" }
             </button>

@@ -15,6 +15,18 @@ use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::tools::finder::form::FIND_LINK_KEY;
 use yew::prelude::*;
 
+/// What a key moment points at in a frame: the compact layout has no
+/// lock service or resource lines, and its status strip says what they
+/// would (the holder and token, the writes refused, the verdict on a stale
+/// write), so a caption about them points at the strip.
+pub fn look_in_frame(look: crate::lesson::tour::Look) -> crate::lesson::tour::Look {
+    use crate::lesson::tour::Look;
+    match look {
+        Look::Service | Look::Resource => Look::Status,
+        card => card,
+    }
+}
+
 /// The `type` of the height message posted to a host page.
 pub const HEIGHT_MESSAGE: &str = "distlock:height";
 
@@ -39,6 +51,15 @@ pub struct PageRequest {
     pub view: View,
     /// A teacher's `questions=off`: tours play without asking first.
     pub questions_off: bool,
+    /// The frame's name in its messages to the host page (`&id=…`).
+    pub id: Option<String>,
+    /// Fencing on or off (`&fencing=1`, `&fencing=0`); unsaid, the story's
+    /// (or the default run's) own.
+    pub fencing: Option<bool>,
+    /// The story's key moment to open at (`&moment=5`), counted from 1.
+    pub moment: Option<String>,
+    /// `tour=off`: the story's tour bar starts closed.
+    pub tour_off: bool,
 }
 
 impl PageRequest {
@@ -60,6 +81,10 @@ impl PageRequest {
                 "try" => request.tried = is_yes(value),
                 "view" => request.view = View::from_slug(value).unwrap_or_default(),
                 "questions" => request.questions_off = !is_yes(value),
+                "id" if !value.is_empty() => request.id = Some(frame_id(value)),
+                "fencing" => request.fencing = Some(is_yes(value)),
+                "moment" if !value.is_empty() => request.moment = Some(value.to_string()),
+                "tour" => request.tour_off = !is_yes(value),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
@@ -116,6 +141,16 @@ impl AppState {
             return AppState { running, ..opened };
         }
         let Some(preset) = preset else {
+            let fresh = match request.fencing {
+                Some(on) => {
+                    let config = fresh.config();
+                    fresh.restart_with(Config {
+                        fencing: fencing_of(on),
+                        ..config
+                    })
+                }
+                None => fresh,
+            };
             return AppState {
                 running: request.autoplay,
                 ..fresh
@@ -134,25 +169,68 @@ impl AppState {
                 )));
             }
         };
-        let opened = fresh.load_preset(preset, Config { backend, ..config });
+        let fencing = request.fencing.map_or(config.fencing, fencing_of);
+        let opened = fresh.load_preset(
+            preset,
+            Config {
+                backend,
+                fencing,
+                ..config
+            },
+        );
         let opened = if request.tried && opened.story.is_some() {
             let config = opened.config();
             opened.try_this(true, config)
         } else {
             opened
         };
+        let opened = match &request.moment {
+            Some(moment) => opened.at_moment(moment),
+            None => opened,
+        };
+        let opened = if request.tour_off {
+            opened.show_tour(false)
+        } else {
+            opened
+        };
         let notice = match (&opened.story, request.autoplay) {
-            (Some(story), true) => Some(Notice::Info(format!(
+            (Some(story), true) if !matches!(opened.notice, Some(Notice::Refused(_))) => {
+                Some(Notice::Info(format!(
                 "Playing \"{}\" on {}. Pause stops it; Back and Next move between its key moments.",
                 story.preset.title,
                 opened.config().backend.name()
-            ))),
+            )))
+            }
             _ => opened.notice.clone(),
         };
         AppState {
             running: request.autoplay,
             notice,
             ..opened
+        }
+    }
+
+    /// The loaded story played to its key moment `moment` (a number from
+    /// 1, as the address gives it), its tour there; or, for a moment the
+    /// story does not have, at its start with the reason.
+    fn at_moment(self, moment: &str) -> AppState {
+        let Some(story) = &self.story else {
+            return self;
+        };
+        let count = story.tour.len();
+        let at = moment
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| n.checked_sub(1))
+            .and_then(|i| story.tour.get(i))
+            .map(|m| m.at);
+        match at {
+            // The tour's bar says where the story is.
+            Some(at) => std::rc::Rc::new(self).played_to(at),
+            None => self.with_notice(Notice::Refused(format!(
+                "This address asks for key moment \"{moment}\"; this story has {count} (1 to {count}). It opens at its start."
+            ))),
         }
     }
 
@@ -178,16 +256,33 @@ impl AppState {
     }
 }
 
+/// An address's `id=`, decoded and cut to `FRAME_ID_CHARS_MAX` characters.
+fn frame_id(value: &str) -> String {
+    let decoded = crate::wire::link::percent_decoded(value);
+    decoded.chars().take(FRAME_ID_CHARS_MAX).collect()
+}
+
+/// The longest frame id the page keeps from its address.
+pub const FRAME_ID_CHARS_MAX: usize = 64;
+
+fn fencing_of(on: bool) -> crate::sim::Fencing {
+    if on {
+        crate::sim::Fencing::On
+    } else {
+        crate::sim::Fencing::Off
+    }
+}
+
 fn is_yes(value: &str) -> bool {
     matches!(value, "1" | "true" | "yes" | "on" | "")
 }
 
-/// While embedded, tells the host page the content's height whenever it
-/// changes. The observer is dropped with the page.
+/// While embedded and drawn whole, tells the host page the content's
+/// height whenever it changes. The observer is dropped with the page.
 #[hook]
-pub fn use_height_report(embed: bool) {
+pub fn use_height_report(embed: bool, id: std::rc::Rc<str>) {
     use_effect_with(embed, move |&embed| {
-        let observer = embed.then(browser::HeightReport::start).flatten();
+        let observer = embed.then(|| browser::HeightReport::start(id)).flatten();
         // Dropping the observer on cleanup disconnects it.
         move || {
             let _disconnected = observer;
@@ -256,28 +351,176 @@ pub fn open_full_page(
     })
 }
 
-/// The address a frame opens: `base` (the page's address without query or
-/// fragment) in its compact layout, with the story from its start (its tour
-/// waiting at the first key moment) or else the run itself.
-pub fn embed_src(base: &str, story: Option<StoryAddress>, fragment: &str) -> String {
-    match story {
-        Some(story) => format!("{base}?embed=1&{}", story.query()),
-        None if fragment.is_empty() => format!("{base}?embed=1"),
-        None => format!("{base}?embed=1#{fragment}"),
+/// Where an embed opens.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Opens {
+    /// The story's start, its tour waiting at its first key moment (a run
+    /// without a story: where its link's playhead stands).
+    Start,
+    /// The story's key moment, counted from 1.
+    Moment(usize),
+    /// The run as it is now, at this moment (its link in the fragment).
+    Now,
+}
+
+/// How big the frame is: as wide as the host's column with a height, or
+/// a fixed size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameSize {
+    Responsive { height: u32 },
+    Fixed { width: u32, height: u32 },
+}
+
+/// The smallest and largest frame the builder offers, in CSS pixels: the
+/// page fits any frame from 320 x 400 to 1200 x 900, and a host may make
+/// it taller still.
+pub const FRAME_WIDTH_MIN: u32 = 320;
+pub const FRAME_WIDTH_MAX: u32 = 1200;
+pub const FRAME_HEIGHT_MIN: u32 = 400;
+pub const FRAME_HEIGHT_MAX: u32 = 2000;
+
+/// Everything an embed's code says: what it shows, where it opens, its
+/// tour, and its frame. The Share view's builder edits one; the docs'
+/// snippets are one (a test compares them).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EmbedSpec {
+    /// A story, or `None` for the run as it is (its link).
+    pub story: Option<&'static Preset>,
+    pub system: Backend,
+    pub fencing: bool,
+    /// With the story's suggested change on.
+    pub tried: bool,
+    pub opens: Opens,
+    /// The story's tour bar shown (closed, the story plays on without it).
+    pub tour: bool,
+    pub questions: bool,
+    pub autoplay: bool,
+    pub size: FrameSize,
+    /// The frame's name in its messages to the host page; empty: made up.
+    pub id: String,
+}
+
+impl EmbedSpec {
+    /// The embed of what the page shows: its story from the start on the
+    /// same system and fencing, or else the run at this moment; as wide as
+    /// the host's column and 500 px high.
+    pub fn of(story: Option<StoryAddress>, system: Backend, fencing: bool) -> EmbedSpec {
+        EmbedSpec {
+            story: story.map(|s| s.preset),
+            system,
+            fencing,
+            tried: story.is_some_and(|s| s.tried),
+            opens: if story.is_some() {
+                Opens::Start
+            } else {
+                Opens::Now
+            },
+            tour: true,
+            questions: story.is_none_or(|s| s.questions),
+            autoplay: false,
+            size: FrameSize::Responsive { height: 500 },
+            id: String::new(),
+        }
+    }
+
+    /// The address the frame opens: `base` (the page's address without
+    /// query or fragment), and the run's link (`fragment`) where the embed
+    /// opens at this moment or shows the run itself.
+    pub fn src(&self, base: &str, fragment: &str) -> String {
+        let mut query = String::from("embed=1");
+        if let Some(preset) = self.story {
+            query.push_str(&format!(
+                "&preset={}&system={}&fencing={}",
+                preset.id,
+                self.system.slug(),
+                u8::from(self.fencing)
+            ));
+            if self.tried {
+                query.push_str("&try=1");
+            }
+            if let Opens::Moment(n) = self.opens {
+                query.push_str(&format!("&moment={n}"));
+            }
+            if !self.tour {
+                query.push_str("&tour=off");
+            }
+            if !self.questions {
+                query.push_str("&questions=off");
+            }
+        }
+        if self.autoplay {
+            query.push_str("&autoplay=1");
+        }
+        if !self.id.is_empty() {
+            query.push_str(&format!("&id={}", self.id));
+        }
+        let with_run = self.story.is_none() || self.opens == Opens::Now;
+        if with_run && !fragment.is_empty() {
+            format!("{base}?{query}#{fragment}")
+        } else {
+            format!("{base}?{query}")
+        }
+    }
+
+    /// The frame's title, which names what it shows: the story (or a
+    /// shared run), the system and fencing.
+    pub fn title(&self) -> String {
+        let fencing = if self.fencing {
+            "fencing on"
+        } else {
+            "fencing off"
+        };
+        match self.story {
+            Some(preset) => format!(
+                "Distributed Lock Simulator: {}, on {}, {fencing}",
+                preset.title,
+                self.system.name()
+            ),
+            None => format!(
+                "Distributed Lock Simulator: a shared run on {}, {fencing}",
+                self.system.name()
+            ),
+        }
+    }
+
+    /// The `<iframe>` a course author pastes into a page. No sandbox: the
+    /// tour's buttons and Open the full page need forms and popups.
+    pub fn code(&self, base: &str, fragment: &str) -> String {
+        let size = match self.size {
+            FrameSize::Responsive { height } => {
+                format!(r#"style="width:100%;height:{height}px;border:0""#)
+            }
+            FrameSize::Fixed { width, height } => {
+                format!(r#"width="{width}" height="{height}" style="border:0""#)
+            }
+        };
+        format!(
+            r#"<iframe src="{}" title="{}" {size} loading="lazy"></iframe>"#,
+            attribute(&self.src(base, fragment)),
+            attribute(&self.title())
+        )
     }
 }
 
-/// The `<iframe>` a teacher pastes into a course page.
-pub fn embed_code(src: &str, story: Option<StoryAddress>) -> String {
-    let title = match story {
-        Some(s) => format!("Distributed Lock Simulator: {}", s.preset.title),
-        None => "Distributed Lock Simulator".to_string(),
-    };
-    format!(
-        r#"<iframe src="{}" title="{}" width="700" height="500" style="border:0" loading="lazy"></iframe>"#,
-        attribute(src),
-        attribute(&title)
-    )
+/// The address of the snippet the README and docs/page.md show: a course
+/// page's own host.
+pub const DOCS_BASE: &str = "https://YOUR-HOST/distlock/";
+
+/// The embed the README and docs/page.md show, as the builder gives it:
+/// the first story on etcd, fencing off, opening at its key moment 5.
+pub fn docs_example() -> EmbedSpec {
+    EmbedSpec {
+        story: presets::preset("gc-pause"),
+        system: Backend::Etcd,
+        fencing: false,
+        tried: false,
+        opens: Opens::Moment(5),
+        tour: true,
+        questions: true,
+        autoplay: false,
+        size: FrameSize::Responsive { height: 500 },
+        id: "lesson-1".into(),
+    }
 }
 
 /// Text made safe inside a double-quoted HTML attribute.

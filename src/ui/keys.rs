@@ -51,6 +51,9 @@ pub fn use_tour_dock(docked: Option<&'static str>) {
 pub struct KeyboardHelpProps {
     pub open: bool,
     pub dispatch: Callback<Action>,
+    /// In a frame: the button reads "?" alone.
+    #[prop_or_default]
+    pub compact: bool,
 }
 
 /// A button that shows the shortcuts, and the list itself when open.
@@ -63,8 +66,15 @@ pub fn KeyboardHelp(props: &KeyboardHelpProps) -> Html {
     html! {
         <div class="keys">
             <button type="button" class="button button--small keys__toggle" onclick={toggle}
-                aria-expanded={if open { "true" } else { "false" }} aria-controls="keys-list">
-                { if open { "Hide keyboard shortcuts" } else { "Keyboard shortcuts (?)" } }
+                aria-expanded={if open { "true" } else { "false" }} aria-controls="keys-list"
+                aria-label={props.compact.then_some("Keyboard shortcuts (?)")}
+                title={props.compact.then_some("Keyboard shortcuts (?)")}>
+                { match (open, props.compact) {
+                    (true, false) => "Hide keyboard shortcuts",
+                    (false, false) => "Keyboard shortcuts (?)",
+                    (true, true) => "× ?",
+                    (false, true) => "?",
+                } }
             </button>
             if open {
                 <section id="keys-list" class="panel keys__panel" aria-label="Keyboard shortcuts">

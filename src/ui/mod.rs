@@ -6,9 +6,11 @@ pub mod client_card;
 pub mod code_view;
 pub mod controls;
 pub mod embed;
+pub mod embed_builder;
 pub mod event_log;
 pub mod find;
 pub mod guide;
+pub mod host;
 pub mod intro;
 pub mod keys;
 pub mod messages;
@@ -258,7 +260,12 @@ pub fn App(props: &AppProps) -> Html {
         move || AppState::opened(start, &request)
     });
     let embed = request.embed;
-    use_height_report(embed);
+    // The frame's name in its messages to the host page.
+    let frame_id = use_memo((), {
+        let named = request.id.clone();
+        move |_| -> std::rc::Rc<str> { named.unwrap_or_else(browser::made_up_id).into() }
+    });
+    host::use_host(embed, &state, (*frame_id).clone());
     let dispatch = state.dispatcher().to_callback();
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
@@ -266,8 +273,11 @@ pub fn App(props: &AppProps) -> Html {
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
 
+    // Where the embed's skip link moves the focus: its last stop.
+    let embed_end = use_node_ref();
     let parts = use_first_screen(props.on_drawn.clone());
     let first_screen = parts == FirstScreen::Whole;
+    use_height_report(embed && first_screen, (*frame_id).clone());
     // A frame's size is its host's choice: it is drawn whole at once.
     let below_drawn = use_below_first_screen(embed, first_screen);
     let drawn = below_drawn == Below::All;
@@ -281,7 +291,13 @@ pub fn App(props: &AppProps) -> Html {
         event_log(&sim, &state, &log_cache, &dispatch, &run_link)
     });
     let moment = tour_moment(&state, &sim);
-    let look = moment.map(|(_, look)| look);
+    let look = moment.map(|(_, look)| {
+        if embed {
+            embed::look_in_frame(look)
+        } else {
+            look
+        }
+    });
     let picture_cache = use_mut_ref(PictureCache::default);
     let (found, dropped) = use_properties(&state);
     // Embedded, the page never scrolls its host to a spotlight. A spotlit
@@ -313,7 +329,14 @@ pub fn App(props: &AppProps) -> Html {
         log,
     };
     if embed {
-        return compact_page(both, run_link, state.story_address());
+        let way = EmbedWay {
+            run_link,
+            story: state.story_address(),
+            help: state.help,
+            end: embed_end,
+            dispatch,
+        };
+        return compact_page(both, way);
     }
     let shown_ms = state.future.is_some().then_some(now_ms);
     let toggle_code = {
@@ -331,7 +354,7 @@ pub fn App(props: &AppProps) -> Html {
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
-        story: state.story_address(),
+        embed: embed::EmbedSpec::of(state.story_address(), backend, sim.config().fencing.is_on()),
         help: state.help,
         backend,
         drawn,
@@ -518,7 +541,8 @@ struct Full {
     code: Html,
     code_toggle: Html,
     run_link: Callback<(), String>,
-    story: Option<embed::StoryAddress>,
+    /// The embed of what the page shows, for the Share view's builder.
+    embed: embed::EmbedSpec,
     help: bool,
     backend: Backend,
     /// Whether the page below the first screen is drawn yet.
@@ -548,21 +572,40 @@ fn spot(look: Option<Look>, part: Look) -> Classes {
     classes!("spot", (look == Some(part)).then_some("is-spotlit"))
 }
 
-/// The compact layout for a frame: no header or long text, the controls in
-/// one row, and a story's tour docked at the frame's foot over the picture
-/// instead of above it.
-fn compact_page(
-    b: Both,
+/// What only the compact layout needs: its way out to the full page, the
+/// shortcuts' list, and its skip link's target.
+struct EmbedWay {
     run_link: Callback<(), String>,
     story: Option<embed::StoryAddress>,
-) -> Html {
+    help: bool,
+    /// The frame's last stop, where the skip link moves the focus: the next
+    /// Tab leaves the frame for the host page.
+    end: NodeRef,
+    dispatch: Callback<Action>,
+}
+
+/// The compact layout for a frame: no header or long text, the controls in
+/// one row, and a story's tour docked at the frame's foot over the picture
+/// instead of above it. A skip link first, for a keyboard reader who wants
+/// to go past the frame.
+fn compact_page(b: Both, way: EmbedWay) -> Html {
+    let skip = {
+        let end = way.end.clone();
+        Callback::from(move |e: MouseEvent| {
+            // Not followed: the page's own address keeps its fragment.
+            e.prevent_default();
+            browser::focus(&end);
+        })
+    };
     html! {
         <div class="page page--embed">
+            <a class="skip-link" href="#embed-end" onclick={skip}>{ "Skip past the simulator" }</a>
             <main class="page__main">
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <a class="embed__open" href={embed::full_page_href("", story)} target="_blank" rel="noopener"
-                        onclick={embed::open_full_page(run_link, story)}>
+                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true />
+                    <a class="embed__open" href={embed::full_page_href("", way.story)} target="_blank" rel="noopener"
+                        onclick={embed::open_full_page(way.run_link, way.story)}>
                         { "Open the full page" }
                     </a>
                 </div>
@@ -578,6 +621,7 @@ fn compact_page(
                     <summary>{ "Event log: the run in sentences" }</summary>
                     { b.log }
                 </details>
+                <p id="embed-end" ref={way.end} tabindex="-1" class="visually-hidden">{ "End of the simulator" }</p>
             </main>
         </div>
     }
@@ -628,7 +672,8 @@ fn full_page(b: Both, f: Full) -> Html {
                             <WorkSection kind={Kind::Spanner} dispatch={dispatch.clone()} />
                         }) }
                         { tool(View::Share, f.view, html! {
-                            <Share dispatch={dispatch.clone()} run_link={f.run_link} story={f.story} />
+                            <Share dispatch={dispatch.clone()} run_link={f.run_link} embed={f.embed}
+                                shown={f.view == View::Share} />
                         }) }
                     </>
                 }) }

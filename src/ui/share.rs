@@ -1,13 +1,14 @@
 //! Sharing a run: a link that reproduces it (copied, and kept in the
-//! address bar), the `<iframe>` code that embeds it (or its story) in a
-//! course page, a JSON file to export and import, and opening either.
+//! address bar), the embed builder (`super::embed_builder`) for a course
+//! page, a JSON file to export and import, and opening either.
 //! A link or file that cannot be read says why and opens the default page.
 //! The run can also leave as a history another tool checks (a Jepsen
 //! history, a Porcupine log, an ITF trace): the worker writes and draws
 //! it (`crate::wire::export`), so none of that code is in the first load.
 
 use super::browser;
-use super::embed::{self, StoryAddress};
+use super::embed::EmbedSpec;
+use super::embed_builder::EmbedBuilder;
 use super::state::{Action, AppState, Notice};
 use super::worker::{job_body, use_work};
 use crate::sim::Millis;
@@ -101,9 +102,12 @@ pub struct ShareProps {
     pub dispatch: Callback<Action>,
     /// Makes the link when asked (the run changes every frame).
     pub run_link: Callback<(), String>,
-    /// The loaded story, which an embed opens from its start.
+    /// The embed of what the page shows, where the embed builder starts.
+    pub embed: EmbedSpec,
+    /// Whether the view is on show: the builder (and its preview) is drawn
+    /// only then, so a page that never shares never runs its code.
     #[prop_or_default]
-    pub story: Option<StoryAddress>,
+    pub shown: bool,
 }
 
 /// What the last Copy did.
@@ -112,8 +116,6 @@ enum Copied {
     No,
     /// The link, and whether the clipboard took it.
     Yes(String, bool),
-    /// The embed code, and whether the clipboard took it.
-    Embed(String, bool),
 }
 
 /// The page's address without its query or fragment.
@@ -143,26 +145,6 @@ pub fn Share(props: &ShareProps) -> Html {
             copy_and_show(&copied, browser::page_url(&fragment), Copied::Yes);
         })
     };
-    let on_embed = {
-        let (copied, run_link, story) = (copied.clone(), props.run_link.clone(), props.story);
-        Callback::from(move |_: MouseEvent| {
-            // A story opens from its start; a run without one, as it is.
-            let fragment = if story.is_some() {
-                String::new()
-            } else {
-                run_link.emit(())
-            };
-            let src = embed::embed_src(page_base(&browser::page_url("")), story, &fragment);
-            copy_and_show(&copied, embed::embed_code(&src, story), Copied::Embed);
-        })
-    };
-    let embed_title = match props.story {
-        Some(s) => format!(
-            "An <iframe> for a course page: \"{}\" with its guided tour, 700 x 500",
-            s.preset.title
-        ),
-        None => "An <iframe> for a course page: this run, 700 x 500".to_string(),
-    };
     let on_pick = {
         let file_ref = file_ref.clone();
         Callback::from(move |_: MouseEvent| browser::click(&file_ref))
@@ -173,15 +155,13 @@ pub fn Share(props: &ShareProps) -> Html {
     };
     let exports = use_exports(&props.run_link, &props.dispatch);
     html! {
+        <>
         <section class="panel share" aria-labelledby="share-title">
             <h2 id="share-title" class="panel__title">{ "Share this run" }</h2>
             <div class="share__buttons">
                 <button type="button" class="button" onclick={on_copy}
                     title="A link that reopens this run, with the same seed and clicks, at this moment">
                     { "Copy link" }
-                </button>
-                <button type="button" class="button" onclick={on_embed} title={embed_title}>
-                    { "Copy embed code" }
                 </button>
                 <button type="button" class="button" onclick={on_pick}
                     title="Open a run saved with the timeline's Run (JSON) download">
@@ -193,6 +173,10 @@ pub fn Share(props: &ShareProps) -> Html {
             { copied_field(&copied) }
             { exports }
         </section>
+        if props.shown {
+            <EmbedBuilder start={props.embed.clone()} run_link={props.run_link.clone()} />
+        }
+        </>
     }
 }
 
@@ -210,16 +194,6 @@ fn copied_field(copied: &Copied) -> Html {
             url,
             "Link to this run",
             "share__url",
-        ),
-        Copied::Embed(code, ok) => (
-            if *ok {
-                "Embed code copied: paste it into a course page. "
-            } else {
-                "Copy this embed code: "
-            },
-            code,
-            "Embed code",
-            "share__url share__url--embed",
         ),
     };
     html! {

@@ -95,6 +95,9 @@ pub struct AppState {
     /// Whether a tour asks for a prediction before its key moments
     /// (`questions=off` in the address turns them off).
     pub questions: bool,
+    /// The page's answer to the host page's last command that needed one
+    /// (`super::host`), sent once.
+    pub answer: Option<super::host::HostAnswer>,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -224,6 +227,8 @@ pub enum Action {
     },
     /// Open a run from a file's text (or say why the file could not be read).
     ImportRun(Result<String, String>),
+    /// A command from the page that embeds this one (`super::host`).
+    Host(crate::wire::host::HostCommand),
 }
 
 impl AppState {
@@ -252,6 +257,7 @@ impl AppState {
             future: None,
             view: View::Simulator,
             questions: true,
+            answer: None,
         }
     }
 
@@ -302,7 +308,7 @@ impl AppState {
 
     /// Advances the clock one frame; `draw_time` false returns the same
     /// state when only time moved (see `Action::TickUndrawn`).
-    fn tick(self: Rc<Self>, draw_time: bool) -> Rc<Self> {
+    pub(crate) fn tick(self: Rc<Self>, draw_time: bool) -> Rc<Self> {
         if !self.running {
             // Nothing changes: returning the same state skips the re-render.
             return self;
@@ -611,6 +617,7 @@ impl Reducible for AppState {
             Action::ShowTour(open) => self.show_tour(open),
             Action::ReplayTour => self.replay_tour(),
             Action::Shortcut(key) => return self.shortcut(key),
+            Action::Host(command) => return self.host(command),
             Action::Select(selected) => AppState {
                 selected,
                 ..AppState::clone(&self)

@@ -149,7 +149,7 @@ pub fn Stories(props: &StoriesProps) -> Html {
         return html! {
             <section class="stories stories--compact" aria-label="Stories">
                 <div class="stories__bar">
-                    <p class="stories__hint">{ HINT }</p>
+                    <p class="stories__hint" title={HINT}>{ HINT }</p>
                     { menu.button() }
                 </div>
                 { menu.list(props) }
@@ -425,7 +425,7 @@ fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     let on_close = props
         .dispatch
         .reform(|_: MouseEvent| Action::ShowTour(false));
-    let (where_, caption) = where_and_caption(loaded, picked, ui, &props.dispatch);
+    let (where_, caption) = where_and_caption(loaded, picked, ui, props);
     let at_end = loaded.reached >= total;
     let (next_label, next_title) = match (asking, picked) {
         (Some(_), Some(_)) => (
@@ -478,8 +478,9 @@ fn where_and_caption(
     loaded: &Loaded,
     picked: Option<usize>,
     ui: &TourUi,
-    dispatch: &Callback<Action>,
+    props: &StoriesProps,
 ) -> (String, Html) {
+    let dispatch = &props.dispatch;
     let total = loaded.tour.len();
     let current = loaded
         .reached
@@ -502,7 +503,7 @@ fn where_and_caption(
                         <strong>{ lead }</strong>{ " " }{ why }{ " " }
                     }
                     { m.caption.clone() }
-                    <span class="tour__look">{ format!(" Look at {}.", m.look.name()) }</span>
+                    <span class="tour__look">{ format!(" Look at {}.", look_words(m.look, props.compact)) }</span>
                 </>
             },
         ),
@@ -510,6 +511,15 @@ fn where_and_caption(
             format!("{total} key moments"),
             html! { { "Press Next to play to the first key moment." } },
         ),
+    }
+}
+
+/// What the caption points at: in a frame, at what the frame shows.
+fn look_words(look: crate::lesson::tour::Look, compact: bool) -> String {
+    if compact {
+        super::embed::look_in_frame(look).name()
+    } else {
+        look.name()
     }
 }
 

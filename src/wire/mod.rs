@@ -2,6 +2,7 @@
 //! the page's own.
 
 pub mod export;
+pub mod host;
 pub mod json;
 pub mod link;
 pub(crate) mod run_json;

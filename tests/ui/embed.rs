@@ -69,6 +69,9 @@ async fn the_embedded_page_is_compact() {
         "Client D",
         "class=\"panel timeline\"",
         "Fencing",
+        "Skip past the simulator",
+        "Keyboard shortcuts (?)",
+        "id=\"embed-end\"",
     ] {
         assert!(html.contains(part), "the embedded page has {part}");
     }
@@ -142,7 +145,7 @@ fn the_address_names_a_story_on_a_system_with_its_change_tried() {
 
 #[test]
 fn embed_code_is_an_iframe_for_the_story_or_the_run() {
-    use distlock::ui::embed::{embed_code, embed_src, full_page_href};
+    use distlock::ui::embed::{full_page_href, EmbedSpec, FrameSize, Opens};
     use distlock::ui::share::page_base;
     let base = page_base("https://example.org/sim/?view=share#v1.abc");
     assert_eq!(base, "https://example.org/sim/");
@@ -151,24 +154,58 @@ fn embed_code_is_an_iframe_for_the_story_or_the_run() {
         &PageRequest::parse("?preset=gc-pause&system=zookeeper", "", false),
     );
     let story = loaded.story_address();
-    let src = embed_src(base, story, "v1.ignored");
+    let spec = EmbedSpec::of(story, Backend::ZooKeeper, false);
     assert_eq!(
-        src,
-        "https://example.org/sim/?embed=1&preset=gc-pause&system=zookeeper"
+        spec.src(base, "v1.ignored"),
+        "https://example.org/sim/?embed=1&preset=gc-pause&system=zookeeper&fencing=0",
+        "a story opens from its start: no run link"
     );
-    let code = embed_code(&src, story);
-    assert!(code.starts_with("<iframe src=\"https://example.org/sim/?embed=1&amp;preset=gc-pause&amp;system=zookeeper\""), "{code}");
-    for part in [
-        "width=\"700\"",
-        "height=\"500\"",
-        "title=\"Distributed Lock Simulator: A GC pause outlives the lease\"",
-    ] {
-        assert!(code.contains(part), "{code}");
-    }
-    // Without a story, the run itself.
+    let code = spec.code(base, "");
     assert_eq!(
-        embed_src(base, None, "v1.abc"),
+        code,
+        "<iframe src=\"https://example.org/sim/?embed=1&amp;preset=gc-pause&amp;system=zookeeper&amp;fencing=0\" title=\"Distributed Lock Simulator: A GC pause outlives the lease, on ZooKeeper, fencing off\" style=\"width:100%;height:500px;border:0\" loading=\"lazy\"></iframe>"
+    );
+    assert!(!code.contains("sandbox"), "nothing that blocks the tour");
+    // At a key moment, with its tour closed, fixed, named for the host.
+    let at5 = EmbedSpec {
+        opens: Opens::Moment(5),
+        tour: false,
+        questions: false,
+        autoplay: true,
+        fencing: true,
+        size: FrameSize::Fixed {
+            width: 640,
+            height: 480,
+        },
+        id: "lesson-2".into(),
+        ..spec.clone()
+    };
+    assert_eq!(
+        at5.src(base, ""),
+        "https://example.org/sim/?embed=1&preset=gc-pause&system=zookeeper&fencing=1&moment=5&tour=off&questions=off&autoplay=1&id=lesson-2"
+    );
+    assert!(at5
+        .code(base, "")
+        .contains("width=\"640\" height=\"480\" style=\"border:0\""));
+    assert!(at5.title().ends_with("on ZooKeeper, fencing on"));
+    // At this moment: the story with the run's link.
+    let now = EmbedSpec {
+        opens: Opens::Now,
+        ..spec.clone()
+    };
+    assert_eq!(
+        now.src(base, "v1.abc"),
+        "https://example.org/sim/?embed=1&preset=gc-pause&system=zookeeper&fencing=0#v1.abc"
+    );
+    // Without a story, the run itself.
+    let run = EmbedSpec::of(None, Backend::Etcd, true);
+    assert_eq!(
+        run.src(base, "v1.abc"),
         "https://example.org/sim/?embed=1#v1.abc"
+    );
+    assert_eq!(
+        run.title(),
+        "Distributed Lock Simulator: a shared run on etcd, fencing on"
     );
     // The embed's way out keeps the run and the story.
     assert_eq!(
@@ -176,6 +213,31 @@ fn embed_code_is_an_iframe_for_the_story_or_the_run() {
         "./?preset=gc-pause&system=zookeeper#v1.abc"
     );
     assert_eq!(full_page_href("v1.abc", None), "./#v1.abc");
+}
+
+#[test]
+fn the_docs_snippets_are_what_the_builder_gives() {
+    use distlock::ui::embed::{docs_example, DOCS_BASE};
+    let code = docs_example().code(DOCS_BASE, "");
+    for file in ["README.md", "docs/page.md", "docs/embed.md"] {
+        let text = std::fs::read_to_string(file).expect("the doc");
+        assert!(
+            text.contains(&code),
+            "{file} shows the builder's code:\n{code}"
+        );
+        assert!(
+            !text.contains("sandbox=\"allow-scripts\""),
+            "{file}: no sandbox that blocks the tour"
+        );
+    }
+    // The snippet, opened, is the story at its key moment 5, fencing off.
+    let src = docs_example().src("", "");
+    let request = PageRequest::parse(src.trim_start_matches('?'), "", true);
+    let state = AppState::opened(None, &request);
+    let story = state.story.as_ref().expect("the story");
+    assert_eq!(story.reached(state.sim.borrow().now()), 5);
+    assert_eq!(state.config().fencing, distlock::sim::Fencing::Off);
+    assert_eq!(request.id.as_deref(), Some("lesson-1"));
 }
 
 #[test]
@@ -228,4 +290,40 @@ async fn the_embed_has_the_hint_the_stories_menu_and_the_tour() {
     );
     assert!(html.contains("aria-label=\"Tour\""), "the story's tour");
     assert!(html.contains("Press Next to play to the first key moment."));
+}
+
+#[test]
+fn the_address_opens_a_story_at_a_key_moment_with_fencing_as_asked() {
+    let asked = PageRequest::parse(
+        "?embed=1&preset=gc-pause&system=etcd&fencing=0&moment=5&id=lesson-a",
+        "",
+        false,
+    );
+    assert_eq!(asked.id.as_deref(), Some("lesson-a"));
+    assert_eq!(asked.fencing, Some(false));
+    let state = AppState::opened(None, &asked);
+    let story = state.story.as_ref().expect("the story");
+    let now = state.sim.borrow().now();
+    assert_eq!(now, story.tour[4].at, "at key moment 5");
+    assert_eq!(story.reached(now), 5);
+    assert_eq!(state.config().fencing, distlock::sim::Fencing::Off);
+    assert!(!state.running);
+
+    let on = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&system=etcd&fencing=1", "", false),
+    );
+    assert_eq!(on.config().fencing, distlock::sim::Fencing::On);
+    assert_eq!(on.sim.borrow().now().ms(), 0, "at the start");
+
+    let missing = AppState::opened(
+        None,
+        &PageRequest::parse("?preset=gc-pause&moment=40", "", false),
+    );
+    match &missing.notice {
+        Some(Notice::Refused(text)) => assert!(text.contains("\"40\""), "{text}"),
+        other => panic!("the page says what is wrong, got {other:?}"),
+    }
+    assert_eq!(missing.sim.borrow().now().ms(), 0, "at its start");
+    assert!(missing.story.is_some());
 }

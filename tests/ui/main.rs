@@ -8,6 +8,7 @@ mod shared;
 mod cards;
 mod common;
 mod embed;
+mod host;
 mod latency;
 mod properties;
 mod quiz;

@@ -5,7 +5,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
-use distlock::ui::embed::{embed_src, PageRequest};
+use distlock::ui::embed::{EmbedSpec, PageRequest};
 use distlock::ui::quiz::verdict;
 use distlock::ui::state::{Action, AppState};
 use std::rc::Rc;
@@ -126,13 +126,15 @@ fn questions_off_in_the_address_plays_straight_to_each_moment_and_the_embed_carr
     let story = third.story.as_ref().unwrap();
     assert_eq!(third.sim.borrow().now(), story.tour[2].at);
     assert!(story.quiz.said.is_empty());
-    let src = embed_src("https://example.org/sim/", third.story_address(), "");
+    let spec = EmbedSpec::of(third.story_address(), third.config().backend, false);
+    let src = spec.src("https://example.org/sim/", "");
     assert_eq!(
         src,
-        "https://example.org/sim/?embed=1&preset=gc-pause&system=etcd&questions=off"
+        "https://example.org/sim/?embed=1&preset=gc-pause&system=etcd&fencing=0&questions=off"
     );
     let on = opened("?preset=gc-pause&system=etcd");
-    let src = embed_src("https://example.org/sim/", on.story_address(), "");
+    let spec = EmbedSpec::of(on.story_address(), on.config().backend, false);
+    let src = spec.src("https://example.org/sim/", "");
     assert!(!src.contains("questions"), "on is the default: {src}");
 }
 

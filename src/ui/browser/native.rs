@@ -82,7 +82,26 @@ pub fn point_link(_e: &MouseEvent, _href: &str) {}
 pub struct HeightReport;
 
 impl HeightReport {
-    pub fn start() -> Option<HeightReport> {
+    pub fn start(_id: std::rc::Rc<str>) -> Option<HeightReport> {
+        None
+    }
+}
+
+/// No host page to tell.
+pub fn tell_host(_event: &crate::wire::host::HostEvent, _id: &str) {}
+
+/// Natively every frame is the same one.
+pub fn made_up_id() -> String {
+    "distlock".into()
+}
+
+/// No host page to listen to.
+pub struct HostPort;
+
+impl HostPort {
+    pub fn start(
+        _on_read: impl Fn(Result<crate::wire::host::HostCommand, String>) + 'static,
+    ) -> Option<HostPort> {
         None
     }
 }

@@ -7,6 +7,7 @@ use crate::ui::embed::HEIGHT_MESSAGE;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
+use crate::wire::host::{read_command, HostCommand, HostEvent};
 use crate::work::Reply;
 use gloo_events::{EventListener, EventListenerOptions};
 use std::cell::{Cell, RefCell};
@@ -355,27 +356,91 @@ pub fn point_link(e: &MouseEvent, href: &str) {
     }
 }
 
-/// Tells the host page the content's height whenever it changes (the
-/// message `embed::HEIGHT_MESSAGE` names). Dropping it disconnects it.
+/// Tells the host page the content's height whenever it changes, once it
+/// has settled: a change is told only after the height has stood still for
+/// `HEIGHT_SETTLE_MS`, so the first height told is the page drawn whole,
+/// not the screen drawn at build time it replaces. Two messages: the host
+/// API's `height` event and the older `embed::HEIGHT_MESSAGE`, each naming
+/// the frame. Dropping it disconnects it.
 pub struct HeightReport {
     observer: web_sys::ResizeObserver,
     _callback: Closure<dyn FnMut(js_sys::Array)>,
+    _pending: Rc<RefCell<Option<gloo_timers::callback::Timeout>>>,
+    /// The frame resized by its host.
+    _resized: EventListener,
 }
 
+/// How long the page's height must stand still before it is told.
+const HEIGHT_SETTLE_MS: u32 = 150;
+
+/// The attribute on the root while the frame shows the whole page (its
+/// host sized it by the height told): the tour's bar then sits in the
+/// page's flow near the top, not docked at the foot of a frame as tall as
+/// the page.
+const WHOLE_ATTRIBUTE: &str = "data-embed-whole";
+
 impl HeightReport {
-    pub fn start() -> Option<HeightReport> {
+    pub fn start(id: Rc<str>) -> Option<HeightReport> {
         let window = web_sys::window()?;
-        let body = window.document()?.body()?;
-        let measured = body.clone();
-        let callback = Closure::new(move |_entries: js_sys::Array| {
-            let height = measured.scroll_height().max(measured.offset_height());
-            post_height(&window, height);
-        });
+        let document = window.document()?;
+        let body = document.body()?;
+        let observed = body.clone();
+        let root = document.document_element()?;
+        let pending: Rc<RefCell<Option<gloo_timers::callback::Timeout>>> = Rc::default();
+        let told = Rc::new(Cell::new(0));
+        // Whether the frame's own size is to be judged again: at the start
+        // and whenever the host resizes the frame, never when only the
+        // content changed (the host has not followed the new height yet).
+        let judge = Rc::new(Cell::new(true));
+        let settle = {
+            let (pending, window, judge) = (pending.clone(), window.clone(), judge.clone());
+            Rc::new(move || {
+                let (body, root, told, id, window, judge) = (
+                    body.clone(),
+                    root.clone(),
+                    told.clone(),
+                    id.clone(),
+                    window.clone(),
+                    judge.clone(),
+                );
+                // Each change starts the wait again.
+                *pending.borrow_mut() = Some(gloo_timers::callback::Timeout::new(
+                    HEIGHT_SETTLE_MS,
+                    move || {
+                        let height = body.scroll_height().max(body.offset_height());
+                        if height != told.replace(height) {
+                            post_height(height, &id);
+                        }
+                        if !judge.replace(false) {
+                            return;
+                        }
+                        let shown = window
+                            .inner_height()
+                            .ok()
+                            .and_then(|h| h.as_f64())
+                            .unwrap_or_default();
+                        let _ = if shown + 2.0 >= f64::from(height) {
+                            root.set_attribute(WHOLE_ATTRIBUTE, "")
+                        } else {
+                            root.remove_attribute(WHOLE_ATTRIBUTE)
+                        };
+                    },
+                ));
+            })
+        };
+        let on_change = settle.clone();
+        let callback = Closure::new(move |_entries: js_sys::Array| on_change());
         let observer = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()).ok()?;
-        observer.observe(&body);
+        observer.observe(&observed);
+        let resized = EventListener::new(&window, "resize", move |_| {
+            judge.set(true);
+            settle();
+        });
         Some(HeightReport {
             observer,
             _callback: callback,
+            _pending: pending,
+            _resized: resized,
         })
     }
 }
@@ -386,18 +451,88 @@ impl Drop for HeightReport {
     }
 }
 
-fn post_height(window: &web_sys::Window, height: i32) {
-    let Ok(Some(parent)) = window.parent() else {
+fn post_height(height: i32, id: &str) {
+    let Some(parent) = host_window() else {
         return;
     };
-    if &parent == window {
-        return;
-    }
+    let px = u32::try_from(height).unwrap_or_default();
+    tell_host(&HostEvent::Height { px }, id);
     let message = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&message, &"type".into(), &HEIGHT_MESSAGE.into());
     let _ = js_sys::Reflect::set(&message, &"height".into(), &JsValue::from(height));
+    let _ = js_sys::Reflect::set(&message, &"id".into(), &JsValue::from_str(id));
     // The height is no secret: any host may read it.
     let _ = parent.post_message(&message, "*");
+}
+
+/// The window that frames this page, if another one does.
+fn host_window() -> Option<web_sys::Window> {
+    let window = web_sys::window()?;
+    let parent = window.parent().ok()??;
+    (parent != window).then_some(parent)
+}
+
+/// Sends the host page one event from the frame called `id`. Events say
+/// only what the page shows anyway, so any host may read them (`"*"`).
+pub fn tell_host(event: &HostEvent, id: &str) {
+    let Some(parent) = host_window() else {
+        return;
+    };
+    if let Ok(message) = js_sys::JSON::parse(&event.to_json(id)) {
+        let _ = parent.post_message(&message, "*");
+    }
+}
+
+/// A frame id made up for a page whose address names none: "distlock-"
+/// and six letters or digits, different for each frame on a page.
+pub fn made_up_id() -> String {
+    const DIGITS: &[u8] = b"0123456789abcdefghijklmnopqrstuvwxyz";
+    // Not part of any run: the simulation's own randomness is its seed's.
+    let tail: String = (0..6)
+        .map(|_| {
+            let i = (js_sys::Math::random() * DIGITS.len() as f64) as usize;
+            char::from(DIGITS[i.min(DIGITS.len() - 1)])
+        })
+        .collect();
+    format!("distlock-{tail}")
+}
+
+/// The parent window's messages, read into host commands; a message from
+/// any other window (another frame, a popup, the page itself) is ignored.
+/// Dropping it stops listening.
+pub struct HostPort {
+    _listener: EventListener,
+}
+
+impl HostPort {
+    pub fn start(on_read: impl Fn(Result<HostCommand, String>) + 'static) -> Option<HostPort> {
+        let window = web_sys::window()?;
+        let parent = host_window()?;
+        let listener = EventListener::new(&window, "message", move |e| {
+            let Some(e) = e.dyn_ref::<MessageEvent>() else {
+                return;
+            };
+            let from_parent = e
+                .source()
+                .is_some_and(|source| js_sys::Object::is(&source, parent.as_ref()));
+            if !from_parent {
+                return;
+            }
+            let text = js_sys::JSON::stringify(&e.data())
+                .ok()
+                .and_then(|t| t.as_string());
+            on_read(match text {
+                Some(text) => read_command(&text),
+                None => Err(
+                    "The message cannot be read as JSON: send an object like {type: \"distlock\", command: \"play\"}."
+                        .into(),
+                ),
+            });
+        });
+        Some(HostPort {
+            _listener: listener,
+        })
+    }
 }
 
 // Sharing a run: the address bar, the clipboard, and run files.

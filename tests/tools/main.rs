@@ -10,4 +10,5 @@ mod finder_bounds;
 mod hazard;
 mod odds;
 mod spanner;
+mod threshold;
 mod work_escaping;

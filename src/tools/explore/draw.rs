@@ -6,9 +6,11 @@
 //! Colour is never the only signal: each cell shows its probability in
 //! words and numbers, and its accessible name carries all of them.
 
+use super::granted_lease_ms;
 use super::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape};
+use crate::sim::ETCD_TTL_MS_MIN;
 use crate::words::thousands;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -76,6 +78,32 @@ fn row_label(plan: &Plan, row: usize) -> String {
 
 fn ttl_label(ttl_ms: u64) -> String {
     format!("TTL {}", micros_text(ttl_ms * 1_000))
+}
+
+/// What a TTL column really runs at, where a system the plan runs grants
+/// another lease than the one asked for: "etcd's minimum lease is 2 s:
+/// runs at 2 s". `None` when every system grants the TTL as asked.
+pub fn ttl_note(plan: &Plan, ttl_ms: u64) -> Option<String> {
+    let notes: Vec<String> = plan
+        .systems()
+        .iter()
+        .filter_map(|&b| {
+            let granted = granted_lease_ms(b, ttl_ms);
+            (granted != ttl_ms).then(|| {
+                let why = if ttl_ms < ETCD_TTL_MS_MIN {
+                    format!(
+                        "{}'s minimum lease is {}",
+                        b.name(),
+                        micros_text(ETCD_TTL_MS_MIN * 1_000)
+                    )
+                } else {
+                    format!("{} grants whole seconds", b.name())
+                };
+                format!("{why}: runs at {}", micros_text(granted * 1_000))
+            })
+        })
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
 }
 
 /// How the run stands, for the drawing: its trials per second, whether it
@@ -356,7 +384,13 @@ fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
     h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
-        let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
+        let note = ttl_note(plan, ttl).map_or(String::new(), |n| {
+            format!(
+                r#"<small class="explorer__ttl-note">{}</small>"#,
+                escape(&n)
+            )
+        });
+        let _ = write!(h, r#"<th scope="col">{}{note}</th>"#, ttl_label(ttl));
     }
     h.push_str("</tr></thead><tbody>");
     for (row, slots) in cells.chunks(columns.max(1)).enumerate() {
@@ -498,27 +532,62 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
     const H: usize = 44;
     let columns = plan.ttls_ms.len().max(1);
     let rows = cells.len().div_ceil(columns);
-    let (width, height) = (LEFT + columns * W + 10, TOP + rows * H + 30);
+    let title = format!(
+        "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
+        systems_text(plan),
+        latency_text(plan),
+        fencing_text(plan),
+        plan.pauses.name(),
+        plan.trials,
+        plan.seed.0
+    );
+    let subtitle = "P(corrupted write per lock hold); below, P(two believed holders)";
+    let caption = format!(
+        "Distributed Lock Simulator, hazard explorer. Each cell: {} seeded 60 s trials.",
+        plan.trials
+    );
+    let notes: Vec<String> = plan
+        .ttls_ms
+        .iter()
+        .filter_map(|&ttl| ttl_note(plan, ttl).map(|n| format!("{}: {n}", ttl_label(ttl))))
+        .collect();
+    // Wide enough for the longest line of text as well as the grid: a
+    // line is at most about 0.62 of the font size a character (bold 0.68).
+    let text_width = [(title.chars().count(), 82), (subtitle.chars().count(), 75)]
+        .into_iter()
+        .chain(std::iter::once((caption.chars().count(), 75)))
+        .chain(notes.iter().map(|n| (n.chars().count(), 75)))
+        .map(|(chars, per_ten)| 16 + chars * per_ten / 10)
+        .max()
+        .unwrap_or(0);
+    let foot = 30 + 16 * notes.len();
+    let width = (LEFT + columns * W + 10).max(text_width);
+    let height = TOP + rows * H + foot;
     let mut s = format!(
         r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">P(corrupted write per lock hold); below, P(two believed holders)</text>"##,
-        escape(&format!(
-            "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
-            systems_text(plan),
-            latency_text(plan),
-            fencing_text(plan),
-            plan.pauses.name(),
-            plan.trials,
-            plan.seed.0
-        ))
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">{subtitle}</text>"##,
+        escape(&title)
     );
     for (c, &ttl) in plan.ttls_ms.iter().enumerate() {
         let x = LEFT + c * W + W / 2;
+        let mark = if ttl_note(plan, ttl).is_some() {
+            " *"
+        } else {
+            ""
+        };
         let _ = write!(
             s,
-            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#111827">{}</text>"##,
+            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#111827">{}{mark}</text>"##,
             TOP - 6,
             ttl_label(ttl)
+        );
+    }
+    for (k, note) in notes.iter().enumerate() {
+        let _ = write!(
+            s,
+            r##"<text x="8" y="{}" fill="#374151">* {}</text>"##,
+            TOP + rows * H + 18 + 16 * k,
+            escape(note)
         );
     }
     for (i, slot) in cells.iter().enumerate() {
@@ -555,9 +624,9 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
     }
     let _ = write!(
         s,
-        r##"<text x="8" y="{}" fill="#374151">Distributed Lock Simulator, hazard explorer. Each cell: {} seeded 60 s trials.</text></svg>"##,
+        r##"<text x="8" y="{}" fill="#374151">{}</text></svg>"##,
         height - 10,
-        plan.trials
+        escape(&caption)
     );
     s
 }

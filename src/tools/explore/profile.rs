@@ -103,6 +103,21 @@ impl PauseProfile {
         }
     }
 
+    /// The longest pause a draw can give (µs): the histogram's longest, or
+    /// the log-normal's at the end of its tables (z = 6.34), capped at the
+    /// longest pause if the profile has one.
+    pub fn longest_us(&self) -> u64 {
+        let drawn = match self.histogram {
+            Some(h) => h.max_us(),
+            None => LogNormal::new(
+                self.median_us.max(1),
+                self.p99_us.max(self.median_us).max(1),
+            )
+            .max(),
+        };
+        drawn.min(self.max_us.unwrap_or(u64::MAX))
+    }
+
     /// The mean gap between pauses in microseconds, `None` for no pauses.
     fn mean_gap_us(&self) -> Option<u64> {
         let per_kilohour = self.per_kilohour;

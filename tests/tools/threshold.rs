@@ -100,4 +100,3 @@ fn a_profile_whose_longest_pause_is_under_the_threshold_cannot_reach_it() {
     let longer = Histogram::new(&[(50_000, 900), (800_000, 90), (12_000_000, 10)]).unwrap();
     assert!(t.reached_by(&PauseProfile::empirical(1_000, longer)));
 }
-

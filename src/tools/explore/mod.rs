@@ -43,6 +43,7 @@ mod histogram;
 mod odds;
 mod plan;
 mod profile;
+mod rare;
 mod sample;
 mod tables;
 mod threshold;
@@ -60,7 +61,11 @@ pub use plan::{
     HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX, PLAN_VERSION, THINK_MS_MAX,
     TRIALS_MAX,
 };
-pub use profile::{PauseProfile, Pauses, Preset, PAUSE_US_MIN};
+pub use profile::{PauseProfile, Pauses, Preset, Tilt, PAUSE_US_MIN};
+pub use rare::{
+    choose_tilt, estimate_cell, run_weighted, HoldsPerTrial, RareEstimate, RareResult, RARE_BATCH,
+    RARE_TRIALS_MAX, RELATIVE_HALF_WIDTH,
+};
 pub use threshold::{Reach, Threshold};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
 pub use workload::{csv_comment, latency_text, micros_text, pauses_text, rate_text, workload_text};

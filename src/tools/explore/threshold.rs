@@ -82,6 +82,17 @@ impl Threshold {
         }
     }
 
+    /// A threshold of `pause_ms`, as found for etcd at a 10 s TTL (for
+    /// the estimator's tests, which need one without a search).
+    #[cfg(test)]
+    pub fn at(pause_ms: u64) -> Threshold {
+        Threshold {
+            backend: Backend::Etcd,
+            ttl_ms: 10_000,
+            reach: Reach::From { pause_ms },
+        }
+    }
+
     /// Why, in a sentence: what stops a shorter pause, or every pause.
     pub fn why(&self, plan: &Plan) -> String {
         let name = self.backend.name();

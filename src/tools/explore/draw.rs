@@ -6,8 +6,10 @@
 //! Colour is never the only signal: each cell shows its probability in
 //! words and numbers, and its accessible name carries all of them.
 
-use super::granted_lease_ms;
-use super::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
+use super::{
+    chance_text, count_text, csv_comment, csv_header, csv_row, latency_text, workload_text,
+};
+use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape};
 use crate::sim::ETCD_TTL_MS_MIN;
@@ -26,6 +28,9 @@ pub struct CellData {
     pub open: String,
     #[serde(default)]
     pub open_trial: Option<u32>,
+    /// The threshold, and the rare-event estimate or "cannot happen".
+    #[serde(default)]
+    pub rare: Option<Rare>,
 }
 
 /// Levels of P(corrupted write per hold): the upper bound of each (the
@@ -129,6 +134,7 @@ pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     progress(&mut h, cells, run);
     summary(&mut h, plan, cells);
     faults_summary(&mut h, plan);
+    design(&mut h, plan, cells);
     heatmap(&mut h, plan, cells);
     legend(&mut h);
     table(&mut h, plan, cells);
@@ -158,7 +164,7 @@ fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let mut csv = csv_comment(plan);
     csv.push_str(&csv_header());
     for data in cells.iter().flatten() {
-        csv.push_str(&csv_row(plan, &data.result));
+        csv.push_str(&csv_row(plan, &data.result, data.rare.as_ref()));
     }
     let _ = write!(
         h,
@@ -259,6 +265,199 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         r#"<p class="explorer__workload">{}</p>"#,
         escape(&workload_text(plan))
     );
+}
+
+/// An expected count, to two figures: "4.3", "11,000", "0.0023", "0".
+fn amount_text(x: f64) -> String {
+    if x >= 1.0 {
+        return count_text(x);
+    }
+    if x <= 0.0 {
+        return "0".to_string();
+    }
+    let mut digits = 1;
+    let mut probe = x;
+    while probe < 1.0 && digits < 40 {
+        probe *= 10.0;
+        digits += 1;
+    }
+    let text = format!("{x:.digits$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// "about 2.3 corrupted writes per fleet-year (95%: 1.6 to 3.0)".
+fn year_words(e: &RareEstimate, fleet: &Fleet) -> (String, String) {
+    let (mid, low, high) = per_year(e, fleet);
+    let per = format!(
+        "about {} (95%: {} to {})",
+        amount_text(mid),
+        amount_text(low),
+        amount_text(high)
+    );
+    let every = if mid > 0.0 && low > 0.0 {
+        format!(
+            "about one every {} years (95%: {} to {})",
+            amount_text(1.0 / mid),
+            amount_text(1.0 / high),
+            amount_text(1.0 / low)
+        )
+    } else if mid > 0.0 {
+        format!(
+            "about one every {} years (95%: at least one every {})",
+            amount_text(1.0 / mid),
+            amount_text(1.0 / high)
+        )
+    } else {
+        format!("none seen; at most {} a year (95%)", amount_text(high))
+    };
+    (per, every)
+}
+
+/// One cell's answer for a design document: "cannot happen in this
+/// model, because ...", or the chance per hold and per fleet-year.
+pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
+    let rare = data.rare.as_ref()?;
+    let r = &data.result;
+    if rare.cannot_happen {
+        let why = rare.threshold.why(plan);
+        return Some([
+            format!("cannot happen in this model, because {why}"),
+            "none".to_string(),
+            "never".to_string(),
+            format!(
+                "the profile's longest pause, {}, is shorter",
+                micros_text(r.profile.longest_us())
+            ),
+        ]);
+    }
+    let e = rare.per_hold(r)?;
+    let (per, every) = year_words(&e, &plan.fleet);
+    let hold = if e.p > 0.0 {
+        format!(
+            "{} (95%: {} to {})",
+            chance_text(e.p),
+            if e.low > 0.0 {
+                chance_text(e.low)
+            } else {
+                "0".to_string()
+            },
+            chance_text(e.high)
+        )
+    } else {
+        format!("none seen: at most {} (95%)", chance_text(e.high))
+    };
+    Some([hold, per, every, method_words(&e)])
+}
+
+/// Which estimator ran, with its effective sample size.
+fn method_words(e: &RareEstimate) -> String {
+    if e.plain {
+        format!("plain sampling, {} trials", thousands(u64::from(e.trials)))
+    } else {
+        format!(
+            "importance sampling, {} trials worth {} plain ones (ESS)",
+            thousands(u64::from(e.trials)),
+            thousands(e.ess.round() as u64)
+        )
+    }
+}
+
+/// The numbers to paste into a design document, a row a cell, and the
+/// paragraph on how they were found.
+fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
+    let columns = plan.ttls_ms.len().max(1);
+    let rows: Vec<(usize, [String; 4])> = cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| Some((i, design_row(plan, d.as_ref()?)?)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">Cell</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">Corrupted writes per fleet-year ({})</th><th scope="col">How often</th><th scope="col">How found</th></tr></thead><tbody>"#,
+        escape(&fleet_words(&plan.fleet))
+    );
+    for (i, [hold, year, every, how]) in &rows {
+        let place = format!(
+            "{}, {}",
+            ttl_label(plan.ttls_ms[i % columns]),
+            row_label(plan, i / columns)
+        );
+        let _ = write!(
+            h,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&place),
+            escape(hold),
+            escape(year),
+            escape(every),
+            escape(how)
+        );
+    }
+    h.push_str("</tbody></table></div>");
+    let _ = write!(
+        h,
+        r#"<p class="explorer__method">{}</p></section>"#,
+        escape(&method_paragraph(plan, cells))
+    );
+}
+
+/// The paragraph under the numbers: which estimator ran, its ESS, the
+/// interval's method, and what the model leaves out.
+fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
+    let data: Vec<&CellData> = cells.iter().flatten().collect();
+    let weighted: Vec<RareEstimate> = data
+        .iter()
+        .filter_map(|d| {
+            let rare = d.rare.as_ref()?;
+            rare.weighted.as_ref()?;
+            rare.per_hold(&d.result)
+        })
+        .collect();
+    let proven = data
+        .iter()
+        .filter(|d| d.rare.as_ref().is_some_and(|r| r.cannot_happen))
+        .count();
+    let mut s = String::new();
+    if proven > 0 {
+        let _ = write!(
+            s,
+            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every point of its hold and of a renewal period (confirmed by the finder's exhaustive search), and the profile never pauses that long. ",
+            if proven == 1 { "" } else { "s" }
+        );
+    }
+    if weighted.is_empty() {
+        s.push_str("The other figures are plain sampling: its 95% interval over trials was already within 30% of the estimate, or the cell's chance is high enough to count directly. ");
+    } else {
+        let ess: f64 = weighted.iter().map(|e| e.ess).sum();
+        let trials: u64 = weighted.iter().map(|e| u64::from(e.trials)).sum();
+        let _ = write!(
+            s,
+            "{} cell{} ran importance sampling: pauses drawn more often and, in about one draw a trial, centred on the shortest pause that can corrupt, each trial weighed by its likelihood ratio; {} weighted trials worth {} plain ones (effective sample size). The interval is the delta method's over independent trials, run until its half-width is at most 30% of the estimate. ",
+            weighted.len(),
+            if weighted.len() == 1 { "" } else { "s" },
+            thousands(trials),
+            thousands(ess.round() as u64)
+        );
+    }
+    let _ = write!(
+        s,
+        "Per fleet-year: the chance per hold times the fleet's {} holds a year ({}). Left out of the model: pauses of the lock service's own servers, clock drift beyond what the system allows for, correlated pauses across clients (one host's swap storm), and every fault not chosen above.",
+        count_text(plan.fleet.holds_a_year()),
+        fleet_words(&plan.fleet)
+    );
+    s
+}
+
+/// "600 workers, each locking 1 a minute, 8,760 hours a year".
+fn fleet_words(fleet: &Fleet) -> String {
+    format!(
+        "{} workers, each locking {} a minute, {} hours a year",
+        thousands(fleet.workers),
+        count_text(fleet.per_minute_milli as f64 / 1_000.0),
+        thousands(fleet.hours)
+    )
 }
 
 /// One cell's numbers in a sentence: its accessible name and tooltip.
@@ -671,6 +870,7 @@ mod tests {
             result,
             open: String::new(),
             open_trial: None,
+            rare: None,
         })
     }
 
@@ -722,5 +922,19 @@ mod tests {
             "{none}"
         );
         assert!(!none.contains("within noise"), "{none}");
+    }
+}
+
+#[cfg(test)]
+mod rare_tests {
+    use super::amount_text;
+
+    #[test]
+    fn expected_counts_keep_two_figures_below_one() {
+        assert_eq!(amount_text(0.0), "0");
+        assert_eq!(amount_text(0.0023), "0.0023");
+        assert_eq!(amount_text(0.5), "0.5");
+        assert_eq!(amount_text(2.34), "2.3");
+        assert_eq!(amount_text(0.000_000_12), "0.00000012");
     }
 }

@@ -146,6 +146,9 @@ pub struct Tilt {
     pub rate_factor: u64,
     pub shift: i64,
     pub above_us: u64,
+    /// One draw in `mix` from the shifted lengths (or the histogram's long
+    /// ones), the rest from the profile's: about one a trial.
+    pub mix: u32,
 }
 
 impl Tilt {
@@ -154,6 +157,7 @@ impl Tilt {
         rate_factor: 1,
         shift: 0,
         above_us: 0,
+        mix: 2,
     };
 
     pub fn is_none(&self) -> bool {
@@ -251,11 +255,14 @@ impl Sampler {
     pub fn length_us(&mut self, rng: &mut impl Rng) -> u64 {
         let length = match &self.lengths {
             Lengths::LogNormal(d) if self.tilt.shift != 0 => {
-                let shifted = rng.next_u32() & 1 == 1;
+                let mix = u64::from(self.tilt.mix.max(2));
+                let shifted = (u64::from(rng.next_u32()) * mix) >> 32 == 0;
                 let x = normal_fixed(rng) + if shifted { self.tilt.shift } else { 0 };
-                // f / q with q = (f + f shifted by m) / 2: 2 / (1 + e^{m x - m²/2}).
+                // f / q with q = f (1 - a) + (f shifted by m) a, a = 1 / mix:
+                // 1 / (1 - a + a e^{m x - m²/2}).
                 let (xf, mf) = (x as f64 / ONE, self.tilt.shift as f64 / ONE);
-                self.log_weight -= libm::log((1.0 + libm::exp(mf * xf - mf * mf / 2.0)) / 2.0);
+                let a = 1.0 / mix as f64;
+                self.log_weight -= libm::log(1.0 - a + a * libm::exp(mf * xf - mf * mf / 2.0));
                 d.at(x)
             }
             Lengths::LogNormal(d) => d.sample(rng),
@@ -265,17 +272,28 @@ impl Sampler {
                     let r = (u128::from(rng.next_u64()) * u128::from(h.total())) >> 64;
                     h.at(r as u64)
                 } else {
-                    // Half the draws from the long lengths, half from the rest.
+                    // One draw in `mix` from the long lengths, the rest as
+                    // the histogram has them: f / q = 1 / (1 - a + a / share)
+                    // for a long one, 1 / (1 - a) for the others.
                     let word = rng.next_u64();
-                    let long = word >> 63 == 1;
+                    let mix = u64::from(self.tilt.mix.max(2));
+                    let long = (u128::from(word >> 32) * u128::from(mix)) >> 32 == 0;
                     let (from, count) = if long {
                         (total - above, above)
                     } else {
-                        (0, total - above)
+                        (0, total)
                     };
-                    let r = (u128::from(word << 1) * u128::from(count)) >> 64;
-                    self.log_weight += libm::log(2.0 * count as f64 / total as f64);
-                    h.at(from + r as u64)
+                    let r = (u128::from(word << 32) * u128::from(count)) >> 64;
+                    let picked = h.at(from + r as u64);
+                    let a = 1.0 / mix as f64;
+                    let share = above as f64 / total as f64;
+                    let ratio = if picked >= self.tilt.above_us {
+                        1.0 - a + a / share
+                    } else {
+                        1.0 - a
+                    };
+                    self.log_weight -= libm::log(ratio);
+                    picked
                 }
             }
         };

@@ -22,7 +22,7 @@
 //! and ln, the same bits natively and in wasm32.
 
 use super::estimate::CellResult;
-use super::plan::{cell_key, trial_seed, Plan, PlanError};
+use super::plan::{cell_key, trial_seed, Fleet, Plan, PlanError};
 use super::profile::{PauseProfile, Tilt};
 use super::sample::LogNormal;
 use super::threshold::{Reach, Threshold};
@@ -37,8 +37,6 @@ pub const RELATIVE_HALF_WIDTH: f64 = 0.3;
 const EVENTS_MIN: u64 = 30;
 /// Trials in a batch, between looks at the interval.
 pub const RARE_BATCH: u32 = 500;
-/// Trials per cell at most.
-pub const RARE_TRIALS_MAX: u32 = 200_000;
 /// Mixed into a cell's key so weighted trials never share a plain one's seed.
 const RARE_STREAM: u64 = 0x7261_7265_2d65_7374;
 /// Fixed-point one of the sampler's tables.
@@ -178,7 +176,8 @@ impl RareResult {
 }
 
 /// The proposal for a cell's profile and threshold: about one pause a
-/// trial per client, lengths centred on the threshold. No tilt where the
+/// trial per client, and about one length a trial drawn centred on the
+/// threshold. No tilt where the
 /// profile already pauses that often and reaches the threshold at least
 /// once in ten pauses: plain sampling is as good there.
 pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold) -> Tilt {
@@ -210,10 +209,14 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold) -> Tilt {
             (if z * 100 > ONE * 128 { z } else { 0 }, 0)
         }
     };
+    // About one draw a trial from the long lengths: a trial's pauses
+    // under the proposal, all clients together (three at least).
+    let pauses = profile.per_kilohour.saturating_mul(rate_factor) * 3 / one_a_trial;
     Tilt {
         rate_factor,
         shift,
         above_us,
+        mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
     }
 }
 
@@ -260,6 +263,94 @@ pub fn estimate_cell(
         progress(from);
     }
     Ok(result)
+}
+
+/// What the explorer can say of a cell's rare events: the threshold, and
+/// either "cannot happen in this model" or an estimate per hold with its
+/// interval, by plain sampling where that is as good, else by importance
+/// sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rare {
+    pub threshold: Threshold,
+    /// No pause of the profile reaches the threshold and there are no
+    /// other faults: no corrupted write can happen in this model.
+    pub cannot_happen: bool,
+    /// The weighted trials; `None` where the cell's plain trials already
+    /// gave a 30% interval, or where nothing can happen.
+    pub weighted: Option<RareResult>,
+    /// Holds per trial from the plain trials: mean and variance of it.
+    pub holds_mean: f64,
+    pub holds_var: f64,
+}
+
+impl Rare {
+    /// With the threshold of `plain`'s cell (`Threshold::find` for its
+    /// system and TTL), unless the answer is
+    /// "cannot happen" or the plain interval is narrow enough, runs the
+    /// importance sampler to a 30% interval or the plan's `rare_trials`.
+    pub fn of(
+        plan: &Plan,
+        plain: &CellResult,
+        threshold: Threshold,
+        progress: &mut dyn FnMut(u32),
+    ) -> Result<Rare, PlanError> {
+        let trials_max = plan.rare_trials;
+        let cell = plan.cell(plain.cell)?;
+        let cannot_happen = plan.faults.is_default() && !threshold.reached_by(&cell.profile);
+        let holds = HoldsPerTrial::of(plain);
+        let e = plain.corruption();
+        let plain_enough = e.successes >= EVENTS_MIN
+            && e.p > 0.0
+            && (e.high - e.low) / 2.0 / e.p <= RELATIVE_HALF_WIDTH;
+        let weighted = if cannot_happen || plain_enough || trials_max == 0 {
+            None
+        } else {
+            Some(estimate_cell(
+                plan, plain.cell, &threshold, holds, trials_max, progress,
+            )?)
+        };
+        Ok(Rare {
+            threshold,
+            cannot_happen,
+            weighted,
+            holds_mean: holds.mean,
+            holds_var: holds.var,
+        })
+    }
+
+    /// P(corrupted write per hold) with its 95% interval: the weighted
+    /// one, else the plain trials'; `None` where nothing can happen.
+    pub fn per_hold(&self, plain: &CellResult) -> Option<RareEstimate> {
+        if self.cannot_happen {
+            return None;
+        }
+        let holds = HoldsPerTrial {
+            mean: self.holds_mean,
+            var: self.holds_var,
+        };
+        Some(match &self.weighted {
+            Some(w) => w.estimate(holds),
+            None => {
+                let e = plain.corruption();
+                RareEstimate {
+                    p: e.p,
+                    low: e.low,
+                    high: e.high,
+                    ess: f64::from(plain.trials),
+                    trials: plain.trials,
+                    corrupted: plain.corrupted,
+                    plain: true,
+                }
+            }
+        })
+    }
+}
+
+/// Corrupted writes a fleet-year, with the interval: (expected, low,
+/// high).
+pub fn per_year(e: &RareEstimate, fleet: &Fleet) -> (f64, f64, f64) {
+    let holds = fleet.holds_a_year();
+    (e.p * holds, e.low * holds, e.high * holds)
 }
 
 #[cfg(test)]

@@ -681,7 +681,7 @@ mod tests {
         (page, crewing.orders)
     }
 
-    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6";
+    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6&rare=300";
 
     #[test]
     fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
@@ -706,10 +706,12 @@ mod tests {
         let mut csv = crate::tools::explore::csv_comment(&plan);
         csv.push_str(&crate::tools::explore::csv_header());
         for cell in 0..plan.cells() {
-            csv.push_str(&crate::tools::explore::csv_row(
-                &plan,
-                &crate::tools::explore::run_cell(&plan, cell).unwrap(),
-            ));
+            use crate::tools::explore::{run_cell, Rare, Threshold};
+            let r = run_cell(&plan, cell).unwrap();
+            let here = plan.cell(cell).unwrap();
+            let threshold = Threshold::find(&plan, here.backend, here.ttl_ms);
+            let rare = Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
+            csv.push_str(&crate::tools::explore::csv_row(&plan, &r, Some(&rare)));
         }
         let url = last
             .html

@@ -370,10 +370,10 @@ pub const FIELDS: [(&str, &str, &str); 34] = [
     VALUES.triple(),
     TRIALS.triple(),
     SEED.triple(),
+    RARE.triple(),
     WORKERS.triple(),
     PER_MINUTE.triple(),
     HOURS.triple(),
-    RARE.triple(),
 ];
 
 /// The pause profile's choice: a preset's slug, `custom` or `histogram`.

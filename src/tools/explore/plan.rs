@@ -242,7 +242,8 @@ impl Default for Plan {
             clients: 3,
             hold_ms: 500,
             think_ms: 15_000,
-            check: Check::AtAcquire,
+            // What every system's Code view does.
+            check: Check::BeforeWrite,
             locks_per_hour: 36_000,
             pauses: Pauses::Preset {
                 preset: Preset::JvmG1,

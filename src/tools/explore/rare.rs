@@ -176,20 +176,25 @@ impl RareResult {
 }
 
 /// The proposal for a cell's profile and threshold: about one pause a
-/// trial per client, and about one length a trial drawn centred on the
-/// threshold. No tilt where the
+/// trial (all `clients` together), and about one length in two drawn
+/// centred on the threshold. No tilt where the
 /// profile already pauses that often and reaches the threshold at least
 /// once in ten pauses: plain sampling is as good there.
-pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold) -> Tilt {
+pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -> Tilt {
     let Reach::From { pause_ms } = threshold.reach else {
         return Tilt::NONE;
     };
     if profile.per_kilohour == 0 {
         return Tilt::NONE;
     }
-    // Pauses per 1,000 hours that make one a trial's 60 s.
+    // Pauses per 1,000 hours that make one a trial's 60 s, all clients
+    // together: a trial with two weighs k times less than one with one,
+    // so more would spend trials on weights that barely count.
+    let clients = u64::from(clients.max(1));
     let one_a_trial = 3_600_000 * 1_000 / TRIAL_MS;
-    let rate_factor = one_a_trial.div_ceil(profile.per_kilohour).max(1);
+    let rate_factor = one_a_trial
+        .div_ceil(profile.per_kilohour.saturating_mul(clients))
+        .max(1);
     let target_us = pause_ms * 1_000;
     let (shift, above_us) = match profile.histogram {
         Some(h) => {
@@ -210,8 +215,12 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold) -> Tilt {
         }
     };
     // About one draw a trial from the long lengths: a trial's pauses
-    // under the proposal, all clients together (three at least).
-    let pauses = profile.per_kilohour.saturating_mul(rate_factor) * 3 / one_a_trial;
+    // under the proposal, all clients together (two at least).
+    let pauses = profile
+        .per_kilohour
+        .saturating_mul(rate_factor)
+        .saturating_mul(clients)
+        / one_a_trial;
     Tilt {
         rate_factor,
         shift,
@@ -253,7 +262,7 @@ pub fn estimate_cell(
     progress: &mut dyn FnMut(u32),
 ) -> Result<RareResult, PlanError> {
     let profile = plan.cell(cell)?.profile;
-    let tilt = choose_tilt(&profile, threshold);
+    let tilt = choose_tilt(&profile, threshold, plan.clients);
     let mut result = RareResult::empty(cell, tilt);
     let mut from = 0;
     while from < trials_max && !result.settled(holds) {
@@ -319,7 +328,8 @@ impl Rare {
     }
 
     /// P(corrupted write per hold) with its 95% interval: the weighted
-    /// one, else the plain trials'; `None` where nothing can happen.
+    /// one, else (none weighted, or none seen in them) the plain trials';
+    /// `None` where nothing can happen.
     pub fn per_hold(&self, plain: &CellResult) -> Option<RareEstimate> {
         if self.cannot_happen {
             return None;
@@ -329,8 +339,10 @@ impl Rare {
             var: self.holds_var,
         };
         Some(match &self.weighted {
-            Some(w) => w.estimate(holds),
-            None => {
+            // Weighted trials that saw nothing bound nothing: the plain
+            // trials' interval is the one to give.
+            Some(w) if w.corrupted > 0 => w.estimate(holds),
+            _ => {
                 let e = plain.corruption();
                 RareEstimate {
                     p: e.p,
@@ -389,7 +401,7 @@ mod tests {
             // The exact quantile of the length the sampler gives there.
             let z_exact = d.quantile_of(left_us).unwrap() as f64 / ONE as f64;
             let p = normal_tail(z_exact);
-            let tilt = choose_tilt(&profile, &Threshold::at(left_us.div_ceil(1_000)));
+            let tilt = choose_tilt(&profile, &Threshold::at(left_us.div_ceil(1_000)), 1);
             assert!(tilt.shift > 0, "z {z}");
             let e = one_pause(&profile, tilt, left_us, 20_000);
             assert!(e.contains(p), "z {z}: {p:e} not in {e:?}");
@@ -428,7 +440,7 @@ mod tests {
         use super::super::histogram::Histogram;
         let h = Histogram::new(&[(50_000, 999_990), (5_000_000, 10)]).unwrap();
         let profile = PauseProfile::empirical(1_000, h);
-        let tilt = choose_tilt(&profile, &Threshold::at(4_000));
+        let tilt = choose_tilt(&profile, &Threshold::at(4_000), 1);
         assert_eq!(tilt.above_us, 4_000_000);
         let e = one_pause(&profile, tilt, 4_000_000, 4_000);
         assert!(e.contains(1e-5), "{e:?}");

@@ -103,6 +103,10 @@ impl Threshold {
             Reach::Never if self.backend == Backend::Postgres => {
                 "PostgreSQL's lock lasts as long as the holder's connection, and a pause ends no connection".to_string()
             }
+            Reach::Never if plan.check == Check::BeforeWrite => format!(
+                "the holder checks its lease just before writing, and after no pause up to {} s did {name}'s client still believe it held a lock another had taken",
+                PAUSE_MS_MAX / 1_000
+            ),
             Reach::Never => format!(
                 "no pause up to {} s let another client take {name}'s lock before the holder's write landed",
                 PAUSE_MS_MAX / 1_000

@@ -28,7 +28,7 @@ fn weighted_and_plain_intervals_overlap_where_plain_sampling_is_feasible() {
         plan(Backend::Redis, 1_000, 30_000, 1_500_000, 1_500),
         plan(Backend::Etcd, 2_000, 30_000, 4_000_000, 1_500),
         plan(Backend::Redlock, 1_000, 30_000, 1_500_000, 1_500),
-        plan(Backend::DynamoDb, 1_000, 30_000, 1_500_000, 1_500),
+        plan(Backend::DynamoDb, 1_000, 30_000, 3_000_000, 1_500),
     ];
     for plan in &plans {
         let plain = run_cell(plan, 0).unwrap();

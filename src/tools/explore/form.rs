@@ -864,12 +864,21 @@ mod tests {
         assert_eq!(now.get("system").map(String::as_str), Some("redlock"));
         assert_eq!(older, fields(sent));
         assert_eq!(plan_of(&format!("?embed=1&explore&{sent}")), plan_of(sent));
-        assert_eq!(plan_of("?explore"), Ok(Plan::default()));
+        assert_eq!(plan_of("?explore"), Ok(form_default()));
+    }
+
+    /// The form's defaults: the default plan, with the lease checked just
+    /// before the write as every system's Code view does.
+    fn form_default() -> Plan {
+        Plan {
+            check: Check::BeforeWrite,
+            ..Plan::default()
+        }
     }
 
     #[test]
     fn the_default_form_reads_as_the_default_plan() {
-        assert_eq!(plan_of(""), Ok(Plan::default()));
+        assert_eq!(plan_of(""), Ok(form_default()));
         let html = form("");
         for name in [
             "system", "fencing", "pauses", "ttls", "values", "trials", "seed",

@@ -242,8 +242,9 @@ impl Default for Plan {
             clients: 3,
             hold_ms: 500,
             think_ms: 15_000,
-            // What every system's Code view does.
-            check: Check::BeforeWrite,
+            // The scenario to run first's; the form's default is the
+            // check before the write, as every system's Code view does.
+            check: Check::AtAcquire,
             locks_per_hour: 36_000,
             pauses: Pauses::Preset {
                 preset: Preset::JvmG1,

@@ -764,10 +764,13 @@ mod tests {
         );
     }
 
-    /// A drawing for the explorer in its three parts.
+    /// A drawing for the explorer in its three parts: the form, Cancel,
+    /// and the run's own parts (progress, results, files) as one.
     fn parts(reply: &Reply) -> [&str; 3] {
-        let parts: Vec<&str> = reply.html.split(PART_BREAK).collect();
-        parts.try_into().expect("form, stop and body")
+        let mut parts = reply.html.splitn(3, PART_BREAK);
+        let form = parts.next().expect("the form");
+        let stop = parts.next().expect("cancel");
+        [form, stop, parts.next().expect("the run's drawing")]
     }
 
     #[test]

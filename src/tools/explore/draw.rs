@@ -11,7 +11,7 @@ use super::{
 };
 use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
-use crate::markup::{data_url, escape};
+use crate::markup::{data_url, escape, PART_BREAK};
 use crate::sim::ETCD_TTL_MS_MIN;
 use crate::words::thousands;
 use serde::{Deserialize, Serialize};
@@ -120,8 +120,11 @@ pub struct Run<'a> {
     pub said: &'a str,
 }
 
-/// The whole drawing: the progress, the heatmap, the table, and once the
-/// run has ended, the files to download.
+/// The whole drawing in three parts (`PART_BREAK`): the progress; the
+/// results (summary, design table, heatmap, table); and once the run has
+/// ended, the files to download. The page places each part on its own,
+/// so while a long cell runs and only its progress moves, the results'
+/// elements stay as they are and the page parses a few hundred bytes.
 pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     let mut h = String::new();
     if !run.said.is_empty() {
@@ -132,12 +135,14 @@ pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
         );
     }
     progress(&mut h, cells, run);
+    h.push_str(PART_BREAK);
     summary(&mut h, plan, cells);
     faults_summary(&mut h, plan);
     design(&mut h, plan, cells);
     heatmap(&mut h, plan, cells);
     legend(&mut h);
     table(&mut h, plan, cells);
+    h.push_str(PART_BREAK);
     if !run.running {
         downloads(&mut h, plan, cells);
     }
@@ -927,7 +932,35 @@ mod tests {
 
 #[cfg(test)]
 mod rare_tests {
-    use super::amount_text;
+    use super::*;
+
+    #[test]
+    fn progress_alone_redraws_only_the_progress_part() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 2_000],
+            axis: Axis::P99Us(vec![2_000_000]),
+            ..Plan::default()
+        };
+        let cells = vec![None, None];
+        let at = |rate| {
+            draw(
+                &plan,
+                &cells,
+                &Run {
+                    rate,
+                    running: true,
+                    said: "",
+                },
+            )
+        };
+        let (a, b) = (at(1_000), at(2_000));
+        let (a, b): (Vec<&str>, Vec<&str>) =
+            (a.split(PART_BREAK).collect(), b.split(PART_BREAK).collect());
+        assert_eq!(a.len(), 3);
+        assert_ne!(a[0], b[0], "the progress moved");
+        assert_eq!(a[1..], b[1..], "the results stay as they were");
+        assert!(a[2].is_empty(), "no files while it runs");
+    }
 
     #[test]
     fn expected_counts_keep_two_figures_below_one() {

@@ -114,9 +114,9 @@ impl Threshold {
             Reach::From { pause_ms } => {
                 let granted = granted_lease_ms(self.backend, self.ttl_ms);
                 let renewal = if plan.renewal {
-                    format!("renewed every {}", ms_words(granted / 3))
+                    "renewed as its client does"
                 } else {
-                    "not renewed".to_string()
+                    "not renewed"
                 };
                 let check = match plan.check {
                     Check::AtAcquire => "checked once, when granted",

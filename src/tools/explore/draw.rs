@@ -9,7 +9,7 @@
 use super::{
     chance_text, count_text, csv_comment, csv_header, csv_row, latency_text, workload_text,
 };
-use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate};
+use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape, PART_BREAK};
 use crate::sim::ETCD_TTL_MS_MIN;
@@ -329,10 +329,14 @@ pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
             format!("cannot happen in this model, because {why}"),
             "none".to_string(),
             "never".to_string(),
-            format!(
-                "the profile's longest pause, {}, is shorter",
-                micros_text(r.profile.longest_us())
-            ),
+            match rare.threshold.reach {
+                Reach::From { pause_ms } => format!(
+                    "proven: the profile's longest pause, {}, is shorter than {}",
+                    micros_text(r.profile.longest_us()),
+                    micros_text(pause_ms * 1_000)
+                ),
+                Reach::Never => "proven: no pause corrupts".to_string(),
+            },
         ]);
     }
     let e = rare.per_hold(r)?;

@@ -143,7 +143,7 @@ pub const PER_MINUTE: Field = field("per-minute", "Fleet: locks a minute per wor
 pub const HOURS: Field = field("hours", "Fleet: hours a year it runs", "8760");
 pub const RARE: Field = field(
     "rare",
-    "Weighted trials per cell at most (0: none)",
+    "Rare events: weighted trials at most, a cell (0: none)",
     "100000",
 );
 pub const SEED: Field = field("seed", "Seed", "1");

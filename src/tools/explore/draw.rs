@@ -385,7 +385,7 @@ fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     }
     let _ = write!(
         h,
-        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__table"><thead><tr><th scope="col">Cell</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">Corrupted writes per fleet-year ({})</th><th scope="col">How often</th><th scope="col">How found</th></tr></thead><tbody>"#,
+        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__numbers"><thead><tr><th scope="col">Cell</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">Corrupted writes per fleet-year ({})</th><th scope="col">How often</th><th scope="col">How found</th></tr></thead><tbody>"#,
         escape(&fleet_words(&plan.fleet))
     );
     for (i, [hold, year, every, how]) in &rows {

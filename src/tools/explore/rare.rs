@@ -311,7 +311,10 @@ impl Rare {
         let plain_enough = e.successes >= EVENTS_MIN
             && e.p > 0.0
             && (e.high - e.low) / 2.0 / e.p <= RELATIVE_HALF_WIDTH;
-        let weighted = if cannot_happen || plain_enough || trials_max == 0 {
+        // Where the proposal would be the profile itself, weighted trials
+        // are plain ones: the plain trials are as good, and cost nothing more.
+        let tilt = choose_tilt(&cell.profile, &threshold, plan.clients);
+        let weighted = if cannot_happen || plain_enough || trials_max == 0 || tilt.is_none() {
             None
         } else {
             Some(estimate_cell(

@@ -308,7 +308,7 @@ fn year_words(e: &RareEstimate, fleet: &Fleet) -> (String, String) {
         )
     } else if mid > 0.0 {
         format!(
-            "about one every {} years (95%: at least one every {})",
+            "about one every {} years (95%: no more often than one every {} years)",
             amount_text(1.0 / mid),
             amount_text(1.0 / high)
         )
@@ -432,7 +432,7 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
     if proven > 0 {
         let _ = write!(
             s,
-            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every point of its hold and of a renewal period (confirmed by the finder's exhaustive search), and the profile never pauses that long. ",
+            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every point of its hold and of a renewal period (confirmed by the finder's exhaustive search), and the profile never pauses that long, or no pause corrupts at all. ",
             if proven == 1 { "" } else { "s" }
         );
     }

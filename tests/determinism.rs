@@ -9,7 +9,9 @@ use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Scenario,
     Seed, Sim,
 };
-use distlock::tools::explore::{csv_row, run_cell, Axis, PauseProfile, Pauses, Plan};
+use distlock::tools::explore::{
+    csv_row, run_cell, Axis, Check, PauseProfile, Pauses, Plan, Rare, Threshold,
+};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 #[cfg(target_arch = "wasm32")]
@@ -138,6 +140,7 @@ fn hazard_plan(backend: Backend, fencing: Fencing) -> Plan {
         ttls_ms: vec![1_000],
         axis: Axis::P99Us(vec![profile.p99_us]),
         trials: 60,
+        check: Check::AtAcquire,
         ..Plan::default()
     }
 }
@@ -153,16 +156,52 @@ const HAZARD_ROWS: [(u64, &str); 2] = [
         "0,redis,off,on,3,500,at-acquire,1000,600,2000000,20000000,60,571,8,8,1.4011e-2,\
          7.1161e-3,2.7400e-2,8,8,1.4011e-2,7.1161e-3,2.7400e-2,0,29,1163,7.1375e0,\
          \"one every 7 s\",4,4,0,,,1.000,1.000,\
-         15000,36000,1,1,0,7200/75/9,0,0,0,0,0,0,30000,\n",
+         15000,36000,1,1,0,7200/75/9,0,0,0,0,0,0,30000,,,,,,,,,,,,,\n",
     ),
     (
         10_568,
         "0,etcd,on,on,3,500,at-acquire,1000,600,2000000,20000000,60,568,0,0,0.0000e0,\
          0.0000e0,6.7177e-3,8,8,1.4085e-2,7.1537e-3,2.7544e-2,8,17,1163,,\
          \"none seen: at most one every 15 s (95%)\",,4,0,,,1.000,1.000,\
-         15000,36000,1,1,0,7200/75/9,0,0,0,0,0,0,30000,highest\n",
+         15000,36000,1,1,0,7200/75/9,0,0,0,0,0,0,30000,highest,,,,,,,,,,,,\n",
     ),
 ];
+
+/// Recorded from a native run: the threshold and the importance
+/// sampler's weighted sums (libm's exp and ln, summed in trial order) are
+/// the same in a Web Worker: the CSV's rare-event columns.
+const RARE_COLUMNS: &str =
+    "1376,false,importance,3.5030e-5,0.0000e0,7.4399e-5,1082.8,1500,1.1047e4,0.0000e0,2.3462e4,9.0523e-5";
+
+#[test]
+fn a_rare_estimate_is_the_same_on_every_machine() {
+    let plan = Plan {
+        pauses: Pauses::Custom {
+            profile: PauseProfile {
+                per_kilohour: 20_000,
+                median_us: 200_000,
+                p99_us: 5_000_000,
+                ..PauseProfile::default()
+            },
+        },
+        ttls_ms: vec![2_000],
+        axis: Axis::PerKilohour(vec![20_000]),
+        trials: 40,
+        rare_trials: 1_500,
+        backend: Backend::Redis,
+        check: Check::AtAcquire,
+        ..Plan::default()
+    };
+    let r = run_cell(&plan, 0).unwrap();
+    let cell = plan.cell(0).unwrap();
+    let threshold = Threshold::find(&plan, cell.backend, cell.ttl_ms);
+    let rare = Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
+    assert!(rare.weighted.is_some(), "{rare:?}");
+    let row = csv_row(&plan, &r, Some(&rare));
+    let columns: Vec<&str> = row.trim_end().split(',').collect();
+    let tail = columns[columns.len() - 12..].join(",");
+    assert_eq!(tail, RARE_COLUMNS);
+}
 
 #[test]
 fn a_hazard_cell_counts_the_same_on_every_machine() {
@@ -174,7 +213,7 @@ fn a_hazard_cell_counts_the_same_on_every_machine() {
         .iter()
         .map(|plan| {
             let r = run_cell(plan, 0).unwrap();
-            (r.events, csv_row(plan, &r))
+            (r.events, csv_row(plan, &r, None))
         })
         .collect();
     let want: Vec<(u64, String)> = HAZARD_ROWS

@@ -9,7 +9,13 @@
 // which the explorer's lead honours below the machine's core count): with
 // one, the figure is one core's, to set beside the native one.
 //
-// Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N]
+// While the run goes on, the page's main thread is watched for long tasks
+// (PerformanceObserver "longtask", anything over 50 ms): the longest and
+// how many are printed. `--million` runs one cell of 1,000,000 trials
+// instead (a million-trial plan: progress and the drawing arrive for
+// about a minute while the main thread should stay free).
+//
+// Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N] [--million]
 
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -24,6 +30,7 @@ const { values: args } = parseArgs({
     dist: { type: "string", default: "dist" },
     trials: { type: "string", default: "2000" },
     workers: { type: "string" },
+    million: { type: "boolean", default: false },
   },
 });
 
@@ -40,7 +47,16 @@ const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const crew = args.workers ? `&crew=${Number(args.workers)}` : "";
-  const tab = await openPage(context, `${server.url}?explore&system=etcd&trials=${args.trials}${crew}`);
+  const plan = args.million
+    ? "system=etcd&ttls=10&axis=p99&values=2&trials=1000000&rare=0"
+    : `system=etcd&trials=${args.trials}`;
+  const tab = await openPage(context, `${server.url}?explore&${plan}${crew}`);
+  await tab.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+    }).observe({ type: "longtask" });
+  });
   const bar = tab.getByRole("progressbar", { name: "Cells done" });
   await poll(
     async () => (await bar.count()) === 1 && (await bar.getAttribute("aria-valuenow")) === (await bar.getAttribute("aria-valuemax")),
@@ -49,7 +65,11 @@ try {
   const words = await bar.getAttribute("aria-valuetext");
   const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
   const workers = Math.min(cores, 4, args.workers ? Number(args.workers) : 4);
-  console.log(`in the page: ${words} (the default plan on etcd, ${args.trials} trials per cell, ${workers} workers)`);
+  const what = args.million ? "one etcd cell of 1,000,000 trials" : `the default plan on etcd, ${args.trials} trials per cell`;
+  console.log(`in the page: ${words} (${what}, ${workers} workers)`);
+  const tasks = await tab.evaluate(() => window.__longTasks);
+  const longest = tasks.length ? Math.max(...tasks) : 0;
+  console.log(`main thread while it ran: ${tasks.length} tasks over 50 ms, the longest ${longest.toFixed(0)} ms`);
 } finally {
   await browser.close();
   await server.close();

@@ -22,7 +22,8 @@ mod native {
     use distlock::cli::value;
     use distlock::tools::explore::form::{plan_of, FIELDS};
     use distlock::tools::explore::{
-        csv_header, csv_row, rebuild_trial, run_trials, CellResult, Plan, PlanError, Preset,
+        csv_header, csv_row, rebuild_trial, run_trials, CellResult, Plan, PlanError, Preset, Rare,
+        Threshold,
     };
     use rayon::prelude::*;
     use std::io::Write;
@@ -215,10 +216,45 @@ cross-region, fencing on):
         let started = Instant::now();
         let results = pool.install(|| run_cells(plan, cells))?;
         let secs = started.elapsed().as_secs_f64();
+        let rare_started = Instant::now();
+        // A threshold a system and TTL, shared by the rows that differ
+        // only in their pauses.
+        let mut thresholds = std::collections::BTreeMap::new();
+        for r in &results {
+            let cell = plan.cell(r.cell).map_err(|e| e.to_string())?;
+            thresholds
+                .entry((cell.backend, cell.ttl_ms))
+                .or_insert(None);
+        }
+        let found: Vec<Threshold> = pool.install(|| {
+            thresholds
+                .keys()
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(|&(backend, ttl_ms)| Threshold::find(plan, backend, ttl_ms))
+                .collect()
+        });
+        for t in found {
+            thresholds.insert((t.backend, t.ttl_ms), Some(t));
+        }
+        let rares: Vec<Rare> = pool
+            .install(|| {
+                results
+                    .par_iter()
+                    .map(|r| {
+                        let cell = plan.cell(r.cell)?;
+                        let threshold = thresholds[&(cell.backend, cell.ttl_ms)]
+                            .expect("every system and TTL has its threshold");
+                        Rare::of(plan, r, threshold, &mut |_| {})
+                    })
+                    .collect::<Result<Vec<Rare>, PlanError>>()
+            })
+            .map_err(|e| e.to_string())?;
+        let rare_secs = rare_started.elapsed().as_secs_f64();
         let mut out = std::io::stdout().lock();
         let mut text = if header { csv_header() } else { String::new() };
-        for r in &results {
-            text.push_str(&csv_row(plan, r));
+        for (r, rare) in results.iter().zip(&rares) {
+            text.push_str(&csv_row(plan, r, Some(rare)));
         }
         out.write_all(text.as_bytes())
             .map_err(|e| format!("cannot write the table: {e}"))?;
@@ -227,6 +263,13 @@ cross-region, fencing on):
             "explore: {trials} trials in {secs:.2} s on {} threads: {:.0} trials/s",
             pool.current_num_threads(),
             trials as f64 / secs.max(1e-9)
+        );
+        let weighted: u64 = rares
+            .iter()
+            .filter_map(|r| r.weighted.map(|w| u64::from(w.trials)))
+            .sum();
+        eprintln!(
+            "explore: thresholds and rare-event estimates in {rare_secs:.2} s ({weighted} weighted trials)"
         );
         Ok(())
     }

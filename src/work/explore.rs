@@ -10,7 +10,7 @@ use super::{Crew, Job, Reply, PROTOCOL_VERSION};
 use crate::markup::PART_BREAK;
 use crate::tools::explore::draw::{self as explore_draw, CellData};
 use crate::tools::explore::form::{fields, plan_json, plan_of, read_plan, refusal};
-use crate::tools::explore::{rebuild_trial, run_trials, CellResult, Plan};
+use crate::tools::explore::{rebuild_trial, run_trials, CellResult, Plan, Rare, Threshold};
 use crate::wire::link::{self, RunLink};
 
 /// The crew is one worker per core, at most this many.
@@ -269,6 +269,18 @@ pub(super) fn run_cell(
         }
     }
     let result = result.ok_or("A cell runs at least one trial.")?;
+    // The threshold, then the rare-event estimate where it is needed; its
+    // batches report their trials on top of the plain ones.
+    let here = plan.cell(cell).map_err(|e| format!("{e}."))?;
+    let threshold = Threshold::find(plan, here.backend, here.ttl_ms);
+    let rare = Rare::of(plan, &result, threshold, &mut |done| {
+        let now = clock_ms();
+        if now - last_ms >= PROGRESS_EVERY_MS {
+            last_ms = now;
+            progress(plan.trials.saturating_add(done));
+        }
+    })
+    .map_err(|e| format!("{e}."))?;
     let open_trial = result.first_corrupted.or(result.first_two_holders);
     let open = match open_trial {
         Some(trial) => trial_link(plan, cell, trial)?,
@@ -278,6 +290,7 @@ pub(super) fn run_cell(
         result,
         open,
         open_trial,
+        rare: Some(rare),
     };
     serde_json::to_string(&data)
         .map_err(|e| format!("The cell's result could not be written: {e}."))
@@ -357,6 +370,7 @@ mod tests {
                 preset: Preset::JvmCmsFull,
             },
             think_ms: 2_000,
+            rare_trials: 1_000,
             ..Plan::default()
         };
         let mut reports = 0;

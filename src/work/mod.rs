@@ -681,7 +681,7 @@ mod tests {
         (page, crewing.orders)
     }
 
-    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6";
+    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6&rare=300";
 
     #[test]
     fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
@@ -706,10 +706,12 @@ mod tests {
         let mut csv = crate::tools::explore::csv_comment(&plan);
         csv.push_str(&crate::tools::explore::csv_header());
         for cell in 0..plan.cells() {
-            csv.push_str(&crate::tools::explore::csv_row(
-                &plan,
-                &crate::tools::explore::run_cell(&plan, cell).unwrap(),
-            ));
+            use crate::tools::explore::{run_cell, Rare, Threshold};
+            let r = run_cell(&plan, cell).unwrap();
+            let here = plan.cell(cell).unwrap();
+            let threshold = Threshold::find(&plan, here.backend, here.ttl_ms);
+            let rare = Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
+            csv.push_str(&crate::tools::explore::csv_row(&plan, &r, Some(&rare)));
         }
         let url = last
             .html
@@ -762,10 +764,13 @@ mod tests {
         );
     }
 
-    /// A drawing for the explorer in its three parts.
+    /// A drawing for the explorer in its three parts: the form, Cancel,
+    /// and the run's own parts (progress, results, files) as one.
     fn parts(reply: &Reply) -> [&str; 3] {
-        let parts: Vec<&str> = reply.html.split(PART_BREAK).collect();
-        parts.try_into().expect("form, stop and body")
+        let mut parts = reply.html.splitn(3, PART_BREAK);
+        let form = parts.next().expect("the form");
+        let stop = parts.next().expect("cancel");
+        [form, stop, parts.next().expect("the run's drawing")]
     }
 
     #[test]

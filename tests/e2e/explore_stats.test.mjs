@@ -73,12 +73,12 @@ describe("the explorer's pauses and numbers", () => {
     assert.match(comments[0], /^# Workload per hold: 3 clients/);
     assert.ok(comments.some((l) => l === "# pause histogram (ms:count): 5000:3;40000:1"), comments.join("\n"));
     const rows = csv.trim().split("\n").filter((l) => !l.startsWith("#"));
-    assert.match(rows[0], /,max_pause_us,pause_histogram_ms,p_corrupted_design_effect,p_two_holders_design_effect,think_ms,.*,latency_scale,network_rtt_ms,pg_keepalives,.*,longest_fault_ms,fence_mode$/);
+    assert.match(rows[0], /,max_pause_us,pause_histogram_ms,p_corrupted_design_effect,p_two_holders_design_effect,think_ms,.*,latency_scale,network_rtt_ms,pg_keepalives,.*,longest_fault_ms,fence_mode,threshold_pause_ms,cannot_happen,estimator,/);
     assert.equal(rows.length, 3);
     // Each row ends with the settings it ran at: here one zone, the OS's
     // keepalives, no faults besides pauses, the longest fault 30 s, and no
-    // fencing mode (fencing off).
-    assert.match(rows[1], /,20000000,5000:3;40000:1,\d+\.\d{3},\d+\.\d{3},\d+,\d+,\d+,1,0,7200\/75\/9,0,0,0,0,0,0,30000,$/);
+    // fencing mode (fencing off), then the rare-event columns.
+    assert.match(rows[1], /,20000000,5000:3;40000:1,\d+\.\d{3},\d+\.\d{3},\d+,\d+,\d+,1,0,7200\/75\/9,0,0,0,0,0,0,30000,,/);
 
     const again = await suite.page(t, url.slice(url.indexOf("?")));
     await poll(async () => (await explorer(again).getByLabel("TTLs (s)").count()) === 1, { what: "the restored form" });

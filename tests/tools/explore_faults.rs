@@ -249,7 +249,7 @@ fn the_system_is_an_axis_and_each_cell_names_its_system() {
         assert_eq!(cell.backend, system);
         let r = run_cell(&plan, row as u32).unwrap();
         assert!(r.holds > 0, "{system}: {r:?}");
-        let csv = distlock::tools::explore::csv_row(&plan, &r);
+        let csv = distlock::tools::explore::csv_row(&plan, &r, None);
         assert_eq!(csv.split(',').nth(1), Some(system.slug()), "{csv}");
     }
     // The first row runs the same trials as a plan of its system alone.

@@ -368,7 +368,7 @@ fn the_workload_is_written_beside_the_numbers() {
         0,
     )
     .unwrap();
-    let row = csv_row(&plan, &r);
+    let row = csv_row(&plan, &r, None);
     assert_eq!(
         row.trim_end().split(',').count(),
         CSV_COLUMNS.len(),
@@ -376,7 +376,7 @@ fn the_workload_is_written_beside_the_numbers() {
     );
     assert!(csv_header()
         .trim_end()
-        .ends_with("node_jumps_per_hour,longest_fault_ms,fence_mode"));
+        .contains("node_jumps_per_hour,longest_fault_ms,fence_mode,threshold_pause_ms,"));
     assert!(row.contains(",1500000,20:5;100:40;2000:3,"), "{row}");
 }
 
@@ -458,11 +458,11 @@ fn a_fencing_mode_runs_where_its_system_offers_it_and_the_csv_says_which() {
     };
     plan.validate().unwrap();
     let rows: Vec<String> = (0..2)
-        .map(|c| csv_row(&plan, &run_cell(&plan, c).unwrap()))
+        .map(|c| csv_row(&plan, &run_cell(&plan, c).unwrap(), None))
         .collect();
-    assert!(rows[0].ends_with(",takeover\n"), "{}", rows[0]);
+    assert!(rows[0].contains(",takeover,"), "{}", rows[0]);
     // DynamoDB offers only the check against the lock item: its own.
-    assert!(rows[1].ends_with(",check\n"), "{}", rows[1]);
+    assert!(rows[1].contains(",check,"), "{}", rows[1]);
     // The mode is the system's option: it meets the same pauses.
     let documented = Plan {
         fence: FenceMode::Documented,

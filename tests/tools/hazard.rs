@@ -4,7 +4,7 @@
 use distlock::sim::{Backend, Fencing, Playback, Refusals, Seed};
 use distlock::tools::explore::{
     csv_header, rebuild_trial, run_cell, run_trial, run_trials, Axis, CellResult, Check, Estimate,
-    PauseProfile, Pauses, Plan, PlanError, Preset, CSV_COLUMNS, PLAN_VERSION,
+    PauseProfile, Pauses, Plan, PlanError, Preset, Threshold, CSV_COLUMNS, PLAN_VERSION,
 };
 use proptest::prelude::*;
 use std::process::Command;
@@ -473,8 +473,9 @@ fn explore(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-const SWEEP: [&str; 10] = [
-    "--system", "redis", "--ttls", "1,5,10", "--axis", "p99", "--values", "2,20", "--trials", "700",
+const SWEEP: [&str; 12] = [
+    "--system", "redis", "--ttls", "1,5,10", "--axis", "p99", "--values", "2,20", "--trials",
+    "700", "--rare", "0",
 ];
 
 #[test]
@@ -545,6 +546,10 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
         ("axis", "max"),
         ("values", "3,9"),
         ("trials", "6"),
+        ("workers", "200"),
+        ("per-minute", "1.5"),
+        ("hours", "2000"),
+        ("rare", "300"),
         ("seed", "9"),
     ];
     let query: Vec<String> = fields
@@ -565,10 +570,11 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
     assert_eq!(by_flags, by_query);
     let mut want = csv_header();
     for cell in 0..plan.cells() {
-        want.push_str(&distlock::tools::explore::csv_row(
-            &plan,
-            &run_cell(&plan, cell).unwrap(),
-        ));
+        let r = run_cell(&plan, cell).unwrap();
+        let cell = plan.cell(cell).unwrap();
+        let threshold = Threshold::find(&plan, cell.backend, cell.ttl_ms);
+        let rare = distlock::tools::explore::Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
+        want.push_str(&distlock::tools::explore::csv_row(&plan, &r, Some(&rare)));
     }
     assert_eq!(by_flags, want);
     assert!(
@@ -576,7 +582,7 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
             .lines()
             .nth(1)
             .unwrap()
-            .ends_with(",1,70,7200/75/9,0,0,1,0,0,2.5,12000,takeover"),
+            .contains(",1,70,7200/75/9,0,0,1,0,0,2.5,12000,takeover,"),
         "{by_flags}"
     );
     // A field the form does not have, or a value it refuses, is named.

@@ -9,5 +9,7 @@ mod finder;
 mod finder_bounds;
 mod hazard;
 mod odds;
+mod rare;
 mod spanner;
+mod threshold;
 mod work_escaping;

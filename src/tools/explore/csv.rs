@@ -15,10 +15,12 @@
 
 use super::estimate::CellResult;
 use super::plan::Plan;
+use super::rare::{per_year, Rare};
+use super::threshold::Reach;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 49] = [
+pub const CSV_COLUMNS: [&str; 61] = [
     "cell",
     "backend",
     "fencing",
@@ -68,6 +70,18 @@ pub const CSV_COLUMNS: [&str; 49] = [
     "node_jumps_per_hour",
     "longest_fault_ms",
     "fence_mode",
+    "threshold_pause_ms",
+    "cannot_happen",
+    "estimator",
+    "p_hold",
+    "p_hold_low",
+    "p_hold_high",
+    "ess",
+    "estimator_trials",
+    "corrupted_per_fleet_year",
+    "corrupted_per_fleet_year_low",
+    "corrupted_per_fleet_year_high",
+    "years_between_corrupted_writes",
 ];
 
 /// The header line, with its newline.
@@ -80,7 +94,7 @@ pub fn csv_header() -> String {
 /// One cell's line, with its newline. Probabilities in scientific notation
 /// (they span many orders of magnitude); an empty field where there is
 /// nothing to say.
-pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
+pub fn csv_row(plan: &Plan, r: &CellResult, rare: Option<&Rare>) -> String {
     let corruption = r.corruption();
     let two = r.two_holder();
     let (every_s, _) = r.corruption_every_s(plan.locks_per_hour);
@@ -134,8 +148,48 @@ pub fn csv_row(plan: &Plan, r: &CellResult) -> String {
     } else {
         line.push(',');
     }
+    rare_fields(&mut line, plan, r, rare);
     line.push('\n');
     line
+}
+
+/// The rare-event columns: the threshold (empty for none), whether
+/// nothing can happen, the estimator and its estimate per hold, its ESS
+/// and trials, and per fleet-year (the plan's `Fleet`).
+fn rare_fields(line: &mut String, plan: &Plan, r: &CellResult, rare: Option<&Rare>) {
+    let Some(rare) = rare else {
+        line.push_str(&",".repeat(12));
+        return;
+    };
+    let threshold = match rare.threshold.reach {
+        Reach::From { pause_ms } => pause_ms.to_string(),
+        Reach::Never => String::new(),
+    };
+    let _ = write!(line, ",{threshold},{}", rare.cannot_happen);
+    match rare.per_hold(r) {
+        None => line.push_str(",none,0,0,0,,,0,0,0,"),
+        Some(e) => {
+            let (mid, low, high) = per_year(&e, &plan.fleet);
+            let _ = write!(
+                line,
+                ",{},{:.4e},{:.4e},{:.4e},{:.1},{},{:.4e},{:.4e},{:.4e},{}",
+                if e.plain { "plain" } else { "importance" },
+                e.p,
+                e.low,
+                e.high,
+                e.ess,
+                e.trials,
+                mid,
+                low,
+                high,
+                if mid > 0.0 {
+                    format!("{:.4e}", 1.0 / mid)
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
 }
 
 /// The row's settings that no cell varies: the workload's pace, the seed,

@@ -6,9 +6,13 @@
 //! Colour is never the only signal: each cell shows its probability in
 //! words and numbers, and its accessible name carries all of them.
 
-use super::{chance_text, csv_comment, csv_header, csv_row, latency_text, workload_text};
+use super::{
+    chance_text, count_text, csv_comment, csv_header, csv_row, latency_text, workload_text,
+};
+use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
-use crate::markup::{data_url, escape};
+use crate::markup::{data_url, escape, PART_BREAK};
+use crate::sim::ETCD_TTL_MS_MIN;
 use crate::words::thousands;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -24,6 +28,9 @@ pub struct CellData {
     pub open: String,
     #[serde(default)]
     pub open_trial: Option<u32>,
+    /// The threshold, and the rare-event estimate or "cannot happen".
+    #[serde(default)]
+    pub rare: Option<Rare>,
 }
 
 /// Levels of P(corrupted write per hold): the upper bound of each (the
@@ -78,6 +85,32 @@ fn ttl_label(ttl_ms: u64) -> String {
     format!("TTL {}", micros_text(ttl_ms * 1_000))
 }
 
+/// What a TTL column really runs at, where a system the plan runs grants
+/// another lease than the one asked for: "etcd's minimum lease is 2 s:
+/// runs at 2 s". `None` when every system grants the TTL as asked.
+pub fn ttl_note(plan: &Plan, ttl_ms: u64) -> Option<String> {
+    let notes: Vec<String> = plan
+        .systems()
+        .iter()
+        .filter_map(|&b| {
+            let granted = granted_lease_ms(b, ttl_ms);
+            (granted != ttl_ms).then(|| {
+                let why = if ttl_ms < ETCD_TTL_MS_MIN {
+                    format!(
+                        "{}'s minimum lease is {}",
+                        b.name(),
+                        micros_text(ETCD_TTL_MS_MIN * 1_000)
+                    )
+                } else {
+                    format!("{} grants whole seconds", b.name())
+                };
+                format!("{why}: runs at {}", micros_text(granted * 1_000))
+            })
+        })
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("; "))
+}
+
 /// How the run stands, for the drawing: its trials per second, whether it
 /// still runs, and what the page is told about its end (a cancel, a
 /// failure).
@@ -87,8 +120,11 @@ pub struct Run<'a> {
     pub said: &'a str,
 }
 
-/// The whole drawing: the progress, the heatmap, the table, and once the
-/// run has ended, the files to download.
+/// The whole drawing in three parts (`PART_BREAK`): the progress; the
+/// results (summary, design table, heatmap, table); and once the run has
+/// ended, the files to download. The page places each part on its own,
+/// so while a long cell runs and only its progress moves, the results'
+/// elements stay as they are and the page parses a few hundred bytes.
 pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     let mut h = String::new();
     if !run.said.is_empty() {
@@ -99,11 +135,14 @@ pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
         );
     }
     progress(&mut h, cells, run);
+    h.push_str(PART_BREAK);
     summary(&mut h, plan, cells);
     faults_summary(&mut h, plan);
+    design(&mut h, plan, cells);
     heatmap(&mut h, plan, cells);
     legend(&mut h);
     table(&mut h, plan, cells);
+    h.push_str(PART_BREAK);
     if !run.running {
         downloads(&mut h, plan, cells);
     }
@@ -130,7 +169,7 @@ fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let mut csv = csv_comment(plan);
     csv.push_str(&csv_header());
     for data in cells.iter().flatten() {
-        csv.push_str(&csv_row(plan, &data.result));
+        csv.push_str(&csv_row(plan, &data.result, data.rare.as_ref()));
     }
     let _ = write!(
         h,
@@ -231,6 +270,203 @@ fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         r#"<p class="explorer__workload">{}</p>"#,
         escape(&workload_text(plan))
     );
+}
+
+/// An expected count, to two figures: "4.3", "11,000", "0.0023", "0".
+fn amount_text(x: f64) -> String {
+    if x >= 1.0 {
+        return count_text(x);
+    }
+    if x <= 0.0 {
+        return "0".to_string();
+    }
+    let mut digits = 1;
+    let mut probe = x;
+    while probe < 1.0 && digits < 40 {
+        probe *= 10.0;
+        digits += 1;
+    }
+    let text = format!("{x:.digits$}");
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// "about 2.3 corrupted writes per fleet-year (95%: 1.6 to 3.0)".
+fn year_words(e: &RareEstimate, fleet: &Fleet) -> (String, String) {
+    let (mid, low, high) = per_year(e, fleet);
+    let per = format!(
+        "about {} (95%: {} to {})",
+        amount_text(mid),
+        amount_text(low),
+        amount_text(high)
+    );
+    let every = if mid > 0.0 && low > 0.0 {
+        format!(
+            "about one every {} years (95%: {} to {})",
+            amount_text(1.0 / mid),
+            amount_text(1.0 / high),
+            amount_text(1.0 / low)
+        )
+    } else if mid > 0.0 {
+        format!(
+            "about one every {} years (95%: no more often than one every {} years)",
+            amount_text(1.0 / mid),
+            amount_text(1.0 / high)
+        )
+    } else {
+        format!("none seen; at most {} a year (95%)", amount_text(high))
+    };
+    (per, every)
+}
+
+/// One cell's answer for a design document: "cannot happen in this
+/// model, because ...", or the chance per hold and per fleet-year.
+pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
+    let rare = data.rare.as_ref()?;
+    let r = &data.result;
+    if rare.cannot_happen {
+        let why = rare.threshold.why(plan);
+        return Some([
+            format!("cannot happen in this model, because {why}"),
+            "none".to_string(),
+            "never".to_string(),
+            match rare.threshold.reach {
+                Reach::From { pause_ms } => format!(
+                    "proven: the profile's longest pause, {}, is shorter than {}",
+                    micros_text(r.profile.longest_us()),
+                    micros_text(pause_ms * 1_000)
+                ),
+                Reach::Never => "proven: no pause corrupts".to_string(),
+            },
+        ]);
+    }
+    let e = rare.per_hold(r)?;
+    let (per, every) = year_words(&e, &plan.fleet);
+    let hold = if e.p > 0.0 {
+        format!(
+            "{} (95%: {} to {})",
+            chance_text(e.p),
+            if e.low > 0.0 {
+                chance_text(e.low)
+            } else {
+                "0".to_string()
+            },
+            chance_text(e.high)
+        )
+    } else {
+        format!("none seen: at most {} (95%)", chance_text(e.high))
+    };
+    Some([hold, per, every, method_words(&e)])
+}
+
+/// Which estimator ran, with its effective sample size.
+fn method_words(e: &RareEstimate) -> String {
+    if e.plain {
+        format!("plain sampling, {} trials", thousands(u64::from(e.trials)))
+    } else {
+        format!(
+            "importance sampling, {} trials worth {} plain ones (ESS)",
+            thousands(u64::from(e.trials)),
+            thousands(e.ess.round() as u64)
+        )
+    }
+}
+
+/// The numbers to paste into a design document, a row a cell, and the
+/// paragraph on how they were found.
+fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
+    let columns = plan.ttls_ms.len().max(1);
+    let rows: Vec<(usize, [String; 4])> = cells
+        .iter()
+        .enumerate()
+        .filter_map(|(i, d)| Some((i, design_row(plan, d.as_ref()?)?)))
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__numbers"><thead><tr><th scope="col">Cell</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">Corrupted writes per fleet-year ({})</th><th scope="col">How often</th><th scope="col">How found</th></tr></thead><tbody>"#,
+        escape(&fleet_words(&plan.fleet))
+    );
+    for (i, [hold, year, every, how]) in &rows {
+        let place = format!(
+            "{}, {}",
+            ttl_label(plan.ttls_ms[i % columns]),
+            row_label(plan, i / columns)
+        );
+        let _ = write!(
+            h,
+            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            escape(&place),
+            escape(hold),
+            escape(year),
+            escape(every),
+            escape(how)
+        );
+    }
+    h.push_str("</tbody></table></div>");
+    let _ = write!(
+        h,
+        r#"<p class="explorer__method">{}</p></section>"#,
+        escape(&method_paragraph(plan, cells))
+    );
+}
+
+/// The paragraph under the numbers: which estimator ran, its ESS, the
+/// interval's method, and what the model leaves out.
+fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
+    let data: Vec<&CellData> = cells.iter().flatten().collect();
+    let weighted: Vec<RareEstimate> = data
+        .iter()
+        .filter_map(|d| {
+            let rare = d.rare.as_ref()?;
+            rare.weighted.as_ref()?;
+            rare.per_hold(&d.result)
+        })
+        .collect();
+    let proven = data
+        .iter()
+        .filter(|d| d.rare.as_ref().is_some_and(|r| r.cannot_happen))
+        .count();
+    let mut s = String::new();
+    if proven > 0 {
+        let _ = write!(
+            s,
+            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every point of its hold and of a renewal period (confirmed by the finder's exhaustive search), and the profile never pauses that long, or no pause corrupts at all. ",
+            if proven == 1 { "" } else { "s" }
+        );
+    }
+    if weighted.is_empty() {
+        s.push_str("The other figures are plain sampling: its 95% interval over trials was already within 30% of the estimate, or the cell's chance is high enough to count directly. ");
+    } else {
+        let ess: f64 = weighted.iter().map(|e| e.ess).sum();
+        let trials: u64 = weighted.iter().map(|e| u64::from(e.trials)).sum();
+        let _ = write!(
+            s,
+            "{} cell{} ran importance sampling: pauses drawn more often and, in about one draw a trial, centred on the shortest pause that can corrupt, each trial weighed by its likelihood ratio; {} weighted trials worth {} plain ones (effective sample size). The interval is the delta method's over independent trials, run until its half-width is at most 30% of the estimate. ",
+            weighted.len(),
+            if weighted.len() == 1 { "" } else { "s" },
+            thousands(trials),
+            thousands(ess.round() as u64)
+        );
+    }
+    let _ = write!(
+        s,
+        "Per fleet-year: the chance per hold times the fleet's {} holds a year ({}). Left out of the model: pauses of the lock service's own servers, clock drift beyond what the system allows for, correlated pauses across clients (one host's swap storm), and every fault not chosen above.",
+        count_text(plan.fleet.holds_a_year()),
+        fleet_words(&plan.fleet)
+    );
+    s
+}
+
+/// "600 workers, each locking 1 a minute, 8,760 hours a year".
+fn fleet_words(fleet: &Fleet) -> String {
+    format!(
+        "{} workers, each locking {} a minute, {} hours a year",
+        thousands(fleet.workers),
+        count_text(fleet.per_minute_milli as f64 / 1_000.0),
+        thousands(fleet.hours)
+    )
 }
 
 /// One cell's numbers in a sentence: its accessible name and tooltip.
@@ -356,7 +592,13 @@ fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
     h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
-        let _ = write!(h, r#"<th scope="col">{}</th>"#, ttl_label(ttl));
+        let note = ttl_note(plan, ttl).map_or(String::new(), |n| {
+            format!(
+                r#"<small class="explorer__ttl-note">{}</small>"#,
+                escape(&n)
+            )
+        });
+        let _ = write!(h, r#"<th scope="col">{}{note}</th>"#, ttl_label(ttl));
     }
     h.push_str("</tr></thead><tbody>");
     for (row, slots) in cells.chunks(columns.max(1)).enumerate() {
@@ -498,27 +740,62 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
     const H: usize = 44;
     let columns = plan.ttls_ms.len().max(1);
     let rows = cells.len().div_ceil(columns);
-    let (width, height) = (LEFT + columns * W + 10, TOP + rows * H + 30);
+    let title = format!(
+        "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
+        systems_text(plan),
+        latency_text(plan),
+        fencing_text(plan),
+        plan.pauses.name(),
+        plan.trials,
+        plan.seed.0
+    );
+    let subtitle = "P(corrupted write per lock hold); below, P(two believed holders)";
+    let caption = format!(
+        "Distributed Lock Simulator, hazard explorer. Each cell: {} seeded 60 s trials.",
+        plan.trials
+    );
+    let notes: Vec<String> = plan
+        .ttls_ms
+        .iter()
+        .filter_map(|&ttl| ttl_note(plan, ttl).map(|n| format!("{}: {n}", ttl_label(ttl))))
+        .collect();
+    // Wide enough for the longest line of text as well as the grid: a
+    // line is at most about 0.62 of the font size a character (bold 0.68).
+    let text_width = [(title.chars().count(), 82), (subtitle.chars().count(), 75)]
+        .into_iter()
+        .chain(std::iter::once((caption.chars().count(), 75)))
+        .chain(notes.iter().map(|n| (n.chars().count(), 75)))
+        .map(|(chars, per_ten)| 16 + chars * per_ten / 10)
+        .max()
+        .unwrap_or(0);
+    let foot = 30 + 16 * notes.len();
+    let width = (LEFT + columns * W + 10).max(text_width);
+    let height = TOP + rows * H + foot;
     let mut s = format!(
         r##"<?xml version="1.0" encoding="UTF-8"?>
-<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">P(corrupted write per lock hold); below, P(two believed holders)</text>"##,
-        escape(&format!(
-            "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
-            systems_text(plan),
-            latency_text(plan),
-            fencing_text(plan),
-            plan.pauses.name(),
-            plan.trials,
-            plan.seed.0
-        ))
+<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="{width}" height="{height}" font-family="system-ui, sans-serif" font-size="12"><rect width="{width}" height="{height}" fill="#ffffff"/><text x="8" y="18" font-weight="bold" fill="#111827">{}</text><text x="8" y="34" fill="#374151">{subtitle}</text>"##,
+        escape(&title)
     );
     for (c, &ttl) in plan.ttls_ms.iter().enumerate() {
         let x = LEFT + c * W + W / 2;
+        let mark = if ttl_note(plan, ttl).is_some() {
+            " *"
+        } else {
+            ""
+        };
         let _ = write!(
             s,
-            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#111827">{}</text>"##,
+            r##"<text x="{x}" y="{}" text-anchor="middle" fill="#111827">{}{mark}</text>"##,
             TOP - 6,
             ttl_label(ttl)
+        );
+    }
+    for (k, note) in notes.iter().enumerate() {
+        let _ = write!(
+            s,
+            r##"<text x="8" y="{}" fill="#374151">* {}</text>"##,
+            TOP + rows * H + 18 + 16 * k,
+            escape(note)
         );
     }
     for (i, slot) in cells.iter().enumerate() {
@@ -555,9 +832,9 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
     }
     let _ = write!(
         s,
-        r##"<text x="8" y="{}" fill="#374151">Distributed Lock Simulator, hazard explorer. Each cell: {} seeded 60 s trials.</text></svg>"##,
+        r##"<text x="8" y="{}" fill="#374151">{}</text></svg>"##,
         height - 10,
-        plan.trials
+        escape(&caption)
     );
     s
 }
@@ -602,6 +879,7 @@ mod tests {
             result,
             open: String::new(),
             open_trial: None,
+            rare: None,
         })
     }
 
@@ -653,5 +931,47 @@ mod tests {
             "{none}"
         );
         assert!(!none.contains("within noise"), "{none}");
+    }
+}
+
+#[cfg(test)]
+mod rare_tests {
+    use super::*;
+
+    #[test]
+    fn progress_alone_redraws_only_the_progress_part() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 2_000],
+            axis: Axis::P99Us(vec![2_000_000]),
+            ..Plan::default()
+        };
+        let cells = vec![None, None];
+        let at = |rate| {
+            draw(
+                &plan,
+                &cells,
+                &Run {
+                    rate,
+                    running: true,
+                    said: "",
+                },
+            )
+        };
+        let (a, b) = (at(1_000), at(2_000));
+        let (a, b): (Vec<&str>, Vec<&str>) =
+            (a.split(PART_BREAK).collect(), b.split(PART_BREAK).collect());
+        assert_eq!(a.len(), 3);
+        assert_ne!(a[0], b[0], "the progress moved");
+        assert_eq!(a[1..], b[1..], "the results stay as they were");
+        assert!(a[2].is_empty(), "no files while it runs");
+    }
+
+    #[test]
+    fn expected_counts_keep_two_figures_below_one() {
+        assert_eq!(amount_text(0.0), "0");
+        assert_eq!(amount_text(0.0023), "0.0023");
+        assert_eq!(amount_text(0.5), "0.5");
+        assert_eq!(amount_text(2.34), "2.3");
+        assert_eq!(amount_text(0.000_000_12), "0.00000012");
     }
 }

@@ -7,6 +7,9 @@
 
 use super::{latency_slug, Axis, Check, Faults, Histogram, PauseProfile, Pauses, Plan, Preset};
 use super::{micros_text, rate_text};
+use super::{
+    Fleet, FLEET_HOURS_MAX, FLEET_PER_MINUTE_MILLI_MAX, FLEET_WORKERS_MAX, RARE_TRIALS_LIMIT,
+};
 use super::{AXIS_LEN_MAX, FAULT_MS_MAX, HOLD_MS_MAX, LOCKS_PER_HOUR_MAX, THINK_MS_MAX};
 use super::{PAUSE_US_MAX, PER_KILOHOUR_MAX, TRIALS_MAX};
 use crate::markup::escape;
@@ -134,6 +137,15 @@ pub const MAX: Field = field("max", "Longest pause (ms), blank for none", "");
 pub const TTLS: Field = field("ttls", "TTLs (s)", "1, 2, 5, 10, 30");
 pub const VALUES: Field = field("values", "Second axis values", "1, 2, 5, 10");
 pub const TRIALS: Field = field("trials", "Trials per cell", "1000");
+/// The fleet behind "per fleet-year", and the rare-event estimate's budget.
+pub const WORKERS: Field = field("workers", "Fleet: workers taking the lock", "600");
+pub const PER_MINUTE: Field = field("per-minute", "Fleet: locks a minute per worker", "1");
+pub const HOURS: Field = field("hours", "Fleet: hours a year it runs", "8760");
+pub const RARE: Field = field(
+    "rare",
+    "Rare events: weighted trials at most, a cell (0: none)",
+    "100000",
+);
 pub const SEED: Field = field("seed", "Seed", "1");
 
 impl Field {
@@ -214,6 +226,8 @@ pub fn plan_of(query: &str) -> Result<Plan, String> {
         None => None,
     };
     let trials = keep(w, number(&f, &TRIALS, 0, (1, u64::from(TRIALS_MAX))));
+    let fleet = keep(w, fleet_of(&f));
+    let rare_trials = keep(w, number(&f, &RARE, 0, (0, u64::from(RARE_TRIALS_LIMIT))));
     let seed = keep(w, number(&f, &SEED, 0, (0, u64::MAX)));
     let faults = keep(w, faults_of(&f));
     let keepalives = [("os", PgOptions::LINUX), ("tuned", PgOptions::TUNED)];
@@ -258,8 +272,14 @@ pub fn plan_of(query: &str) -> Result<Plan, String> {
     else {
         return Err(w.join("\n"));
     };
-    let (Some(faults), Some(pg), Some((latency_scale, network_rtt_ms)), Some(fence)) =
-        (faults, pg, latency, fence)
+    let (
+        Some(faults),
+        Some(pg),
+        Some((latency_scale, network_rtt_ms)),
+        Some(fence),
+        Some(fleet),
+        Some(rare_trials),
+    ) = (faults, pg, latency, fence, fleet, rare_trials)
     else {
         return Err(w.join("\n"));
     };
@@ -283,6 +303,8 @@ pub fn plan_of(query: &str) -> Result<Plan, String> {
         fence,
         latency_scale,
         network_rtt_ms,
+        fleet,
+        rare_trials: u32::try_from(rare_trials).unwrap_or(RARE_TRIALS_LIMIT),
         ..Plan::default()
     };
     plan.validate()
@@ -303,7 +325,10 @@ fn fence_modes() -> [FenceMode; 5] {
     let [a, b, c, d] = FenceMode::ALL;
     [FenceMode::Documented, a, b, c, d]
 }
-const CHECK: (&str, &str, &str) = ("check", "Lease checked", "at-acquire");
+/// Every system's Code view checks the lease just before its write (the
+/// `check` line above `write`; PostgreSQL's lock has no lease to check,
+/// and either choice runs it alike), so that is the default.
+const CHECK: (&str, &str, &str) = ("check", "Lease checked", "before-write");
 const CLIENTS: (&str, &str, &str) = ("clients", "Clients", "3");
 const AXIS: (&str, &str, &str) = ("axis", "Second axis", "p99");
 const KEEPALIVES: (&str, &str, &str) = ("keepalives", "PostgreSQL keepalives", "os");
@@ -314,7 +339,7 @@ const LATENCY: (&str, &str, &str) = ("latency", "Latency", "one-zone");
 /// Every field of the form by name, in the form's order, with its label
 /// and default text: the command line takes each as `--NAME VALUE`
 /// (`FIELDS`), and a test holds the form to this list.
-pub const FIELDS: [(&str, &str, &str); 30] = [
+pub const FIELDS: [(&str, &str, &str); 34] = [
     SYSTEM,
     FENCING,
     FENCE,
@@ -345,6 +370,10 @@ pub const FIELDS: [(&str, &str, &str); 30] = [
     VALUES.triple(),
     TRIALS.triple(),
     SEED.triple(),
+    RARE.triple(),
+    WORKERS.triple(),
+    PER_MINUTE.triple(),
+    HOURS.triple(),
 ];
 
 /// The pause profile's choice: a preset's slug, `custom` or `histogram`.
@@ -390,6 +419,26 @@ fn faults_of(f: &BTreeMap<String, String>) -> Result<Faults, String> {
         node_restarts_per_kilohour: r,
         node_jumps_per_kilohour: j,
         longest_ms,
+    })
+}
+
+/// The fleet's fields read, every refusal named (one a line).
+fn fleet_of(f: &BTreeMap<String, String>) -> Result<Fleet, String> {
+    let w = &mut Vec::new();
+    let workers = keep(w, number(f, &WORKERS, 0, (1, FLEET_WORKERS_MAX)));
+    let per_minute_milli = keep(
+        w,
+        number(f, &PER_MINUTE, 3, (1, FLEET_PER_MINUTE_MILLI_MAX)),
+    );
+    let hours = keep(w, number(f, &HOURS, 0, (1, FLEET_HOURS_MAX)));
+    let (Some(workers), Some(per_minute_milli), Some(hours)) = (workers, per_minute_milli, hours)
+    else {
+        return Err(w.join("\n"));
+    };
+    Ok(Fleet {
+        workers,
+        per_minute_milli,
+        hours,
     })
 }
 
@@ -574,12 +623,15 @@ pub fn form(query: &str) -> String {
     select(
         &mut h,
         &f,
-        "check",
-        "Lease checked",
-        "at-acquire",
+        CHECK.0,
+        CHECK.1,
+        CHECK.2,
         &pairs(&[
             ("at-acquire", "once, when granted"),
-            ("before-write", "again just before writing"),
+            (
+                "before-write",
+                "just before writing, as each system's Code view does",
+            ),
         ]),
     );
     select(
@@ -728,6 +780,14 @@ fn grid_fields(h: &mut String, f: &BTreeMap<String, String>) {
     input(h, f, &VALUES, "text");
     input(h, f, &TRIALS, "numeric");
     input(h, f, &SEED, "numeric");
+    input(h, f, &RARE, "numeric");
+    h.push_str("</div></fieldset>");
+    h.push_str(
+        r#"<fieldset class="explorer__group"><legend>Fleet, for corrupted writes per fleet-year</legend><div class="explorer__fields">"#,
+    );
+    input(h, f, &WORKERS, "numeric");
+    input(h, f, &PER_MINUTE, "decimal");
+    input(h, f, &HOURS, "numeric");
     h.push_str("</div></fieldset>");
 }
 
@@ -804,12 +864,21 @@ mod tests {
         assert_eq!(now.get("system").map(String::as_str), Some("redlock"));
         assert_eq!(older, fields(sent));
         assert_eq!(plan_of(&format!("?embed=1&explore&{sent}")), plan_of(sent));
-        assert_eq!(plan_of("?explore"), Ok(Plan::default()));
+        assert_eq!(plan_of("?explore"), Ok(form_default()));
+    }
+
+    /// The form's defaults: the default plan, with the lease checked just
+    /// before the write as every system's Code view does.
+    fn form_default() -> Plan {
+        Plan {
+            check: Check::BeforeWrite,
+            ..Plan::default()
+        }
     }
 
     #[test]
     fn the_default_form_reads_as_the_default_plan() {
-        assert_eq!(plan_of(""), Ok(Plan::default()));
+        assert_eq!(plan_of(""), Ok(form_default()));
         let html = form("");
         for name in [
             "system", "fencing", "pauses", "ttls", "values", "trials", "seed",

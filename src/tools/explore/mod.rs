@@ -43,8 +43,10 @@ mod histogram;
 mod odds;
 mod plan;
 mod profile;
+mod rare;
 mod sample;
 mod tables;
+mod threshold;
 mod trial;
 mod workload;
 
@@ -54,11 +56,18 @@ pub use faults::{nodes_of, Faults, Kind as FaultKind, FAULT_MS_DEFAULT, FAULT_MS
 pub use histogram::{Histogram, HistogramError, HISTOGRAM_BINS_MAX, HISTOGRAM_TOTAL_MAX};
 pub use odds::{chance_text, count_text, one_in, two_figures};
 pub use plan::{
-    cell_key, latency_of_slug, latency_slug, trial_seed, validate_profile, Axis, Cell, Check, Plan,
-    PlanError, AXIS_LEN_MAX, CLIENTS_MAX, CLIENTS_MIN, CYCLE_MS_MIN, HOLD_MS_MAX,
-    LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX, PLAN_VERSION, THINK_MS_MAX, TRIALS_MAX,
+    cell_key, granted_lease_ms, latency_of_slug, latency_slug, trial_seed, validate_profile, Axis,
+    Cell, Check, Fleet, Plan, PlanError, AXIS_LEN_MAX, CLIENTS_MAX, CLIENTS_MIN, CYCLE_MS_MIN,
+    FLEET_HOURS_MAX, FLEET_PER_MINUTE_MILLI_MAX, FLEET_WORKERS_MAX, HOLD_MS_MAX,
+    LOCKS_PER_HOUR_MAX, PAUSE_US_MAX, PER_KILOHOUR_MAX, PLAN_VERSION, RARE_TRIALS_DEFAULT,
+    RARE_TRIALS_LIMIT, THINK_MS_MAX, TRIALS_MAX,
 };
-pub use profile::{PauseProfile, Pauses, Preset, PAUSE_US_MIN};
+pub use profile::{PauseProfile, Pauses, Preset, Tilt, PAUSE_US_MIN};
+pub use rare::{
+    choose_tilt, estimate_cell, per_year, run_weighted, HoldsPerTrial, Rare, RareEstimate,
+    RareResult, RARE_BATCH, RELATIVE_HALF_WIDTH,
+};
+pub use threshold::{Reach, Threshold};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
 pub use workload::{csv_comment, latency_text, micros_text, pauses_text, rate_text, workload_text};
 

@@ -5,8 +5,8 @@ use super::faults::{nodes_of, Faults, FAULT_MS_MAX};
 use super::profile::{PauseProfile, Pauses};
 use crate::sim::latency::{LatencyPreset, LATENCY_PRESETS};
 use crate::sim::{
-    Backend, Config, FenceMode, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX, LATENCY_SCALE_MIN,
-    NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
+    granted_ttl_ms, Backend, Config, FenceMode, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX,
+    LATENCY_SCALE_MIN, NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -30,6 +30,57 @@ pub const TRIALS_MAX: u32 = 100_000_000;
 /// script (1,000 commands at most).
 pub const PER_KILOHOUR_MAX: u64 = 3_600_000;
 pub const PAUSE_US_MAX: u64 = PAUSE_MS_MAX * 1_000;
+
+/// Weighted trials a cell's rare-event estimate may run, by default.
+pub const RARE_TRIALS_DEFAULT: u32 = 100_000;
+/// And at most.
+pub const RARE_TRIALS_LIMIT: u32 = 2_000_000;
+pub const FLEET_WORKERS_MAX: u64 = 10_000_000;
+/// Locks a minute per worker, in thousandths: at most one a millisecond.
+pub const FLEET_PER_MINUTE_MILLI_MAX: u64 = 60_000_000;
+/// Hours in a (leap) year.
+pub const FLEET_HOURS_MAX: u64 = 8_784;
+
+/// The fleet the per-year figures are for: how many workers take the
+/// lock, how often each does, and how many hours a year they run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Fleet {
+    pub workers: u64,
+    /// Locks a minute per worker, in thousandths.
+    pub per_minute_milli: u64,
+    pub hours: u64,
+}
+
+impl Default for Fleet {
+    /// 600 workers locking once a minute all year: ten locks a second, as
+    /// the production lock rate's default.
+    fn default() -> Self {
+        Fleet {
+            workers: 600,
+            per_minute_milli: 1_000,
+            hours: 8_760,
+        }
+    }
+}
+
+impl Fleet {
+    /// Lock holds a fleet-year.
+    pub fn holds_a_year(&self) -> f64 {
+        self.workers as f64 * self.per_minute_milli as f64 / 1_000.0 * 60.0 * self.hours as f64
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Fleet::default()
+    }
+}
+
+fn rare_trials_default() -> u32 {
+    RARE_TRIALS_DEFAULT
+}
+
+fn is_rare_trials_default(n: &u32) -> bool {
+    *n == RARE_TRIALS_DEFAULT
+}
 
 /// When the application asks its lock library whether it still holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -149,6 +200,18 @@ pub struct Plan {
     /// or regions (`sim::latency`); left out while none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub network_rtt_ms: u32,
+    /// The fleet behind "corrupted writes per fleet-year"; left out while
+    /// the default.
+    #[serde(default, skip_serializing_if = "Fleet::is_default")]
+    pub fleet: Fleet,
+    /// Weighted trials a cell's rare-event estimate may run at most (0:
+    /// none; the threshold is found all the same); left out while the
+    /// default.
+    #[serde(
+        default = "rare_trials_default",
+        skip_serializing_if = "is_rare_trials_default"
+    )]
+    pub rare_trials: u32,
 }
 
 fn is_linux_keepalives(pg: &PgOptions) -> bool {
@@ -179,6 +242,8 @@ impl Default for Plan {
             clients: 3,
             hold_ms: 500,
             think_ms: 15_000,
+            // The scenario to run first's; the form's default is the
+            // check before the write, as every system's Code view does.
             check: Check::AtAcquire,
             locks_per_hour: 36_000,
             pauses: Pauses::Preset {
@@ -193,6 +258,8 @@ impl Default for Plan {
             pg: PgOptions::LINUX,
             latency_scale: 1,
             network_rtt_ms: 0,
+            fleet: Fleet::default(),
+            rare_trials: RARE_TRIALS_DEFAULT,
         }
     }
 }
@@ -381,6 +448,20 @@ impl Plan {
         range("think_ms", self.think_ms, 0, THINK_MS_MAX)?;
         range("locks_per_hour", self.locks_per_hour, 1, LOCKS_PER_HOUR_MAX)?;
         range("trials", u64::from(self.trials), 1, u64::from(TRIALS_MAX))?;
+        range(
+            "weighted trials",
+            u64::from(self.rare_trials),
+            0,
+            u64::from(RARE_TRIALS_LIMIT),
+        )?;
+        range("workers", self.fleet.workers, 1, FLEET_WORKERS_MAX)?;
+        range(
+            "locks per minute per worker (thousandths)",
+            self.fleet.per_minute_milli,
+            1,
+            FLEET_PER_MINUTE_MILLI_MAX,
+        )?;
+        range("hours a year", self.fleet.hours, 1, FLEET_HOURS_MAX)?;
         if self.hold_ms + self.think_ms < CYCLE_MS_MIN {
             return Err(PlanError::CycleTooShort {
                 hold_ms: self.hold_ms,
@@ -413,6 +494,16 @@ impl Plan {
             validate_profile(&self.axis.apply(self.profile(), row))?;
         }
         Ok(())
+    }
+}
+
+/// The lease `backend` really grants for a TTL of `ttl_ms`: etcd rounds
+/// up to whole seconds and refuses less than its minimum (2 s), so its
+/// 1 s column runs as its 2 s one; the others grant what they are asked.
+pub fn granted_lease_ms(backend: Backend, ttl_ms: u64) -> u64 {
+    match backend {
+        Backend::Etcd => granted_ttl_ms(ttl_ms),
+        _ => ttl_ms,
     }
 }
 
@@ -598,6 +689,8 @@ pub fn cell_key(plan: &Plan, cell: &Cell) -> u64 {
         trials: 1,
         seed: Seed(0),
         locks_per_hour: 1,
+        fleet: Fleet::default(),
+        rare_trials: RARE_TRIALS_DEFAULT,
         ..plan.clone()
     };
     let json = serde_json::to_vec(&own).unwrap_or_default();

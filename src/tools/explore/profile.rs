@@ -10,7 +10,8 @@
 //! random stream and a trial's speed stay as they were.
 
 use super::histogram::Histogram;
-use super::sample::{exp_gap, LogNormal};
+use super::sample::{exp_gap, normal_fixed, LogNormal};
+use super::trial::TRIAL_MS;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -103,6 +104,21 @@ impl PauseProfile {
         }
     }
 
+    /// The longest pause a draw can give (µs): the histogram's longest, or
+    /// the log-normal's at the end of its tables (z = 6.34), capped at the
+    /// longest pause if the profile has one.
+    pub fn longest_us(&self) -> u64 {
+        let drawn = match self.histogram {
+            Some(h) => h.max_us(),
+            None => LogNormal::new(
+                self.median_us.max(1),
+                self.p99_us.max(self.median_us).max(1),
+            )
+            .max(),
+        };
+        drawn.min(self.max_us.unwrap_or(u64::MAX))
+    }
+
     /// The mean gap between pauses in microseconds, `None` for no pauses.
     fn mean_gap_us(&self) -> Option<u64> {
         let per_kilohour = self.per_kilohour;
@@ -119,8 +135,38 @@ enum Lengths {
     Histogram(Histogram),
 }
 
+/// A proposal the importance sampler draws pauses from instead of the
+/// profile: `rate_factor` times as many pauses, and log-normal lengths
+/// whose normal quantile is shifted up by `shift` (fixed point, 24
+/// fractional bits), or, for a histogram, half the draws from its lengths
+/// of `above_us` or more. Every draw then carries its likelihood ratio,
+/// the profile's density over the proposal's, into the trial's weight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Tilt {
+    pub rate_factor: u64,
+    pub shift: i64,
+    pub above_us: u64,
+    /// One draw in `mix` from the shifted lengths (or the histogram's long
+    /// ones), the rest from the profile's: about one a trial.
+    pub mix: u32,
+}
+
+impl Tilt {
+    /// No tilt: the profile itself, every weight one.
+    pub const NONE: Tilt = Tilt {
+        rate_factor: 1,
+        shift: 0,
+        above_us: 0,
+        mix: 2,
+    };
+
+    pub fn is_none(&self) -> bool {
+        *self == Tilt::NONE
+    }
+}
+
 /// A profile made ready to draw from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Sampler {
     mean_gap_us: Option<u64>,
     lengths: Lengths,
@@ -129,10 +175,17 @@ pub(super) struct Sampler {
     /// False when no draw can reach a millisecond: then nothing is ever
     /// injected, and the arrivals need not be drawn at all.
     injects: bool,
+    tilt: Tilt,
+    /// For a tilted histogram: its count of lengths at or above the
+    /// tilt's, and its total.
+    above: (u64, u64),
+    /// The natural log of the likelihood ratio of every draw so far.
+    log_weight: f64,
 }
 
 impl Sampler {
-    pub fn new(profile: &PauseProfile) -> Sampler {
+    /// A sampler drawing from `tilt`'s proposal, weighing each draw.
+    pub fn tilted(profile: &PauseProfile, tilt: Tilt) -> Sampler {
         let (lengths, longest) = match profile.histogram {
             Some(h) => (Lengths::Histogram(h), h.max_us()),
             None => {
@@ -141,34 +194,115 @@ impl Sampler {
             }
         };
         let max_us = profile.max_us.unwrap_or(u64::MAX);
+        let above = match profile.histogram {
+            Some(h) if tilt.above_us > 0 => {
+                let above: u64 = h
+                    .bins()
+                    .iter()
+                    .filter(|(us, _)| *us >= tilt.above_us)
+                    .map(|(_, n)| u64::from(*n))
+                    .sum();
+                (above, h.total())
+            }
+            _ => (0, 0),
+        };
         Sampler {
             mean_gap_us: profile.mean_gap_us(),
             lengths,
             max_us,
             injects: longest.min(max_us) >= PAUSE_US_MIN,
+            tilt,
+            above,
+            log_weight: 0.0,
         }
     }
 
+    /// The likelihood ratio of every draw so far (one without a tilt).
+    pub fn weight(&self) -> f64 {
+        libm::exp(self.log_weight)
+    }
+
     /// When the next pause starts, `gap` after `from_us`; `None` if never.
-    pub fn next_start_us(&self, from_us: u64, rng: &mut impl Rng) -> Option<u64> {
+    /// Tilted, the weight is the Poisson process's on the trial's time
+    /// (`TRIAL_MS`), where pauses are injected: a gap that ends past it
+    /// counts only up to it (the ratio of the two survival functions), so
+    /// the weights keep a finite variance.
+    pub fn next_start_us(&mut self, from_us: u64, rng: &mut impl Rng) -> Option<u64> {
         let mean = self.mean_gap_us.filter(|_| self.injects)?;
-        Some(from_us.saturating_add(exp_gap(mean, rng)))
+        let k = self.tilt.rate_factor.max(1);
+        if k == 1 {
+            return Some(from_us.saturating_add(exp_gap(mean, rng)));
+        }
+        let gap = exp_gap((mean / k).max(1), rng);
+        let start = from_us.saturating_add(gap);
+        let horizon = TRIAL_MS * 1_000;
+        // The profile's density over the proposal's: (1/k) e^{(k-1) g / mean},
+        // or past the horizon e^{(k-1) (horizon - from) / mean}.
+        let extra = (k - 1) as f64 / mean as f64;
+        if start < horizon {
+            self.log_weight += extra * gap as f64 - libm::log(k as f64);
+        } else if from_us < horizon {
+            self.log_weight += extra * (horizon - from_us) as f64;
+        }
+        Some(start)
     }
 
     /// A pause length in microseconds, capped at the longest pause. A
     /// histogram's draw takes one 64-bit word: its high half times the
-    /// total picks an observation, evenly to within 2^-32.
-    pub fn length_us(&self, rng: &mut impl Rng) -> u64 {
+    /// total picks an observation, evenly to within 2^-32. Tilted, half
+    /// the draws come from the shifted log-normal and half from the
+    /// profile's (a defensive mixture: no draw weighs more than 2).
+    pub fn length_us(&mut self, rng: &mut impl Rng) -> u64 {
         let length = match &self.lengths {
+            Lengths::LogNormal(d) if self.tilt.shift != 0 => {
+                let mix = u64::from(self.tilt.mix.max(2));
+                let shifted = (u64::from(rng.next_u32()) * mix) >> 32 == 0;
+                let x = normal_fixed(rng) + if shifted { self.tilt.shift } else { 0 };
+                // f / q with q = f (1 - a) + (f shifted by m) a, a = 1 / mix:
+                // 1 / (1 - a + a e^{m x - m²/2}).
+                let (xf, mf) = (x as f64 / ONE, self.tilt.shift as f64 / ONE);
+                let a = 1.0 / mix as f64;
+                self.log_weight -= libm::log(1.0 - a + a * libm::exp(mf * xf - mf * mf / 2.0));
+                d.at(x)
+            }
             Lengths::LogNormal(d) => d.sample(rng),
             Lengths::Histogram(h) => {
-                let r = (u128::from(rng.next_u64()) * u128::from(h.total())) >> 64;
-                h.at(r as u64)
+                let (above, total) = self.above;
+                if above == 0 || above == total {
+                    let r = (u128::from(rng.next_u64()) * u128::from(h.total())) >> 64;
+                    h.at(r as u64)
+                } else {
+                    // One draw in `mix` from the long lengths, the rest as
+                    // the histogram has them: f / q = 1 / (1 - a + a / share)
+                    // for a long one, 1 / (1 - a) for the others.
+                    let word = rng.next_u64();
+                    let mix = u64::from(self.tilt.mix.max(2));
+                    let long = (u128::from(word >> 32) * u128::from(mix)) >> 32 == 0;
+                    let (from, count) = if long {
+                        (total - above, above)
+                    } else {
+                        (0, total)
+                    };
+                    let r = (u128::from(word << 32) * u128::from(count)) >> 64;
+                    let picked = h.at(from + r as u64);
+                    let a = 1.0 / mix as f64;
+                    let share = above as f64 / total as f64;
+                    let ratio = if picked >= self.tilt.above_us {
+                        1.0 - a + a / share
+                    } else {
+                        1.0 - a
+                    };
+                    self.log_weight -= libm::log(ratio);
+                    picked
+                }
             }
         };
         length.min(self.max_us)
     }
 }
+
+/// Fixed-point one, as the sampler's tables count.
+const ONE: f64 = (1u64 << 24) as f64;
 
 macro_rules! presets {
     ($($variant:ident($slug:literal, $name:literal) = ($per_kh:expr, $median:expr, $p99:expr), $source:literal;)*) => {

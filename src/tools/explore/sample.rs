@@ -53,6 +53,16 @@ fn normal_upper(rng: &mut impl Rng) -> u64 {
     unreachable!("the last level returns")
 }
 
+/// A standard normal draw, fixed point, signed.
+pub(super) fn normal_fixed(rng: &mut impl Rng) -> i64 {
+    let (negative, z) = normal(rng);
+    if negative {
+        -(z as i64)
+    } else {
+        z as i64
+    }
+}
+
 /// A standard normal draw, fixed point, as a sign and a magnitude.
 fn normal(rng: &mut impl Rng) -> (bool, u64) {
     let negative = rng.next_u32() & 1 == 1;
@@ -123,6 +133,22 @@ impl LogNormal {
         } else {
             e
         }
+    }
+
+    /// The length for a signed normal quantile `x` (fixed point).
+    pub fn at(&self, x: i64) -> u64 {
+        let e = (i128::from(self.spread) * i128::from(x) / i128::from(Z_P99)) as i64;
+        scale_pow2(self.median, e)
+    }
+
+    /// The normal quantile at which the length reaches `length` (fixed
+    /// point): log2(length / median) / spread * z99; `None` for a
+    /// profile without spread.
+    pub fn quantile_of(&self, length: u64) -> Option<i64> {
+        (self.spread > 0).then(|| {
+            let up = log2_fixed(length.max(1)) - log2_fixed(self.median);
+            (i128::from(up) * i128::from(Z_P99) / i128::from(self.spread)) as i64
+        })
     }
 
     pub fn sample(&self, rng: &mut impl Rng) -> u64 {

@@ -8,7 +8,7 @@
 
 use super::faults::{Kind, Stream};
 use super::plan::{Cell, Check, Plan};
-use super::profile::{Sampler, PAUSE_US_MIN};
+use super::profile::{Sampler, Tilt, PAUSE_US_MIN};
 use crate::sim::{
     Belief, Body, ClientId, Command, CommandError, Endpoint, LastWrite, Millis, NodeCommand,
     NodeId, PartitionScope, Scenario, Seed, Sim, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
@@ -122,6 +122,20 @@ pub(super) fn run(
     history: bool,
     spare: Option<Sim>,
 ) -> (TrialCounts, Sim) {
+    let (counts, _, sim) = run_tilted(plan, cell, seed, Tilt::NONE, history, spare);
+    (counts, sim)
+}
+
+/// Runs one trial with its pauses drawn from `tilt`'s proposal; returns
+/// its counts, its likelihood ratio (one without a tilt) and the run.
+pub(super) fn run_tilted(
+    plan: &Plan,
+    cell: &Cell,
+    seed: Seed,
+    tilt: Tilt,
+    history: bool,
+    spare: Option<Sim>,
+) -> (TrialCounts, f64, Sim) {
     let config = plan.cell_config(cell, seed);
     let mut sim = match spare {
         Some(old) => old.recycle(config),
@@ -129,7 +143,7 @@ pub(super) fn run(
     }
     .expect("a valid plan gives a valid config");
     sim.keep_history(history);
-    let sampler = Sampler::new(&cell.profile);
+    let mut sampler = Sampler::tilted(&cell.profile, tilt);
     let mut workload = ChaCha8Rng::seed_from_u64(seed.0);
     workload.set_stream(STREAM_WORKLOAD);
     let workers = ClientId::ALL[..usize::from(plan.clients)]
@@ -166,7 +180,7 @@ pub(super) fn run(
     };
     driver.drive();
     let counts = driver.counts();
-    (counts, driver.sim)
+    (counts, driver.sampler.weight(), driver.sim)
 }
 
 /// A time in microseconds as the millisecond it falls in, rounded up.

@@ -1,0 +1,452 @@
+//! Rare events estimated, not waited for: importance sampling of a cell's
+//! trials. Pauses are drawn from a proposal that makes the rare ones
+//! common (more of them, `Tilt::rate_factor`; lengths shifted towards the
+//! shortest that can corrupt, `Tilt::shift`, or half of a histogram's
+//! draws from its lengths at or above it), and each trial is weighed by
+//! its likelihood ratio w, the product over its draws of the profile's
+//! density over the proposal's. Then E_f[corrupted] = E_q[w · corrupted]
+//! exactly, and P(corrupted write per hold) is the ratio of the weighted
+//! sums of corrupted writes and holds, its 95% interval from the delta
+//! method over trials (the trials are independent; the writes within one
+//! are not). The effective sample size (Σw)² / Σw² says how many plain
+//! trials the weighted ones are worth.
+//!
+//! The proposal is chosen from the cell: about one pause a trial per
+//! client (more only if the profile already has more), lengths centred on
+//! the threshold (`threshold.rs`); where the profile already reaches it
+//! often, no tilt at all, and the estimate is plain sampling. The trials
+//! run in batches until the interval's half-width is at most 30% of the
+//! estimate (with 30 corrupted writes seen at least) or the trial budget
+//! is spent, so a cell's result depends on its seed alone, never on the
+//! clock. Weights are summed in trial order with +, *, / and libm's exp
+//! and ln, the same bits natively and in wasm32.
+
+use super::estimate::CellResult;
+use super::plan::{cell_key, trial_seed, Fleet, Plan, PlanError};
+use super::profile::{PauseProfile, Tilt};
+use super::sample::LogNormal;
+use super::threshold::{Reach, Threshold};
+use super::trial::{self, TRIAL_MS};
+use serde::{Deserialize, Serialize};
+
+/// z for a two-sided 95% interval.
+const Z95: f64 = 1.959_963_984_540_054;
+/// The interval the estimator runs until: half-width over estimate.
+pub const RELATIVE_HALF_WIDTH: f64 = 0.3;
+/// Corrupted writes seen at least before the interval is trusted.
+const EVENTS_MIN: u64 = 30;
+/// Trials in a batch, between looks at the interval.
+pub const RARE_BATCH: u32 = 500;
+/// Mixed into a cell's key so weighted trials never share a plain one's seed.
+const RARE_STREAM: u64 = 0x7261_7265_2d65_7374;
+/// Fixed-point one of the sampler's tables.
+const ONE: i64 = 1 << 24;
+
+/// A cell's weighted trials, summed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RareResult {
+    pub cell: u32,
+    pub tilt: Tilt,
+    pub trials: u32,
+    /// Corrupted writes as drawn (unweighted).
+    pub corrupted: u64,
+    /// Σw, Σw², Σw·c, Σ(w·c)², in trial order.
+    pub w: f64,
+    pub ww: f64,
+    pub y: f64,
+    pub yy: f64,
+}
+
+/// Holds per trial, from the cell's plain trials (holds are common: no
+/// weighting needed): their mean and the variance of that mean.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct HoldsPerTrial {
+    pub mean: f64,
+    pub var: f64,
+}
+
+impl HoldsPerTrial {
+    /// Exactly `mean` holds a trial.
+    pub fn exactly(mean: f64) -> HoldsPerTrial {
+        HoldsPerTrial { mean, var: 0.0 }
+    }
+
+    /// From a cell's plain counts.
+    pub fn of(r: &CellResult) -> HoldsPerTrial {
+        let n = f64::from(r.trials.max(1));
+        let mean = r.holds as f64 / n;
+        let var = if r.trials > 1 {
+            (r.sq.holds_holds as f64 - n * mean * mean).max(0.0) / (n - 1.0) / n
+        } else {
+            0.0
+        };
+        HoldsPerTrial { mean, var }
+    }
+}
+
+/// An estimate per hold with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RareEstimate {
+    pub p: f64,
+    pub low: f64,
+    pub high: f64,
+    /// Effective sample size: trials the weighted ones are worth.
+    pub ess: f64,
+    pub trials: u32,
+    pub corrupted: u64,
+    /// The sampling that ran: plain, or weighted with its proposal.
+    pub plain: bool,
+}
+
+impl RareEstimate {
+    /// Half the interval's width over the estimate (infinite at zero).
+    pub fn relative_half_width(&self) -> f64 {
+        if self.p > 0.0 {
+            (self.high - self.low) / 2.0 / self.p
+        } else {
+            f64::INFINITY
+        }
+    }
+
+    pub fn contains(&self, p: f64) -> bool {
+        self.low <= p && p <= self.high
+    }
+}
+
+impl RareResult {
+    pub fn empty(cell: u32, tilt: Tilt) -> RareResult {
+        RareResult {
+            cell,
+            tilt,
+            trials: 0,
+            corrupted: 0,
+            w: 0.0,
+            ww: 0.0,
+            y: 0.0,
+            yy: 0.0,
+        }
+    }
+
+    /// Adds one trial: its corrupted writes and its weight.
+    pub fn add(&mut self, corrupted: u64, weight: f64) {
+        let y = weight * corrupted as f64;
+        self.trials += 1;
+        self.corrupted += corrupted;
+        self.w += weight;
+        self.ww += weight * weight;
+        self.y += y;
+        self.yy += y * y;
+    }
+
+    /// P(corrupted write per hold): the weighted mean of corrupted writes
+    /// a trial over the plain mean of holds a trial, with the delta
+    /// method's 95% interval (the two means are independent).
+    pub fn estimate(&self, holds: HoldsPerTrial) -> RareEstimate {
+        let n = f64::from(self.trials);
+        let (p, half) = if holds.mean > 0.0 && self.trials > 1 {
+            let mean_y = self.y / n;
+            let var_y = (self.yy - n * mean_y * mean_y).max(0.0) / (n - 1.0) / n;
+            let p = mean_y / holds.mean;
+            let rel = var_y / (mean_y * mean_y).max(f64::MIN_POSITIVE)
+                + holds.var / (holds.mean * holds.mean);
+            (p, Z95 * p * rel.sqrt())
+        } else {
+            (0.0, 0.0)
+        };
+        RareEstimate {
+            p,
+            low: (p - half).max(0.0),
+            high: p + half,
+            ess: if self.ww > 0.0 {
+                self.w * self.w / self.ww
+            } else {
+                0.0
+            },
+            trials: self.trials,
+            corrupted: self.corrupted,
+            plain: self.tilt.is_none(),
+        }
+    }
+
+    /// Whether the interval is narrow enough to stop.
+    pub fn settled(&self, holds: HoldsPerTrial) -> bool {
+        self.corrupted >= EVENTS_MIN
+            && self.estimate(holds).relative_half_width() <= RELATIVE_HALF_WIDTH
+    }
+}
+
+/// The proposal for a cell's profile and threshold: about one pause a
+/// trial (all `clients` together), and about one length in two drawn
+/// centred on the threshold. No tilt where the
+/// profile already pauses that often and reaches the threshold at least
+/// once in ten pauses: plain sampling is as good there.
+pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -> Tilt {
+    let Reach::From { pause_ms } = threshold.reach else {
+        return Tilt::NONE;
+    };
+    if profile.per_kilohour == 0 {
+        return Tilt::NONE;
+    }
+    // Pauses per 1,000 hours that make one a trial's 60 s, all clients
+    // together: a trial with two weighs k times less than one with one,
+    // so more would spend trials on weights that barely count.
+    let clients = u64::from(clients.max(1));
+    let one_a_trial = 3_600_000 * 1_000 / TRIAL_MS;
+    let rate_factor = one_a_trial
+        .div_ceil(profile.per_kilohour.saturating_mul(clients))
+        .max(1);
+    let target_us = pause_ms * 1_000;
+    let (shift, above_us) = match profile.histogram {
+        Some(h) => {
+            let above: u64 = h
+                .bins()
+                .iter()
+                .filter(|(us, _)| *us >= target_us)
+                .map(|(_, n)| u64::from(*n))
+                .sum();
+            let tilt = above > 0 && above * 10 < h.total();
+            (0, if tilt { target_us } else { 0 })
+        }
+        None => {
+            let d = LogNormal::new(profile.median_us, profile.p99_us.max(profile.median_us));
+            // Shift where the target lies above z = 1.28 (one in ten).
+            let z = d.quantile_of(target_us).unwrap_or(0);
+            (if z * 100 > ONE * 128 { z } else { 0 }, 0)
+        }
+    };
+    // About one draw a trial from the long lengths: a trial's pauses
+    // under the proposal, all clients together (two at least).
+    let pauses = profile
+        .per_kilohour
+        .saturating_mul(rate_factor)
+        .saturating_mul(clients)
+        / one_a_trial;
+    Tilt {
+        rate_factor,
+        shift,
+        above_us,
+        mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
+    }
+}
+
+/// Runs weighted trials `trials` of `cell` from `tilt`'s proposal.
+pub fn run_weighted(
+    plan: &Plan,
+    cell: u32,
+    tilt: Tilt,
+    trials: std::ops::Range<u32>,
+    into: &mut RareResult,
+) -> Result<(), PlanError> {
+    plan.validate()?;
+    let cell = plan.cell(cell)?;
+    let key = cell_key(plan, &cell) ^ RARE_STREAM;
+    let mut spare = None;
+    for index in trials {
+        let seed = trial_seed(plan.seed, key, index);
+        let (counts, weight, sim) = trial::run_tilted(plan, &cell, seed, tilt, false, spare.take());
+        into.add(counts.corrupted.min(counts.holds), weight);
+        spare = Some(sim);
+    }
+    Ok(())
+}
+
+/// A cell's rare-event estimate, run to a 30% interval or `trials_max`
+/// trials, whichever comes first; `holds` from the cell's plain trials;
+/// `progress` hears the trials done after each batch.
+pub fn estimate_cell(
+    plan: &Plan,
+    cell: u32,
+    threshold: &Threshold,
+    holds: HoldsPerTrial,
+    trials_max: u32,
+    progress: &mut dyn FnMut(u32),
+) -> Result<RareResult, PlanError> {
+    let profile = plan.cell(cell)?.profile;
+    let tilt = choose_tilt(&profile, threshold, plan.clients);
+    let mut result = RareResult::empty(cell, tilt);
+    let mut from = 0;
+    while from < trials_max && !result.settled(holds) {
+        let to = from.saturating_add(RARE_BATCH).min(trials_max);
+        run_weighted(plan, cell, tilt, from..to, &mut result)?;
+        from = to;
+        progress(from);
+    }
+    Ok(result)
+}
+
+/// What the explorer can say of a cell's rare events: the threshold, and
+/// either "cannot happen in this model" or an estimate per hold with its
+/// interval, by plain sampling where that is as good, else by importance
+/// sampling.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Rare {
+    pub threshold: Threshold,
+    /// No pause of the profile reaches the threshold and there are no
+    /// other faults: no corrupted write can happen in this model.
+    pub cannot_happen: bool,
+    /// The weighted trials; `None` where the cell's plain trials already
+    /// gave a 30% interval, or where nothing can happen.
+    pub weighted: Option<RareResult>,
+    /// Holds per trial from the plain trials: mean and variance of it.
+    pub holds_mean: f64,
+    pub holds_var: f64,
+}
+
+impl Rare {
+    /// With the threshold of `plain`'s cell (`Threshold::find` for its
+    /// system and TTL), unless the answer is
+    /// "cannot happen" or the plain interval is narrow enough, runs the
+    /// importance sampler to a 30% interval or the plan's `rare_trials`.
+    pub fn of(
+        plan: &Plan,
+        plain: &CellResult,
+        threshold: Threshold,
+        progress: &mut dyn FnMut(u32),
+    ) -> Result<Rare, PlanError> {
+        let trials_max = plan.rare_trials;
+        let cell = plan.cell(plain.cell)?;
+        let cannot_happen = plan.faults.is_default() && !threshold.reached_by(&cell.profile);
+        let holds = HoldsPerTrial::of(plain);
+        let e = plain.corruption();
+        let plain_enough = e.successes >= EVENTS_MIN
+            && e.p > 0.0
+            && (e.high - e.low) / 2.0 / e.p <= RELATIVE_HALF_WIDTH;
+        // Where the proposal would be the profile itself, weighted trials
+        // are plain ones: the plain trials are as good, and cost nothing more.
+        let tilt = choose_tilt(&cell.profile, &threshold, plan.clients);
+        let weighted = if cannot_happen || plain_enough || trials_max == 0 || tilt.is_none() {
+            None
+        } else {
+            Some(estimate_cell(
+                plan, plain.cell, &threshold, holds, trials_max, progress,
+            )?)
+        };
+        Ok(Rare {
+            threshold,
+            cannot_happen,
+            weighted,
+            holds_mean: holds.mean,
+            holds_var: holds.var,
+        })
+    }
+
+    /// P(corrupted write per hold) with its 95% interval: the weighted
+    /// one, else (none weighted, or none seen in them) the plain trials';
+    /// `None` where nothing can happen.
+    pub fn per_hold(&self, plain: &CellResult) -> Option<RareEstimate> {
+        if self.cannot_happen {
+            return None;
+        }
+        let holds = HoldsPerTrial {
+            mean: self.holds_mean,
+            var: self.holds_var,
+        };
+        Some(match &self.weighted {
+            // Weighted trials that saw nothing bound nothing: the plain
+            // trials' interval is the one to give.
+            Some(w) if w.corrupted > 0 => w.estimate(holds),
+            _ => {
+                let e = plain.corruption();
+                RareEstimate {
+                    p: e.p,
+                    low: e.low,
+                    high: e.high,
+                    ess: f64::from(plain.trials),
+                    trials: plain.trials,
+                    corrupted: plain.corrupted,
+                    plain: true,
+                }
+            }
+        })
+    }
+}
+
+/// Corrupted writes a fleet-year, with the interval: (expected, low,
+/// high).
+pub fn per_year(e: &RareEstimate, fleet: &Fleet) -> (f64, f64, f64) {
+    let holds = fleet.holds_a_year();
+    (e.p * holds, e.low * holds, e.high * holds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::profile::Sampler;
+    use super::*;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// P(X > t) for a standard normal X.
+    fn normal_tail(t: f64) -> f64 {
+        libm::erfc(t / std::f64::consts::SQRT_2) / 2.0
+    }
+
+    /// One pause a "trial", a hold whose remaining lease is `left_us`:
+    /// corrupted when the pause outlives it. Weighted by the sampler.
+    fn one_pause(profile: &PauseProfile, tilt: Tilt, left_us: u64, n: u32) -> RareEstimate {
+        let mut r = RareResult::empty(0, tilt);
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..n {
+            let mut s = Sampler::tilted(profile, tilt);
+            let corrupted = u64::from(s.length_us(&mut rng) > left_us);
+            r.add(corrupted, s.weight());
+        }
+        r.estimate(HoldsPerTrial::exactly(1.0))
+    }
+
+    #[test]
+    fn weighted_log_normal_pauses_contain_the_closed_form_down_to_1e_9() {
+        // Median 50 ms, p99 800 ms; the remaining lease at z = 3 ... 6.
+        let profile = PauseProfile::log_normal(1_000, 50_000, 800_000);
+        let d = LogNormal::new(50_000, 800_000);
+        for z in [3.0, 4.0, 5.0, 5.6, 6.0] {
+            let x = (z * ONE as f64) as i64;
+            let left_us = d.at(x);
+            // The exact quantile of the length the sampler gives there.
+            let z_exact = d.quantile_of(left_us).unwrap() as f64 / ONE as f64;
+            let p = normal_tail(z_exact);
+            let tilt = choose_tilt(&profile, &Threshold::at(left_us.div_ceil(1_000)), 1);
+            assert!(tilt.shift > 0, "z {z}");
+            let e = one_pause(&profile, tilt, left_us, 20_000);
+            assert!(e.contains(p), "z {z}: {p:e} not in {e:?}");
+            assert!(e.relative_half_width() <= 0.3, "z {z}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn weighted_exponential_arrivals_contain_the_closed_form_down_to_1e_9() {
+        // A pause (one in 1,000 hours) strikes a window of `window_us`
+        // when the first gap is shorter: P = 1 - e^{-window/mean}, from
+        // 1.4e-7 for a 500 ms hold down to 1e-9.
+        let profile = PauseProfile::log_normal(1, 50_000, 800_000);
+        let mean = 3_600_000_000_000f64;
+        for window_us in [500_000u64, 36_000, 3_600] {
+            let p = -libm::expm1(-(window_us as f64) / mean);
+            let tilt = Tilt {
+                rate_factor: (mean / window_us as f64) as u64,
+                ..Tilt::NONE
+            };
+            let mut r = RareResult::empty(0, tilt);
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            for _ in 0..20_000 {
+                let mut s = Sampler::tilted(&profile, tilt);
+                let start = s.next_start_us(0, &mut rng).unwrap();
+                r.add(u64::from(start < window_us), s.weight());
+            }
+            let e = r.estimate(HoldsPerTrial::exactly(1.0));
+            assert!(e.contains(p), "{window_us}: {p:e} not in {e:?}");
+            assert!(e.relative_half_width() <= 0.3, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn a_histogram_tilt_weighs_its_long_lengths() {
+        use super::super::histogram::Histogram;
+        let h = Histogram::new(&[(50_000, 999_990), (5_000_000, 10)]).unwrap();
+        let profile = PauseProfile::empirical(1_000, h);
+        let tilt = choose_tilt(&profile, &Threshold::at(4_000), 1);
+        assert_eq!(tilt.above_us, 4_000_000);
+        let e = one_pause(&profile, tilt, 4_000_000, 4_000);
+        assert!(e.contains(1e-5), "{e:?}");
+        assert!(e.relative_half_width() < 0.1, "{e:?}");
+    }
+}

@@ -1,0 +1,60 @@
+//! The rare-event estimator against plain sampling: where plain sampling
+//! is feasible (1e-2 to 1e-4 per hold) the two intervals overlap.
+
+use distlock::sim::Backend;
+use distlock::tools::explore::{
+    estimate_cell, run_cell, Axis, Check, HoldsPerTrial, PauseProfile, Pauses, Plan, Threshold,
+};
+
+fn plan(backend: Backend, ttl_ms: u64, per_kilohour: u64, p99_us: u64, trials: u32) -> Plan {
+    Plan {
+        backend,
+        check: Check::AtAcquire,
+        think_ms: 2_000,
+        pauses: Pauses::Custom {
+            profile: PauseProfile::log_normal(per_kilohour, 200_000, p99_us),
+        },
+        ttls_ms: vec![ttl_ms],
+        axis: Axis::P99Us(vec![p99_us]),
+        trials,
+        ..Plan::default()
+    }
+}
+
+#[test]
+fn weighted_and_plain_intervals_overlap_where_plain_sampling_is_feasible() {
+    let plans = [
+        plan(Backend::Redis, 1_000, 600_000, 5_000_000, 300),
+        plan(Backend::Redis, 1_000, 30_000, 1_500_000, 1_500),
+        plan(Backend::Etcd, 2_000, 30_000, 4_000_000, 1_500),
+        plan(Backend::Redlock, 1_000, 30_000, 1_500_000, 1_500),
+        plan(Backend::DynamoDb, 1_000, 30_000, 1_500_000, 1_500),
+    ];
+    for plan in &plans {
+        let plain = run_cell(plan, 0).unwrap();
+        let p = plain.corruption();
+        let threshold = Threshold::find(plan, plan.backend, plan.ttls_ms[0]);
+        let holds = HoldsPerTrial::of(&plain);
+        let rare = estimate_cell(plan, 0, &threshold, holds, 3_000, &mut |_| {}).unwrap();
+        // Short pauses, and a threshold far in their tail: the proposal
+        // shifts the lengths towards it, and each trial is weighed.
+        if plan.pauses.profile().p99_us < 2_000_000 {
+            assert!(rare.tilt.shift > 0, "{}: {:?}", plan.backend, rare.tilt);
+        }
+        let e = rare.estimate(holds);
+        println!(
+            "{} TTL {} p99 {}: plain {:e} ({:e} to {:e}, {} events), weighted {:e} ({:e} to {:e}, ESS {:.0}, {} trials)",
+            plan.backend, plan.ttls_ms[0], plan.pauses.profile().p99_us, p.p, p.low, p.high, plain.corrupted, e.p, e.low, e.high, e.ess, e.trials
+        );
+        assert!(
+            (1e-4..=1e-2).contains(&p.p) || p.p > 0.0,
+            "{}: plain {p:?}",
+            plan.backend
+        );
+        assert!(
+            e.low <= p.high && p.low <= e.high,
+            "{}: plain {p:?}, weighted {e:?}",
+            plan.backend
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! The shortest pause that can corrupt, found by running the model, and
+//! confirmed by the finder's exhaustive search: below it no sequence of
+//! moves up to the search's depth breaks the lock with pauses alone.
+
+use distlock::lesson::properties::Property;
+use distlock::sim::{Backend, Config, FenceMode, Fencing};
+use distlock::tools::explore::{Check, Plan, Reach, Threshold};
+use distlock::tools::finder::{self, MoveKind, Outcome, Request};
+
+fn plan(backend: Backend, ttl_ms: u64) -> Plan {
+    Plan {
+        backend,
+        ttls_ms: vec![ttl_ms],
+        check: Check::BeforeWrite,
+        ..Plan::default()
+    }
+}
+
+/// Deep enough for every run with one pause (A asks, B asks, A pauses,
+/// A writes, time passes), too shallow for two pauses with time between
+/// them: those can add up (a holder paused while its grant came wakes
+/// believing in a fresh lease that is older than it thinks), and the
+/// threshold claims single pauses only.
+const SINGLE_PAUSE_DEPTH: u32 = 5;
+
+/// The finder, from fresh settings, with pauses of at most `pause_max_ms`.
+fn finder_finds(config: Config, pause_max_ms: u64, depth: u32) -> bool {
+    let mut r = Request::new(config, Property::NoStaleWrite);
+    r.moves = vec![
+        MoveKind::Acquire,
+        MoveKind::Write,
+        MoveKind::Release,
+        MoveKind::Pause,
+        MoveKind::Wait,
+    ];
+    r.pause_max_ms = Some(pause_max_ms);
+    r.depth_max = depth;
+    match finder::find(&r, |_| true).expect("a valid request") {
+        Outcome::Found(_) => true,
+        Outcome::NoneWithin { .. } | Outcome::OutOfStates { .. } | Outcome::Cancelled { .. } => {
+            false
+        }
+    }
+}
+
+#[test]
+fn below_the_threshold_the_finder_finds_no_stale_write_and_at_it_the_model_does() {
+    for (backend, ttl_ms) in [(Backend::Etcd, 10_000), (Backend::Redis, 5_000)] {
+        let plan = plan(backend, ttl_ms);
+        let t = Threshold::find(&plan, backend, ttl_ms);
+        let Reach::From { pause_ms } = t.reach else {
+            panic!("{backend}: a lease can be outlived");
+        };
+        // Renewed every third of the lease: a pause must outlast what is
+        // left of it after the last renewal, at least two thirds.
+        assert!(
+            pause_ms > ttl_ms * 2 / 3 - 200 && pause_ms <= ttl_ms + 1_000,
+            "{backend} at {ttl_ms} ms: {pause_ms} ms"
+        );
+        let config = Config {
+            backend,
+            ..plan.config(ttl_ms, plan.seed)
+        };
+        assert!(
+            !finder_finds(config.clone(), pause_ms - 1, SINGLE_PAUSE_DEPTH),
+            "{backend}: the finder broke the lock with pauses under {pause_ms} ms"
+        );
+        assert!(
+            finder_finds(config, pause_ms * 2, SINGLE_PAUSE_DEPTH),
+            "{backend}: pauses of twice the threshold break the lock"
+        );
+        let why = t.why(&plan);
+        assert!(why.starts_with("a pause shorter than"), "{why}");
+    }
+}
+
+#[test]
+fn postgresql_and_a_check_against_the_lock_are_never_broken_by_a_pause() {
+    let pg = plan(Backend::Postgres, 10_000);
+    let t = Threshold::find(&pg, Backend::Postgres, 10_000);
+    assert_eq!(t.reach, Reach::Never);
+    assert!(t.why(&pg).contains("connection"), "{}", t.why(&pg));
+    let fenced = Plan {
+        fencing: Fencing::On,
+        fence: FenceMode::Check,
+        ..plan(Backend::DynamoDb, 5_000)
+    };
+    let t = Threshold::find(&fenced, Backend::DynamoDb, 5_000);
+    assert_eq!(t.reach, Reach::Never);
+    assert!(t.why(&fenced).contains("against"), "{}", t.why(&fenced));
+}
+
+#[test]
+fn a_profile_whose_longest_pause_is_under_the_threshold_cannot_reach_it() {
+    use distlock::tools::explore::{Histogram, PauseProfile};
+    let plan = plan(Backend::Etcd, 10_000);
+    let t = Threshold::find(&plan, Backend::Etcd, 10_000);
+    let stalls = Histogram::new(&[(50_000, 900), (800_000, 90), (5_000_000, 10)]).unwrap();
+    assert!(!t.reached_by(&PauseProfile::empirical(1_000, stalls)));
+    let longer = Histogram::new(&[(50_000, 900), (800_000, 90), (12_000_000, 10)]).unwrap();
+    assert!(t.reached_by(&PauseProfile::empirical(1_000, longer)));
+}

@@ -103,9 +103,18 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // limited apart (REST_LIMIT_BYTES). Splitting costs bytes of its own: the
 // stubs, the exports and imports between the parts, and two files packed
 // apart add about 15 KiB to the two together (docs/budgets.md).
-const SIZE_LIMIT_BYTES = 250 * 1024;
-/** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split. */
-const REST_LIMIT_BYTES = 126 * 1024;
+// 257 KiB (and the rest 142) for the embed a course can drive (issue 46):
+// the host page's commands and the run's events, answered from an
+// embed's first frame and so in the first load, with the embed's own
+// address fields (fencing, moment, id), its skip link and shortcuts list
+// (about +10.5 KiB first load); the embed builder and its preview in the
+// Share view (about +7 KiB of the rest, drawn only while that view is
+// open); the fencing checked in the write's own transaction and
+// DynamoDB's session monitor (issue 50). The builder's markup made in the
+// worker, as the explorer's form is, is where the next kilobytes are won.
+const SIZE_LIMIT_BYTES = 257 * 1024;
+/** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split, 141.8 with the embed builder. */
+const REST_LIMIT_BYTES = 142 * 1024;
 const SIZE_AIM_BYTES = 280 * 1024;
 /** Aims for main-thread time per frame: four active clients, and the long run. */
 const FRAME_AIMS = { clients: { median: Infinity, p95: Infinity }, longRun: { median: Infinity, p95: 8 } };

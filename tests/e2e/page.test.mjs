@@ -103,7 +103,11 @@ describe("the page in a real browser", () => {
       await cardButton(page, "A", "Acquire").click();
       await cardButton(page, "C", "Acquire").click();
       await startClock(page);
-      await waitForCardState(page, "A", "holding");
+      // A and C ask at the same instant: which is granted first is the
+      // seeded network's draw, and differs by system.
+      await poll(async () => /HOLDER\s+[AC]\b/.test(await statusText(page)), {
+        what: `A or C holding before the switch to ${next}`,
+      });
       await waitForClock(page, 1);
       await pauseClock(page);
       assert.ok((await clockSeconds(page)) >= 1, "the clock moved before the switch");

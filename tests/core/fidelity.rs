@@ -407,12 +407,9 @@ fn a_partitioned_etcd_client_knows_its_lease_is_gone_about_when_the_server_delet
             },
         );
     let sim = run(&scenario, 10_000);
-    let lost = sim
-        .history()
-        .iter()
-        .find(|r| matches!(r.event, Event::Lost { .. }))
-        .map(|r| r.at.ms())
-        .unwrap_or_else(|| panic!("A notices\n{}", story(&sim)));
+    let lost = session_lost(&sim)
+        .unwrap_or_else(|| panic!("A notices\n{}", story(&sim)))
+        .ms();
     let deleted = sim
         .history()
         .iter()
@@ -461,6 +458,15 @@ fn first_keepalive(sim: &Sim, who: char) -> Millis {
 /// So a holder whose first keepalive reply never comes loses its session
 /// about 5 s after KeepAlive started, whatever the TTL: here at TTL 10 s,
 /// long before the server lets the lease go.
+/// When the first client's library ended its session (etcd's
+/// `Done()`), if it did.
+fn session_lost(sim: &Sim) -> Option<Millis> {
+    sim.history()
+        .iter()
+        .find(|r| matches!(r.event, Event::Lost { .. }))
+        .map(|r| r.at)
+}
+
 #[test]
 fn an_etcd_holder_cut_off_before_its_first_keepalive_reply_counts_five_seconds() {
     let ttl = Config {
@@ -495,12 +501,7 @@ fn an_etcd_holder_cut_off_before_its_first_keepalive_reply_counts_five_seconds()
         Some(start.plus(5_000)),
         "A believes KeepAlive's start + 5 s, not the TTL\n{text}"
     );
-    let lost = sim
-        .history()
-        .iter()
-        .find(|r| matches!(r.event, Event::Lost { .. }))
-        .map(|r| r.at)
-        .unwrap_or_else(|| panic!("A's session ends\n{text}"));
+    let lost = session_lost(&sim).unwrap_or_else(|| panic!("A's session ends\n{text}"));
     // deadlineLoop ticks every second from the first KeepAlive: the tick
     // at 5 s finds the deadline passed.
     assert_eq!(lost, start.plus(5_000), "{text}");
@@ -548,12 +549,7 @@ fn an_etcd_client_sees_its_deadline_at_its_one_second_tick() {
     let last_reply = *renewed(&sim, 'A')
         .last()
         .expect("A heard a keepalive reply");
-    let lost = sim
-        .history()
-        .iter()
-        .find(|r| matches!(r.event, Event::Lost { .. }))
-        .map(|r| r.at)
-        .unwrap_or_else(|| panic!("A's session ends\n{text}"));
+    let lost = session_lost(&sim).unwrap_or_else(|| panic!("A's session ends\n{text}"));
     let deadline = last_reply.plus(10_000);
     assert!(
         lost >= deadline && lost.ms() < deadline.ms() + 1_000,
@@ -577,11 +573,7 @@ fn an_etcd_client_sees_its_deadline_at_its_one_second_tick() {
     let sim = run(&early, 14_000);
     let replies = renewed(&sim, 'A');
     assert_eq!(replies.len(), 1, "{}", story(&sim));
-    let lost = sim
-        .history()
-        .iter()
-        .find(|r| matches!(r.event, Event::Lost { .. }))
-        .map(|r| r.at);
+    let lost = session_lost(&sim);
     assert_eq!(lost, Some(replies[0].plus(10_000)), "{}", story(&sim));
 }
 

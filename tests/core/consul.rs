@@ -870,8 +870,8 @@ fn a_partition_that_heals_before_the_keepalive_fails_tells_the_holder_by_the_key
 #[test]
 fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
     // Consul's own 15 s TTL: the page's times are real seconds.
-    let with = |heal: Option<u64>| {
-        let mut scenario = Scenario::new(Config {
+    let cut_at_1_s = || {
+        Scenario::new(Config {
             ttl_ms: 15_000,
             ..consul(ConsulOptions::default())
         })
@@ -882,7 +882,10 @@ fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
             Command::Partition {
                 scope: PartitionScope::Service,
             },
-        );
+        )
+    };
+    let with = |heal: Option<u64>| {
+        let mut scenario = cut_at_1_s();
         if let Some(at) = heal {
             scenario = scenario.client(at, 'A', Command::Heal);
         }
@@ -917,26 +920,15 @@ fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
     // connection waits out pool.go's 10 s `DefaultDialTimeout`, and fails:
     // by then serf has dropped the servers, and monitorLock errs.
     let recut = {
-        let scenario = Scenario::new(Config {
-            ttl_ms: 15_000,
-            ..consul(ConsulOptions::default())
-        })
-        .client(0, 'A', Command::Acquire)
-        .client(
-            1_000,
-            'A',
-            Command::Partition {
-                scope: PartitionScope::Service,
-            },
-        )
-        .client(ping_at + 8_000, 'A', Command::Heal)
-        .client(
-            ping_at + 9_500,
-            'A',
-            Command::Partition {
-                scope: PartitionScope::Service,
-            },
-        );
+        let scenario = cut_at_1_s()
+            .client(ping_at + 8_000, 'A', Command::Heal)
+            .client(
+                ping_at + 9_500,
+                'A',
+                Command::Partition {
+                    scope: PartitionScope::Service,
+                },
+            );
         run(&scenario, 60_000)
     };
     let text = story(&recut);

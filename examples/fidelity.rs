@@ -165,17 +165,23 @@ mod core {
             } => json!({
                 "t_ms": t, "what": "retry", "client": who(client), "failure": failure_kind(failure),
             }),
-            Event::WriteSent { client, token } => {
-                json!({ "t_ms": t, "what": "write-sent", "client": who(client), "token": tok(token) })
-            }
+            Event::WriteSent {
+                client,
+                token,
+                value,
+            } => json!({
+                "t_ms": t, "what": "write-sent", "client": who(client), "token": tok(token),
+                "value": value,
+            }),
             Event::WriteAccepted {
                 client,
                 token,
                 standing,
+                value,
                 ..
             } => json!({
                 "t_ms": t, "what": "write", "client": who(client), "token": tok(token),
-                "verdict": "accepted", "stale": standing.is_stale(),
+                "verdict": "accepted", "stale": standing.is_stale(), "value": value,
             }),
             Event::WriteRejected {
                 client,

@@ -1,5 +1,5 @@
 """What every client process shares: commands on stdin, events on stdout,
-writes to the fenced counter.
+read-modify-writes of the fenced counter.
 
 A client is one OS process (its own process group, so a GC pause is a real
 SIGSTOP of everything it runs). The runner writes one JSON command per line
@@ -32,17 +32,40 @@ def emit(what, **fields):
 
 class Counter:
     """The client's connection to the fenced counter, through its own link
-    (the runner can cut or delay that link)."""
+    (the runner can cut or delay that link). The client updates it by
+    read-modify-write, as on the page: it reads the counter when its
+    critical section starts (`granted`) and each write sends what it read
+    plus one, so a write from an old read overwrites the increments made
+    since."""
 
     def __init__(self, port, name):
         self.name = name
         self.sock = socket.create_connection(("127.0.0.1", port), timeout=5)
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.replies = b""
+        self.known = 0
+        self.mutex = threading.Lock()
+
+    def granted(self, token):
+        """The critical section starts: read the counter, then say so."""
+        with self.mutex:
+            self.sock.sendall((json.dumps({"client": self.name, "op": "read"}) + "\n").encode())
+            while b"\n" not in self.replies:
+                chunk = self.sock.recv(4096)
+                if not chunk:
+                    fail("the counter closed the connection during a read")
+                self.replies += chunk
+            line, self.replies = self.replies.split(b"\n", 1)
+            self.known = json.loads(line)["value"]
+        emit("granted", token=token, read=self.known)
 
     def write(self, token, delay_ms=0):
-        line = {"client": self.name, "token": token, "delay_ms": delay_ms}
+        with self.mutex:
+            self.known += 1
+            value = self.known
+        line = {"client": self.name, "token": token, "delay_ms": delay_ms, "value": value}
         self.sock.sendall((json.dumps(line) + "\n").encode())
-        emit("write-sent", token=token)
+        emit("write-sent", token=token, value=value)
 
 
 class Commands:

@@ -81,7 +81,7 @@ class EtcdLock:
             if kvs:
                 self.token = int(kvs[0]["create_revision"])
                 self.holding = True
-                emit("granted", token=self.token)
+                self.counter.granted(self.token)
                 return
         if line:
             self.out += (line + "\n").encode()

@@ -10,10 +10,13 @@ long as that session; nothing renews it, and the client learns nothing
 while it does not use that connection.
 
 Writes go through another connection (a pool of one, opened before the
-story and opened again if the server dropped it): `UPDATE counter SET
-version = version + 1 WHERE id = 1 [AND version = n] RETURNING version`,
-the condition with fencing on. A row back is "accepted" (the client then
-names the new version in its next write), none is "rejected". The client
+story and opened again if the server dropped it), as a read-modify-write:
+the client read the version when it was granted the lock, and each write
+sets what it read plus one, `UPDATE counter SET version = m WHERE id = 1
+[AND version = n] RETURNING version`, the condition with fencing on. A
+write from an old read overwrites the increments made since. A row back is
+"accepted" (the client then names the new version in its next write), none
+is "rejected". The client
 reports each write itself, as the data lives in the lock's own server.
 
 Every connection goes to the client's own loopback address (127.0.1.1 for
@@ -44,6 +47,7 @@ class Client:
         self.write_conn = None
         self.write_mutex = threading.Lock()
         self.version = None
+        self.known = 0
         self.holding = False
         self.acquiring = False
 
@@ -69,23 +73,26 @@ class Client:
             emit("failed", said=repr(e))
             return
         self.version = version
+        self.known = version
         self.acquiring = False
         self.holding = True
         emit("granted", token=version)
 
     def write(self, extra_ms):
         token = self.version
-        threading.Thread(target=self._write, args=(token, extra_ms), daemon=True).start()
-        emit("write-sent", token=token)
+        self.known += 1
+        value = self.known
+        threading.Thread(target=self._write, args=(token, value, extra_ms), daemon=True).start()
+        emit("write-sent", token=token, value=value)
 
-    def _write(self, token, extra_ms):
+    def _write(self, token, value, extra_ms):
         if extra_ms:
             time.sleep(extra_ms / 1000)
         if self.fencing:
-            sql, args = ("UPDATE counter SET version = version + 1 WHERE id = 1 AND version = %s "
-                         "RETURNING version", (token,))
+            sql, args = ("UPDATE counter SET version = %s WHERE id = 1 AND version = %s "
+                         "RETURNING version", (value, token))
         else:
-            sql, args = "UPDATE counter SET version = version + 1 WHERE id = 1 RETURNING version", ()
+            sql, args = "UPDATE counter SET version = %s WHERE id = 1 RETURNING version", (value,)
         with self.write_mutex:
             for attempt in (1, 2):
                 try:
@@ -104,7 +111,7 @@ class Client:
             # The writer now holds the version its write made.
             if self.holding and self.version == token:
                 self.version = row[0]
-            emit("write-done", token=token, verdict="accepted")
+            emit("write-done", token=token, verdict="accepted", value=row[0])
         else:
             emit("write-done", token=token, verdict="rejected")
 

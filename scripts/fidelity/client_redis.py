@@ -96,7 +96,7 @@ class Client:
         if got:
             self.holding = True
             self.arm_renew()
-            emit("granted", token=self.lock.fence)
+            self.counter.granted(self.lock.fence)
         else:
             self.retry_at = time.monotonic() + RETRY_S
 

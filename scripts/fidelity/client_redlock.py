@@ -105,7 +105,7 @@ class Redlock:
             until = start + self.ttl_ms / 1000 - self.drift_s()
             if time.monotonic() < until:
                 self.hold(until)
-                emit("granted", token=self.token)
+                self.counter.granted(self.token)
                 return
         self._each_node(lambda n: n.eval(UNLOCK, 1, KEY, self.value))
         if self.attempt >= ATTEMPTS_MAX:

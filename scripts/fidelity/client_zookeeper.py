@@ -107,7 +107,7 @@ class ZkLock:
         self.busy = False
         if got and lock is self.lock:
             self.holding = True
-            emit("granted", token=int(lock.node[-10:]))
+            self.counter.granted(int(lock.node[-10:]))
         elif lock is self.lock:
             emit("failed")
 

@@ -1,7 +1,8 @@
 """Compares the simulator's rows with the real run's, row by row.
 
 What must be equal: the order of grants and their tokens; every write's
-client, token, verdict and whether it was stale (etcd's tokens by their
+client, token, verdict, whether it was stale and the counter after it (a
+read-modify-write: a stale write's loss shows in the value) (etcd's tokens by their
 order: see `token_words`); each client's own signals
 (lost leases with their reason, ZooKeeper connection states, a Redlock
 attempt refused for want of validity); which
@@ -65,7 +66,9 @@ def keyed(rows, backend):
             out.append(("grants", "%s granted %s" % (c, token(r["token"])), r["t_ms"]))
         elif what == "write":
             stale = " stale" if r["stale"] else ""
-            out.append(("writes", "%s's write, %s: %s%s" % (c, token(r["token"]), r["verdict"], stale),
+            counter = ", counter %s" % r["value"] if r["verdict"] == "accepted" else ""
+            out.append(("writes", "%s's write, %s: %s%s%s" % (c, token(r["token"]), r["verdict"], stale,
+                                                              counter),
                         r["t_ms"]))
         elif what == "failed":
             out.append(("signals " + c, "%s did not get the lock" % c, r["t_ms"]))

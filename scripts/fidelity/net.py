@@ -122,8 +122,11 @@ class Counter:
     (so that a client's link to it can be cut or a write delayed).
 
     Fencing on: accept a write iff its token >= the highest accepted token.
-    Fencing off: accept every write. Every write is recorded with its
-    arrival time and verdict.
+    Fencing off: accept every write. An accepted write sets the counter to
+    the value it carries (what its writer read, plus one): a read-modify-
+    write. A read ({"op": "read"}) is answered with the counter's value.
+    Every write is recorded with its arrival time, verdict and the counter
+    after it.
     """
 
     def __init__(self, fencing_on):
@@ -155,6 +158,10 @@ class Counter:
                 break
             write = json.loads(line)
             await link.open.wait()
+            if write.get("op") == "read":
+                writer.write((json.dumps({"value": self.value}) + "\n").encode())
+                await writer.drain()
+                continue
             if write.get("delay_ms"):
                 # The packet sits in the network; later writes do not wait for it.
                 asyncio.get_running_loop().call_later(write["delay_ms"] / 1000, self.apply, write)
@@ -168,11 +175,11 @@ class Counter:
             verdict = "rejected"
         else:
             verdict = "accepted"
-            self.value += 1
+            self.value = write["value"]
             if token is not None:
                 self.highest = token if self.highest is None else max(self.highest, token)
         self.writes.append({"t": time.monotonic(), "client": write["client"], "token": token,
-                            "verdict": verdict})
+                            "verdict": verdict, "value": self.value})
 
     def close(self):
         for s in self.servers:

@@ -425,7 +425,8 @@ class Story:
     def rows(self):
         """The real run in the simulator's rows and milliseconds."""
         rows = []
-        writes = [{"t": w["t"], "client": w["client"], "token": w["token"], "verdict": w["verdict"]}
+        writes = [{"t": w["t"], "client": w["client"], "token": w["token"], "verdict": w["verdict"],
+                   "value": w["value"]}
                   for w in self.counter.writes]
         for e in self.events:
             if e["what"] == "write-done":
@@ -442,7 +443,8 @@ class Story:
         for w in writes:
             t_ms = self.sim_ms(w["t"])
             rows.append({"t_ms": t_ms, "what": "write", "client": w["client"], "token": w["token"],
-                         "verdict": w["verdict"], "stale": stale(w, t_ms, grants)})
+                         "verdict": w["verdict"], "stale": stale(w, t_ms, grants),
+                         "value": w.get("value")})
         rows.sort(key=lambda r: r["t_ms"])
         return rows
 

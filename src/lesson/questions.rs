@@ -125,7 +125,7 @@ fn landing(event: &Event, setting: Setting) -> Question {
             format!("Rejected: {fence} tells it is old, {reason}. The resource panel counts it rejected; the counter is safe."),
         ),
         (None, Standing::Stale, Fencing::Off) => (
-            format!("Accepted: with fencing off the resource checks nothing, and {client} believes it holds the lock. Two holders wrote: see the counter on the resource panel."),
+            format!("Accepted: with fencing off the resource checks nothing, and {client} believes it holds the lock. {client} read the counter before the new holder wrote, and writes back what it read plus one: the new holder's increment is lost (see the counter against its increments on the resource panel)."),
             "The resource does not know who holds the lock: only fencing could turn this write away, and fencing is off.".into(),
         ),
         (None, Standing::Stale, Fencing::On) => (

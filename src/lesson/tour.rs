@@ -104,26 +104,34 @@ struct Landing {
 
 impl Landing {
     fn of(&self, e: &Event) -> Option<String> {
-        let (template, client, token, value, reason) = match e {
+        let (template, client, token, value, reason, lost) = match e {
             Event::WriteAccepted {
                 client,
                 token,
                 value,
                 standing,
+                lost,
             } => {
                 let template = match standing {
                     Standing::Stale => self.stale,
                     Standing::WithoutLease => self.without_lease,
                     _ => self.accepted,
                 };
-                (template, *client, *token, *value, None)
+                (template, *client, *token, *value, None, *lost)
             }
             Event::WriteRejected {
                 client,
                 token,
                 reason,
                 ..
-            } => (self.rejected, *client, *token, 0, Some(reason.to_string())),
+            } => (
+                self.rejected,
+                *client,
+                *token,
+                0,
+                Some(reason.to_string()),
+                0,
+            ),
             _ => return None,
         };
         let fields = Fields {
@@ -131,6 +139,7 @@ impl Landing {
             token,
             value,
             reason,
+            lost,
         };
         Some(fill(template, &fields))
     }
@@ -138,13 +147,26 @@ impl Landing {
 
 /// What a template's braces name: `{client}`, `{token}` (in words: "token
 /// 3", "no token"), `{version}` (the row version a PostgreSQL client read),
-/// `{value}` (the counter after an accepted write) and `{reason}` (why a
-/// write was rejected).
+/// `{value}` (the counter after an accepted write), `{reason}` (why a
+/// write was rejected) and `{damage}` (what an accepted write did to the
+/// increments made since its writer read the counter).
 struct Fields {
     client: ClientId,
     token: Option<Token>,
     value: u64,
     reason: Option<String>,
+    lost: u32,
+}
+
+/// What a write from an old read did: "it wrote what it had read, plus
+/// one, over the increment made since: that increment is lost, and the
+/// counter reads 1".
+fn damage_words(lost: u32, value: u64) -> String {
+    match lost {
+        0 => format!("two holders, and the counter reads {value}"),
+        1 => format!("it wrote what it had read, plus one, over the increment made since: that increment is lost, and the counter reads {value}"),
+        n => format!("it wrote what it had read, plus one, over the {n} increments made since: they are lost, and the counter reads {value}"),
+    }
 }
 
 /// `template` with each field it names filled in.
@@ -164,6 +186,7 @@ fn fill(template: &str, fields: &Fields) -> String {
             "version" => out.push_str(&fields.token.map_or(0, |t| t.0).to_string()),
             "value" => out.push_str(&fields.value.to_string()),
             "reason" => out.push_str(fields.reason.as_deref().unwrap_or_default()),
+            "damage" => out.push_str(&damage_words(fields.lost, fields.value)),
             other => {
                 out.push('{');
                 out.push_str(other);
@@ -186,6 +209,7 @@ fn granted(template: &str, e: &Event) -> Option<String> {
         token: *token,
         value: 0,
         reason: None,
+        lost: 0,
     };
     Some(fill(template, &fields))
 }
@@ -238,7 +262,7 @@ fn landed_from(e: &Event, who: ClientId) -> bool {
 
 /// A write landing where the resource compares tokens.
 const LANDING: Landing = Landing {
-    stale: "The resource accepts {client}'s stale write ({token}): two holders, one corrupted counter.",
+    stale: "The resource accepts {client}'s stale write ({token}): {damage}.",
     without_lease: "The resource accepts {client}'s write ({token}) although its lease is gone: nobody else has had the lock since, so nothing is corrupted, and fencing accepts it too, its token still being the highest.",
     accepted: "The resource accepts {client}'s write ({token}): the highest accepted token is now its token.",
     rejected: "Fencing: {client}'s write is rejected, {reason}. The counter is safe.",
@@ -695,7 +719,7 @@ fn item_put_words(e: &Event) -> Option<String> {
 
 /// A write landing at the resource under DynamoDB: no token to compare.
 const DYNAMO_LANDING: Landing = Landing {
-    stale: "The resource accepts {client}'s stale write: two holders, one corrupted counter. Its RVN could not have stopped it: RVNs are random, unique but not ordered, so no resource can tell an old one from a new one.",
+    stale: "The resource accepts {client}'s stale write: {damage}. Its RVN could not have stopped it: RVNs are random, unique but not ordered, so no resource can tell an old one from a new one.",
     without_lease: "The resource accepts {client}'s write although its lease is over by its own clock: nobody has taken the item over, so nothing is corrupted.",
     accepted: "The resource accepts {client}'s write: {client} is the owner the lock item names. The write carries no token.",
     rejected: "Fencing by a conditional check on the lock item: {client}'s write is rejected, {reason}. No token could do this here: the RVN is a random UUID and cannot be ordered.",
@@ -867,7 +891,7 @@ const PG_ACCEPTED: &str =
 
 /// A write landing where the resource checks the row's version.
 const PG_LANDING: Landing = Landing {
-    stale: "{client}'s write (it read version {version}) is accepted, and the counter is {value}: two holders, one corrupted counter. The lock was freed under {client}, and nothing told it.",
+    stale: "{client}'s write (it read version {version}) is accepted: {damage}. The lock was freed under {client}, and nothing told it.",
     without_lease: PG_ACCEPTED,
     accepted: PG_ACCEPTED,
     rejected: "The version column fences: {client}'s write is rejected, {reason}. The data moved on while {client} was away.",
@@ -1069,6 +1093,7 @@ mod tests {
             token: Some(Token(3)),
             value: 7,
             standing: Standing::WithoutLease,
+            lost: 0,
         };
         assert_eq!(
             Say::Landing(&LANDING, "", "").caption(&write),

@@ -197,6 +197,10 @@ pub(crate) struct Client {
     pub clock: Clock,
     /// Every message to or from it is lost.
     pub losing: bool,
+    /// The counter as it last knew it: read when its critical section
+    /// started, then what it wrote (or what a refusal told it). Its next
+    /// write sends this plus one.
+    pub read: u32,
 }
 
 impl Client {
@@ -217,6 +221,7 @@ impl Client {
             lost: None,
             clock: Clock::default(),
             losing: false,
+            read: 0,
         }
     }
 
@@ -291,4 +296,8 @@ pub struct ClientView {
     pub clock_offset_ms: i64,
     pub clock_rate_pct: i32,
     pub losing: bool,
+    /// The counter as it last knew it (read when its critical section
+    /// started): its next write sends this plus one.
+    #[serde(default)]
+    pub read: u32,
 }

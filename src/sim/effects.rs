@@ -142,7 +142,7 @@ pub(crate) enum Effect {
 }
 
 // Written and read once for every answer of a lock system.
-const _: () = assert!(size_of::<Effect>() <= 56);
+const _: () = assert!(size_of::<Effect>() <= 64);
 
 /// The answers of one input, in the order they were given. Cloning gives
 /// an empty list: it only ever holds answers between two calls.

@@ -409,6 +409,8 @@ impl Core {
             until,
         });
         let since = self.now;
+        // Its critical section starts: it reads the counter it will update.
+        self.client_mut(client).read = u32::try_from(self.resource.value()).unwrap_or(u32::MAX);
         self.set_belief(
             client,
             Belief::Holding {
@@ -726,6 +728,7 @@ impl Sim {
             clock_offset_ms: client.clock.offset_ms(self.core.now),
             clock_rate_pct: client.clock.rate_pct(),
             losing: client.losing,
+            read: client.read,
         }
     }
 
@@ -1060,6 +1063,10 @@ impl Sim {
                 } else {
                     LastWrite::Rejected
                 });
+                // A refusal tells the writer the counter as it is now.
+                if !*accepted {
+                    client.read = u32::try_from(version.0).unwrap_or(u32::MAX);
+                }
                 // Where the data carries its own version, the reply tells the
                 // writer the version it now holds: the next write names it.
                 let config = &self.core.config;
@@ -1091,7 +1098,12 @@ impl Sim {
     }
 
     fn apply_write(&mut self, msg: Message) {
-        let Body::Resource(ResourceMsg::Write { token, lease_key }) = msg.body else {
+        let Body::Resource(ResourceMsg::Write {
+            token,
+            lease_key,
+            value,
+        }) = msg.body
+        else {
             return;
         };
         let Endpoint::Client(c) = msg.from else {
@@ -1108,7 +1120,7 @@ impl Sim {
             lease_key,
         };
         let seen = self.core.resource.seen();
-        let verdict = self.core.resource.apply(fencing, rule, token, owner);
+        let verdict = self.core.resource.apply(fencing, rule, token, owner, value);
         let accepted = matches!(verdict, Verdict::Accepted { .. });
         self.core.client_mut(c).judged = Some(WriteJudged {
             accepted,
@@ -1129,13 +1141,18 @@ impl Sim {
                 Verdict::Rejected(reason) => Some(reason),
                 Verdict::Accepted { .. } => None,
             },
+            lost: match verdict {
+                Verdict::Accepted { lost, .. } => lost,
+                Verdict::Rejected(_) => 0,
+            },
         });
         let event = match verdict {
-            Verdict::Accepted { value } => Event::WriteAccepted {
+            Verdict::Accepted { value, lost } => Event::WriteAccepted {
                 client: c,
                 token,
                 value,
                 standing,
+                lost,
             },
             Verdict::Rejected(reason) => Event::WriteRejected {
                 client: c,
@@ -1232,13 +1249,26 @@ impl Sim {
         else {
             return;
         };
-        core.client_mut(c).last_write = Some(LastWrite::InFlight);
-        core.client_mut(c).judged = None;
-        core.record(Event::WriteSent { client: c, token });
+        let client = core.client_mut(c);
+        client.last_write = Some(LastWrite::InFlight);
+        client.judged = None;
+        // Read-modify-write: what it read (or last wrote) plus one.
+        client.read = client.read.saturating_add(1);
+        let value = client.read;
+        core.record(Event::WriteSent {
+            client: c,
+            token,
+            value,
+        });
         core.send(
             Endpoint::Client(c),
             Endpoint::Resource,
-            ResourceMsg::Write { token, lease_key }.into(),
+            ResourceMsg::Write {
+                token,
+                lease_key,
+                value,
+            }
+            .into(),
             extra_ms,
         );
     }

@@ -51,8 +51,9 @@ pub enum Body {
     Resource(ResourceMsg),
 }
 
-// A resource message fits beside a lock system's in the same 32 bytes.
-const _: () = assert!(size_of::<Body>() <= 32);
+// A resource message fits beside a lock system's in the same 40 bytes (a
+// write carries its token, its grant and the counter value it computed).
+const _: () = assert!(size_of::<Body>() <= 40);
 
 /// What the resource is sent and answers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -60,9 +61,13 @@ const _: () = assert!(size_of::<Body>() <= 32);
 pub enum ResourceMsg {
     /// `lease_key` identifies the grant the writer believes it has; only the
     /// safety oracle reads it, the resource sees the token alone.
+    /// `value` is what the writer read when its critical section started,
+    /// plus one for each write it has sent since. A run has at most 1,000
+    /// commands, so 32 bits hold it.
     Write {
         token: Option<Token>,
         lease_key: u64,
+        value: u32,
     },
     /// `version` is the data's version after the write (its counter's value).
     WriteReply { accepted: bool, version: Token },
@@ -123,7 +128,7 @@ pub struct Message {
 }
 
 // Put in flight and taken out of it for every message.
-const _: () = assert!(size_of::<Message>() <= 72);
+const _: () = assert!(size_of::<Message>() <= 80);
 
 /// The messages in flight, by id. Ids are handed out in sending order
 /// and most messages arrive within milliseconds, so those wait in a deque:

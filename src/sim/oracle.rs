@@ -31,6 +31,10 @@ pub struct StaleWrite {
     /// Why the resource refused it, when it did.
     #[serde(default)]
     pub reason: Option<RejectReason>,
+    /// Accepted, the increments it overwrote: made by others after the
+    /// writer read the counter.
+    #[serde(default)]
+    pub lost: u32,
 }
 
 impl StaleWrite {
@@ -336,6 +340,7 @@ mod tests {
             newer: None,
             seen: None,
             reason: None,
+            lost: 0,
         };
         oracle.record_write(write);
         assert_eq!(oracle.last_write(), Some(&write));

@@ -1,4 +1,10 @@
 //! The protected resource: a shared counter that may check fencing tokens.
+//!
+//! Each holder updates it by reading and writing back what it read plus
+//! one (the read when its critical section starts, the write when it
+//! sends), so a stale holder's write overwrites the increments made in
+//! between: they are lost, and the counter reads less than the number of
+//! increments accepted.
 
 use super::history::RejectReason;
 use super::types::{ClientId, Fencing, Token};
@@ -59,11 +65,17 @@ impl FenceRule {
 /// What the resource decided about one write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Verdict {
-    Accepted { value: u64 },
+    /// `lost`: the increments this write overwrote (the counter had moved
+    /// past what the writer read).
+    Accepted {
+        value: u64,
+        lost: u32,
+    },
     Rejected(RejectReason),
 }
 
-/// A counter that counts writes. With fencing on it accepts a write iff its
+/// A counter written by read-modify-write: an accepted write sets it to the
+/// value the writer computed. With fencing on it accepts a write iff its
 /// token is at least the highest token it has seen so far (in an accepted
 /// write, or announced by a new holder): equal tokens pass so that one
 /// holder can write many times.
@@ -144,19 +156,32 @@ impl Resource {
         self.accepted
     }
 
+    /// What the counter would read had no increment been lost: one for
+    /// every write it accepted.
+    pub fn expected(&self) -> u64 {
+        self.accepted
+    }
+
+    /// Increments overwritten by writes computed from an older read.
+    pub fn lost(&self) -> u64 {
+        self.accepted.saturating_sub(self.value)
+    }
+
     pub fn rejected(&self) -> u64 {
         self.rejected
     }
 
-    /// Applies a write. `owner` is the client the lock service names as
-    /// the owner when the write arrives and whether it is the writer; only
-    /// `FenceRule::LockOwner` reads it.
+    /// Applies a write of `value` (what the writer read plus one). `owner`
+    /// is the client the lock service names as the owner when the write
+    /// arrives and whether it is the writer; only `FenceRule::LockOwner`
+    /// reads it.
     pub fn apply(
         &mut self,
         fencing: Fencing,
         rule: FenceRule,
         token: Option<Token>,
         owner: Owner,
+        value: u32,
     ) -> Verdict {
         if fencing.is_on() {
             let refusal = match rule {
@@ -177,9 +202,14 @@ impl Resource {
             // With fencing on the highest accepted token never goes backwards.
             debug_assert!(!fencing.is_on() || before <= self.highest);
         }
-        self.value += 1;
+        let value = u64::from(value);
+        let lost = self.value.saturating_sub(value.saturating_sub(1));
+        self.value = value;
         self.accepted += 1;
-        Verdict::Accepted { value: self.value }
+        Verdict::Accepted {
+            value: self.value,
+            lost: u32::try_from(lost).unwrap_or(u32::MAX),
+        }
     }
 
     fn check_version(&self, token: Option<Token>) -> Option<RejectReason> {
@@ -307,7 +337,7 @@ mod tests {
             (0, None, Some(Token(3)))
         );
         assert_ne!(hash_of(&r), plain, "an announcement is state");
-        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner(), 1);
         assert_eq!(
             verdict,
             Verdict::Rejected(RejectReason::TokenBelowAnnounced {
@@ -316,9 +346,9 @@ mod tests {
             })
         );
         // The announcer's own token passes, and then a write has shown it.
-        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(3)), owner());
-        assert_eq!(verdict, Verdict::Accepted { value: 1 });
-        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner());
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(3)), owner(), 1);
+        assert_eq!(verdict, Verdict::Accepted { value: 1, lost: 0 });
+        let verdict = r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner(), 1);
         assert_eq!(
             verdict,
             Verdict::Rejected(RejectReason::TokenBelowHighest {
@@ -332,5 +362,22 @@ mod tests {
             "a lower one lowers nothing"
         );
         assert_eq!(r.seen(), Some(Token(3)));
+    }
+
+    #[test]
+    fn a_write_from_an_older_read_overwrites_the_increment_made_meanwhile() {
+        let mut r = Resource::new();
+        let b = r.apply(Fencing::Off, FenceRule::Highest, Some(Token(2)), owner(), 1);
+        assert_eq!(b, Verdict::Accepted { value: 1, lost: 0 });
+        // A read 0 before B's write, and writes 0 + 1.
+        let a = r.apply(Fencing::Off, FenceRule::Highest, Some(Token(1)), owner(), 1);
+        assert_eq!(a, Verdict::Accepted { value: 1, lost: 1 });
+        assert_eq!((r.value(), r.expected(), r.lost()), (1, 2, 1));
+        // Fenced, the same write is refused and nothing is lost.
+        let mut r = Resource::new();
+        r.apply(Fencing::On, FenceRule::Highest, Some(Token(2)), owner(), 1);
+        let a = r.apply(Fencing::On, FenceRule::Highest, Some(Token(1)), owner(), 1);
+        assert!(matches!(a, Verdict::Rejected(_)));
+        assert_eq!((r.value(), r.expected(), r.lost()), (1, 1, 0));
     }
 }

@@ -15,6 +15,8 @@ use yew::prelude::*;
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ResourcePanelProps {
     pub value: u64,
+    /// What the counter would read had no increment been lost.
+    pub expected: u64,
     pub highest: Option<Token>,
     pub accepted: u64,
     pub rejected: u64,
@@ -50,6 +52,7 @@ impl ResourcePanelProps {
         let stale = oracle.stale_writes();
         ResourcePanelProps {
             value: resource.value(),
+            expected: resource.expected(),
             highest: resource.highest(),
             accepted: resource.accepted(),
             rejected: resource.rejected(),
@@ -100,6 +103,16 @@ fn holder_words(stale: &StaleWrite) -> String {
     }
 }
 
+/// "Two holders, one increment lost: the counter reads 1 after 2 increments".
+fn lost_words(lost: u64, value: u64, expected: u64) -> String {
+    let what = if lost == 1 {
+        "one increment lost".to_string()
+    } else {
+        format!("{lost} increments lost")
+    };
+    format!("Two holders, {what}: the counter reads {value} after {expected} increments")
+}
+
 fn corruption_banner(props: &ResourcePanelProps) -> Html {
     let Some(stale) = props.last_corruption else {
         return html! {};
@@ -113,11 +126,15 @@ fn corruption_banner(props: &ResourcePanelProps) -> Html {
         <div class="banner banner--corrupt" role="alert">
             <p class="banner__title">
                 <span class="banner__mark" aria-hidden="true">{ "✕" }</span>
-                { "Two holders, one corrupted counter" }
+                { if props.expected > props.value {
+                    lost_words(props.expected - props.value, props.value, props.expected)
+                } else {
+                    "Two holders, one corrupted counter".to_string()
+                } }
             </p>
             <p class="banner__text">
                 { format!(
-                    "At t={} {} wrote with {} {}, and the counter took it. {}{more}",
+                    "At t={} {} wrote with {} {}, and the counter took it: it wrote what it had read before, plus one, over any increment made since. {}{more}",
                     seconds_1(stale.at.ms()),
                     stale.client,
                     token(stale.token),
@@ -239,6 +256,10 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             { without_lease_note(props) }
             <dl class="resource__facts">
                 <div><dt>{ if props.rule == FenceRule::Version { "value = version" } else { "value" } }</dt><dd>{ props.value }</dd></div>
+                <div><dt>{ "increments (one per accepted write)" }</dt><dd>{ props.expected }</dd></div>
+                if props.expected > props.value {
+                    <div class="resource__lost"><dt>{ "increments lost" }</dt><dd>{ props.expected - props.value }</dd></div>
+                }
                 <div><dt>{ "highest accepted token" }</dt><dd>{ highest }</dd></div>
                 if props.mode == FenceMode::Takeover && props.rule == FenceRule::Highest {
                     <div><dt>{ "highest announced token" }</dt><dd>{ props.announced.map_or("—".to_string(), |t| t.to_string()) }</dd></div>
@@ -315,6 +336,8 @@ fn fence_choice(props: &ResourcePanelProps) -> Html {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceLineProps {
     pub value: u64,
+    /// One per accepted write: what the counter would read had none been lost.
+    pub expected: u64,
     pub highest: Option<Token>,
     pub announced: Option<Token>,
     pub rule: FenceRule,
@@ -328,6 +351,7 @@ impl ResourceLineProps {
         let resource = sim.resource();
         ResourceLineProps {
             value: resource.value(),
+            expected: resource.expected(),
             highest: resource.highest(),
             announced: resource.announced(),
             rule: sim.config().backend.fence_rule_in(sim.config()),
@@ -341,21 +365,21 @@ impl ResourceLineProps {
 /// systems, the lock item's owner for DynamoDB, the row's version for
 /// PostgreSQL.
 fn checks_words(props: &ResourceLineProps) -> String {
-    let value = props.value;
+    let value = counter_words(props.value, props.expected);
     let facts = match props.rule {
         FenceRule::Highest => {
             let highest = props.highest.map_or("none".into(), |t| t.to_string());
             match props.announced.filter(|&a| Some(a) > props.highest) {
                 Some(a) => {
-                    format!("value {value} · highest accepted token {highest}, announced {a}")
+                    format!("{value} · highest accepted token {highest}, announced {a}")
                 }
-                None => format!("value {value} · highest accepted token {highest}"),
+                None => format!("{value} · highest accepted token {highest}"),
             }
         }
-        FenceRule::LockOwner => format!("value {value} · no token"),
-        FenceRule::Version => format!("value = version {value}"),
-        FenceRule::Sequencer => format!("value {value} · sequencer: LockIndex and Session"),
-        FenceRule::LockHeld => format!("value {value} · written in one transaction with the lock"),
+        FenceRule::LockOwner => format!("{value} · no token"),
+        FenceRule::Version => format!("{value} (= row version)"),
+        FenceRule::Sequencer => format!("{value} · sequencer: LockIndex and Session"),
+        FenceRule::LockHeld => format!("{value} · written in one transaction with the lock"),
     };
     let check = match (props.fencing.is_on(), props.rule) {
         (false, _) => "fencing off: nothing is checked",
@@ -368,6 +392,20 @@ fn checks_words(props: &ResourceLineProps) -> String {
         (true, FenceRule::LockHeld) => "fencing checks the lock still holds the writer's grant",
     };
     format!("{facts} · {check}")
+}
+
+/// The counter against what it should read: "counter 2 of 2 increments",
+/// or "counter 1 of 2 increments: 1 lost".
+fn counter_words(value: u64, expected: u64) -> String {
+    let increments = if expected == 1 {
+        "increment"
+    } else {
+        "increments"
+    };
+    match expected.saturating_sub(value) {
+        0 => format!("counter {value} after {expected} {increments}"),
+        lost => format!("counter {value} after {expected} {increments}: {lost} lost"),
+    }
 }
 
 /// The latest write's verdict: the mark and the word say it, not colour alone.
@@ -389,7 +427,13 @@ fn last_write_words(props: &ResourceLineProps) -> (&'static str, &'static str, S
         (true, Standing::Stale) => (
             "✕ ",
             "corrupt",
-            format!("{what}: corrupted (accepted, stale)"),
+            if w.lost > 0 {
+                let n = w.lost;
+                let inc = if n == 1 { "increment" } else { "increments" };
+                format!("{what}: accepted though stale, overwrote {n} {inc}")
+            } else {
+                format!("{what}: corrupted (accepted, stale)")
+            },
         ),
         (true, Standing::WithoutLease) => (
             "○ ",

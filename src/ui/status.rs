@@ -70,6 +70,11 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
         .find(|s| s.standing == Standing::Stale && s.accepted == corrupted)?;
     let config = sim.config();
     let mut words = verdict_words(write, config.fencing, config.backend.fence_rule_in(config));
+    if corrupted {
+        let counter = sim.resource();
+        let holder = sim.holder().map(|h| h.client);
+        words = in_data_terms(words, write, counter.value(), counter.expected(), holder);
+    }
     if oracle.corruptions() > 1 {
         words.why = format!(
             "{} ({} stale writes accepted in all.)",
@@ -78,6 +83,63 @@ fn verdict_of(sim: &Sim) -> Option<VerdictWords> {
         );
     }
     Some(words)
+}
+
+/// The verdict on an accepted stale write, said as what it did to the data:
+/// with an increment lost, the head counts it ("B's increment was lost: the
+/// counter reads 1 after 2 increments") and the write's story follows; with
+/// none lost yet, the head stays and the reason says what comes next.
+fn in_data_terms(
+    words: VerdictWords,
+    write: &StaleWrite,
+    value: u64,
+    expected: u64,
+    holder: Option<ClientId>,
+) -> VerdictWords {
+    let lost = expected.saturating_sub(value);
+    let story = words
+        .head
+        .strip_prefix("Counter corrupted: ")
+        .unwrap_or(&words.head)
+        .to_string();
+    let newer = write.newer.map(|g| g.client);
+    if lost == 0 {
+        // The new holder read the counter before this write, at its grant:
+        // its own write, when it comes, puts back what it read plus one.
+        let next = match newer.filter(|&n| Some(n) == holder) {
+            Some(n) => format!(
+                " Nothing is lost yet: {n} read the counter before this write, so {n}'s next write will overwrite {}'s increment.",
+                write.client
+            ),
+            None => String::new(),
+        };
+        return VerdictWords {
+            why: format!("{}{next}", words.why),
+            ..words
+        };
+    }
+    let increments = if expected == 1 {
+        "increment"
+    } else {
+        "increments"
+    };
+    let head = match (lost, newer) {
+        // The stale write overwrote the new holder's increment, or the new
+        // holder's write (from a read made before it) overwrote the stale one.
+        (1, Some(n)) if write.lost > 0 => {
+            format!("{n}'s increment was lost: the counter reads {value} after {expected} {increments}.")
+        }
+        (1, _) => format!(
+            "{}'s increment was lost: the counter reads {value} after {expected} {increments}.",
+            write.client
+        ),
+        (n, _) => format!("{n} increments were lost: the counter reads {value} after {expected}."),
+    };
+    VerdictWords {
+        corrupted: true,
+        head,
+        why: format!("{story} {}", words.why),
+    }
 }
 
 /// "A's write with token 1", or "A's write" where the system's writes

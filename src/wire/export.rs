@@ -395,7 +395,7 @@ impl Builder {
                 let at = self.open.len() - 1;
                 self.complete(ms, at, Type::Ok, release, None);
             }
-            Event::WriteSent { client, token } => {
+            Event::WriteSent { client, token, .. } => {
                 self.invoke(ms, *client, call(F::Write, number(*token)))
             }
             Event::MessageSent { .. } | Event::MessageRetransmitted { .. } => {

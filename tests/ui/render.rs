@@ -174,7 +174,10 @@ async fn fencing_off_shows_the_corruption_banner() {
         "A's late write should be accepted"
     );
     let html = render_app(Some(sim)).await;
-    assert!(html.contains("Two holders, one corrupted counter"));
+    assert!(
+        html.contains("Two holders, one increment lost: the counter reads 1 after 2 increments"),
+        "the banner counts the lost increment"
+    );
     assert!(
         html.contains("A wrote with token"),
         "says who wrote with which token"

@@ -109,7 +109,7 @@ async fn fencing_off_the_strip_names_the_stale_write_and_the_newer_grant() {
     let strip = strip_text(&sim).await;
     assert!(
         strip.contains(&format!(
-            "Counter corrupted: A's write with token {a} was accepted after B was granted token {b}. Fencing is off: nothing compared the tokens."
+            "B's increment was lost: the counter reads 1 after 2 increments. A's write with token {a} was accepted after B was granted token {b}. Fencing is off: nothing compared the tokens."
         )),
         "{strip}"
     );
@@ -177,7 +177,7 @@ async fn systems_without_an_ordered_token_say_what_they_check_instead() {
     );
     let strip = strip_text(&off).await;
     assert!(
-        strip.contains("Counter corrupted: A's write was accepted after B was granted the lock."),
+        strip.contains("B's increment was lost: the counter reads 1 after 2 increments. A's write was accepted after B was granted the lock."),
         "{strip}"
     );
     assert!(strip.contains("the RVN is a random UUID"), "{strip}");
@@ -198,7 +198,7 @@ async fn systems_without_an_ordered_token_say_what_they_check_instead() {
     // PostgreSQL: the row's version, and no token from the lock. A is cut
     // off with its write on the wire (the story of its partition).
     for (fencing, words) in [
-        (Fencing::Off, "Counter corrupted: A's write was accepted after B was granted the lock. Fencing is off: a plain UPDATE, whatever version it had read (the advisory lock has no token)."),
+        (Fencing::Off, "B's increment was lost: the counter reads 2 after 3 increments. A's write was accepted after B was granted the lock. Fencing is off: a plain UPDATE, whatever version it had read (the advisory lock has no token)."),
         (Fencing::On, "Fencing stopped A's write: its UPDATE named version 1, and the row had moved on to version 2."),
     ] {
         let scenario = presets::POSTGRES_PARTITION.scenario(Backend::Postgres, fencing)
@@ -250,13 +250,13 @@ async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
     let line = text(&render(resource_line(&ResourceLineProps::from_sim(&sim))).await);
     assert!(
         line.contains(&format!(
-            "value 2 · highest accepted token {b} · fencing off"
+            "counter 1 after 2 increments: 1 lost · highest accepted token {b} · fencing off"
         )),
         "{line}"
     );
     assert!(
         line.contains(&format!(
-            "last write: ✕ A with token {a}: corrupted (accepted, stale)"
+            "last write: ✕ A with token {a}: accepted though stale, overwrote 1 increment"
         )),
         "{line}"
     );
@@ -289,7 +289,7 @@ async fn the_resource_line_shows_the_highest_token_and_the_last_verdict() {
         true,
     );
     let line = text(&render(resource_line(&ResourceLineProps::from_sim(&pg))).await);
-    assert!(line.contains("value = version"), "{line}");
+    assert!(line.contains("(= row version)"), "{line}");
     assert!(!line.contains("token"), "PostgreSQL names no token: {line}");
 }
 

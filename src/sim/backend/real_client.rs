@@ -165,11 +165,13 @@ impl RealClientBook {
         }
         let fencing = self.config.fencing.is_on();
         match *m {
-            ResourceMsg::Write { token, .. } => match token.filter(|_| fencing) {
-                Some(t) => format!("write(counter + 1, fencing_token = {t})"),
-                None => {
-                    "write(counter + 1) (no token: the resource cannot tell a stale holder)".into()
-                }
+            ResourceMsg::Write { token, value, .. } => match token.filter(|_| fencing) {
+                Some(t) => format!(
+                    "write(counter = {value}, fencing_token = {t}) (what it read, plus one)"
+                ),
+                None => format!(
+                    "write(counter = {value}) (what it read, plus one; no token: the resource cannot tell a stale holder)"
+                ),
             },
             ResourceMsg::WriteReply {
                 accepted: true,

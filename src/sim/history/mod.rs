@@ -486,15 +486,21 @@ pub enum Event {
         client: ClientId,
         state: ChubbySession,
     },
+    /// `value` is what it writes: the counter as it read it, plus one.
     WriteSent {
         client: ClientId,
         token: Option<Token>,
+        #[serde(default)]
+        value: u32,
     },
+    /// `lost`: the increments it overwrote, made after the writer read.
     WriteAccepted {
         client: ClientId,
         token: Option<Token>,
         value: u64,
         standing: Standing,
+        #[serde(default)]
+        lost: u32,
     },
     WriteRejected {
         client: ClientId,
@@ -715,4 +721,4 @@ pub struct Record {
 }
 
 // Pushed for most events: a sent message is the largest common record.
-const _: () = assert!(size_of::<Record>() <= 64);
+const _: () = assert!(size_of::<Record>() <= 72);

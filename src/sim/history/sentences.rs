@@ -663,14 +663,21 @@ impl fmt::Display for Said<'_> {
             }
             ZkState { client, state } => write!(f, "{client}'s ZooKeeper connection is {state}"),
             ChubbyState { client, state } => chubby_state_words(f, *client, *state),
-            WriteSent { client, token } => {
-                write!(f, "{client} sends a write with {}", token_words(token))
-            }
+            WriteSent {
+                client,
+                token,
+                value,
+            } => write!(
+                f,
+                "{client} sends a write, counter = {value} (what it read, plus one), with {}",
+                token_words(token)
+            ),
             WriteAccepted {
                 client,
                 token,
                 value,
                 standing: Standing::Holder,
+                ..
             } => write!(
                 f,
                 "the resource accepted {client}'s write ({}), counter = {value}",
@@ -681,6 +688,7 @@ impl fmt::Display for Said<'_> {
                 token,
                 value,
                 standing: Standing::WithoutLease,
+                ..
             } => write!(
                 f,
                 "WRITE WITHOUT A LEASE: {client}'s lease is gone but nobody else got the lock since, so the resource's write ({}) corrupts nothing; counter = {value}",
@@ -691,11 +699,19 @@ impl fmt::Display for Said<'_> {
                 token,
                 value,
                 standing: Standing::Stale,
-            } => write!(
-                f,
-                "STALE WRITE ACCEPTED: {client} is not the holder, yet the resource took its write ({}), counter = {value}",
-                token_words(token)
-            ),
+                lost,
+            } => {
+                write!(
+                    f,
+                    "STALE WRITE ACCEPTED: {client} is not the holder, yet the resource took its write ({}), counter = {value}",
+                    token_words(token)
+                )?;
+                match lost {
+                    0 => Ok(()),
+                    1 => write!(f, ": it overwrote 1 increment made since {client} read the counter, now lost"),
+                    n => write!(f, ": it overwrote {n} increments made since {client} read the counter, now lost"),
+                }
+            }
             WriteRejected {
                 client,
                 reason,

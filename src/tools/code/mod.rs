@@ -126,6 +126,7 @@ mod tests {
             clock_offset_ms: 0,
             clock_rate_pct: 0,
             losing: false,
+            read: 0,
         }
     }
 
@@ -167,6 +168,7 @@ mod tests {
         let write = Body::Resource(ResourceMsg::Write {
             token: None,
             lease_key: 1,
+            value: 1,
         });
         assert_eq!(op_of(&view(HOLDING), [&keepalive]), Some(Op::Renew));
         assert_eq!(op_of(&view(Belief::Idle), [&unlock]), Some(Op::Release));

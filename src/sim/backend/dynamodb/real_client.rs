@@ -98,8 +98,8 @@ impl RealClient for DynamoDb {
     fn resource_text(config: &Config, c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
         let me = c.map(|c| c.to_string()).unwrap_or_default();
         match *m {
-            ResourceMsg::Write { .. } if config.fencing.is_on() => Some(format!(
-                "TransactWriteItems[\n  ConditionCheck{{TableName: \"{DYNAMO_TABLE}\", Key: {{\"key\": {{S: \"{DYNAMO_KEY}\"}}}}, ConditionExpression: \"#on = :on\", :on = \"{me}\"}},\n  Update{{TableName: \"counter\", UpdateExpression: \"SET #v = #v + :one\"}}]"
+            ResourceMsg::Write { value, .. } if config.fencing.is_on() => Some(format!(
+                "TransactWriteItems[\n  ConditionCheck{{TableName: \"{DYNAMO_TABLE}\", Key: {{\"key\": {{S: \"{DYNAMO_KEY}\"}}}}, ConditionExpression: \"#on = :on\", :on = \"{me}\"}},\n  Update{{TableName: \"counter\", UpdateExpression: \"SET #v = :v\", :v = {value}}}]"
             )),
             ResourceMsg::WriteReply { accepted: false, .. } if config.fencing.is_on() => {
                 Some("400 TransactionCanceledException: [ConditionalCheckFailed, None]".into())

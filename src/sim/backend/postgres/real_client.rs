@@ -44,19 +44,20 @@ impl RealClient for Postgres {
         }
     }
 
-    /// The counter is a row of the same server: each write is an
-    /// UPDATE, with fencing on one that checks the version read.
+    /// The counter is a row of the same server: each write is an UPDATE
+    /// that sets what its writer read plus one, with fencing on one that
+    /// checks the version read.
     fn resource_text(config: &Config, _c: Option<ClientId>, m: &ResourceMsg) -> Option<String> {
         let fencing = config.fencing.is_on();
         let held = fencing && config.backend.fence_rule_in(config) == FenceRule::LockHeld;
         Some(match *m {
-            ResourceMsg::Write { .. } if held => "UPDATE counter SET version = version + 1 WHERE id = 1 RETURNING version\n(on the session that holds advisory lock 42)".into(),
+            ResourceMsg::Write { value, .. } if held => format!("UPDATE counter SET version = {value} WHERE id = 1 RETURNING version\n(on the session that holds advisory lock 42)"),
             ResourceMsg::WriteReply { accepted: false, .. } if held => {
                 "refused: the writer's session no longer holds advisory lock 42 (its connection is gone; pg_advisory_xact_lock(42) would wait for the holder)".into()
             }
-            ResourceMsg::Write { token, .. } => match token.filter(|_| fencing) {
-                Some(v) => format!("UPDATE counter SET version = version + 1 WHERE id = 1 AND version = {v} RETURNING version"),
-                None => "UPDATE counter SET version = version + 1 WHERE id = 1 RETURNING version".into(),
+            ResourceMsg::Write { token, value, .. } => match token.filter(|_| fencing) {
+                Some(v) => format!("UPDATE counter SET version = {value} WHERE id = 1 AND version = {v} RETURNING version"),
+                None => format!("UPDATE counter SET version = {value} WHERE id = 1 RETURNING version\n(the version it read, plus one)"),
             },
             ResourceMsg::WriteReply { accepted: true, version } => {
                 format!("UPDATE 1\nversion = {version}")
@@ -118,8 +119,9 @@ const FENCING_OFF: Listing = Listing {
     client: "the resource, fencing off (SQL)",
     lang: "sql",
     text: "\
-|-- WRITE: no version condition, so a write from any session lands.
-|UPDATE counter SET version = version + 1 WHERE id = 1;",
+|-- WRITE: what I read when granted, plus one; no version condition,
+|-- so a write from any session lands, over whatever was written since.
+|UPDATE counter SET version = %s WHERE id = 1;",
     api: &[],
 };
 
@@ -130,12 +132,12 @@ const SAME_SESSION: Listing = Listing {
     lang: "sql",
     text: "\
 |-- WRITE on conn, the session that holds advisory lock 42, not a pooled one:
-|UPDATE counter SET version = version + 1 WHERE id = 1;
+|UPDATE counter SET version = %s WHERE id = 1;  -- what I read, plus one
 |-- fails once that session has ended: the lock went with it.
 |-- Or on any connection, the lock taken inside the write's transaction:
 |BEGIN;
 |SELECT @pg_advisory_xact_lock@(42);  -- waits while another session holds 42
-|UPDATE counter SET version = version + 1 WHERE id = 1;
+|UPDATE counter SET version = %s WHERE id = 1;
 |COMMIT;  -- the transaction's lock goes with it
 |-- The model refuses a write whose session no longer holds the lock.",
     api: &[("pg_advisory_xact_lock", PG_ADVISORY_DOCS)],
@@ -149,8 +151,8 @@ const VERSION: Listing = Listing {
     client: "the resource: the row's version (SQL)",
     lang: "sql",
     text: "\
-|-- WRITE: the data carries its own version, checked and bumped in one statement.
-|UPDATE counter SET version = version + 1
+|-- WRITE: the data carries its own version, checked and set in one statement.
+|UPDATE counter SET version = %s  -- what I read, plus one
 |  WHERE id = 1 AND version = %s;  -- 0 rows: someone wrote since I read",
     api: &[],
 };

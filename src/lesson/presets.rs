@@ -238,8 +238,8 @@ pub const GC_PAUSE: Preset = Preset {
     id: "gc-pause",
     title: "A GC pause outlives the lease",
     backends: ALL,
-    story: words!("A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay; 20 s on Consul, whose server waits twice the TTL and then a lock-delay). Its lease runs out, B takes the lock and writes. A wakes still believing it holds the lock and writes too."),
-    fix: words!("Fencing: B's write raised the highest accepted token, so A's older token is rejected. (DynamoDB has no token to order: there the write is conditioned on the lock item naming its writer.)"),
+    story: words!("A holds the lock and freezes in a GC pause that outlives its lease (8 s; on Chubby 36.5 s, to outlast its lease's last extension and its lock-delay; 20 s on Consul, whose server waits twice the TTL and then a lock-delay). Its lease runs out, B takes the lock, reads the counter (0) and writes 1. A, which read 0 before its pause, wakes still believing it holds the lock and writes 1 too: B's increment is lost, and the counter reads 1 after 2 increments."),
+    fix: words!("Fencing: B's write raised the highest accepted token, so A's older token is rejected and B's increment stays. (DynamoDB has no token to order: there the write is conditioned on the lock item naming its writer.)"),
     try_this: TryThis {
         tweak: Tweak::Fencing(Fencing::On),
         text: "Turn fencing on: the resource checks A's late write (its old token, or on DynamoDB the lock item's owner) and rejects it.",
@@ -271,8 +271,8 @@ pub const DELAYED_WRITE: Preset = Preset {
     id: "delayed-write",
     title: "Sent in time, arrived late",
     backends: ALL,
-    story: words!("A writes while it holds the lock, but the packet sits in the network for 7 s. A releases, B acquires and writes; then A's old write lands."),
-    fix: words!("Fencing: the late write carries A's older token and is rejected."),
+    story: words!("A reads the counter and writes while it holds the lock, but the packet sits in the network for 7 s. A releases, B acquires, reads the counter (still 0) and writes 1; then A's old write lands and sets it to 1 again: B's increment is lost."),
+    fix: words!("Fencing: the late write carries A's older token and is rejected, and B's increment stays."),
     try_this: TryThis {
         tweak: Tweak::Fencing(Fencing::On),
         text: "Turn fencing on: the write that arrives late is rejected, however long it travelled.",

@@ -166,7 +166,7 @@ impl fmt::Display for CommandError {
             ),
             LeaseGone { client, reason } => write!(
                 f,
-                "{client}'s client library knows it lost the lock ({reason}): it will not send a write"
+                "{client}'s client library now knows it lost the lock ({reason}): it sends no more writes"
             ),
             NothingToRelease { client } => {
                 write!(f, "{client} neither holds nor waits for the lock")

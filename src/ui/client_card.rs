@@ -460,7 +460,14 @@ fn lease_bars(props: &ClientCardProps) -> Html {
             until: Some(until), ..
         } => {
             let left = now.until(until);
-            (Some(left), format!("{} left", seconds_1(left)))
+            // Its clock says the lease is over, yet it still believes it
+            // holds: it has not looked (frozen, or not yet checked).
+            let words = match (left, view.paused_until.is_some()) {
+                (0, true) => "lease over by its clock, but frozen: it has not looked".into(),
+                (0, false) => "lease over by its clock; it has not looked yet".into(),
+                _ => format!("{} left", seconds_1(left)),
+            };
+            (Some(left), words)
         }
         Belief::Holding { until: None, .. } => (None, "holds while its session lives".into()),
         Belief::Waiting { .. } => (None, "waiting in the queue".into()),

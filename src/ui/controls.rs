@@ -66,7 +66,7 @@ pub fn backend_line(sim: &Sim) -> String {
             // A lock with no lease (PostgreSQL's) has a holder and no end.
             None => format!("{}'s {word} holds the lock, with no end", h.client),
         },
-        None => format!("no {word} holds the lock"),
+        None => "nobody holds the lock".to_string(),
     };
     format!(
         "{}: {}, {lease}",

@@ -237,13 +237,26 @@ pub struct LogItemProps {
     pub wire: Option<AttrValue>,
 }
 
+/// A line's kind as a newcomer reads it: "danger" where two clients hold
+/// or a stale write got through, "safe" where fencing or the end of an
+/// overlap made it so, "network" for a message.
+fn kind_words(kind: EventKind) -> &'static str {
+    match kind {
+        EventKind::Alarm => "danger",
+        EventKind::Save => "safe",
+        EventKind::Message => "network",
+        EventKind::Command => "action",
+        other => other.slug(),
+    }
+}
+
 /// One line; a component so unchanged lines skip re-rendering.
 #[component]
 pub fn LogItem(props: &LogItemProps) -> Html {
     let line = &props.line;
     html! {
         <li class={classes!("log__line", format!("log__line--{}", line.kind.slug()))}>
-            <span class="log__kind">{ line.kind.slug() }</span>
+            <span class="log__kind">{ kind_words(line.kind) }</span>
             { " " }
             <span class="log__text">{ &*line.text }</span>
             if let Some(message) = line.message {

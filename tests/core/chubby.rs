@@ -119,7 +119,7 @@ fn first_scenario_fencing_off_the_late_write_corrupts_after_the_lock_delay() {
     assert!(stale.accepted);
     assert!((37_000..37_100).contains(&stale.at.ms()), "{}", stale.at);
     assert!(!sim.oracle().overlaps().is_empty(), "two believed holders");
-    assert!(text.contains("STALE WRITE ACCEPTED: A"), "{text}");
+    assert!(text.contains("A's late write"), "{text}");
 }
 
 #[test]

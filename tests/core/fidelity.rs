@@ -140,8 +140,8 @@ fn a_late_write_with_nobody_granted_since_is_a_write_without_a_lease() {
             );
             assert_eq!(sim.oracle().corruptions(), 0, "{backend}\n{text}");
             assert_eq!(sim.oracle().writes_without_lease(), 1, "{backend}\n{text}");
-            assert!(text.contains("WRITE WITHOUT A LEASE"), "{text}");
-            assert!(!text.contains("STALE WRITE ACCEPTED"), "{text}");
+            assert!(text.contains("after its lease ran out"), "{text}");
+            assert!(!text.contains("was accepted though"), "{text}");
         }
     }
 }
@@ -152,7 +152,7 @@ fn a_late_write_after_another_grant_is_the_corruption() {
         let sim = late_writer(backend, Fencing::Off, true);
         let text = story(&sim);
         assert_eq!(sim.oracle().corruptions(), 1, "{backend}\n{text}");
-        assert!(text.contains("STALE WRITE ACCEPTED"), "{text}");
+        assert!(text.contains("was accepted though"), "{text}");
     }
 }
 

@@ -51,7 +51,7 @@ describe("the client cards", { timeout: TEST_TIMEOUT_MS }, () => {
     // Clicked now, it goes out the instant A wakes. Step until A has woken
     // and heard its lease is gone.
     await onWake.click();
-    const reason = card(page, "A").getByText(/A's client library knows it lost the lock \(.+\): it will not send a write\./);
+    const reason = card(page, "A").getByText(/A's client library now knows it lost the lock \(.+\): it sends no more writes\./);
     await stepUntil(page, async () => (await reason.count()) === 1, "A's card to say its lease is gone");
     assert.ok(await reason.isVisible(), "the reason is visible on the card");
     const write = cardButton(page, "A", "Write");

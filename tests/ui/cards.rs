@@ -356,14 +356,14 @@ async fn a_paused_holder_writes_on_wake_and_then_knows_its_lease_is_gone() {
                 assert_eq!(
                     line,
                     format!(
-                        "A's client library knows it lost the lock ({reason}): it will not send a write."
+                        "A's client library now knows it lost the lock ({reason}): it sends no more writes."
                     ),
                     "{backend:?}"
                 );
                 // The tooltip says it too (the apostrophe escaped or not).
                 let title = tag.replace("&#x27;", "'");
                 assert!(
-                    title.contains("title=\"A's client library knows it lost the lock"),
+                    title.contains("title=\"A's client library now knows it lost the lock"),
                     "{backend:?}: the tooltip says it too: {tag}"
                 );
             }

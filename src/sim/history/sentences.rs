@@ -691,7 +691,7 @@ impl fmt::Display for Said<'_> {
                 ..
             } => write!(
                 f,
-                "WRITE WITHOUT A LEASE: {client}'s lease is gone but nobody else got the lock since, so the resource's write ({}) corrupts nothing; counter = {value}",
+                "{client}'s write ({}) was accepted after its lease ran out, but nobody else has had the lock since, so no harm is done; counter = {value}",
                 token_words(token)
             ),
             WriteAccepted {
@@ -703,13 +703,13 @@ impl fmt::Display for Said<'_> {
             } => {
                 write!(
                     f,
-                    "STALE WRITE ACCEPTED: {client} is not the holder, yet the resource took its write ({}), counter = {value}",
+                    "{client}'s late write ({}) was accepted though {client} no longer holds the lock; counter = {value}",
                     token_words(token)
                 )?;
                 match lost {
                     0 => Ok(()),
-                    1 => write!(f, ": it overwrote 1 increment made since {client} read the counter, now lost"),
-                    n => write!(f, ": it overwrote {n} increments made since {client} read the counter, now lost"),
+                    1 => write!(f, ": the increment made since {client} read the counter is lost"),
+                    n => write!(f, ": the {n} increments made since {client} read the counter are lost"),
                 }
             }
             WriteRejected {
@@ -861,11 +861,11 @@ impl fmt::Display for Said<'_> {
                 let all = if names.len() == 2 { "both" } else { "all" };
                 write!(
                     f,
-                    "TWO BELIEVED HOLDERS: {} {all} believe they hold the lock",
+                    "{} {all} believe they hold the lock now",
                     names.join(" and ")
                 )
             }
-            OneHolderAgain => f.write_str("at most one client believes it holds the lock again"),
+            OneHolderAgain => f.write_str("only one client believes it holds the lock now"),
         }
     }
 }

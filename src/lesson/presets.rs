@@ -255,7 +255,7 @@ pub const GC_PAUSE: Preset = Preset {
 /// words and tour); DynamoDB has no token and no expiry in the service (its
 /// own tour); Chubby keeps a lost lock out of reach for its lock-delay, so
 /// its story of a lost lease takes longer.
-const GC_PAUSE_ON: [On; 3] = [
+const GC_PAUSE_ON: [On; 7] = [
     On::new(Backend::Postgres)
         .told(Told {
             story: words!("A holds PostgreSQL's advisory lock 42 and freezes for 8 s. The lock is no lease: it lasts as long as A's session, and A's kernel keeps the connection alive through the pause. B's pg_advisory_lock blocks in the server; A wakes still the holder and writes; B gets the lock when A releases it, and writes."),
@@ -264,7 +264,13 @@ const GC_PAUSE_ON: [On; 3] = [
         })
         .tour(tour::PG_GC_PAUSE),
     On::new(Backend::DynamoDb).tour(tour::DYNAMO_GC_PAUSE),
-    On::new(Backend::Chubby).run_ms(40_000),
+    On::new(Backend::Chubby)
+        .run_ms(40_000)
+        .tour(tour::CHUBBY_GC_PAUSE),
+    On::new(Backend::Etcd).tour(tour::ETCD_GC_PAUSE),
+    On::new(Backend::ZooKeeper).tour(tour::ZK_GC_PAUSE),
+    On::new(Backend::Redlock).tour(tour::REDLOCK_GC_PAUSE),
+    On::new(Backend::Consul).tour(tour::CONSUL_GC_PAUSE),
 ];
 
 pub const DELAYED_WRITE: Preset = Preset {

@@ -334,6 +334,128 @@ pub(super) const GC_PAUSE: &[Spec] = &[
     },
 ];
 
+/// A's pause, in a system's own words.
+const fn a_pauses(say: Say) -> Spec {
+    Spec {
+        find: |e| matches!(e, Event::Paused { client, .. } if *client == A),
+        say,
+        look: Look::Card(A),
+    }
+}
+
+const A_WAKES_LANDS: Spec = Spec {
+    find: |e| landed_from(e, A),
+    say: Say::Landing(
+        &LANDING,
+        "A's write, clicked during its pause, arrives. ",
+        "",
+    ),
+    look: Look::Resource,
+};
+
+const fn a_wakes(say: Say) -> Spec {
+    Spec {
+        find: |e| matches!(e, Event::Woke { client } if *client == A),
+        say,
+        look: Look::Card(A),
+    }
+}
+
+/// etcd: the token is the lock key's create_revision, and every write to
+/// the store bumps the revision, so tokens jump.
+pub(super) const ETCD_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| acquired_by(e, A),
+        say: Say::Grant("{client} holds the lock with {token}: etcd's token is the lock key's create_revision, the store's revision when the key was written. The revision counts every write to etcd (a put or a delete, by any client), not the lock's grants, so tokens skip numbers: they only grow, and that is all a fence needs. Its lease runs on etcd's clock, not on {client}'s."),
+        look: Look::Card(A),
+    },
+    a_pauses(Say::Text("A freezes in a GC pause, and its keepalives stop: etcd will revoke A's lease when its TTL runs out, and delete the lock key with it. A's Write is clicked now, during the pause: it waits inside A, past A's check that it holds the lock, and leaves the instant A wakes.")),
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: Say::Grant("A's lease ran out, and etcd deleted A's key (a write, so a revision too). B's key, written when B asked, is now the oldest: B holds the lock with {token}. Does A know?"),
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    a_wakes(Say::Text("A wakes with its beliefs unchanged: its keepalive has not yet come back with \"lease not found\". The write clicked during its pause leaves the instant it woke.")),
+    A_WAKES_LANDS,
+];
+
+/// ZooKeeper: a session, not a lease; an ephemeral sequential znode; the
+/// library's SUSPENDED and LOST.
+pub(super) const ZK_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| acquired_by(e, A),
+        say: Say::Grant("{client}'s znode is the lowest in the lock's queue, so {client} holds the lock with {token}, the znode's sequence number. There is no lease on the lock: the znode is ephemeral and lives as long as {client}'s session, which lives while the server hears {client}'s heartbeats."),
+        look: Look::Card(A),
+    },
+    a_pauses(Say::Text("A freezes in a GC pause, and its session's heartbeats stop. After the session timeout the server will expire the session and delete A's znode. A's Write is clicked now, during the pause: it waits inside A and leaves the instant A wakes.")),
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: Say::Grant("ZooKeeper expired A's session and deleted its znode: B's watch on it fired, B's znode is now the lowest, and B holds the lock with {token}. Nobody could tell A: it is frozen."),
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    a_wakes(Say::Text("A wakes still CONNECTED, as far as its library knows. It will say SUSPENDED once it sees the server has not answered, and LOST once the server tells it the session expired; before either, the write clicked during its pause leaves the instant it woke.")),
+    A_WAKES_LANDS,
+];
+
+/// Redlock: a majority vote of five independent Redis nodes, and no token
+/// of its own (the page's token is an INCR on node 1).
+pub(super) const REDLOCK_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| acquired_by(e, A),
+        say: Say::Grant("{client} set its random value on a majority of the five Redis nodes, in less time than the TTL: Redlock says it holds the lock. Redlock has no token: the page's {token} is an INCR on a counter kept on node 1, which no node checks and a restart of node 1 can reset."),
+        look: Look::Card(A),
+    },
+    a_pauses(Say::Text("A freezes in a GC pause, and its extensions stop. Each node will expire A's key by its own clock when the TTL runs out; none of them asks another. A's Write is clicked now, during the pause: it waits inside A and leaves the instant A wakes.")),
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: Say::Grant("A's keys expired on every node, and B won a new vote: at least three nodes set B's value, so B holds the lock with {token}. The vote proves B has a majority now; it says nothing to A."),
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    a_wakes(Say::Text("A wakes with its beliefs unchanged. Its own clock will tell it the validity ran out, a millisecond from now, but the write clicked during its pause leaves the instant it woke.")),
+    A_WAKES_LANDS,
+];
+
+/// Consul: a session whose TTL is only a lower bound (the server waits
+/// twice it), then a lock-delay on the key; LockIndex and ModifyIndex.
+pub(super) const CONSUL_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| acquired_by(e, A),
+        say: Say::Grant("{client}'s session holds the lock key, with {token}: the key's ModifyIndex, Consul's Raft index, which grows with every write to the store (the key's LockIndex counts only its own acquires, and starts again at 1 after a delete). The session lives while {client} renews it."),
+        look: Look::Card(A),
+    },
+    a_pauses(Say::Text("A freezes in a 20 s GC pause, and its session renewals stop. Consul's TTL is only a lower bound: the server waits twice the TTL before it invalidates A's session, and then keeps the key under a lock-delay. A's Write is clicked now, during the pause: it waits inside A and leaves the instant A wakes.")),
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: Say::Grant("A's session was invalidated, the lock-delay refused B's acquires until it ended, and now B's session holds the key with {token}. Consul told A nothing: it is frozen."),
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    a_wakes(Say::Text("A wakes with its beliefs unchanged: its monitor's blocking read has not yet come back with the key's new Session. The write clicked during its pause leaves the instant it woke.")),
+    A_WAKES_LANDS,
+];
+
+/// Chubby: a session lease, jeopardy and a grace period, a lock-delay, and
+/// a sequencer whose generation number a server can check.
+pub(super) const CHUBBY_GC_PAUSE: &[Spec] = &[
+    Spec {
+        find: |e| acquired_by(e, A),
+        say: Say::Grant("{client} holds the lock, and its sequencer carries {token}, the lock's generation number: a server can check it with CheckSequencer. {client}'s session lease is kept alive by KeepAlives the master holds until the lease nearly ends."),
+        look: Look::Card(A),
+    },
+    a_pauses(Say::Text("A freezes in a long GC pause, and its KeepAlives stop. When its session lease ends the master frees the lock, but keeps it unclaimable for the lock-delay: a short pause would end inside it, harmless even unfenced; this one outlasts it. A's Write is clicked now, during the pause: it waits inside A and leaves the instant A wakes.")),
+    Spec {
+        find: |e| acquired_by(e, B),
+        say: Say::Grant("The lock-delay is over: B holds the lock, its sequencer carrying {token}, the next generation. A is still frozen, and will learn only when its own lease runs out in jeopardy."),
+        look: Look::Service,
+    },
+    B_WRITE_LANDS,
+    a_wakes(Say::Text("A wakes with its beliefs unchanged. Its library will put the session in jeopardy (calls blocked, a grace period) a millisecond from now, but the write clicked during its pause leaves the instant it woke.")),
+    A_WAKES_LANDS,
+];
+
 pub(super) const DELAYED_WRITE: &[Spec] = &[
     A_HOLDS,
     Spec {

@@ -42,6 +42,10 @@ pub struct Loaded {
     pub reached: usize,
     /// Whether the suggested change is on.
     pub tried: bool,
+    /// Whether the break the story shows has happened (a stale write
+    /// accepted, or two clients believing they hold the lock), or the
+    /// story has run every step without one: only then is the fix offered.
+    pub broke: bool,
     /// Whether the visitor closed the tour's bar.
     pub closed: bool,
     /// Whether the story has played out: every key moment reached, every
@@ -103,6 +107,9 @@ impl StoriesProps {
                 tour: s.tour.clone(),
                 reached,
                 tried: s.preset.try_this.tweak.is_applied(sim.config()),
+                broke: sim.oracle().corruptions() > 0
+                    || !sim.oracle().overlaps().is_empty()
+                    || s.next_at().is_none(),
                 closed: s.tour_closed,
                 ended,
                 quiz: s.quiz.clone(),
@@ -345,7 +352,10 @@ fn loaded_story(props: &StoriesProps, loaded: &Loaded, words: &Words) -> Html {
                     Err(line) => html! { <p class="stories__text" role="status">{ line }</p> },
                 } }
             </details>
-            { try_this(props, loaded) }
+            // The fix is offered once the break is on screen, not before.
+            if loaded.broke || loaded.tried {
+                { try_this(props, loaded) }
+            }
         </div>
     }
 }

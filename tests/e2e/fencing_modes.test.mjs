@@ -15,7 +15,7 @@ import { card, cardButton, cardText, chooseBackend, named, openPage, setFenceMod
 const TEST_TIMEOUT_MS = 120_000;
 const suite = browserSuite();
 
-const VERDICT = /Counter corrupted|Fencing stopped/;
+const VERDICT = /increments? (?:was|were) lost|Counter corrupted|Fencing stopped/;
 const CHECKED =
   /Fencing stopped A's write with token (\d+): the lock no longer holds its grant; it holds token (\d+)\./;
 

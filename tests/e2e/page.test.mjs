@@ -34,7 +34,7 @@ import {
 } from "./ui.mjs";
 
 // The status strip's verdict, which stays in view wherever the page is.
-const CORRUPTED = /Counter corrupted/;
+const CORRUPTED = /Counter corrupted|increments? (?:was|were) lost/;
 const SAVED = /Fencing stopped/;
 const TEST_TIMEOUT_MS = 90_000;
 

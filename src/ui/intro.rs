@@ -39,9 +39,10 @@ const PROJECT_LINKS: &str = concat!(
     r#"<a href="docs/fidelity.html" target="_blank" rel="noopener">Real-server check</a></p>"#,
 );
 
-/// The lesson in one line, on the full page and in an embed: the move that
-/// breaks the lock, in the words the pause really needs.
-pub const HINT: &str = "Acquire on A, Start, GC pause A, then Write on A: a Write clicked while A is frozen leaves the instant it wakes, before any reply can reach it.";
+/// The lesson in one line, on the full page and in an embed: the whole
+/// article's moves, B's write included, and why A's Write is clicked
+/// during the pause.
+pub const HINT: &str = "Acquire on A, Start, GC pause A and Write on A (a pause strikes between \"I hold the lock\" and the write: that Write leaves the instant A wakes); after t=5 s Acquire on B and Write on B; A wakes and overwrites B's increment.";
 
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct IntroProps {

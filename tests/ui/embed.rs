@@ -281,7 +281,8 @@ fn a_run_opened_with_its_story_plays_the_rest_of_the_script() {
 async fn the_embed_has_the_hint_the_stories_menu_and_the_tour() {
     let html = render(PageRequest::parse("?embed=1&preset=gc-pause", "", false)).await;
     assert!(
-        html.contains("a Write clicked while A is frozen leaves the instant it wakes"),
+        html.contains("that Write leaves the instant A wakes")
+            && html.contains("overwrites B's increment"),
         "the one-line hint"
     );
     assert!(

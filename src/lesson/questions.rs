@@ -50,15 +50,19 @@ fn answer(text: String, why: String) -> Answer {
 }
 
 /// The question before the moment `event` (found after `before`), if any:
-/// before A's write lands, and before the lock changes hands.
+/// before A's write lands, and before the lock changes hands. With fencing
+/// on (the story replayed with its fix) only the write's question is
+/// asked: the handover goes as it did, and the question is what fencing
+/// does with the late write.
 pub fn ask(before: &[Record], event: &Event, setting: Setting) -> Option<Question> {
+    let fenced = setting.fencing.is_on();
     match event {
         Event::WriteAccepted { client, .. } | Event::WriteRejected { client, .. }
             if *client == ClientId::ALL[0] =>
         {
             Some(landing(event, setting))
         }
-        Event::Acquired { client, .. } => {
+        Event::Acquired { client, .. } if !fenced => {
             let old = last_holder_other_than(before, *client)?;
             Some(takeover(before, *client, old))
         }
@@ -66,7 +70,7 @@ pub fn ask(before: &[Record], event: &Event, setting: Setting) -> Option<Questio
             client,
             replaced: Some(old),
             ..
-        }) if old != client => Some(takeover(before, *client, *old)),
+        }) if old != client && !fenced => Some(takeover(before, *client, *old)),
         _ => None,
     }
 }
@@ -139,10 +143,17 @@ fn landing(event: &Event, setting: Setting) -> Question {
     };
     let right = usize::from(rejected.is_some());
     Question {
-        ask: format!(
-            "What will the resource do with {client}'s write ({})?",
-            carries(token, backend)
-        ),
+        ask: if fencing.is_on() {
+            format!(
+                "What will the resource do with {client}'s write ({}), now that fencing is on and it checks with {fence}?",
+                carries(token, backend)
+            )
+        } else {
+            format!(
+                "What will the resource do with {client}'s write ({})?",
+                carries(token, backend)
+            )
+        },
         answers: vec![
             answer("It accepts the write".into(), accept),
             answer("It rejects the write".into(), reject),

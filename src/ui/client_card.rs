@@ -242,12 +242,21 @@ fn token_line(props: &ClientCardProps) -> Html {
         (true, _, token) => (false, words.grant(token)),
         (false, ..) => (true, "—".to_string()),
     };
+    // etcd's token is a store revision, which every write bumps: why a
+    // token skips numbers, said once, beside the token it explains.
+    let revision = has_grant && props.backend == Backend::Etcd && belief.token().is_some();
     html! {
         <p class="client-card__token">
             if label {
                 <span class="client-card__label">{ "token " }</span>
             }
             <strong>{ value }</strong>
+            if revision {
+                <span class="client-card__label"
+                    title="etcd's token is the lock key's create_revision, and the revision counts every write to etcd (puts and deletes, by any client), so tokens skip numbers: they only grow">
+                    { " · a revision: every etcd write counts" }
+                </span>
+            }
         </p>
     }
 }

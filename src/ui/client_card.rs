@@ -201,19 +201,16 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
                     { view.state.word() }
                 </p>
             </header>
-            // The buttons come first, under the header, whose height does
-            // not change: notes that come and go below never move them
-            // under the pointer.
+            { stale_alarm(view) }
+            { facts(props) }
+            { lease_bars(props) }
+            { stale_write_alarm(view) }
             <CardControls id={view.id} partitioned={view.partition.is_some()}
                 crashed={view.crashed} renewal={view.renewal} backend={props.backend}
                 clock_rate_pct={view.clock_rate_pct} losing={view.losing}
                 pause_s={props.pause_s} checks={props.checks.clone()}
                 write_on_wake={write_on_wake(view)} write_note={write_note(props)}
                 dispatch={props.dispatch.clone()} />
-            { stale_alarm(view) }
-            { facts(props) }
-            { lease_bars(props) }
-            { stale_write_alarm(view) }
         </section>
     }
 }

@@ -118,7 +118,7 @@ for (const scheme of ["light", "dark"]) {
     const problems = [];
     const page = await openIn(t, scheme, "", problems);
     await playScenarioToRunFirst(page, { fencing: false, start: false });
-    await stepUntil(page, async () => /corrupt/i.test(await statusText(page)), "the status strip's alarm");
+    await stepUntil(page, async () => /corrupt|increments? (?:was|were) lost/i.test(await statusText(page)), "the status strip's alarm");
     await assertContrast(page, `${scheme}, fencing off, corrupted`);
     // And the words in the timeline's picture, played on to the end.
     await stepUntil(page, async () => (await clockSeconds(page)) >= 10, "the clock at 10 s");

@@ -20,7 +20,7 @@ const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], "no console errors, warnings or failed requests"));
 
 /** A's stale write, by its sentence: accepted after B was granted the lock. */
-const staleWrite = (page) => timeline(page).getByRole("img", { name: /stale/i });
+const staleWrite = (page) => timeline(page).getByRole("img", { name: /stale|late write/i });
 const caption = (page) => timeline(page).locator(".timeline__caption");
 
 /** The scenario to run first, fencing off, stepped on to t=10 s. */

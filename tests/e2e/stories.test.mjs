@@ -72,13 +72,16 @@ describe("stories", { timeout: TEST_TIMEOUT_MS }, () => {
       what: "the previous key moment",
     });
 
-    // Try this: fsync keeps node 1's counter, so A's old token is refused.
+    // Try this, offered once the break is on screen again: fsync keeps
+    // node 1's counter, so A's old token is refused.
+    await next(page);
     await page.getByRole("button", named("Turn on fsync")).click();
     assert.match(await tourText(page), /Press Next/, "the story starts again");
     const fixed = await playTour(page);
     assert.match(fixed, /rejected/, fixed);
     assert.equal(await rejectedCount(page), 1);
     await page.getByRole("button", named("Undo the change")).click();
+    await playTour(page);
     await page.getByRole("button", named("Turn on fsync")).waitFor();
   });
 

@@ -28,6 +28,8 @@ pub enum Shortcut {
     /// Power off the selected client's host (or restart it once crashed).
     PowerOff,
     Help,
+    /// Describe the whole state aloud.
+    Describe,
     /// Close the help.
     Escape,
 }
@@ -49,6 +51,7 @@ pub fn shortcut_of(key: &str) -> Option<Shortcut> {
         "p" | "P" => Shortcut::Partition,
         "x" | "X" => Shortcut::Exit,
         "o" | "O" => Shortcut::PowerOff,
+        "d" | "D" => Shortcut::Describe,
         "?" => Shortcut::Help,
         "Escape" => Shortcut::Escape,
         _ => return None,
@@ -68,6 +71,7 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("p", "partition, or heal"),
     ("x", "crash: the process exits (or restart)"),
     ("o", "power off: the host dies (or restart)"),
+    ("d", "describe the whole state aloud: who holds the lock, who believes it, what the resource accepted"),
     ("?", "show or hide these shortcuts"),
 ];
 
@@ -294,6 +298,7 @@ impl AppState {
             Shortcut::Exit => act(Command::Exit),
             Shortcut::PowerOff => act(Command::PowerOff),
             Shortcut::Help => Action::ShowHelp(!self.help),
+            Shortcut::Describe => Action::Describe,
             // Escape closes what is open: the shortcuts first, then the tour.
             Shortcut::Escape if self.help || self.story.is_none() => Action::ShowHelp(false),
             Shortcut::Escape => Action::ShowTour(false),

@@ -44,6 +44,33 @@ impl NextTask {
     }
 }
 
+/// No timers natively: the call never comes.
+pub struct Later;
+
+impl Later {
+    pub fn start(_delay_ms: u64, _then: impl FnOnce() + 'static) -> Option<Later> {
+        None
+    }
+}
+
+/// No reader's clock natively: always the start.
+pub fn wall_ms() -> u64 {
+    0
+}
+
+/// No focus to keep without a document.
+pub struct FocusKeeper;
+
+impl FocusKeeper {
+    pub fn start() -> Option<FocusKeeper> {
+        None
+    }
+
+    pub fn check(&self) {}
+}
+
+pub fn keep_narration_in_address(_slug: Option<&str>) {}
+
 thread_local! {
     static FIRST_SCREEN_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

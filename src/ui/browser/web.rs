@@ -142,6 +142,28 @@ impl NextTask {
     }
 }
 
+/// Calls a function once, `delay_ms` from now. Dropping it first cancels
+/// the call.
+pub struct Later {
+    _pending: gloo_timers::callback::Timeout,
+}
+
+impl Later {
+    pub fn start(delay_ms: u64, then: impl FnOnce() + 'static) -> Option<Later> {
+        let delay = u32::try_from(delay_ms).unwrap_or(u32::MAX);
+        let _pending = gloo_timers::callback::Timeout::new(delay, then);
+        Some(Later { _pending })
+    }
+}
+
+/// The reader's own time in milliseconds (`performance.now()`): it decides
+/// only when the narrator may speak again, never what the run does.
+pub fn wall_ms() -> u64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0, |p| p.now().max(0.0) as u64)
+}
+
 /// The first render draws the first screen alone, and the rest of the page
 /// follows once that screen is painted.
 pub fn first_screen_first() -> bool {
@@ -321,6 +343,145 @@ fn style_call(element: &web_sys::Element, method: &str, args: &[&JsValue]) {
 pub fn focus(node: &NodeRef) {
     if let Some(element) = node.cast::<web_sys::HtmlElement>() {
         let _ = element.focus();
+    }
+}
+
+// Where the focus goes when its control goes away.
+
+/// Keeps the keyboard's focus off the page's body: it remembers the control
+/// focused last and the place its part of the page names for it
+/// (`data-focus-home`: selectors tried in turn, split by `|`), and when
+/// that control is gone, disabled or hidden while the focus has fallen to
+/// the body, moves the focus there. Dropping it removes its listeners.
+pub struct FocusKeeper {
+    last: Rc<FocusLast>,
+    _listeners: [EventListener; 2],
+}
+
+/// The control focused last, its home, and a check waiting for the focus
+/// to settle after a blur.
+#[derive(Default)]
+struct FocusLast {
+    control: RefCell<Option<(web_sys::Element, String)>>,
+    pending: RefCell<Option<gloo_timers::callback::Timeout>>,
+}
+
+/// Where a control with no home of its own sends the focus.
+const FOCUS_HOME_DEFAULT: &str = "#main";
+
+impl FocusKeeper {
+    pub fn start() -> Option<FocusKeeper> {
+        let document = web_sys::window()?.document()?;
+        let last = Rc::new(FocusLast::default());
+        let heard = last.clone();
+        let focus_in = EventListener::new(&document, "focusin", move |e| {
+            let Some(control) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let home = control
+                .closest("[data-focus-home]")
+                .ok()
+                .flatten()
+                .and_then(|h| h.get_attribute("data-focus-home"))
+                .unwrap_or_else(|| FOCUS_HOME_DEFAULT.to_string());
+            *heard.control.borrow_mut() = Some((control, home));
+        });
+        let heard = last.clone();
+        let focus_out = EventListener::new(&document, "focusout", move |e| {
+            let to_nothing = e
+                .dyn_ref::<web_sys::FocusEvent>()
+                .is_none_or(|f| f.related_target().is_none());
+            if to_nothing {
+                let later = heard.clone();
+                *heard.pending.borrow_mut() =
+                    Some(gloo_timers::callback::Timeout::new(0, move || {
+                        later.check();
+                    }));
+            }
+        });
+        Some(FocusKeeper {
+            last,
+            _listeners: [focus_in, focus_out],
+        })
+    }
+
+    /// After the page is drawn: a focus lost with its control moves home.
+    pub fn check(&self) {
+        self.last.check();
+    }
+}
+
+impl FocusLast {
+    fn check(&self) {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let active = document.active_element();
+        let lost = active
+            .as_ref()
+            .is_none_or(|a| a.tag_name() == "BODY" || a.has_attribute("disabled"));
+        if !lost {
+            return;
+        }
+        let Some((control, home)) = self.control.borrow().clone() else {
+            return;
+        };
+        let gone = !control.is_connected()
+            || control.has_attribute("disabled")
+            || control.closest("[hidden]").ok().flatten().is_some();
+        if !gone {
+            // A click on the page's background: the reader's own choice.
+            return;
+        }
+        for selector in home.split('|').chain([FOCUS_HOME_DEFAULT]) {
+            let target = document
+                .query_selector(selector)
+                .ok()
+                .flatten()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(target) = target {
+                let _ = target.focus();
+                if document.active_element().as_deref() == Some(target.as_ref()) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the narration's setting in the page's address (`narration=full`;
+/// `None` for the default, said by no word), the rest of it as it is.
+pub fn keep_narration_in_address(slug: Option<&str>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let mut pairs: Vec<String> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some("narration"))
+        .map(str::to_string)
+        .collect();
+    if let Some(slug) = slug {
+        pairs.push(format!("narration={slug}"));
+    }
+    let query = if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    };
+    let path = location.pathname().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(
+            &JsValue::NULL,
+            "",
+            Some(&format!("{path}{query}{hash}")),
+        );
     }
 }
 
@@ -687,7 +848,14 @@ pub fn show_view_in_address(query: &str) {
     }
     let path = location.pathname().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
-    let url = format!("{path}{query}{hash}");
+    // The narration's setting is the reader's, whatever the view.
+    let narration = search
+        .trim_start_matches('?')
+        .split('&')
+        .find(|pair| pair.split('=').next() == Some("narration"))
+        .map(|pair| format!("{}{pair}", if query.is_empty() { "?" } else { "&" }))
+        .unwrap_or_default();
+    let url = format!("{path}{query}{narration}{hash}");
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }

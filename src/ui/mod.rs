@@ -648,8 +648,15 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
 fn full_page(b: Both, f: Full) -> Html {
     let dispatch = f.dispatch;
     let shown = |v: View| f.view == v;
+    let simulator = shown(View::Simulator);
     html! {
         <div class="page">
+            if simulator {
+                <nav class="skip-links" aria-label="Skip links">
+                    <a class="skip-link" href="#verdict" onclick={skip_to("verdict")}>{ "Skip to the verdict" }</a>
+                    <a class="skip-link" href="#simulator-end" onclick={skip_to("simulator-end")}>{ "Skip past the simulator" }</a>
+                </nav>
+            }
             <Masthead />
             <div class="page__bar">
                 <ViewTabs current={f.view} dispatch={dispatch.clone()} />
@@ -663,7 +670,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     // The stories menu stands in the lead's row, beside the set-up.
                     <Intro dispatch={dispatch.clone()}>{ b.stories }</Intro>
                     { b.controls }
-                    <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
+                    <div id="verdict" tabindex="-1" class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                     <div class="cards-code">
                         { b.cards }
                         { f.code }
@@ -672,6 +679,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     { b.timeline }
                     { f.books }
                     { b.log }
+                    <p id="simulator-end" tabindex="-1" class="visually-hidden">{ "End of the simulator" }</p>
                 </div>
                 { below(f.drawn, || html! {
                     <>
@@ -696,6 +704,15 @@ fn full_page(b: Both, f: Full) -> Html {
             <PageFoot />
         </div>
     }
+}
+
+/// A skip link's press: the focus moves to the element `id`, and the link
+/// is not followed, so the page's address keeps its fragment (a run).
+fn skip_to(id: &'static str) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        e.prevent_default();
+        browser::focus_id(id);
+    })
 }
 
 /// A tool's view: the question it answers, then the tool.

@@ -2,7 +2,7 @@
 //! `web.rs`, doing nothing. No event fires here, there is no window,
 //! keyboard, address bar, host page or worker.
 
-use super::{Download, Wheel};
+use super::{Download, Rove, Wheel};
 use crate::ui::state::Action;
 use crate::work::Reply;
 use yew::prelude::*;
@@ -70,6 +70,16 @@ impl FocusKeeper {
 }
 
 pub fn keep_narration_in_address(_slug: Option<&str>) {}
+
+pub fn focus_id(_id: &str) {}
+
+/// No marks to keep in the Tab order without a document.
+pub fn keep_one_tab_stop(_svg_ref: &NodeRef) {}
+
+/// No focus to move without a document.
+pub fn rove_marks(_svg_ref: &NodeRef, _rove: Rove) -> bool {
+    false
+}
 
 thread_local! {
     static FIRST_SCREEN_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };

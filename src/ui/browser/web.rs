@@ -1,6 +1,6 @@
 //! The browser glue itself, for wasm32 (see the module above).
 
-use super::{Download, Wheel};
+use super::{Download, Rove, Wheel};
 use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::tools::finder::form::FIND_LINK_KEY;
 use crate::ui::embed::HEIGHT_MESSAGE;
@@ -482,6 +482,18 @@ pub fn keep_narration_in_address(slug: Option<&str>) {
             "",
             Some(&format!("{path}{query}{hash}")),
         );
+    }
+}
+
+/// Moves the keyboard's focus to the element with this id (a skip link's
+/// target), scrolling it into view.
+pub fn focus_id(id: &str) {
+    let target = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(target) = target {
+        let _ = target.focus();
     }
 }
 
@@ -1064,6 +1076,72 @@ pub fn message_of(e: &Event) -> Option<u64> {
 }
 
 /// The moment of the timeline mark an event came from (its `data-t`).
+/// Keeps one of the timeline's marks in the Tab order (`tabindex="0"`):
+/// the one focused last while it is drawn, or else the first in time.
+pub fn keep_one_tab_stop(svg_ref: &NodeRef) {
+    let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+        return;
+    };
+    if let Ok(Some(_)) = svg.query_selector(".tl-mark[tabindex=\"0\"]") {
+        return;
+    }
+    if let Some(first) = marks_in_time(&svg).into_iter().next() {
+        let _ = first.set_attribute("tabindex", "0");
+    }
+}
+
+/// The timeline's marks in the order of their moments (the order drawn
+/// for marks at the same moment).
+fn marks_in_time(svg: &web_sys::Element) -> Vec<web_sys::Element> {
+    let Ok(list) = svg.query_selector_all(".tl-mark[data-t]") else {
+        return Vec::new();
+    };
+    let mut marks: Vec<(u64, web_sys::Element)> = (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .map(|m| {
+            let t = m
+                .get_attribute("data-t")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0);
+            (t, m)
+        })
+        .collect();
+    marks.sort_by_key(|(t, _)| *t);
+    marks.into_iter().map(|(_, m)| m).collect()
+}
+
+/// Moves the focus from the focused mark to another (a roving tabindex:
+/// the one focused is the timeline's Tab stop). False when no mark has
+/// the focus.
+pub fn rove_marks(svg_ref: &NodeRef, rove: Rove) -> bool {
+    let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+        return false;
+    };
+    let marks = marks_in_time(&svg);
+    let active = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .and_then(|a| a.closest(".tl-mark").ok().flatten());
+    let Some(at) = active.and_then(|a| marks.iter().position(|m| *m == a)) else {
+        return false;
+    };
+    let to = match rove {
+        Rove::Next => (at + 1).min(marks.len() - 1),
+        Rove::Previous => at.saturating_sub(1),
+        Rove::First => 0,
+        Rove::Last => marks.len() - 1,
+    };
+    for mark in &marks {
+        let _ = mark.set_attribute("tabindex", "-1");
+    }
+    let target = &marks[to];
+    let _ = target.set_attribute("tabindex", "0");
+    if let Some(target) = target.dyn_ref::<web_sys::SvgElement>() {
+        let _ = target.focus();
+    }
+    true
+}
+
 pub fn mark_time(e: &Event) -> Option<u64> {
     let target: web_sys::Element = e.target()?.dyn_into().ok()?;
     let mark = target.closest(".tl-mark[data-t]").ok()??;

@@ -19,6 +19,7 @@ struct Spoken {
     /// The Describe requests and the shortcut client already answered.
     described: u64,
     selected: Option<ClientId>,
+    fencing: Option<bool>,
 }
 
 /// Hears the run on every render, says a sentence when one is due, and
@@ -82,7 +83,8 @@ pub fn use_narration(state: &AppState, sim: &Sim) -> Html {
 }
 
 /// What the reader asked for is said at once: the whole state (Describe),
-/// and which client the shortcuts now act on when the reader chose another.
+/// which client the shortcuts now act on when the reader chose another, and
+/// fencing turned on or off.
 fn said_on_request(
     state: &AppState,
     sim: &Sim,
@@ -103,6 +105,17 @@ fn said_on_request(
         _ => {}
     }
     spoken.selected = Some(state.selected);
+    let fencing = sim.config().fencing.is_on();
+    match spoken.fencing {
+        Some(was) if was != fencing => {
+            spoken.polite = format!(
+                "Fencing is {}: the run starts afresh.",
+                if fencing { "on" } else { "off" }
+            );
+        }
+        _ => {}
+    }
+    spoken.fencing = Some(fencing);
 }
 
 #[derive(Debug, Clone, PartialEq, Properties)]

@@ -719,6 +719,84 @@ mod tests {
         );
     }
 
+    /// The scenario to run first on etcd, fencing off or on, played to its
+    /// end and heard as it was recorded, a sentence asked for every
+    /// second of the reader's time; and its last state described.
+    fn story_told(fencing: crate::sim::Fencing) -> (Vec<Speech>, String) {
+        use crate::lesson::presets::GC_PAUSE;
+        use crate::sim::{Backend, Playback, Refusals};
+        let scenario = GC_PAUSE.scenario(Backend::Etcd, fencing).expect("on etcd");
+        let end = Millis(GC_PAUSE.run_ms_on(Backend::Etcd));
+        let (mut sim, mut playback) =
+            Playback::start(&scenario, Refusals::Stop, Millis(0)).expect("plays");
+        let mut n = Narrator::default();
+        let words = TokenWords::Granted;
+        n.hear(Narration::Brief, 1, &[], 0, words);
+        let mut said = Vec::new();
+        let mut wall_ms = 0;
+        while sim.now() <= end && playback.step(&mut sim).expect("a step") {
+            n.hear(
+                Narration::Brief,
+                1,
+                sim.history(),
+                sim.history_dropped(),
+                words,
+            );
+            said.extend(n.speak(wall_ms));
+            wall_ms += 100;
+        }
+        (said, describe(&sim))
+    }
+
+    #[test]
+    fn the_scenario_to_run_first_is_told_and_its_corruption_said_once() {
+        let (said, described) = story_told(crate::sim::Fencing::Off);
+        let urgent: Vec<&Speech> = said.iter().filter(|s| s.urgent).collect();
+        assert_eq!(urgent.len(), 1, "{said:#?}");
+        // etcd's tokens are its revisions: A's is 2, B's 3.
+        assert!(
+            urgent[0].text.starts_with(
+                "The lock broke: A's stale write with token 2 was accepted after B was granted token 3."
+            ),
+            "{}",
+            urgent[0].text
+        );
+        assert!(
+            said.iter()
+                .any(|s| s.text.contains("B was granted token 3")),
+            "{said:#?}"
+        );
+        assert!(
+            described.contains("The counter is corrupted."),
+            "{described}"
+        );
+        assert!(
+            described.starts_with("At ") && described.contains("the service says"),
+            "{described}"
+        );
+        let (said, described) = story_told(crate::sim::Fencing::On);
+        let urgent: Vec<&Speech> = said.iter().filter(|s| s.urgent).collect();
+        assert_eq!(urgent.len(), 1, "{said:#?}");
+        assert!(
+            urgent[0].text.starts_with(
+                "Fencing rejected A's stale write with token 2, sent after B was granted token 3."
+            ),
+            "{}",
+            urgent[0].text
+        );
+        assert!(described.contains("it has rejected 1 write"), "{described}");
+        assert!(!described.contains("corrupted"), "{described}");
+    }
+
+    #[test]
+    fn a_fresh_run_is_described_in_three_sentences() {
+        let sim = Sim::new(crate::sim::Config::default()).expect("the default run");
+        assert_eq!(
+            describe(&sim),
+            "At 0 seconds, the service says nobody holds the lock. No client believes it holds it. The resource has accepted no write yet; the counter reads 0, and it has rejected none."
+        );
+    }
+
     #[test]
     fn seconds_are_said_as_a_person_says_them() {
         assert_eq!(spoken_seconds(8_000), "8 seconds");

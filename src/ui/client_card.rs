@@ -766,10 +766,9 @@ fn options(props: &CardControlsProps) -> Html {
     html! {
         <div class="client-card__options">
             <label class="field field--inline" for={pause_id.clone()}>
-                <span class="field__label">
-                    { "Pause (s)" }<span class="visually-hidden">{ format!(", client {c}") }</span>
-                </span>
-                <select id={pause_id} class="field__select" onchange={on_pause}>
+                <span class="field__label">{ "Pause (s)" }</span>
+                <select id={pause_id} class="field__select" onchange={on_pause}
+                    aria-label={spoken_name("Pause (s)", c)}>
                     { for PAUSE_CHOICES_S.iter().map(|&s| html! {
                         <option value={s.to_string()} selected={s == props.pause_s}>{ s }</option>
                     }) }
@@ -777,11 +776,9 @@ fn options(props: &CardControlsProps) -> Html {
             </label>
             <label class="toggle" for={renewal_id.clone()}
                 title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
-                <input id={renewal_id} type="checkbox" class="toggle__input"
+                <input id={renewal_id} type="checkbox" class="toggle__input" aria-label={spoken_name("Renewal", c)}
                     checked={props.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
-                <span class="toggle__text">
-                    { "Renewal" }<span class="visually-hidden">{ format!(", client {c}") }</span>
-                </span>
+                <span class="toggle__text">{ "Renewal" }</span>
             </label>
         </div>
     }

@@ -76,6 +76,9 @@ pub struct KeyboardHelpProps {
     /// In a frame: the button reads "?" alone.
     #[prop_or_default]
     pub compact: bool,
+    /// The narrator's setting and Describe, listed with the shortcuts.
+    #[prop_or_default]
+    pub narration: Html,
 }
 
 /// A button that shows the shortcuts, and the list itself when open.
@@ -108,6 +111,7 @@ pub fn KeyboardHelp(props: &KeyboardHelpProps) -> Html {
                             </>
                         }) }
                     </dl>
+                    { props.narration.clone() }
                     <p class="panel__note">
                         { "Letters act on the selected client, marked \"keys\" on its card: choose it with 1 to 4, or by pressing anything on its card (moving the focus through a card does not). Keys are ignored while you type in a field." }
                     </p>

@@ -534,7 +534,8 @@ struct Both {
     timeline: Html,
     stories: Html,
     log: Html,
-    /// The narrator's live regions, and its setting with Describe.
+    /// The narrator's live regions, and its setting with Describe (shown
+    /// with the shortcuts).
     narration: Html,
     narration_controls: Html,
 }
@@ -615,8 +616,8 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
                 { b.narration }
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true />
-                    { b.narration_controls }
+                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true
+                        narration={b.narration_controls} />
                     <a class="embed__open" href={embed::full_page_href("", way.story)} target="_blank" rel="noopener"
                         onclick={embed::open_full_page(way.run_link, way.story)}>
                         { "Open the full page" }
@@ -661,8 +662,7 @@ fn full_page(b: Both, f: Full) -> Html {
             <div class="page__bar">
                 <ViewTabs current={f.view} dispatch={dispatch.clone()} />
                 if f.view == View::Simulator { { f.code_toggle } }
-                <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
-                { b.narration_controls }
+                <KeyboardHelp open={f.help} dispatch={dispatch.clone()} narration={b.narration_controls} />
             </div>
             <main id="main" class="page__main" tabindex="-1">
                 { b.narration }

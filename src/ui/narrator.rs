@@ -124,7 +124,9 @@ pub struct NarrationControlsProps {
     pub dispatch: Callback<Action>,
 }
 
-/// The narration's setting and the Describe button, beside the shortcuts.
+/// The narration's setting and the Describe button, in the shortcuts' panel
+/// (`?`): the narrator speaks to a screen reader whatever the setting's
+/// place, and `d` describes from anywhere.
 #[component]
 pub fn NarrationControls(props: &NarrationControlsProps) -> Html {
     let on_change = props.dispatch.reform(|e: Event| {
@@ -133,7 +135,7 @@ pub fn NarrationControls(props: &NarrationControlsProps) -> Html {
     });
     let describe = props.dispatch.reform(|_: MouseEvent| Action::Describe);
     html! {
-        <div class="narration">
+        <div class="narration" role="group" aria-label="Narration">
             <label class="field field--inline" for="narration">
                 <span class="visually-hidden">{ "What the narrator says aloud" }</span>
                 <select id="narration" class="field__select narration__select" onchange={on_change}>

@@ -17,6 +17,7 @@ import {
   poll,
   setMaxSpeed,
   startClock,
+  started,
   statusText,
   stepUntil,
   timeline,
@@ -99,12 +100,14 @@ test("Describe (d) says who holds the lock, who believes it and what the resourc
 
 test("the narration setting is kept in the address and offered beside the shortcuts", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const page = await suite.page(t);
+  // With the shortcuts: the narration's setting and Describe.
+  await page.keyboard.press("?");
   await page.getByRole("combobox", named("What the narrator says aloud")).selectOption("full");
   await poll(() => /[?&]narration=full\b/.test(page.url()), { what: "narration=full in the address" });
   await page.reload();
-  await card(page, "A").waitFor();
-  assert.equal(await page.getByRole("combobox", named("What the narrator says aloud")).inputValue(), "full");
+  await started(page);
   await page.keyboard.press("?");
+  assert.equal(await page.getByRole("combobox", named("What the narrator says aloud")).inputValue(), "full");
   assert.match(await page.getByRole("region", named("Keyboard shortcuts")).innerText(), /\bd\b[\s\S]*describe/);
 });
 

@@ -102,7 +102,9 @@ pub fn KeyboardHelp(props: &KeyboardHelpProps) -> Html {
                 } }
             </button>
             if open {
-                <section id="keys-list" class="panel keys__panel" aria-label="Keyboard shortcuts">
+                // Closed (Escape) with the focus inside, the focus goes back to its button.
+                <section id="keys-list" class="panel keys__panel" aria-label="Keyboard shortcuts"
+                    data-focus-home=".keys__toggle">
                     <dl class="keys__list">
                         { for SHORTCUTS.iter().map(|(key, what)| html! {
                             <>

@@ -183,10 +183,13 @@ test("focus never falls to the body when its control goes away", { timeout: TEST
   await startClock(page);
   await setMaxSpeed(page);
   await cardButton(page, "A", "Write on wake").focus();
-  await poll(async () => (await cardButton(page, "A", "Write on wake").count()) === 0 || (await cardButton(page, "A", "Write on wake").isDisabled()), {
-    what: "Write on wake gone",
-    timeout: 30_000,
-  });
+  // Read in one go: the button may go between two separate looks.
+  const gone = () =>
+    page.evaluate(() => {
+      const button = document.querySelector('button[aria-label="Write on wake, client A"]');
+      return !button || button.disabled;
+    });
+  await poll(gone, { what: "Write on wake gone", timeout: 30_000 });
   await poll(async () => !(await focusSeen(page)).body, { what: "focus off the body", timeout: 2_000 });
   assert.equal(await page.evaluate(() => document.activeElement.closest("section")?.getAttribute("aria-label")), "Client A");
 

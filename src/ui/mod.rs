@@ -272,6 +272,7 @@ pub fn App(props: &AppProps) -> Html {
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_view_address(state.view);
+    worker::use_cell_address(dispatch.clone());
 
     // Where the embed's skip link moves the focus: its last stop.
     let embed_end = use_node_ref();

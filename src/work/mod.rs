@@ -90,6 +90,13 @@ pub enum Job {
     CompareAt { run: String, page: String },
     /// The finder's form, filled from a query string (the page's address).
     FindForm { query: String },
+    /// The comparison at the settings a query string names (an address's
+    /// `ttl=10&scale=1&rtt=2`, `tools::compare::address`).
+    CompareTable { query: String, page: String },
+    /// One cell's run, named by its address (`cell=gc-pause&system=redis&
+    /// fencing=on&ttl=5`), run again: the reply's `html` is the run's link
+    /// (its fragment) and its `progress` what the page says on opening it.
+    CompareRun { query: String },
 }
 
 impl Request {
@@ -157,6 +164,11 @@ impl Job {
                 format!(r#""run":{},"page":{}"#, string(run), string(page)),
             ),
             Job::FindForm { query } => ("find-form", format!(r#""query":{}"#, string(query))),
+            Job::CompareTable { query, page } => (
+                "compare-table",
+                format!(r#""query":{},"page":{}"#, string(query), string(page)),
+            ),
+            Job::CompareRun { query } => ("compare-run", format!(r#""query":{}"#, string(query))),
         };
         format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
     }
@@ -301,6 +313,20 @@ impl Station {
                 Err(why) => send(Reply::failed(
                     id,
                     format!("The comparison could not read the page's settings. {why}"),
+                )),
+            },
+            Job::CompareTable { query, page } => match compare::address::read_table(&query) {
+                Ok(base) => compare::draw::run_all(&base, &page, &mut answer(id, &mut send)),
+                Err(why) => send(Reply::failed(
+                    id,
+                    format!("The comparison could not read this address's settings. {why}"),
+                )),
+            },
+            Job::CompareRun { query } => match compare::address::open_cell(&query) {
+                Ok((fragment, say)) => answer(id, &mut send)(fragment, say, true),
+                Err(why) => send(Reply::failed(
+                    id,
+                    format!("This address names a comparison run that cannot be opened. {why}"),
                 )),
             },
             Job::Spanner => answer(id, &mut send)(spanner::draw::body(), String::new(), true),
@@ -568,6 +594,11 @@ mod tests {
             run: odd.into(),
             page: odd.into(),
         });
+        jobs.push(Job::CompareTable {
+            query: odd.into(),
+            page: odd.into(),
+        });
+        jobs.push(Job::CompareRun { query: odd.into() });
         for (id, job) in jobs.into_iter().enumerate() {
             let request = Request {
                 v: PROTOCOL_VERSION,

@@ -3,7 +3,7 @@
 
 use distlock::sim::{Backend, Fencing, Sim, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS};
 use distlock::tools::compare::{
-    cell, markdown, matrix, run, sides, ttl_ms, Cell, Outcome, COLUMNS, RUNS, VARIANTS,
+    cell, markdown, matrix, run, sides, ttl_ms, write_times, Cell, Outcome, COLUMNS, RUNS, VARIANTS,
 };
 
 fn outcome(column: &str, backend: Backend, fencing: Fencing) -> Outcome {
@@ -54,9 +54,11 @@ fn the_button_counts_every_run_the_table_makes() {
             .iter()
             .filter(|s| s.column == "*" || s.column == c.id)
             .count();
-        runs += sides(c).len() * (Backend::ALL.len() + variants);
+        runs += sides(c).len() * write_times(c.id) * (Backend::ALL.len() + variants);
     }
     assert_eq!(RUNS, runs);
+    // The partitioned holder runs A's write at five times, every side and setting.
+    assert_eq!(write_times("partitioned-holder"), 5);
 }
 
 #[test]
@@ -86,12 +88,69 @@ fn fencing_with_an_ordered_token_rejects_the_late_write() {
             Outcome::Corrupted,
             "{backend}: unfenced, the late write corrupts"
         );
+        // A token the system does not promise to keep growing says what
+        // the rejection rests on.
+        let fenced = if backend.monotonic_tokens() {
+            Outcome::Rejected
+        } else {
+            Outcome::RejectedWhile("the master keeps its counter")
+        };
         assert_eq!(
             outcome("gc-pause", backend, Fencing::On),
-            Outcome::Rejected,
+            fenced,
             "{backend}: fenced, it is rejected"
         );
     }
+}
+
+/// A fencing verdict never claims more than the token promises: Redlock's
+/// rejections name the counter on node 1 they rest on, and the column of
+/// the node restart that resets it shows the stale write accepted with
+/// fencing on; PostgreSQL's version column names what it checks.
+#[test]
+fn a_rejection_by_a_token_that_can_go_back_says_what_it_rests_on() {
+    for column in ["gc-pause", "delayed-write"] {
+        let c = cell(column, Backend::Redlock, Fencing::On);
+        assert_eq!(
+            c.main.outcome,
+            Outcome::RejectedWhile("node 1 keeps its counter"),
+            "{column}"
+        );
+        assert_eq!(c.main.word(), "rejected while node 1 keeps its counter");
+        assert!(
+            c.depends_on
+                .as_deref()
+                .unwrap()
+                .contains("restart without persistence"),
+            "{:?}",
+            c.depends_on
+        );
+    }
+    let restart = cell("node-restart", Backend::Redlock, Fencing::On);
+    assert_eq!(
+        restart.main.outcome,
+        Outcome::Corrupted,
+        "{}",
+        restart.main.why
+    );
+    for backend in Backend::ALL.into_iter().filter(|&b| b != Backend::Redlock) {
+        let c = cell("node-restart", backend, Fencing::Off);
+        assert!(
+            matches!(&c.main.outcome, Outcome::NotApplicable(why) if why.starts_with("Redlock's alone")),
+            "{backend}: {:?}",
+            c.main.outcome
+        );
+    }
+    let pg = cell("delayed-write", Backend::Postgres, Fencing::On);
+    assert_eq!(
+        pg.main.outcome,
+        Outcome::RejectedWhile("B wrote after A read the version")
+    );
+    assert!(pg
+        .depends_on
+        .as_deref()
+        .unwrap()
+        .contains("not of who holds the lock"));
 }
 
 #[test]
@@ -321,13 +380,22 @@ fn chubby_stops_the_partitioned_holder_in_time_only_with_the_longest_lock_delay(
         dep.contains("lock-delay 60 s") && dep.contains("only this bound"),
         "{dep}"
     );
-    for label in ["lock-delay 20 s", "lock-delay 0 s"] {
+    // A shorter lock-delay leaves a window in which B holds and A still
+    // believes: whether A's write falls in it is timing, so the cell says
+    // at how many of its five write times it did, and the others are two
+    // holders with no write in the overlap.
+    for (label, word) in [
+        ("lock-delay 20 s", "corrupted at 1 of 5 write times"),
+        ("lock-delay 0 s", "corrupted at 2 of 5 write times"),
+    ] {
         let v = c.variants.iter().find(|v| v.label == label).expect(label);
-        assert!(
-            matches!(v.judged.outcome, Outcome::TwoHolders { .. }),
-            "{label}: {:?}",
-            v.judged.outcome
-        );
+        assert_eq!(v.judged.word(), word, "{}", v.judged.why);
+        assert_eq!(v.judged.writes.len(), 5);
+        assert!(v
+            .judged
+            .writes
+            .iter()
+            .all(|w| matches!(w.outcome, Outcome::Corrupted | Outcome::TwoHolders { .. })));
     }
 }
 
@@ -530,7 +598,7 @@ fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
     );
     let words = settings_words(&base);
     assert!(
-        words.starts_with("TTL 30 s, latency 10x real, seed 1."),
+        words.starts_with("TTL 30 s, latency 10x real, seed 1, fencing mode as documented."),
         "{words}"
     );
     assert!(words.contains("stretched by 6x"), "{words}");
@@ -561,7 +629,7 @@ fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
     assert!(!chubby.variants.is_empty());
     let words = settings_words(&base);
     assert!(
-        words.starts_with("TTL 5 s, latency real, seed 7."),
+        words.starts_with("TTL 5 s, latency real, seed 7, fencing mode as documented."),
         "{words}"
     );
     assert!(

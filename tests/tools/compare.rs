@@ -698,3 +698,120 @@ fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
         }
     }
 }
+
+/// Every run of every cell, by its short address, opens the same run as
+/// the table's own: the same fingerprint, for the default table and for
+/// one at TTL 30 s across regions.
+#[test]
+fn every_cells_short_address_opens_the_same_run_as_the_table() {
+    use distlock::sim::{latency::LATENCY_PRESETS, Config, Millis};
+    use distlock::tools::compare::address::{cell_query, open_cell, CellRef};
+    use distlock::tools::compare::{row_at, Judged};
+    let cross_region = LATENCY_PRESETS
+        .iter()
+        .find(|p| p.name == "Cross-region")
+        .unwrap()
+        .apply(&Config {
+            ttl_ms: 30_000,
+            ..Config::default()
+        });
+    for base in [Config::default(), cross_region] {
+        let mut opened = 0;
+        for backend in Backend::ALL {
+            let row = row_at(&base, backend);
+            for (column, cells) in COLUMNS.iter().zip(&row.cells) {
+                for cell in cells {
+                    let mut runs: Vec<(Option<&str>, Option<usize>, &Judged)> =
+                        vec![(None, None, &cell.main)];
+                    for v in &cell.variants {
+                        runs.push((Some(v.id), None, &v.judged));
+                    }
+                    for (id, _, judged) in runs.clone() {
+                        for (k, w) in judged.writes.iter().enumerate() {
+                            runs.push((id, Some(k), w));
+                        }
+                    }
+                    for (id, write, judged) in runs {
+                        let Some(played) = &judged.run else { continue };
+                        // The run shown for several write times is one of them.
+                        let write = write
+                            .or_else(|| judged.writes.iter().position(|w| w.run == judged.run));
+                        let at = CellRef {
+                            column,
+                            backend,
+                            fencing: cell.fencing,
+                            setting: id.map(|id| {
+                                VARIANTS
+                                    .iter()
+                                    .find(|s| s.id == id && s.backend == backend)
+                                    .unwrap()
+                            }),
+                            write,
+                        };
+                        let query = cell_query(&base, &at).expect("no options of the visitor's");
+                        assert!(query.len() < 140, "{query}");
+                        let (fragment, _) =
+                            open_cell(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+                        let (link, sim) = distlock::wire::link::open_link(&fragment).unwrap();
+                        assert_eq!(link.end_ms, played.end.ms(), "{query}");
+                        let table = Sim::play(&played.scenario, played.end).unwrap();
+                        assert_eq!(sim.fingerprint(), table.fingerprint(), "{query}");
+                        assert_eq!(sim.now(), Millis(link.end_ms));
+                        opened += 1;
+                    }
+                }
+            }
+        }
+        assert!(opened > RUNS / 2, "{opened} runs opened");
+    }
+}
+
+/// An address that names no cell, or one the comparison does not run,
+/// says what is wrong with it and runs nothing.
+#[test]
+fn a_cell_address_that_cannot_be_run_says_why() {
+    use distlock::tools::compare::address::{open_cell, read_table};
+    for (query, says) in [
+        (
+            "cell=coffee&system=redis&ttl=5",
+            "does not have: one of gc-pause",
+        ),
+        ("cell=gc-pause&system=mongo&ttl=5", "system is \"mongo\""),
+        ("cell=gc-pause&system=redis&ttl=fast", "ttl is \"fast\""),
+        ("cell=gc-pause&system=redis&ttl=500", "cannot run"),
+        (
+            "cell=process-exit&system=redis&fencing=on&ttl=5",
+            "fencing off only",
+        ),
+        (
+            "cell=gc-pause&system=redis&ttl=5&setting=pg-tuned",
+            "not one the comparison runs",
+        ),
+        ("cell=gc-pause&system=redis&ttl=5&write=2", "one time only"),
+        (
+            "cell=partitioned-holder&system=redis&fencing=on&ttl=5&write=6",
+            "times 1 to 5",
+        ),
+        (
+            "cell=node-restart&system=etcd&fencing=on&ttl=5",
+            "has no run to open: Redlock's alone",
+        ),
+    ] {
+        let why = open_cell(query).expect_err(query);
+        assert!(why.contains(says), "{query}: {why}");
+    }
+    let base = read_table("view=compare&ttl=2.5&scale=1&rtt=70&seed=9&fence=check").unwrap();
+    assert_eq!(
+        (
+            base.ttl_ms,
+            base.latency_scale,
+            base.network_rtt_ms,
+            base.seed.0
+        ),
+        (2_500, 1, 70, 9)
+    );
+    assert_eq!(
+        distlock::wire::link::table_query(&base),
+        "ttl=2.5&scale=1&rtt=70&seed=9&fence=check"
+    );
+}

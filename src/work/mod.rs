@@ -902,6 +902,28 @@ mod tests {
         assert!(last
             .html
             .contains("at most one client believes it holds the lock"));
+        // The answer's first line names the settings it searched at.
+        let result = &last.html[last.html.find(r#"<div class="finder__result">"#).unwrap()..];
+        assert!(
+            result.contains(r#"<div class="finder__result"><p class="panel__note finder__settings"><strong>Searched at:</strong> Redis, TTL 5 s, latency 10x real, fencing off, seed 1; bounds: up to 5 moves,"#),
+            "{result}"
+        );
+        // A cell's address runs the cell; a bad one says why.
+        let cell =
+            ask(r#"{"compare-run":{"query":"cell=gc-pause&system=redis&fencing=on&ttl=5"}}"#);
+        assert_eq!(cell.len(), 1);
+        assert!(cell[0].done && cell[0].error.is_none());
+        assert!(cell[0].html.starts_with("v1."), "{}", cell[0].html);
+        assert!(crate::wire::link::open_link(&cell[0].html).is_ok());
+        assert!(cell[0].progress.starts_with(
+            "Opened the comparison's run of GC pause on Redis, fencing on at TTL 5 s, latency 10x real, seed 1, fencing mode as documented (rejected while the master keeps its counter)."
+        ), "{}", cell[0].progress);
+        let wrong = ask(r#"{"compare-run":{"query":"cell=gc-pause&system=mongo"}}"#);
+        assert!(wrong[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("The address's system is \"mongo\""));
         let bad = ask(r#"{"find":{"run":"v1.nonsense!","query":"property=stale-write"}}"#);
         assert_eq!(bad.len(), 1);
         assert!(bad[0].html.contains(r#"<form class="finder__question""#));

@@ -4,8 +4,8 @@
 
 use crate::markup::escape;
 use crate::sim::latency::latency_words;
-use crate::sim::{Backend, Config, Fencing};
-use crate::tools::compare::address::{cell_query, CellRef};
+use crate::sim::{Backend, Config, FenceMode, Fencing};
+use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
     lease_words_at, parameters, row_at, settings_line, settings_words, Cell, Column, Judged,
     Outcome, Row, COLUMNS, VARIANTS,
@@ -58,12 +58,44 @@ fn run_count(base: &Config, backend: Backend) -> usize {
         .sum()
 }
 
-/// The settings the table is at, in words, above it.
+/// The settings the table is at, in words, above it, and the fencing
+/// modes side by side: each a link to this table with its runs fenced that
+/// way (the address holds the table's settings, so the page opens and runs
+/// it), the mode on show marked.
 fn settings_html(base: &Config) -> String {
-    format!(
-        r#"<p class="compare__settings"><strong>This table is at:</strong> {}</p>"#,
+    let mut h = format!(
+        r#"<p class="compare__settings"><strong>This table is at:</strong> {}</p><p class="compare__modes"><strong>Fencing mode</strong> (how the resource checks a write in the runs with fencing on):"#,
         escape(&settings_words(base))
-    )
+    );
+    let modes = [
+        FenceMode::Documented,
+        FenceMode::Highest,
+        FenceMode::Check,
+        FenceMode::Takeover,
+    ];
+    for (i, mode) in modes.into_iter().enumerate() {
+        let sep = if i == 0 { " " } else { " · " };
+        if mode == base.fence {
+            let _ = write!(
+                h,
+                r#"{sep}<strong aria-current="true">{}</strong>"#,
+                escape(mode.label())
+            );
+        } else {
+            let query = table_query(&Config {
+                fence: mode,
+                ..base.clone()
+            });
+            let _ = write!(
+                h,
+                r#"{sep}<a href="?view=compare&amp;{}">{}</a>"#,
+                escape(&query),
+                escape(mode.label())
+            );
+        }
+    }
+    h.push_str(". A system that does not offer a mode fences as its clients document.</p>");
+    h
 }
 
 fn table(base: &Config, rows: &[Row]) -> String {

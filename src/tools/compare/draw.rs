@@ -7,8 +7,8 @@ use crate::sim::latency::latency_words;
 use crate::sim::{Backend, Config, FenceMode, Fencing};
 use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
-    lease_words_at, parameters, row_at, settings_line, settings_words, Cell, Column, Judged,
-    Outcome, Row, COLUMNS, VARIANTS,
+    heading_system, lease_words_at, parameters, row_at, settings_line, settings_words, Cell,
+    Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
 };
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -114,7 +114,7 @@ fn table(base: &Config, rows: &[Row]) -> String {
             r#"<th scope="col" title="{}">{}<span class="compare__sub">{}</span><span class="compare__sub">{sub}</span></th>"#,
             escape(c.question),
             escape(c.title),
-            escape(&parameters(base, c.id, HEADING_SYSTEM))
+            escape(&parameters(base, c.id, heading_system(c)))
         );
     }
     h.push_str("</tr></thead><tbody>");
@@ -128,16 +128,13 @@ fn table(base: &Config, rows: &[Row]) -> String {
     h.push_str("</tbody></table></div>");
     let _ = write!(
         h,
-        r#"<p class="panel__note">Each heading gives its story's times as {} runs them, in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: the partitioned holder's write was run at five times across its partition, and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
-        HEADING_SYSTEM.name(),
+        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: the partitioned holder's write was run at five times across its partition, and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        heading_system(&COLUMNS[0]).name(),
         base.seed.0,
         latency_words(base)
     );
     h
 }
-
-/// The system whose times a column's heading gives.
-const HEADING_SYSTEM: Backend = Backend::Etcd;
 
 fn row_html(h: &mut String, base: &Config, row: &Row, (fastest, fastest_name): (u64, &str)) {
     let backend = row.backend;
@@ -191,7 +188,7 @@ fn row_html(h: &mut String, base: &Config, row: &Row, (fastest, fastest_name): (
         // This system's times, where they are not the heading's.
         let own = parameters(base, column.id, backend);
         if cells.iter().any(|c| c.main.outcome.ran())
-            && own != parameters(base, column.id, HEADING_SYSTEM)
+            && own != parameters(base, column.id, heading_system(column))
         {
             let _ = write!(
                 h,

@@ -734,6 +734,17 @@ fn short_seconds(ms: u64) -> String {
     }
 }
 
+/// The system whose times a column's heading gives: etcd's, or, for a
+/// story that does not run on etcd, the first system's it runs on.
+pub fn heading_system(column: &Column) -> Backend {
+    match column.story {
+        Some(story) if !story.backends.contains(&Backend::Etcd) => {
+            story.backends.first().copied().unwrap_or(Backend::Etcd)
+        }
+        _ => Backend::Etcd,
+    }
+}
+
 /// The factor TTL / 5 s in words: "6x", "0.2x".
 fn stretch_words(ttl_ms: u64) -> String {
     let tenths = ttl_ms * 10 / TTL_MS_DEFAULT;
@@ -1664,14 +1675,14 @@ pub fn markdown() -> String {
         "| System | Lease | Token | Monotonic | Acquire (A's, click to grant, latency {}; x the fastest, {fastest_name}'s {fastest} ms) |",
         crate::sim::latency::latency_words(&base)
     );
-    // Each heading gives its story's times as etcd runs them, in its
-    // own seconds: Chubby's, Consul's and DynamoDB's runs scale them.
+    // Each heading gives its story's times as etcd runs them (Redlock's
+    // own story as Redlock does), in its own seconds.
     for c in COLUMNS {
         let sides = if c.fenced { ", off / on" } else { "" };
         s.push_str(&format!(
             " {} ({}{sides}) |",
             c.title,
-            parameters(&base, c.id, Backend::Etcd)
+            parameters(&base, c.id, heading_system(c))
         ));
     }
     s.push_str("\n|---|---|---|---|---|");

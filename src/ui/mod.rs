@@ -275,6 +275,7 @@ pub fn App(props: &AppProps) -> Html {
     use_shortcuts(dispatch.clone());
     use_focus_keeper();
     use_view_address(state.view);
+    worker::use_cell_address(dispatch.clone());
 
     // Where the embed's skip link moves the focus: its last stop.
     let embed_end = use_node_ref();

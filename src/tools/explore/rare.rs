@@ -226,6 +226,60 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -
         shift,
         above_us,
         mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
+        ..Tilt::NONE
+    }
+}
+
+/// Bands of the lock cycle the proposal places pauses in: three after an
+/// ask, four in the work (the last of them only in a hold over 256 ms).
+const BANDS: u64 = 7;
+/// The asking band past 16 ms has no width of its own (it lasts as long as
+/// the wait for the lock): it is weighed as if it were 240 ms, the band of
+/// the work before it.
+const ASKING_REST_US: u64 = 240_000;
+
+/// Places the proposal's pauses where a single pause can corrupt: just
+/// after the holder asked (its grant on its way) and in its work, most of
+/// all the last moments before its write, where a pause holds back a
+/// write the holder has already decided to make. Each of the seven bands
+/// (`Tilt::asking`, `Tilt::working`) gets about one pause in seven
+/// trials, all clients together, from the cell's holds a trial and the
+/// bands' widths (1 ms, 15 ms, 240 ms and the rest); elsewhere pauses
+/// arrive as the profile has them. Widths on a log scale because how
+/// close to the write a pause must start to corrupt differs by system:
+/// within the write's millisecond for a client that notices its loss the
+/// moment it wakes (Consul, DynamoDB), within its next deadline check for
+/// etcd, anywhere in the hold for a client that checks nothing. Without
+/// holds there is nothing to place, and `tilt` is left as it is.
+pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: u64) -> Tilt {
+    if tilt.is_none() || profile.per_kilohour == 0 || !(holds.mean > 0.0) {
+        return tilt;
+    }
+    let mean_gap_us = 3_600_000_000_000f64 / profile.per_kilohour as f64;
+    let factor = |width_us: u64| -> u64 {
+        if width_us == 0 {
+            return 1;
+        }
+        let k = mean_gap_us / (BANDS as f64 * holds.mean * width_us as f64);
+        if k >= 1.0 {
+            k.ceil().min(1e15) as u64
+        } else {
+            1
+        }
+    };
+    let [e1, e16, e256] = Tilt::WORK_EDGES_US;
+    let rest_us = (hold_ms * 1_000).saturating_sub(e256);
+    Tilt {
+        rate_factor: 1,
+        mix: 2,
+        asking: [factor(e1), factor(e16 - e1), factor(ASKING_REST_US)],
+        working: [
+            factor(e1),
+            factor(e16 - e1),
+            factor(e256 - e16),
+            factor(rest_us),
+        ],
+        ..tilt
     }
 }
 
@@ -262,7 +316,12 @@ pub fn estimate_cell(
     progress: &mut dyn FnMut(u32),
 ) -> Result<RareResult, PlanError> {
     let profile = plan.cell(cell)?.profile;
-    let tilt = choose_tilt(&profile, threshold, plan.clients);
+    let tilt = place(
+        choose_tilt(&profile, threshold, plan.clients),
+        &profile,
+        holds,
+        plan.hold_ms,
+    );
     let mut result = RareResult::empty(cell, tilt);
     let mut from = 0;
     while from < trials_max && !result.settled(holds) {

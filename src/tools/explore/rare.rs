@@ -11,10 +11,12 @@
 //! are not). The effective sample size (Σw)² / Σw² says how many plain
 //! trials the weighted ones are worth.
 //!
-//! The proposal is chosen from the cell: about one pause a trial per
-//! client (more only if the profile already has more), lengths centred on
-//! the threshold (`threshold.rs`); where the profile already reaches it
-//! often, no tilt at all, and the estimate is plain sampling. The trials
+//! The proposal is chosen from the cell: lengths centred on the
+//! threshold (`threshold.rs`), and pauses placed where one can corrupt,
+//! in bands of the lock cycle just after the ask and before the write
+//! (`place`), about one a trial in all; where the profile already
+//! reaches the threshold often, no tilt at all, and the estimate is plain
+//! sampling. The trials
 //! run in batches until the interval's half-width is at most 30% of the
 //! estimate (with 30 corrupted writes seen at least) or the trial budget
 //! is spent, so a cell's result depends on its seed alone, never on the
@@ -252,7 +254,7 @@ const ASKING_REST_US: u64 = 240_000;
 /// etcd, anywhere in the hold for a client that checks nothing. Without
 /// holds there is nothing to place, and `tilt` is left as it is.
 pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: u64) -> Tilt {
-    if tilt.is_none() || profile.per_kilohour == 0 || !(holds.mean > 0.0) {
+    if tilt.is_none() || profile.per_kilohour == 0 || holds.mean.is_nan() || holds.mean <= 0.0 {
         return tilt;
     }
     let mean_gap_us = 3_600_000_000_000f64 / profile.per_kilohour as f64;
@@ -494,6 +496,48 @@ mod tests {
             let e = r.estimate(HoldsPerTrial::exactly(1.0));
             assert!(e.contains(p), "{window_us}: {p:e} not in {e:?}");
             assert!(e.relative_half_width() <= 0.3, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn placed_arrivals_contain_the_closed_form_down_to_1e_10() {
+        use super::super::profile::Band;
+        // One pause in 1,000 hours; a client works under the lock until
+        // its write at `end_ms`, and the proposal places pauses in the
+        // bands before it. The first pause starts within the write's
+        // millisecond, (end - 1 ms, end], with chance
+        // e^{-λ (end - 1 ms)} (1 - e^{-λ 1 ms}), 2.8e-10 at 10 s.
+        let profile = PauseProfile::log_normal(1, 50_000, 800_000);
+        let mean = 3_600_000_000_000f64;
+        for end_ms in [300u64, 10_000] {
+            let (lo, hi) = ((end_ms - 1) * 1_000, end_ms * 1_000);
+            let p = libm::exp(-(lo as f64) / mean) * -libm::expm1(-1_000.0 / mean);
+            let tilt = place(
+                choose_tilt(&profile, &Threshold::at(1), 1),
+                &profile,
+                HoldsPerTrial::exactly(1.0),
+                end_ms,
+            );
+            assert!(tilt.placed(), "{tilt:?}");
+            let mut r = RareResult::empty(0, tilt);
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            for _ in 0..20_000 {
+                let mut s = Sampler::tilted(&profile, tilt);
+                let schedule = s.schedule(Band::Working { end: end_ms });
+                let start = s.draw_start_us(0, &schedule, &mut rng).unwrap();
+                let hit = start > lo && start <= hi;
+                // The weight of what decides the event: the process up to
+                // its first arrival, or up to the window's end.
+                if start <= hi {
+                    s.settle(0, start, &schedule, true);
+                } else {
+                    s.settle(0, hi, &schedule, false);
+                }
+                r.add(u64::from(hit), s.weight());
+            }
+            let e = r.estimate(HoldsPerTrial::exactly(1.0));
+            assert!(e.contains(p), "{end_ms}: {p:e} not in {e:?}");
+            assert!(e.relative_half_width() <= 0.3, "{end_ms}: {e:?}");
         }
     }
 

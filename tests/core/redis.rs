@@ -310,7 +310,7 @@ fn redissons_rule_grants_unreplicated_on_a_master_with_no_replica() {
     // A's WAIT gets no answer: a response timeout, not
     // NoSyncedSlavesException, so ServiceManager.execute does not try
     // again (ServiceManager.java 632-649) and handleNoSync gives nothing
-    // back (CommandAsyncService.java 1039-1060).
+    // back (CommandAsyncService.java 1039-1066).
     let (a_failed, why) = redisson_failed(&sim, 'A').expect("A's WAIT died with the master");
     assert_eq!(why, AcquireFailure::RedissonTimeout, "{text}");
     // Redisson waits up to its 1 s slavesSyncTimeout for the answer that

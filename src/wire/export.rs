@@ -533,6 +533,8 @@ fn failure_word(failure: &AcquireFailure) -> &'static str {
         AcquireFailure::NoValidity { .. } => "no-validity",
         AcquireFailure::LeaseGone => "lease-gone",
         AcquireFailure::NoReplicaAck => "no-replica-ack",
+        AcquireFailure::NoSyncedSlaves { .. } => "no-synced-slaves",
+        AcquireFailure::RedissonTimeout => "redisson-timeout",
         AcquireFailure::NotGranted { .. } => "not-granted",
         AcquireFailure::AgentUnreachable => "agent-unreachable",
         AcquireFailure::ConsulNoLeader => "no-leader",

@@ -919,6 +919,10 @@ async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_bu
         html.contains("ZooKeeper client: Curator: CONNECTED"),
         "{html}"
     );
+    // The native client from 3.9.3 (ZOOKEEPER-4508) expires its own
+    // session 4/3 of the timeout after it last heard the ensemble:
+    // apache/zookeeper release-3.9.3, ClientCnxn.java 424
+    // (`expirationTimeout = sessionTimeout * 4 / 3`) and 1245-1253.
     assert!(
         html.contains("kazoo, or the native client before 3.9.3"),
         "the library is a setting"

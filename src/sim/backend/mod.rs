@@ -43,7 +43,7 @@ pub use postgres::{
 };
 pub(crate) use real_client::Listing;
 pub use real_client::RealClientBook;
-pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
+pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg, REDISSON_RETRY_ATTEMPTS};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 

@@ -19,6 +19,7 @@ use super::scenario::{
 use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
@@ -521,6 +522,17 @@ impl Hash for Core {
     }
 }
 
+/// What the views read between events, worked out by the lock system at
+/// the first read after the run changed and kept until the next change: a
+/// driver or page that looks at every client many times between two
+/// events (a poll, a drawn frame) asks the system once. Cells, since
+/// reading a view takes `&Sim`; nothing here is part of the run's state.
+#[derive(Debug, Clone, Default)]
+struct Looks {
+    holder: Cell<Option<Option<HolderView>>>,
+    lease_end: [Cell<Option<Option<Millis>>>; ClientId::COUNT],
+}
+
 /// A whole simulation: the engine plus the lock system of one backend.
 #[derive(Debug, Clone)]
 pub struct Sim {
@@ -530,6 +542,7 @@ pub struct Sim {
     last_holder: Option<(ClientId, Option<Token>)>,
     /// Reused for every input, so handling one allocates nothing new.
     out: Effects,
+    looks: Looks,
 }
 
 /// How a `run_until` call ended.
@@ -552,6 +565,7 @@ impl Sim {
             script: Vec::new(),
             last_holder: None,
             out: Effects::default(),
+            looks: Looks::default(),
         })
     }
 
@@ -584,6 +598,7 @@ impl Sim {
             script: self.script.clone(),
             last_holder: self.last_holder,
             out: Effects::default(),
+            looks: self.looks.clone(),
         }
     }
 
@@ -661,7 +676,23 @@ impl Sim {
 
     /// Who the service says holds the lock now.
     pub fn holder(&self) -> Option<HolderView> {
-        self.service.holder(&self.core.view())
+        if let Some(known) = self.looks.holder.get() {
+            return known;
+        }
+        let holder = self.service.holder(&self.core.view());
+        self.looks.holder.set(Some(holder));
+        holder
+    }
+
+    /// The service-side end of `c`'s lease, if the service holds one for it.
+    fn lease_end(&self, c: ClientId) -> Option<Millis> {
+        let cell = &self.looks.lease_end[c.index()];
+        if let Some(known) = cell.get() {
+            return known;
+        }
+        let end = self.service.lease_end(&self.core.view(), c);
+        cell.set(Some(end));
+        end
     }
 
     pub fn service_detail(&self) -> ServiceDetail {
@@ -692,7 +723,7 @@ impl Sim {
     pub fn client_view(&self, c: ClientId) -> ClientView {
         let client = self.core.client(c);
         let holder = self.holder();
-        let service_until = self.service.lease_end(&self.core.view(), c);
+        let service_until = self.lease_end(c);
         let session = self.service.library_session(c);
         let stale = match client.belief {
             Belief::Holding { lease_key, .. } => {
@@ -776,7 +807,12 @@ impl Sim {
             self.step();
             events += 1;
         }
-        self.core.now = self.core.now.max(t);
+        if t > self.core.now {
+            self.core.now = t;
+            if self.service.holder_reads_clock() {
+                self.looks = Looks::default();
+            }
+        }
         RunOutcome::Reached
     }
 
@@ -1199,6 +1235,8 @@ impl Sim {
     /// Records a change of the service's holder, and checks that backends
     /// promising monotonic tokens never hand out a smaller one.
     fn note_holder(&mut self) {
+        // Called after every change to the run: what the views read is new.
+        self.looks = Looks::default();
         // Only who holds under which grant matters here: not the times.
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));

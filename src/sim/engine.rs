@@ -483,20 +483,34 @@ impl Core {
         Core {
             config: self.config.clone(),
             now: self.now,
-            queue: self.queue.clone(),
+            queue: EventQueue(with_room(&self.queue.0, 4)),
             seq: self.seq,
             in_flight: self.in_flight.clone(),
             next_message: self.next_message,
             clients: self.clients.clone(),
             resource: self.resource.clone(),
             oracle: self.oracle.clone(),
-            history: Vec::new(),
+            history: Vec::with_capacity(SNAPSHOT_HISTORY_ROOM),
             history_dropped: 0,
             keeps_history: self.keeps_history,
             net_rng: self.net_rng.clone(),
             events_run: self.events_run,
         }
     }
+}
+
+/// Records a snapshot's history has room for before it grows: a search
+/// moves each of its snapshots on by one click or one wait, a handful of
+/// records.
+const SNAPSHOT_HISTORY_ROOM: usize = 8;
+
+/// A copy of `items` with room for `more` pushes. A snapshot is made to be
+/// moved on, and a clone's capacity is its length, so its first push would
+/// allocate and copy it all again.
+fn with_room<T: Clone>(items: &[T], more: usize) -> Vec<T> {
+    let mut copy = Vec::with_capacity(items.len() + more);
+    copy.extend_from_slice(items);
+    copy
 }
 
 impl Hash for Core {
@@ -595,7 +609,7 @@ impl Sim {
         Sim {
             core: self.core.without_history(),
             service: self.service.clone(),
-            script: self.script.clone(),
+            script: with_room(&self.script, 1),
             last_holder: self.last_holder,
             out: Effects::default(),
             looks: self.looks.clone(),

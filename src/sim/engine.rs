@@ -478,6 +478,41 @@ impl Core {
             (queue, in_flight, history, oracle);
     }
 
+    /// Becomes the same state as `source` with an empty history, keeping
+    /// its own buffers (queue, messages, history, the oracle's lists).
+    fn copy_without_history(&mut self, source: &Core) {
+        let Core {
+            config,
+            now,
+            queue,
+            seq,
+            in_flight,
+            next_message,
+            clients,
+            resource,
+            oracle,
+            history,
+            history_dropped,
+            keeps_history,
+            net_rng,
+            events_run,
+        } = self;
+        config.clone_from(&source.config);
+        *now = source.now;
+        queue.0.clone_from(&source.queue.0);
+        *seq = source.seq;
+        in_flight.copy_from(&source.in_flight);
+        *next_message = source.next_message;
+        clients.clone_from(&source.clients);
+        resource.clone_from(&source.resource);
+        oracle.copy_from(&source.oracle);
+        history.clear();
+        *history_dropped = 0;
+        *keeps_history = source.keeps_history;
+        net_rng.clone_from(&source.net_rng);
+        *events_run = source.events_run;
+    }
+
     /// The same state with an empty history.
     fn without_history(&self) -> Core {
         Core {
@@ -543,8 +578,35 @@ impl Hash for Core {
 /// reading a view takes `&Sim`; nothing here is part of the run's state.
 #[derive(Debug, Clone, Default)]
 struct Looks {
-    holder: Cell<Option<Option<HolderView>>>,
-    lease_end: [Cell<Option<Option<Millis>>>; ClientId::COUNT],
+    /// Which answers are kept: bit 0 the holder, bit 1 + i client i's
+    /// lease end. Forgetting them all is one store, made after every event.
+    known: Cell<u8>,
+    holder: Cell<Option<HolderView>>,
+    lease_end: [Cell<Option<Millis>>; ClientId::COUNT],
+}
+
+impl Looks {
+    const HOLDER: u8 = 1;
+
+    fn lease_end_bit(c: ClientId) -> u8 {
+        2 << c.index()
+    }
+
+    /// The answer kept under `bit`, or `work`'s, kept from now on.
+    fn get_or<T: Copy>(&self, bit: u8, cell: &Cell<T>, work: impl FnOnce() -> T) -> T {
+        let known = self.known.get();
+        if known & bit != 0 {
+            return cell.get();
+        }
+        let value = work();
+        cell.set(value);
+        self.known.set(known | bit);
+        value
+    }
+
+    fn forget(&mut self) {
+        *self.known.get_mut() = 0;
+    }
 }
 
 /// A whole simulation: the engine plus the lock system of one backend.
@@ -614,6 +676,26 @@ impl Sim {
             out: Effects::default(),
             looks: self.looks.clone(),
         }
+    }
+
+    /// Makes `into` a snapshot of this run, as `snapshot` would, reusing
+    /// its buffers: a search that copies a state for every move it tries
+    /// hands back the copies it is done with rather than allocate anew.
+    pub fn snapshot_into(&self, into: &mut Sim) {
+        let Sim {
+            core,
+            service,
+            script,
+            last_holder,
+            out,
+            looks,
+        } = into;
+        core.copy_without_history(&self.core);
+        service.clone_from(&self.service);
+        script.clone_from(&self.script);
+        *last_holder = self.last_holder;
+        out.clear();
+        looks.clone_from(&self.looks);
     }
 
     /// A stable 64-bit fingerprint of the run's state (clients, service,
@@ -690,23 +772,19 @@ impl Sim {
 
     /// Who the service says holds the lock now.
     pub fn holder(&self) -> Option<HolderView> {
-        if let Some(known) = self.looks.holder.get() {
-            return known;
-        }
-        let holder = self.service.holder(&self.core.view());
-        self.looks.holder.set(Some(holder));
-        holder
+        let looks = &self.looks;
+        looks.get_or(Looks::HOLDER, &looks.holder, || {
+            self.service.holder(&self.core.view())
+        })
     }
 
     /// The service-side end of `c`'s lease, if the service holds one for it.
     fn lease_end(&self, c: ClientId) -> Option<Millis> {
-        let cell = &self.looks.lease_end[c.index()];
-        if let Some(known) = cell.get() {
-            return known;
-        }
-        let end = self.service.lease_end(&self.core.view(), c);
-        cell.set(Some(end));
-        end
+        let looks = &self.looks;
+        let cell = &looks.lease_end[c.index()];
+        looks.get_or(Looks::lease_end_bit(c), cell, || {
+            self.service.lease_end(&self.core.view(), c)
+        })
     }
 
     pub fn service_detail(&self) -> ServiceDetail {
@@ -824,7 +902,7 @@ impl Sim {
         if t > self.core.now {
             self.core.now = t;
             if self.service.holder_reads_clock() {
-                self.looks = Looks::default();
+                self.looks.forget();
             }
         }
         RunOutcome::Reached
@@ -1250,7 +1328,7 @@ impl Sim {
     /// promising monotonic tokens never hand out a smaller one.
     fn note_holder(&mut self) {
         // Called after every change to the run: what the views read is new.
-        self.looks = Looks::default();
+        self.looks.forget();
         // Only who holds under which grant matters here: not the times.
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));

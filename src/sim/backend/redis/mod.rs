@@ -288,6 +288,9 @@ impl LockSystem for Redis {
         self.holder(view).filter(|h| h.client == c)?.until
     }
 
+    /// A key that ran out is gone when read at its expiry, not at an event.
+    const HOLDER_READS_CLOCK: bool = true;
+
     fn detail(&self, view: &View) -> RedisDetail {
         let servers = (0..SERVERS)
             .map(|i| RedisServerView {

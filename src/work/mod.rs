@@ -905,7 +905,7 @@ mod tests {
         // The answer's first line names the settings it searched at.
         let result = &last.html[last.html.find(r#"<div class="finder__result">"#).unwrap()..];
         assert!(
-            result.contains(r#"<div class="finder__result"><p class="panel__note finder__settings"><strong>Searched at:</strong> Redis, TTL 5 s, latency 10x real, fencing off, seed 1; bounds: up to 5 moves,"#),
+            result.contains(r#"<div class="finder__result"><p class="panel__note finder__settings"><strong>Settings:</strong> Redis, TTL 5 s, latency 10x real, fencing off, seed 1; bounds: up to 5 moves,"#),
             "{result}"
         );
         // A cell's address runs the cell; a bad one says why.

@@ -93,7 +93,7 @@ fn settings_html(request: &Request) -> String {
         "fencing off".to_string()
     };
     format!(
-        r#"<p class="panel__note finder__settings"><strong>Searched at:</strong> {}, TTL {}, latency {}, {}, seed {}; bounds: up to {}, {} distinct states per depth, {} clients at most.</p>"#,
+        r#"<p class="panel__note finder__settings"><strong>Settings:</strong> {}, TTL {}, latency {}, {}, seed {}; bounds: up to {}, {} distinct states per depth, {} clients at most.</p>"#,
         escape(c.backend.name()),
         seconds_words(c.ttl_ms),
         escape(&crate::sim::latency::latency_words(c)),

@@ -121,7 +121,9 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // KiB); with split/first-part.txt traced again, 265.4 and 147.1 (before
 // the trace, 259.5 and 153.8: what a cold load runs moved into the first
 // load). Its sentences' format strings are where the next kilobytes are won.
-const SIZE_LIMIT_BYTES = 266 * 1024;
+// 267 KiB for the comparison's short cell and table addresses, read by the
+// page at its first frame (issue 49): 266.6 with the list traced again.
+const SIZE_LIMIT_BYTES = 267 * 1024;
 /** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split, 141.8 with the embed builder, 147.1 with the narrator. */
 const REST_LIMIT_BYTES = 148 * 1024;
 const SIZE_AIM_BYTES = 280 * 1024;

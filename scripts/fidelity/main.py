@@ -236,7 +236,9 @@ def handover_table(results, systems):
 
 
 def table(results, systems):
-    lines = ["| story | " + " | ".join(COLUMNS[s] for s in systems) + " |",
+    # Each system's heading says the tolerance its times were compared within.
+    lines = ["| story | " + " | ".join("%s (times within %d ms)" % (COLUMNS[s], compare.tolerance_ms(backend_of(s)))
+                                       for s in systems) + " |",
              "|---" * (len(systems) + 1) + "|"]
     for (story, fencing), cells in results.items():
         label = story + (" (fencing on)" if fencing == "on" else "")
@@ -353,6 +355,16 @@ def main():
 RESULTS_DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "fidelity.md")
 
 
+# What the results were compared within, beside them.
+TOLERANCE_WORDS = ("What must agree: the order of grants and their tokens, every write's verdict and staleness, "
+                   "each client's signals, and who held at once. Each row's time is compared within its system's "
+                   "tolerance, in each heading: %d ms for scheduling and the simulator's latency, plus 500 ms on etcd "
+                   "(its lessor checks leases every 500 ms, at a phase the script cannot set) and 300 ms on Redlock "
+                   "(a retry after a random 100-300 ms, drawn apart on each side); a ZooKeeper SUSPENDED row a third "
+                   "of the session timeout more, and a Redis Sentinel promotion 1 s more "
+                   "(scripts/fidelity/compare.py).")
+
+
 def write_results_doc(results, systems, versions, scale, took_s):
     lines = ["# The real-server check: latest results", "",
              "Written by `bash scripts/fidelity/fidelity.sh` on its last full run (%s UTC), which plays" % time.strftime(
@@ -360,7 +372,7 @@ def write_results_doc(results, systems, versions, scale, took_s):
              "every story against the real servers and through the simulator's core and compares",
              "them ([real-servers.md](real-servers.md)).", "",
              "Servers: %s. Time scale %.2f; %.0f s." % (", ".join(versions[k] for k in sorted(versions)), scale, took_s),
-             "", table(results, systems), ""]
+             "", TOLERANCE_WORDS % compare.BASE_TOLERANCE_MS, "", table(results, systems), ""]
     handovers = handover_table(results, systems)
     if handovers:
         lines += ["When the next client got the lock after a holder's process exited or its host died:", "",

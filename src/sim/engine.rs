@@ -19,6 +19,7 @@ use super::scenario::{
 use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 
 /// Events one `run_until` call runs at most; past it the call stops early
@@ -479,25 +480,74 @@ impl Core {
             (queue, in_flight, history, oracle);
     }
 
+    /// Becomes the same state as `source` with an empty history, keeping
+    /// its own buffers (queue, messages, history, the oracle's lists).
+    fn copy_without_history(&mut self, source: &Core) {
+        let Core {
+            config,
+            now,
+            queue,
+            seq,
+            in_flight,
+            next_message,
+            clients,
+            resource,
+            oracle,
+            history,
+            history_dropped,
+            keeps_history,
+            net_rng,
+            events_run,
+        } = self;
+        config.clone_from(&source.config);
+        *now = source.now;
+        queue.0.clone_from(&source.queue.0);
+        *seq = source.seq;
+        in_flight.copy_from(&source.in_flight);
+        *next_message = source.next_message;
+        clients.clone_from(&source.clients);
+        resource.clone_from(&source.resource);
+        oracle.copy_from(&source.oracle);
+        history.clear();
+        *history_dropped = 0;
+        *keeps_history = source.keeps_history;
+        net_rng.clone_from(&source.net_rng);
+        *events_run = source.events_run;
+    }
+
     /// The same state with an empty history.
     fn without_history(&self) -> Core {
         Core {
             config: self.config.clone(),
             now: self.now,
-            queue: self.queue.clone(),
+            queue: EventQueue(with_room(&self.queue.0, 4)),
             seq: self.seq,
             in_flight: self.in_flight.clone(),
             next_message: self.next_message,
             clients: self.clients.clone(),
             resource: self.resource.clone(),
             oracle: self.oracle.clone(),
-            history: Vec::new(),
+            history: Vec::with_capacity(SNAPSHOT_HISTORY_ROOM),
             history_dropped: 0,
             keeps_history: self.keeps_history,
             net_rng: self.net_rng.clone(),
             events_run: self.events_run,
         }
     }
+}
+
+/// Records a snapshot's history has room for before it grows: a search
+/// moves each of its snapshots on by one click or one wait, a handful of
+/// records.
+const SNAPSHOT_HISTORY_ROOM: usize = 8;
+
+/// A copy of `items` with room for `more` pushes. A snapshot is made to be
+/// moved on, and a clone's capacity is its length, so its first push would
+/// allocate and copy it all again.
+fn with_room<T: Clone>(items: &[T], more: usize) -> Vec<T> {
+    let mut copy = Vec::with_capacity(items.len() + more);
+    copy.extend_from_slice(items);
+    copy
 }
 
 impl Hash for Core {
@@ -523,6 +573,44 @@ impl Hash for Core {
     }
 }
 
+/// What the views read between events, worked out by the lock system at
+/// the first read after the run changed and kept until the next change: a
+/// driver or page that looks at every client many times between two
+/// events (a poll, a drawn frame) asks the system once. Cells, since
+/// reading a view takes `&Sim`; nothing here is part of the run's state.
+#[derive(Debug, Clone, Default)]
+struct Looks {
+    /// Which answers are kept: bit 0 the holder, bit 1 + i client i's
+    /// lease end. Forgetting them all is one store, made after every event.
+    known: Cell<u8>,
+    holder: Cell<Option<HolderView>>,
+    lease_end: [Cell<Option<Millis>>; ClientId::COUNT],
+}
+
+impl Looks {
+    const HOLDER: u8 = 1;
+
+    fn lease_end_bit(c: ClientId) -> u8 {
+        2 << c.index()
+    }
+
+    /// The answer kept under `bit`, or `work`'s, kept from now on.
+    fn get_or<T: Copy>(&self, bit: u8, cell: &Cell<T>, work: impl FnOnce() -> T) -> T {
+        let known = self.known.get();
+        if known & bit != 0 {
+            return cell.get();
+        }
+        let value = work();
+        cell.set(value);
+        self.known.set(known | bit);
+        value
+    }
+
+    fn forget(&mut self) {
+        *self.known.get_mut() = 0;
+    }
+}
+
 /// A whole simulation: the engine plus the lock system of one backend.
 #[derive(Debug, Clone)]
 pub struct Sim {
@@ -532,6 +620,7 @@ pub struct Sim {
     last_holder: Option<(ClientId, Option<Token>)>,
     /// Reused for every input, so handling one allocates nothing new.
     out: Effects,
+    looks: Looks,
 }
 
 /// How a `run_until` call ended.
@@ -554,6 +643,7 @@ impl Sim {
             script: Vec::new(),
             last_holder: None,
             out: Effects::default(),
+            looks: Looks::default(),
         })
     }
 
@@ -583,10 +673,31 @@ impl Sim {
         Sim {
             core: self.core.without_history(),
             service: self.service.clone(),
-            script: self.script.clone(),
+            script: with_room(&self.script, 1),
             last_holder: self.last_holder,
             out: Effects::default(),
+            looks: self.looks.clone(),
         }
+    }
+
+    /// Makes `into` a snapshot of this run, as `snapshot` would, reusing
+    /// its buffers: a search that copies a state for every move it tries
+    /// hands back the copies it is done with rather than allocate anew.
+    pub fn snapshot_into(&self, into: &mut Sim) {
+        let Sim {
+            core,
+            service,
+            script,
+            last_holder,
+            out,
+            looks,
+        } = into;
+        core.copy_without_history(&self.core);
+        service.clone_from(&self.service);
+        script.clone_from(&self.script);
+        *last_holder = self.last_holder;
+        out.clear();
+        looks.clone_from(&self.looks);
     }
 
     /// A stable 64-bit fingerprint of the run's state (clients, service,
@@ -663,7 +774,19 @@ impl Sim {
 
     /// Who the service says holds the lock now.
     pub fn holder(&self) -> Option<HolderView> {
-        self.service.holder(&self.core.view())
+        let looks = &self.looks;
+        looks.get_or(Looks::HOLDER, &looks.holder, || {
+            self.service.holder(&self.core.view())
+        })
+    }
+
+    /// The service-side end of `c`'s lease, if the service holds one for it.
+    fn lease_end(&self, c: ClientId) -> Option<Millis> {
+        let looks = &self.looks;
+        let cell = &looks.lease_end[c.index()];
+        looks.get_or(Looks::lease_end_bit(c), cell, || {
+            self.service.lease_end(&self.core.view(), c)
+        })
     }
 
     pub fn service_detail(&self) -> ServiceDetail {
@@ -694,7 +817,7 @@ impl Sim {
     pub fn client_view(&self, c: ClientId) -> ClientView {
         let client = self.core.client(c);
         let holder = self.holder();
-        let service_until = self.service.lease_end(&self.core.view(), c);
+        let service_until = self.lease_end(c);
         let session = self.service.library_session(c);
         let stale = match client.belief {
             Belief::Holding { lease_key, .. } => {
@@ -779,7 +902,12 @@ impl Sim {
             self.step();
             events += 1;
         }
-        self.core.now = self.core.now.max(t);
+        if t > self.core.now {
+            self.core.now = t;
+            if self.service.holder_reads_clock() {
+                self.looks.forget();
+            }
+        }
         RunOutcome::Reached
     }
 
@@ -1216,6 +1344,8 @@ impl Sim {
     /// Records a change of the service's holder, and checks that backends
     /// promising monotonic tokens never hand out a smaller one.
     fn note_holder(&mut self) {
+        // Called after every change to the run: what the views read is new.
+        self.looks.forget();
         // Only who holds under which grant matters here: not the times.
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));

@@ -152,6 +152,12 @@ impl InFlight {
         self.sent.push_back(msg);
     }
 
+    /// Becomes a copy of `source`, keeping its own deque's buffer.
+    pub fn copy_from(&mut self, source: &InFlight) {
+        self.sent.clone_from(&source.sent);
+        self.held.clone_from(&source.held);
+    }
+
     /// Empties both, keeping their capacity.
     pub fn clear(&mut self) {
         self.sent.clear();

@@ -96,6 +96,27 @@ impl Oracle {
     }
 
     /// Back to nothing found, keeping the lists' capacity.
+    /// Becomes a copy of `source`, keeping its own lists' buffers.
+    pub(crate) fn copy_from(&mut self, source: &Oracle) {
+        let Oracle {
+            corruptions,
+            saves,
+            without_lease,
+            grants,
+            grant_tokens,
+            stale_writes,
+            overlaps,
+            last_write,
+        } = self;
+        (*corruptions, *saves, *without_lease) =
+            (source.corruptions, source.saves, source.without_lease);
+        *last_write = source.last_write;
+        grants.clone_from(&source.grants);
+        grant_tokens.clone_from(&source.grant_tokens);
+        stale_writes.clone_from(&source.stale_writes);
+        overlaps.clone_from(&source.overlaps);
+    }
+
     pub(crate) fn clear(&mut self) {
         let Oracle {
             corruptions,

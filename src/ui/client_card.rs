@@ -184,11 +184,17 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
         props.spotlit.then_some("is-spotlit")
     );
     let id = view.id;
-    let on_focus = props
+    // The reader chooses the client the keys act on: a press on its card
+    // (a click, or Enter or Space on one of its buttons), never the focus
+    // passing through it on the way elsewhere.
+    let on_press = props
         .dispatch
-        .reform(move |_: FocusEvent| Action::Select(id));
+        .reform(move |_: MouseEvent| Action::Select(id));
+    let home = format!("client-{}", letter.to_ascii_lowercase());
     html! {
-        <section class={class} aria-label={format!("Client {letter}")} onfocusin={on_focus}>
+        // Where the focus goes when one of its controls goes away.
+        <section class={class} aria-label={format!("Client {letter}")} onclick={on_press}
+            id={home.clone()} tabindex="-1" data-focus-home={format!("#{home}")}>
             <header class="client-card__head">
                 <h3 class="client-card__name">{ format!("Client {letter}") }</h3>
                 if props.selected {
@@ -573,13 +579,15 @@ fn command_button(
     blocked: &Option<String>,
     hint: String,
 ) -> Html {
-    described_button(props, name, command, blocked, hint, None, None)
+    described_button(props, name, name, command, blocked, hint, None, None)
 }
 
 /// A command button, described by a line of the card (`aria-describedby`).
+#[allow(clippy::too_many_arguments)]
 fn described_button(
     props: &CardControlsProps,
     name: impl Into<Html>,
+    spoken: &str,
     command: Command,
     blocked: &Option<String>,
     hint: String,
@@ -593,11 +601,18 @@ fn described_button(
     let title = blocked.clone().unwrap_or(hint);
     let class = classes!("button", "client-card__button", modifier);
     html! {
-        <button type="button" {class} {onclick}
+        <button type="button" {class} {onclick} aria-label={spoken_name(spoken, c)}
             disabled={blocked.is_some()} title={title} aria-describedby={described_by}>
             { name.into() }
         </button>
     }
+}
+
+/// A card button's accessible name: the word it shows, then its client
+/// ("Acquire, client A"), so four buttons named alike are told apart
+/// outside their card too.
+fn spoken_name(shown: &str, c: ClientId) -> String {
+    format!("{shown}, client {c}")
 }
 
 /// Write, or "Write on wake" while a paused holder's write would be queued.
@@ -622,6 +637,7 @@ fn write_button(props: &CardControlsProps) -> Html {
     let modifier = props.write_on_wake.then_some("client-card__button--long");
     described_button(
         props,
+        name,
         name,
         Command::Write,
         &props.checks.write,
@@ -705,6 +721,7 @@ fn crash_buttons(props: &CardControlsProps) -> Html {
         return described_button(
             props,
             "Restart",
+            "Restart",
             Command::Restart,
             &checks.restart,
             format!("{c} comes back with no lock"),
@@ -746,7 +763,8 @@ fn crash_button(
         </>
     };
     let modifier = Some("client-card__button--crash");
-    described_button(props, name, command, blocked, hint, None, modifier)
+    let spoken = format!("{verb} {kind}");
+    described_button(props, name, &spoken, command, blocked, hint, None, modifier)
 }
 
 /// The pause's length and the renewal switch.
@@ -765,7 +783,8 @@ fn options(props: &CardControlsProps) -> Html {
         <div class="client-card__options">
             <label class="field field--inline" for={pause_id.clone()}>
                 <span class="field__label">{ "Pause (s)" }</span>
-                <select id={pause_id} class="field__select" onchange={on_pause}>
+                <select id={pause_id} class="field__select" onchange={on_pause}
+                    aria-label={spoken_name("Pause (s)", c)}>
                     { for PAUSE_CHOICES_S.iter().map(|&s| html! {
                         <option value={s.to_string()} selected={s == props.pause_s}>{ s }</option>
                     }) }
@@ -773,7 +792,7 @@ fn options(props: &CardControlsProps) -> Html {
             </label>
             <label class="toggle" for={renewal_id.clone()}
                 title={checks.renewal.clone().unwrap_or_else(|| renewal_hint(props.backend))}>
-                <input id={renewal_id} type="checkbox" class="toggle__input"
+                <input id={renewal_id} type="checkbox" class="toggle__input" aria-label={spoken_name("Renewal", c)}
                     checked={props.renewal} disabled={checks.renewal.is_some()} onchange={on_renewal} />
                 <span class="toggle__text">{ "Renewal" }</span>
             </label>
@@ -794,7 +813,8 @@ fn more_toggle(c: ClientId, more_open: &UseStateHandle<bool>) -> Html {
     let onclick = Callback::from(move |_: MouseEvent| open.set(!*open));
     html! {
         <button type="button" class="button client-card__button client-card__more-toggle"
-            aria-expanded={expanded.to_string()} aria-controls={more_id(c)} {onclick}>
+            aria-expanded={expanded.to_string()} aria-controls={more_id(c)} {onclick}
+            aria-label={spoken_name("More faults", c)}>
             { "More faults" }
         </button>
     }

@@ -9,6 +9,7 @@
 use super::browser;
 use super::state::{AppState, Notice, StartSim, Story};
 use super::views::View;
+use crate::lesson::narrator::Narration;
 use crate::lesson::presets::{self, Preset};
 use crate::sim::{Backend, Config, Playback, Refusals};
 use crate::tools::explore::form::EXPLORE_LINK_KEY;
@@ -60,6 +61,9 @@ pub struct PageRequest {
     pub moment: Option<String>,
     /// `tour=off`: the story's tour bar starts closed.
     pub tour_off: bool,
+    /// How much the narrator says (`narration=off`, `brief`, `full`); an
+    /// unknown word keeps the default.
+    pub narration: Option<Narration>,
 }
 
 impl PageRequest {
@@ -85,6 +89,7 @@ impl PageRequest {
                 "fencing" => request.fencing = Some(is_yes(value)),
                 "moment" if !value.is_empty() => request.moment = Some(value.to_string()),
                 "tour" => request.tour_off = !is_yes(value),
+                "narration" => request.narration = Narration::from_slug(value),
                 EXPLORE_LINK_KEY => request.view = View::Explore,
                 FIND_LINK_KEY => request.view = View::Find,
                 _ => {}
@@ -117,6 +122,7 @@ impl AppState {
                 request.view
             },
             questions: !request.questions_off,
+            narration: request.narration.unwrap_or_default(),
             ..AppState::new(start)
         };
         let preset = match request.preset.as_deref().map(|id| (id, presets::preset(id))) {

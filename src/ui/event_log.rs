@@ -1,5 +1,6 @@
 //! The event log: the run's history as sentences, newest first, coloured by
-//! kind and announced politely to screen readers.
+//! kind. It is for reading, not a live region: the narrator
+//! (`super::narrator`) says what happens at a pace a person can follow.
 
 use super::browser::checked_of;
 use super::state::Action;
@@ -206,7 +207,7 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     <span class="toggle__text">{ "Show network messages" }</span>
                 </label>
             </div>
-            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-live="polite" aria-label="Event log" tabindex="0" onclick={on_click}>
+            <ol class={classes!("log__lines", (props.lines.len() >= LOG_LINES_FULL).then_some("log__lines--full"))} aria-label="Event log" tabindex="0" onclick={on_click}>
                 { for props.lines.iter().map(|line| html! {
                     <LogItem key={line.index} line={line.clone()}
                         wire={shown.as_ref().filter(|(m, _)| Some(*m) == line.message).map(|(_, html)| html.clone())} />

@@ -28,6 +28,10 @@ pub enum Shortcut {
     /// Power off the selected client's host (or restart it once crashed).
     PowerOff,
     Help,
+    /// Describe the whole state aloud.
+    Describe,
+    /// Turn fencing on or off: a fresh run.
+    Fencing,
     /// Close the help.
     Escape,
 }
@@ -49,6 +53,8 @@ pub fn shortcut_of(key: &str) -> Option<Shortcut> {
         "p" | "P" => Shortcut::Partition,
         "x" | "X" => Shortcut::Exit,
         "o" | "O" => Shortcut::PowerOff,
+        "d" | "D" => Shortcut::Describe,
+        "f" | "F" => Shortcut::Fencing,
         "?" => Shortcut::Help,
         "Escape" => Shortcut::Escape,
         _ => return None,
@@ -68,6 +74,8 @@ pub const SHORTCUTS: &[(&str, &str)] = &[
     ("p", "partition, or heal"),
     ("x", "crash: the process exits (or restart)"),
     ("o", "power off: the host dies (or restart)"),
+    ("f", "fencing on or off (a fresh run)"),
+    ("d", "describe the whole state aloud: who holds the lock, who believes it, what the resource accepted"),
     ("?", "show or hide these shortcuts"),
 ];
 
@@ -294,6 +302,8 @@ impl AppState {
             Shortcut::Exit => act(Command::Exit),
             Shortcut::PowerOff => act(Command::PowerOff),
             Shortcut::Help => Action::ShowHelp(!self.help),
+            Shortcut::Describe => Action::Describe,
+            Shortcut::Fencing => Action::SetFencing(!self.sim.borrow().config().fencing.is_on()),
             // Escape closes what is open: the shortcuts first, then the tour.
             Shortcut::Escape if self.help || self.story.is_none() => Action::ShowHelp(false),
             Shortcut::Escape => Action::ShowTour(false),

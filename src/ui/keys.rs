@@ -21,6 +21,28 @@ pub fn use_shortcuts(dispatch: Callback<Action>) {
     });
 }
 
+/// Keeps the focus off the page's body when its control goes away
+/// (`browser::FocusKeeper`), checked after every render.
+#[hook]
+pub fn use_focus_keeper() {
+    let keeper = use_mut_ref(|| None::<browser::FocusKeeper>);
+    {
+        let keeper = keeper.clone();
+        use_effect_with((), move |_| {
+            *keeper.borrow_mut() = browser::FocusKeeper::start();
+            // Dropping the keeper on cleanup removes its listeners.
+            move || {
+                keeper.borrow_mut().take();
+            }
+        });
+    }
+    use_effect(move || {
+        if let Some(k) = keeper.borrow().as_ref() {
+            k.check();
+        }
+    });
+}
+
 /// Spotlit parts of the page scroll into view when a tour points at them:
 /// `moment` is how many moments the tour reached, the run, and whether the
 /// page below its first screen is drawn.
@@ -54,6 +76,9 @@ pub struct KeyboardHelpProps {
     /// In a frame: the button reads "?" alone.
     #[prop_or_default]
     pub compact: bool,
+    /// The narrator's setting and Describe, listed with the shortcuts.
+    #[prop_or_default]
+    pub narration: Html,
 }
 
 /// A button that shows the shortcuts, and the list itself when open.
@@ -77,7 +102,9 @@ pub fn KeyboardHelp(props: &KeyboardHelpProps) -> Html {
                 } }
             </button>
             if open {
-                <section id="keys-list" class="panel keys__panel" aria-label="Keyboard shortcuts">
+                // Closed (Escape) with the focus inside, the focus goes back to its button.
+                <section id="keys-list" class="panel keys__panel" aria-label="Keyboard shortcuts"
+                    data-focus-home=".keys__toggle">
                     <dl class="keys__list">
                         { for SHORTCUTS.iter().map(|(key, what)| html! {
                             <>
@@ -86,8 +113,9 @@ pub fn KeyboardHelp(props: &KeyboardHelpProps) -> Html {
                             </>
                         }) }
                     </dl>
+                    { props.narration.clone() }
                     <p class="panel__note">
-                        { "Letters act on the selected client, marked \"keys\" on its card; focusing a card selects it too. Keys are ignored while you type in a field." }
+                        { "Letters act on the selected client, marked \"keys\" on its card: choose it with 1 to 4, or by pressing anything on its card (moving the focus through a card does not). Keys are ignored while you type in a field." }
                     </p>
                 </section>
             }

@@ -14,6 +14,7 @@ pub mod host;
 pub mod intro;
 pub mod keys;
 pub mod messages;
+pub mod narrator;
 pub mod pacing;
 pub mod properties;
 pub mod quiz;
@@ -38,8 +39,9 @@ use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use intro::{Intro, Masthead, PageFoot};
-use keys::{use_shortcuts, use_spotlight_scroll, KeyboardHelp};
+use keys::{use_focus_keeper, use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{messages, MessagesProps};
+use narrator::{use_narration, NarrationControls};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
 use service_panel::{service_panel, ServicePanelProps};
@@ -271,7 +273,9 @@ pub fn App(props: &AppProps) -> Html {
     let code_open = use_state(|| false);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
+    use_focus_keeper();
     use_view_address(state.view);
+    worker::use_cell_address(dispatch.clone());
 
     // Where the embed's skip link moves the focus: its last stop.
     let embed_end = use_node_ref();
@@ -284,6 +288,7 @@ pub fn App(props: &AppProps) -> Html {
 
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
+    let narration = use_narration(&state, &sim);
     let code_work = use_code_work(*code_open, code_job(&sim));
     let log_cache = use_mut_ref(LogCache::default);
     let run_link = use_run_link(&state);
@@ -327,6 +332,10 @@ pub fn App(props: &AppProps) -> Html {
             stories_part(&state, backend, embed, &dispatch)
         }),
         log,
+        narration,
+        narration_controls: html! {
+            <NarrationControls narration={state.narration} dispatch={dispatch.clone()} />
+        },
     };
     if embed {
         let way = EmbedWay {
@@ -526,6 +535,10 @@ struct Both {
     timeline: Html,
     stories: Html,
     log: Html,
+    /// The narrator's live regions, and its setting with Describe (shown
+    /// with the shortcuts).
+    narration: Html,
+    narration_controls: Html,
 }
 
 /// What only the full page shows, and what it needs to show it.
@@ -600,10 +613,12 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
     html! {
         <div class="page page--embed">
             <a class="skip-link" href="#embed-end" onclick={skip}>{ "Skip past the simulator" }</a>
-            <main class="page__main">
+            <main id="main" class="page__main" tabindex="-1">
+                { b.narration }
                 <div class="embed__bar">
                     <h1 class="embed__name">{ "Distributed Lock Simulator" }</h1>
-                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true />
+                    <KeyboardHelp open={way.help} dispatch={way.dispatch.clone()} compact=true
+                        narration={b.narration_controls} />
                     <a class="embed__open" href={embed::full_page_href("", way.story)} target="_blank" rel="noopener"
                         onclick={embed::open_full_page(way.run_link, way.story)}>
                         { "Open the full page" }
@@ -635,20 +650,28 @@ fn compact_page(b: Both, way: EmbedWay) -> Html {
 fn full_page(b: Both, f: Full) -> Html {
     let dispatch = f.dispatch;
     let shown = |v: View| f.view == v;
+    let simulator = shown(View::Simulator);
     html! {
         <div class="page">
+            if simulator {
+                <nav class="skip-links" aria-label="Skip links">
+                    <a class="skip-link" href="#verdict" onclick={skip_to("verdict")}>{ "Skip to the verdict" }</a>
+                    <a class="skip-link" href="#simulator-end" onclick={skip_to("simulator-end")}>{ "Skip past the simulator" }</a>
+                </nav>
+            }
             <Masthead />
             <div class="page__bar">
                 <ViewTabs current={f.view} dispatch={dispatch.clone()} />
                 if f.view == View::Simulator { { f.code_toggle } }
-                <KeyboardHelp open={f.help} dispatch={dispatch.clone()} />
+                <KeyboardHelp open={f.help} dispatch={dispatch.clone()} narration={b.narration_controls} />
             </div>
-            <main class="page__main">
+            <main id="main" class="page__main" tabindex="-1">
+                { b.narration }
                 <div class="view view--simulator" hidden={!shown(View::Simulator)}>
                     // The stories menu stands in the lead's row, beside the set-up.
                     <Intro dispatch={dispatch.clone()}>{ b.stories }</Intro>
                     { b.controls }
-                    <div class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
+                    <div id="verdict" tabindex="-1" class={classes!("status-dock", spot(b.look, Look::Status))}>{ b.status }</div>
                     <div class="cards-code">
                         { b.cards }
                         { f.code }
@@ -657,6 +680,7 @@ fn full_page(b: Both, f: Full) -> Html {
                     { b.timeline }
                     { f.books }
                     { b.log }
+                    <p id="simulator-end" tabindex="-1" class="visually-hidden">{ "End of the simulator" }</p>
                 </div>
                 { below(f.drawn, || html! {
                     <>
@@ -681,6 +705,15 @@ fn full_page(b: Both, f: Full) -> Html {
             <PageFoot />
         </div>
     }
+}
+
+/// A skip link's press: the focus moves to the element `id`, and the link
+/// is not followed, so the page's address keeps its fragment (a run).
+fn skip_to(id: &'static str) -> Callback<MouseEvent> {
+    Callback::from(move |e: MouseEvent| {
+        e.prevent_default();
+        browser::focus_id(id);
+    })
 }
 
 /// A tool's view: the question it answers, then the tool.

@@ -15,6 +15,7 @@ use yew::Reducible;
 use super::guide::Shortcut;
 use super::quiz::Quiz;
 use super::views::View;
+use crate::lesson::narrator::Narration;
 use crate::lesson::tour::Moment;
 use crate::words::{capitalize, decimal, Extra};
 
@@ -87,6 +88,11 @@ pub struct AppState {
     pub selected: ClientId,
     /// Whether the keyboard shortcuts are shown.
     pub help: bool,
+    /// How much the narrator says (`narration=full` in the address).
+    pub narration: Narration,
+    /// Bumped each time the reader asks for the whole state described
+    /// (`d`, or the Describe button): the narrator says it at once.
+    pub described: u64,
     /// The whole run while the page shows an earlier moment of it (the
     /// playhead moved back); `None` at the head of the run.
     pub future: Option<Rc<Sim>>,
@@ -213,6 +219,10 @@ pub enum Action {
     /// The client the keyboard acts on.
     Select(ClientId),
     ShowHelp(bool),
+    /// How much the narrator says.
+    SetNarration(Narration),
+    /// Describe the whole state, at once.
+    Describe,
     /// Move the playhead: show the run as it was at this virtual time.
     Seek(u64),
     /// Show another view of the page.
@@ -254,6 +264,8 @@ impl AppState {
             stop_at: None,
             selected: ClientId::ALL[0],
             help: false,
+            narration: Narration::default(),
+            described: 0,
             future: None,
             view: View::Simulator,
             questions: true,
@@ -642,6 +654,14 @@ impl Reducible for AppState {
             Action::ImportRun(Err(message)) => self.refused_run(&message),
             Action::ShowHelp(help) => AppState {
                 help,
+                ..AppState::clone(&self)
+            },
+            Action::SetNarration(narration) => AppState {
+                narration,
+                ..AppState::clone(&self)
+            },
+            Action::Describe => AppState {
+                described: self.described.wrapping_add(1),
                 ..AppState::clone(&self)
             },
             Action::UnloadStory => AppState {

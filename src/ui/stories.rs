@@ -373,7 +373,8 @@ fn tour_or_done(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
     };
     let onclick = props.dispatch.reform(move |_: MouseEvent| action.clone());
     html! {
-        <p class="tour-done">
+        // Its button gone (the tour shown again), the focus goes to Next.
+        <p class="tour-done" data-focus-home=".tour__buttons button[type=submit]:enabled|.tour__buttons button:enabled">
             if props.compact {
                 <strong class="stories__title">{ loaded.preset.title }</strong>
                 { ": " }
@@ -446,8 +447,12 @@ fn tour(props: &StoriesProps, loaded: &Loaded, ui: &TourUi) -> Html {
         (None, _) if at_end => ("Next", "That was the last key moment"),
         (None, _) => ("Next", "Play to the next key moment and stop there"),
     };
+    // Where the focus goes when its control goes away (`browser::FocusKeeper`):
+    // the line that shows the tour again once closed, else the tour's next
+    // step (its fix, or Back once Next is done).
+    let home = ".tour-done button|.tour__buttons button:enabled:not(:first-child)|.tour__buttons button:enabled";
     html! {
-        <div class="tour tour--docked" role="group" aria-label="Tour">
+        <div class="tour tour--docked" role="group" aria-label="Tour" data-focus-home={home}>
             <p class="tour__where">
                 // The story's title heads its docked tour.
                 <strong class="stories__title">{ loaded.preset.title }</strong>

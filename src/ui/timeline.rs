@@ -329,7 +329,12 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let on_move = move_callback(props, svg_ref.clone(), &view, scale);
     let on_up = action(&view, |e: PointerEvent| ViewAction::Up(e.pointer_id()));
     let tips = Tips::of(&view, &ask);
-    let on_key = mark_keys(props);
+    let on_key = mark_keys(props, svg_ref.clone());
+    {
+        // The timeline's one Tab stop: the mark focused last, or the first.
+        let svg_ref = svg_ref.clone();
+        use_effect(move || browser::keep_one_tab_stop(&svg_ref));
+    }
 
     let drawn = drawn(
         props,
@@ -395,7 +400,9 @@ fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
     let (now, end) = (props.now_ms, props.end_ms.max(props.now_ms));
     let valuetext = format!("t={} of {}", seconds_1(now), seconds_1(end));
     html! {
-        <g class="tl-playhead" role="slider" tabindex="0" aria-label="Playhead: the moment the page shows"
+        // Not a Tab stop of its own: the timeline is one (its marks), and
+        // the keys ← and → move time from anywhere on the page.
+        <g class="tl-playhead" role="slider" tabindex="-1" aria-label="Playhead: the moment the page shows"
             aria-valuemin="0" aria-valuemax={end.to_string()} aria-valuenow={now.to_string()}
             aria-valuetext={valuetext} onkeydown={playhead_keys(props)}
             transform={format!("translate({} 0)", Px(scale.x(now)))}>
@@ -649,9 +656,22 @@ fn wire_of(message: Option<u64>, wire: Option<(u64, AttrValue)>) -> Html {
 
 /// Enter or Space on a focused mark moves the playhead to its moment, as
 /// pressing it with the pointer does.
-fn mark_keys(props: &TimelineProps) -> Callback<KeyboardEvent> {
+fn mark_keys(props: &TimelineProps, svg_ref: NodeRef) -> Callback<KeyboardEvent> {
     let (dispatch, end) = (props.dispatch.clone(), props.end_ms.max(props.now_ms));
     Callback::from(move |e: KeyboardEvent| {
+        let rove = match e.key().as_str() {
+            "ArrowRight" | "ArrowDown" => Some(browser::Rove::Next),
+            "ArrowLeft" | "ArrowUp" => Some(browser::Rove::Previous),
+            "Home" => Some(browser::Rove::First),
+            "End" => Some(browser::Rove::Last),
+            _ => None,
+        };
+        if let Some(rove) = rove {
+            if browser::mark_time(&e).is_some() && browser::rove_marks(&svg_ref, rove) {
+                e.prevent_default();
+            }
+            return;
+        }
         if !matches!(e.key().as_str(), "Enter" | " ") {
             return;
         }

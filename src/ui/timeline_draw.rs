@@ -303,11 +303,12 @@ impl Svg {
 
     /// A focusable mark: its sentence is its title, shown on hover or
     /// focus; `data-t` is its moment, where pressing it (or Enter on it)
-    /// moves the playhead.
+    /// moves the playhead. Out of the Tab order: the timeline is one Tab
+    /// stop, and the arrow keys move between its marks (`ui::timeline`).
     fn open_mark(&mut self, class: &str, sentence: &str, at_ms: u64) {
         let _ = write!(
             self.markup,
-            r#"<g class="tl-mark {class}" tabindex="0" role="img" data-t="{at_ms}"><title>{}</title>"#,
+            r#"<g class="tl-mark {class}" tabindex="-1" role="img" data-t="{at_ms}"><title>{}</title>"#,
             escape(sentence)
         );
     }
@@ -1127,7 +1128,7 @@ pub fn messages(svg: &mut Svg, scale: &Scale, rows: &[Row], arrows: &[Arrow]) {
             svg.markup,
             // A mark like the others (focusable, Enter moves the playhead to
             // its sending), and `data-msg` asks the worker for its wire text.
-            r##"<g class="tl-mark tl-msg{}" tabindex="0" role="img" data-t="{}" data-msg="{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
+            r##"<g class="tl-mark tl-msg{}" tabindex="-1" role="img" data-t="{}" data-msg="{}"><title>{}{fate}</title><line x1="{x0}" y1="{y0}" x2="{x1}" y2="{y1}" stroke="#64748b" stroke-width="1"{}{}/>"##,
             if a.dropped { " tl-msg--dropped" } else { "" },
             a.sent_ms,
             a.id,

@@ -143,16 +143,38 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             }
         });
     }
-    // The comparison runs at the page's settings as they are when asked.
+    // A link to the comparison with its settings (`?view=compare&ttl=10`)
+    // runs it at them, once, as the section first appears.
+    {
+        let send = work.send.clone();
+        let compare = matches!(props.kind, Kind::Compare(_));
+        use_effect_with((), move |()| {
+            if let Some(query) = table_query_asked().filter(|_| compare) {
+                send.emit(Job::CompareTable {
+                    query,
+                    page: browser::page_url(""),
+                });
+            }
+        });
+    }
+    // The comparison runs at the page's settings as they are when asked,
+    // and puts them in the address, so a link to it runs the same table.
     let at = props
         .run_link
         .clone()
         .filter(|_| matches!(job, Job::Compare));
     let run = work.send.reform(move |_: MouseEvent| match &at {
-        Some(link) => Job::CompareAt {
-            run: link.emit(()),
-            page: browser::page_url(""),
-        },
+        Some(link) => {
+            let run = link.emit(());
+            if let Ok(read) = crate::wire::link::decode(&run) {
+                let query = crate::wire::link::table_query(&read.scenario.config);
+                browser::keep_in_link("view=compare", &query);
+            }
+            Job::CompareAt {
+                run,
+                page: browser::page_url(""),
+            }
+        }
         None => job.clone(),
     });
     // Once drawn, the comparison can run again at the settings set since.
@@ -170,6 +192,16 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
             { job_body(&work.shown, &work.send, &props.dispatch) }
         </section>
     }
+}
+
+/// The page's address, if it carries the comparison's settings (`ttl=`,
+/// `scale=`, `rtt=`, `seed=` or `fence=`): the worker reads them.
+fn table_query_asked() -> Option<String> {
+    browser::search().filter(|search| {
+        search.trim_start_matches('?').split('&').any(|pair| {
+            ["ttl", "scale", "rtt", "seed", "fence"].contains(&pair.split('=').next().unwrap_or(""))
+        })
+    })
 }
 
 /// The page's address, if it carries the explorer's settings (`?explore&`

@@ -161,6 +161,40 @@ pub fn use_work() -> UseWork {
     }
 }
 
+/// A comparison cell's address (`?cell=gc-pause&system=redis&ttl=5`,
+/// `tools::compare::address`): a worker runs the cell again and the page
+/// opens its run, as a click on the cell would, saying which; an address
+/// that cannot be run says why. The worker is kept until it answers.
+#[hook]
+pub fn use_cell_address(dispatch: Callback<Action>) {
+    let kept = use_mut_ref(|| None::<Work>);
+    use_effect_with((), move |()| {
+        let cell = |search: &String| {
+            search
+                .trim_start_matches('?')
+                .split('&')
+                .any(|pair| pair.starts_with("cell="))
+        };
+        let Some(query) = browser::search().filter(cell) else {
+            return;
+        };
+        let on_reply = Callback::from(move |reply: Result<Reply, String>| match reply {
+            Ok(Reply {
+                error: Some(why), ..
+            })
+            | Err(why) => dispatch.emit(Action::ImportRun(Err(why))),
+            Ok(r) if r.done => dispatch.emit(Action::OpenWorkRun {
+                fragment: r.html,
+                say: r.progress,
+            }),
+            Ok(_) => {}
+        });
+        let work = Work::start(on_reply);
+        work.send(Job::CompareRun { query });
+        *kept.borrow_mut() = Some(work);
+    });
+}
+
 /// The job's progress or failure, and the markup the worker drew, where a
 /// click on a run link opens that run. Each part of the drawing
 /// (`PART_BREAK`) is placed on its own, so one that did not change keeps

@@ -21,17 +21,19 @@
 //!   choice, and it only narrows the window a checker searches;
 //! - a release is invoked and completes at once: the simulated client
 //!   forgets the lock when it asks (its message still travels);
-//! - a call still open when its client pauses, crashes or exits, or when
-//!   the client gives it up (a release while it waits), or when the run
-//!   ends, ends with `info`, as Jepsen ends a call whose outcome is unknown;
-//!   as in Jepsen that process never runs again, and the client's next
-//!   call gets a fresh process number;
+//! - a call still open when its client crashes or exits, or when the
+//!   client gives it up (a release while it waits), or when the run ends,
+//!   ends with `info`, as Jepsen ends a call whose outcome is unknown; as
+//!   in Jepsen that process never runs again, and the client's next call
+//!   gets a fresh process number. A pause ends nothing: the call completes
+//!   when its answer comes, after the pause;
 //! - a process is a client's index (A = 0 ... D = 3) plus 4 for each earlier
 //!   process of that client that was retired or still busy (Jepsen's
 //!   `process mod concurrency` gives the client back), so every process is
 //!   sequential even when a client has two writes in flight;
 //! - faults are `:nemesis` operations, an `info` pair as Jepsen's nemesis
-//!   writes them.
+//!   writes them; Porcupine's log has no faults (its operations are the
+//!   four clients' calls, `ClientId` 0 to 3).
 //!
 //! Times are nanoseconds since the run began: the record's millisecond
 //! times a million, plus one for each entry already stamped in that
@@ -420,10 +422,10 @@ impl Builder {
                 None,
                 Some(reject_word(reason)),
             ),
-            Event::Paused { client, .. } => {
-                let open = self.open_of(*client, None);
-                self.close(ms, open, "paused");
-            }
+            // A pause ends no call: the process is frozen, not gone, and
+            // a grant or a write's verdict that comes after it completes
+            // the call it answers (an acquire granted after the pause is
+            // an `ok` with its token).
             Event::Crashed { client } | Event::Exited { client } => {
                 let why = match record.event {
                     Event::Crashed { .. } => "crashed",
@@ -531,6 +533,8 @@ fn failure_word(failure: &AcquireFailure) -> &'static str {
         AcquireFailure::NoValidity { .. } => "no-validity",
         AcquireFailure::LeaseGone => "lease-gone",
         AcquireFailure::NoReplicaAck => "no-replica-ack",
+        AcquireFailure::NoSyncedSlaves { .. } => "no-synced-slaves",
+        AcquireFailure::RedissonTimeout => "redisson-timeout",
         AcquireFailure::NotGranted { .. } => "not-granted",
         AcquireFailure::AgentUnreachable => "agent-unreachable",
         AcquireFailure::ConsulNoLeader => "no-leader",
@@ -718,7 +722,10 @@ pub const PORCUPINE_NEVER: i64 = i64::MAX;
 /// Porcupine's `[]Operation` (ClientId, Input, Call, Output, Return), one
 /// a line in a JSON array, the calls in the order they were made. Input is
 /// `{"op", "token"}`; Output is `{"status": "ok"|"fail"|"unknown", "token",
-/// "value", "error"}`. Faults are not operations there, and are left out.
+/// "value", "error"}`. `ClientId` is the client (A = 0 ... D = 3), not
+/// the Jepsen process: Porcupine's clients are the callers, and its
+/// visualization draws a lane per `ClientId`. Faults are not operations
+/// there, and are left out.
 pub fn porcupine(entries: &[Entry]) -> String {
     let mut out = String::from("[");
     let mut first = true;
@@ -726,6 +733,7 @@ pub fn porcupine(entries: &[Entry]) -> String {
         let (What::Call(asked), Some(process)) = (invoke.what, invoke.process) else {
             continue;
         };
+        let client = process % ClientId::COUNT as u32;
         let done = entries
             .iter()
             .find(|e| e.op == invoke.op && e.kind != Type::Invoke);
@@ -748,7 +756,7 @@ pub fn porcupine(entries: &[Entry]) -> String {
         first = false;
         let _ = write!(
             out,
-            r#"{{"ClientId":{process},"Input":{{"op":"{}","token":{}}},"Call":{},"Output":{{"status":"{status}","token":{},"value":{},"error":{}}},"Return":{ret}}}"#,
+            r#"{{"ClientId":{client},"Input":{{"op":"{}","token":{}}},"Call":{},"Output":{{"status":"{status}","token":{},"value":{},"error":{}}},"Return":{ret}}}"#,
             asked.f.word(),
             json_number(asked.token),
             json_ns(invoke.time_ns),

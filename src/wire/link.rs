@@ -942,3 +942,35 @@ fn clip(text: &str) -> String {
         clipped
     }
 }
+
+/// A TTL as the address writes it: seconds, with a decimal where needed.
+fn seconds(ms: u64) -> String {
+    let s = ms / 1_000;
+    match ms % 1_000 {
+        0 => s.to_string(),
+        rest => format!("{s}.{rest:03}").trim_end_matches('0').to_string(),
+    }
+}
+
+/// The comparison's settings (`tools::compare::address`) as a query
+/// string: the TTL always, the latency, seed and fencing mode where they
+/// differ from the page's defaults (`ttl=10&scale=1&rtt=2`). Here, with
+/// the links, since the page writes it into its address and the worker
+/// into each cell's.
+pub fn table_query(base: &Config) -> String {
+    let d = Config::default();
+    let mut q = format!("ttl={}", seconds(base.ttl_ms));
+    if base.latency_scale != d.latency_scale {
+        q.push_str(&format!("&scale={}", base.latency_scale));
+    }
+    if base.network_rtt_ms != d.network_rtt_ms {
+        q.push_str(&format!("&rtt={}", base.network_rtt_ms));
+    }
+    if base.seed != d.seed {
+        q.push_str(&format!("&seed={}", base.seed.0));
+    }
+    if !base.fence.is_documented() {
+        q.push_str(&format!("&fence={}", base.fence.word()));
+    }
+    q
+}

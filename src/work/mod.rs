@@ -90,6 +90,13 @@ pub enum Job {
     CompareAt { run: String, page: String },
     /// The finder's form, filled from a query string (the page's address).
     FindForm { query: String },
+    /// The comparison at the settings a query string names (an address's
+    /// `ttl=10&scale=1&rtt=2`, `tools::compare::address`).
+    CompareTable { query: String, page: String },
+    /// One cell's run, named by its address (`cell=gc-pause&system=redis&
+    /// fencing=on&ttl=5`), run again: the reply's `html` is the run's link
+    /// (its fragment) and its `progress` what the page says on opening it.
+    CompareRun { query: String },
 }
 
 impl Request {
@@ -157,6 +164,11 @@ impl Job {
                 format!(r#""run":{},"page":{}"#, string(run), string(page)),
             ),
             Job::FindForm { query } => ("find-form", format!(r#""query":{}"#, string(query))),
+            Job::CompareTable { query, page } => (
+                "compare-table",
+                format!(r#""query":{},"page":{}"#, string(query), string(page)),
+            ),
+            Job::CompareRun { query } => ("compare-run", format!(r#""query":{}"#, string(query))),
         };
         format!(r#"{{"{}":{{{}}}}}"#, fields.0, fields.1)
     }
@@ -301,6 +313,20 @@ impl Station {
                 Err(why) => send(Reply::failed(
                     id,
                     format!("The comparison could not read the page's settings. {why}"),
+                )),
+            },
+            Job::CompareTable { query, page } => match compare::address::read_table(&query) {
+                Ok(base) => compare::draw::run_all(&base, &page, &mut answer(id, &mut send)),
+                Err(why) => send(Reply::failed(
+                    id,
+                    format!("The comparison could not read this address's settings. {why}"),
+                )),
+            },
+            Job::CompareRun { query } => match compare::address::open_cell(&query) {
+                Ok((fragment, say)) => answer(id, &mut send)(fragment, say, true),
+                Err(why) => send(Reply::failed(
+                    id,
+                    format!("This address names a comparison run that cannot be opened. {why}"),
                 )),
             },
             Job::Spanner => answer(id, &mut send)(spanner::draw::body(), String::new(), true),
@@ -568,6 +594,11 @@ mod tests {
             run: odd.into(),
             page: odd.into(),
         });
+        jobs.push(Job::CompareTable {
+            query: odd.into(),
+            page: odd.into(),
+        });
+        jobs.push(Job::CompareRun { query: odd.into() });
         for (id, job) in jobs.into_iter().enumerate() {
             let request = Request {
                 v: PROTOCOL_VERSION,
@@ -871,6 +902,28 @@ mod tests {
         assert!(last
             .html
             .contains("at most one client believes it holds the lock"));
+        // The answer's first line names the settings it searched at.
+        let result = &last.html[last.html.find(r#"<div class="finder__result">"#).unwrap()..];
+        assert!(
+            result.contains(r#"<div class="finder__result"><p class="panel__note finder__settings"><strong>Settings:</strong> Redis, TTL 5 s, latency 10x real, fencing off, seed 1; bounds: up to 5 moves,"#),
+            "{result}"
+        );
+        // A cell's address runs the cell; a bad one says why.
+        let cell =
+            ask(r#"{"compare-run":{"query":"cell=gc-pause&system=redis&fencing=on&ttl=5"}}"#);
+        assert_eq!(cell.len(), 1);
+        assert!(cell[0].done && cell[0].error.is_none());
+        assert!(cell[0].html.starts_with("v1."), "{}", cell[0].html);
+        assert!(crate::wire::link::open_link(&cell[0].html).is_ok());
+        assert!(cell[0].progress.starts_with(
+            "Opened the comparison's run of GC pause on Redis, fencing on at TTL 5 s, latency 10x real, seed 1, fencing mode as documented (rejected while the master keeps its counter)."
+        ), "{}", cell[0].progress);
+        let wrong = ask(r#"{"compare-run":{"query":"cell=gc-pause&system=mongo"}}"#);
+        assert!(wrong[0]
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("The address's system is \"mongo\""));
         let bad = ask(r#"{"find":{"run":"v1.nonsense!","query":"property=stale-write"}}"#);
         assert_eq!(bad.len(), 1);
         assert!(bad[0].html.contains(r#"<form class="finder__question""#));

@@ -919,6 +919,10 @@ fn a_heal_counts_only_if_the_ping_s_next_try_lands_within_its_timeout() {
     // (serf saw the node rejoin) it cannot reach, so its dial of a new
     // connection waits out pool.go's 10 s `DefaultDialTimeout`, and fails:
     // by then serf has dropped the servers, and monitorLock errs.
+    // (hashicorp/consul agent/pool/pool.go at c806b27c, line 25:
+    // `const DefaultDialTimeout = 10 * time.Second`, the `net.Dialer`'s
+    // `Timeout` in `dial()`; older versions name it `defaultDialTimeout`,
+    // 10 s as well, line 21 at 078d3c7d.)
     let recut = {
         let scenario = cut_at_1_s()
             .client(ping_at + 8_000, 'A', Command::Heal)

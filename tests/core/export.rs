@@ -241,21 +241,23 @@ fn check_pairs(ops: &[BTreeMap<String, Value>], sim: &Sim, what: &str) {
 }
 
 #[test]
-fn a_call_open_when_its_client_pauses_or_crashes_ends_with_info_and_a_fresh_process() {
+fn a_pause_ends_no_call_and_a_crash_ends_its_calls_with_info_and_a_fresh_process() {
     let config = Config {
         backend: Backend::Etcd,
         ..Config::default()
     };
-    // A pauses before its grant arrives, and acquires again on waking
-    // (refused while it still believes it waits: a click, not a call).
-    // B's write is in flight when B's host powers off.
+    // A pauses before its grant arrives: the grant comes after it wakes,
+    // and the acquire is an ok with its token. B's write is in flight when
+    // B's host powers off, and B's next call is a new process.
     let s = Scenario::new(config)
         .client(0, 'A', Command::Acquire)
         .client(20, 'A', Command::GcPause { pause_ms: 1_000 })
         .client(3_000, 'A', Command::Release)
         .client(4_000, 'B', Command::Acquire)
         .client(5_000, 'B', Command::Write)
-        .client(5_001, 'B', Command::PowerOff);
+        .client(5_001, 'B', Command::PowerOff)
+        .client(6_000, 'B', Command::Restart)
+        .client(6_500, 'B', Command::Acquire);
     let fragment = link_of(&s, 9_000);
     let sim = replayed(&fragment);
     let text = export::from_link(&fragment, Format::Edn).unwrap();
@@ -266,21 +268,108 @@ fn a_call_open_when_its_client_pauses_or_crashes_ends_with_info_and_a_fresh_proc
         .filter(|o| word(&o["type"]) == "info" && o["process"] != kw("nemesis"))
         .map(|o| (int(&o["process"]), word(&o["f"]), word(&o["error"])))
         .collect();
+    // B's new acquire waits out its dead session's lease past the run's end.
     assert_eq!(
         info,
         [
-            (0, "acquire".into(), "paused".into()),
-            (1, "write".into(), "crashed".into())
+            (1, "write".into(), "crashed".into()),
+            (5, "acquire".into(), "run-ended".into())
         ],
         "{text}"
     );
-    // A's release after its paused acquire runs as a new process: 0 + 4.
+    let a_granted = sim
+        .history()
+        .iter()
+        .find_map(|r| match r.event {
+            Event::Acquired { client, token, .. } if client == distlock::sim::ClientId::ALL[0] => {
+                Some(token.unwrap().0)
+            }
+            _ => None,
+        })
+        .expect("A is granted after its pause");
     assert!(
-        text.contains(":type :invoke, :f :release, :value nil, :process 4,"),
+        text.contains(&format!(
+            ":type :ok, :f :acquire, :value {a_granted}, :process 0,"
+        )),
+        "{text}"
+    );
+    // A's release runs on the same process; B's acquire after its restart
+    // on a new one: 1 + 4.
+    assert!(
+        text.contains(":type :invoke, :f :release, :value nil, :process 0,"),
+        "{text}"
+    );
+    assert!(
+        text.contains(":type :invoke, :f :acquire, :value nil, :process 5,"),
         "{text}"
     );
     assert!(text.contains(":f :kill, :value {:client \"B\", :how :power-off}"));
+    // Porcupine's log names the clients, never a process past D.
+    let log: Vec<Json> =
+        serde_json::from_str(&export::from_link(&fragment, Format::Porcupine).unwrap()).unwrap();
+    let ids: Vec<u64> = log
+        .iter()
+        .map(|o| o["ClientId"].as_u64().unwrap())
+        .collect();
+    assert!(ids.contains(&1) && ids.iter().all(|&id| id < 4), "{ids:?}");
     let _ = client('A');
+}
+
+/// Every story on every system, fencing off and on: each grant in the run
+/// is an `:ok` acquire in the EDN, with its token, read back by an EDN
+/// reader; and Porcupine's log, read as JSON, has one operation per call,
+/// each under its client's id (0 to 3).
+#[test]
+fn every_grant_of_every_story_is_an_ok_with_its_token_and_porcupine_names_only_clients() {
+    use distlock::lesson::presets::PRESETS;
+    for p in PRESETS {
+        for backend in Backend::ALL {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let Some(s) = p.scenario(backend, fencing) else {
+                    continue;
+                };
+                let fragment = link_of(&s, p.run_ms_on(backend));
+                let sim = replayed(&fragment);
+                let what = format!("{} on {backend:?}, {fencing:?}", p.id);
+                let grants: Vec<(i64, Option<i64>)> = sim
+                    .history()
+                    .iter()
+                    .filter_map(|r| match r.event {
+                        Event::Acquired { client, token, .. } => Some((
+                            client.index() as i64,
+                            token.map(|t| i64::try_from(t.0).unwrap()),
+                        )),
+                        _ => None,
+                    })
+                    .collect();
+                let ops = read_edn(&export::from_link(&fragment, Format::Edn).unwrap());
+                let oks: Vec<(i64, Option<i64>)> = ops
+                    .iter()
+                    .filter(|o| word(&o["type"]) == "ok" && word(&o["f"]) == "acquire")
+                    .map(|o| {
+                        let token = match &o["value"] {
+                            Value::Nil => None,
+                            v => Some(int(v)),
+                        };
+                        (int(&o["process"]) % 4, token)
+                    })
+                    .collect();
+                assert_eq!(oks, grants, "{what}");
+                let log: Vec<Json> =
+                    serde_json::from_str(&export::from_link(&fragment, Format::Porcupine).unwrap())
+                        .unwrap();
+                let invokes = ops
+                    .iter()
+                    .filter(|o| word(&o["type"]) == "invoke" && o["process"] != kw("nemesis"))
+                    .count();
+                assert_eq!(log.len(), invokes, "{what}");
+                for op in &log {
+                    let id = op["ClientId"].as_u64().expect("an int ClientId");
+                    assert!(id < 4, "{what}: {op}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

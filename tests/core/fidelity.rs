@@ -231,6 +231,14 @@ fn zk_state_at(sim: &Sim, who: char, state: distlock::sim::ZkConn) -> Millis {
 /// 3`): 5/3 of the timeout after A last heard the ensemble, still cut off,
 /// and after the server expired A's session (at 1x) and B took over. The
 /// native client before 3.9.3, and kazoo, hear LOST only on reconnecting.
+/// (From 3.9.3 the native client ends the session itself, ZOOKEEPER-4508:
+/// apache/zookeeper tag release-3.9.3,
+/// zookeeper-server/src/main/java/org/apache/zookeeper/ClientCnxn.java
+/// 424 `expirationTimeout = sessionTimeout * 4 / 3`, 1245-1253: once
+/// `expirationTimeout - getIdleRecv() <= 0` it throws
+/// SessionTimeoutException and, state CLOSED, queues Expired (1328);
+/// 1447 the same for the negotiated timeout. Not one of the page's
+/// clients: the card and systems.md name it.)
 #[test]
 fn curator_declares_lost_while_cut_off_and_the_native_client_on_reconnecting() {
     use distlock::sim::ZkConn;

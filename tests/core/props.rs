@@ -314,12 +314,26 @@ fn check_run(config: Config, steps: Vec<(u64, Action)>) -> Result<(), TestCaseEr
     let mut snapshot = sim.snapshot();
     prop_assert!(snapshot.history().is_empty());
     prop_assert_eq!(snapshot.fingerprint(), sim.fingerprint(), "seed {}", seed);
+    // So is one copied into another run's state, whose buffers it reuses.
+    let mut copied = replayed.clone();
+    copied.run_until(Millis(sim.now().ms() + 7_000));
+    sim.snapshot_into(&mut copied);
+    prop_assert!(copied.history().is_empty());
+    prop_assert_eq!(copied.fingerprint(), sim.fingerprint(), "seed {}", seed);
     let mut original = sim.clone();
     let later = Millis(sim.now().ms() + 20_000);
     original.run_until(later);
     snapshot.run_until(later);
+    copied.run_until(later);
     prop_assert_eq!(
         snapshot.fingerprint(),
+        original.fingerprint(),
+        "seed {}",
+        seed
+    );
+    prop_assert!(copied.history() == snapshot.history(), "seed {}", seed);
+    prop_assert_eq!(
+        copied.fingerprint(),
         original.fingerprint(),
         "seed {}",
         seed

@@ -307,10 +307,21 @@ fn redissons_rule_grants_unreplicated_on_a_master_with_no_replica() {
     let sim = play(&s, 12_000);
     let text = story(&sim);
     assert!(grants(&sim, 'A').is_empty(), "{text}");
-    let a_failed = no_ack_at(&sim, 'A').expect("A's WAIT died with the master");
+    // A's WAIT gets no answer: a response timeout, not
+    // NoSyncedSlavesException, so ServiceManager.execute does not try
+    // again (ServiceManager.java 632-649) and handleNoSync gives nothing
+    // back (CommandAsyncService.java 1039-1066).
+    let (a_failed, why) = redisson_failed(&sim, 'A').expect("A's WAIT died with the master");
+    assert_eq!(why, AcquireFailure::RedissonTimeout, "{text}");
     // Redisson waits up to its 1 s slavesSyncTimeout for the answer that
     // never comes, then the reply timeout: not the application's 100 ms.
     assert!(a_failed >= Millis(1_000), "{text}");
+    assert!(
+        !sim.history()
+            .iter()
+            .any(|r| matches!(r.event, Event::Service(ServiceEvent::RedissonRetry { .. }))),
+        "{text}"
+    );
     let b = grants(&sim, 'B');
     assert_eq!(b.len(), 1, "granted with no replica to copy it\n{text}");
     assert_eq!(no_ack_at(&sim, 'B'), None, "{text}");
@@ -342,28 +353,98 @@ fn with_the_replica_down_redisson_grants_and_wait_1_refuses() {
     assert!(no_ack_at(&app, 'A').is_some(), "{}", story(&app));
 }
 
+/// When `who` is told Redisson's acquisition failed, and why.
+fn redisson_failed(sim: &Sim, who: char) -> Option<(Millis, AcquireFailure)> {
+    sim.history().iter().find_map(|r| match r.event {
+        Event::AcquireFailed {
+            client: c,
+            failure:
+                failure @ (AcquireFailure::NoSyncedSlaves { .. } | AcquireFailure::RedissonTimeout),
+        } if c == client(who) => Some((r.at, failure)),
+        _ => None,
+    })
+}
+
 /// A replica that is connected but does not acknowledge within 1 s (here
-/// its copies land 2 s late) fails Redisson's acquisition: 0 synced while
-/// 1 is available, "None of slaves were synced"; and Redisson unlocks the
-/// key it set (`RedissonBaseLock.handleNoSync`).
+/// its copies land 2 s late): each of Redisson's tries ends in
+/// `NoSyncedSlavesException`, 0 synced while 1 is available (redisson
+/// redisson/src/main/java/org/redisson/command/CommandAsyncService.java
+/// 1218-1225, commit 66863978); `handleNoSync` gives the key back
+/// (RedissonLock.java 193, RedissonBaseLock.java 281-282: unlockInnerAsync);
+/// `ServiceManager.execute` (connection/ServiceManager.java 628-655, which
+/// RedissonLock.java 156-158 wraps around each tryAcquire) tries again
+/// after `retryDelay` while fewer than `retryAttempts` tries are spent
+/// (config/BaseConfig.java 62: `retryAttempts = 4`; 67: `new
+/// EqualJitterDelay(Duration.ofMillis(1000), Duration.ofSeconds(2))`,
+/// whose `calcDelay` gives 2 s / 2 plus a draw of 0 to 1 s: 1 to 2 s). The
+/// caller sees the exception only after the fifth try.
 #[test]
-fn redisson_fails_when_a_connected_replica_does_not_ack_in_a_second() {
+fn redisson_tries_five_times_when_a_connected_replica_does_not_ack_in_a_second() {
     let mut c = config();
     c.redis.wait = ReplicaWait::Redisson;
     let s = Scenario::new(c)
         .node(0, 2, NodeCommand::Slow { extra_ms: 2_000 })
-        .client(10, 'A', Command::Acquire)
-        .client(1_500, 'B', Command::Acquire);
-    let sim = play(&s, 4_000);
+        .client(10, 'A', Command::Acquire);
+    let sim = play(&s, 20_000);
     let text = story(&sim);
     assert!(grants(&sim, 'A').is_empty(), "{text}");
-    let failed = no_ack_at(&sim, 'A').expect("none synced while one is connected");
-    assert!(
-        (Millis(1_000)..Millis(1_100)).contains(&failed),
-        "at the 1 s slavesSyncTimeout\n{text}"
+    let retries: Vec<(Millis, u8, u64)> = sim
+        .history()
+        .iter()
+        .filter_map(|r| match r.event {
+            Event::Service(ServiceEvent::RedissonRetry {
+                client: c,
+                attempt,
+                delay_ms,
+            }) if c == client('A') => Some((r.at, attempt, delay_ms)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        retries.iter().map(|r| r.1).collect::<Vec<_>>(),
+        [1, 2, 3, 4],
+        "{text}"
     );
-    let b = grants(&sim, 'B');
-    assert!(b.is_empty(), "B meets the same slow replica\n{text}");
+    // The first try's WAIT answers 0 at the 1 s slavesSyncTimeout.
+    assert!(
+        (Millis(1_000)..Millis(1_100)).contains(&retries[0].0),
+        "{text}"
+    );
+    for w in retries.windows(2) {
+        let (at, _, delay) = w[0];
+        assert!((1_000..=2_000).contains(&delay), "{text}");
+        // The next try starts after the delay and waits its own second.
+        let gap = w[1].0.ms() - at.ms();
+        assert!(
+            (delay + 1_000..delay + 1_100).contains(&gap),
+            "{gap} ms after a delay of {delay}\n{text}"
+        );
+    }
+    // The delays are drawn, not fixed.
+    assert!(retries.iter().any(|r| r.2 != retries[0].2), "{text}");
+    let (failed, why) = redisson_failed(&sim, 'A').expect("A is told after its fifth try");
+    assert_eq!(why, AcquireFailure::NoSyncedSlaves { tries: 5 }, "{text}");
+    let (last, _, delay) = retries[3];
+    assert!(
+        (last.ms() + delay + 1_000..last.ms() + delay + 1_100).contains(&failed.ms()),
+        "{text}"
+    );
+    // Every try gave its key back.
+    let given_back = sim
+        .history()
+        .iter()
+        .filter(|r| {
+            matches!(r.event, Event::Service(ServiceEvent::RedisKeyDeleted { owner, by, .. })
+                if owner == client('A') && by == client('A'))
+        })
+        .count();
+    assert_eq!(given_back, 5, "{text}");
+    // The single-server configuration sends no WAIT at all
+    // (CommandAsyncService.java 1097: `isSingleConfig()`): "off".
+    let mut single = s.clone();
+    single.config.redis.wait = ReplicaWait::Off;
+    let single = play(&single, 2_000);
+    assert_eq!(grants(&single, 'A').len(), 1, "{}", story(&single));
 }
 
 /// Links and run files written before the choice said `"wait_replica":

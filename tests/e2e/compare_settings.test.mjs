@@ -2,8 +2,10 @@
 // set in the controls, the table says which settings it ran at and its
 // times follow them; its CSV and Markdown exports, read from the page and
 // from the clipboard, hold a line per story and system with each run's
-// link; "Run at my settings" runs it again after the settings change. The
-// bytes of the exports are checked in the core (src/tools/compare/draw.rs).
+// short link, which opens its run; the settings go into the page's address,
+// and that address runs the same table; "Run at my settings" runs it again
+// after the settings change. The bytes of the exports are checked in the
+// core (src/tools/compare/draw.rs).
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/compare_settings.test.mjs`
 
@@ -52,7 +54,9 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
   await setField(page, "Seed", "7");
   await openView(page, "Compare the systems");
   await compare(page).getByRole("button", { name: /Run the comparison/ }).click();
-  const line = await wholeTable(page, /This table is at: TTL 30 s, latency \d+x real, seed 7\./);
+  const line = await wholeTable(page, /This table is at: TTL 30 s, latency \d+x real, seed 7, fencing mode as documented\./);
+  // The table's settings are in the address: a link to it runs the same table.
+  assert.match(page.url(), /\?view=compare&ttl=30&seed=7(#|$)/);
   assert.match(await line.innerText(), /stretched by 6x/, "the stories written for 5 s say they were stretched");
   // A dead holder's lease is the TTL: etcd's B waits about 30 s, not 5.
   const waited = await etcdWait(page);
@@ -66,14 +70,15 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
   const csvField = exported.getByRole("textbox", named("The comparison as CSV"));
   const csv = await csvField.inputValue();
   const lines = csv.trimEnd().split("\n");
-  assert.equal(lines[0], "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs");
-  assert.equal(lines.length, 1 + 8 * 7, "a line per story and system");
-  const etcdLine = lines.find((l) => l.startsWith("etcd,Crash (process exits),30000,"));
+  assert.match(lines[0], /^# Distributed Lock Simulator comparison at: TTL 30 s, latency \d+x real, seed 7, fencing mode as documented$/);
+  assert.equal(lines[1], "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,fence_mode,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs,write_time_runs");
+  assert.equal(lines.length, 2 + 8 * 8, "a line per story and system");
+  const etcdLine = lines.find((l) => l.startsWith('etcd,"Crash (process exits) ('));
   assert.ok(etcdLine, "etcd's crash line");
-  assert.match(etcdLine, /,7,lease 30 s \(the application's choice\),\d+,waited [\d.]+ s,/);
+  assert.match(etcdLine, /,30000,\d+,0,7,documented,lease 30 s \(the application's choice\),\d+,waited [\d.]+ s,/);
   const base = new URL(suite.server.url);
-  const link = etcdLine.match(/(http\S+?#v1\.[A-Za-z0-9_-]+)/)[1];
-  assert.equal(link.split("#")[0], `${base.origin}${base.pathname}`, "the page's address, without its query");
+  const link = etcdLine.match(/(http\S+?\?cell=process-exit&system=etcd&ttl=30&seed=7)/)[1];
+  assert.equal(link.split("?")[0], `${base.origin}${base.pathname}`, "the page's address, then the cell's");
   const copyButtons = exported.getByRole("button", named("Copy"));
   await copyButtons.first().click();
   await poll(async () => (await exported.getByRole("status").first().innerText()) === "Copied.", { what: "the CSV copied" });
@@ -81,24 +86,40 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
 
   // The Markdown: the settings above a table of the same lines, each verdict a link.
   const md = await exported.getByRole("textbox", named("The comparison as a Markdown table")).inputValue();
-  assert.match(md, /^Distributed Lock Simulator comparison at: TTL 30 s, latency \d+x real, seed 7\./);
-  assert.equal(md.split("\n").filter((l) => l.startsWith("| ")).length, 1 + 8 * 7);
-  assert.match(md, /\n\| etcd \| Crash \(process exits\) \| \[waited [\d.]+ s\]\(http\S+#v1\.[A-Za-z0-9_-]+\) \| {2}\|/);
+  assert.match(md, /^Distributed Lock Simulator comparison at: TTL 30 s, latency \d+x real, seed 7, fencing mode as documented\./);
+  assert.ok(md.split("\n").filter((l) => l.startsWith("| ")).length >= 1 + 8 * 8, "a row per story and system, and per tuned setting");
+  const row = md.match(/\n\| etcd \| Crash \(process exits\) \([^|]*\) \| {2}\| \[waited [\d.]+ s\]\[(\d+)\] \| {2}\|/);
+  assert.ok(row, "etcd's crash row, its verdict a reference link");
+  assert.ok(md.includes(`\n[${row[1]}]: <${link}>`), "the link's address under the table");
+  const longest = Math.max(...md.split("\n").map((l) => l.length));
+  assert.ok(longest <= 400, `the longest Markdown line is ${longest} characters`);
   await copyButtons.last().click();
   await poll(async () => (await page.evaluate(() => navigator.clipboard.readText())) === md, { what: "the Markdown copied" });
 
-  // The exported link opens its run at the settings it ran with.
+  // The exported link runs the cell again and opens it at the settings it ran with.
   await page.goto(link);
   await started(page);
   await page.getByRole("region", named("Client A")).waitFor();
-  assert.equal(await page.getByRole("spinbutton", named("TTL (s)")).inputValue(), "30");
+  const ttl = page.getByRole("spinbutton", named("TTL (s)"));
+  await poll(async () => (await ttl.inputValue()) === "30", { what: "the cell's run opened at TTL 30 s", timeout: 60_000 });
+  await page.getByText(/Opened the comparison's run of Crash \(process exits\) on etcd at TTL 30 s/).first().waitFor();
+});
+
+test("an address with the table's settings runs that table as the page opens", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const page = await openPage(await suite.context(t), `${suite.server.url}?view=compare&ttl=12&fence=takeover`);
+  await wholeTable(page, /This table is at: TTL 12 s, latency \d+x real, seed 1, fencing mode new holder fences on takeover\./);
+  // The fencing modes side by side: the one on show marked, the others links to the table fenced so.
+  const modes = compare(page).locator(".compare__modes");
+  assert.equal(await modes.locator('[aria-current="true"]').innerText(), "new holder fences on takeover");
+  const check = modes.getByRole("link", { name: "checked against the lock in the same transaction" });
+  assert.match(await check.getAttribute("href"), /^\?view=compare&ttl=12&fence=check$/);
 });
 
 test("Run at my settings runs the table again at the settings changed since", { timeout: TEST_TIMEOUT_MS }, async (t) => {
   const page = await suite.page(t);
   await openView(page, "Compare the systems");
   await compare(page).getByRole("button", { name: /Run the comparison/ }).click();
-  await wholeTable(page, /This table is at: TTL 5 s, latency \d+x real, seed 1\. Each system at its real defaults/);
+  await wholeTable(page, /This table is at: TTL 5 s, latency \d+x real, seed 1, fencing mode as documented\. Each system at its real defaults/);
   const at5 = await etcdWait(page);
   assert.ok(at5 < 10, `etcd waited ${at5} s at TTL 5 s`);
   await openView(page, "Simulator");

@@ -33,7 +33,7 @@ async function listedModes(page) {
 async function bAcquiresButNeverWrites(page) {
   await cardButton(page, "A", "Acquire").click();
   await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "A")), "Client A holding");
-  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
+  await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
   await cardButton(page, "A", "GC pause").click();
   await waitForCardState(page, "A", "paused");
   await card(page, "A").getByRole("button", { name: /^Write\b/ }).first().click();

@@ -35,7 +35,7 @@ describe("the client cards", { timeout: TEST_TIMEOUT_MS }, () => {
     await chooseBackend(page, "etcd");
     await setTtl(page, 5);
     await acquireByStep(page, "A");
-    await card(page, "A").getByRole("combobox", named("Pause (s)")).selectOption("8");
+    await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
     await cardButton(page, "A", "GC pause").click();
     await waitForCardState(page, "A", "paused");
 

@@ -107,7 +107,7 @@ for (const [system, pauseS, askWhenFree] of LEASES) {
       await cardButton(page, "A", "Acquire").click();
       await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "A")), `${system}: A holding`, 400);
       // "A takes a long GC pause."
-      await card(page, "A").getByRole("combobox", named("Pause (s)")).selectOption(String(pauseS));
+      await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption(String(pauseS));
       await cardButton(page, "A", "GC pause").click();
       await waitForCardState(page, "A", "paused");
       // "...and writes": the write clicked during the pause leaves as A wakes.

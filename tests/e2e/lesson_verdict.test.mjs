@@ -16,6 +16,7 @@ import {
   cardButton,
   cardText,
   chooseBackend,
+  named,
   setFenceMode,
   setFencing,
   setTtl,
@@ -41,7 +42,7 @@ const VERDICT = /increments? (?:was|were) lost|Counter corrupted|Fencing stopped
 async function followTheArticleWithoutBWriting(page) {
   await cardButton(page, "A", "Acquire").click();
   await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "A")), "Client A holding");
-  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
+  await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
   await cardButton(page, "A", "GC pause").click();
   await waitForCardState(page, "A", "paused");
   await writeButton(page, "A").click();

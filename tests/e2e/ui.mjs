@@ -40,8 +40,11 @@ export const named = (name) => ({ name, exact: true });
 /** The card of client `id` ("A".."D"). */
 export const card = (page, id) => page.getByRole("region", named(`Client ${id}`));
 
-/** A button inside a client card, such as "Acquire" or "GC pause". */
-export const cardButton = (page, id, name) => card(page, id).getByRole("button", named(name));
+/**
+ * A button inside a client card, by the word it shows, such as "Acquire"
+ * or "GC pause": its accessible name adds its client ("Acquire, client A").
+ */
+export const cardButton = (page, id, name) => card(page, id).getByRole("button", named(`${name}, client ${id}`));
 
 /** The status strip: holder, token, rejected count, virtual clock. */
 export const statusStrip = (page) =>
@@ -280,7 +283,7 @@ export async function playScenarioToRunFirst(page, { fencing, start = true }) {
 
   await cardButton(page, "A", "Acquire").click();
   await stepUntil(page, async () => /\bholding\b/i.test(await cardText(page, "A")), "Client A holding");
-  await card(page, "A").getByRole("combobox", { name: "Pause (s)", exact: true }).selectOption("8");
+  await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
   await cardButton(page, "A", "GC pause").click();
   await waitForCardState(page, "A", "paused");
   // Queued while A is frozen; it leaves the instant A wakes.

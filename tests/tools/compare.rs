@@ -3,7 +3,7 @@
 
 use distlock::sim::{Backend, Fencing, Sim, CHUBBY_LEASE_MS, CONSUL_SESSION_TTL_MS};
 use distlock::tools::compare::{
-    cell, markdown, matrix, run, sides, ttl_ms, Cell, Outcome, COLUMNS, RUNS, VARIANTS,
+    cell, markdown, matrix, run, sides, ttl_ms, write_times, Cell, Outcome, COLUMNS, RUNS, VARIANTS,
 };
 
 fn outcome(column: &str, backend: Backend, fencing: Fencing) -> Outcome {
@@ -54,9 +54,11 @@ fn the_button_counts_every_run_the_table_makes() {
             .iter()
             .filter(|s| s.column == "*" || s.column == c.id)
             .count();
-        runs += sides(c).len() * (Backend::ALL.len() + variants);
+        runs += sides(c).len() * write_times(c.id) * (Backend::ALL.len() + variants);
     }
     assert_eq!(RUNS, runs);
+    // The partitioned holder runs A's write at five times, every side and setting.
+    assert_eq!(write_times("partitioned-holder"), 5);
 }
 
 #[test]
@@ -86,12 +88,69 @@ fn fencing_with_an_ordered_token_rejects_the_late_write() {
             Outcome::Corrupted,
             "{backend}: unfenced, the late write corrupts"
         );
+        // A token the system does not promise to keep growing says what
+        // the rejection rests on.
+        let fenced = if backend.monotonic_tokens() {
+            Outcome::Rejected
+        } else {
+            Outcome::RejectedWhile("the master keeps its counter")
+        };
         assert_eq!(
             outcome("gc-pause", backend, Fencing::On),
-            Outcome::Rejected,
+            fenced,
             "{backend}: fenced, it is rejected"
         );
     }
+}
+
+/// A fencing verdict never claims more than the token promises: Redlock's
+/// rejections name the counter on node 1 they rest on, and the column of
+/// the node restart that resets it shows the stale write accepted with
+/// fencing on; PostgreSQL's version column names what it checks.
+#[test]
+fn a_rejection_by_a_token_that_can_go_back_says_what_it_rests_on() {
+    for column in ["gc-pause", "delayed-write"] {
+        let c = cell(column, Backend::Redlock, Fencing::On);
+        assert_eq!(
+            c.main.outcome,
+            Outcome::RejectedWhile("node 1 keeps its counter"),
+            "{column}"
+        );
+        assert_eq!(c.main.word(), "rejected while node 1 keeps its counter");
+        assert!(
+            c.depends_on
+                .as_deref()
+                .unwrap()
+                .contains("restart without persistence"),
+            "{:?}",
+            c.depends_on
+        );
+    }
+    let restart = cell("node-restart", Backend::Redlock, Fencing::On);
+    assert_eq!(
+        restart.main.outcome,
+        Outcome::Corrupted,
+        "{}",
+        restart.main.why
+    );
+    for backend in Backend::ALL.into_iter().filter(|&b| b != Backend::Redlock) {
+        let c = cell("node-restart", backend, Fencing::Off);
+        assert!(
+            matches!(&c.main.outcome, Outcome::NotApplicable(why) if why.starts_with("Redlock's alone")),
+            "{backend}: {:?}",
+            c.main.outcome
+        );
+    }
+    let pg = cell("delayed-write", Backend::Postgres, Fencing::On);
+    assert_eq!(
+        pg.main.outcome,
+        Outcome::RejectedWhile("B wrote after A read the version")
+    );
+    assert!(pg
+        .depends_on
+        .as_deref()
+        .unwrap()
+        .contains("not of who holds the lock"));
 }
 
 #[test]
@@ -321,13 +380,22 @@ fn chubby_stops_the_partitioned_holder_in_time_only_with_the_longest_lock_delay(
         dep.contains("lock-delay 60 s") && dep.contains("only this bound"),
         "{dep}"
     );
-    for label in ["lock-delay 20 s", "lock-delay 0 s"] {
+    // A shorter lock-delay leaves a window in which B holds and A still
+    // believes: whether A's write falls in it is timing, so the cell says
+    // at how many of its five write times it did, and the others are two
+    // holders with no write in the overlap.
+    for (label, word) in [
+        ("lock-delay 20 s", "corrupted at 1 of 5 write times"),
+        ("lock-delay 0 s", "corrupted at 2 of 5 write times"),
+    ] {
         let v = c.variants.iter().find(|v| v.label == label).expect(label);
-        assert!(
-            matches!(v.judged.outcome, Outcome::TwoHolders { .. }),
-            "{label}: {:?}",
-            v.judged.outcome
-        );
+        assert_eq!(v.judged.word(), word, "{}", v.judged.why);
+        assert_eq!(v.judged.writes.len(), 5);
+        assert!(v
+            .judged
+            .writes
+            .iter()
+            .all(|w| matches!(w.outcome, Outcome::Corrupted | Outcome::TwoHolders { .. })));
     }
 }
 
@@ -530,7 +598,7 @@ fn at_the_visitors_ttl_the_leases_and_the_stories_scale_with_it() {
     );
     let words = settings_words(&base);
     assert!(
-        words.starts_with("TTL 30 s, latency 10x real, seed 1."),
+        words.starts_with("TTL 30 s, latency 10x real, seed 1, fencing mode as documented."),
         "{words}"
     );
     assert!(words.contains("stretched by 6x"), "{words}");
@@ -561,7 +629,7 @@ fn a_visitors_own_options_seed_and_latency_are_the_runs_own() {
     assert!(!chubby.variants.is_empty());
     let words = settings_words(&base);
     assert!(
-        words.starts_with("TTL 5 s, latency real, seed 7."),
+        words.starts_with("TTL 5 s, latency real, seed 7, fencing mode as documented."),
         "{words}"
     );
     assert!(
@@ -629,4 +697,121 @@ fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
             }
         }
     }
+}
+
+/// Every run of every cell, by its short address, opens the same run as
+/// the table's own: the same fingerprint, for the default table and for
+/// one at TTL 30 s across regions.
+#[test]
+fn every_cells_short_address_opens_the_same_run_as_the_table() {
+    use distlock::sim::{latency::LATENCY_PRESETS, Config, Millis};
+    use distlock::tools::compare::address::{cell_query, open_cell, CellRef};
+    use distlock::tools::compare::{row_at, Judged};
+    let cross_region = LATENCY_PRESETS
+        .iter()
+        .find(|p| p.name == "Cross-region")
+        .unwrap()
+        .apply(&Config {
+            ttl_ms: 30_000,
+            ..Config::default()
+        });
+    for base in [Config::default(), cross_region] {
+        let mut opened = 0;
+        for backend in Backend::ALL {
+            let row = row_at(&base, backend);
+            for (column, cells) in COLUMNS.iter().zip(&row.cells) {
+                for cell in cells {
+                    let mut runs: Vec<(Option<&str>, Option<usize>, &Judged)> =
+                        vec![(None, None, &cell.main)];
+                    for v in &cell.variants {
+                        runs.push((Some(v.id), None, &v.judged));
+                    }
+                    for (id, _, judged) in runs.clone() {
+                        for (k, w) in judged.writes.iter().enumerate() {
+                            runs.push((id, Some(k), w));
+                        }
+                    }
+                    for (id, write, judged) in runs {
+                        let Some(played) = &judged.run else { continue };
+                        // The run shown for several write times is one of them.
+                        let write = write
+                            .or_else(|| judged.writes.iter().position(|w| w.run == judged.run));
+                        let at = CellRef {
+                            column,
+                            backend,
+                            fencing: cell.fencing,
+                            setting: id.map(|id| {
+                                VARIANTS
+                                    .iter()
+                                    .find(|s| s.id == id && s.backend == backend)
+                                    .unwrap()
+                            }),
+                            write,
+                        };
+                        let query = cell_query(&base, &at).expect("no options of the visitor's");
+                        assert!(query.len() < 140, "{query}");
+                        let (fragment, _) =
+                            open_cell(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+                        let (link, sim) = distlock::wire::link::open_link(&fragment).unwrap();
+                        assert_eq!(link.end_ms, played.end.ms(), "{query}");
+                        let table = Sim::play(&played.scenario, played.end).unwrap();
+                        assert_eq!(sim.fingerprint(), table.fingerprint(), "{query}");
+                        assert_eq!(sim.now(), Millis(link.end_ms));
+                        opened += 1;
+                    }
+                }
+            }
+        }
+        assert!(opened > RUNS / 2, "{opened} runs opened");
+    }
+}
+
+/// An address that names no cell, or one the comparison does not run,
+/// says what is wrong with it and runs nothing.
+#[test]
+fn a_cell_address_that_cannot_be_run_says_why() {
+    use distlock::tools::compare::address::{open_cell, read_table};
+    for (query, says) in [
+        (
+            "cell=coffee&system=redis&ttl=5",
+            "does not have: one of gc-pause",
+        ),
+        ("cell=gc-pause&system=mongo&ttl=5", "system is \"mongo\""),
+        ("cell=gc-pause&system=redis&ttl=fast", "ttl is \"fast\""),
+        ("cell=gc-pause&system=redis&ttl=500", "cannot run"),
+        (
+            "cell=process-exit&system=redis&fencing=on&ttl=5",
+            "fencing off only",
+        ),
+        (
+            "cell=gc-pause&system=redis&ttl=5&setting=pg-tuned",
+            "not one the comparison runs",
+        ),
+        ("cell=gc-pause&system=redis&ttl=5&write=2", "one time only"),
+        (
+            "cell=partitioned-holder&system=redis&fencing=on&ttl=5&write=6",
+            "times 1 to 5",
+        ),
+        (
+            "cell=node-restart&system=etcd&fencing=on&ttl=5",
+            "has no run to open: Redlock's alone",
+        ),
+    ] {
+        let why = open_cell(query).expect_err(query);
+        assert!(why.contains(says), "{query}: {why}");
+    }
+    let base = read_table("view=compare&ttl=2.5&scale=1&rtt=70&seed=9&fence=check").unwrap();
+    assert_eq!(
+        (
+            base.ttl_ms,
+            base.latency_scale,
+            base.network_rtt_ms,
+            base.seed.0
+        ),
+        (2_500, 1, 70, 9)
+    );
+    assert_eq!(
+        distlock::wire::link::table_query(&base),
+        "ttl=2.5&scale=1&rtt=70&seed=9&fence=check"
+    );
 }

@@ -98,6 +98,20 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
         assert!(html.contains(&format!(">{label}</span>")), "label {label}");
     }
     assert_eq!(html.matches(">Pause (s)</span>").count(), 4);
+    // A card's fields and buttons name their client beside the short word.
+    for c in ["A", "B", "C", "D"] {
+        for button in [
+            "Pause (s)",
+            "Renewal",
+            "Acquire",
+            "Write",
+            "Release",
+            "GC pause",
+        ] {
+            let named = format!("aria-label=\"{button}, client {c}\"");
+            assert!(html.contains(&named), "{named}");
+        }
+    }
     let speed = tag_around(&html, "id=\"speed\"");
     for attr in ["type=\"range\"", "min=\"0.25\"", "max=\"8\""] {
         assert!(speed.contains(attr), "speed input {attr}: {speed}");
@@ -113,11 +127,21 @@ async fn page_carries_the_names_tests_and_screen_readers_rely_on() {
     assert!(html.contains("aria-label=\"Status\""));
     assert_eq!(text_after(&html, "data-testid=\"rejected-count\""), "0");
     assert!(html.contains("t=0.0 s"));
+    // The log is for reading; the narrator is the page's one polite voice.
     let log = tag_around(&html, "aria-label=\"Event log\"");
     assert!(
-        log.starts_with("<ol") && log.contains("aria-live=\"polite\""),
+        log.starts_with("<ol") && !log.contains("aria-live"),
         "{log}"
     );
+    assert_eq!(
+        html.matches("aria-live=\"polite\"").count(),
+        html.matches("class=\"tour__caption\"").count()
+            + html.matches("class=\"timeline__caption\"").count()
+            + html.matches("class=\"timeline__wire\"").count()
+            + 1,
+        "one narrator, beside the captions that answer the reader's own moves"
+    );
+    assert!(html.contains("data-testid=\"narrator\""));
     for region in ["Lock service", "Resource", "Messages in flight", "Controls"] {
         assert!(
             html.contains(&format!("aria-label=\"{region}\"")),
@@ -900,6 +924,10 @@ async fn cards_say_which_zookeeper_client_runs_and_redlock_shows_its_validity_bu
         html.contains("ZooKeeper client: Curator: CONNECTED"),
         "{html}"
     );
+    // The native client from 3.9.3 (ZOOKEEPER-4508) expires its own
+    // session 4/3 of the timeout after it last heard the ensemble:
+    // apache/zookeeper release-3.9.3, ClientCnxn.java 424
+    // (`expirationTimeout = sessionTimeout * 4 / 3`) and 1245-1253.
     assert!(
         html.contains("kazoo, or the native client before 3.9.3"),
         "the library is a setting"

@@ -43,7 +43,7 @@ pub use postgres::{
 };
 pub(crate) use real_client::Listing;
 pub use real_client::RealClientBook;
-pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg};
+pub use redis::{RedisDetail, RedisServerView, SingleRedisMsg, REDISSON_RETRY_ATTEMPTS};
 pub use redlock::{drift_ms, validity_ms, RedisKeyView, RedisMsg, RedisNodeView, RedlockDetail};
 pub use zookeeper::{negotiated_timeout_ms, SessionView, ZkDetail, ZkMsg, ZnodeView};
 
@@ -191,6 +191,11 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     }
     /// The service-side end of `c`'s lease, if the service holds one for it.
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis>;
+    /// Whether `holder` and `lease_end` read the clock (a key that expires
+    /// lazily, by the time it is read at) and not only the system's state:
+    /// the engine keeps their answers from one change of the run to the
+    /// next, and forgets them as the clock moves when this is true.
+    const HOLDER_READS_CLOCK: bool = false;
     /// The system's own books, for the lock-service panel.
     fn detail(&self, view: &View) -> Self::Detail;
     /// Whether the system runs as one replicated service whose only node
@@ -510,6 +515,10 @@ macro_rules! lock_systems {
 
             pub fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
                 match self { $(Service::$variant(s) => s.lease_end(view, c),)* }
+            }
+
+            pub fn holder_reads_clock(&self) -> bool {
+                match self { $(Service::$variant(_) => <$module::$system as LockSystem>::HOLDER_READS_CLOCK,)* }
             }
 
             pub fn detail(&self, view: &View) -> ServiceDetail {

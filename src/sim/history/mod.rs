@@ -56,9 +56,16 @@ pub enum AcquireFailure {
     NoValidity { validity_ms: i64 },
     /// The session or lease was gone before the lock key could be created.
     LeaseGone,
-    /// Single Redis with a `WAIT` (the application's `WAIT 1`, or Redisson's
-    /// with a replica connected): no replica acknowledged the lock key.
+    /// Single Redis with the application's `WAIT 1`: no replica
+    /// acknowledged the lock key (or the master never answered).
     NoReplicaAck,
+    /// Redisson: in each of its `tries` (the first and `retryAttempts`
+    /// more), none of the connected replicas acknowledged the key within
+    /// `slavesSyncTimeout`: `NoSyncedSlavesException`.
+    NoSyncedSlaves { tries: u8 },
+    /// Redisson: the master never answered the `WAIT`: a response
+    /// timeout, which it does not try again for.
+    RedissonTimeout,
     /// DynamoDB: the waiter's time ran out (a lease plus
     /// additionalTimeToWaitForLock) before it saw the lock item free or its
     /// RVN unchanged for a whole lease: LockNotGrantedException.
@@ -191,6 +198,14 @@ pub enum ServiceEvent {
     /// A server came back as a replica and took the master's data.
     RedisRejoined {
         node: NodeId,
+    },
+    /// Redisson's try for `client` ended with no connected replica synced
+    /// (`NoSyncedSlavesException`): the key was given back, and try
+    /// `attempt + 1` follows after `delay_ms`.
+    RedissonRetry {
+        client: ClientId,
+        attempt: u8,
+        delay_ms: u64,
     },
     /// A new leader took over a replicated service: the lock state and its
     /// tokens are kept, and `renewed` leases or sessions start afresh.

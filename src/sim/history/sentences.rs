@@ -55,6 +55,13 @@ impl fmt::Display for AcquireFailure {
                 "a quorum said OK but validity = TTL - elapsed - drift = {validity_ms} ms, not above 0: not acquired"
             ),
             AcquireFailure::LeaseGone => f.write_str("its session or lease was already gone"),
+            AcquireFailure::NoSyncedSlaves { tries } => write!(
+                f,
+                "NoSyncedSlavesException: in each of Redisson's {tries} tries none of the connected replicas acknowledged the key within slavesSyncTimeout (1 s), and each try gave its key back"
+            ),
+            AcquireFailure::RedissonTimeout => f.write_str(
+                "the master never answered Redisson's WAIT: a response timeout, which Redisson does not try again for (only NoSyncedSlavesException) and gives no key back for",
+            ),
             AcquireFailure::NoReplicaAck => f.write_str(
                 "no replica acknowledged the key in its WAIT (or the master never answered), so a failover could lose it: the key is given back, not acquired",
             ),
@@ -180,6 +187,17 @@ impl fmt::Display for ServiceEvent {
             LeaderChanged { renewed } => write!(
                 f,
                 "a new leader took over: the replicated lock state and its tokens are kept, and {renewed} leases or sessions start a fresh timeout"
+            ),
+            RedissonRetry {
+                client,
+                attempt,
+                delay_ms,
+            } => write!(
+                f,
+                "{client}'s WAIT: none of the connected replicas acknowledged within slavesSyncTimeout (1 s), NoSyncedSlavesException: Redisson gave the key back and tries again in {} (try {} of {})",
+                Millis(*delay_ms),
+                u16::from(*attempt) + 1,
+                u16::from(crate::sim::backend::REDISSON_RETRY_ATTEMPTS) + 1
             ),
             RedisRejoined { node } => write!(
                 f,

@@ -4,9 +4,11 @@
 
 use crate::markup::escape;
 use crate::sim::latency::latency_words;
-use crate::sim::{Backend, Config, Fencing};
+use crate::sim::{Backend, Config, FenceMode, Fencing};
+use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
-    lease_words_at, row_at, settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS,
+    heading_system, lease_words_at, parameters, row_at, settings_line, settings_words, Cell,
+    Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
 };
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -40,7 +42,7 @@ pub fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, b
 /// each tuned setting that applies to it unless the visitor set the
 /// system's options.
 fn run_count(base: &Config, backend: Backend) -> usize {
-    use crate::tools::compare::{own_options, sides, VARIANTS};
+    use crate::tools::compare::{own_options, sides, write_times, VARIANTS};
     let tuned = |column: &Column| {
         if own_options(base, backend) {
             return 0;
@@ -52,16 +54,48 @@ fn run_count(base: &Config, backend: Backend) -> usize {
     };
     COLUMNS
         .iter()
-        .map(|c| sides(c).len() * (1 + tuned(c)))
+        .map(|c| sides(c).len() * write_times(c.id) * (1 + tuned(c)))
         .sum()
 }
 
-/// The settings the table is at, in words, above it.
+/// The settings the table is at, in words, above it, and the fencing
+/// modes side by side: each a link to this table with its runs fenced that
+/// way (the address holds the table's settings, so the page opens and runs
+/// it), the mode on show marked.
 fn settings_html(base: &Config) -> String {
-    format!(
-        r#"<p class="compare__settings"><strong>This table is at:</strong> {}</p>"#,
+    let mut h = format!(
+        r#"<p class="compare__settings"><strong>This table is at:</strong> {}</p><p class="compare__modes"><strong>Fencing mode</strong> (how the resource checks a write in the runs with fencing on):"#,
         escape(&settings_words(base))
-    )
+    );
+    let modes = [
+        FenceMode::Documented,
+        FenceMode::Highest,
+        FenceMode::Check,
+        FenceMode::Takeover,
+    ];
+    for (i, mode) in modes.into_iter().enumerate() {
+        let sep = if i == 0 { " " } else { " · " };
+        if mode == base.fence {
+            let _ = write!(
+                h,
+                r#"{sep}<strong aria-current="true">{}</strong>"#,
+                escape(mode.label())
+            );
+        } else {
+            let query = table_query(&Config {
+                fence: mode,
+                ..base.clone()
+            });
+            let _ = write!(
+                h,
+                r#"{sep}<a href="?view=compare&amp;{}">{}</a>"#,
+                escape(&query),
+                escape(mode.label())
+            );
+        }
+    }
+    h.push_str(". A system that does not offer a mode fences as its clients document.</p>");
+    h
 }
 
 fn table(base: &Config, rows: &[Row]) -> String {
@@ -77,33 +111,39 @@ fn table(base: &Config, rows: &[Row]) -> String {
         };
         let _ = write!(
             h,
-            r#"<th scope="col" title="{}">{}<span class="compare__sub">{sub}</span></th>"#,
+            r#"<th scope="col" title="{}">{}<span class="compare__sub">{}</span><span class="compare__sub">{sub}</span></th>"#,
             escape(c.question),
-            escape(c.title)
+            escape(c.title),
+            escape(&parameters(base, c.id, heading_system(c)))
         );
     }
     h.push_str("</tr></thead><tbody>");
+    let fastest_name = rows
+        .iter()
+        .find(|r| r.acquire_ms.max(1) == fastest)
+        .map_or("", |r| r.backend.name());
     for r in rows {
-        row_html(&mut h, base, r, fastest);
+        row_html(&mut h, base, r, (fastest, fastest_name));
     }
     h.push_str("</tbody></table></div>");
     let _ = write!(
         h,
-        r#"<p class="panel__note">Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: the partitioned holder's write was run at five times across its partition, and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        heading_system(&COLUMNS[0]).name(),
         base.seed.0,
         latency_words(base)
     );
     h
 }
 
-fn row_html(h: &mut String, base: &Config, row: &Row, fastest: u64) {
+fn row_html(h: &mut String, base: &Config, row: &Row, (fastest, fastest_name): (u64, &str)) {
     let backend = row.backend;
     let ratio = (row.acquire_ms + fastest / 2) / fastest;
     // The rows run at the page's latency; the time says which.
     let latency = latency_words(base);
     let _ = write!(
         h,
-        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms at latency {latency}, {ratio}x the fastest</span></th>"#,
+        r#"<tr data-backend="{}"><th scope="row">{}<span class="compare__sub">{}</span><span class="compare__sub">token: {} (monotonic: {})</span><span class="compare__sub">acquire: {} ms at latency {latency}, {ratio}x the fastest acquisition ({fastest_name}'s {fastest} ms)</span></th>"#,
         backend.slug(),
         escape(backend.name()),
         escape(&lease_words_at(base.ttl_ms, backend)),
@@ -122,7 +162,7 @@ fn row_html(h: &mut String, base: &Config, row: &Row, fastest: u64) {
                 .iter()
                 .map(|c| (column.fenced.then_some(c.fencing), run_of(c, label)))
                 .collect();
-            let words = |j: &&Judged| j.outcome.word();
+            let words = |j: &&Judged| j.word();
             let alike = runs.windows(2).all(|w| words(&w[0].1) == words(&w[1].1));
             if alike && runs.len() > 1 && runs[0].1.run.is_some() {
                 alike_html(h, backend, column, label, &runs);
@@ -135,11 +175,26 @@ fn row_html(h: &mut String, base: &Config, row: &Row, fastest: u64) {
                 }
             }
         }
+        // The runs at each of A's write times, where there are several.
+        for cell in cells {
+            times_html(h, backend, column, cell);
+        }
         // One line for the pair: what the fenced run rests on (an unfenced
         // run that corrupts rests on nothing checking the token, which the
         // fenced side's line says with it).
         if let Some(cell) = cells.last() {
             note_html(h, cell);
+        }
+        // This system's times, where they are not the heading's.
+        let own = parameters(base, column.id, backend);
+        if cells.iter().any(|c| c.main.outcome.ran())
+            && own != parameters(base, column.id, heading_system(column))
+        {
+            let _ = write!(
+                h,
+                r#"<span class="compare__dep">here: {}</span>"#,
+                escape(&own)
+            );
         }
         h.push_str("</td>");
     }
@@ -177,7 +232,7 @@ fn alike_html(
     runs: &[(Option<Fencing>, &Judged)],
 ) {
     let judged = runs[0].1;
-    let word = judged.outcome.word();
+    let word = judged.word();
     let shown = label.map_or(word.clone(), |l| format!("{l}: {word}"));
     let _ = write!(
         h,
@@ -237,6 +292,40 @@ fn run_words(
     (say, aria)
 }
 
+/// A side's runs at each of A's write times: a button per time, named
+/// by its number and its verdict, that opens that run.
+fn times_html(h: &mut String, backend: Backend, column: &Column, cell: &Cell) {
+    if cell.main.writes.is_empty() {
+        return;
+    }
+    let side = column
+        .fenced
+        .then_some(if cell.fencing.is_on() { "on" } else { "off" });
+    let _ = write!(
+        h,
+        r#"<span class="compare__runs compare__times">{}write times:"#,
+        side.map_or(String::new(), |s| format!("{s}, "))
+    );
+    let n = cell.main.writes.len();
+    for (k, judged) in cell.main.writes.iter().enumerate() {
+        let Some(played) = &judged.run else { continue };
+        let word = judged.outcome.word();
+        let label = format!("A's write at time {} of {n}", k + 1);
+        let (say, aria) = run_words(backend, column, side, Some(&label), &word);
+        let _ = write!(
+            h,
+            r#" <button type="button" class="compare__run {}" title="{}" aria-label="{}" data-open="{}" data-say="{}">{}</button>"#,
+            outcome_class(&judged.outcome),
+            escape(&judged.why),
+            escape(&aria),
+            fragment(played),
+            escape(&say),
+            k + 1
+        );
+    }
+    h.push_str("</span>");
+}
+
 /// What the cell rests on, or, where nothing ran, why.
 fn note_html(h: &mut String, cell: &Cell) {
     let note = match &cell.depends_on {
@@ -255,9 +344,12 @@ fn outcome_class(outcome: &Outcome) -> &'static str {
         | Outcome::NotAffected
         | Outcome::GaveUp
         | Outcome::NotGranted => "compare__cell--safe",
-        Outcome::Waited { .. } | Outcome::StillWaiting { .. } | Outcome::TwoHolders { .. } => {
-            "compare__cell--wait"
-        }
+        // A rejection that rests on more than the system promises is not
+        // shown as safe.
+        Outcome::Waited { .. }
+        | Outcome::StillWaiting { .. }
+        | Outcome::TwoHolders { .. }
+        | Outcome::RejectedWhile(_) => "compare__cell--wait",
         Outcome::NotModelled(_) | Outcome::NotApplicable(_) => "compare__cell--na",
     }
 }
@@ -272,7 +364,7 @@ fn run_html(
     judged: &Judged,
 ) {
     let side_word = side.map(|f| if f.is_on() { "on" } else { "off" });
-    let word = judged.outcome.word();
+    let word = judged.word();
     let shown = match label {
         Some(l) => format!("{l}: {word}"),
         None => word.clone(),
@@ -335,56 +427,112 @@ fn page_address(page: &str) -> String {
         .to_string()
 }
 
-/// A run's link in an export: the page's address and the run's fragment.
-fn run_url(page: &str, judged: &Judged) -> String {
+/// A run's link in an export: the page's address and the cell's short
+/// query (`?cell=gc-pause&system=redis&fencing=on&ttl=5`), which runs the
+/// cell again; a system run at the visitor's own options, which an address
+/// does not carry, links its whole run (`#v1.…`).
+fn run_url(page: &str, base: &Config, at: CellRef, judged: &Judged) -> String {
+    let Some(played) = &judged.run else {
+        return String::new();
+    };
+    match cell_query(base, &at) {
+        Some(query) => format!("{page}?{query}"),
+        None => format!("{page}#{}", fragment(played)),
+    }
+}
+
+/// The write time of `judged.writes` whose run is the one shown.
+fn shown_write(judged: &Judged) -> Option<usize> {
     judged
-        .run
-        .as_ref()
-        .map_or(String::new(), |p| format!("{page}#{}", fragment(p)))
+        .writes
+        .iter()
+        .position(|w| w.run.is_some() && w.run == judged.run)
+}
+
+/// A verdict and its links: the run shown, then, where A's write ran at
+/// several times, each time's run.
+#[derive(Default)]
+struct Linked {
+    word: String,
+    url: String,
+    times: Vec<String>,
+}
+
+fn linked(page: &str, base: &Config, at: CellRef, judged: &Judged) -> Linked {
+    let at_write = |write| CellRef { write, ..at };
+    Linked {
+        word: judged.word(),
+        url: run_url(page, base, at_write(shown_write(judged)), judged),
+        times: judged
+            .writes
+            .iter()
+            .enumerate()
+            .map(|(k, w)| run_url(page, base, at_write(Some(k)), w))
+            .collect(),
+    }
 }
 
 /// One story on one system, as the exports write it.
 struct Line {
     system: &'static str,
-    story: &'static str,
+    /// The story's title, and with its parameters.
+    title: &'static str,
+    story: String,
     lease: String,
     acquire_ms: u64,
-    /// The main run's verdict with fencing off, then on ("" where fencing
-    /// plays no part), and their links.
-    sides: [(String, String); 2],
-    /// Each tuned setting's verdicts ("label: off / on") and links.
-    tuned: Vec<(String, Vec<String>)>,
+    /// The main run's verdict with fencing off, then on (empty where
+    /// fencing plays no part), with their links.
+    sides: [Linked; 2],
+    /// Each tuned setting's label and its verdicts, off then on.
+    tuned: Vec<(&'static str, Vec<Linked>)>,
     depends_on: String,
 }
 
 fn lines(base: &Config, rows: &[Row], page: &str) -> Vec<Line> {
     let mut out = Vec::new();
     for row in rows {
+        let backend = row.backend;
         for (column, cells) in COLUMNS.iter().zip(&row.cells) {
-            let mut sides: [(String, String); 2] = Default::default();
+            let at = |cell: &Cell, setting| CellRef {
+                column,
+                backend,
+                fencing: cell.fencing,
+                setting,
+                write: None,
+            };
+            let mut sides: [Linked; 2] = Default::default();
             for (i, cell) in cells.iter().enumerate().take(2) {
-                sides[i] = (cell.main.outcome.word(), run_url(page, &cell.main));
+                sides[i] = linked(page, base, at(cell, None), &cell.main);
             }
             let tuned = labels(cells)
                 .into_iter()
                 .flatten()
-                .filter(|l| {
-                    cells
+                .filter_map(|l| {
+                    let id = cells
                         .iter()
-                        .any(|c| c.variants.iter().any(|v| v.label == *l))
-                })
-                .map(|label| {
-                    let runs: Vec<&Judged> = cells.iter().map(|c| run_of(c, Some(label))).collect();
-                    let words: Vec<String> = runs.iter().map(|j| j.outcome.word()).collect();
-                    let links = runs.iter().map(|j| run_url(page, j)).collect();
-                    (format!("{label}: {}", words.join(" / ")), links)
+                        .flat_map(|c| &c.variants)
+                        .find(|v| v.label == l)?
+                        .id;
+                    let setting = VARIANTS
+                        .iter()
+                        .find(|s| s.id == id && s.applies(column.id, backend));
+                    let runs = cells
+                        .iter()
+                        .map(|c| linked(page, base, at(c, setting), run_of(c, Some(l))))
+                        .collect();
+                    Some((l, runs))
                 })
                 .collect();
             let last = cells.last().expect("a column has a side");
             out.push(Line {
-                system: row.backend.name(),
-                story: column.title,
-                lease: lease_words_at(base.ttl_ms, row.backend),
+                system: backend.name(),
+                title: column.title,
+                story: format!(
+                    "{} ({})",
+                    column.title,
+                    parameters(base, column.id, backend)
+                ),
+                lease: lease_words_at(base.ttl_ms, backend),
                 acquire_ms: row.acquire_ms,
                 sides,
                 tuned,
@@ -399,7 +547,7 @@ fn lines(base: &Config, rows: &[Row], page: &str) -> Vec<Line> {
 }
 
 /// The CSV's columns.
-pub const CSV_COLUMNS: &str = "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs";
+pub const CSV_COLUMNS: &str = "system,story,ttl_ms,latency_scale,network_rtt_ms,seed,fence_mode,lease,acquire_ms,fencing_off,fencing_on,tuned,depends_on,run_fencing_off,run_fencing_on,tuned_runs,write_time_runs";
 
 /// A CSV field, quoted where it must be.
 fn field(text: &str) -> String {
@@ -410,30 +558,53 @@ fn field(text: &str) -> String {
     }
 }
 
-/// The comparison as CSV: one line per story and system (fencing_on is
-/// empty where fencing plays no part; tuned settings and their runs are
-/// separated by " · " and spaces).
+/// The comparison as CSV: its settings in a first line (a `#` comment, as
+/// CSV readers that take comments skip it), then one line per story and
+/// system (fencing_on is empty where fencing plays no part; tuned settings
+/// are separated by " · ", links by spaces; write_time_runs are the runs
+/// at each of A's write times, where the story runs several).
 pub fn csv(base: &Config, rows: &[Row], page: &str) -> String {
-    let mut s = format!("{CSV_COLUMNS}\n");
+    let mut s = format!(
+        "# Distributed Lock Simulator comparison at: {}\n{CSV_COLUMNS}\n",
+        settings_line(base)
+    );
     for l in lines(base, rows, page) {
-        let tuned: Vec<&str> = l.tuned.iter().map(|(w, _)| w.as_str()).collect();
-        let tuned_runs: Vec<String> = l.tuned.iter().map(|(_, r)| r.join(" ")).collect();
+        let tuned: Vec<String> = l
+            .tuned
+            .iter()
+            .map(|(label, runs)| {
+                let words: Vec<&str> = runs.iter().map(|r| r.word.as_str()).collect();
+                format!("{label}: {}", words.join(" / "))
+            })
+            .collect();
+        let tuned_runs: Vec<&str> = l
+            .tuned
+            .iter()
+            .flat_map(|(_, runs)| runs.iter().map(|r| r.url.as_str()))
+            .collect();
+        let times: Vec<&str> = l
+            .sides
+            .iter()
+            .flat_map(|side| side.times.iter().map(String::as_str))
+            .collect();
         let fields = [
             field(l.system),
-            field(l.story),
+            field(&l.story),
             base.ttl_ms.to_string(),
             base.latency_scale.to_string(),
             base.network_rtt_ms.to_string(),
             base.seed.0.to_string(),
+            base.fence.word().to_string(),
             field(&l.lease),
             l.acquire_ms.to_string(),
-            field(&l.sides[0].0),
-            field(&l.sides[1].0),
+            field(&l.sides[0].word),
+            field(&l.sides[1].word),
             field(&tuned.join(" · ")),
             field(&l.depends_on),
-            field(&l.sides[0].1),
-            field(&l.sides[1].1),
+            field(&l.sides[0].url),
+            field(&l.sides[1].url),
             field(&tuned_runs.join(" ")),
+            field(&times.join(" ")),
         ];
         s.push_str(&fields.join(","));
         s.push('\n');
@@ -450,60 +621,90 @@ fn md(text: &str) -> String {
         .replace('\n', " ")
 }
 
-/// A verdict linked to its run in Markdown, or the word alone.
-fn md_link(word: &str, url: &str) -> String {
-    if url.is_empty() {
-        md(word)
-    } else {
-        format!(
-            "[{}]({})",
-            md(word),
-            url.replace(' ', "%20")
-                .replace('(', "%28")
-                .replace(')', "%29")
-        )
+/// The Markdown's links: each verdict is a reference link (`[corrupted][3]`)
+/// whose address is written once under the table, so a table line stays
+/// short however long the addresses are.
+#[derive(Default)]
+struct References {
+    urls: Vec<String>,
+}
+
+impl References {
+    /// `word` linked to `url`, or the word alone where nothing ran.
+    fn link(&mut self, word: &str, url: &str) -> String {
+        if url.is_empty() {
+            return md(word);
+        }
+        let n = match self.urls.iter().position(|u| u == url) {
+            Some(i) => i + 1,
+            None => {
+                self.urls.push(url.to_string());
+                self.urls.len()
+            }
+        };
+        format!("[{}][{n}]", md(word))
+    }
+
+    /// A verdict and, where A's write ran at several times that disagree,
+    /// a link to each time's run ("[1][7] [2][8] …").
+    fn linked(&mut self, l: &Linked) -> String {
+        let mut s = self.link(&l.word, &l.url);
+        if l.word.ends_with(" write times") {
+            let times: Vec<String> = l
+                .times
+                .iter()
+                .enumerate()
+                .map(|(k, u)| self.link(&(k + 1).to_string(), u))
+                .collect();
+            s.push_str(&format!(" ({})", times.join(" ")));
+        }
+        s
     }
 }
 
 /// The comparison as a Markdown table: the settings in a line above it,
-/// then one row per story and system, each verdict a link to its run.
+/// then a row per story and system (the story with its parameters) at the
+/// real defaults, and one under it per tuned setting that changes its
+/// verdict; each verdict a reference link to its run, whose address is
+/// written under the table, so that every line is short.
 pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!(
-        "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Fencing off | Fencing on | Tuned settings | Depends on |\n|---|---|---|---|---|---|\n",
-        md(&settings_words(base))
+        "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
+        // A sentence a line: one paragraph still, and short lines.
+        md(&settings_words(base)).replace(". ", ".\n")
     );
+    let mut refs = References::default();
     for l in lines(base, rows, page) {
-        let tuned: Vec<String> = l
-            .tuned
-            .iter()
-            .map(|(w, links)| {
-                let runs: Vec<String> = links
-                    .iter()
-                    .enumerate()
-                    .map(|(i, u)| {
-                        md_link(
-                            if links.len() > 1 {
-                                ["off", "on"][i.min(1)]
-                            } else {
-                                "run"
-                            },
-                            u,
-                        )
-                    })
-                    .collect();
-                format!("{} ({})", md(w), runs.join(", "))
-            })
-            .collect();
+        let off = refs.linked(&l.sides[0]);
+        let on = refs.linked(&l.sides[1]);
+        let setting = if l.tuned.is_empty() { "" } else { "defaults" };
+        let depends = l
+            .depends_on
+            .strip_prefix("depends on: ")
+            .unwrap_or(&l.depends_on);
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {setting} | {off} | {on} | {} |",
             md(l.system),
-            md(l.story),
-            md_link(&l.sides[0].0, &l.sides[0].1),
-            md_link(&l.sides[1].0, &l.sides[1].1),
-            tuned.join("<br>"),
-            md(&l.depends_on)
+            md(&l.story),
+            md(depends)
         );
+        for (label, runs) in &l.tuned {
+            let words: Vec<String> = runs.iter().map(|r| refs.linked(r)).collect();
+            let on = words.get(1).cloned().unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {} | {on} | |",
+                md(l.system),
+                md(l.title),
+                md(label),
+                words[0]
+            );
+        }
+    }
+    s.push('\n');
+    for (i, url) in refs.urls.iter().enumerate() {
+        let _ = writeln!(s, "[{}]: <{url}>", i + 1);
     }
     s
 }
@@ -554,10 +755,18 @@ mod tests {
         })
     }
 
-    /// A link in an export opens its run, at the settings the table ran.
+    /// A link in an export: the page's address and a cell's short query,
+    /// which opens a run at the settings the table ran.
     fn opens_at(url: &str, page: &str, ttl_ms: u64) -> crate::sim::Config {
-        let fragment = url.strip_prefix(page).expect("the page's address first");
-        let (run, _) = open_link(fragment).unwrap_or_else(|e| panic!("{url}: {e}"));
+        let query = url
+            .strip_prefix(page)
+            .and_then(|q| q.strip_prefix('?'))
+            .unwrap_or_else(|| panic!("the page's address, then a query: {url}"));
+        assert!(query.starts_with("cell="), "{url}");
+        let (fragment, say) = crate::tools::compare::address::open_cell(query)
+            .unwrap_or_else(|e| panic!("{url}: {e}"));
+        assert!(say.starts_with("Opened the comparison's run of "), "{say}");
+        let (run, _) = open_link(&fragment).unwrap_or_else(|e| panic!("{url}: {e}"));
         let config = run.scenario.config;
         assert!(
             [ttl_ms, 12_000, 15_000, 20_000].contains(&config.ttl_ms) || config.ttl_ms == 30_000
@@ -581,6 +790,10 @@ mod tests {
         assert_eq!(page, "https://example.org/distlock/");
         let text = csv(&base, &rows, page);
         let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some("# Distributed Lock Simulator comparison at: TTL 30 s, latency real + 70 ms round trip, seed 1, fencing mode as documented")
+        );
         assert_eq!(lines.next(), Some(CSV_COLUMNS));
         let width = CSV_COLUMNS.split(',').count();
         let mut count = 0;
@@ -588,28 +801,44 @@ mod tests {
             let f = fields(line).unwrap_or_else(|| panic!("well formed: {line}"));
             assert_eq!(f.len(), width, "{line}");
             assert_eq!(
-                (f[2].as_str(), f[3].as_str(), f[4].as_str(), f[5].as_str()),
-                ("30000", "1", "70", "1")
+                (
+                    f[2].as_str(),
+                    f[3].as_str(),
+                    f[4].as_str(),
+                    f[5].as_str(),
+                    f[6].as_str()
+                ),
+                ("30000", "1", "70", "1", "documented")
             );
-            assert!(!f[8].is_empty() && !f[11].is_empty(), "{line}");
-            for url in [&f[12], &f[13]].into_iter().filter(|u| !u.is_empty()) {
+            assert!(!f[9].is_empty() && !f[12].is_empty(), "{line}");
+            for url in [&f[13], &f[14]].into_iter().filter(|u| !u.is_empty()) {
                 let config = opens_at(url, page, 30_000);
                 assert_eq!((config.latency_scale, config.network_rtt_ms), (1, 70));
             }
-            for url in f[14].split(' ').filter(|u| !u.is_empty()) {
+            for url in f[15]
+                .split(' ')
+                .chain(f[16].split(' '))
+                .filter(|u| !u.is_empty())
+            {
                 opens_at(url, page, 30_000);
             }
             count += 1;
         }
         assert_eq!(count, Backend::ALL.len() * COLUMNS.len());
         // The Markdown: the settings, then a row per story and system, each
-        // with six cells, and every link opening its run.
+        // with six cells, every verdict a reference link, and every link's
+        // address opening its run.
         let md = markdown(&base, &rows, page);
         assert!(md.starts_with(
-            "Distributed Lock Simulator comparison at: TTL 30 s, latency real + 70 ms round trip, seed 1."
+            "Distributed Lock Simulator comparison at: TTL 30 s, latency real + 70 ms round trip, seed 1, fencing mode as documented."
         ));
         let table: Vec<&str> = md.lines().filter(|l| l.starts_with('|')).collect();
-        assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len());
+        let tuned: usize = rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .map(|cells| labels(cells).len() - 1)
+            .sum();
+        assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len() + tuned);
         for line in &table {
             let bars = line
                 .replace(r"\\", "")
@@ -619,13 +848,31 @@ mod tests {
             assert_eq!(bars, 7, "{line}");
         }
         let mut links = 0;
-        for part in md.split("](").skip(1) {
-            let url = &part[..part.find(')').unwrap()];
+        for line in md.lines().filter(|l| l.starts_with('[')) {
+            let (n, url) = line.split_once("]: <").expect("a link's definition");
+            let url = url
+                .strip_suffix('>')
+                .expect("its address in angle brackets");
+            assert!(md.contains(&format!("]{n}]")), "{n} is used");
             opens_at(url, page, 30_000);
             links += 1;
         }
         assert!(links >= count, "{links} links");
-        assert!(md.contains("\n| Redis | GC pause | [corrupted](https://example.org/distlock/#v1."));
+        assert!(md.contains("\n| Redis | GC pause (A freezes 48 s at 3 s, writes on waking; lease 30 s) |  | [corrupted][1] | [rejected while the master keeps its counter][2] |"), "{md}");
+    }
+
+    /// At the page's defaults, the exports paste: no Markdown line longer
+    /// than 400 characters, the CSV under 100 KB.
+    #[test]
+    fn the_default_tables_exports_fit_in_a_document() {
+        let base = crate::sim::Config::default();
+        let rows: Vec<Row> = Backend::ALL.iter().map(|&b| row_at(&base, b)).collect();
+        let page = "https://example.org/distlock/";
+        let md = markdown(&base, &rows, page);
+        let longest = md.lines().map(|l| l.chars().count()).max().unwrap();
+        assert!(longest <= 400, "{longest}: {md}");
+        let csv = csv(&base, &rows, page);
+        assert!(csv.len() <= 100_000, "{} bytes", csv.len());
     }
 
     #[test]
@@ -643,7 +890,7 @@ mod tests {
         assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
         // The settings above the table, and the exports only once it is whole.
         assert!(posts.iter().all(|(h, _, _)| h.starts_with(
-            r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x real, seed 1. Each system at its real defaults"#
+            r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x real, seed 1, fencing mode as documented. Each system at its real defaults"#
         )));
         assert!(posts
             .iter()

@@ -7,6 +7,7 @@
 //! changes its verdict (`VARIANTS`): each a named change to the run's
 //! `Config`, with its own outcome and its own run to open.
 
+pub mod address;
 pub mod draw;
 
 use crate::lesson::presets::{self, Preset};
@@ -84,6 +85,16 @@ pub const FAILOVER: Column = Column {
     story: None,
 };
 
+/// The fault that breaks Redlock's best token: node 1, which keeps the
+/// INCR counter, restarts without persistence and counts again from 0.
+pub const NODE_RESTART: Column = Column {
+    id: "node-restart",
+    title: "Node restart (no persistence)",
+    question: "Redlock's node 1, which hands out the INCR tokens, restarts without persistence while A is paused; B takes the lock and writes; A wakes and writes.",
+    fenced: true,
+    story: Some(&presets::REDLOCK_NO_FENCE),
+};
+
 /// The columns on show.
 pub const COLUMNS: &[Column] = &[
     GC_PAUSE,
@@ -93,6 +104,7 @@ pub const COLUMNS: &[Column] = &[
     PARTITIONED_HOLDER,
     CLOCK_JUMP,
     FAILOVER,
+    NODE_RESTART,
 ];
 
 /// The command that kills A in a crash column.
@@ -110,6 +122,8 @@ fn crash_command(column: &str) -> Option<Command> {
 /// understands. `column` is a column's id, or `"*"` for every column.
 #[derive(Debug, Clone, Copy)]
 pub struct Setting {
+    /// Its word in a cell's address (`&setting=pg-tuned`).
+    pub id: &'static str,
     pub column: &'static str,
     pub backend: Backend,
     pub label: &'static str,
@@ -130,6 +144,7 @@ impl Setting {
 /// lock-delay default, only the one-minute bound: the page runs the bound.
 pub const DEFAULTS: &[Setting] = &[
     Setting {
+        id: "pg-default",
         column: "*",
         backend: Backend::Postgres,
         label: "default keepalives",
@@ -138,6 +153,7 @@ pub const DEFAULTS: &[Setting] = &[
         apply: |c| c.pg = PgOptions::LINUX,
     },
     Setting {
+        id: "chubby-delay-60",
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 60 s",
@@ -145,6 +161,7 @@ pub const DEFAULTS: &[Setting] = &[
         apply: |c| c.chubby.lock_delay_ms = 60_000,
     },
     Setting {
+        id: "consul-delay-15",
         column: "*",
         backend: Backend::Consul,
         label: "lock-delay 15 s (default)",
@@ -153,6 +170,7 @@ pub const DEFAULTS: &[Setting] = &[
         apply: |c| c.consul.lock_delay_s = 15,
     },
     Setting {
+        id: "consul-retries-0",
         column: "*",
         backend: Backend::Consul,
         label: "MonitorRetries 0 (the api's default)",
@@ -160,6 +178,7 @@ pub const DEFAULTS: &[Setting] = &[
         apply: |c| c.consul.monitor_retries = 0,
     },
     Setting {
+        id: "dynamo-polls",
         column: "*",
         backend: Backend::DynamoDb,
         // The library only logs a failed heartbeat; whether a holder stops
@@ -169,6 +188,7 @@ pub const DEFAULTS: &[Setting] = &[
         apply: |c| c.dynamo.app_checks_expiry = true,
     },
     Setting {
+        id: "redis-no-wait",
         column: "*",
         backend: Backend::Redis,
         label: "no WAIT (redis-py's Lock)",
@@ -181,6 +201,7 @@ pub const DEFAULTS: &[Setting] = &[
 /// shows one only where it changes the verdict. Adding one is a line here.
 pub const VARIANTS: &[Setting] = &[
     Setting {
+        id: "pg-tuned",
         column: "crashed-holder",
         backend: Backend::Postgres,
         label: "tuned keepalives 10/5/3 s",
@@ -188,6 +209,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.pg = PgOptions::TUNED,
     },
     Setting {
+        id: "pg-tuned",
         column: "partitioned-holder",
         backend: Backend::Postgres,
         label: "tuned keepalives 10/5/3 s",
@@ -195,6 +217,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.pg = PgOptions::TUNED,
     },
     Setting {
+        id: "chubby-delay-20",
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 20 s",
@@ -202,6 +225,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.chubby.lock_delay_ms = 20_000,
     },
     Setting {
+        id: "chubby-delay-0",
         column: "*",
         backend: Backend::Chubby,
         label: "lock-delay 0 s",
@@ -209,6 +233,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.chubby.lock_delay_ms = 0,
     },
     Setting {
+        id: "consul-delay-0",
         column: "*",
         backend: Backend::Consul,
         label: "lock-delay 0 s",
@@ -216,6 +241,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.consul.lock_delay_s = 0,
     },
     Setting {
+        id: "consul-retries-3",
         column: "*",
         backend: Backend::Consul,
         label: "MonitorRetries 3 (consul lock's)",
@@ -223,6 +249,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.consul.monitor_retries = ConsulOptions::CONSUL_LOCK_MONITOR_RETRIES,
     },
     Setting {
+        id: "dynamo-never-asks",
         column: "*",
         backend: Backend::DynamoDb,
         label: "the application never asks isExpired()",
@@ -230,6 +257,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.dynamo.app_checks_expiry = false,
     },
     Setting {
+        id: "redis-redisson-wait",
         column: "failover",
         backend: Backend::Redis,
         label: "Redisson's WAIT rule (its default)",
@@ -237,6 +265,7 @@ pub const VARIANTS: &[Setting] = &[
         apply: |c| c.redis.wait = ReplicaWait::Redisson,
     },
     Setting {
+        id: "redis-wait-1",
         column: "failover",
         backend: Backend::Redis,
         label: "the application's WAIT 1",
@@ -252,6 +281,10 @@ pub enum Outcome {
     Corrupted,
     /// Every stale write was rejected by fencing.
     Rejected,
+    /// Every stale write was rejected, by a check that holds only while
+    /// something the system does not promise holds: its words say what
+    /// ("node 1 keeps its counter").
+    RejectedWhile(&'static str),
     /// The holder kept the lock: nobody else was granted it.
     NeverLost,
     /// The lock changed hands and no stale write landed: the old holder
@@ -285,6 +318,7 @@ impl Outcome {
         match self {
             Outcome::Corrupted => "corrupted".into(),
             Outcome::Rejected => "rejected".into(),
+            Outcome::RejectedWhile(holds) => format!("rejected while {holds}"),
             Outcome::NeverLost => "lock kept".into(),
             Outcome::Safe => "stopped in time".into(),
             Outcome::GaveUp => "gave up the lock (spurious)".into(),
@@ -324,13 +358,40 @@ pub struct Judged {
     pub outcome: Outcome,
     /// One sentence on why, from the run (or the model's refusal).
     pub why: String,
-    /// The run itself; `None` where nothing ran.
+    /// The run itself; `None` where nothing ran. Where A's write was run
+    /// at several times, the run that shows the verdict (the first that
+    /// corrupted, else the first rejected, else the first).
     pub run: Option<Played>,
+    /// Where A's write was run at several times, each time's run, in
+    /// order; empty where one run decides.
+    pub writes: Vec<Judged>,
+}
+
+impl Judged {
+    /// The verdict's word: the run's, or, where A's write ran at several
+    /// times and they disagree, how many of them gave it ("corrupted at 2
+    /// of 5 write times").
+    pub fn word(&self) -> String {
+        let word = self.outcome.word();
+        // Alike in kind: two holders for 15.2 s or 15.3 s are one verdict.
+        let kind = |j: &Judged| std::mem::discriminant(&j.outcome);
+        if self.writes.windows(2).all(|w| kind(&w[0]) == kind(&w[1])) {
+            return word;
+        }
+        let same = self
+            .writes
+            .iter()
+            .filter(|j| std::mem::discriminant(&j.outcome) == std::mem::discriminant(&self.outcome))
+            .count();
+        format!("{word} at {same} of {} write times", self.writes.len())
+    }
 }
 
 /// A tuned setting's own run in a cell.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Variant {
+    /// Its word in a cell's address.
+    pub id: &'static str,
     pub label: &'static str,
     /// The real default it stands beside.
     pub default: &'static str,
@@ -357,13 +418,13 @@ impl Cell {
     /// The cell in words: "waited 4.0 s", or "default keepalives: waited
     /// 2 h 11 min · tuned keepalives 10/5/3 s: waited 25.3 s".
     pub fn words(&self) -> String {
-        let main = self.main.outcome.word();
+        let main = self.main.word();
         if self.variants.is_empty() {
             return main;
         }
         let mut s = format!("{}: {main}", self.setting.unwrap_or("defaults"));
         for v in &self.variants {
-            s.push_str(&format!(" · {}: {}", v.label, v.judged.outcome.word()));
+            s.push_str(&format!(" · {}: {}", v.label, v.judged.word()));
         }
         s
     }
@@ -488,12 +549,7 @@ pub fn whole_seconds(ms: u64) -> String {
 /// table: "TTL 30 s, latency 10x real, seed 1. Each system at its real
 /// defaults, ...", naming each system's options the visitor set.
 pub fn settings_words(base: &Config) -> String {
-    let mut s = format!(
-        "TTL {}, latency {}, seed {}.",
-        whole_seconds(base.ttl_ms),
-        crate::sim::latency::latency_words(base),
-        base.seed.0
-    );
+    let mut s = format!("{}.", settings_line(base));
     let own: Vec<String> = Backend::ALL
         .into_iter()
         .filter(|&b| own_options(base, b) && b != Backend::Redlock)
@@ -515,7 +571,7 @@ pub fn settings_words(base: &Config) -> String {
     }
     if base.ttl_ms != TTL_MS_DEFAULT {
         s.push_str(&format!(
-            " The GC pause and partition stories, written for a 5 s TTL, are stretched by {} so that A still outlives its lease.",
+            " The GC pause, partition and node restart stories, written for a 5 s TTL, are stretched by {} so that A still outlives its lease.",
             stretch_words(base.ttl_ms)
         ));
     }
@@ -523,6 +579,170 @@ pub fn settings_words(base: &Config) -> String {
         " Chubby, Consul and DynamoDB wait out their own default leases in the crash columns.",
     );
     s
+}
+
+/// The table's settings in one line, as its first line, its exports and
+/// its cells' addresses name them: "TTL 10 s, latency real + 2 ms round
+/// trip, seed 1, fencing mode as documented".
+pub fn settings_line(base: &Config) -> String {
+    format!(
+        "TTL {}, latency {}, seed {}, fencing mode {}",
+        whole_seconds(base.ttl_ms),
+        crate::sim::latency::latency_words(base),
+        base.seed.0,
+        base.fence.label()
+    )
+}
+
+/// A column's parameters on a system, read from the script it runs, in
+/// the system's own seconds: "A freezes 8 s at 0.5 s, lease 5 s".
+/// Chubby, Consul and DynamoDB run with their times scaled to the table's
+/// TTL; their parameters are scaled back.
+pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
+    use crate::sim::Action;
+    let Some(s) = scenario_at(base, column, backend, Fencing::Off) else {
+        return "not run on this system".into();
+    };
+    let own = |ms: u64| short_seconds(real_ms(backend, s.config.ttl_ms, ms));
+    let lease = if backend == Backend::Postgres {
+        "no lease".to_string()
+    } else {
+        format!("lease {}", own(s.config.ttl_ms))
+    };
+    let a = |want: fn(&Command) -> bool| {
+        s.actions.iter().filter_map(move |t| match t.action {
+            Action::Client { client, command } if client == A && want(&command) => {
+                Some((t.at.ms(), command))
+            }
+            _ => None,
+        })
+    };
+    let writes = |from: u64, to: u64| -> Vec<String> {
+        a(|c| matches!(c, Command::Write))
+            .filter(|&(at, _)| at >= from && at < to)
+            .map(|(at, _)| own(at))
+            .collect()
+    };
+    match column {
+        "gc-pause" | "node-restart" => {
+            let (at, pause) = a(|c| matches!(c, Command::GcPause { .. }))
+                .find_map(|(at, c)| match c {
+                    Command::GcPause { pause_ms } => Some((at, pause_ms)),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let restart = if column == "node-restart" {
+                s.actions
+                    .iter()
+                    .find(|t| {
+                        matches!(
+                            t.action,
+                            Action::Node {
+                                command: NodeCommand::Restart,
+                                ..
+                            }
+                        )
+                    })
+                    .map_or(String::new(), |t| {
+                        format!("; node 1 restarts empty at {}", own(t.at.ms()))
+                    })
+            } else {
+                String::new()
+            };
+            format!(
+                "A freezes {} at {}{restart}, writes on waking; {lease}",
+                own(pause),
+                own(at)
+            )
+        }
+        "delayed-write" => {
+            let (at, extra) = a(|c| matches!(c, Command::WriteDelayed { .. }))
+                .find_map(|(at, c)| match c {
+                    Command::WriteDelayed { extra_ms } => Some((at, extra_ms)),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            format!(
+                "A's write at {} held {} in the network; {lease}",
+                own(at),
+                own(extra)
+            )
+        }
+        "process-exit" | "crashed-holder" => {
+            let died = if column == "process-exit" {
+                "A's process exits"
+            } else {
+                "A's host dies"
+            };
+            format!("{died} at {}, B asking; {lease}", own(crash_at(&s).ms()))
+        }
+        "partitioned-holder" => {
+            let cut = a(|c| matches!(c, Command::Partition { .. }))
+                .next()
+                .map_or(0, |(at, _)| at);
+            let heal = a(|c| matches!(c, Command::Heal))
+                .next()
+                .map_or(0, |(at, _)| at);
+            // The times as numbers, the unit once: "7.7, 14.3, 21 s".
+            let times: Vec<String> = (0..WRITE_TIMES)
+                .map(|k| own(partition_write_ms(Some(k)) * s.config.ttl_ms / TTL_MS_DEFAULT))
+                .collect();
+            let times: Vec<&str> = times.iter().map(|t| t.trim_end_matches(" s")).collect();
+            format!(
+                "A cut off {} to {}; writes at {} or {} s, and at {} on healing; {lease}",
+                own(cut),
+                own(heal),
+                times[..times.len() - 1].join(", "),
+                times[times.len() - 1],
+                writes(heal, u64::MAX).join(", ")
+            )
+        }
+        "clock-jump" => {
+            let jump = s.actions.iter().find_map(|t| match t.action {
+                Action::Node {
+                    command: NodeCommand::ClockJump { jump_ms },
+                    ..
+                } => Some((t.at.ms(), jump_ms)),
+                _ => None,
+            });
+            let (at, jump) = jump.unwrap_or_default();
+            format!(
+                "the servers' clocks jump {} forward at {}; A writes at {}; {lease}",
+                duration(u64::try_from(jump).unwrap_or(0)),
+                own(at),
+                writes(0, u64::MAX).join(", ")
+            )
+        }
+        "failover" => format!(
+            "the leader or primary fails over 10 ms after A's grant; A writes at {}; {lease}",
+            writes(0, u64::MAX).join(" and ")
+        ),
+        _ => lease,
+    }
+}
+
+/// A time in a column's parameters, to a tenth of a second: "7.7 s",
+/// "21 s", "250 ms".
+fn short_seconds(ms: u64) -> String {
+    if ms < 1_000 {
+        return format!("{ms} ms");
+    }
+    let tenths = (ms + 50) / 100;
+    match tenths % 10 {
+        0 => format!("{} s", tenths / 10),
+        t => format!("{}.{t} s", tenths / 10),
+    }
+}
+
+/// The system whose times a column's heading gives: etcd's, or, for a
+/// story that does not run on etcd, the first system's it runs on.
+pub fn heading_system(column: &Column) -> Backend {
+    match column.story {
+        Some(story) if !story.backends.contains(&Backend::Etcd) => {
+            story.backends.first().copied().unwrap_or(Backend::Etcd)
+        }
+        _ => Backend::Etcd,
+    }
 }
 
 /// The factor TTL / 5 s in words: "6x", "0.2x".
@@ -636,6 +856,18 @@ pub fn scenario_at(
     backend: Backend,
     fencing: Fencing,
 ) -> Option<Scenario> {
+    scenario_with_write(base, column, backend, fencing, None)
+}
+
+/// `scenario_at` with A's write at time `write` of the column's
+/// `write_times` (`None`: the script's own).
+fn scenario_with_write(
+    base: &Config,
+    column: &str,
+    backend: Backend,
+    fencing: Fencing,
+    write: Option<usize>,
+) -> Option<Scenario> {
     let mut config = Config {
         backend,
         fencing,
@@ -654,7 +886,7 @@ pub fn scenario_at(
         .and_then(|c| c.story);
     let mut s = match (story, column) {
         (Some(story), _) => story.scenario(backend, fencing)?,
-        (None, "partitioned-holder") => partitioned_holder(config.clone()),
+        (None, "partitioned-holder") => partitioned_holder(config.clone(), write),
         (None, "clock-jump") => clock_jump(config.clone()),
         (None, "failover") => failover(config.clone()),
         (None, _) => crashed(config.clone(), crash_command(column)?),
@@ -671,7 +903,7 @@ pub fn scenario_at(
         renewal: s.config.renewal,
         ..config
     };
-    if matches!(column, "gc-pause" | "partitioned-holder") {
+    if matches!(column, "gc-pause" | "partitioned-holder" | "node-restart") {
         stretch(&mut s, ttl_ms, TTL_MS_DEFAULT);
     }
     Some(s)
@@ -711,7 +943,12 @@ fn crashed(config: Config, kill: Command) -> Scenario {
 /// long after B's turn began: a write that lands between the service's
 /// grant and B's first write has no higher token to be judged by, a race
 /// the GC pause column shows without the noise.
-fn partitioned_holder(config: Config) -> Scenario {
+///
+/// At write time `k` of five, A's write while cut off falls at an even
+/// step across the partition instead (7.7 s, 14.3 s, 21 s, 27.7 s, 34.3 s
+/// at a 5 s TTL): whether one lands while B holds is the timing a single
+/// write would leave to chance.
+fn partitioned_holder(config: Config, write: Option<usize>) -> Scenario {
     let mut s = Scenario::new(config)
         .client(0, 'A', Command::Acquire)
         .client(
@@ -727,13 +964,23 @@ fn partitioned_holder(config: Config) -> Scenario {
     for t in (600..=40_000).step_by(200) {
         s = s.client(t, 'B', Command::Write);
     }
-    s = s.client(2_100, 'A', Command::Write);
+    s = s.client(partition_write_ms(write), 'A', Command::Write);
     let mut s = s
         .client(41_000, 'A', Command::Heal)
         .client(42_100, 'A', Command::Write);
     // Scripts run in time order; same-time actions keep their order.
     s.actions.sort_by_key(|a| a.at);
     s
+}
+
+/// When the partitioned holder writes while cut off, at a 5 s TTL: the
+/// script's own 2.1 s, or write time `k` of `WRITE_TIMES`, spread evenly
+/// over the partition (1 s to 41 s).
+fn partition_write_ms(write: Option<usize>) -> u64 {
+    match write {
+        None => 2_100,
+        Some(k) => 1_000 + 40_000 * (k as u64 + 1) / (WRITE_TIMES as u64 + 1),
+    }
 }
 
 /// The first three servers' wall clocks jump 10 s forward at 1 s (where
@@ -817,6 +1064,7 @@ fn no_run(outcome: Outcome, why: &str) -> Judged {
         outcome,
         why: why.into(),
         run: None,
+        writes: Vec::new(),
     }
 }
 
@@ -919,24 +1167,31 @@ fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
             scenario: sim.scenario(),
             end: sim.now(),
         }),
+        writes: Vec::new(),
     }
 }
 
 /// One run of a column on a system: its real defaults, then `setting`.
 pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Setting>) -> Judged {
-    run_at(&Config::default(), column, backend, fencing, setting)
+    run_at(&Config::default(), column, backend, fencing, setting, None)
 }
 
-/// `run` at the settings of `base` (see `scenario_at`).
+/// `run` at the settings of `base` (see `scenario_at`), with A's write at
+/// time `write` of the column's `write_times` (`None`: the script's own).
 pub fn run_at(
     base: &Config,
     column: &str,
     backend: Backend,
     fencing: Fencing,
     setting: Option<&Setting>,
+    write: Option<usize>,
 ) -> Judged {
-    let Some(mut scenario) = scenario_at(base, column, backend, fencing) else {
-        let why = "this story does not run on it";
+    let Some(mut scenario) = scenario_with_write(base, column, backend, fencing, write) else {
+        let why = if column == NODE_RESTART.id {
+            "Redlock's alone: its best token, INCR on node 1, lives in one node that can restart empty; the others keep theirs in a replicated log, or, for Redis, in the master, whose loss the Failover column shows"
+        } else {
+            "this story does not run on it"
+        };
         return no_run(Outcome::NotApplicable(why.into()), why);
     };
     if let Some(s) = setting {
@@ -948,6 +1203,68 @@ pub fn run_at(
     judge_scenario(column, &scenario)
 }
 
+/// How many times a column runs A's write at: five where the verdict
+/// turns on when A writes (the partitioned holder writes whenever it
+/// likes, and whether that falls while another client holds is timing),
+/// else one.
+pub fn write_times(column: &str) -> usize {
+    if column == PARTITIONED_HOLDER.id {
+        WRITE_TIMES
+    } else {
+        1
+    }
+}
+
+/// The write times a column that depends on them runs.
+const WRITE_TIMES: usize = 5;
+
+/// One setting of a cell judged over the column's write times: the runs
+/// at each, and the verdict the cell shows (see `Judged::word`).
+fn judge_writes(
+    base: &Config,
+    column: &str,
+    backend: Backend,
+    fencing: Fencing,
+    setting: Option<&Setting>,
+) -> Judged {
+    let n = write_times(column);
+    if n == 1 {
+        return run_at(base, column, backend, fencing, setting, None);
+    }
+    let runs: Vec<Judged> = (0..n)
+        .map(|k| run_at(base, column, backend, fencing, setting, Some(k)))
+        .collect();
+    let shown = runs
+        .iter()
+        .find(|j| j.outcome == Outcome::Corrupted)
+        .or_else(|| {
+            runs.iter()
+                .find(|j| matches!(j.outcome, Outcome::Rejected | Outcome::RejectedWhile(_)))
+        })
+        .unwrap_or(&runs[0])
+        .clone();
+    let stretch_to = ttl_ms_at(base.ttl_ms, column, backend);
+    let times: Vec<String> = runs
+        .iter()
+        .enumerate()
+        .map(|(k, j)| {
+            let at = partition_write_ms(Some(k)) * stretch_to / TTL_MS_DEFAULT;
+            let at = real_ms(backend, stretch_to, at);
+            format!("at {}: {}", short_seconds(at), j.outcome.word())
+        })
+        .collect();
+    Judged {
+        outcome: shown.outcome.clone(),
+        why: format!(
+            "A's write while cut off, run at {n} times: {}. {}",
+            times.join("; "),
+            shown.why
+        ),
+        run: shown.run,
+        writes: runs,
+    }
+}
+
 /// Runs one cell: the main run, and each tuned setting that changes its verdict.
 pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
     cell_at(&Config::default(), column, backend, fencing)
@@ -956,17 +1273,18 @@ pub fn cell(column: &str, backend: Backend, fencing: Fencing) -> Cell {
 /// `cell` at the settings of `base`: a system run at the visitor's own
 /// options has no tuned runs beside it.
 pub fn cell_at(base: &Config, column: &str, backend: Backend, fencing: Fencing) -> Cell {
-    let main = run_at(base, column, backend, fencing, None);
+    let main = judge_writes(base, column, backend, fencing, None);
     let variants = if main.outcome.ran() && !own_options(base, backend) {
         VARIANTS
             .iter()
             .filter(|s| s.applies(column, backend))
             .map(|s| Variant {
+                id: s.id,
                 label: s.label,
                 default: s.default,
-                judged: run_at(base, column, backend, fencing, Some(s)),
+                judged: judge_writes(base, column, backend, fencing, Some(s)),
             })
-            .filter(|v| v.judged.outcome.word() != main.outcome.word())
+            .filter(|v| v.judged.word() != main.word())
             .collect()
     } else {
         Vec::new()
@@ -1061,7 +1379,16 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
             Some("the replica having the key before the master died")
         }
         (_, DynamoDb, Outcome::Rejected) => Some("the write's condition on the lock item's owner"),
-        (_, Postgres, Outcome::Rejected) => Some("the write naming the row's version"),
+        (_, Postgres, Outcome::RejectedWhile(_)) => Some(
+            "UPDATE ... WHERE version = n: a check that nobody wrote since A read, not of who holds the lock",
+        ),
+        (_, Redlock, Outcome::RejectedWhile(_)) => Some(
+            "an INCR counter on node 1, which a restart without persistence resets (the Node restart column)",
+        ),
+        (_, Redis, Outcome::RejectedWhile(_)) => Some(
+            "the INCR counter on the master, which a failover to a replica that missed it repeats (the Failover column)",
+        ),
+        (_, Postgres, Outcome::Rejected) => Some("the write on the session that holds the lock"),
         _ => None,
     };
     if let Some(s) = specific {
@@ -1070,7 +1397,7 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
     on(match outcome {
         Outcome::Corrupted if fencing.is_on() => "a token the resource cannot order",
         Outcome::Corrupted => "nothing checking a token at the resource",
-        Outcome::Rejected => "the resource checking the token",
+        Outcome::Rejected | Outcome::RejectedWhile(_) => "the resource checking the token",
         Outcome::Safe => "A's library learning of the loss before its next write",
         Outcome::GaveUp => "how long A's library retries before it gives up",
         Outcome::NotGranted => "the acquisition failing rather than granting a lock it may lose",
@@ -1113,7 +1440,7 @@ fn judge(column: &str, sim: &Sim) -> (Outcome, String) {
     }
     if let Some(w) = rejected {
         return (
-            Outcome::Rejected,
+            rejection(sim.config()),
             format!(
                 "{}'s stale write ({}) was rejected at {}.",
                 w.client,
@@ -1123,6 +1450,25 @@ fn judge(column: &str, sim: &Sim) -> (Outcome, String) {
         );
     }
     lost_or_kept(column, sim)
+}
+
+/// What a rejection rests on, where that is more than the system
+/// promises: a counter kept in one Redis node, or the data's own version,
+/// which refuses a write only if another landed since the writer read.
+fn rejection(config: &Config) -> Outcome {
+    let mode = config.backend.fence_mode_in(config);
+    match (config.backend, mode) {
+        (_, crate::sim::FenceMode::Version) => {
+            Outcome::RejectedWhile("B wrote after A read the version")
+        }
+        (Backend::Redlock, crate::sim::FenceMode::Highest | crate::sim::FenceMode::Takeover) => {
+            Outcome::RejectedWhile("node 1 keeps its counter")
+        }
+        (Backend::Redis, crate::sim::FenceMode::Highest | crate::sim::FenceMode::Takeover) => {
+            Outcome::RejectedWhile("the master keeps its counter")
+        }
+        _ => Outcome::Rejected,
+    }
 }
 
 /// No stale write landed: did two clients believe they held the lock at
@@ -1320,13 +1666,24 @@ pub fn matrix() -> Vec<Row> {
 pub fn markdown() -> String {
     let rows = matrix();
     let fastest = rows.iter().map(|r| r.acquire_ms).min().unwrap_or(1).max(1);
+    let base = Config::default();
+    let fastest_name = rows
+        .iter()
+        .find(|r| r.acquire_ms.max(1) == fastest)
+        .map_or("", |r| r.backend.name());
     let mut s = format!(
-        "| System | Lease | Token | Monotonic | Acquire (latency {}) |",
-        crate::sim::latency::latency_words(&Config::default())
+        "| System | Lease | Token | Monotonic | Acquire (A's, click to grant, latency {}; x the fastest, {fastest_name}'s {fastest} ms) |",
+        crate::sim::latency::latency_words(&base)
     );
+    // Each heading gives its story's times as etcd runs them (Redlock's
+    // own story as Redlock does), in its own seconds.
     for c in COLUMNS {
-        let sides = if c.fenced { " (off / on)" } else { "" };
-        s.push_str(&format!(" {}{sides} |", c.title));
+        let sides = if c.fenced { ", off / on" } else { "" };
+        s.push_str(&format!(
+            " {} ({}{sides}) |",
+            c.title,
+            parameters(&base, c.id, heading_system(c))
+        ));
     }
     s.push_str("\n|---|---|---|---|---|");
     s.push_str(&"---|".repeat(COLUMNS.len()));
@@ -1377,7 +1734,7 @@ pub fn sides_words(cells: &[Cell]) -> String {
             words.join(" / ")
         }
     };
-    let main = both(&|c: &Cell| c.main.outcome.word());
+    let main = both(&|c: &Cell| c.main.word());
     if labels.is_empty() {
         return main;
     }
@@ -1388,7 +1745,7 @@ pub fn sides_words(cells: &[Cell]) -> String {
             c.variants
                 .iter()
                 .find(|v| v.label == label)
-                .map_or_else(|| c.main.outcome.word(), |v| v.judged.outcome.word())
+                .map_or_else(|| c.main.word(), |v| v.judged.word())
         });
         s.push_str(&format!(" · {label}: {word}"));
     }
@@ -1419,6 +1776,11 @@ pub const RUNS: usize = {
     while c < COLUMNS.len() {
         let column = &COLUMNS[c];
         let sides = if column.fenced { 2 } else { 1 };
+        let sides = if same(column.id, PARTITIONED_HOLDER.id) {
+            sides * WRITE_TIMES
+        } else {
+            sides
+        };
         total += sides * Backend::ALL.len();
         let mut v = 0;
         while v < VARIANTS.len() {

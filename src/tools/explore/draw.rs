@@ -443,7 +443,7 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
         let trials: u64 = weighted.iter().map(|e| u64::from(e.trials)).sum();
         let _ = write!(
             s,
-            "{} cell{} ran importance sampling: pauses drawn more often and, in about one draw a trial, centred on the shortest pause that can corrupt, each trial weighed by its likelihood ratio; {} weighted trials worth {} plain ones (effective sample size). The interval is the delta method's over independent trials, run until its half-width is at most 30% of the estimate. ",
+            "{} cell{} ran importance sampling: pauses drawn more often where one can corrupt (just after a client asks for the lock, and most of all in the last moments before its write) and, in about one draw a trial, centred on the shortest pause that can corrupt, each trial weighed by its likelihood ratio; {} weighted trials worth {} plain ones (effective sample size). The interval is the delta method's over independent trials, run until its half-width is at most 30% of the estimate. ",
             weighted.len(),
             if weighted.len() == 1 { "" } else { "s" },
             thousands(trials),

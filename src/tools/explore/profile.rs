@@ -141,6 +141,16 @@ enum Lengths {
 /// fractional bits), or, for a histogram, half the draws from its lengths
 /// of `above_us` or more. Every draw then carries its likelihood ratio,
 /// the profile's density over the proposal's, into the trial's weight.
+///
+/// Where a pause starts can be placed too: with `asking` and `working`
+/// set, a client's pauses arrive that many times as often in the bands
+/// of its lock cycle (`Band`): the first 1, 16 and more milliseconds
+/// after it asked for the lock, and the last 1, 16, 256 and more
+/// milliseconds of its work under the lock, when a pause is still in
+/// time to hold back the write. The rate then depends on what the client
+/// is doing, which the trial's past decides, and the likelihood ratio of
+/// the arrivals is the product over them of 1/k and e^{(k-1)λ} over the
+/// time spent in each band (a Poisson process's, band by band).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Tilt {
     pub rate_factor: u64,
@@ -149,6 +159,14 @@ pub struct Tilt {
     /// One draw in `mix` from the shifted lengths (or the histogram's long
     /// ones), the rest from the profile's: about one a trial.
     pub mix: u32,
+    /// Rate factors after asking for the lock: its first 1 ms, the next
+    /// 15 ms, the rest of the wait (0: as `rate_factor`).
+    #[serde(default)]
+    pub asking: [u64; 3],
+    /// Rate factors while working under the lock, from its end back: the
+    /// last 1 ms, the 15 before, the 240 before, the rest of the work.
+    #[serde(default)]
+    pub working: [u64; 4],
 }
 
 impl Tilt {
@@ -158,10 +176,77 @@ impl Tilt {
         shift: 0,
         above_us: 0,
         mix: 2,
+        asking: [0; 3],
+        working: [0; 4],
     };
 
     pub fn is_none(&self) -> bool {
         *self == Tilt::NONE
+    }
+
+    /// Whether the rate depends on what the client is doing.
+    pub fn placed(&self) -> bool {
+        self.asking != [0; 3] || self.working != [0; 4]
+    }
+
+    /// The band edges of the lock cycle, microseconds from its anchor: the
+    /// asking bands' ends after the ask, the working bands' starts before
+    /// the work's end.
+    pub const EDGES_US: [u64; 2] = [1_000, 16_000];
+    pub const WORK_EDGES_US: [u64; 3] = [1_000, 16_000, 256_000];
+}
+
+/// What a client is doing, as far as where its pauses arrive goes: the
+/// anchor of its bands in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Band {
+    /// Thinking, writing, down or done: `rate_factor` throughout.
+    Idle,
+    /// Asked for the lock at `since`.
+    Asking { since: u64 },
+    /// Working under the lock until `end`, when its write is due.
+    Working { end: u64 },
+}
+
+/// A pause rate that changes at set times: from the draw's start, each
+/// segment's factor until its end (microseconds, the last one open).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Schedule {
+    ends: [u64; 5],
+    factors: [u64; 5],
+    len: usize,
+}
+
+impl Schedule {
+    fn new(segments: &[(u64, u64)]) -> Schedule {
+        let mut s = Schedule {
+            ends: [u64::MAX; 5],
+            factors: [1; 5],
+            len: 0,
+        };
+        for &(end, k) in segments {
+            if s.len > 0 && end <= s.ends[s.len - 1] {
+                continue;
+            }
+            s.ends[s.len] = end;
+            s.factors[s.len] = k.max(1);
+            s.len += 1;
+        }
+        s
+    }
+
+    fn segments(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.ends[..self.len]
+            .iter()
+            .copied()
+            .zip(self.factors[..self.len].iter().copied())
+    }
+
+    /// The factor in force at `at_us`.
+    fn factor_at(&self, at_us: u64) -> u64 {
+        self.segments()
+            .find(|&(end, _)| at_us < end)
+            .map_or(1, |(_, k)| k)
     }
 }
 
@@ -217,6 +302,11 @@ impl Sampler {
         }
     }
 
+    /// Whether where a pause arrives depends on what the client is doing.
+    pub fn placed(&self) -> bool {
+        self.tilt.placed()
+    }
+
     /// The likelihood ratio of every draw so far (one without a tilt).
     pub fn weight(&self) -> f64 {
         libm::exp(self.log_weight)
@@ -227,24 +317,103 @@ impl Sampler {
     /// (`TRIAL_MS`), where pauses are injected: a gap that ends past it
     /// counts only up to it (the ratio of the two survival functions), so
     /// the weights keep a finite variance.
+    #[cfg(test)]
     pub fn next_start_us(&mut self, from_us: u64, rng: &mut impl Rng) -> Option<u64> {
-        let mean = self.mean_gap_us.filter(|_| self.injects)?;
-        let k = self.tilt.rate_factor.max(1);
-        if k == 1 {
-            return Some(from_us.saturating_add(exp_gap(mean, rng)));
-        }
-        let gap = exp_gap((mean / k).max(1), rng);
-        let start = from_us.saturating_add(gap);
-        let horizon = TRIAL_MS * 1_000;
-        // The profile's density over the proposal's: (1/k) e^{(k-1) g / mean},
-        // or past the horizon e^{(k-1) (horizon - from) / mean}.
-        let extra = (k - 1) as f64 / mean as f64;
-        if start < horizon {
-            self.log_weight += extra * gap as f64 - libm::log(k as f64);
-        } else if from_us < horizon {
-            self.log_weight += extra * (horizon - from_us) as f64;
-        }
+        let schedule = self.schedule(Band::Idle);
+        let start = self.draw_start_us(from_us, &schedule, rng)?;
+        self.settle(from_us, start, &schedule, true);
         Some(start)
+    }
+
+    /// The rates of a client doing `band`, from now on: its bands, then
+    /// `rate_factor` once they are over. Untilted, or with no bands, one
+    /// segment, so a plain trial draws exactly one gap a pause.
+    pub fn schedule(&self, band: Band) -> Schedule {
+        let idle = self.tilt.rate_factor.max(1);
+        let or_idle = |k: u64| if k == 0 { idle } else { k };
+        let [e1, e16] = Tilt::EDGES_US;
+        match band {
+            _ if !self.tilt.placed() => Schedule::new(&[(u64::MAX, idle)]),
+            Band::Idle => Schedule::new(&[(u64::MAX, idle)]),
+            Band::Asking { since } => {
+                let a = since.saturating_mul(1_000);
+                let [k0, k1, k2] = self.tilt.asking.map(or_idle);
+                Schedule::new(&[(a + e1, k0), (a + e16, k1), (u64::MAX, k2)])
+            }
+            Band::Working { end } => {
+                // A pause that starts within the write's millisecond holds
+                // the write back: (end - 1 ms, end] in microseconds.
+                let e = end.saturating_mul(1_000) + 1;
+                let [w1, w16, w256] = Tilt::WORK_EDGES_US;
+                let [k0, k1, k2, k3] = self.tilt.working.map(or_idle);
+                Schedule::new(&[
+                    (e.saturating_sub(w256), k3),
+                    (e.saturating_sub(w16), k2),
+                    (e.saturating_sub(w1), k1),
+                    (e, k0),
+                    (u64::MAX, idle),
+                ])
+            }
+        }
+    }
+
+    /// Draws when the next pause starts after `from_us` under `schedule`,
+    /// segment by segment (the process has no memory, so a gap that runs
+    /// past a segment's end is drawn again from there at the next rate).
+    /// Weighs nothing: `settle` does, once it is known how much of it ran.
+    pub fn draw_start_us(
+        &self,
+        from_us: u64,
+        schedule: &Schedule,
+        rng: &mut impl Rng,
+    ) -> Option<u64> {
+        let mean = self.mean_gap_us.filter(|_| self.injects)?;
+        let mut t = from_us;
+        for (end, k) in schedule.segments() {
+            if end <= t {
+                continue;
+            }
+            let at = t.saturating_add(exp_gap((mean / k).max(1), rng));
+            if at < end || end == u64::MAX {
+                return Some(at);
+            }
+            t = end;
+        }
+        None
+    }
+
+    /// Weighs the stretch from `from_us` to `to_us` of a draw made under
+    /// `schedule`: e^{(k-1)λ t} for the time t spent at each factor k,
+    /// counted only up to the trial's end, and 1/k for the arrival at
+    /// `to_us` if it `arrived` (a pause that started, or was skipped).
+    pub fn settle(&mut self, from_us: u64, to_us: u64, schedule: &Schedule, arrived: bool) {
+        let Some(mean) = self.mean_gap_us.filter(|_| self.injects) else {
+            return;
+        };
+        let horizon = TRIAL_MS * 1_000;
+        let to = to_us.min(horizon);
+        let mut t = from_us;
+        for (end, k) in schedule.segments() {
+            if t >= to {
+                break;
+            }
+            let hi = end.min(to);
+            if hi > t {
+                if k > 1 {
+                    // The profile's density over the proposal's:
+                    // (1/k) e^{(k-1) g / mean} for a gap g at factor k.
+                    let extra = (k - 1) as f64 / mean as f64;
+                    self.log_weight += extra * (hi - t) as f64;
+                }
+                t = hi;
+            }
+        }
+        if arrived && to_us < horizon {
+            let k = schedule.factor_at(to_us);
+            if k > 1 {
+                self.log_weight -= libm::log(k as f64);
+            }
+        }
     }
 
     /// A pause length in microseconds, capped at the longest pause. A

@@ -11,10 +11,12 @@
 //! are not). The effective sample size (Σw)² / Σw² says how many plain
 //! trials the weighted ones are worth.
 //!
-//! The proposal is chosen from the cell: about one pause a trial per
-//! client (more only if the profile already has more), lengths centred on
-//! the threshold (`threshold.rs`); where the profile already reaches it
-//! often, no tilt at all, and the estimate is plain sampling. The trials
+//! The proposal is chosen from the cell: lengths centred on the
+//! threshold (`threshold.rs`), and pauses placed where one can corrupt,
+//! in bands of the lock cycle just after the ask and before the write
+//! (`place`), about one a trial in all; where the profile already
+//! reaches the threshold often, no tilt at all, and the estimate is plain
+//! sampling. The trials
 //! run in batches until the interval's half-width is at most 30% of the
 //! estimate (with 30 corrupted writes seen at least) or the trial budget
 //! is spent, so a cell's result depends on its seed alone, never on the
@@ -226,6 +228,60 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -
         shift,
         above_us,
         mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
+        ..Tilt::NONE
+    }
+}
+
+/// Bands of the lock cycle the proposal places pauses in: three after an
+/// ask, four in the work (the last of them only in a hold over 256 ms).
+const BANDS: u64 = 7;
+/// The asking band past 16 ms has no width of its own (it lasts as long as
+/// the wait for the lock): it is weighed as if it were 240 ms, the band of
+/// the work before it.
+const ASKING_REST_US: u64 = 240_000;
+
+/// Places the proposal's pauses where a single pause can corrupt: just
+/// after the holder asked (its grant on its way) and in its work, most of
+/// all the last moments before its write, where a pause holds back a
+/// write the holder has already decided to make. Each of the seven bands
+/// (`Tilt::asking`, `Tilt::working`) gets about one pause in seven
+/// trials, all clients together, from the cell's holds a trial and the
+/// bands' widths (1 ms, 15 ms, 240 ms and the rest); elsewhere pauses
+/// arrive as the profile has them. Widths on a log scale because how
+/// close to the write a pause must start to corrupt differs by system:
+/// within the write's millisecond for a client that notices its loss the
+/// moment it wakes (Consul, DynamoDB), within its next deadline check for
+/// etcd, anywhere in the hold for a client that checks nothing. Without
+/// holds there is nothing to place, and `tilt` is left as it is.
+pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: u64) -> Tilt {
+    if tilt.is_none() || profile.per_kilohour == 0 || holds.mean.is_nan() || holds.mean <= 0.0 {
+        return tilt;
+    }
+    let mean_gap_us = 3_600_000_000_000f64 / profile.per_kilohour as f64;
+    let factor = |width_us: u64| -> u64 {
+        if width_us == 0 {
+            return 1;
+        }
+        let k = mean_gap_us / (BANDS as f64 * holds.mean * width_us as f64);
+        if k >= 1.0 {
+            k.ceil().min(1e15) as u64
+        } else {
+            1
+        }
+    };
+    let [e1, e16, e256] = Tilt::WORK_EDGES_US;
+    let rest_us = (hold_ms * 1_000).saturating_sub(e256);
+    Tilt {
+        rate_factor: 1,
+        mix: 2,
+        asking: [factor(e1), factor(e16 - e1), factor(ASKING_REST_US)],
+        working: [
+            factor(e1),
+            factor(e16 - e1),
+            factor(e256 - e16),
+            factor(rest_us),
+        ],
+        ..tilt
     }
 }
 
@@ -262,7 +318,12 @@ pub fn estimate_cell(
     progress: &mut dyn FnMut(u32),
 ) -> Result<RareResult, PlanError> {
     let profile = plan.cell(cell)?.profile;
-    let tilt = choose_tilt(&profile, threshold, plan.clients);
+    let tilt = place(
+        choose_tilt(&profile, threshold, plan.clients),
+        &profile,
+        holds,
+        plan.hold_ms,
+    );
     let mut result = RareResult::empty(cell, tilt);
     let mut from = 0;
     while from < trials_max && !result.settled(holds) {
@@ -435,6 +496,48 @@ mod tests {
             let e = r.estimate(HoldsPerTrial::exactly(1.0));
             assert!(e.contains(p), "{window_us}: {p:e} not in {e:?}");
             assert!(e.relative_half_width() <= 0.3, "{e:?}");
+        }
+    }
+
+    #[test]
+    fn placed_arrivals_contain_the_closed_form_down_to_1e_10() {
+        use super::super::profile::Band;
+        // One pause in 1,000 hours; a client works under the lock until
+        // its write at `end_ms`, and the proposal places pauses in the
+        // bands before it. The first pause starts within the write's
+        // millisecond, (end - 1 ms, end], with chance
+        // e^{-λ (end - 1 ms)} (1 - e^{-λ 1 ms}), 2.8e-10 at 10 s.
+        let profile = PauseProfile::log_normal(1, 50_000, 800_000);
+        let mean = 3_600_000_000_000f64;
+        for end_ms in [300u64, 10_000] {
+            let (lo, hi) = ((end_ms - 1) * 1_000, end_ms * 1_000);
+            let p = libm::exp(-(lo as f64) / mean) * -libm::expm1(-1_000.0 / mean);
+            let tilt = place(
+                choose_tilt(&profile, &Threshold::at(1), 1),
+                &profile,
+                HoldsPerTrial::exactly(1.0),
+                end_ms,
+            );
+            assert!(tilt.placed(), "{tilt:?}");
+            let mut r = RareResult::empty(0, tilt);
+            let mut rng = ChaCha8Rng::seed_from_u64(3);
+            for _ in 0..20_000 {
+                let mut s = Sampler::tilted(&profile, tilt);
+                let schedule = s.schedule(Band::Working { end: end_ms });
+                let start = s.draw_start_us(0, &schedule, &mut rng).unwrap();
+                let hit = start > lo && start <= hi;
+                // The weight of what decides the event: the process up to
+                // its first arrival, or up to the window's end.
+                if start <= hi {
+                    s.settle(0, start, &schedule, true);
+                } else {
+                    s.settle(0, hi, &schedule, false);
+                }
+                r.add(u64::from(hit), s.weight());
+            }
+            let e = r.estimate(HoldsPerTrial::exactly(1.0));
+            assert!(e.contains(p), "{end_ms}: {p:e} not in {e:?}");
+            assert!(e.relative_half_width() <= 0.3, "{end_ms}: {e:?}");
         }
     }
 

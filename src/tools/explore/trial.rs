@@ -8,7 +8,7 @@
 
 use super::faults::{Kind, Stream};
 use super::plan::{Cell, Check, Plan};
-use super::profile::{Sampler, Tilt, PAUSE_US_MIN};
+use super::profile::{Band, Sampler, Schedule, Tilt, PAUSE_US_MIN};
 use crate::sim::{
     Belief, Body, ClientId, Command, CommandError, Endpoint, LastWrite, Millis, NodeCommand,
     NodeId, PartitionScope, Scenario, Seed, Sim, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
@@ -88,6 +88,12 @@ struct Worker {
     next_pause_us: Option<u64>,
     /// The same rounded up to the millisecond the driver starts it at.
     next_pause_at: Option<Millis>,
+    /// Where the next pause's draw started, and the rates it was drawn
+    /// under (what the client was doing then): the importance sampler
+    /// draws again when that changes.
+    drawn_from_us: u64,
+    band: Band,
+    schedule: Schedule,
     /// When the current pause ends (in the past while running).
     awake_at: Millis,
     /// When the driver must look at it next without an event to wake it
@@ -143,7 +149,7 @@ pub(super) fn run_tilted(
     }
     .expect("a valid plan gives a valid config");
     sim.keep_history(history);
-    let mut sampler = Sampler::tilted(&cell.profile, tilt);
+    let sampler = Sampler::tilted(&cell.profile, tilt);
     let mut workload = ChaCha8Rng::seed_from_u64(seed.0);
     workload.set_stream(STREAM_WORKLOAD);
     let workers = ClientId::ALL[..usize::from(plan.clients)]
@@ -151,7 +157,8 @@ pub(super) fn run_tilted(
         .map(|&id| {
             let mut rng = ChaCha8Rng::seed_from_u64(seed.0);
             rng.set_stream(STREAM_PAUSES + id.index() as u64);
-            let next_pause_us = sampler.next_start_us(0, &mut rng);
+            let schedule = sampler.schedule(Band::Idle);
+            let next_pause_us = sampler.draw_start_us(0, &schedule, &mut rng);
             let next_pause_at = next_pause_us.map(us_to_ms);
             // Clients start at staggered times, as after any other idle spell.
             let until = Millis(think(&mut workload, plan.think_ms));
@@ -161,6 +168,9 @@ pub(super) fn run_tilted(
                 rng,
                 next_pause_us,
                 next_pause_at,
+                drawn_from_us: 0,
+                band: Band::Idle,
+                schedule,
                 awake_at: Millis::ZERO,
                 due: None,
                 lossy: false,
@@ -179,6 +189,7 @@ pub(super) fn run_tilted(
         faults,
     };
     driver.drive();
+    driver.settle_all();
     let counts = driver.counts();
     (counts, driver.sampler.weight(), driver.sim)
 }
@@ -228,6 +239,7 @@ impl Driver<'_> {
                 let watching = matches!(w.phase, Phase::Asking | Phase::Writing { .. });
                 if watching || w.due.is_some_and(|t| t <= next) {
                     self.step(i);
+                    self.replace_pause(i);
                     self.workers[i].due = self.due(&self.workers[i]);
                 }
             }
@@ -376,11 +388,12 @@ impl Driver<'_> {
         if now.ms() >= TRIAL_MS || start > now {
             return;
         }
+        self.sampler
+            .settle(w.drawn_from_us, start_us, &w.schedule, true);
         let length_us = self.sampler.length_us(&mut w.rng);
         let c = w.id;
         if length_us < PAUSE_US_MIN {
-            w.next_pause_us = self.sampler.next_start_us(start_us, &mut w.rng);
-            w.next_pause_at = w.next_pause_us.map(us_to_ms);
+            self.draw_pause(i, start_us);
             return;
         }
         let pause_ms = length_us.div_ceil(1_000).min(PAUSE_MS_MAX);
@@ -395,10 +408,7 @@ impl Driver<'_> {
         self.pauses += 1;
         let w = &mut self.workers[i];
         w.awake_at = now.plus(pause_ms);
-        w.next_pause_us = self
-            .sampler
-            .next_start_us(w.awake_at.ms() * 1_000, &mut w.rng);
-        w.next_pause_at = w.next_pause_us.map(us_to_ms);
+        let awake_us = w.awake_at.ms() * 1_000;
         if let Phase::Working { left_ms, since } = w.phase {
             let left_ms = left_ms.saturating_sub(since.until(now));
             w.phase = Phase::Working {
@@ -413,6 +423,71 @@ impl Driver<'_> {
                 };
             }
         }
+        self.draw_pause(i, awake_us);
+    }
+
+    /// What client `i` is doing, for where its pauses arrive: the band it
+    /// is in now (an ask keeps the time it began).
+    fn band(&self, i: usize) -> Band {
+        let w = &self.workers[i];
+        match w.phase {
+            _ if !self.sampler.placed() => Band::Idle,
+            Phase::Asking => match w.band {
+                Band::Asking { since } => Band::Asking { since },
+                _ => Band::Asking {
+                    since: self.sim.now().ms(),
+                },
+            },
+            Phase::Working { left_ms, since } => Band::Working {
+                end: since.ms() + left_ms,
+            },
+            _ => Band::Idle,
+        }
+    }
+
+    /// Draws client `i`'s next pause from `from_us`, at the rates of what
+    /// it is doing now.
+    fn draw_pause(&mut self, i: usize, from_us: u64) {
+        let band = self.band(i);
+        let schedule = self.sampler.schedule(band);
+        let w = &mut self.workers[i];
+        w.next_pause_us = self.sampler.draw_start_us(from_us, &schedule, &mut w.rng);
+        w.next_pause_at = w.next_pause_us.map(us_to_ms);
+        w.drawn_from_us = from_us;
+        w.band = band;
+        w.schedule = schedule;
+    }
+
+    /// Once client `i` does something else, while its next pause is still
+    /// ahead, that pause is drawn again from now at the new rates; the
+    /// stretch it waited is weighed at the old ones. A pause already due
+    /// starts first, and a paused client changes nothing until it wakes.
+    fn replace_pause(&mut self, i: usize) {
+        let now = self.sim.now();
+        let w = &self.workers[i];
+        if now.ms() >= TRIAL_MS || now < w.awake_at || self.band(i) == w.band {
+            return;
+        }
+        let now_us = now.ms() * 1_000;
+        match w.next_pause_us {
+            Some(start_us) if start_us > now_us && w.drawn_from_us <= now_us => {
+                self.sampler
+                    .settle(w.drawn_from_us, now_us, &w.schedule, false);
+                self.draw_pause(i, now_us);
+            }
+            _ => {}
+        }
+    }
+
+    /// At the trial's end, each client's next pause (due past it) is
+    /// weighed for the time it waited.
+    fn settle_all(&mut self) {
+        for w in &self.workers {
+            if let Some(start_us) = w.next_pause_us {
+                self.sampler
+                    .settle(w.drawn_from_us, start_us, &w.schedule, false);
+            }
+        }
     }
 
     /// While a client is down its pauses pass it by: the one due now is
@@ -422,8 +497,9 @@ impl Driver<'_> {
         let w = &mut self.workers[i];
         if let (Some(start_us), Some(start)) = (w.next_pause_us, w.next_pause_at) {
             if start <= now && now.ms() < TRIAL_MS {
-                w.next_pause_us = self.sampler.next_start_us(start_us, &mut w.rng);
-                w.next_pause_at = w.next_pause_us.map(us_to_ms);
+                self.sampler
+                    .settle(w.drawn_from_us, start_us, &w.schedule, true);
+                self.draw_pause(i, start_us);
             }
         }
     }
@@ -455,6 +531,7 @@ impl Driver<'_> {
             }
         }
         for i in 0..self.workers.len() {
+            self.replace_pause(i);
             self.workers[i].due = self.due(&self.workers[i]);
         }
     }

@@ -83,6 +83,28 @@ fn per_second(states: u64, secs: f64) -> Option<String> {
     Some(format!("{} distinct states per second", thousands(rate)))
 }
 
+/// The settings the search ran at, the answer's first line: the system,
+/// its TTL, latency, fencing and its mode, the seed, and the bounds.
+fn settings_html(request: &Request) -> String {
+    let c = &request.scenario.config;
+    let fencing = if c.fencing.is_on() {
+        format!("fencing on ({})", c.backend.fence_mode_in(c).label())
+    } else {
+        "fencing off".to_string()
+    };
+    format!(
+        r#"<p class="panel__note finder__settings"><strong>Settings:</strong> {}, TTL {}, latency {}, {}, seed {}; bounds: up to {}, {} distinct states per depth, {} clients at most.</p>"#,
+        escape(c.backend.name()),
+        seconds_words(c.ttl_ms),
+        escape(&crate::sim::latency::latency_words(c)),
+        escape(&fencing),
+        c.seed.0,
+        moves_words(request.depth_max),
+        thousands(request.states_max),
+        request.clients_max
+    )
+}
+
 /// The question in words: the failure, the depth, the pauses tried and
 /// the faults allowed.
 fn question_html(request: &Request) -> String {
@@ -202,6 +224,7 @@ fn outcome_html(
         None => format!("Searched {} distinct states.", thousands(p.distinct)),
     };
     let mut h = String::from(r#"<div class="finder__result">"#);
+    h.push_str(&settings_html(request));
     h.push_str(&question_html(request));
     match outcome {
         Outcome::Found(trace) => found_html(&mut h, request, query, trace),

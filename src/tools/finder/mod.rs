@@ -502,6 +502,34 @@ pub struct Finder {
     /// Distinct states of the depths searched before this one.
     distinct_before: u64,
     outcome: Option<Outcome>,
+    spares: Spares,
+}
+
+/// States the search is done with (a duplicate, a frame left), kept to be
+/// made into the next move's copy: copying into one reuses its buffers,
+/// where a fresh copy allocates every list of the run again.
+#[derive(Debug, Default)]
+struct Spares(Vec<Sim>);
+
+impl Spares {
+    /// A search holds one copy per move at a time; a few more are room.
+    const MAX: usize = 16;
+
+    fn copy_of(&mut self, sim: &Sim) -> Sim {
+        match self.0.pop() {
+            Some(mut spare) => {
+                sim.snapshot_into(&mut spare);
+                spare
+            }
+            None => sim.snapshot(),
+        }
+    }
+
+    fn give(&mut self, sim: Sim) {
+        if self.0.len() < Self::MAX {
+            self.0.push(sim);
+        }
+    }
 }
 
 impl Finder {
@@ -521,6 +549,7 @@ impl Finder {
             explored: 0,
             distinct_before: 0,
             outcome: None,
+            spares: Spares::default(),
         };
         // The starting run may break the property already, or be about to.
         let broken = Properties::of(&finder.root)
@@ -568,13 +597,15 @@ impl Finder {
             return 0;
         };
         let Some(&m) = top.moves.get(top.next) else {
-            self.stack.pop();
+            if let Some(frame) = self.stack.pop() {
+                self.spares.give(frame.sim);
+            }
             return 0;
         };
         top.next += 1;
         let depth = self.stack.len() as u32;
-        let Some((child, violated)) = apply(&self.plan, &self.stack[depth as usize - 1].sim, m)
-        else {
+        let parent = &self.stack[depth as usize - 1].sim;
+        let Some((child, violated)) = apply(&self.plan, parent, m, &mut self.spares) else {
             return 0;
         };
         self.explored += 1;
@@ -584,6 +615,7 @@ impl Finder {
         }
         let seen = self.visited.entry(child.fingerprint()).or_insert(u32::MAX);
         if *seen <= depth {
+            self.spares.give(child);
             return 1;
         }
         let new = *seen == u32::MAX;
@@ -608,6 +640,8 @@ impl Finder {
                 next: 0,
                 via: Some(m),
             });
+        } else {
+            self.spares.give(child);
         }
         1
     }
@@ -661,7 +695,8 @@ impl Finder {
                 Move::Act(action) => format!("{} (t={})", action_words(&sim, action), sim.now()),
                 _ => String::new(),
             };
-            let (next, _) = apply(plan, &sim, m).expect("a move of the path replays");
+            let (next, _) =
+                apply(plan, &sim, m, &mut Spares::default()).expect("a move of the path replays");
             sim = next;
             steps.push(match m {
                 Move::Act(action) => TraceStep {
@@ -721,17 +756,22 @@ pub fn find(
 
 /// The state after `m`, and the first violation of the property it
 /// brought; `None` when the move does nothing here.
-fn apply(plan: &Plan, parent: &Sim, m: Move) -> Option<(Sim, Option<Violation>)> {
+fn apply(
+    plan: &Plan,
+    parent: &Sim,
+    m: Move,
+    spares: &mut Spares,
+) -> Option<(Sim, Option<Violation>)> {
     let mut checker = Properties::resuming(parent);
-    let mut sim = parent.snapshot();
-    match m {
-        Move::Act(action) => sim.act(action).ok()?,
-        Move::Wait => wait(plan, &mut sim, &mut checker)?,
-        Move::NextEvent => {
-            if !sim.step() {
-                return None;
-            }
-        }
+    let mut sim = spares.copy_of(parent);
+    let moved = match m {
+        Move::Act(action) => sim.act(action).is_ok(),
+        Move::Wait => wait(plan, &mut sim, &mut checker).is_some(),
+        Move::NextEvent => sim.step(),
+    };
+    if !moved {
+        spares.give(sim);
+        return None;
     }
     // Whatever is due this millisecond runs before the next move, as a
     // replay runs it before the next action.

@@ -28,6 +28,15 @@ pub enum Download {
     Json,
 }
 
+/// Where the arrow keys move the focus among the timeline's marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Rove {
+    Next,
+    Previous,
+    First,
+    Last,
+}
+
 /// A wheel turn over the picture, as the timeline reads it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Wheel {

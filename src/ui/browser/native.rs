@@ -2,7 +2,7 @@
 //! `web.rs`, doing nothing. No event fires here, there is no window,
 //! keyboard, address bar, host page or worker.
 
-use super::{Download, Wheel};
+use super::{Download, Rove, Wheel};
 use crate::ui::state::Action;
 use crate::work::Reply;
 use yew::prelude::*;
@@ -42,6 +42,43 @@ impl NextTask {
     pub fn start(_then: impl FnOnce() + 'static) -> Option<NextTask> {
         None
     }
+}
+
+/// No timers natively: the call never comes.
+pub struct Later;
+
+impl Later {
+    pub fn start(_delay_ms: u64, _then: impl FnOnce() + 'static) -> Option<Later> {
+        None
+    }
+}
+
+/// No reader's clock natively: always the start.
+pub fn wall_ms() -> u64 {
+    0
+}
+
+/// No focus to keep without a document.
+pub struct FocusKeeper;
+
+impl FocusKeeper {
+    pub fn start() -> Option<FocusKeeper> {
+        None
+    }
+
+    pub fn check(&self) {}
+}
+
+pub fn keep_narration_in_address(_slug: Option<&str>) {}
+
+pub fn focus_id(_id: &str) {}
+
+/// No marks to keep in the Tab order without a document.
+pub fn keep_one_tab_stop(_svg_ref: &NodeRef) {}
+
+/// No focus to move without a document.
+pub fn rove_marks(_svg_ref: &NodeRef, _rove: Rove) -> bool {
+    false
 }
 
 thread_local! {

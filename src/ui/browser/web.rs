@@ -1,6 +1,6 @@
 //! The browser glue itself, for wasm32 (see the module above).
 
-use super::{Download, Wheel};
+use super::{Download, Rove, Wheel};
 use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::tools::finder::form::FIND_LINK_KEY;
 use crate::ui::embed::HEIGHT_MESSAGE;
@@ -140,6 +140,28 @@ impl NextTask {
         let _pending = gloo_timers::callback::Timeout::new(0, then);
         Some(NextTask { _pending })
     }
+}
+
+/// Calls a function once, `delay_ms` from now. Dropping it first cancels
+/// the call.
+pub struct Later {
+    _pending: gloo_timers::callback::Timeout,
+}
+
+impl Later {
+    pub fn start(delay_ms: u64, then: impl FnOnce() + 'static) -> Option<Later> {
+        let delay = u32::try_from(delay_ms).unwrap_or(u32::MAX);
+        let _pending = gloo_timers::callback::Timeout::new(delay, then);
+        Some(Later { _pending })
+    }
+}
+
+/// The reader's own time in milliseconds (`performance.now()`): it decides
+/// only when the narrator may speak again, never what the run does.
+pub fn wall_ms() -> u64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0, |p| p.now().max(0.0) as u64)
 }
 
 /// The first render draws the first screen alone, and the rest of the page
@@ -321,6 +343,157 @@ fn style_call(element: &web_sys::Element, method: &str, args: &[&JsValue]) {
 pub fn focus(node: &NodeRef) {
     if let Some(element) = node.cast::<web_sys::HtmlElement>() {
         let _ = element.focus();
+    }
+}
+
+// Where the focus goes when its control goes away.
+
+/// Keeps the keyboard's focus off the page's body: it remembers the control
+/// focused last and the place its part of the page names for it
+/// (`data-focus-home`: selectors tried in turn, split by `|`), and when
+/// that control is gone, disabled or hidden while the focus has fallen to
+/// the body, moves the focus there. Dropping it removes its listeners.
+pub struct FocusKeeper {
+    last: Rc<FocusLast>,
+    _listeners: [EventListener; 2],
+}
+
+/// The control focused last, its home, and a check waiting for the focus
+/// to settle after a blur.
+#[derive(Default)]
+struct FocusLast {
+    control: RefCell<Option<(web_sys::Element, String)>>,
+    pending: RefCell<Option<gloo_timers::callback::Timeout>>,
+}
+
+/// Where a control with no home of its own sends the focus.
+const FOCUS_HOME_DEFAULT: &str = "#main";
+
+impl FocusKeeper {
+    pub fn start() -> Option<FocusKeeper> {
+        let document = web_sys::window()?.document()?;
+        let last = Rc::new(FocusLast::default());
+        let heard = last.clone();
+        let focus_in = EventListener::new(&document, "focusin", move |e| {
+            let Some(control) = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            else {
+                return;
+            };
+            let home = control
+                .closest("[data-focus-home]")
+                .ok()
+                .flatten()
+                .and_then(|h| h.get_attribute("data-focus-home"))
+                .unwrap_or_else(|| FOCUS_HOME_DEFAULT.to_string());
+            *heard.control.borrow_mut() = Some((control, home));
+        });
+        let heard = last.clone();
+        let focus_out = EventListener::new(&document, "focusout", move |e| {
+            let to_nothing = e
+                .dyn_ref::<web_sys::FocusEvent>()
+                .is_none_or(|f| f.related_target().is_none());
+            if to_nothing {
+                let later = heard.clone();
+                *heard.pending.borrow_mut() =
+                    Some(gloo_timers::callback::Timeout::new(0, move || {
+                        later.check();
+                    }));
+            }
+        });
+        Some(FocusKeeper {
+            last,
+            _listeners: [focus_in, focus_out],
+        })
+    }
+
+    /// After the page is drawn: a focus lost with its control moves home.
+    pub fn check(&self) {
+        self.last.check();
+    }
+}
+
+impl FocusLast {
+    fn check(&self) {
+        let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+            return;
+        };
+        let active = document.active_element();
+        let lost = active
+            .as_ref()
+            .is_none_or(|a| a.tag_name() == "BODY" || a.has_attribute("disabled"));
+        if !lost {
+            return;
+        }
+        let Some((control, home)) = self.control.borrow().clone() else {
+            return;
+        };
+        let gone = !control.is_connected()
+            || control.has_attribute("disabled")
+            || control.closest("[hidden]").ok().flatten().is_some();
+        if !gone {
+            // A click on the page's background: the reader's own choice.
+            return;
+        }
+        for selector in home.split('|').chain([FOCUS_HOME_DEFAULT]) {
+            let target = document
+                .query_selector(selector)
+                .ok()
+                .flatten()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok());
+            if let Some(target) = target {
+                let _ = target.focus();
+                if document.active_element().as_deref() == Some(target.as_ref()) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Keeps the narration's setting in the page's address (`narration=full`;
+/// `None` for the default, said by no word), the rest of it as it is.
+pub fn keep_narration_in_address(slug: Option<&str>) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    let location = window.location();
+    let search = location.search().unwrap_or_default();
+    let mut pairs: Vec<String> = search
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|pair| !pair.is_empty() && pair.split('=').next() != Some("narration"))
+        .map(str::to_string)
+        .collect();
+    if let Some(slug) = slug {
+        pairs.push(format!("narration={slug}"));
+    }
+    let query = if pairs.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", pairs.join("&"))
+    };
+    let path = location.pathname().unwrap_or_default();
+    let hash = location.hash().unwrap_or_default();
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(
+            &JsValue::NULL,
+            "",
+            Some(&format!("{path}{query}{hash}")),
+        );
+    }
+}
+
+/// Moves the keyboard's focus to the element with this id (a skip link's
+/// target), scrolling it into view.
+pub fn focus_id(id: &str) {
+    let target = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|t| t.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(target) = target {
+        let _ = target.focus();
     }
 }
 
@@ -687,7 +860,14 @@ pub fn show_view_in_address(query: &str) {
     }
     let path = location.pathname().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
-    let url = format!("{path}{query}{hash}");
+    // The narration's setting is the reader's, whatever the view.
+    let narration = search
+        .trim_start_matches('?')
+        .split('&')
+        .find(|pair| pair.split('=').next() == Some("narration"))
+        .map(|pair| format!("{}{pair}", if query.is_empty() { "?" } else { "&" }))
+        .unwrap_or_default();
+    let url = format!("{path}{query}{narration}{hash}");
     if let Ok(history) = window.history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
@@ -896,6 +1076,72 @@ pub fn message_of(e: &Event) -> Option<u64> {
 }
 
 /// The moment of the timeline mark an event came from (its `data-t`).
+/// Keeps one of the timeline's marks in the Tab order (`tabindex="0"`):
+/// the one focused last while it is drawn, or else the first in time.
+pub fn keep_one_tab_stop(svg_ref: &NodeRef) {
+    let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+        return;
+    };
+    if let Ok(Some(_)) = svg.query_selector(".tl-mark[tabindex=\"0\"]") {
+        return;
+    }
+    if let Some(first) = marks_in_time(&svg).into_iter().next() {
+        let _ = first.set_attribute("tabindex", "0");
+    }
+}
+
+/// The timeline's marks in the order of their moments (the order drawn
+/// for marks at the same moment).
+fn marks_in_time(svg: &web_sys::Element) -> Vec<web_sys::Element> {
+    let Ok(list) = svg.query_selector_all(".tl-mark[data-t]") else {
+        return Vec::new();
+    };
+    let mut marks: Vec<(u64, web_sys::Element)> = (0..list.length())
+        .filter_map(|i| list.item(i)?.dyn_into::<web_sys::Element>().ok())
+        .map(|m| {
+            let t = m
+                .get_attribute("data-t")
+                .and_then(|t| t.parse().ok())
+                .unwrap_or(0);
+            (t, m)
+        })
+        .collect();
+    marks.sort_by_key(|(t, _)| *t);
+    marks.into_iter().map(|(_, m)| m).collect()
+}
+
+/// Moves the focus from the focused mark to another (a roving tabindex:
+/// the one focused is the timeline's Tab stop). False when no mark has
+/// the focus.
+pub fn rove_marks(svg_ref: &NodeRef, rove: Rove) -> bool {
+    let Some(svg) = svg_ref.cast::<web_sys::Element>() else {
+        return false;
+    };
+    let marks = marks_in_time(&svg);
+    let active = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.active_element())
+        .and_then(|a| a.closest(".tl-mark").ok().flatten());
+    let Some(at) = active.and_then(|a| marks.iter().position(|m| *m == a)) else {
+        return false;
+    };
+    let to = match rove {
+        Rove::Next => (at + 1).min(marks.len() - 1),
+        Rove::Previous => at.saturating_sub(1),
+        Rove::First => 0,
+        Rove::Last => marks.len() - 1,
+    };
+    for mark in &marks {
+        let _ = mark.set_attribute("tabindex", "-1");
+    }
+    let target = &marks[to];
+    let _ = target.set_attribute("tabindex", "0");
+    if let Some(target) = target.dyn_ref::<web_sys::SvgElement>() {
+        let _ = target.focus();
+    }
+    true
+}
+
 pub fn mark_time(e: &Event) -> Option<u64> {
     let target: web_sys::Element = e.target()?.dyn_into().ok()?;
     let mark = target.closest(".tl-mark[data-t]").ok()??;

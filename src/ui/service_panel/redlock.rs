@@ -249,7 +249,7 @@ fn wait_choices(props: &ServicePanelProps) -> Html {
         <fieldset class="service__options">
             <legend>{ "After taking the key, the client" }</legend>
             { radio("redis-wait-off", "does not WAIT: the key may exist on the master alone (redis-py's Lock)", ReplicaWait::Off) }
-            { radio("redis-wait-redisson", "WAITs as Redisson does by default (checkLockSyncedSlaves, with Sentinel; useSingleServer sends no WAIT): for the replicas INFO reports connected, 1 s; fails only if none acked while some were connected, so a master with no replica grants unreplicated. Redisson then tries 4 more times, 1-2 s apart, before throwing NoSyncedSlavesException; the model fails at once", ReplicaWait::Redisson) }
+            { radio("redis-wait-redisson", "WAITs as Redisson does by default (checkLockSyncedSlaves, with Sentinel; useSingleServer sends no WAIT): for the replicas INFO reports connected, 1 s; fails only if none acked while some were connected, so a master with no replica grants unreplicated. After a try in which none acked it gives the key back and tries again, 4 more times 1-2 s apart, before throwing NoSyncedSlavesException; a WAIT with no answer is a timeout, which it does not try again", ReplicaWait::Redisson) }
             { radio("redis-wait-app", "WAITs 1 itself (the application's WAIT 1 100 ms): fails unless a replica acked, so with no replica nobody gets the lock", ReplicaWait::AppWait1) }
         </fieldset>
     }

@@ -22,7 +22,14 @@
 //! one whose replica is down) grants the lock unreplicated, availability
 //! over safety. Redisson asks INFO one round trip before a batch of the
 //! script and the `WAIT`; here the master counts its replicas when the
-//! `WAIT` arrives, the same two round trips in the other order.
+//! `WAIT` arrives, the same two round trips in the other order. A try in
+//! which none acknowledged is Redisson's `NoSyncedSlavesException`: it
+//! gives the key back (`handleNoSync`) and tries again, four more times
+//! at most, each 1 to 2 s later (`ServiceManager.execute`, `retryAttempts`
+//! 4, `EqualJitterDelay(1 s, 2 s)`, each delay drawn from the seeded
+//! generator); only after the fifth does the caller see the exception. A
+//! `WAIT` that gets no answer at all is a timeout, which Redisson neither
+//! tries again that way nor gives the key back for.
 //! As in Redis, `WAIT` blocks until the replica has acknowledged every
 //! write made before it, or until its timeout: a replica that is down
 //! never acknowledges, so the answer is then 0 at the timeout.
@@ -70,6 +77,14 @@ pub const REPLY_TIMEOUT_MS: u64 = 500;
 pub const WAIT_TIMEOUT_MS: u64 = 100;
 /// Redisson's `slavesSyncTimeout` (default 1000 ms), the timeout of its `WAIT`.
 pub const REDISSON_SYNC_TIMEOUT_MS: u64 = 1_000;
+/// Redisson's `retryAttempts` (BaseConfig, default 4): the tries
+/// `ServiceManager.execute` makes after the first when one ends in
+/// `NoSyncedSlavesException`.
+pub const REDISSON_RETRY_ATTEMPTS: u8 = 4;
+/// Redisson's default `retryDelay`, `EqualJitterDelay(1 s, 2 s)`: for every
+/// attempt min(1 s x 2^attempt, 2 s) = 2 s, half of it fixed and the other
+/// half drawn evenly, so a delay of 1 to 2 s (whole milliseconds).
+pub const REDISSON_RETRY_DELAY_MS: (u64, u64) = (1_000, 2_000);
 /// The most copies waiting to reach the replica; older ones are merged.
 const BACKLOG_MAX: usize = 64;
 
@@ -175,6 +190,9 @@ struct Side {
     fence: Option<u64>,
     start_local: i64,
     renew_gen: u64,
+    /// Redisson: tries after the first that this acquisition has made
+    /// because no replica synced.
+    no_sync_tries: u8,
 }
 
 #[derive(Debug, Clone, Hash)]
@@ -236,7 +254,10 @@ impl LockSystem for Redis {
 
     fn on_input(&mut self, view: &View, input: Input<RedisTimer>, out: &mut Effects) {
         match input {
-            Input::Acquire(c) => self.try_set(view, c, out),
+            Input::Acquire(c) => {
+                self.side(c).no_sync_tries = 0;
+                self.try_set(view, c, out);
+            }
             Input::Release(c) => {
                 self.unlock(c, self.options.release, out);
                 self.forget(c);
@@ -266,6 +287,9 @@ impl LockSystem for Redis {
     fn lease_end(&self, view: &View, c: ClientId) -> Option<Millis> {
         self.holder(view).filter(|h| h.client == c)?.until
     }
+
+    /// A key that ran out is gone when read at its expiry, not at an event.
+    const HOLDER_READS_CLOCK: bool = true;
 
     fn detail(&self, view: &View) -> RedisDetail {
         let servers = (0..SERVERS)
@@ -415,6 +439,11 @@ impl LockSystem for Redis {
                     ..
                 },
             ) if self.synced_enough(replicas, connected) => self.grant(view, c, out),
+            (Phase::Waiting, SingleRedisMsg::WaitReply { .. })
+                if self.options.wait == ReplicaWait::Redisson =>
+            {
+                self.no_synced_slaves(c, out)
+            }
             (Phase::Waiting, _) => self.no_replica(c, out),
             (
                 Phase::Extending,
@@ -564,6 +593,8 @@ impl Redis {
     fn retry(&mut self, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         side.phase = Phase::Idle;
+        // Another tryAcquire later: a fresh `ServiceManager.execute`.
+        side.no_sync_tries = 0;
         let round = side.round;
         out.client_timer(c, RETRY_MS, RedisTimer::Retry { round });
     }
@@ -581,20 +612,62 @@ impl Redis {
     }
 
     /// The `WAIT` did not satisfy the client (or got no answer): give the
-    /// key back and fail rather than hold a lock a failover would lose.
-    /// Redisson does the same (`CommandAsyncService.handleNoSync` unlocks on
-    /// "None of slaves were synced"), then `ServiceManager.execute` tries
-    /// the acquisition again up to `retryAttempts` (4) times, each after
-    /// `EqualJitterDelay(1 s, 2 s)`, before the caller sees
-    /// `NoSyncedSlavesException`; a command with no answer it retries too.
-    /// Not modelled: the failover story's WAIT dies with the master, and
-    /// those tries (about 20 s at Redisson's 3 s timeout) would all reach
-    /// the dead master before Sentinel's 30 s, so the outcome is the same,
-    /// later; no story has a connected replica that does not ack.
+    /// key back and fail rather than hold a lock a failover would lose,
+    /// as the application's own `WAIT 1` does. For Redisson this is a
+    /// `WAIT` that got no answer: a response timeout, not
+    /// `NoSyncedSlavesException`, so `handleNoSync` gives nothing back
+    /// and `ServiceManager.execute` does not try again (redisson
+    /// ServiceManager.java 632-649): the caller sees the timeout, and the
+    /// key stays on the master until its TTL.
     fn no_replica(&mut self, c: ClientId, out: &mut Effects) {
-        self.unlock(c, ReleaseMode::CheckValue, out);
+        let redisson = self.options.wait == ReplicaWait::Redisson;
+        if !redisson {
+            self.unlock(c, ReleaseMode::CheckValue, out);
+        }
         self.forget(c);
-        out.fail(c, AcquireFailure::NoReplicaAck);
+        out.fail(
+            c,
+            if redisson {
+                AcquireFailure::RedissonTimeout
+            } else {
+                AcquireFailure::NoReplicaAck
+            },
+        );
+    }
+
+    /// Redisson's try ended with none of the connected replicas synced
+    /// (`NoSyncedSlavesException`, CommandAsyncService.java 1218-1225):
+    /// `handleNoSync` unlocks (RedissonBaseLock.java 281-282), and
+    /// `ServiceManager.execute` tries again after `retryDelay` unless
+    /// `retryAttempts` tries are spent (ServiceManager.java 628-655); the
+    /// caller sees the exception only after the last.
+    fn no_synced_slaves(&mut self, c: ClientId, out: &mut Effects) {
+        self.unlock(c, ReleaseMode::CheckValue, out);
+        let tries = self.side[c.index()].no_sync_tries;
+        if tries >= REDISSON_RETRY_ATTEMPTS {
+            self.forget(c);
+            out.fail(
+                c,
+                AcquireFailure::NoSyncedSlaves {
+                    tries: tries.saturating_add(1),
+                },
+            );
+            return;
+        }
+        let (lo, hi) = REDISSON_RETRY_DELAY_MS;
+        let delay_ms = self.rng.draw(lo, hi);
+        let side = self.side(c);
+        side.no_sync_tries = tries + 1;
+        side.phase = Phase::Idle;
+        side.value = None;
+        side.fence = None;
+        let round = side.round;
+        out.record(Event::Service(ServiceEvent::RedissonRetry {
+            client: c,
+            attempt: tries + 1,
+            delay_ms,
+        }));
+        out.client_timer(c, delay_ms, RedisTimer::Retry { round });
     }
 
     fn on_client_timer(&mut self, view: &View, c: ClientId, timer: RedisTimer, out: &mut Effects) {

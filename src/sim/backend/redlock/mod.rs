@@ -248,6 +248,9 @@ impl LockSystem for Redlock {
         self.holder(view).filter(|h| h.client == c)?.until
     }
 
+    /// A key that ran out is gone when read at its expiry, not at an event.
+    const HOLDER_READS_CLOCK: bool = true;
+
     fn detail(&self, view: &View) -> RedlockDetail {
         let nodes = NodeId::all()
             .map(|n| self.nodes[n.index()].view(n, view.now))

@@ -217,10 +217,16 @@ impl Narrator {
                 token,
                 value,
                 standing: Standing::Stale,
+                lost,
             } if !self.corruption_said => {
                 self.corruption_said = true;
+                let damage = match lost {
+                    0 => format!("The counter is corrupted: it reads {value}."),
+                    1 => format!("It overwrote an increment: the counter reads {value}."),
+                    n => format!("It overwrote {n} increments: the counter reads {value}."),
+                };
                 Some(format!(
-                    "The lock broke: {}'s stale write{} was accepted {}. The counter is corrupted: it reads {value}.",
+                    "The lock broke: {}'s stale write{} was accepted {}. {damage}",
                     client,
                     carried(words, token),
                     self.after_words(client, words),
@@ -575,6 +581,7 @@ mod tests {
                     token: Some(Token(2)),
                     value: 1,
                     standing: Standing::Holder,
+                    lost: 0,
                 },
             ),
         ];
@@ -622,6 +629,7 @@ mod tests {
             token: Some(Token(1)),
             value,
             standing: Standing::Stale,
+            lost: 1,
         };
         let history = vec![
             at(0, grant('A', 1)),
@@ -633,7 +641,7 @@ mod tests {
         assert!(said.urgent);
         assert_eq!(
             said.text,
-            "The lock broke: A's stale write with token 1 was accepted after B was granted token 2. The counter is corrupted: it reads 1."
+            "The lock broke: A's stale write with token 1 was accepted after B was granted token 2. It overwrote an increment: the counter reads 1."
         );
         // The grants wait their turn, two seconds after the alarm.
         assert_eq!(n.due_in_ms(3_000), Some(GAP_MS));

@@ -91,8 +91,8 @@ impl Oracle {
         self.saves
     }
 
-    /// Back to nothing found, keeping the lists' capacity.
-    /// Becomes a copy of `source`, keeping its own lists' buffers.
+    /// Becomes a copy of `source`, keeping its own lists' buffers. Every
+    /// field is named, as in `clear`, so a field added later is not missed.
     pub(crate) fn copy_from(&mut self, source: &Oracle) {
         let Oracle {
             corruptions,
@@ -113,6 +113,7 @@ impl Oracle {
         overlaps.clone_from(&source.overlaps);
     }
 
+    /// Back to nothing found, keeping the lists' capacity.
     pub(crate) fn clear(&mut self) {
         let Oracle {
             corruptions,

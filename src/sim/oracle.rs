@@ -95,8 +95,8 @@ impl Oracle {
         self.saves
     }
 
-    /// Back to nothing found, keeping the lists' capacity.
-    /// Becomes a copy of `source`, keeping its own lists' buffers.
+    /// Becomes a copy of `source`, keeping its own lists' buffers. Every
+    /// field is named, so a field added later is not missed.
     pub(crate) fn copy_from(&mut self, source: &Oracle) {
         let Oracle {
             corruptions,
@@ -117,23 +117,10 @@ impl Oracle {
         overlaps.clone_from(&source.overlaps);
     }
 
+    /// Back to nothing found, keeping the lists' capacity: a copy of an
+    /// empty oracle, whose lists allocate nothing.
     pub(crate) fn clear(&mut self) {
-        let Oracle {
-            corruptions,
-            saves,
-            without_lease,
-            grants,
-            grant_tokens,
-            stale_writes,
-            overlaps,
-            last_write,
-        } = self;
-        (*corruptions, *saves, *without_lease) = (0, 0, 0);
-        *last_write = None;
-        grants.clear();
-        grant_tokens.clear();
-        stale_writes.clear();
-        overlaps.clear();
+        self.copy_from(&Oracle::default());
     }
 
     /// How many grants the service made (a grant repeated while it lasts

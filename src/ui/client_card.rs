@@ -11,6 +11,7 @@ use crate::sim::{
 };
 use crate::words::{clock_offset, seconds_1, signed_seconds_1};
 
+use super::{use_glide, Motion};
 use yew::prelude::*;
 
 /// The extra network time of a "Delayed send": longer than a default TTL,
@@ -92,6 +93,10 @@ pub struct ClientCardProps {
     pub holds_at_service: bool,
     /// The GC pause chosen on this card, in seconds.
     pub pause_s: u64,
+    /// Virtual milliseconds a frame while the clock runs, 0 while it
+    /// stands: the bars run down between renders at that rate.
+    #[prop_or_default]
+    pub frame_ms: u64,
     pub checks: CardChecks,
     pub dispatch: Callback<Action>,
     /// The keyboard's shortcuts act on this card.
@@ -136,6 +141,7 @@ impl ClientCardProps {
             validity: sim.validity(c),
             holds_at_service: sim.holder().is_some_and(|h| h.client == c),
             pause_s,
+            frame_ms: 0,
             checks,
             selected: false,
             spotlit: false,
@@ -191,6 +197,14 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
         .dispatch
         .reform(move |_: MouseEvent| Action::Select(id));
     let home = format!("client-{}", letter.to_ascii_lowercase());
+    let leases = leases(props);
+    let glides = [use_node_ref(), use_node_ref()];
+    let [believed_motion, service_motion] = match &leases {
+        Ok(l) => [&l.believed, &l.service].map(|bar| bar.motion(props)),
+        Err(_) => [None, None],
+    };
+    use_glide(&glides[0], believed_motion);
+    use_glide(&glides[1], service_motion);
     html! {
         // Where the focus goes when one of its controls goes away.
         <section class={class} aria-label={format!("Client {letter}")} onclick={on_press}
@@ -209,7 +223,7 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
             </header>
             { stale_alarm(view) }
             { facts(props) }
-            { lease_bars(props) }
+            { lease_bars(props, leases, &glides) }
             { stale_write_alarm(view) }
             <CardControls id={view.id} partitioned={view.partition.is_some()}
                 crashed={view.crashed} renewal={view.renewal} backend={props.backend}
@@ -418,7 +432,8 @@ fn stale_write_alarm(view: &ClientView) -> Html {
 }
 
 /// One bar: how much lease is left, drawn against the TTL.
-fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm: bool) -> Html {
+fn bar(label: &str, lease: Bar, scale_ms: u64, alarm: bool, glide: &NodeRef) -> Html {
+    let remaining = lease.left;
     let percent = remaining.map_or(0, |left| {
         let scale = scale_ms.max(left).max(1);
         left.saturating_mul(100) / scale
@@ -432,13 +447,17 @@ fn bar(label: &str, remaining: Option<u64>, scale_ms: u64, words: String, alarm:
         <div class={class}>
             <div class="lease-bar__label">
                 <span>{ label }</span>
-                <span class="lease-bar__words">{ super::tick(words) }</span>
+                <span class="lease-bar__words">{ super::tick(lease.words) }</span>
             </div>
-            // SVG geometry, not an inline style: the page's policy forbids those.
-            <svg class="lease-bar__track" viewBox="0 0 100 10" preserveAspectRatio="none"
-                aria-hidden="true" focusable="false">
-                <rect class="lease-bar__fill" x="0" y="0" width={percent.to_string()} height="10" />
-            </svg>
+            // SVG geometry, not an inline style: the page's policy forbids
+            // those. The fill runs down between renders as the browser
+            // shrinks the whole drawing, on a layer of its own (`use_glide`).
+            <div class="lease-bar__track" aria-hidden="true">
+                <svg class="lease-bar__glide" ref={glide.clone()} viewBox="0 0 100 10"
+                    preserveAspectRatio="none" focusable="false">
+                    <rect class="lease-bar__fill" x="0" y="0" width={percent.to_string()} height="10" />
+                </svg>
+            </div>
         </div>
     }
 }
@@ -458,19 +477,52 @@ fn no_lease_words(props: &ClientCardProps) -> Option<&'static str> {
     })
 }
 
-fn lease_bars(props: &ClientCardProps) -> Html {
+/// One lease bar: the virtual milliseconds it shows left (`None`: no bar
+/// to run down), its words, and whether it runs down as the clock moves.
+#[derive(Debug, Clone)]
+struct Bar {
+    left: Option<u64>,
+    words: String,
+    runs_down: bool,
+}
+
+impl Bar {
+    /// How the browser carries the fill on between renders: shrunk to
+    /// nothing over what is left, at the clock's rate, while the clock
+    /// runs. A lease longer than the bar's scale fills it whole for a
+    /// while, not a straight motion: it waits for the next render.
+    fn motion(&self, props: &ClientCardProps) -> Option<Motion> {
+        let left = self
+            .left
+            .filter(|&left| self.runs_down && left <= props.ttl_ms)?;
+        Motion::over(
+            props.now.ms(),
+            props.frame_ms,
+            left,
+            "scaleX(1)".into(),
+            "scaleX(0)".into(),
+        )
+    }
+}
+
+/// A card's two lease bars: what the client believes, and what its lock
+/// service says.
+#[derive(Debug, Clone)]
+struct Leases {
+    believed: Bar,
+    service: Bar,
+}
+
+/// The card's leases, or why it shows none (`no_lease_words`).
+fn leases(props: &ClientCardProps) -> Result<Leases, &'static str> {
     let view = &props.view;
     let now = props.now;
     // A bar is drawn for a lease someone holds; a waiter's lease (etcd keeps
     // one for its queued key) is not the lock's.
     if let Some(words) = no_lease_words(props) {
-        return html! {
-            <div class="client-card__leases">
-                <p class="client-card__no-lease">{ words }</p>
-            </div>
-        };
+        return Err(words);
     }
-    let (believed, believed_words) = match view.belief {
+    let believed = match view.belief {
         Belief::Holding {
             until: Some(until), ..
         } => {
@@ -482,31 +534,78 @@ fn lease_bars(props: &ClientCardProps) -> Html {
                 (0, false) => "lease over by its clock; it has not looked yet".into(),
                 _ => format!("{} left", seconds_1(left)),
             };
-            (Some(left), words)
+            // A client whose clock runs at another rate counts its lease
+            // down at that rate: drawn again at the next render instead.
+            let runs_down = view.clock_rate_pct == 0;
+            Bar {
+                left: Some(left),
+                words,
+                runs_down,
+            }
         }
-        Belief::Holding { until: None, .. } => (None, "holds while its session lives".into()),
-        Belief::Waiting { .. } => (None, "waiting in the queue".into()),
-        Belief::Acquiring => (None, "asking".into()),
-        Belief::Idle => (None, "no lock".into()),
+        Belief::Holding { until: None, .. } => Bar::standing("holds while its session lives"),
+        Belief::Waiting { .. } => Bar::standing("waiting in the queue"),
+        Belief::Acquiring => Bar::standing("asking"),
+        Belief::Idle => Bar::standing("no lock"),
     };
-    let service_word = words(props.backend).service_says;
-    let (service, service_words) = match view.service_until {
+    let service = match view.service_until {
         Some(until) => {
             let left = now.until(until);
-            (Some(left), format!("{} left", seconds_1(left)))
+            Bar {
+                left: Some(left),
+                words: format!("{} left", seconds_1(left)),
+                runs_down: true,
+            }
         }
         // A lock with no lease (PostgreSQL's): full while the service says
         // it is the holder, and it never runs down.
-        None if view.belief.is_holding() && !view.stale && !props.backend.leased() => {
-            (Some(props.ttl_ms), "holds it, no lease to run out".into())
-        }
-        None if view.belief.is_holding() => (Some(0), "no lease for it".into()),
-        None => (None, "no lease".into()),
+        None if view.belief.is_holding() && !view.stale && !props.backend.leased() => Bar {
+            left: Some(props.ttl_ms),
+            words: "holds it, no lease to run out".into(),
+            runs_down: false,
+        },
+        None if view.belief.is_holding() => Bar {
+            left: Some(0),
+            words: "no lease for it".into(),
+            runs_down: false,
+        },
+        None => Bar::standing("no lease"),
     };
+    Ok(Leases { believed, service })
+}
+
+impl Bar {
+    /// No bar, only words.
+    fn standing(words: &str) -> Bar {
+        Bar {
+            left: None,
+            words: words.into(),
+            runs_down: false,
+        }
+    }
+}
+
+fn lease_bars(
+    props: &ClientCardProps,
+    leases: Result<Leases, &str>,
+    glides: &[NodeRef; 2],
+) -> Html {
+    let leases = match leases {
+        Ok(leases) => leases,
+        Err(words) => {
+            return html! {
+                <div class="client-card__leases">
+                    <p class="client-card__no-lease">{ words }</p>
+                </div>
+            }
+        }
+    };
+    let (ttl, stale) = (props.ttl_ms, props.view.stale);
+    let service_word = words(props.backend).service_says;
     html! {
         <div class="client-card__leases">
-            { bar("it believes", believed, props.ttl_ms, believed_words, view.stale) }
-            { bar(service_word, service, props.ttl_ms, service_words, view.stale) }
+            { bar("it believes", leases.believed, ttl, stale, &glides[0]) }
+            { bar(service_word, leases.service, ttl, stale, &glides[1]) }
         </div>
     }
 }

@@ -286,6 +286,7 @@ pub fn App(props: &AppProps) -> Html {
     let below_drawn = use_below_first_screen(embed, first_screen);
     let drawn = below_drawn == Below::All;
 
+    browser::mark_render();
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
     let narration = use_narration(&state, &sim);
@@ -419,6 +420,7 @@ fn timeline_part(
     let run_file = made_by(state, AppState::run_file);
     html! {
         <Timeline {picture} now_ms={sim.now().ms()} end_ms={state.end().ms()} running={state.running}
+            frame_ms={state.gliding_frame_ms()}
             {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(state, sim)}
             run={state.run} run_link={run_link.clone()} />
     }
@@ -514,6 +516,7 @@ fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<
         .map(|&c| ClientCardProps {
             selected: state.selected == c,
             spotlit: look == Some(Look::Card(c)),
+            frame_ms: state.gliding_frame_ms(),
             ..ClientCardProps::from_sim(sim, c, state.pause_s[c.index()], dispatch.clone())
         })
         .collect();
@@ -563,6 +566,56 @@ struct Full {
     /// The view on show.
     view: View,
     dispatch: Callback<Action>,
+}
+
+/// A straight motion of a part's transform that the browser carries on
+/// between two renders while the clock runs (`browser::glide`): from where
+/// this render drew it, at the rate the model moves it. Each render starts
+/// it again from the exact state (`at_ms`, the clock, makes every render's
+/// motion a new one), so it never drifts far from the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Motion {
+    /// The clock when drawn, in virtual milliseconds.
+    pub at_ms: u64,
+    pub from: String,
+    pub to: String,
+    /// How long it takes, in wall milliseconds.
+    pub wall_ms: u64,
+}
+
+impl Motion {
+    /// A motion over `virtual_ms` of the run while the clock runs with
+    /// `frame_ms` a frame; `None` when it stands (stopped or nothing left).
+    pub fn over(
+        at_ms: u64,
+        frame_ms: u64,
+        virtual_ms: u64,
+        from: String,
+        to: String,
+    ) -> Option<Motion> {
+        let rate = pacing::virtual_per_wall_ms(frame_ms);
+        (frame_ms > 0 && virtual_ms > 0).then(|| Motion {
+            at_ms,
+            from,
+            to,
+            wall_ms: (virtual_ms as f64 / rate).round() as u64,
+        })
+    }
+}
+
+/// Carries `motion` on for the element behind `node` until the next render.
+#[hook]
+pub fn use_glide(node: &NodeRef, motion: Option<Motion>) {
+    let node = node.clone();
+    use_effect_with(motion, move |motion| {
+        let glide = motion
+            .as_ref()
+            .and_then(|m| browser::glide(&node, &m.from, &m.to, m.wall_ms as f64));
+        // Dropping the glide on cleanup cancels it.
+        move || {
+            let _stopped = glide;
+        }
+    });
 }
 
 /// Text that changes every frame while the clock runs (the clock, a lease's

@@ -2,63 +2,59 @@
 //!
 //! Every frame advances the simulation by the same step; only the drawing
 //! is paced. A frame in which the run records something is always drawn.
-//! A frame in which only time moved (the clock, the countdowns, the lease
-//! bars, the dots on the wire, the playhead) costs the whole page's render
-//! all the same: about 3 ms of the main thread on a desktop, six times that
-//! on a slow phone, where every such frame would miss the screen's next
-//! refresh (docs/budgets.md, "Frames on a slow phone"). So when a drawn
-//! frame comes late, the page lets the next few frames of time alone pass
-//! undrawn and draws time's passing at the rate the device keeps up with,
-//! at least every `TIME_DRAWN_EVERY_MAX` frames. On a device that keeps
-//! up, every frame is drawn, as before.
+//! A frame in which only time moved runs no render and writes nothing to
+//! the page: what moves with time alone (the lease bars, the timeline's
+//! playhead and the edge of its open spans) is carried on between renders
+//! by the compositor (`use_glide`), at the rate the model gives it, from
+//! where the last render drew it. The words and digits that count time
+//! (the clock, the countdowns) are drawn again `WORDS_PER_S` times a
+//! second of the reader's time, in a render that also puts every moving
+//! part back exactly where the run is (docs/budgets.md, "Frames on a slow
+//! phone").
 
 use super::state::Action;
 
-/// One refresh of a 60 Hz screen, in milliseconds.
-const REFRESH_MS: f64 = 1000.0 / 60.0;
-/// A frame this long after the one before showed the last one twice.
-const LATE_MS: f64 = 25.0;
-/// Behind its frames, the page still draws time's passing at least once
-/// in this many frames (15 times a second at 60 Hz).
-pub const TIME_DRAWN_EVERY_MAX: u32 = 4;
+/// How many times a second of wall time the page draws time's words.
+pub const WORDS_PER_S: u32 = 4;
+/// Wall milliseconds between two such renders.
+const WORDS_EVERY_MS: f64 = 1000.0 / WORDS_PER_S as f64;
 
 /// Paces the drawing of frames in which only time moved; one per ticker.
 #[derive(Debug, Default)]
 pub struct FramePacing {
-    last_ms: Option<f64>,
-    /// Frames of time alone still to pass undrawn.
-    undrawn: u32,
-    /// Whether the frame before was one the page drew whatever happened.
-    drew_last: bool,
+    /// When time's words were last drawn.
+    drawn_ms: Option<f64>,
 }
 
 impl FramePacing {
     /// The action for the frame at `at_ms` (the animation frame's time):
     /// `Tick` draws it; `TickUndrawn` draws it only if the run records
-    /// something in it. When a drawn frame took `n` refreshes (the next
-    /// came that late), the next `n - 1` frames of time alone pass
-    /// undrawn, at most `TIME_DRAWN_EVERY_MAX - 1`: only a drawn frame's
-    /// lateness counts, so however slow the device, time is drawn again.
+    /// something in it. The first frame, and the first one at least
+    /// `WORDS_EVERY_MS` after the last `Tick`, draws time's words.
     pub fn action(&mut self, at_ms: f64) -> Action {
-        let since_ms = self.last_ms.map_or(0.0, |last| at_ms - last);
-        self.last_ms = Some(at_ms);
-        if since_ms > LATE_MS && self.drew_last {
-            // Whole refreshes, rounded to the nearest (a cast truncates).
-            let refreshes = ((since_ms + REFRESH_MS / 2.0) / REFRESH_MS) as u32;
-            self.undrawn = refreshes.saturating_sub(1).min(TIME_DRAWN_EVERY_MAX - 1);
+        match self.drawn_ms {
+            Some(drawn) if at_ms - drawn < WORDS_EVERY_MS => Action::TickUndrawn,
+            _ => {
+                self.drawn_ms = Some(at_ms);
+                Action::Tick
+            }
         }
-        self.drew_last = self.undrawn == 0;
-        if self.undrawn > 0 {
-            self.undrawn -= 1;
-            return Action::TickUndrawn;
-        }
-        Action::Tick
     }
+}
+
+/// Virtual milliseconds that pass in a wall millisecond while the clock
+/// runs with `frame_ms` a frame at the screen's 60 frames a second: the
+/// rate at which the compositor carries time's motion between renders.
+pub fn virtual_per_wall_ms(frame_ms: u64) -> f64 {
+    frame_ms as f64 * 60.0 / 1000.0
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One refresh of a 60 Hz screen, in milliseconds.
+    const REFRESH_MS: f64 = 1000.0 / 60.0;
 
     /// The actions for frames at these times, drawn or not.
     fn paced(times_ms: &[f64]) -> Vec<bool> {
@@ -70,30 +66,28 @@ mod tests {
     }
 
     #[test]
-    fn frames_on_time_are_all_drawn() {
+    fn time_alone_is_drawn_four_times_a_second() {
         let times: Vec<f64> = (0..120).map(|i| f64::from(i) * REFRESH_MS).collect();
-        assert!(paced(&times).into_iter().all(|drawn| drawn));
+        let drawn: Vec<usize> = paced(&times)
+            .into_iter()
+            .enumerate()
+            .filter_map(|(i, drawn)| drawn.then_some(i))
+            .collect();
+        // Two seconds of frames: the first, then every fifteenth.
+        assert_eq!(drawn, [0, 15, 30, 45, 60, 75, 90, 105]);
     }
 
     #[test]
-    fn a_late_frame_lets_the_next_frames_of_time_alone_pass() {
-        // The frame at 16.7 ms took three refreshes: this frame and the
-        // next pass undrawn, then every frame on time is drawn.
-        let drawn = paced(&[0.0, 16.7, 66.7, 83.3, 100.0, 116.7, 133.3]);
-        assert_eq!(drawn, [true, true, false, false, true, true, true]);
+    fn a_late_frame_is_drawn_and_the_count_starts_again_from_it() {
+        let drawn = paced(&[0.0, 16.7, 300.0, 316.7, 533.3, 550.0, 566.7]);
+        assert_eq!(drawn, [true, false, true, false, false, true, false]);
     }
 
     #[test]
-    fn time_is_drawn_at_least_every_few_frames_however_late() {
-        let drawn = paced(&[0.0, 500.0, 516.7, 533.3, 550.0, 566.7]);
-        assert_eq!(drawn, [true, false, false, false, true, true]);
-        // Every frame late, the undrawn ones too: drawn every third frame.
-        let times: Vec<f64> = (0..7).map(|i| f64::from(i) * 50.0).collect();
-        assert_eq!(
-            paced(&times),
-            [true, false, false, true, false, false, true]
-        );
-        assert_eq!(TIME_DRAWN_EVERY_MAX, 4);
+    fn the_compositor_moves_time_at_the_tickers_rate() {
+        // 8x: 128 virtual ms a frame, 60 frames a second.
+        assert_eq!(virtual_per_wall_ms(128), 7.68);
+        assert_eq!(virtual_per_wall_ms(16), 0.96);
     }
 
     #[test]

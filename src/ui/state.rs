@@ -290,6 +290,17 @@ impl AppState {
         FRAME_MS * u64::from(self.speed_quarters) / 4
     }
 
+    /// Virtual milliseconds a frame while the clock runs, 0 while it
+    /// stands: the rate at which time's motion is carried on between
+    /// renders (`ui::Motion`).
+    pub fn gliding_frame_ms(&self) -> u64 {
+        if self.running {
+            self.frame_ms()
+        } else {
+            0
+        }
+    }
+
     pub(crate) fn with_notice(&self, notice: Notice) -> AppState {
         AppState {
             notice: Some(notice),

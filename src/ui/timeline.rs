@@ -77,6 +77,11 @@ pub struct TimelineProps {
     /// How far the recorded run goes (beyond `now_ms` after moving back).
     pub end_ms: u64,
     pub running: bool,
+    /// Virtual milliseconds a frame while the clock runs, 0 while it
+    /// stands: the playhead and the open spans' edge move on between
+    /// renders at that rate (`super::use_glide`).
+    #[prop_or_default]
+    pub frame_ms: u64,
     pub backend: Backend,
     pub dispatch: Callback<Action>,
     /// The run as a JSON file, made only when asked for.
@@ -347,6 +352,28 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
+    // Between renders the playhead, and the clip that cuts the open spans
+    // at the clock, slide on by what the clock adds in a second of the
+    // reader's time (60 frames): a render comes sooner, and starts them
+    // again. The clip reaches far to the left, so sliding it uncovers
+    // nothing there.
+    let (playhead_ref, clip_ref) = (use_node_ref(), use_node_ref());
+    let glide_ms = props.frame_ms * 60;
+    let slide = |x: f64| {
+        let dx = scale.x(now + glide_ms) - scale.x(now);
+        super::Motion::over(
+            now,
+            props.frame_ms,
+            glide_ms,
+            format!("translate({}px)", Px(x)),
+            format!("translate({}px)", Px(x + dx)),
+        )
+    };
+    super::use_glide(&playhead_ref, slide(scale.x(now)));
+    super::use_glide(
+        &clip_ref,
+        (!drawn.open.is_empty()).then(|| slide(0.0)).flatten(),
+    );
     let tip = view.hovered.as_ref().or(view.focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
@@ -376,14 +403,14 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                         // Moved every frame: an element whose width changes,
                         // not markup parsed again.
                         <clipPath id="tl-until">
-                            <rect x="0" y="0" width={drawn.clip_w} {height}/>
+                            <rect ref={clip_ref} x={CLIP_REACH.to_string()} y="0" width={drawn.clip_w} {height}/>
                         </clipPath>
                         <g clip-path="url(#tl-until)">{ for drawn.open }</g>
                     }
                     { drawn.arrows }
                     { for writes }
                     { drawn.live }
-                    { playhead(props, &scale, drawn.mark) }
+                    { playhead(props, &scale, drawn.mark, &playhead_ref) }
                 </svg>
             </div>
             { words(tip.map(|t| t.words.as_str()), wire_of(tip.and_then(|t| t.message), wire), redlock) }
@@ -391,12 +418,16 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     }
 }
 
+/// Where the clip of the open spans starts, far left of the picture: it
+/// slides right with the clock (`use_glide`) and never uncovers its left.
+const CLIP_REACH: i32 = -100_000;
+
 fn clock(ms: u64) -> String {
     clock_at(ms)
 }
 
 /// The playhead as a slider; it moves by its transform alone.
-fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
+fn playhead(props: &TimelineProps, scale: &Scale, mark: Html, node: &NodeRef) -> Html {
     let (now, end) = (props.now_ms, props.end_ms.max(props.now_ms));
     let valuetext = format!("t={} of {}", seconds_1(now), seconds_1(end));
     html! {
@@ -405,7 +436,7 @@ fn playhead(props: &TimelineProps, scale: &Scale, mark: Html) -> Html {
         <g class="tl-playhead" role="slider" tabindex="-1" aria-label="Playhead: the moment the page shows"
             aria-valuemin="0" aria-valuemax={end.to_string()} aria-valuenow={now.to_string()}
             aria-valuetext={valuetext} onkeydown={playhead_keys(props)}
-            transform={format!("translate({} 0)", Px(scale.x(now)))}>
+            transform={format!("translate({} 0)", Px(scale.x(now)))} ref={node.clone()}>
             { mark }
         </g>
     }
@@ -503,7 +534,7 @@ fn drawn(
         axis,
         lanes,
         open,
-        clip_w: Px(scale.x(until).max(0.0)).to_string(),
+        clip_w: Px(scale.x(until).max(0.0) - CLIP_REACH as f64).to_string(),
         arrows,
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),

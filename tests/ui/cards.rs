@@ -139,6 +139,7 @@ async fn timeline_html(sim: &Sim) -> String {
         now_ms: sim.now().ms(),
         end_ms: sim.now().ms(),
         running: false,
+        frame_ms: 0,
         backend,
         dispatch: Callback::noop(),
         run_file: Callback::from(|()| String::new()),

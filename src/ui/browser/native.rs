@@ -35,6 +35,15 @@ impl FrameLoop {
     }
 }
 
+/// No motion without a browser: the markup is all there is.
+pub struct Glide;
+
+pub fn glide(_node: &NodeRef, _from: &str, _to: &str, _duration_ms: f64) -> Option<Glide> {
+    None
+}
+
+pub fn mark_render() {}
+
 /// No tasks: nothing is called.
 pub struct NextTask;
 

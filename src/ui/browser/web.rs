@@ -278,6 +278,56 @@ fn prefers_reduced_motion(window: &web_sys::Window) -> bool {
         .unwrap_or(false)
 }
 
+/// A straight motion of one element's transform, from `from` to `to` over
+/// `duration_ms` of wall time, carried on by the browser (a Web Animation,
+/// on the compositor where the element has a layer of its own) with no
+/// script and no change to the page's markup; it holds `to` at its end.
+/// Dropping it cancels it, and the element shows its markup again. `None`
+/// without the element or when the visitor asked for reduced motion: the
+/// part then moves only when the page is drawn.
+pub struct Glide(JsValue);
+
+impl Drop for Glide {
+    fn drop(&mut self) {
+        call_by_name(&self.0, "cancel", &js_sys::Array::new());
+    }
+}
+
+/// Starts a `Glide` on the element behind `node`. Called by name, as
+/// `matchMedia` above: the page builds no binding for Web Animations.
+pub fn glide(node: &NodeRef, from: &str, to: &str, duration_ms: f64) -> Option<Glide> {
+    let element = node.cast::<web_sys::Element>()?;
+    let window = web_sys::window()?;
+    if prefers_reduced_motion(&window) {
+        return None;
+    }
+    let frame = |transform: &str| {
+        let frame = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&frame, &"transform".into(), &transform.into());
+        frame
+    };
+    let frames = js_sys::Array::of2(&frame(from), &frame(to));
+    let timing = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&timing, &"duration".into(), &duration_ms.into());
+    let _ = js_sys::Reflect::set(&timing, &"fill".into(), &"forwards".into());
+    let animation = call_by_name(&element, "animate", &js_sys::Array::of2(&frames, &timing))?;
+    Some(Glide(animation))
+}
+
+/// Calls `target`'s method `name` with `args`; its answer, if it has one.
+fn call_by_name(target: &JsValue, name: &str, args: &js_sys::Array) -> Option<JsValue> {
+    let method = js_sys::Reflect::get(target, &name.into()).ok()?;
+    let method = method.dyn_into::<js_sys::Function>().ok()?;
+    method.apply(target, args).ok()
+}
+
+/// Marks a render of the page in a performance trace (`console.timeStamp`,
+/// close to free when no trace is taken): the frame benchmark
+/// (scripts/budgets/time_frames.mjs) counts the frames that rendered.
+pub fn mark_render() {
+    web_sys::console::time_stamp_with_data(&"render".into());
+}
+
 /// Keeps `--tour-h` on the page's root at the docked tour bar's height, so
 /// the page's foot pads itself by exactly that much and a spotlit part
 /// scrolls clear of the bar. Dropping it disconnects it and removes the

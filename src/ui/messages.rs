@@ -4,6 +4,7 @@
 use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
+use super::{use_glide, Motion};
 use yew::prelude::*;
 
 /// Messages drawn at most; the rest are counted. The strip stands on the
@@ -11,6 +12,10 @@ use yew::prelude::*;
 /// newest, in a strip of a fixed height, so nothing under it moves as
 /// messages come and go.
 pub const MESSAGES_SHOWN_MAX: usize = 3;
+const _: () = assert!(
+    MESSAGES_SHOWN_MAX == 3,
+    "a glide for each row drawn (`Messages`)"
+);
 
 /// One message, ready to draw: columns are indexes into `columns`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,10 +31,17 @@ pub struct Flight {
     pub held: bool,
     /// Took longer than an ordinary hop: a delayed packet or a slow node.
     pub slow: bool,
+    /// Virtual milliseconds until it arrives.
+    pub left_ms: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
 pub struct MessagesProps {
+    /// The clock, in virtual milliseconds.
+    pub now_ms: u64,
+    /// Virtual milliseconds a frame while the clock runs, 0 while it
+    /// stands: the dots glide on between renders at that rate.
+    pub frame_ms: u64,
     pub columns: Vec<String>,
     pub flights: Vec<Flight>,
     /// Messages in flight that were not drawn.
@@ -80,11 +92,14 @@ fn flight(cols: &[Endpoint], now: Millis, m: &Message, words: TokenWords) -> Fli
         label,
         held: m.retransmits > 0,
         slow: span > 1_000,
+        left_ms: now.until(m.deliver_at),
     }
 }
 
 impl MessagesProps {
-    pub fn from_sim(sim: &Sim) -> Self {
+    /// The messages in flight in `sim`, drawn gliding at `frame_ms` a
+    /// frame (0: the clock stands).
+    pub fn from_sim(sim: &Sim, frame_ms: u64) -> Self {
         let backend = sim.config().backend;
         let cols = endpoints(backend);
         let now = sim.now();
@@ -96,6 +111,8 @@ impl MessagesProps {
             .map(|m| flight(&cols, now, m, TokenWords::of(backend)))
             .collect();
         MessagesProps {
+            now_ms: now.ms(),
+            frame_ms,
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),
             flights,
             hidden,
@@ -122,7 +139,7 @@ fn pct(x: f64) -> String {
 
 /// One message as SVG: its path from sender to receiver and where it is now.
 /// Geometry lives in SVG attributes because the page's policy forbids inline styles.
-fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
+fn flight_row(f: &Flight, row: usize, count: usize, mover: &NodeRef) -> Html {
     let from = column_x(f.from, count);
     let to = column_x(f.to, count);
     let at = from + (to - from) * f64::from(f.progress_permille) / 1000.0;
@@ -145,16 +162,19 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     html! {
         <g class={class} key={f.id}>
             <line class="flight__track" x1={pct(from)} x2={pct(to)} y1={y.clone()} y2={y.clone()} />
-            if f.held {
-                <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
-                    dominant-baseline="central">{ "⟳" }</text>
-            } else {
-                <circle class="flight__dot" cx={pct(at)} cy={y} r="4" />
-            }
-            <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y.clone()}
-                text-anchor={anchor}>
-                { format!("{arrow}{}{arrow_end}", f.label) }
-            </text>
+            // The dot and its label glide on together between renders.
+            <g ref={mover.clone()}>
+                if f.held {
+                    <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
+                        dominant-baseline="central">{ "⟳" }</text>
+                } else {
+                    <circle class="flight__dot" cx={pct(at)} cy={y} r="4" />
+                }
+                <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y.clone()}
+                    text-anchor={anchor}>
+                    { format!("{arrow}{}{arrow_end}", f.label) }
+                </text>
+            </g>
             // With reduced motion nothing slides: the label stays mid-path
             // and says how far the message has got.
             <text class="flight__label flight__label--still" x={pct((from + to) / 2.0)} y={label_y}
@@ -165,10 +185,39 @@ fn flight_row(f: &Flight, row: usize, count: usize) -> Html {
     }
 }
 
-/// The strip, drawn by the page's own render: while messages fly it
-/// changes every frame, so a component of its own would skip little, and
-/// each component costs the page about a kilobyte.
-pub fn messages(props: &MessagesProps) -> Html {
+/// Where a message's dot and label glide to by the time it arrives, while
+/// the clock runs: the rest of the way along its line, in percent of the
+/// strip's width (an SVG element's transform reference box is the strip).
+fn flight_motion(f: &Flight, props: &MessagesProps) -> Option<Motion> {
+    if f.held {
+        return None;
+    }
+    let count = props.columns.len();
+    let (from, to) = (column_x(f.from, count), column_x(f.to, count));
+    let rest = (to - from) * f64::from(1000 - f.progress_permille.min(1000)) / 1000.0;
+    let to = if rest < 0.0 {
+        format!("translate(-{})", pct(-rest))
+    } else {
+        format!("translate({})", pct(rest))
+    };
+    Motion::over(
+        props.now_ms,
+        props.frame_ms,
+        f.left_ms,
+        "translate(0%)".into(),
+        to,
+    )
+}
+
+/// The strip. While the clock runs its dots glide between renders, each
+/// drawn row with a glide of its own (`use_glide`).
+#[component]
+pub fn Messages(props: &MessagesProps) -> Html {
+    let movers: [NodeRef; MESSAGES_SHOWN_MAX] = [use_node_ref(), use_node_ref(), use_node_ref()];
+    let motion = |row: usize| props.flights.get(row).and_then(|f| flight_motion(f, props));
+    use_glide(&movers[0], motion(0));
+    use_glide(&movers[1], motion(1));
+    use_glide(&movers[2], motion(2));
     let count = props.columns.len();
     let height = HEAD_PX + MESSAGES_SHOWN_MAX * ROW_PX + 4;
     let held = props.flights.iter().any(|f| f.held);
@@ -202,7 +251,7 @@ pub fn messages(props: &MessagesProps) -> Html {
                     }) }
                 </g>
                 <g>
-                    { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count)) }
+                    { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count, &movers[row])) }
                 </g>
                 if props.flights.is_empty() {
                     <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}

@@ -40,7 +40,7 @@ use embed::{use_height_report, PageRequest};
 use event_log::{EventLog, LogCache};
 use intro::{Intro, Masthead, PageFoot};
 use keys::{use_focus_keeper, use_shortcuts, use_spotlight_scroll, KeyboardHelp};
-use messages::{messages, MessagesProps};
+use messages::{Messages, MessagesProps};
 use narrator::{use_narration, NarrationControls};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
@@ -359,7 +359,9 @@ pub fn App(props: &AppProps) -> Html {
                 <PropertiesPanel {found} {shown_ms} {dropped} dispatch={dispatch.clone()} run_link={run_link.clone()} />
             }
         }),
-        stage: below(first_screen, || stage_part(&sim, look)),
+        stage: below(first_screen, || {
+            stage_part(&sim, look, state.gliding_frame_ms())
+        }),
         books: below(below_drawn >= Below::Detail, || books_part(&sim, &dispatch)),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
@@ -428,13 +430,13 @@ fn timeline_part(
 
 /// What the clients act on, under their cards.
 #[inline(never)]
-fn stage_part(sim: &Sim, look: Option<Look>) -> Html {
+fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64) -> Html {
     html! {
         <div class="stage">
             <div class={spot(look, Look::Service)}>
                 { service_line(&ServiceLineProps::from_sim(sim)) }
             </div>
-            { messages(&MessagesProps::from_sim(sim)) }
+            <Messages ..MessagesProps::from_sim(sim, frame_ms) />
             <div class={spot(look, Look::Resource)}>
                 { resource_line(&ResourceLineProps::from_sim(sim)) }
             </div>

@@ -16,8 +16,11 @@ use super::state::Action;
 
 /// How many times a second of wall time the page draws time's words.
 pub const WORDS_PER_S: u32 = 4;
-/// Wall milliseconds between two such renders.
-const WORDS_EVERY_MS: f64 = 1000.0 / WORDS_PER_S as f64;
+/// One refresh of a 60 Hz screen, in milliseconds.
+const REFRESH_MS: f64 = 1000.0 / 60.0;
+/// Wall milliseconds between two such renders, less half a refresh: frames
+/// come a little early or late, and one a hair early waits no whole frame.
+const WORDS_EVERY_MS: f64 = 1000.0 / WORDS_PER_S as f64 - REFRESH_MS / 2.0;
 
 /// Paces the drawing of frames in which only time moved; one per ticker.
 #[derive(Debug, Default)]
@@ -52,9 +55,6 @@ pub fn virtual_per_wall_ms(frame_ms: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// One refresh of a 60 Hz screen, in milliseconds.
-    const REFRESH_MS: f64 = 1000.0 / 60.0;
 
     /// The actions for frames at these times, drawn or not.
     fn paced(times_ms: &[f64]) -> Vec<bool> {

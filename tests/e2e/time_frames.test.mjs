@@ -1,0 +1,100 @@
+// Frames in which only time moved, in headless Chromium against the release
+// build: while the clock runs, the page writes its markup only when the run
+// records something, and otherwise at most four times a second of the
+// reader's time (time's words: the clock, the countdowns). Between those
+// renders the lease bars and the playhead glide, carried on by the browser;
+// with the clock stopped, or with reduced motion asked for, nothing glides
+// and the markup alone shows the run.
+//
+// Every write to the markup is seen by a MutationObserver and stamped with
+// its animation frame's time (`document.timeline.currentTime`); frames in
+// which a line joined the event log are the run's events. Nothing here is
+// timed: the test waits for the clock to pass a mark and then reads what
+// was written, frame by frame.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/time_frames.test.mjs`
+
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { browserSuite } from "./suite.mjs";
+import { card, cardButton, clockSeconds, pauseClock, poll, startClock, waitForCardState, waitForClock } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 120_000;
+/** Time's words are drawn at most this often: four times a second, with a frame's slack. */
+const WORDS_APART_MS = 250 - 17;
+
+const suite = browserSuite();
+
+/** Runs in the page: notes each frame that wrote the markup, and whether it logged an event. */
+function watchWrites() {
+  const frames = new Map();
+  window.__writes = frames;
+  new MutationObserver((records) => {
+    const at = document.timeline.currentTime;
+    const logged = records.some(
+      (r) => r.type === "childList" && [...r.addedNodes].some((n) => n.classList?.contains("log__line")),
+    );
+    frames.set(at, (frames.get(at) ?? false) || logged);
+  }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  window.__frameCount = 0;
+  const count = () => {
+    window.__frameCount += 1;
+    requestAnimationFrame(count);
+  };
+  requestAnimationFrame(count);
+}
+
+/** The frames that wrote the markup, `[time, logged]`, in order. */
+const writes = (page) => page.evaluate(() => [...window.__writes.entries()].sort((a, b) => a[0] - b[0]));
+
+/** The glides running on the lease bars' drawings and the playhead. */
+const glides = (page) =>
+  page.evaluate(() =>
+    [...document.querySelectorAll(".lease-bar__glide, .tl-playhead")].reduce(
+      (n, el) => n + el.getAnimations().length,
+      0,
+    ),
+  );
+
+describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => {
+  test("write nothing, except time's words at most four times a second", async (t) => {
+    const page = await suite.page(t);
+    await cardButton(page, "A", "Acquire").click();
+    await startClock(page);
+    await waitForCardState(page, "A", "holding");
+    await page.evaluate(watchWrites);
+    const from = await clockSeconds(page);
+    await waitForClock(page, from + 3);
+    const frames = await page.evaluate(() => window.__frameCount);
+    const written = await writes(page);
+    const timeAlone = written.filter(([, logged]) => !logged).map(([at]) => at);
+    assert.ok(frames > 2 * timeAlone.length, `${frames} frames, ${timeAlone.length} of them wrote with only time moved`);
+    for (let i = 1; i < timeAlone.length; i += 1) {
+      const apart = timeAlone[i] - timeAlone[i - 1];
+      assert.ok(apart >= WORDS_APART_MS, `two frames of time alone wrote ${apart.toFixed(1)} ms apart`);
+    }
+    assert.ok(timeAlone.length > 0, "time's words were drawn meanwhile");
+    assert.ok((await glides(page)) >= 2, "A's lease bars and the playhead glide while the clock runs");
+
+    await pauseClock(page);
+    assert.equal(await glides(page), 0, "with the clock stopped nothing glides: the markup shows the run");
+    const words = await card(page, "A").locator(".lease-bar__words").first().innerText();
+    const width = await card(page, "A").locator(".lease-bar__fill").first().getAttribute("width");
+    const left = Number(words.match(/([\d.]+) s left/)?.[1]);
+    assert.ok(Number.isFinite(left), `A's lease words: "${words}"`);
+    // The fill and the words are drawn from the same moment (TTL 5 s).
+    assert.ok(Math.abs(Number(width) - left * 20) <= 2, `fill ${width}% against ${left} s left`);
+  });
+
+  test("with reduced motion asked for, nothing glides", async (t) => {
+    const page = await suite.page(t);
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    await cardButton(page, "A", "Acquire").click();
+    await startClock(page);
+    await waitForCardState(page, "A", "holding");
+    const from = await clockSeconds(page);
+    await waitForClock(page, from + 1);
+    await poll(async () => (await glides(page)) === 0, { what: "no glide with reduced motion" });
+  });
+});

@@ -8,7 +8,8 @@
 //
 // Every write to the markup is seen by a MutationObserver and stamped with
 // its animation frame's time (`document.timeline.currentTime`); frames in
-// which a line joined the event log are the run's events. Nothing here is
+// which a line joined the event log (which shows the network messages
+// too) are the run's events. Nothing here is
 // timed: the test waits for the clock to pass a mark and then reads what
 // was written, frame by frame.
 //
@@ -60,6 +61,8 @@ const glides = (page) =>
 describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => {
   test("write nothing, except time's words at most four times a second", async (t) => {
     const page = await suite.page(t);
+    // Every record of the run a line of the log, its messages too.
+    await page.getByLabel("Show network messages").check();
     await cardButton(page, "A", "Acquire").click();
     await startClock(page);
     await waitForCardState(page, "A", "holding");

@@ -15,7 +15,11 @@
 // instead (a million-trial plan: progress and the drawing arrive for
 // about a minute while the main thread should stay free).
 //
-// Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N] [--million]
+// `--plan QUERY` runs that plan instead (the explorer's link keys, as
+// `system=etcd&ttls=5&trials=20000`: etcd, TTL 5 s, the default pause
+// profile and no other faults).
+//
+// Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N] [--million] [--plan QUERY]
 
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -31,6 +35,7 @@ const { values: args } = parseArgs({
     trials: { type: "string", default: "2000" },
     workers: { type: "string" },
     million: { type: "boolean", default: false },
+    plan: { type: "string" },
   },
 });
 
@@ -47,9 +52,9 @@ const browser = await launchBrowser();
 try {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const crew = args.workers ? `&crew=${Number(args.workers)}` : "";
-  const plan = args.million
-    ? "system=etcd&ttls=10&axis=p99&values=2&trials=1000000&rare=0"
-    : `system=etcd&trials=${args.trials}`;
+  const plan =
+    args.plan ??
+    (args.million ? "system=etcd&ttls=10&axis=p99&values=2&trials=1000000&rare=0" : `system=etcd&trials=${args.trials}`);
   const tab = await openPage(context, `${server.url}?explore&${plan}${crew}`);
   await tab.evaluate(() => {
     window.__longTasks = [];
@@ -65,7 +70,11 @@ try {
   const words = await bar.getAttribute("aria-valuetext");
   const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
   const workers = Math.min(cores, 4, args.workers ? Number(args.workers) : 4);
-  const what = args.million ? "one etcd cell of 1,000,000 trials" : `the default plan on etcd, ${args.trials} trials per cell`;
+  const what = args.plan
+    ? `the plan ${args.plan}`
+    : args.million
+      ? "one etcd cell of 1,000,000 trials"
+      : `the default plan on etcd, ${args.trials} trials per cell`;
   console.log(`in the page: ${words} (${what}, ${workers} workers)`);
   const tasks = await tab.evaluate(() => window.__longTasks);
   const longest = tasks.length ? Math.max(...tasks) : 0;

@@ -24,7 +24,8 @@ export const MOVES = {
   words: `words.forEach((w, i) => { w.textContent = ((50 - ((n + 17 * i) % 50)) / 10).toFixed(1) + " s left"; });`,
   bars: `bars.forEach((b, i) => b.setAttribute("width", String((n + 17 * i) % 100)));`,
   timeline: `const x = 100 + (n % 1000);
-  if (clip) clip.setAttribute("width", String(x));
+  // The clip starts far left of the picture (its x), and ends at x.
+  if (clip) clip.setAttribute("width", String(x - Number(clip.getAttribute("x"))));
   if (playhead) {
     playhead.setAttribute("transform", "translate(" + x + " 0)");
     playhead.setAttribute("aria-valuenow", String(n * 133));

@@ -13,6 +13,7 @@
 //! phone").
 
 use super::state::Action;
+use std::cell::Cell;
 
 /// How many times a second of wall time the page draws time's words.
 pub const WORDS_PER_S: u32 = 4;
@@ -22,11 +23,27 @@ const REFRESH_MS: f64 = 1000.0 / 60.0;
 /// come a little early or late, and one a hair early waits no whole frame.
 const WORDS_EVERY_MS: f64 = 1000.0 / WORDS_PER_S as f64 - REFRESH_MS / 2.0;
 
+/// Frames a second the screen gives the ticker, as last measured
+/// (`FramePacing`): 60 until measured. The clock moves one step a frame,
+/// so on a 120 Hz screen, or one that drops frames, time runs at that
+/// rate, and the compositor's motion between renders must run at it too.
+/// Only the drawing reads it, never the run.
+thread_local! {
+    static FRAMES_PER_S: Cell<f64> = const { Cell::new(60.0) };
+}
+
+/// The weight of the newest frame in the measured frame rate.
+const RATE_WEIGHT: f64 = 0.1;
+/// A gap longer than this (a hidden tab, a breakpoint) is no frame rate.
+const GAP_MAX_MS: f64 = 100.0;
+
 /// Paces the drawing of frames in which only time moved; one per ticker.
 #[derive(Debug, Default)]
 pub struct FramePacing {
     /// When time's words were last drawn.
     drawn_ms: Option<f64>,
+    /// The frame before, whose gap to this one measures the frame rate.
+    last_ms: Option<f64>,
 }
 
 impl FramePacing {
@@ -35,6 +52,16 @@ impl FramePacing {
     /// something in it. The first frame, and the first one at least
     /// `WORDS_EVERY_MS` after the last `Tick`, draws time's words.
     pub fn action(&mut self, at_ms: f64) -> Action {
+        if let Some(gap) = self.last_ms.map(|last| at_ms - last) {
+            if gap > 0.0 && gap < GAP_MAX_MS {
+                FRAMES_PER_S.with(|rate| {
+                    let gap_ms = 1000.0 / rate.get();
+                    let mean_ms = gap_ms + (gap - gap_ms) * RATE_WEIGHT;
+                    rate.set(1000.0 / mean_ms);
+                });
+            }
+        }
+        self.last_ms = Some(at_ms);
         match self.drawn_ms {
             Some(drawn) if at_ms - drawn < WORDS_EVERY_MS => Action::TickUndrawn,
             _ => {
@@ -46,10 +73,10 @@ impl FramePacing {
 }
 
 /// Virtual milliseconds that pass in a wall millisecond while the clock
-/// runs with `frame_ms` a frame at the screen's 60 frames a second: the
-/// rate at which the compositor carries time's motion between renders.
+/// runs with `frame_ms` a frame at the frame rate last measured: the rate
+/// at which the compositor carries time's motion between renders.
 pub fn virtual_per_wall_ms(frame_ms: u64) -> f64 {
-    frame_ms as f64 * 60.0 / 1000.0
+    frame_ms as f64 * FRAMES_PER_S.with(Cell::get) / 1000.0
 }
 
 #[cfg(test)]
@@ -85,9 +112,22 @@ mod tests {
 
     #[test]
     fn the_compositor_moves_time_at_the_tickers_rate() {
-        // 8x: 128 virtual ms a frame, 60 frames a second.
+        // 8x: 128 virtual ms a frame, 60 frames a second until measured.
         assert_eq!(virtual_per_wall_ms(128), 7.68);
         assert_eq!(virtual_per_wall_ms(16), 0.96);
+    }
+
+    #[test]
+    fn the_rate_follows_the_screens_frames() {
+        // A 120 Hz screen: the clock moves twice as fast in wall time.
+        let times: Vec<f64> = (0..200).map(|i| f64::from(i) * 1000.0 / 120.0).collect();
+        paced(&times);
+        let rate = virtual_per_wall_ms(128);
+        assert!((rate - 15.36).abs() < 0.01, "{rate}");
+        // A hidden tab's long gap changes nothing.
+        paced(&[0.0, 5_000.0]);
+        assert!((virtual_per_wall_ms(128) - rate).abs() < 1e-9);
+        FRAMES_PER_S.with(|r| r.set(60.0));
     }
 
     #[test]

@@ -861,6 +861,12 @@ impl Sim {
         self.core.client(c).belief
     }
 
+    /// When a client's pause ends, if it is paused: cheaper than
+    /// `client_view` for a driver that looks after every event.
+    pub fn paused_until(&self, c: ClientId) -> Option<Millis> {
+        self.core.client(c).paused_until
+    }
+
     /// The result of a client's latest write, as its reply said.
     pub fn last_write(&self, c: ClientId) -> Option<LastWrite> {
         self.core.client(c).last_write

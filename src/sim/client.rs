@@ -248,8 +248,12 @@ impl Client {
         } = self;
         (*id, *epoch, *belief, *paused_until) =
             (source.id, source.epoch, source.belief, source.paused_until);
-        (*partition, *crashed, *exited, *renewal) =
-            (source.partition, source.crashed, source.exited, source.renewal);
+        (*partition, *crashed, *exited, *renewal) = (
+            source.partition,
+            source.crashed,
+            source.exited,
+            source.renewal,
+        );
         queued.clone_from(&source.queued);
         stash.clone_from(&source.stash);
         (*last_write, *judged, *lost) = (source.last_write, source.judged, source.lost);

@@ -510,6 +510,9 @@ pub struct Finder {
 /// where a fresh copy allocates every list of the run again. Boxed, as is
 /// every state the search holds: a run is over a kilobyte, and handing it
 /// from a move to the path and back to the spares would copy it each time.
+// Boxed in the list too: a spare moves out of it into a move, to the path
+// and back, and a box moves as a pointer.
+#[allow(clippy::vec_box)]
 #[derive(Debug, Default)]
 struct Spares(Vec<Box<Sim>>);
 

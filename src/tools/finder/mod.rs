@@ -933,11 +933,7 @@ fn moves(plan: &Plan, sim: &Sim) -> Vec<Move> {
         return out;
     }
     for c in clients_in_play(plan, sim) {
-        for command in client_commands(plan, sim, c) {
-            if sim.check(c, command).is_ok() {
-                out.push(Move::Act(Action::Client { client: c, command }));
-            }
-        }
+        client_commands(plan, sim, c, &mut out);
     }
     node_moves(plan, sim, &mut out);
     out
@@ -969,15 +965,15 @@ fn clients_in_play(plan: &Plan, sim: &Sim) -> Vec<ClientId> {
     play
 }
 
-/// A client's candidate commands; the run's own checks weed out the rest.
-fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
+/// A client's candidate commands that the run's own checks let through,
+/// as moves added to `moves`.
+fn client_commands(plan: &Plan, sim: &Sim, c: ClientId, moves: &mut Vec<Move>) {
     let crashed = sim.crashed(c);
     let engaged = sim.belief(c) != Belief::Idle && !crashed;
     let jump = plan.jump_ms as i64;
-    let mut out = Vec::new();
     let mut offer = |kind: MoveKind, when: bool, command: Command| {
-        if when && plan.allows(kind) {
-            out.push(command);
+        if when && plan.allows(kind) && sim.check(c, command).is_ok() {
+            moves.push(Move::Act(Action::Client { client: c, command }));
         }
     };
     offer(MoveKind::Acquire, true, Command::Acquire);
@@ -1024,7 +1020,6 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         engaged,
         Command::ClockJump { jump_ms: jump },
     );
-    out
 }
 
 /// Whether `c` has a write it has not heard back about: queued in it while

@@ -3,18 +3,33 @@
 //! virtual seconds simulated per wall second; `scripts/budgets/peers.sh`
 //! runs both in turn and prints their ratio.
 //! Four clients cycle acquire -> 1..6 x (10% a 1-9 s GC pause, wait up to TTL/3, write) -> release,
-//! on the etcd backend, TTL 5 s, latency scale 1 (real LAN round trips). Each Sim runs until its
-//! script is nearly full (the core keeps at most 1,000 commands), then a new seed starts.
+//! on the etcd backend, TTL 5 s. Each message takes 5-20 ms, as in the SimPy model: etcd's own
+//! 2.5-10 ms round trip at latency scale 2. Each Sim runs until its script is nearly full (the
+//! core keeps at most 1,000 commands), then a new seed starts.
+//!
+//! The driver acts as the SimPy processes do: a client waiting for the lock acts the moment its
+//! belief settles (granted or refused), as a SimPy process resumes when its reply arrives, rather
+//! than looking again every few milliseconds; the others act at the times they drew.
 use distlock::sim::{Backend, Belief, ClientId, Command, Config, Millis, Seed, Sim};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum Phase {
     Start,
+    /// Asked for the lock; acts when the belief is no longer acquiring or waiting.
     Acquiring,
-    Writing { left: u32 },
+    Writing {
+        left: u32,
+    },
+}
+
+/// When a client acts next: never by the clock while it waits for the lock.
+const ON_ANSWER: u64 = u64::MAX;
+
+fn settled(belief: Belief) -> bool {
+    matches!(belief, Belief::Holding { .. } | Belief::Idle)
 }
 
 fn main() {
@@ -32,7 +47,7 @@ fn main() {
             backend: Backend::Etcd,
             ttl_ms: ttl,
             seed: Seed(sims),
-            latency_scale: 1,
+            latency_scale: 2,
             ..Config::default()
         };
         let mut sim = Sim::new(config).unwrap();
@@ -40,41 +55,63 @@ fn main() {
         let mut phase = [Phase::Start; 4];
         let mut commands = 0;
         while commands < 950 {
-            let (i, &t) = next.iter().enumerate().min_by_key(|(_, t)| **t).unwrap();
-            sim.run_until(Millis(t));
+            let (mut i, &due) = next.iter().enumerate().min_by_key(|(_, t)| **t).unwrap();
+            // Runs the events up to `due`, stopping early when a client waiting for the
+            // lock hears its answer.
+            let mut answered = None;
+            while answered.is_none() {
+                match sim.next_event_at() {
+                    Some(at) if at.0 <= due => {
+                        sim.step();
+                    }
+                    _ => break,
+                }
+                answered = (0..4).find(|&k| {
+                    phase[k] == Phase::Acquiring
+                        && settled(sim.belief(ClientId::new(k as u8).unwrap()))
+                });
+            }
+            let t = match answered {
+                Some(k) => {
+                    i = k;
+                    sim.now().0
+                }
+                None if due == ON_ANSWER => break,
+                None => {
+                    sim.run_until(Millis(due));
+                    due
+                }
+            };
             let c = ClientId::new(i as u8).unwrap();
-            let view = sim.client_view(c);
-            let paused_until = view.paused_until;
             let mut cmd = |sim: &mut Sim, command| {
                 commands += 1;
                 let _ = sim.command(c, command);
             };
+            if let Some(until) = sim.paused_until(c) {
+                next[i] = until.0.max(t + 1);
+                continue;
+            }
+            let belief = sim.belief(c);
             match phase[i] {
-                _ if paused_until.is_some() => {
-                    next[i] = paused_until.unwrap().0.max(t + 1);
-                }
                 Phase::Start => {
                     cmd(&mut sim, Command::Acquire);
                     phase[i] = Phase::Acquiring;
-                    next[i] = t + rng.random_range(5..=20);
+                    next[i] = ON_ANSWER;
                 }
-                Phase::Acquiring => match view.belief {
+                Phase::Acquiring => match belief {
                     Belief::Holding { .. } => {
                         phase[i] = Phase::Writing {
                             left: rng.random_range(1..=6),
                         };
                         next[i] = t;
                     }
-                    Belief::Idle => {
+                    _ => {
                         phase[i] = Phase::Start;
                         next[i] = t + rng.random_range(100..=1000);
                     }
-                    _ => {
-                        next[i] = t + rng.random_range(5..=20);
-                    }
                 },
                 Phase::Writing { left } => {
-                    if !view.belief.is_holding() {
+                    if !belief.is_holding() {
                         phase[i] = Phase::Start;
                         next[i] = t + rng.random_range(100..=1000);
                         continue;

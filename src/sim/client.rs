@@ -225,6 +225,42 @@ impl Client {
         }
     }
 
+    /// Becomes a copy of `source`, keeping its own lists' room: a derived
+    /// `clone_from` would allocate them anew.
+    pub fn copy_from(&mut self, source: &Client) {
+        let Client {
+            id,
+            epoch,
+            belief,
+            paused_until,
+            partition,
+            crashed,
+            exited,
+            renewal,
+            queued,
+            stash,
+            last_write,
+            judged,
+            lost,
+            clock,
+            losing,
+            read,
+        } = self;
+        (*id, *epoch, *belief, *paused_until) =
+            (source.id, source.epoch, source.belief, source.paused_until);
+        (*partition, *crashed, *exited, *renewal) = (
+            source.partition,
+            source.crashed,
+            source.exited,
+            source.renewal,
+        );
+        queued.clone_from(&source.queued);
+        stash.clone_from(&source.stash);
+        (*last_write, *judged, *lost) = (source.last_write, source.judged, source.lost);
+        *clock = source.clock;
+        (*losing, *read) = (source.losing, source.read);
+    }
+
     pub fn is_paused(&self) -> bool {
         self.paused_until.is_some()
     }

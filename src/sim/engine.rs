@@ -8,6 +8,7 @@ use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged}
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
+use super::fingerprint::StableHasher;
 use super::history::{DropReason, Event, Record, HISTORY_LEN_MAX};
 use super::net::{latency_range_us, Body, Endpoint, InFlight, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
@@ -109,6 +110,9 @@ impl EventQueue {
 #[derive(Debug, Clone)]
 struct Core {
     config: Config,
+    /// The fingerprint's hasher with the configuration fed in: the same
+    /// for every state of a run, so worked out once when the run starts.
+    after_config: StableHasher,
     now: Millis,
     queue: EventQueue,
     seq: u64,
@@ -131,8 +135,11 @@ impl Core {
         let mut net_rng = ChaCha8Rng::seed_from_u64(config.seed.0);
         net_rng.set_stream(STREAM_NETWORK);
         let clients = ClientId::ALL.map(|id| Client::new(id, config.renewal[id.index()]));
+        let mut after_config = StableHasher::default();
+        config.hash(&mut after_config);
         Core {
             config,
+            after_config,
             now: Millis::ZERO,
             queue: EventQueue::default(),
             seq: 0,
@@ -485,6 +492,7 @@ impl Core {
     fn copy_without_history(&mut self, source: &Core) {
         let Core {
             config,
+            after_config,
             now,
             queue,
             seq,
@@ -500,12 +508,15 @@ impl Core {
             events_run,
         } = self;
         config.clone_from(&source.config);
+        *after_config = source.after_config;
         *now = source.now;
         queue.0.clone_from(&source.queue.0);
         *seq = source.seq;
         in_flight.copy_from(&source.in_flight);
         *next_message = source.next_message;
-        clients.clone_from(&source.clients);
+        for (client, from) in clients.iter_mut().zip(&source.clients) {
+            client.copy_from(from);
+        }
         resource.clone_from(&source.resource);
         oracle.copy_from(&source.oracle);
         history.clear();
@@ -519,6 +530,7 @@ impl Core {
     fn without_history(&self) -> Core {
         Core {
             config: self.config.clone(),
+            after_config: self.after_config,
             now: self.now,
             queue: EventQueue(with_room(&self.queue.0, 4)),
             seq: self.seq,
@@ -550,10 +562,10 @@ fn with_room<T: Clone>(items: &[T], more: usize) -> Vec<T> {
     copy
 }
 
-impl Hash for Core {
-    /// Everything that decides what happens next; not the history.
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.config.hash(state);
+impl Core {
+    /// Feeds everything that decides what happens next but the
+    /// configuration (in `after_config` already), not the history.
+    fn hash_after_config(&self, state: &mut StableHasher) {
         self.now.hash(state);
         // Combine the queue's entries in an order-free way (the queue was
         // a heap, whose layout depended on how it was filled).
@@ -705,8 +717,8 @@ impl Sim {
     /// or script: two runs that reached the same state have the same one,
     /// on every platform.
     pub fn fingerprint(&self) -> u64 {
-        let mut h = super::fingerprint::StableHasher::default();
-        self.core.hash(&mut h);
+        let mut h = self.core.after_config;
+        self.core.hash_after_config(&mut h);
         self.service.hash(&mut h);
         self.last_holder.hash(&mut h);
         h.finish()
@@ -859,6 +871,27 @@ impl Sim {
     /// that looks after every event.
     pub fn belief(&self, c: ClientId) -> Belief {
         self.core.client(c).belief
+    }
+
+    /// When a client's pause ends, if it is paused: cheaper than
+    /// `client_view` for a driver that looks after every event.
+    pub fn paused_until(&self, c: ClientId) -> Option<Millis> {
+        self.core.client(c).paused_until
+    }
+
+    /// The commands a paused client will run as it wakes, borrowed.
+    pub fn queued(&self, c: ClientId) -> &[Command] {
+        &self.core.client(c).queued
+    }
+
+    /// Whether a client is down (crashed or exited).
+    pub fn crashed(&self, c: ClientId) -> bool {
+        self.core.client(c).crashed
+    }
+
+    /// The partition that cuts a client off, if one does.
+    pub fn partition(&self, c: ClientId) -> Option<PartitionScope> {
+        self.core.client(c).partition
     }
 
     /// The result of a client's latest write, as its reply said.

@@ -465,9 +465,26 @@ macro_rules! lock_systems {
         }
 
         /// The running lock system, as one cloneable value.
-        #[derive(Debug, Clone, Hash)]
+        #[derive(Debug, Hash)]
         pub(crate) enum Service {
             $($variant(Box<$module::$system>),)*
+        }
+
+        impl Clone for Service {
+            fn clone(&self) -> Service {
+                match self {
+                    $(Service::$variant(s) => Service::$variant(s.clone()),)*
+                }
+            }
+
+            /// Into the same system's box where it is one: a search copies
+            /// a state into one it is done with for every move it tries.
+            fn clone_from(&mut self, source: &Service) {
+                match (self, source) {
+                    $((Service::$variant(into), Service::$variant(from)) => into.clone_from(from),)*
+                    (this, _) => *this = source.clone(),
+                }
+            }
         }
 
         impl Service {

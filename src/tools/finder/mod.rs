@@ -479,7 +479,7 @@ pub fn request_pauses_ms(request: &Request) -> Vec<u64> {
 /// A state on the path being explored, and the moves left to try from it.
 #[derive(Debug)]
 struct Frame {
-    sim: Sim,
+    sim: Box<Sim>,
     moves: Vec<Move>,
     next: usize,
     /// The move that led here (none for the start).
@@ -507,25 +507,30 @@ pub struct Finder {
 
 /// States the search is done with (a duplicate, a frame left), kept to be
 /// made into the next move's copy: copying into one reuses its buffers,
-/// where a fresh copy allocates every list of the run again.
+/// where a fresh copy allocates every list of the run again. Boxed, as is
+/// every state the search holds: a run is over a kilobyte, and handing it
+/// from a move to the path and back to the spares would copy it each time.
+// Boxed in the list too: a spare moves out of it into a move, to the path
+// and back, and a box moves as a pointer.
+#[allow(clippy::vec_box)]
 #[derive(Debug, Default)]
-struct Spares(Vec<Sim>);
+struct Spares(Vec<Box<Sim>>);
 
 impl Spares {
     /// A search holds one copy per move at a time; a few more are room.
     const MAX: usize = 16;
 
-    fn copy_of(&mut self, sim: &Sim) -> Sim {
+    fn copy_of(&mut self, sim: &Sim) -> Box<Sim> {
         match self.0.pop() {
             Some(mut spare) => {
                 sim.snapshot_into(&mut spare);
                 spare
             }
-            None => sim.snapshot(),
+            None => Box::new(sim.snapshot()),
         }
     }
 
-    fn give(&mut self, sim: Sim) {
+    fn give(&mut self, sim: Box<Sim>) {
         if self.0.len() < Self::MAX {
             self.0.push(sim);
         }
@@ -661,7 +666,7 @@ impl Finder {
         self.visited.clear();
         let moves = moves(&self.plan, &self.root);
         self.stack.push(Frame {
-            sim: self.root.snapshot(),
+            sim: Box::new(self.root.snapshot()),
             moves,
             next: 0,
             via: None,
@@ -697,7 +702,7 @@ impl Finder {
             };
             let (next, _) =
                 apply(plan, &sim, m, &mut Spares::default()).expect("a move of the path replays");
-            sim = next;
+            sim = *next;
             steps.push(match m {
                 Move::Act(action) => TraceStep {
                     at: sim.now(),
@@ -761,7 +766,7 @@ fn apply(
     parent: &Sim,
     m: Move,
     spares: &mut Spares,
-) -> Option<(Sim, Option<Violation>)> {
+) -> Option<(Box<Sim>, Option<Violation>)> {
     let mut checker = Properties::resuming(parent);
     let mut sim = spares.copy_of(parent);
     let moved = match m {
@@ -858,12 +863,11 @@ impl Pending {
     fn of(property: Property, sim: &Sim) -> Pending {
         let mut client = [false; ClientId::COUNT];
         for c in ClientId::ALL {
-            let view = sim.client_view(c);
             client[c.index()] = match property {
-                Property::OneBeliever => !view.crashed && view.belief != Belief::Idle,
-                Property::NoForeignRelease => view.queued.contains(&Command::Release),
-                _ => view
-                    .queued
+                Property::OneBeliever => !sim.crashed(c) && sim.belief(c) != Belief::Idle,
+                Property::NoForeignRelease => sim.queued(c).contains(&Command::Release),
+                _ => sim
+                    .queued(c)
                     .iter()
                     .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. })),
             };
@@ -929,11 +933,7 @@ fn moves(plan: &Plan, sim: &Sim) -> Vec<Move> {
         return out;
     }
     for c in clients_in_play(plan, sim) {
-        for command in client_commands(plan, sim, c) {
-            if sim.check(c, command).is_ok() {
-                out.push(Move::Act(Action::Client { client: c, command }));
-            }
-        }
+        client_commands(plan, sim, c, &mut out);
     }
     node_moves(plan, sim, &mut out);
     out
@@ -965,15 +965,15 @@ fn clients_in_play(plan: &Plan, sim: &Sim) -> Vec<ClientId> {
     play
 }
 
-/// A client's candidate commands; the run's own checks weed out the rest.
-fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
-    let view = sim.client_view(c);
-    let engaged = view.belief != Belief::Idle && !view.crashed;
+/// A client's candidate commands that the run's own checks let through,
+/// as moves added to `moves`.
+fn client_commands(plan: &Plan, sim: &Sim, c: ClientId, moves: &mut Vec<Move>) {
+    let crashed = sim.crashed(c);
+    let engaged = sim.belief(c) != Belief::Idle && !crashed;
     let jump = plan.jump_ms as i64;
-    let mut out = Vec::new();
     let mut offer = |kind: MoveKind, when: bool, command: Command| {
-        if when && plan.allows(kind) {
-            out.push(command);
+        if when && plan.allows(kind) && sim.check(c, command).is_ok() {
+            moves.push(Move::Act(Action::Client { client: c, command }));
         }
     };
     offer(MoveKind::Acquire, true, Command::Acquire);
@@ -990,7 +990,7 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
     for &pause_ms in &plan.pauses_ms {
         offer(MoveKind::Pause, engaged, Command::GcPause { pause_ms });
     }
-    let cut = view.partition.is_some();
+    let cut = sim.partition(c).is_some();
     let scope = PartitionScope::Service;
     offer(
         MoveKind::Partition,
@@ -1009,7 +1009,7 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         .unwrap_or(MoveKind::Crash);
     offer(either(MoveKind::Exit), engaged, Command::Exit);
     offer(either(MoveKind::PowerOff), engaged, Command::PowerOff);
-    offer(either(restart), view.crashed, Command::Restart);
+    offer(either(restart), crashed, Command::Restart);
     offer(
         MoveKind::ClockJump,
         engaged,
@@ -1020,7 +1020,6 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
         engaged,
         Command::ClockJump { jump_ms: jump },
     );
-    out
 }
 
 /// Whether `c` has a write it has not heard back about: queued in it while
@@ -1028,8 +1027,7 @@ fn client_commands(plan: &Plan, sim: &Sim, c: ClientId) -> Vec<Command> {
 /// A release then is the client's bug, whatever the lock does.
 pub fn write_unacknowledged(sim: &Sim, c: ClientId) -> bool {
     let queued = sim
-        .client_view(c)
-        .queued
+        .queued(c)
         .iter()
         .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. }));
     queued
@@ -1170,7 +1168,7 @@ fn action_words(sim: &Sim, action: Action) -> String {
         Action::Node { node, command } => return format!("Redis {node}: {command}"),
         Action::Client { client, command } => (client, command),
     };
-    let paused = sim.client_view(c).paused_until.is_some();
+    let paused = sim.paused_until(c).is_some();
     let queued = if paused {
         " (it is paused: the command runs the instant it wakes)"
     } else {

@@ -7,8 +7,8 @@ use crate::sim::latency::latency_words;
 use crate::sim::{Backend, Config, FenceMode, Fencing};
 use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
-    heading_system, lease_words_at, parameters, row_at, settings_line, settings_words, Cell,
-    Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
+    heading_system, lease_words_at, own_options_words, parameters, row_at, settings_line,
+    settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
 };
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -38,11 +38,11 @@ pub fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, b
     }
 }
 
-/// The runs a row makes, counted as `RUNS` counts them: every side, and
-/// each tuned setting that applies to it unless the visitor set the
-/// system's options.
+/// The runs a row makes, counted as `RUNS` counts them but for the cells
+/// the system does not run: every side at each write time, and each tuned
+/// setting that applies to it unless the visitor set the system's options.
 fn run_count(base: &Config, backend: Backend) -> usize {
-    use crate::tools::compare::{own_options, sides, write_times, VARIANTS};
+    use crate::tools::compare::{own_options, runs_on, sides, write_times, VARIANTS};
     let tuned = |column: &Column| {
         if own_options(base, backend) {
             return 0;
@@ -54,6 +54,7 @@ fn run_count(base: &Config, backend: Backend) -> usize {
     };
     COLUMNS
         .iter()
+        .filter(|c| runs_on(base, c.id, backend))
         .map(|c| sides(c).len() * write_times(c.id) * (1 + tuned(c)))
         .sum()
 }
@@ -564,8 +565,14 @@ fn field(text: &str) -> String {
 /// are separated by " · ", links by spaces; write_time_runs are the runs
 /// at each of A's write times, where the story runs several).
 pub fn csv(base: &Config, rows: &[Row], page: &str) -> String {
+    let own = own_options_words(base);
+    let own = if own.is_empty() {
+        String::new()
+    } else {
+        format!("; your options: {}", own.join("; "))
+    };
     let mut s = format!(
-        "# Distributed Lock Simulator comparison at: {}\n{CSV_COLUMNS}\n",
+        "# Distributed Lock Simulator comparison at: {}{own}\n{CSV_COLUMNS}\n",
         settings_line(base)
     );
     for l in lines(base, rows, page) {
@@ -887,7 +894,10 @@ mod tests {
         assert!(posts.iter().rev().skip(1).all(|(_, _, done)| !done));
         let (html, progress, done) = posts.last().unwrap();
         assert!(done);
-        assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
+        // The runs made: every side, write time and tuned setting of the
+        // cells the model runs, fewer than the button's "up to".
+        assert_eq!(progress, "Ran 8 of 8 systems (361 runs).");
+        assert!(361 < RUNS);
         // The settings above the table, and the exports only once it is whole.
         assert!(posts.iter().all(|(h, _, _)| h.starts_with(
             r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x real, seed 1, fencing mode as documented. Each system at its real defaults"#

@@ -550,11 +550,7 @@ pub fn whole_seconds(ms: u64) -> String {
 /// defaults, ...", naming each system's options the visitor set.
 pub fn settings_words(base: &Config) -> String {
     let mut s = format!("{}.", settings_line(base));
-    let own: Vec<String> = Backend::ALL
-        .into_iter()
-        .filter(|&b| own_options(base, b) && b != Backend::Redlock)
-        .map(|b| options_words(base, b))
-        .collect();
+    let own = own_options_words(base);
     if own.is_empty() {
         s.push_str(" Each system at its real defaults, with the common tuned settings that change a verdict beside them.");
     } else {
@@ -579,6 +575,16 @@ pub fn settings_words(base: &Config) -> String {
         " Chubby, Consul and DynamoDB wait out their own default leases in the crash columns.",
     );
     s
+}
+
+/// Each system's options the visitor set, in words ("PostgreSQL
+/// keepalives 10 s + 3 x 5 s"); Redis's and Redlock's once.
+pub fn own_options_words(base: &Config) -> Vec<String> {
+    Backend::ALL
+        .into_iter()
+        .filter(|&b| own_options(base, b) && b != Backend::Redlock)
+        .map(|b| options_words(base, b))
+        .collect()
 }
 
 /// The table's settings in one line, as its first line, its exports and
@@ -708,7 +714,7 @@ pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
             )
         }
         "failover" => format!(
-            "the leader or primary fails over 10 ms after A's grant; B asks at {}; A writes at {}; {lease}",
+            "the leader or primary, 10 ms after A's grant; B asks at {}; A writes at {}; {lease}",
             own(1_000),
             write_times_words(column, backend, s.config.ttl_ms)
         ),
@@ -719,10 +725,16 @@ pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
 /// A column's write times on a system whose run has TTL `ttl_ms`, the
 /// unit once: "7.7, 14.3, 21, 27.7 or 34.3 s".
 fn write_times_words(column: &str, backend: Backend, ttl_ms: u64) -> String {
+    // In seconds to a tenth, the unit once: "0.8, 1.2 or 2 s".
     let times: Vec<String> = (0..write_times(column))
-        .map(|k| short_seconds(write_run_ms(column, backend, ttl_ms, k)))
+        .map(|k| {
+            let tenths = (write_run_ms(column, backend, ttl_ms, k) + 50) / 100;
+            match tenths % 10 {
+                0 => format!("{}", tenths / 10),
+                t => format!("{}.{t}", tenths / 10),
+            }
+        })
         .collect();
-    let times: Vec<&str> = times.iter().map(|t| t.trim_end_matches(" s")).collect();
     match times.split_last() {
         Some((last, [])) => format!("{last} s"),
         Some((last, rest)) => format!("{} or {last} s", rest.join(", ")),
@@ -1238,6 +1250,13 @@ pub fn judge_scenario(column: &str, scenario: &Scenario) -> Judged {
     }
 }
 
+/// Whether the table runs a column on a system at the settings of `base`:
+/// not where the story does not run on it or the model cannot make its
+/// fault, which the cell says instead.
+pub fn runs_on(base: &Config, column: &str, backend: Backend) -> bool {
+    scenario_at(base, column, backend, Fencing::Off).is_some_and(|s| refused(column, &s).is_none())
+}
+
 /// One run of a column on a system: its real defaults, then `setting`.
 pub fn run(column: &str, backend: Backend, fencing: Fencing, setting: Option<&Setting>) -> Judged {
     run_at(&Config::default(), column, backend, fencing, setting, None)
@@ -1306,8 +1325,14 @@ fn judge_writes(
     if n == 1 {
         return run_at(base, column, backend, fencing, setting, None);
     }
-    let runs: Vec<Judged> = (0..n)
-        .map(|k| run_at(base, column, backend, fencing, setting, Some(k)))
+    let first = run_at(base, column, backend, fencing, setting, Some(0));
+    // A story the system does not run, or a fault it cannot make, is
+    // refused before A writes: one verdict, with no write times.
+    if !first.outcome.ran() {
+        return first;
+    }
+    let runs: Vec<Judged> = std::iter::once(first)
+        .chain((1..n).map(|k| run_at(base, column, backend, fencing, setting, Some(k))))
         .collect();
     let shown = runs
         .iter()
@@ -1843,8 +1868,9 @@ const fn same(a: &str, b: &str) -> bool {
     true
 }
 
-/// The runs the whole comparison makes (every side of every cell, with
-/// each tuned setting that applies to it), for the page's button.
+/// The runs the whole comparison makes at most (every side of every cell,
+/// at each of its write times, with each tuned setting that applies to
+/// it), for the page's button: a cell the model cannot run makes none.
 pub const RUNS: usize = {
     let mut total = 0;
     let mut c = 0;

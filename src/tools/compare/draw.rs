@@ -652,20 +652,24 @@ impl References {
         format!("[{}][{n}]", md(word))
     }
 
-    /// A verdict and, where A's write ran at several times that disagree,
-    /// a link to each time's run ("[1][7] [2][8] …").
+    /// A verdict, linked to its run.
     fn linked(&mut self, l: &Linked) -> String {
-        let mut s = self.link(&l.word, &l.url);
-        if l.word.ends_with(" write times") {
-            let times: Vec<String> = l
-                .times
-                .iter()
-                .enumerate()
-                .map(|(k, u)| self.link(&(k + 1).to_string(), u))
-                .collect();
-            s.push_str(&format!(" ({})", times.join(" ")));
+        self.link(&l.word, &l.url)
+    }
+
+    /// Where A's write ran at several times that disagree, a link to each
+    /// time's run ("[1][7] [2][8] …"); else nothing.
+    fn times(&mut self, l: &Linked) -> String {
+        if !l.word.ends_with(" write times") {
+            return String::new();
         }
-        s
+        let times: Vec<String> = l
+            .times
+            .iter()
+            .enumerate()
+            .map(|(k, u)| self.link(&(k + 1).to_string(), u))
+            .collect();
+        times.join(" ")
     }
 }
 
@@ -676,11 +680,28 @@ impl References {
 /// written under the table, so that every line is short.
 pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!(
-        "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
+        "Distributed Lock Simulator comparison at: {}\n\nEach verdict of a run links to it. \"At k of 5 write times\": A's write was run at the five times its story lists, and k of them gave the verdict; the row under it links to each time's run, in that order. \"defaults\" (Setting): the system's real defaults, with a tuned setting's row under it.\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
         // A sentence a line: one paragraph still, and short lines.
         md(&settings_words(base)).replace(". ", ".\n")
     );
     let mut refs = References::default();
+    // A row of links to each write time's run, under a verdict that
+    // several write times gave.
+    let times_row =
+        |s: &mut String, refs: &mut References, l: &Line, label: String, runs: &[Linked]| {
+            let times: Vec<String> = runs.iter().map(|r| refs.times(r)).collect();
+            if times.iter().all(String::is_empty) {
+                return;
+            }
+            let on = times.get(1).cloned().unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {label} | {} | {on} | |",
+                md(l.system),
+                md(l.title),
+                times[0]
+            );
+        };
     for l in lines(base, rows, page) {
         let off = refs.linked(&l.sides[0]);
         let on = refs.linked(&l.sides[1]);
@@ -696,6 +717,7 @@ pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
             md(&l.story),
             md(depends)
         );
+        times_row(&mut s, &mut refs, &l, "write times 1 to 5".into(), &l.sides);
         for (label, runs) in &l.tuned {
             let words: Vec<String> = runs.iter().map(|r| refs.linked(r)).collect();
             let on = words.get(1).cloned().unwrap_or_default();
@@ -706,6 +728,13 @@ pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
                 md(l.title),
                 md(label),
                 words[0]
+            );
+            times_row(
+                &mut s,
+                &mut refs,
+                &l,
+                format!("{}, write times 1 to 5", md(label)),
+                runs,
             );
         }
     }
@@ -845,7 +874,21 @@ mod tests {
             .flat_map(|r| &r.cells)
             .map(|cells| labels(cells).len() - 1)
             .sum();
-        assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len() + tuned);
+        // Under each row whose verdict several write times gave, a row of
+        // links to each time's run.
+        let mut times = 0;
+        for pair in table.windows(2) {
+            if pair[1].contains("write times 1 to 5 |") {
+                assert!(pair[0].contains(" write times]["), "{}", pair[0]);
+                assert_eq!(pair[1].matches("][").count() % 5, 0, "{}", pair[1]);
+                times += 1;
+            }
+        }
+        assert!(times > 0, "{md}");
+        assert_eq!(
+            table.len(),
+            2 + Backend::ALL.len() * COLUMNS.len() + tuned + times
+        );
         for line in &table {
             let bars = line
                 .replace(r"\\", "")

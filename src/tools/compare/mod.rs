@@ -708,14 +708,14 @@ pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
             let (at, jump) = jump.unwrap_or_default();
             format!(
                 "the servers' clocks jump {} forward at {}; A writes at {}; {lease}",
-                duration(u64::try_from(jump).unwrap_or(0)),
+                short_seconds(u64::try_from(jump).unwrap_or(0)),
                 own(at),
                 write_times_words(column, backend, s.config.ttl_ms)
             )
         }
         "failover" => format!(
-            "the leader or primary, 10 ms after A's grant; B asks at {}; A writes at {}; {lease}",
-            own(1_000),
+            "leader or primary, 10 ms after A's grant; B asks at {} s; A writes at {}; {lease}",
+            tenths(real_ms(backend, s.config.ttl_ms, 1_000)),
             write_times_words(column, backend, s.config.ttl_ms)
         ),
         _ => lease,
@@ -727,18 +727,21 @@ pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
 fn write_times_words(column: &str, backend: Backend, ttl_ms: u64) -> String {
     // In seconds to a tenth, the unit once: "0.8, 1.2 or 2 s".
     let times: Vec<String> = (0..write_times(column))
-        .map(|k| {
-            let tenths = (write_run_ms(column, backend, ttl_ms, k) + 50) / 100;
-            match tenths % 10 {
-                0 => format!("{}", tenths / 10),
-                t => format!("{}.{t}", tenths / 10),
-            }
-        })
+        .map(|k| tenths(write_run_ms(column, backend, ttl_ms, k)))
         .collect();
     match times.split_last() {
         Some((last, [])) => format!("{last} s"),
         Some((last, rest)) => format!("{} or {last} s", rest.join(", ")),
         None => String::new(),
+    }
+}
+
+/// A time in seconds to a tenth, without its unit: "0.8", "21".
+fn tenths(ms: u64) -> String {
+    let tenths = (ms + 50) / 100;
+    match tenths % 10 {
+        0 => format!("{}", tenths / 10),
+        t => format!("{}.{t}", tenths / 10),
     }
 }
 

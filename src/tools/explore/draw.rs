@@ -834,7 +834,7 @@ mod tests {
     }
 
     /// A cell of `plan` with `corrupted` of `holds` holds.
-    fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
+    pub(super) fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
         let mut result = crate::tools::explore::CellResult::empty(&plan.cell(cell).unwrap());
         (result.trials, result.holds, result.corrupted) = (10, holds, corrupted);
         Some(CellData {
@@ -899,6 +899,52 @@ mod tests {
 #[cfg(test)]
 mod rare_tests {
     use super::*;
+
+    /// The answer's first line, its CSV's first line and its heatmap's
+    /// title name the settings it ran at.
+    #[test]
+    fn the_answer_and_its_files_open_with_their_settings() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 5_000],
+            axis: Axis::P99Us(vec![100_000, 2_000_000]),
+            fencing: crate::sim::Fencing::On,
+            seed: crate::sim::Seed(7),
+            trials: 10,
+            ..Plan::default()
+        };
+        let cells: Vec<Option<CellData>> = (0..4)
+            .map(|c| super::tests::counted(&plan, c, 1, 100))
+            .collect();
+        let h = draw(
+            &plan,
+            &cells,
+            &Run {
+                rate: 0,
+                running: false,
+                said: "",
+            },
+        );
+        let settings = r#"<p class="panel__note explorer__settings"><strong>Settings:</strong> "#;
+        assert!(h.starts_with(settings), "{h}");
+        for said in [
+            ", TTL 1 s or 5 s (the columns), rows p99 100 ms or 2 s, latency ",
+            ", fencing on, renewal ",
+            "10 trials per cell, seed 7, rates at ",
+        ] {
+            assert!(
+                h.split("</p>").next().unwrap().contains(said),
+                "{said}: {h}"
+            );
+        }
+        let csv = csv_comment(&plan);
+        assert!(
+            csv.starts_with(&format!("# Settings: {}\n", settings_text(&plan))),
+            "{csv}"
+        );
+        let title = svg(&plan, &cells);
+        assert!(title.contains(", fencing on, renewal on, "), "{title}");
+        assert!(title.contains("seed 7"), "{title}");
+    }
 
     #[test]
     fn progress_alone_redraws_only_the_progress_part() {

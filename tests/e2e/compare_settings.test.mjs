@@ -105,14 +105,28 @@ test("the comparison runs at the page's TTL and seed, says so, and exports CSV a
   await page.getByText(/Opened the comparison's run of Crash \(process exits\) on etcd at TTL 30 s/).first().waitFor();
 });
 
-test("an address with the table's settings runs that table as the page opens", { timeout: TEST_TIMEOUT_MS }, async (t) => {
-  const page = await openPage(await suite.context(t), `${suite.server.url}?view=compare&ttl=12&fence=takeover`);
-  await wholeTable(page, /This table is at: TTL 12 s, latency \d+x real, seed 1, fencing mode new holder fences on takeover\./);
+test("an address with the table's settings runs that table as the page opens, and keeps them across views", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const settings = "ttl=12&scale=1&rtt=70&fence=takeover";
+  const page = await openPage(await suite.context(t), `${suite.server.url}?view=compare&${settings}`);
+  const atTable = /This table is at: TTL 12 s, latency real \+ 70 ms round trip, seed 1, fencing mode new holder fences on takeover\./;
+  await wholeTable(page, atTable);
   // The fencing modes side by side: the one on show marked, the others links to the table fenced so.
   const modes = compare(page).locator(".compare__modes");
   assert.equal(await modes.locator('[aria-current="true"]').innerText(), "new holder fences on takeover");
   const check = modes.getByRole("link", { name: "checked against the lock in the same transaction" });
-  assert.match(await check.getAttribute("href"), /^\?view=compare&ttl=12&fence=check$/);
+  assert.match(await check.getAttribute("href"), /^\?view=compare&ttl=12&scale=1&rtt=70&fence=check$/);
+
+  // Away to the simulator, the address is the simulator's; back, the table's settings are in it again.
+  await openView(page, "Simulator");
+  await poll(async () => !new URL(page.url()).search.includes("view=compare"), { what: "the simulator's address" });
+  assert.ok(!new URL(page.url()).search.includes("ttl=12"), page.url());
+  await openView(page, "Compare the systems");
+  await poll(async () => new URL(page.url()).search === `?view=compare&${settings}`, { what: `?view=compare&${settings} back in the address, not ${page.url()}` });
+  await wholeTable(page, atTable);
+  // And that address, opened afresh, runs the same table.
+  await page.goto(page.url());
+  await started(page);
+  await wholeTable(page, atTable);
 });
 
 test("Run at my settings runs the table again at the settings changed since", { timeout: TEST_TIMEOUT_MS }, async (t) => {

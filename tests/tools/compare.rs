@@ -57,8 +57,62 @@ fn the_button_counts_every_run_the_table_makes() {
         runs += sides(c).len() * write_times(c.id) * (Backend::ALL.len() + variants);
     }
     assert_eq!(RUNS, runs);
-    // The partitioned holder runs A's write at five times, every side and setting.
-    assert_eq!(write_times("partitioned-holder"), 5);
+    // The columns whose verdict turns on when A writes run A's write at
+    // five times, every side and setting; the others at their story's own.
+    for c in COLUMNS {
+        let turns = ["partitioned-holder", "clock-jump", "failover"].contains(&c.id);
+        assert_eq!(write_times(c.id), if turns { 5 } else { 1 }, "{}", c.id);
+    }
+}
+
+/// The columns that run A's write at one time give the same verdict
+/// wherever it falls: the GC pause's and the node restart's write on
+/// waking, moved half a second earlier (still paused) or up to 2 s later,
+/// and the delayed write held half a second less or up to 2 s more, on
+/// every system, with fencing off and on.
+#[test]
+fn a_column_run_at_one_write_time_gives_its_verdict_at_any() {
+    use distlock::sim::{Action, ClientId, Command, Config, Millis};
+    use distlock::tools::compare::{judge_scenario, scenario_at};
+    for column in COLUMNS
+        .iter()
+        .filter(|c| c.fenced && write_times(c.id) == 1)
+    {
+        for backend in Backend::ALL {
+            for fencing in [Fencing::Off, Fencing::On] {
+                let Some(story) = scenario_at(&Config::default(), column.id, backend, fencing)
+                else {
+                    continue;
+                };
+                let word = judge_scenario(column.id, &story).outcome.word();
+                for shift in [-500_i64, 500, 2_000] {
+                    let mut moved = story.clone();
+                    for a in &mut moved.actions {
+                        let Action::Client { client, command } = &mut a.action else {
+                            continue;
+                        };
+                        if *client != ClientId::ALL[0] {
+                            continue;
+                        }
+                        match command {
+                            Command::Write => a.at = Millis(a.at.ms().saturating_add_signed(shift)),
+                            Command::WriteDelayed { extra_ms } => {
+                                *extra_ms = extra_ms.saturating_add_signed(shift);
+                            }
+                            _ => {}
+                        }
+                    }
+                    moved.actions.sort_by_key(|a| a.at);
+                    assert_eq!(
+                        judge_scenario(column.id, &moved).outcome.word(),
+                        word,
+                        "{} on {backend}, fencing {fencing:?}, A's write moved {shift} ms",
+                        column.id
+                    );
+                }
+            }
+        }
+    }
 }
 
 #[test]
@@ -717,6 +771,7 @@ fn every_cells_short_address_opens_the_same_run_as_the_table() {
         });
     for base in [Config::default(), cross_region] {
         let mut opened = 0;
+        let mut at_write_times = std::collections::BTreeMap::new();
         for backend in Backend::ALL {
             let row = row_at(&base, backend);
             for (column, cells) in COLUMNS.iter().zip(&row.cells) {
@@ -758,11 +813,19 @@ fn every_cells_short_address_opens_the_same_run_as_the_table() {
                         assert_eq!(sim.fingerprint(), table.fingerprint(), "{query}");
                         assert_eq!(sim.now(), Millis(link.end_ms));
                         opened += 1;
+                        if write.is_some() {
+                            *at_write_times.entry(column.id).or_insert(0) += 1;
+                        }
                     }
                 }
             }
         }
         assert!(opened > RUNS / 2, "{opened} runs opened");
+        // Each write time's run opens, in every column that runs several.
+        for c in COLUMNS.iter().filter(|c| write_times(c.id) > 1) {
+            let n = at_write_times.get(c.id).copied().unwrap_or(0);
+            assert!(n >= 5, "{}: {n} write times' runs opened", c.id);
+        }
     }
 }
 

@@ -37,6 +37,17 @@ pub fn has_table_settings(query: &str) -> bool {
     pairs(query).any(|(k, _)| TABLE_KEYS.contains(&k))
 }
 
+/// The table's settings in a query string, as they stand there
+/// (`ttl=12&fence=takeover`), the page's other keys left out.
+pub fn table_settings(query: &str) -> String {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| TABLE_KEYS.contains(&p.split_once('=').map_or(*p, |(k, _)| k)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
 fn pairs(query: &str) -> impl Iterator<Item = (&str, &str)> {
     query
         .trim_start_matches('?')

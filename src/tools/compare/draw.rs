@@ -7,8 +7,8 @@ use crate::sim::latency::latency_words;
 use crate::sim::{Backend, Config, FenceMode, Fencing};
 use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
-    heading_system, lease_words_at, parameters, row_at, settings_line, settings_words, Cell,
-    Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
+    heading_system, lease_words_at, own_options_words, parameters, row_at, settings_line,
+    settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
 };
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -38,11 +38,11 @@ pub fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, b
     }
 }
 
-/// The runs a row makes, counted as `RUNS` counts them: every side, and
-/// each tuned setting that applies to it unless the visitor set the
-/// system's options.
+/// The runs a row makes, counted as `RUNS` counts them but for the cells
+/// the system does not run: every side at each write time, and each tuned
+/// setting that applies to it unless the visitor set the system's options.
 fn run_count(base: &Config, backend: Backend) -> usize {
-    use crate::tools::compare::{own_options, sides, write_times, VARIANTS};
+    use crate::tools::compare::{own_options, runs_on, sides, write_times, VARIANTS};
     let tuned = |column: &Column| {
         if own_options(base, backend) {
             return 0;
@@ -54,6 +54,7 @@ fn run_count(base: &Config, backend: Backend) -> usize {
     };
     COLUMNS
         .iter()
+        .filter(|c| runs_on(base, c.id, backend))
         .map(|c| sides(c).len() * write_times(c.id) * (1 + tuned(c)))
         .sum()
 }
@@ -128,7 +129,7 @@ fn table(base: &Config, rows: &[Row]) -> String {
     h.push_str("</tbody></table></div>");
     let _ = write!(
         h,
-        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: the partitioned holder's write was run at five times across its partition, and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: A's write was run at five times across the window where the verdict turns (the partition; from the clock jump to the end of A's lease; B's first turn after a failover), and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
         heading_system(&COLUMNS[0]).name(),
         base.seed.0,
         latency_words(base)
@@ -564,8 +565,14 @@ fn field(text: &str) -> String {
 /// are separated by " · ", links by spaces; write_time_runs are the runs
 /// at each of A's write times, where the story runs several).
 pub fn csv(base: &Config, rows: &[Row], page: &str) -> String {
+    let own = own_options_words(base);
+    let own = if own.is_empty() {
+        String::new()
+    } else {
+        format!("; your options: {}", own.join("; "))
+    };
     let mut s = format!(
-        "# Distributed Lock Simulator comparison at: {}\n{CSV_COLUMNS}\n",
+        "# Distributed Lock Simulator comparison at: {}{own}\n{CSV_COLUMNS}\n",
         settings_line(base)
     );
     for l in lines(base, rows, page) {
@@ -645,20 +652,24 @@ impl References {
         format!("[{}][{n}]", md(word))
     }
 
-    /// A verdict and, where A's write ran at several times that disagree,
-    /// a link to each time's run ("[1][7] [2][8] …").
+    /// A verdict, linked to its run.
     fn linked(&mut self, l: &Linked) -> String {
-        let mut s = self.link(&l.word, &l.url);
-        if l.word.ends_with(" write times") {
-            let times: Vec<String> = l
-                .times
-                .iter()
-                .enumerate()
-                .map(|(k, u)| self.link(&(k + 1).to_string(), u))
-                .collect();
-            s.push_str(&format!(" ({})", times.join(" ")));
+        self.link(&l.word, &l.url)
+    }
+
+    /// Where A's write ran at several times that disagree, a link to each
+    /// time's run ("[1][7] [2][8] …"); else nothing.
+    fn times(&mut self, l: &Linked) -> String {
+        if !l.word.ends_with(" write times") {
+            return String::new();
         }
-        s
+        let times: Vec<String> = l
+            .times
+            .iter()
+            .enumerate()
+            .map(|(k, u)| self.link(&(k + 1).to_string(), u))
+            .collect();
+        times.join(" ")
     }
 }
 
@@ -669,11 +680,28 @@ impl References {
 /// written under the table, so that every line is short.
 pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!(
-        "Distributed Lock Simulator comparison at: {}\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
+        "Distributed Lock Simulator comparison at: {}\n\nEach verdict of a run links to it. \"At k of 5 write times\": A's write was run at the five times its story lists, and k of them gave the verdict; the row under it links to each time's run, in that order. \"defaults\" (Setting): the system's real defaults, with a tuned setting's row under it.\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
         // A sentence a line: one paragraph still, and short lines.
         md(&settings_words(base)).replace(". ", ".\n")
     );
     let mut refs = References::default();
+    // A row of links to each write time's run, under a verdict that
+    // several write times gave.
+    let times_row =
+        |s: &mut String, refs: &mut References, l: &Line, label: String, runs: &[Linked]| {
+            let times: Vec<String> = runs.iter().map(|r| refs.times(r)).collect();
+            if times.iter().all(String::is_empty) {
+                return;
+            }
+            let on = times.get(1).cloned().unwrap_or_default();
+            let _ = writeln!(
+                s,
+                "| {} | {} | {label} | {} | {on} | |",
+                md(l.system),
+                md(l.title),
+                times[0]
+            );
+        };
     for l in lines(base, rows, page) {
         let off = refs.linked(&l.sides[0]);
         let on = refs.linked(&l.sides[1]);
@@ -689,6 +717,7 @@ pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
             md(&l.story),
             md(depends)
         );
+        times_row(&mut s, &mut refs, &l, "write times 1 to 5".into(), &l.sides);
         for (label, runs) in &l.tuned {
             let words: Vec<String> = runs.iter().map(|r| refs.linked(r)).collect();
             let on = words.get(1).cloned().unwrap_or_default();
@@ -699,6 +728,13 @@ pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
                 md(l.title),
                 md(label),
                 words[0]
+            );
+            times_row(
+                &mut s,
+                &mut refs,
+                &l,
+                format!("{}, write times 1 to 5", md(label)),
+                runs,
             );
         }
     }
@@ -838,7 +874,21 @@ mod tests {
             .flat_map(|r| &r.cells)
             .map(|cells| labels(cells).len() - 1)
             .sum();
-        assert_eq!(table.len(), 2 + Backend::ALL.len() * COLUMNS.len() + tuned);
+        // Under each row whose verdict several write times gave, a row of
+        // links to each time's run.
+        let mut times = 0;
+        for pair in table.windows(2) {
+            if pair[1].contains("write times 1 to 5 |") {
+                assert!(pair[0].contains(" write times]["), "{}", pair[0]);
+                assert_eq!(pair[1].matches("][").count() % 5, 0, "{}", pair[1]);
+                times += 1;
+            }
+        }
+        assert!(times > 0, "{md}");
+        assert_eq!(
+            table.len(),
+            2 + Backend::ALL.len() * COLUMNS.len() + tuned + times
+        );
         for line in &table {
             let bars = line
                 .replace(r"\\", "")
@@ -887,7 +937,10 @@ mod tests {
         assert!(posts.iter().rev().skip(1).all(|(_, _, done)| !done));
         let (html, progress, done) = posts.last().unwrap();
         assert!(done);
-        assert_eq!(progress, &format!("Ran 8 of 8 systems ({RUNS} runs)."));
+        // The runs made: every side, write time and tuned setting of the
+        // cells the model runs, fewer than the button's "up to".
+        assert_eq!(progress, "Ran 8 of 8 systems (361 runs).");
+        const { assert!(361 < RUNS) };
         // The settings above the table, and the exports only once it is whole.
         assert!(posts.iter().all(|(h, _, _)| h.starts_with(
             r#"<p class="compare__settings"><strong>This table is at:</strong> TTL 5 s, latency 10x real, seed 1, fencing mode as documented. Each system at its real defaults"#

@@ -7,7 +7,8 @@
 //! words and numbers, and its accessible name carries all of them.
 
 use super::{
-    chance_text, count_text, csv_comment, csv_header, csv_row, latency_text, workload_text,
+    chance_text, count_text, csv_comment, csv_header, csv_row, fencing_text, latency_text,
+    settings_text, systems_text, workload_text,
 };
 use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
@@ -126,7 +127,11 @@ pub struct Run<'a> {
 /// so while a long cell runs and only its progress moves, the results'
 /// elements stay as they are and the page parses a few hundred bytes.
 pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
-    let mut h = String::new();
+    // The answer's first line: the settings it was run at.
+    let mut h = format!(
+        r#"<p class="panel__note explorer__settings"><strong>Settings:</strong> {}.</p>"#,
+        escape(&settings_text(plan))
+    );
     if !run.said.is_empty() {
         let _ = write!(
             h,
@@ -136,7 +141,7 @@ pub fn draw(plan: &Plan, cells: &[Option<CellData>], run: &Run) -> String {
     }
     progress(&mut h, cells, run);
     h.push_str(PART_BREAK);
-    summary(&mut h, plan, cells);
+    summary(&mut h, plan);
     faults_summary(&mut h, plan);
     design(&mut h, plan, cells);
     heatmap(&mut h, plan, cells);
@@ -177,16 +182,6 @@ fn downloads(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         data_url("text/csv", &csv),
         data_url("image/svg+xml", &svg(plan, cells)),
     );
-}
-
-/// The plan's system, or its systems on the rows.
-fn systems_text(plan: &Plan) -> String {
-    let names: Vec<&str> = plan.systems().iter().map(|b| b.name()).collect();
-    match names.as_slice() {
-        [one] => (*one).to_string(),
-        [rest @ .., last] => format!("{} and {last} (one a row)", rest.join(", ")),
-        [] => String::new(),
-    }
 }
 
 /// The faults besides pauses, in words, when the plan has any.
@@ -230,41 +225,7 @@ fn faults_summary(h: &mut String, plan: &Plan) {
     );
 }
 
-/// Fencing as the summary says it: "off", "on", or "on (highest token
-/// seen)" when the plan names a mode (each system's own otherwise).
-fn fencing_text(plan: &Plan) -> String {
-    match (plan.fencing.is_on(), plan.fence.is_documented()) {
-        (false, _) => "off".to_string(),
-        (true, true) => "on".to_string(),
-        (true, false) => format!("on ({})", plan.fence.label()),
-    }
-}
-
-fn summary(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
-    let profile = plan.profile();
-    let _ = write!(
-        h,
-        r#"<p class="explorer__summary">{} at latency {}, with fencing {}, renewal {}, {} clients each holding {} ms, lease checked {}; pauses: {} ({}/h, median {}, p99 {}). {} of {} cells, {} trials each, seed {}. Rates at {} locks an hour.</p>"#,
-        escape(&systems_text(plan)),
-        escape(&latency_text(plan)),
-        fencing_text(plan),
-        if plan.renewal { "on" } else { "off" },
-        plan.clients,
-        thousands(plan.hold_ms),
-        match plan.check {
-            crate::tools::explore::Check::AtAcquire => "once when granted",
-            crate::tools::explore::Check::BeforeWrite => "again before writing",
-        },
-        escape(plan.pauses.name()),
-        rate_text(profile.per_kilohour),
-        micros_text(profile.median_us),
-        micros_text(profile.p99_us),
-        cells.iter().flatten().count(),
-        cells.len(),
-        thousands(u64::from(plan.trials)),
-        plan.seed.0,
-        thousands(plan.locks_per_hour),
-    );
+fn summary(h: &mut String, plan: &Plan) {
     let _ = write!(
         h,
         r#"<p class="explorer__workload">{}</p>"#,
@@ -741,10 +702,11 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
     let columns = plan.ttls_ms.len().max(1);
     let rows = cells.len().div_ceil(columns);
     let title = format!(
-        "{}, latency {}, fencing {}, {} pauses, {} trials per cell, seed {}",
+        "{}, latency {}, fencing {}, renewal {}, {} pauses, {} trials per cell, seed {}",
         systems_text(plan),
         latency_text(plan),
         fencing_text(plan),
+        if plan.renewal { "on" } else { "off" },
         plan.pauses.name(),
         plan.trials,
         plan.seed.0
@@ -872,7 +834,7 @@ mod tests {
     }
 
     /// A cell of `plan` with `corrupted` of `holds` holds.
-    fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
+    pub(super) fn counted(plan: &Plan, cell: u32, corrupted: u64, holds: u64) -> Option<CellData> {
         let mut result = crate::tools::explore::CellResult::empty(&plan.cell(cell).unwrap());
         (result.trials, result.holds, result.corrupted) = (10, holds, corrupted);
         Some(CellData {
@@ -937,6 +899,52 @@ mod tests {
 #[cfg(test)]
 mod rare_tests {
     use super::*;
+
+    /// The answer's first line, its CSV's first line and its heatmap's
+    /// title name the settings it ran at.
+    #[test]
+    fn the_answer_and_its_files_open_with_their_settings() {
+        let plan = Plan {
+            ttls_ms: vec![1_000, 5_000],
+            axis: Axis::P99Us(vec![100_000, 2_000_000]),
+            fencing: crate::sim::Fencing::On,
+            seed: crate::sim::Seed(7),
+            trials: 10,
+            ..Plan::default()
+        };
+        let cells: Vec<Option<CellData>> = (0..4)
+            .map(|c| super::tests::counted(&plan, c, 1, 100))
+            .collect();
+        let h = draw(
+            &plan,
+            &cells,
+            &Run {
+                rate: 0,
+                running: false,
+                said: "",
+            },
+        );
+        let settings = r#"<p class="panel__note explorer__settings"><strong>Settings:</strong> "#;
+        assert!(h.starts_with(settings), "{h}");
+        for said in [
+            ", TTL 1 s or 5 s (the columns), rows p99 100 ms or 2 s, latency ",
+            ", fencing on, renewal ",
+            "10 trials per cell, seed 7, rates at ",
+        ] {
+            assert!(
+                h.split("</p>").next().unwrap().contains(said),
+                "{said}: {h}"
+            );
+        }
+        let csv = csv_comment(&plan);
+        assert!(
+            csv.starts_with(&format!("# Settings: {}\n", settings_text(&plan))),
+            "{csv}"
+        );
+        let title = svg(&plan, &cells);
+        assert!(title.contains(", fencing on, renewal on, "), "{title}");
+        assert!(title.contains("seed 7"), "{title}");
+    }
 
     #[test]
     fn progress_alone_redraws_only_the_progress_part() {

@@ -69,7 +69,10 @@ pub use rare::{
 };
 pub use threshold::{Reach, Threshold};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
-pub use workload::{csv_comment, latency_text, micros_text, pauses_text, rate_text, workload_text};
+pub use workload::{
+    csv_comment, fencing_text, latency_text, micros_text, pauses_text, rate_text, settings_text,
+    systems_text, workload_text,
+};
 
 use crate::sim::Sim;
 use std::ops::Range;

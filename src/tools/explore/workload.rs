@@ -136,10 +136,91 @@ pub fn latency_text(plan: &Plan) -> String {
     words
 }
 
-/// The CSV's comment lines, before its header: the workload, and how the
-/// intervals were made. Each line starts with `#`.
+/// The plan's system, or its systems on the rows.
+pub fn systems_text(plan: &Plan) -> String {
+    let names: Vec<&str> = plan.systems().iter().map(|b| b.name()).collect();
+    match names.as_slice() {
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last} (one a row)", rest.join(", ")),
+        [] => String::new(),
+    }
+}
+
+/// Fencing as the settings say it: "off", "on", or "on (highest token
+/// seen)" when the plan names a mode (each system's own otherwise).
+pub fn fencing_text(plan: &Plan) -> String {
+    match (plan.fencing.is_on(), plan.fence.is_documented()) {
+        (false, _) => "off".to_string(),
+        (true, true) => "on".to_string(),
+        (true, false) => format!("on ({})", plan.fence.label()),
+    }
+}
+
+/// The settings an answer was run at, in one line: its first line on the
+/// page, and the CSV's first comment line. "Redis, TTL 1 s, 5 s or 30 s
+/// (the columns), rows p99 20 ms or 1 s, latency 10x real, fencing on,
+/// renewal on, JVM G1 pauses, no other faults, 1,000 trials per cell,
+/// seed 1, rates at 60 locks an hour".
+pub fn settings_text(plan: &Plan) -> String {
+    let or_list = |items: Vec<String>| match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    };
+    let ttls = or_list(
+        plan.ttls_ms
+            .iter()
+            .map(|&ms| micros_text(ms * 1_000))
+            .collect(),
+    );
+    let rows = match &plan.axis {
+        Axis::P99Us(v) => format!(
+            ", rows p99 {}",
+            or_list(v.iter().map(|&us| micros_text(us)).collect())
+        ),
+        Axis::PerKilohour(v) => format!(
+            ", rows {} pauses an hour",
+            or_list(v.iter().map(|&r| rate_text(r)).collect())
+        ),
+        Axis::MaxUs(v) => format!(
+            ", rows longest pause {}",
+            or_list(v.iter().map(|&us| micros_text(us)).collect())
+        ),
+        Axis::System(_) => String::new(),
+    };
+    let faults: Vec<String> = plan
+        .faults
+        .rates()
+        .iter()
+        .filter(|(_, rate)| *rate > 0)
+        .map(|(kind, rate)| format!("{} {}", thousands(*rate), kind.field()))
+        .collect();
+    let faults = if faults.is_empty() {
+        "no other faults".to_string()
+    } else {
+        faults.join(", ")
+    };
+    format!(
+        "{}, TTL {ttls} (the columns){rows}, latency {}, fencing {}, renewal {}, {} pauses, {faults}, {} trials per cell, seed {}, rates at {} locks an hour",
+        systems_text(plan),
+        latency_text(plan),
+        fencing_text(plan),
+        if plan.renewal { "on" } else { "off" },
+        plan.pauses.name(),
+        thousands(u64::from(plan.trials)),
+        plan.seed.0,
+        thousands(plan.locks_per_hour),
+    )
+}
+
+/// The CSV's comment lines, before its header: the settings, the
+/// workload, and how the intervals were made. Each line starts with `#`.
 pub fn csv_comment(plan: &Plan) -> String {
-    let mut s = format!("# {}\n", workload_text(plan));
+    let mut s = format!(
+        "# Settings: {}\n# {}\n",
+        settings_text(plan),
+        workload_text(plan)
+    );
     if let Some(h) = plan.profile().histogram {
         s.push_str(&format!("# pause histogram (ms:count): {}\n", h.compact()));
     }

@@ -1,11 +1,13 @@
 //! The browser glue itself, for wasm32 (see the module above).
 
 use super::{Download, Rove, Wheel};
+use crate::tools::compare::address::table_settings;
 use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::tools::finder::form::FIND_LINK_KEY;
 use crate::ui::embed::HEIGHT_MESSAGE;
 use crate::ui::guide::{shortcut_of, Shortcut};
 use crate::ui::state::Action;
+use crate::ui::views::View;
 use crate::ui::worker::{WORKER_STYLE, WORKER_URL};
 use crate::wire::host::{read_command, HostCommand, HostEvent};
 use crate::work::Reply;
@@ -764,6 +766,9 @@ impl HostPort {
 // its own change is not taken for a visitor's.
 thread_local! {
     static OWN_FRAGMENT: RefCell<String> = const { RefCell::new(String::new()) };
+    /// The comparison's settings while another view is on show
+    /// (`ttl=12&fence=takeover`), put back in the address on coming back.
+    static TABLE_SETTINGS: RefCell<String> = const { RefCell::new(String::new()) };
 }
 
 /// The page's own address with `fragment` in place of its own.
@@ -908,6 +913,21 @@ pub fn show_view_in_address(query: &str) {
     if kept(EXPLORE_LINK_KEY) || kept(FIND_LINK_KEY) {
         return;
     }
+    // The comparison's settings leave the address with its view and come
+    // back with it, so its address on show always runs the table on show.
+    let compare = View::Compare.query();
+    let leaving_compare = search
+        .trim_start_matches('?')
+        .split('&')
+        .any(|pair| Some(pair) == compare.strip_prefix('?'));
+    if leaving_compare {
+        TABLE_SETTINGS.with(|kept| *kept.borrow_mut() = table_settings(&search));
+    }
+    let query = match TABLE_SETTINGS.with(|kept| kept.borrow().clone()) {
+        settings if query == compare && !settings.is_empty() => format!("{query}&{settings}"),
+        _ => query.to_string(),
+    };
+    let query = query.as_str();
     let path = location.pathname().unwrap_or_default();
     let hash = location.hash().unwrap_or_default();
     // The narration's setting is the reader's, whatever the view.

@@ -23,12 +23,12 @@ const REFRESH_MS: f64 = 1000.0 / 60.0;
 /// come a little early or late, and one a hair early waits no whole frame.
 const WORDS_EVERY_MS: f64 = 1000.0 / WORDS_PER_S as f64 - REFRESH_MS / 2.0;
 
-/// Frames a second the screen gives the ticker, as last measured
-/// (`FramePacing`): 60 until measured. The clock moves one step a frame,
-/// so on a 120 Hz screen, or one that drops frames, time runs at that
-/// rate, and the compositor's motion between renders must run at it too.
-/// Only the drawing reads it, never the run.
 thread_local! {
+    /// Frames a second the screen gives the ticker, as last measured
+    /// (`FramePacing`): 60 until measured. The clock moves one step a
+    /// frame, so on a 120 Hz screen, or one that drops frames, time runs at
+    /// that rate, and the compositor's motion between renders must run at
+    /// it too. Only the drawing reads it, never the run.
     static FRAMES_PER_S: Cell<f64> = const { Cell::new(60.0) };
 }
 

@@ -53,27 +53,3 @@ test("the suite saw no console error, warning or off-origin request", () => {
   assert.deepEqual(suite.problems, [], suite.problems.join("\n"));
 });
 
-test("on a phone the view tabs that do not fit show that there are more", { timeout: TEST_TIMEOUT_MS }, async (t) => {
-  const page = await suite.page(t, "", { viewport: { width: 390, height: 844 } });
-  const views = page.getByRole("navigation", named("Views"));
-  const look = await views.evaluate((nav) => {
-    const list = nav.querySelector("ul, ol") ?? nav;
-    const box = nav.getBoundingClientRect();
-    const tabs = [...nav.querySelectorAll("a")].map((a) => a.getBoundingClientRect());
-    return {
-      cut: tabs.some((r) => r.right > box.right + 1),
-      wraps: getComputedStyle(list).flexWrap === "wrap",
-      mask: getComputedStyle(nav).maskImage,
-    };
-  });
-  if (look.cut) {
-    assert.ok(!look.wraps, "tabs cut off only where the row does not wrap");
-    assert.match(look.mask, /gradient/, `the row fades at its end where tabs are cut off (mask: ${look.mask})`);
-  }
-  // Scrolled to its end, the last tab is whole and not faded out.
-  await views.evaluate((nav) => { nav.scrollLeft = nav.scrollWidth; });
-  const last = views.getByRole("link").last();
-  await last.scrollIntoViewIfNeeded();
-  const box = await last.boundingBox();
-  assert.ok(box.x + box.width <= 390, `the last tab reached by scrolling ends at ${box.x + box.width}`);
-});

@@ -221,8 +221,11 @@ pub fn ClientCard(props: &ClientCardProps) -> Html {
                     { view.state.word() }
                 </p>
             </header>
+            // The token first, under the name: the line a reader needs at a
+            // glance stays where it is whatever alarm or note comes below.
+            { token_line(props) }
             { stale_alarm(view) }
-            { facts(props) }
+            { notes_list(props) }
             { lease_bars(props, leases, &glides) }
             { stale_write_alarm(view) }
             <CardControls id={view.id} partitioned={view.partition.is_some()}
@@ -269,7 +272,7 @@ fn token_line(props: &ClientCardProps) -> Html {
             }
             <strong>{ value }</strong>
             if revision {
-                <span class="client-card__label"
+                <span class="client-card__label client-card__revision"
                     title="etcd's token is the lock key's create_revision, and the revision counts every write to etcd (puts and deletes, by any client), so tokens skip numbers: they only grow">
                     { " · a revision: every etcd write counts" }
                 </span>
@@ -278,17 +281,15 @@ fn token_line(props: &ClientCardProps) -> Html {
     }
 }
 
-fn facts(props: &ClientCardProps) -> Html {
+fn notes_list(props: &ClientCardProps) -> Html {
     let notes = notes(props);
+    if notes.is_empty() {
+        return html! {};
+    }
     html! {
-        <>
-            { token_line(props) }
-            if !notes.is_empty() {
-                <ul class="client-card__notes">
-                    { for notes.into_iter().map(|n| html! { <li>{ super::tick(n) }</li> }) }
-                </ul>
-            }
-        </>
+        <ul class="client-card__notes">
+            { for notes.into_iter().map(|n| html! { <li>{ super::tick(n) }</li> }) }
+        </ul>
     }
 }
 
@@ -296,7 +297,17 @@ fn facts(props: &ClientCardProps) -> Html {
 /// its lock service says of it, and the state of its own machine.
 fn notes(props: &ClientCardProps) -> Vec<String> {
     let mut notes: Vec<String> = Vec::new();
-    held_back_notes(&props.view, props.now, &mut notes);
+    // The line about Write says when the pause ends; the pause's own note
+    // would say it again, a line lower.
+    let view = &props.view;
+    let says_pause = write_on_wake(view)
+        && props.checks.write.is_none()
+        && !view.queued.contains(&Command::Write);
+    if !says_pause {
+        held_back_notes(&props.view, props.now, &mut notes);
+    } else {
+        partition_notes(&props.view, &mut notes);
+    }
     service_notes(props, &mut notes);
     machine_notes(&props.view, &mut notes);
     notes
@@ -306,11 +317,16 @@ fn notes(props: &ClientCardProps) -> Vec<String> {
 fn held_back_notes(view: &ClientView, now: Millis, notes: &mut Vec<String>) {
     if let Some(until) = view.paused_until {
         notes.push(format!(
-            "frozen by a GC pause until t={} ({} left)",
+            "GC pause until t={} ({} left)",
             seconds_1(until.ms()),
             seconds_1(now.until(until))
         ));
     }
+    partition_notes(view, notes);
+}
+
+/// A partition that cuts the client off.
+fn partition_notes(view: &ClientView, notes: &mut Vec<String>) {
     match view.partition {
         Some(PartitionScope::Service) => notes.push("cut off from the lock service".into()),
         Some(PartitionScope::ServiceAndResource) => {
@@ -530,8 +546,8 @@ fn leases(props: &ClientCardProps) -> Result<Leases, &'static str> {
             // Its clock says the lease is over, yet it still believes it
             // holds: it has not looked (frozen, or not yet checked).
             let words = match (left, view.paused_until.is_some()) {
-                (0, true) => "lease over by its clock, but frozen: it has not looked".into(),
-                (0, false) => "lease over by its clock; it has not looked yet".into(),
+                (0, true) => "over by its clock; frozen".into(),
+                (0, false) => "over by its clock; unchecked".into(),
                 _ => format!("{} left", seconds_1(left)),
             };
             // A client whose clock runs at another rate counts its lease
@@ -622,16 +638,46 @@ fn write_on_wake(view: &ClientView) -> bool {
 /// tooltip, which touch screens do not show).
 fn write_note(props: &ClientCardProps) -> Option<String> {
     let view = &props.view;
-    if write_on_wake(view) && props.checks.write.is_none() {
+    // Once a write is queued, the card's notes list it ("queued until it
+    // wakes: write"), which says the same.
+    let queued = view.queued.contains(&Command::Write);
+    if let (true, None, false, Some(until)) = (
+        write_on_wake(view),
+        &props.checks.write,
+        queued,
+        view.paused_until,
+    ) {
         return Some(format!(
-            "{} is frozen: a write clicked now leaves the instant it wakes, before any reply can reach it.",
-            view.id
+            "{} is frozen until t={}: a write clicked now leaves the instant it wakes.",
+            view.id,
+            seconds_1(until.ms())
         ));
     }
     match (&props.checks.write, view.lost) {
-        (Some(why), Some(_)) if !view.crashed => Some(sentence(why)),
+        (Some(why), Some(_)) if !view.crashed => Some(sentence(&without_aside(why))),
         _ => None,
     }
+}
+
+/// A refusal without its parenthesis (how the library learned it): the
+/// button's tooltip keeps it whole, and on the card it cost a line.
+fn without_aside(why: &str) -> String {
+    let Some(open) = why.find(" (") else {
+        return why.to_string();
+    };
+    // The parenthesis that closes the first one, past any inside it.
+    let mut depth = 0;
+    for (at, c) in why[open + 1..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth == 1 => {
+                return format!("{}{}", &why[..open], &why[open + 2 + at..]);
+            }
+            ')' => depth -= 1,
+            _ => {}
+        }
+    }
+    why.to_string()
 }
 
 /// A refusal as a sentence of its own: capitalized, with a full stop.

@@ -28,6 +28,9 @@ pub struct StatusProps {
     pub saves: u64,
     /// What became of the latest stale write, and why.
     pub verdict: Option<VerdictWords>,
+    /// The counter as the resource holds it, and the increments written to it.
+    pub counter: u64,
+    pub increments: u64,
 }
 
 impl StatusProps {
@@ -44,6 +47,8 @@ impl StatusProps {
             corruptions: sim.oracle().corruptions(),
             saves: sim.oracle().saves(),
             verdict: verdict_of(sim),
+            counter: sim.resource().value(),
+            increments: sim.resource().expected(),
         }
     }
 }
@@ -329,6 +334,18 @@ fn names(clients: &[ClientId]) -> String {
     }
 }
 
+/// The verdict's line before there is one: the counter in the same data
+/// words, so the strip keeps its height when a verdict comes.
+fn whole_words(counter: u64, increments: u64) -> String {
+    let plural = if increments == 1 { "" } else { "s" };
+    let reads = format!("the counter reads {counter} after {increments} increment{plural}");
+    if counter >= increments {
+        format!("Nothing lost yet: {reads}.")
+    } else {
+        format!("The{}.", &reads[3..])
+    }
+}
+
 /// The strip, drawn by the page's own render: it changes every frame the
 /// clock runs, so a component of its own would skip no work, and each
 /// component costs the page about a kilobyte.
@@ -382,6 +399,10 @@ pub fn status(props: &StatusProps) -> Html {
                     <strong class="status__head">{ &v.head }</strong>
                     { " " }
                     <span class="status__why">{ &v.why }</span>
+                </p>
+            } else {
+                <p class="status__verdict status__verdict--whole">
+                    { whole_words(props.counter, props.increments) }
                 </p>
             }
         </section>

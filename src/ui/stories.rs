@@ -67,11 +67,16 @@ impl Loaded {
         Some((index, self.tour.get(index)?.question.as_ref()?))
     }
 
-    /// How the current moment's caption opens: the prediction made before it.
-    pub fn verdict(&self) -> Option<(String, &str)> {
+    /// How the current moment's caption opens: the prediction made before
+    /// it, and why it missed. A prediction that held has no why of its own:
+    /// the caption says what happened, and saying it twice (the answer's
+    /// why, then the caption) told the rejection twice.
+    pub fn verdict(&self) -> Option<(String, Option<&str>)> {
         let index = self.reached.checked_sub(1)?;
         let question = self.tour.get(index)?.question.as_ref()?;
-        verdict(question, self.quiz.picked(index)?)
+        let picked = self.quiz.picked(index)?;
+        let (lead, why) = verdict(question, picked)?;
+        Some((lead, (picked != question.right).then_some(why)))
     }
 }
 
@@ -515,7 +520,10 @@ fn where_and_caption(
             html! {
                 <>
                     if let Some((lead, why)) = loaded.verdict() {
-                        <strong>{ lead }</strong>{ " " }{ why }{ " " }
+                        <strong>{ lead }</strong>{ " " }
+                        if let Some(why) = why {
+                            { why }{ " " }
+                        }
                     }
                     { m.caption.clone() }
                     <span class="tour__look">{ format!(" Look at {}.", look_words(m.look, props.compact)) }</span>

@@ -89,7 +89,9 @@ describe("predict, then see", { timeout: TEST_TIMEOUT_MS }, () => {
     assert.ok(await write.getByRole("radio", named("It accepts the write")).isChecked());
     await page.keyboard.press("Enter");
     const right = await atMoment(page, 6);
-    assert.match(right, /Your prediction held\. Accepted: with fencing off the resource checks nothing/, right);
+    // A prediction that held: the caption says what happened, once.
+    assert.match(right, /Your prediction held\. A's write, clicked during its pause, arrives\. The resource accepts A's stale write/, right);
+    assert.doesNotMatch(right, /Accepted: with fencing off/, right);
     assert.match(right, /stale write/, right);
     assert.match(await live(page).innerText(), /Your prediction held/);
   });

@@ -238,6 +238,11 @@ async fn nothing_stale_no_verdict() {
     assert_eq!(props.verdict, None);
     let strip = strip_text(&sim).await;
     assert!(!strip.contains("Counter corrupted") && !strip.contains("Fencing stopped"));
+    // The verdict's line is there already, in the same data words.
+    assert!(
+        strip.contains("Nothing lost yet: the counter reads 1 after 1 increment."),
+        "{strip}"
+    );
 }
 
 #[tokio::test]

@@ -232,8 +232,7 @@ fn wanted(e: &web_sys::KeyboardEvent) -> Option<Shortcut> {
 
 /// Scrolls the part of the page a tour points at into view, only as far
 /// as needed (its scroll margins keep it clear of the docked tour bar and
-/// the sticky status strip), smoothly unless the visitor asked for less
-/// motion.
+/// the sticky status strip), at once.
 pub fn scroll_to_spotlight() {
     let Some(window) = web_sys::window() else {
         return;
@@ -250,21 +249,18 @@ pub fn scroll_to_spotlight() {
         set_tour_height(&root, &bar);
     }
     if let Ok(Some(spot)) = document.query_selector(".is-spotlit") {
+        // At once, not smoothly: the caption that names the part shows in
+        // this frame, and a smooth scroll left the part under the tour bar
+        // (or the status strip) for most of a second after it.
         let options = web_sys::ScrollIntoViewOptions::new();
         options.set_block(web_sys::ScrollLogicalPosition::Nearest);
         options.set_inline(web_sys::ScrollLogicalPosition::Nearest);
-        let behavior = if prefers_reduced_motion(&window) {
-            "auto"
-        } else {
-            "smooth"
-        };
-        // Set by name: the page builds no binding for ScrollBehavior.
-        let _ = js_sys::Reflect::set(&options, &"behavior".into(), &behavior.into());
         spot.scroll_into_view_with_scroll_into_view_options(&options);
     }
 }
 
-/// Whether the visitor asked for reduced motion (read by name, as above).
+/// Whether the visitor asked for reduced motion (`matchMedia` read by
+/// name: the page builds no binding for it).
 fn prefers_reduced_motion(window: &web_sys::Window) -> bool {
     let Ok(match_media) = js_sys::Reflect::get(window, &"matchMedia".into()) else {
         return false;

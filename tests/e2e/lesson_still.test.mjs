@@ -1,0 +1,117 @@
+// A screen that holds still, in headless Chromium against the release
+// build: through the scenario to run first, played by hand as the hint
+// says (Acquire on A, GC pause A, Write on A; after the lease runs out
+// Acquire and Write on B; then Step to t=12 s), every button from the lead
+// to the stage that is on the page before and after a click or a Step is
+// where it was, to within a few pixels, at 1280 x 800.
+// A card keeps its size whatever its client's state and the status strip
+// its height whatever the verdict, so nothing moves under a pointer that
+// did not touch it.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/lesson_still.test.mjs`
+
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { browserSuite } from "./suite.mjs";
+import { card, cardButton, cardText, chooseBackend, clockButton, named, poll, setFencing, setMaxSpeed, setTtl, statusText } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 240_000;
+/** How far a button may move and still count as where it was. */
+const SLACK_PX = 4;
+
+const suite = browserSuite();
+after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
+
+/**
+ * Every visible button of the simulator's view, by its name (a button whose
+ * name changes with the state keeps one key: Write and Write on wake,
+ * Start and Pause, Partition and Heal), with its box in page coordinates.
+ */
+async function buttonBoxes(page) {
+  return page.evaluate(() => {
+    const same = { "Write on wake": "Write", Pause: "Start", Heal: "Partition" };
+    const boxes = {};
+    // What the scenario is played on: the lead, the controls, the strip,
+    // the cards and the stage (the timeline and the panels below it grow
+    // with the run, as a log does).
+    const parts = ".view--simulator :is(.lead, .controls, .status-dock, .clients, .stage) button";
+    for (const b of document.querySelectorAll(parts)) {
+      const r = b.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0 || b.closest("[hidden]")) continue;
+      let name = (b.getAttribute("aria-label") || b.textContent).replace(/\s+/g, " ").trim();
+      for (const [from, to] of Object.entries(same)) name = name.replace(new RegExp(`^${from}\\b`), to);
+      let key = name;
+      for (let n = 2; key in boxes; n += 1) key = `${name} #${n}`;
+      boxes[key] = { x: Math.round(r.x + window.scrollX), y: Math.round(r.y + window.scrollY), w: Math.round(r.width), h: Math.round(r.height) };
+    }
+    return boxes;
+  });
+}
+
+/** The buttons that moved between two measures, in words. */
+function moved(before, now) {
+  const out = [];
+  for (const [name, a] of Object.entries(before)) {
+    const b = now[name];
+    if (!b) continue;
+    const dx = b.x - a.x;
+    const dy = b.y - a.y;
+    if (Math.abs(dx) > SLACK_PX || Math.abs(dy) > SLACK_PX || Math.abs(b.w - a.w) > SLACK_PX) {
+      out.push(`"${name}" by (${dx}, ${dy}) px, ${a.w} -> ${b.w} wide`);
+    }
+  }
+  return out;
+}
+
+/** Plays the scenario to run first by hand, measuring after every press. */
+async function playMeasured(page) {
+  const problems = [];
+  let last = await buttonBoxes(page);
+  let what = "the page as it opened";
+  const measure = async (done) => {
+    // Two frames: the page draws what the press changed.
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const now = await buttonBoxes(page);
+    for (const line of moved(last, now)) problems.push(`${what} -> ${done}: ${line}`);
+    last = now;
+    what = done;
+  };
+  const press = async (locator, done) => {
+    await locator.click();
+    await measure(done);
+  };
+  const stepUntil = async (ready, goal, limit = 400) => {
+    for (let i = 0; i < limit && !(await ready()); i += 1) {
+      await press(clockButton(page, "Step"), `Step towards ${goal}`);
+    }
+    assert.ok(await ready(), `${goal}: reached by Step`);
+  };
+  await press(cardButton(page, "A", "Acquire"), "Acquire on A");
+  await stepUntil(async () => /\bholding\b/i.test(await cardText(page, "A")), "A holding");
+  await press(cardButton(page, "A", "GC pause"), "GC pause on A");
+  await poll(async () => /\bpaused\b/i.test(await cardText(page, "A")), { what: "A paused" });
+  await measure("A paused");
+  await press(cardButton(page, "A", "Write on wake"), "Write on wake on A");
+  await stepUntil(async () => /\bholder\s+nobody\b/i.test(await statusText(page)), "A's lease gone");
+  await press(cardButton(page, "B", "Acquire"), "Acquire on B");
+  await stepUntil(async () => /\bholding\b/i.test(await cardText(page, "B")), "B holding");
+  await press(cardButton(page, "B", "Write"), "Write on B");
+  await stepUntil(async () => /increments? (?:was|were) lost/i.test(await statusText(page)), "the verdict");
+  await stepUntil(async () => !/\bpaused\b/i.test(await cardText(page, "A")) && /t=1[2-9]/.test(await statusText(page)), "t=12 s");
+  return problems;
+}
+
+for (const [width, height] of [[1280, 800]]) {
+  test(`at ${width} x ${height} no button moves under the pointer through the scenario to run first`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await suite.page(t, "", { viewport: { width, height } });
+    await chooseBackend(page, "etcd");
+    await setFencing(page, false);
+    await setTtl(page, 5);
+    await setMaxSpeed(page);
+    await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
+    const problems = await playMeasured(page);
+    const shown = problems.slice(0, 40).join("\n");
+    assert.deepEqual(problems, [], `${problems.length} moves of a button, the first:\n${shown}`);
+  });
+}

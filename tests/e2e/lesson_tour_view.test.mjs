@@ -1,0 +1,110 @@
+// The tour points at what is on screen, in headless Chromium against the
+// release build: through the scenario to run first's tour, with fencing off
+// and then replayed with it on, the part each caption names (the spotlit
+// card, the lock service's line, the resource's line, the status strip) is
+// in the window the moment the caption shows, neither under the docked tour
+// bar nor under the sticky status strip, at 1280 x 800 and 390 x 844; and
+// on the phone the strip and the bar together take at most 45% of the
+// screen.
+//
+// Run: `trunk build --release --offline && node --test tests/e2e/lesson_tour_view.test.mjs`
+
+import { after, test } from "node:test";
+import assert from "node:assert/strict";
+
+import { browserSuite } from "./suite.mjs";
+import { chooseBackend, clockButton, named, poll, setFencing, setTtl, tour, tourNext } from "./ui.mjs";
+
+const TEST_TIMEOUT_MS = 180_000;
+
+const suite = browserSuite();
+after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
+
+const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
+
+/** Waits for the clock to stop on a key moment other than `before`'s text. */
+async function nextMoment(page, before) {
+  return poll(
+    async () => {
+      const now = await tourText(page);
+      const stopped = (await clockButton(page, "Start").count()) === 1;
+      return stopped && now !== before && /Key moment \d+ of \d+/.test(now) && now;
+    },
+    { what: "the tour to stop on a key moment" },
+  );
+}
+
+/**
+ * What the caption names and where it is, measured in the frame the
+ * caption shows in (two animation frames on): the part's lines a reader
+ * needs (a card's name, state, token and lease bars; a stage line whole),
+ * the docked bar's top and the sticky strip's bottom.
+ */
+async function where(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  return page.evaluate(() => {
+    const spot = document.querySelector(".is-spotlit");
+    if (spot === null) return null;
+    const parts = spot.classList.contains("client-card")
+      ? [".client-card__head", ".client-card__token", ".client-card__leases"].map((s) => spot.querySelector(s))
+      : spot.classList.contains("spot") && spot.firstElementChild
+        ? [spot.firstElementChild]
+        : [spot];
+    const boxes = parts.filter(Boolean).map((p) => p.getBoundingClientRect());
+    const bar = document.querySelector(".tour--docked")?.getBoundingClientRect();
+    const dock = document.querySelector(".status-dock");
+    const strip = dock.getBoundingClientRect();
+    // The strip covers what lies under it only while it is stuck at the top.
+    const stuck = getComputedStyle(dock).position === "sticky" && strip.top <= 1;
+    return {
+      name: spot.getAttribute("aria-label") || spot.className,
+      top: Math.min(...boxes.map((b) => b.top)),
+      bottom: Math.max(...boxes.map((b) => b.bottom)),
+      barTop: bar ? bar.top : innerHeight,
+      barHeight: bar ? bar.height : 0,
+      stripBottom: stuck ? strip.bottom : 0,
+      stripHeight: strip.height,
+      isStrip: dock.contains(spot) || spot.contains(dock),
+    };
+  });
+}
+
+for (const [width, height] of [
+  [1280, 800],
+  [390, 844],
+]) {
+  test(`at ${width} x ${height} each caption's part is in view, clear of the tour bar and the status strip, as the caption shows`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await suite.page(t, "", { viewport: { width, height } });
+    await chooseBackend(page, "etcd");
+    await setTtl(page, 5);
+    const problems = [];
+    for (const fencing of [false, true]) {
+      await setFencing(page, fencing);
+      await page.getByRole("button", named("Set up the scenario to run first")).click();
+      let text = await nextMoment(page, "");
+      for (;;) {
+        const moment = text.match(/Key moment (\d+) of (\d+)/);
+        const at = `fencing ${fencing ? "on" : "off"}, key moment ${moment[1]}`;
+        const w = await where(page);
+        if (w !== null) {
+          const floor = w.isStrip ? 0 : w.stripBottom;
+          if (w.top < floor - 1 || w.bottom > w.barTop + 1) {
+            problems.push(`${at}: ${w.name} at ${Math.round(w.top)}-${Math.round(w.bottom)}, the window's room ${Math.round(floor)}-${Math.round(w.barTop)}`);
+          }
+        }
+        if (width < 600) {
+          const share = await page.evaluate(() => {
+            const h = (s) => document.querySelector(s)?.getBoundingClientRect().height ?? 0;
+            return (h(".status-dock") + h(".tour--docked")) / innerHeight;
+          });
+          if (share > 0.45) problems.push(`${at}: the strip and the tour take ${Math.round(share * 100)}% of the screen`);
+        }
+        if (!(await tour(page).getByRole("button", named("Next")).isEnabled())) break;
+        await tourNext(tour(page));
+        text = await nextMoment(page, text);
+      }
+      await tour(page).getByRole("button", named("Close tour")).click();
+    }
+    assert.deepEqual(problems, [], problems.join("\n"));
+  });
+}

@@ -123,9 +123,14 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // load). Its sentences' format strings are where the next kilobytes are won.
 // 267 KiB for the comparison's short cell and table addresses, read by the
 // page at its first frame (issue 49): 266.6 with the list traced again.
-const SIZE_LIMIT_BYTES = 267 * 1024;
-/** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split, 141.8 with the embed builder, 147.1 with the narrator. */
-const REST_LIMIT_BYTES = 148 * 1024;
+// 274 KiB (and the rest 149) for the counter whose lost increments the
+// first screen shows, with its words on cards, strip and tours (issue 51),
+// the lease bars, playhead and messages moved by the browser between
+// renders (issue 52) and the comparison's write times (issue 49): 273.8
+// and 149.0 with the list traced again.
+const SIZE_LIMIT_BYTES = 274 * 1024;
+/** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split, 141.8 with the embed builder, 147.1 with the narrator, 149.0 with the counter's words and the compositor's motion. */
+const REST_LIMIT_BYTES = 149 * 1024;
 const SIZE_AIM_BYTES = 280 * 1024;
 /** Aims for main-thread time per frame: four active clients, and the long run. */
 const FRAME_AIMS = { clients: { median: Infinity, p95: Infinity }, longRun: { median: Infinity, p95: 8 } };

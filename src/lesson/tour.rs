@@ -366,7 +366,7 @@ const fn a_wakes(say: Say) -> Spec {
 pub(super) const ETCD_GC_PAUSE: &[Spec] = &[
     Spec {
         find: |e| acquired_by(e, A),
-        say: Say::Grant("{client} holds the lock with {token}: etcd's token is the lock key's create_revision, the store's revision when the key was written. The revision counts every write to etcd (a put or a delete, by any client), not the lock's grants, so tokens skip numbers: they only grow, and that is all a fence needs. Its lease runs on etcd's clock, not on {client}'s."),
+        say: Say::Grant("{client} holds the lock with {token}, a revision: every etcd write bumps it, so tokens skip numbers but only grow. Its lease runs on etcd's clock."),
         look: Look::Card(A),
     },
     a_pauses(Say::Text("A freezes in a GC pause, and its keepalives stop: etcd will revoke A's lease when its TTL runs out, and delete the lock key with it. A's Write is clicked now, during the pause: it waits inside A, past A's check that it holds the lock, and leaves the instant A wakes.")),

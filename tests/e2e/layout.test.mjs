@@ -95,6 +95,24 @@ test("at 390 x 844 the first card's name, state and token are in the first scree
   const size = await card(page, "A").getByText("token", { exact: false }).first().evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
   assert.ok(size >= 14, `the token's words are ${size} px`);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390, "no sideways scrolling");
+  // The views' tabs scroll sideways in their own row; its right edge fades
+  // over the tab there, a sign that more lie to the right.
+  const tabs = await page.evaluate(() => {
+    const row = document.querySelector(".views");
+    const list = row.querySelector(".views__list");
+    const fade = getComputedStyle(list, "::after");
+    const edge = row.getBoundingClientRect().right;
+    const under = [...list.querySelectorAll(".views__tab")].find((tab) => {
+      const b = tab.getBoundingClientRect();
+      return b.left < edge && b.right > edge - parseFloat(fade.width);
+    });
+    const at = [...list.querySelectorAll(".views__tab")].map((tab) => `${tab.textContent} ${Math.round(tab.getBoundingClientRect().left)}-${Math.round(tab.getBoundingClientRect().right)}`);
+    return { more: row.scrollWidth > row.clientWidth, position: fade.position, image: fade.backgroundImage, under: under?.textContent, at: `${at.join(", ")}; edge ${edge}` };
+  });
+  assert.ok(tabs.more, "the views' tabs are more than a phone's width");
+  assert.equal(tabs.position, "sticky", "the fade keeps to the row's right edge");
+  assert.match(tabs.image, /linear-gradient/, "the row's right edge fades");
+  assert.ok(tabs.under, `a tab under the fade at the row's edge (${tabs.at})`);
 });
 
 test("embedded at 700 x 500 the status, the four cards and the top of the timeline fit; the tour docks below them", { timeout: TEST_TIMEOUT_MS }, async (t) => {

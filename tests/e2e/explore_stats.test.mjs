@@ -70,7 +70,9 @@ describe("the explorer's pauses and numbers", () => {
     ]);
     const csv = await readFile(await download.path(), "utf8");
     const comments = csv.split("\n").filter((l) => l.startsWith("#"));
-    assert.match(comments[0], /^# Workload per hold: 3 clients/);
+    // The settings first, as the answer's first line names them, then the workload.
+    assert.match(comments[0], /^# Settings: etcd, TTL .*, histogram pauses, .*, seed 1, /);
+    assert.match(comments[1], /^# Workload per hold: 3 clients/);
     assert.ok(comments.some((l) => l === "# pause histogram (ms:count): 5000:3;40000:1"), comments.join("\n"));
     const rows = csv.trim().split("\n").filter((l) => !l.startsWith("#"));
     assert.match(rows[0], /,max_pause_us,pause_histogram_ms,p_corrupted_design_effect,p_two_holders_design_effect,think_ms,.*,latency_scale,network_rtt_ms,pg_keepalives,.*,longest_fault_ms,fence_mode,threshold_pause_ms,cannot_happen,estimator,/);

@@ -93,7 +93,7 @@ describe("the hazard explorer", () => {
     ]);
     const csv = await readFile(await download.path(), "utf8");
     // Comment lines (the workload) above the header, then the table.
-    assert.match(csv, /^# Workload per hold: /);
+    assert.match(csv, /^# Settings: etcd, [^\n]*\n# Workload per hold: /);
     const lines = csv.trim().split("\n").filter((l) => !l.startsWith("#"));
     assert.match(lines[0], /^cell,backend,fencing,/);
     assert.equal(lines.length, 5, "a header and a line per cell");

@@ -11,14 +11,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { axeViolations, clockButton, named, openView, poll, tour } from "./ui.mjs";
+import { axeViolations, clockButton, named, openView, poll, tour, tourText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 
 const suite = browserSuite();
 const problems = suite.problems;
 
-const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 const live = (page) => tour(page).locator('[aria-live="polite"]');
 const focused = (page) =>
   page.evaluate(() => {

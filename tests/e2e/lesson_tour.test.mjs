@@ -12,27 +12,14 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { clockButton, named, openView, poll, started, stepUntil, tour, tourNext } from "./ui.mjs";
+import { clockButton, named, openView, poll, started, stepUntil, stoppedOnNewMoment, tour, tourNext, tourText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 
 const suite = browserSuite();
 const problems = suite.problems;
 
-const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 const setUp = (page) => page.getByRole("button", named("Set up the scenario to run first"));
-
-/** Waits for the clock to stop with the tour's text changed from `before`. */
-async function stoppedOnNewMoment(page, before) {
-  return poll(
-    async () => {
-      const now = await tourText(page);
-      const stopped = (await clockButton(page, "Start").count()) === 1;
-      return stopped && now !== before && /Key moment \d+ of \d+/.test(now) && now;
-    },
-    { what: "the tour to stop on a key moment" },
-  );
-}
 
 /** Sets up the first scenario and waits for the tour's first caption. */
 async function setUpFirst(page) {

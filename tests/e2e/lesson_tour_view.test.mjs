@@ -13,26 +13,13 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { chooseBackend, clockButton, named, poll, setFencing, setTtl, tour, tourNext } from "./ui.mjs";
+import { chooseBackend, named, setFencing, setTtl, stoppedOnNewMoment, tour, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
 
-const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
-
-/** Waits for the clock to stop on a key moment other than `before`'s text. */
-async function nextMoment(page, before) {
-  return poll(
-    async () => {
-      const now = await tourText(page);
-      const stopped = (await clockButton(page, "Start").count()) === 1;
-      return stopped && now !== before && /Key moment \d+ of \d+/.test(now) && now;
-    },
-    { what: "the tour to stop on a key moment" },
-  );
-}
 
 /**
  * What the caption names and where it is, measured in the frame the
@@ -81,7 +68,7 @@ for (const [width, height] of [
     for (const fencing of [false, true]) {
       await setFencing(page, fencing);
       await page.getByRole("button", named("Set up the scenario to run first")).click();
-      let text = await nextMoment(page, "");
+      let text = await stoppedOnNewMoment(page, "");
       for (;;) {
         const moment = text.match(/Key moment (\d+) of (\d+)/);
         const at = `fencing ${fencing ? "on" : "off"}, key moment ${moment[1]}`;
@@ -101,7 +88,7 @@ for (const [width, height] of [
         }
         if (!(await tour(page).getByRole("button", named("Next")).isEnabled())) break;
         await tourNext(tour(page));
-        text = await nextMoment(page, text);
+        text = await stoppedOnNewMoment(page, text);
       }
       await tour(page).getByRole("button", named("Close tour")).click();
     }

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { card, cardText, named, poll, rejectedCount, statusText, tour, tourNext, waitForCardState } from "./ui.mjs";
+import { card, cardText, named, poll, rejectedCount, statusText, tour, tourNext, tourText, waitForCardState } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 90_000;
 
@@ -15,7 +15,6 @@ const suite = browserSuite();
 const problems = suite.problems;
 const freshPage = (t) => suite.page(t);
 
-const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 
 /** Presses Next and waits for the clock to stop on the next key moment. */
 async function next(page) {

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { PATIENCE_MS, chooseBackend, named, openView, poll, rejectedCount, setMaxSpeed, statusText, tour, tourNext } from "./ui.mjs";
+import { PATIENCE_MS, chooseBackend, named, openView, poll, rejectedCount, setMaxSpeed, statusText, tour, tourNext, tourText } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 120_000;
 
@@ -17,7 +17,6 @@ const freshPage = (t) => suite.page(t);
 
 const SYSTEMS = ["Redis", "Redlock", "ZooKeeper", "etcd", "Chubby", "Consul", "DynamoDB", "PostgreSQL"];
 
-const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
 
 /** Plays the loaded story's tour to its last key moment; returns its caption. */
 async function playTour(page) {

@@ -80,6 +80,21 @@ export async function tourNext(tour) {
   if ((await skip.count()) === 1) await skip.click();
 }
 
+/** The tour's words, spaces folded. */
+export const tourText = async (page) => (await tour(page).innerText()).replace(/\s+/g, " ");
+
+/** Waits for the clock to stop on a key moment whose tour text is not `before`; returns the text. */
+export async function stoppedOnNewMoment(page, before) {
+  return poll(
+    async () => {
+      const now = await tourText(page);
+      const stopped = (await clockButton(page, "Start").count()) === 1;
+      return stopped && now !== before && /Key moment \d+ of \d+/.test(now) && now;
+    },
+    { what: "the tour to stop on a key moment" },
+  );
+}
+
 /**
  * Shows one of the page's views ("Simulator", "Compare the systems", "How
  * likely?", "Properties and finder", "Spanner", "Share and embed") by its

@@ -73,6 +73,17 @@ pub fn pauses_text(profile: &PauseProfile) -> String {
     s
 }
 
+/// The faults besides pauses the plan injects, each as its rate and its
+/// field's name ("600 partitions an hour"), in the plan's order.
+fn fault_rates(plan: &Plan) -> Vec<String> {
+    plan.faults
+        .rates()
+        .iter()
+        .filter(|(_, rate)| *rate > 0)
+        .map(|(kind, rate)| format!("{} {}", thousands(*rate), kind.field()))
+        .collect()
+}
+
 /// What one trial of the plan is, and how many there are: the line the
 /// explorer shows beside its results.
 pub fn workload_text(plan: &Plan) -> String {
@@ -87,13 +98,7 @@ pub fn workload_text(plan: &Plan) -> String {
         Axis::MaxUs(_) => "; each row sets the longest pause",
         Axis::System(_) => "; each row is a system, meeting the same pauses",
     };
-    let faults: Vec<String> = plan
-        .faults
-        .rates()
-        .iter()
-        .filter(|(_, rate)| *rate > 0)
-        .map(|(kind, rate)| format!("{} {}", thousands(*rate), kind.field()))
-        .collect();
+    let faults = fault_rates(plan);
     let faults = if faults.is_empty() {
         String::new()
     } else {
@@ -188,13 +193,7 @@ pub fn settings_text(plan: &Plan) -> String {
         ),
         Axis::System(_) => String::new(),
     };
-    let faults: Vec<String> = plan
-        .faults
-        .rates()
-        .iter()
-        .filter(|(_, rate)| *rate > 0)
-        .map(|(kind, rate)| format!("{} {}", thousands(*rate), kind.field()))
-        .collect();
+    let faults = fault_rates(plan);
     let faults = if faults.is_empty() {
         "no other faults".to_string()
     } else {

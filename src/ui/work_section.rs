@@ -25,6 +25,7 @@ use super::browser;
 use super::state::Action;
 use super::worker::{job_body, use_work, Shown};
 use crate::sim::Backend;
+use crate::tools::compare::address::has_table_settings;
 use crate::tools::explore::form::EXPLORE_LINK_KEY;
 use crate::work::Job;
 use yew::prelude::*;
@@ -195,13 +196,9 @@ pub fn WorkSection(props: &WorkSectionProps) -> Html {
 }
 
 /// The page's address, if it carries the comparison's settings (`ttl=`,
-/// `scale=`, `rtt=`, `seed=` or `fence=`): the worker reads them.
+/// `scale=`, ..., a system's options): the worker reads them.
 fn table_query_asked() -> Option<String> {
-    browser::search().filter(|search| {
-        search.trim_start_matches('?').split('&').any(|pair| {
-            ["ttl", "scale", "rtt", "seed", "fence"].contains(&pair.split('=').next().unwrap_or(""))
-        })
-    })
+    browser::search().filter(|search| has_table_settings(search))
 }
 
 /// The page's address, if it carries the explorer's settings (`?explore&`

@@ -642,16 +642,12 @@ fn consul_of(o: &Json) -> Result<ConsulOptions, Problem> {
         token: pick(
             "config.consul.token: its Consul token",
             o.get("token"),
-            &[
-                ("modify-index", ConsulToken::ModifyIndex),
-                ("lock-index", ConsulToken::LockIndex),
-                ("sequencer", ConsulToken::Sequencer),
-            ],
+            &CONSUL_TOKEN_WORDS,
         )?,
         cleanup: pick(
             "config.consul.cleanup: its Consul key cleanup",
             o.get("cleanup"),
-            &[("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)],
+            &CLEANUP_WORDS,
         )?,
         lock_delay_s: number_of(
             "config.consul.lock_delay_s: its Consul lock-delay",
@@ -698,7 +694,7 @@ fn zk_of(z: &Json) -> Result<ZkOptions, Problem> {
         client: pick(
             "config.zk.client: its ZooKeeper client",
             z.get("client"),
-            &[("curator", ZkClient::Curator), ("native", ZkClient::Native)],
+            &ZK_CLIENT_WORDS,
         )?,
     })
 }
@@ -708,31 +704,22 @@ fn redis_of(r: &Json) -> Result<RedisOptions, Problem> {
         release: pick(
             "config.redis.release: its Redis release",
             r.get("release"),
-            &[
-                ("check-value", ReleaseMode::CheckValue),
-                ("plain-del", ReleaseMode::PlainDel),
-            ],
+            &RELEASE_WORDS,
         )?,
         extend: pick(
             "config.redis.extend: its Redis extension",
             r.get("extend"),
-            &[
-                ("check-value", ExtendMode::CheckValue),
-                ("blind-set", ExtendMode::BlindSet),
-            ],
+            &EXTEND_WORDS,
         )?,
         persistence: pick(
             "config.redis.persistence: its Redis persistence",
             r.get("persistence"),
-            &[("fsync", Persistence::Fsync), ("none", Persistence::None)],
+            &PERSISTENCE_WORDS,
         )?,
         restart: pick(
             "config.redis.restart: its Redis restart",
             r.get("restart"),
-            &[
-                ("immediate", RestartPolicy::Immediate),
-                ("delayed", RestartPolicy::Delayed),
-            ],
+            &RESTART_WORDS,
         )?,
         wait: replica_wait_of(r)?,
     })
@@ -952,12 +939,89 @@ fn seconds(ms: u64) -> String {
     }
 }
 
+/// The words an address and a run's JSON give each system's choices.
+pub const RELEASE_WORDS: [(&str, ReleaseMode); 2] = [
+    ("check-value", ReleaseMode::CheckValue),
+    ("plain-del", ReleaseMode::PlainDel),
+];
+pub const EXTEND_WORDS: [(&str, ExtendMode); 2] = [
+    ("check-value", ExtendMode::CheckValue),
+    ("blind-set", ExtendMode::BlindSet),
+];
+pub const PERSISTENCE_WORDS: [(&str, Persistence); 2] =
+    [("fsync", Persistence::Fsync), ("none", Persistence::None)];
+pub const RESTART_WORDS: [(&str, RestartPolicy); 2] = [
+    ("immediate", RestartPolicy::Immediate),
+    ("delayed", RestartPolicy::Delayed),
+];
+pub const ZK_CLIENT_WORDS: [(&str, ZkClient); 2] =
+    [("curator", ZkClient::Curator), ("native", ZkClient::Native)];
+pub const CONSUL_TOKEN_WORDS: [(&str, ConsulToken); 3] = [
+    ("modify-index", ConsulToken::ModifyIndex),
+    ("lock-index", ConsulToken::LockIndex),
+    ("sequencer", ConsulToken::Sequencer),
+];
+pub const CLEANUP_WORDS: [(&str, KeyCleanup); 2] =
+    [("keep", KeyCleanup::Keep), ("delete", KeyCleanup::Delete)];
+
+/// The word `table` gives `value`.
+fn word_of<T: PartialEq>(table: &[(&'static str, T)], value: &T) -> &'static str {
+    table
+        .iter()
+        .find(|(_, v)| v == value)
+        .map_or("", |(word, _)| word)
+}
+
+/// The keys of the comparison's settings in an address: the table's own,
+/// then each system's options (its name first: `pg-keepalives-idle`), in
+/// the order `table_query` writes them.
+pub const TABLE_KEYS: [&str; 24] = [
+    "ttl",
+    "scale",
+    "rtt",
+    "seed",
+    "fence",
+    "redis-release",
+    "redis-extend",
+    "redis-persistence",
+    "redis-restart",
+    "redis-wait",
+    "zk-tick-ms",
+    "zk-client",
+    "chubby-lock-delay",
+    "consul-lock-delay",
+    "consul-retries",
+    "consul-token",
+    "consul-cleanup",
+    "dynamo-heartbeats",
+    "dynamo-extra-wait",
+    "dynamo-checks-expiry",
+    "dynamo-session-monitor",
+    "pg-keepalives-idle",
+    "pg-keepalives-interval",
+    "pg-keepalives-count",
+];
+
 /// The comparison's settings (`tools::compare::address`) as a query
 /// string: the TTL always, the latency, seed and fencing mode where they
-/// differ from the page's defaults (`ttl=10&scale=1&rtt=2`). Here, with
-/// the links, since the page writes it into its address and the worker
-/// into each cell's.
+/// differ from the page's defaults (`ttl=10&scale=1&rtt=2`), then every
+/// system's options that differ from them (`&pg-keepalives-idle=10`).
+/// Here, with the links, since the page writes it into its address and
+/// the worker into each cell's.
 pub fn table_query(base: &Config) -> String {
+    let mut q = settings_query(base);
+    for backend in Backend::ALL {
+        // Redis and Redlock share their options: once.
+        if backend != Backend::Redlock {
+            q.push_str(&options_query(base, backend));
+        }
+    }
+    q
+}
+
+/// The table's own settings in a query string, without any system's
+/// options (`ttl=10&scale=1&rtt=2`).
+pub fn settings_query(base: &Config) -> String {
     let d = Config::default();
     let mut q = format!("ttl={}", seconds(base.ttl_ms));
     if base.latency_scale != d.latency_scale {
@@ -971,6 +1035,128 @@ pub fn table_query(base: &Config) -> String {
     }
     if !base.fence.is_documented() {
         q.push_str(&format!("&fence={}", base.fence.word()));
+    }
+    q
+}
+
+/// `backend`'s options where they differ from the page's defaults, each
+/// `&key=value` (`&chubby-lock-delay=20`); empty at the defaults, or for
+/// a system without options. Durations in seconds, as the system's own
+/// settings give them, but ZooKeeper's tickTime, which is in ms.
+pub fn options_query(base: &Config, backend: Backend) -> String {
+    let d = Config::default();
+    let mut q = String::new();
+    let mut pair = |key: &str, differs: bool, value: String| {
+        if differs {
+            q.push_str(&format!("&{key}={value}"));
+        }
+    };
+    let on_off = |on: bool| if on { "on" } else { "off" }.to_string();
+    match backend {
+        Backend::Redis | Backend::Redlock => {
+            let (r, dr) = (&base.redis, &d.redis);
+            pair(
+                "redis-release",
+                r.release != dr.release,
+                word_of(&RELEASE_WORDS, &r.release).into(),
+            );
+            pair(
+                "redis-extend",
+                r.extend != dr.extend,
+                word_of(&EXTEND_WORDS, &r.extend).into(),
+            );
+            pair(
+                "redis-persistence",
+                r.persistence != dr.persistence,
+                word_of(&PERSISTENCE_WORDS, &r.persistence).into(),
+            );
+            pair(
+                "redis-restart",
+                r.restart != dr.restart,
+                word_of(&RESTART_WORDS, &r.restart).into(),
+            );
+            pair("redis-wait", r.wait != dr.wait, r.wait.slug().into());
+        }
+        Backend::ZooKeeper => {
+            let (z, dz) = (&base.zk, &d.zk);
+            pair("zk-tick-ms", z.tick_ms != dz.tick_ms, z.tick_ms.to_string());
+            pair(
+                "zk-client",
+                z.client != dz.client,
+                word_of(&ZK_CLIENT_WORDS, &z.client).into(),
+            );
+        }
+        Backend::Chubby => pair(
+            "chubby-lock-delay",
+            base.chubby != d.chubby,
+            seconds(base.chubby.lock_delay_ms),
+        ),
+        Backend::DynamoDb => {
+            let (o, od) = (&base.dynamo, &d.dynamo);
+            pair(
+                "dynamo-heartbeats",
+                o.heartbeats_per_lease != od.heartbeats_per_lease,
+                o.heartbeats_per_lease.to_string(),
+            );
+            pair(
+                "dynamo-extra-wait",
+                o.extra_wait_pct != od.extra_wait_pct,
+                o.extra_wait_pct.to_string(),
+            );
+            pair(
+                "dynamo-checks-expiry",
+                o.app_checks_expiry != od.app_checks_expiry,
+                on_off(o.app_checks_expiry),
+            );
+            pair(
+                "dynamo-session-monitor",
+                o.session_monitor != od.session_monitor,
+                on_off(o.session_monitor),
+            );
+        }
+        Backend::Consul => {
+            let (o, od) = (&base.consul, &d.consul);
+            pair(
+                "consul-lock-delay",
+                o.lock_delay_s != od.lock_delay_s,
+                o.lock_delay_s.to_string(),
+            );
+            pair(
+                "consul-retries",
+                o.monitor_retries != od.monitor_retries,
+                o.monitor_retries.to_string(),
+            );
+            pair(
+                "consul-token",
+                o.token != od.token,
+                word_of(&CONSUL_TOKEN_WORDS, &o.token).into(),
+            );
+            pair(
+                "consul-cleanup",
+                o.cleanup != od.cleanup,
+                word_of(&CLEANUP_WORDS, &o.cleanup).into(),
+            );
+        }
+        Backend::Postgres => {
+            let (p, dp) = (&base.pg, &d.pg);
+            pair(
+                "pg-keepalives-idle",
+                p.keepalives_idle_s != dp.keepalives_idle_s,
+                p.keepalives_idle_s.to_string(),
+            );
+            pair(
+                "pg-keepalives-interval",
+                p.keepalives_interval_s != dp.keepalives_interval_s,
+                p.keepalives_interval_s.to_string(),
+            );
+            pair(
+                "pg-keepalives-count",
+                p.keepalives_count != dp.keepalives_count,
+                p.keepalives_count.to_string(),
+            );
+        }
+        // etcd, or a new system, without options of its own.
+        _ => {}
     }
     q
 }

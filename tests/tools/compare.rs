@@ -754,22 +754,37 @@ fn the_comparison_runs_at_the_ends_of_the_settings_ranges() {
 }
 
 /// Every run of every cell, by its short address, opens the same run as
-/// the table's own: the same fingerprint, for the default table and for
-/// one at TTL 30 s across regions.
+/// the table's own: the same fingerprint, for the default table, for one
+/// at TTL 30 s across regions, and for one at TTL 10 s across zones with
+/// the visitor's options on four systems (which the addresses carry).
 #[test]
 fn every_cells_short_address_opens_the_same_run_as_the_table() {
-    use distlock::sim::{latency::LATENCY_PRESETS, Config, Millis};
+    use distlock::sim::{latency::LATENCY_PRESETS, Config, Millis, PgOptions};
     use distlock::tools::compare::address::{cell_query, open_cell, CellRef};
-    use distlock::tools::compare::{row_at, Judged};
-    let cross_region = LATENCY_PRESETS
-        .iter()
-        .find(|p| p.name == "Cross-region")
-        .unwrap()
-        .apply(&Config {
-            ttl_ms: 30_000,
-            ..Config::default()
-        });
-    for base in [Config::default(), cross_region] {
+    use distlock::tools::compare::{own_options, row_at, Judged};
+    let preset = |name: &str, ttl_ms: u64| {
+        LATENCY_PRESETS
+            .iter()
+            .find(|p| p.name == name)
+            .unwrap_or_else(|| panic!("a latency preset {name}"))
+            .apply(&Config {
+                ttl_ms,
+                ..Config::default()
+            })
+    };
+    let cross_region = preset("Cross-region", 30_000);
+    let mut tuned = preset("Cross-zone", 10_000);
+    tuned.pg = PgOptions::TUNED;
+    tuned.chubby.lock_delay_ms = 20_000;
+    tuned.consul.lock_delay_s = 0;
+    tuned.consul.monitor_retries = 3;
+    tuned.dynamo.app_checks_expiry = false;
+    let own = Backend::ALL
+        .into_iter()
+        .filter(|&b| own_options(&tuned, b))
+        .count();
+    assert_eq!(own, 4, "options set on four systems");
+    for base in [Config::default(), cross_region, tuned] {
         let mut opened = 0;
         let mut at_write_times = std::collections::BTreeMap::new();
         for backend in Backend::ALL {
@@ -803,8 +818,17 @@ fn every_cells_short_address_opens_the_same_run_as_the_table() {
                             }),
                             write,
                         };
-                        let query = cell_query(&base, &at).expect("no options of the visitor's");
-                        assert!(query.len() < 140, "{query}");
+                        let query = cell_query(&base, &at);
+                        assert!(query.len() < 200, "{query}");
+                        // A system run at the visitor's options carries them.
+                        assert_eq!(
+                            own_options(&base, backend),
+                            query.contains("&pg-")
+                                || query.contains("&chubby-")
+                                || query.contains("&consul-")
+                                || query.contains("&dynamo-"),
+                            "{query}"
+                        );
                         let (fragment, _) =
                             open_cell(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
                         let (link, sim) = distlock::wire::link::open_link(&fragment).unwrap();
@@ -877,4 +901,82 @@ fn a_cell_address_that_cannot_be_run_says_why() {
         distlock::wire::link::table_query(&base),
         "ttl=2.5&scale=1&rtt=70&seed=9&fence=check"
     );
+}
+
+/// Each system's options go into the table's address, each under its own
+/// key, and come back from it as they were; a wrong one says which key
+/// and what it takes, and the ranges are checked as the simulator checks them.
+#[test]
+fn every_systems_options_go_into_the_tables_address_and_come_back() {
+    use distlock::sim::{
+        Config, ConsulToken, ExtendMode, KeyCleanup, Persistence, PgOptions, ReleaseMode,
+        ReplicaWait, RestartPolicy, ZkClient,
+    };
+    use distlock::tools::compare::address::{has_table_settings, read_table, table_settings};
+    use distlock::wire::link::{table_query, TABLE_KEYS};
+    let mut base = Config {
+        ttl_ms: 10_000,
+        ..Config::default()
+    };
+    base.redis.release = ReleaseMode::PlainDel;
+    base.redis.extend = ExtendMode::BlindSet;
+    base.redis.persistence = Persistence::Fsync;
+    base.redis.restart = RestartPolicy::Delayed;
+    base.redis.wait = ReplicaWait::Redisson;
+    base.zk.tick_ms = 1_000;
+    base.zk.client = ZkClient::Native;
+    base.chubby.lock_delay_ms = 2_500;
+    base.dynamo.heartbeats_per_lease = 3;
+    base.dynamo.extra_wait_pct = 10;
+    base.dynamo.app_checks_expiry = false;
+    base.dynamo.session_monitor = true;
+    base.consul.lock_delay_s = 0;
+    base.consul.monitor_retries = 3;
+    base.consul.token = ConsulToken::Sequencer;
+    base.consul.cleanup = KeyCleanup::Delete;
+    base.pg = PgOptions::TUNED;
+    base.seed = distlock::sim::Seed(3);
+    base.latency_scale = 1;
+    base.network_rtt_ms = 2;
+    base.fence = distlock::sim::FenceMode::Check;
+    let query = table_query(&base);
+    // Every key the address knows is written, once.
+    let keys: Vec<&str> = query
+        .split('&')
+        .map(|p| p.split_once('=').expect("key=value").0)
+        .collect();
+    assert_eq!(keys, TABLE_KEYS, "{query}");
+    assert_eq!(read_table(&query), Ok(base.clone()), "{query}");
+    // Among the page's other keys, the table's are kept and read alone.
+    let address = format!("view=compare&{query}&narration=off");
+    assert!(has_table_settings(&address));
+    assert_eq!(table_settings(&address), query);
+    assert_eq!(read_table(&address), Ok(base));
+    // At the defaults, no option is written.
+    assert_eq!(table_query(&Config::default()), "ttl=5");
+    for (query, says) in [
+        (
+            "ttl=5&pg-keepalives-idle=soon",
+            "pg-keepalives-idle is \"soon\": give a whole number",
+        ),
+        (
+            "ttl=5&redis-release=del",
+            "redis-release is \"del\": give check-value or plain-del",
+        ),
+        ("ttl=5&dynamo-checks-expiry=yes", "on or off"),
+        ("ttl=5&chubby-lock-delay=61", "cannot run"),
+        (
+            "ttl=5&consul-token=uuid",
+            "modify-index or lock-index or sequencer",
+        ),
+    ] {
+        let why = read_table(query).expect_err(query);
+        assert!(why.contains(says), "{query}: {why}");
+    }
+    // A tuned setting is not run beside the visitor's own options.
+    let why = distlock::tools::compare::address::open_cell(
+        "cell=crashed-holder&system=postgresql&ttl=5&pg-keepalives-idle=10&setting=pg-tuned",
+    )
+    .expect_err("own options and a tuned setting");
+    assert!(why.contains("at your options alone"), "{why}");
 }

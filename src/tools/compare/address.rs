@@ -1,24 +1,24 @@
 //! The comparison in an address: the table's settings
-//! (`?view=compare&ttl=10&scale=1&rtt=2`), and one cell's run as its story,
-//! system and settings (`?cell=gc-pause&system=redis&fencing=on&ttl=10`),
-//! short enough for a line of a design document. Opening a cell's address
-//! runs the cell again: the same script, the same seed, the same run as
-//! the table's (a test checks every cell's fingerprint).
+//! (`?view=compare&ttl=10&scale=1&rtt=2`), each system's options the
+//! visitor set (`&pg-keepalives-idle=10&chubby-lock-delay=20`), and one
+//! cell's run as its story, system, settings and that system's options
+//! (`?cell=gc-pause&system=redis&fencing=on&ttl=10`), short enough for a
+//! line of a design document. Opening a cell's address runs the cell
+//! again: the same script, the same seed, the same run as the table's (a
+//! test checks every cell's fingerprint).
 //!
-//! Only what the table's own form sets is in an address: the TTL, the
-//! latency, the seed and the fencing mode, each left out at the page's
-//! default but the TTL. A system run at options the visitor set in the
-//! simulator has no short address; its cells link their whole run.
+//! Each setting is left out at the page's default but the TTL.
 
 use super::{run_at, Column, Setting, COLUMNS, VARIANTS};
 use crate::sim::{Backend, Config, FenceMode, Fencing, Seed};
 pub use crate::wire::link::table_query;
+use crate::wire::link::{
+    options_query, settings_query, CLEANUP_WORDS, CONSUL_TOKEN_WORDS, EXTEND_WORDS,
+    PERSISTENCE_WORDS, RELEASE_WORDS, RESTART_WORDS, TABLE_KEYS, ZK_CLIENT_WORDS,
+};
 
 /// The key that names a cell's run in an address.
 pub const CELL_KEY: &str = "cell";
-
-/// The keys of the table's settings.
-const TABLE_KEYS: [&str; 5] = ["ttl", "scale", "rtt", "seed", "fence"];
 
 /// One run of a cell, as its address names it.
 #[derive(Debug, Clone, Copy)]
@@ -77,17 +77,25 @@ pub fn read_table(query: &str) -> Result<Config, String> {
     let mut c = Config::default();
     for (key, value) in pairs(query) {
         let number = || value.parse::<u64>().ok();
+        let whole = |example: &str| {
+            number().ok_or_else(|| {
+                format!("The address's {key} is \"{value}\": give a whole number, such as {key}={example}.")
+            })
+        };
+        let small = |example: &str| whole(example).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        let seconds = || {
+            read_seconds(value).ok_or_else(|| {
+                format!("The address's {key} is \"{value}\": give seconds, such as {key}=10 or {key}=2.5.")
+            })
+        };
+        let on_off = || match value {
+            "on" => Ok(true),
+            "off" => Ok(false),
+            _ => Err(format!("The address's {key} is \"{value}\": on or off.")),
+        };
         match key {
-            "ttl" => {
-                c.ttl_ms = read_seconds(value).ok_or_else(|| {
-                    format!("The address's ttl is \"{value}\": give seconds, such as ttl=10 or ttl=2.5.")
-                })?
-            }
-            "scale" => {
-                c.latency_scale = number().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
-                    format!("The address's scale is \"{value}\": give a whole number, such as scale=10.")
-                })?
-            }
+            "ttl" => c.ttl_ms = seconds()?,
+            "scale" => c.latency_scale = small("10")?,
             "rtt" => {
                 c.network_rtt_ms = number().and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
                     format!("The address's rtt is \"{value}\": give milliseconds, such as rtt=70.")
@@ -106,6 +114,31 @@ pub fn read_table(query: &str) -> Result<Config, String> {
                         format!("The address's fence is \"{value}\": give documented, highest, check, takeover or version.")
                     })?
             }
+            "redis-release" => c.redis.release = word(key, value, &RELEASE_WORDS)?,
+            "redis-extend" => c.redis.extend = word(key, value, &EXTEND_WORDS)?,
+            "redis-persistence" => c.redis.persistence = word(key, value, &PERSISTENCE_WORDS)?,
+            "redis-restart" => c.redis.restart = word(key, value, &RESTART_WORDS)?,
+            "redis-wait" => {
+                c.redis.wait = word(
+                    key,
+                    value,
+                    &crate::sim::ReplicaWait::ALL.map(|w| (w.slug(), w)),
+                )?
+            }
+            "zk-tick-ms" => c.zk.tick_ms = whole("2000")?,
+            "zk-client" => c.zk.client = word(key, value, &ZK_CLIENT_WORDS)?,
+            "chubby-lock-delay" => c.chubby.lock_delay_ms = seconds()?,
+            "dynamo-heartbeats" => c.dynamo.heartbeats_per_lease = small("4")?,
+            "dynamo-extra-wait" => c.dynamo.extra_wait_pct = small("5")?,
+            "dynamo-checks-expiry" => c.dynamo.app_checks_expiry = on_off()?,
+            "dynamo-session-monitor" => c.dynamo.session_monitor = on_off()?,
+            "consul-lock-delay" => c.consul.lock_delay_s = whole("15")?,
+            "consul-retries" => c.consul.monitor_retries = small("3")?,
+            "consul-token" => c.consul.token = word(key, value, &CONSUL_TOKEN_WORDS)?,
+            "consul-cleanup" => c.consul.cleanup = word(key, value, &CLEANUP_WORDS)?,
+            "pg-keepalives-idle" => c.pg.keepalives_idle_s = whole("10")?,
+            "pg-keepalives-interval" => c.pg.keepalives_interval_s = whole("5")?,
+            "pg-keepalives-count" => c.pg.keepalives_count = whole("3")?,
             _ => {}
         }
     }
@@ -114,12 +147,26 @@ pub fn read_table(query: &str) -> Result<Config, String> {
     Ok(c)
 }
 
-/// A cell's run as a query string (without `?`); `None` where the system
-/// ran at the visitor's own options, which an address does not carry.
-pub fn cell_query(base: &Config, cell: &CellRef) -> Option<String> {
-    if super::own_options(base, cell.backend) {
-        return None;
-    }
+/// One of a system's named choices, read by its word, or what is wrong,
+/// naming the words it takes.
+fn word<T: Copy>(key: &str, value: &str, table: &[(&'static str, T)]) -> Result<T, String> {
+    table
+        .iter()
+        .find(|(w, _)| *w == value)
+        .map(|&(_, v)| v)
+        .ok_or_else(|| {
+            let words: Vec<&str> = table.iter().map(|(w, _)| *w).collect();
+            format!(
+                "The address's {key} is \"{value}\": give {}.",
+                words.join(" or ")
+            )
+        })
+}
+
+/// A cell's run as a query string (without `?`): its story, system and
+/// fencing, the table's settings, its system's options where the visitor
+/// set them, and the tuned setting and write time it ran at.
+pub fn cell_query(base: &Config, cell: &CellRef) -> String {
     let mut q = format!(
         "{CELL_KEY}={}&system={}",
         cell.column.id,
@@ -133,14 +180,15 @@ pub fn cell_query(base: &Config, cell: &CellRef) -> Option<String> {
         });
     }
     q.push('&');
-    q.push_str(&table_query(base));
+    q.push_str(&settings_query(base));
+    q.push_str(&options_query(base, cell.backend));
     if let Some(s) = cell.setting {
         q.push_str(&format!("&setting={}", s.id));
     }
     if let Some(w) = cell.write {
         q.push_str(&format!("&write={}", w + 1));
     }
-    Some(q)
+    q
 }
 
 /// Reads a cell's address back: the table's settings and the cell, or
@@ -177,6 +225,12 @@ pub fn read_cell(query: &str) -> Result<(Config, CellRef), String> {
     };
     let setting = match get("setting") {
         None => None,
+        Some(id) if super::own_options(&base, backend) => {
+            return Err(format!(
+                "The address sets {}'s options and asks for the tuned setting \"{id}\" too: the comparison runs a system at your options alone.",
+                backend.name()
+            ))
+        }
         Some(id) => Some(
             VARIANTS
                 .iter()

@@ -868,6 +868,47 @@ pub fn own_options(base: &Config, backend: Backend) -> bool {
     }
 }
 
+/// `base` with every other system's options at the page's defaults: a
+/// run reads only its own system's, and so a cell's address carries only
+/// those (Redis and Redlock share theirs).
+fn own_only(base: &Config, backend: Backend) -> Config {
+    let d = Config::default();
+    let mine = |of: &[Backend]| of.contains(&backend);
+    Config {
+        redis: if mine(&[Backend::Redis, Backend::Redlock]) {
+            base.redis
+        } else {
+            d.redis
+        },
+        zk: if mine(&[Backend::ZooKeeper]) {
+            base.zk
+        } else {
+            d.zk
+        },
+        chubby: if mine(&[Backend::Chubby]) {
+            base.chubby
+        } else {
+            d.chubby
+        },
+        dynamo: if mine(&[Backend::DynamoDb]) {
+            base.dynamo
+        } else {
+            d.dynamo
+        },
+        consul: if mine(&[Backend::Consul]) {
+            base.consul
+        } else {
+            d.consul
+        },
+        pg: if mine(&[Backend::Postgres]) {
+            base.pg
+        } else {
+            d.pg
+        },
+        ..base.clone()
+    }
+}
+
 /// The script of one column for one system at the settings of `base` (the
 /// visitor's page: its TTL, latency, seed and each system's options; its
 /// system and fencing are the table's to set), or why it does not apply.
@@ -897,7 +938,7 @@ fn scenario_with_write(
         fencing,
         ttl_ms: ttl_ms_at(base.ttl_ms, column, backend),
         renewal: Config::default().renewal,
-        ..base.clone()
+        ..own_only(base, backend)
     };
     if !own_options(base, backend) {
         for s in DEFAULTS.iter().filter(|s| s.applies(column, backend)) {

@@ -8,7 +8,7 @@ use crate::sim::{Backend, Config, FenceMode, Fencing};
 use crate::tools::compare::address::{cell_query, table_query, CellRef};
 use crate::tools::compare::{
     heading_system, lease_words_at, own_options_words, parameters, row_at, settings_line,
-    settings_words, Cell, Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
+    settings_words, write_times, Cell, Column, Judged, Outcome, Row, COLUMNS, VARIANTS,
 };
 use crate::wire::link::{self, RunLink};
 use std::fmt::Write;
@@ -42,7 +42,7 @@ pub fn run_all(base: &Config, page: &str, post: &mut dyn FnMut(String, String, b
 /// the system does not run: every side at each write time, and each tuned
 /// setting that applies to it unless the visitor set the system's options.
 fn run_count(base: &Config, backend: Backend) -> usize {
-    use crate::tools::compare::{own_options, runs_on, sides, write_times, VARIANTS};
+    use crate::tools::compare::{own_options, runs_on, sides};
     let tuned = |column: &Column| {
         if own_options(base, backend) {
             return 0;
@@ -129,7 +129,7 @@ fn table(base: &Config, rows: &[Row]) -> String {
     h.push_str("</tbody></table></div>");
     let _ = write!(
         h,
-        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: A's write was run at five times across the window where the verdict turns (the partition; from the clock jump to the end of A's lease; B's first turn after a failover), and this many gave the verdict; each time's run opens from its number. Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
+        r#"<p class="panel__note">Each heading gives its story's times as {} runs them (Redlock's own story, as Redlock does), in the system's own seconds; a system whose times differ says its own under its cell. Corrupted: a stale write was accepted after the lock went to another client. Rejected: fencing refused it. Rejected while …: fencing refused it, by a check that holds only while what it names holds (a counter in one Redis node, or a version that another write has moved); the system does not promise it. At k of 5 write times: A's write was run at five times across the window where the verdict turns (the partition; from the clock jump to the end of A's lease; B's first turn after a failover), and this many gave the verdict; each time's run opens from its number. In those columns a verdict without "at k of 5" is what all five gave; their runs are folded under "same at all 5 write times". Stopped in time: the old holder learned it had lost the lock before writing, and another client held it. Two holders: the old holder still believed it held the lock while another held it; no write of its fell in that time, so only timing saved the data. Gave up the lock (spurious): the holder stopped believing while nobody else was granted it. Lock kept: nobody else was granted it. Not modelled: the simulator cannot do this to that system, which says nothing about the system. The crash columns say how long B, already asking, waited after A died. Each cell runs the system at its real defaults; where a common tuned setting changes the verdict, its run is beside it. Each row says which lease it ran with; every time in a cell is in the system's own seconds, where the run scaled them (seed {}, latency {}).</p>"#,
         heading_system(&COLUMNS[0]).name(),
         base.seed.0,
         latency_words(base)
@@ -176,9 +176,25 @@ fn row_html(h: &mut String, base: &Config, row: &Row, (fastest, fastest_name): (
                 }
             }
         }
-        // The runs at each of A's write times, where there are several.
+        // The runs at each of A's write times, where there are several:
+        // in full where they disagree; folded under one line where every
+        // side came out the same at all of them, its verdict already said.
+        let alike = cells
+            .iter()
+            .all(|c| c.main.writes.len() < 2 || !c.main.word().ends_with(" write times"));
+        let folded = alike && cells.iter().any(|c| c.main.writes.len() > 1);
+        if folded {
+            let _ = write!(
+                h,
+                r#"<details class="compare__alike"><summary>same at all {} write times</summary>"#,
+                write_times(column.id)
+            );
+        }
         for cell in cells {
             times_html(h, backend, column, cell);
+        }
+        if folded {
+            h.push_str("</details>");
         }
         // One line for the pair: what the fenced run rests on (an unfenced
         // run that corrupts rests on nothing checking the token, which the
@@ -676,7 +692,7 @@ impl References {
 /// written under the table, so that every line is short.
 pub fn markdown(base: &Config, rows: &[Row], page: &str) -> String {
     let mut s = format!(
-        "Distributed Lock Simulator comparison at: {}\n\nEach verdict of a run links to it. \"At k of 5 write times\": A's write was run at the five times its story lists, and k of them gave the verdict; the row under it links to each time's run, in that order. \"defaults\" (Setting): the system's real defaults, with a tuned setting's row under it.\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
+        "Distributed Lock Simulator comparison at: {}\n\nEach verdict of a run links to it. \"At k of 5 write times\": A's write was run at the five times its story lists, and k of them gave the verdict; the row under it links to each time's run, in that order. In those stories a verdict without it is what all five gave. \"defaults\" (Setting): the system's real defaults, with a tuned setting's row under it.\n\n| System | Story | Setting | Fencing off | Fencing on | Depends on |\n|---|---|---|---|---|---|\n",
         // A sentence a line: one paragraph still, and short lines.
         md(&settings_words(base)).replace(". ", ".\n")
     );
@@ -978,6 +994,15 @@ mod tests {
             &format!("{host}, tuned keepalives 10/5/3 s: waited"),
             &pg.variants[0].judged,
         );
+        // Write times that all gave the cell's verdict are folded under one
+        // line; those that disagree stay open.
+        let times = html
+            .matches(r#"<span class="compare__runs compare__times">off, write times:"#)
+            .count();
+        let folded = html
+            .matches(r#"<details class="compare__alike"><summary>same at all 5 write times</summary><span class="compare__runs compare__times">off, write times:"#)
+            .count();
+        assert!(0 < folded && folded < times, "{folded} of {times} folded");
         // A clock jump the model cannot make is not modelled, and says why.
         // Once for both sides, with no run to open.
         assert!(

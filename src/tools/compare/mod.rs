@@ -73,14 +73,14 @@ pub const PARTITIONED_HOLDER: Column = Column {
 pub const CLOCK_JUMP: Column = Column {
     id: "clock-jump",
     title: "Clock jump",
-    question: "The servers' wall clocks jump 10 s forward while A holds the lock.",
+    question: "The servers' wall clocks jump forward past A's lease (twice the lease: 10 s at a 5 s TTL) while A holds the lock.",
     fenced: true,
     story: None,
 };
 pub const FAILOVER: Column = Column {
     id: "failover",
     title: "Failover",
-    question: "The service's leader or primary fails over 10 ms after A took the lock.",
+    question: "The service's leader or primary fails over 10 ms after A took the lock, on a lease long enough that no renewal falls in the story (30 s; Chubby, Consul and DynamoDB at their own default leases).",
     fenced: true,
     story: None,
 };
@@ -462,8 +462,10 @@ fn is_crash(column: &str) -> bool {
 }
 
 /// The TTL a column runs with on a system. The crash columns measure a
-/// wait, so Chubby, Consul and DynamoDB run at their own default lease
-/// there, and their waits are real seconds; elsewhere every system runs at
+/// wait, and the failover asks what the fault does to a lock well inside
+/// its lease, so Chubby, Consul and DynamoDB run at their own default
+/// lease there, and their times are real seconds; the failover runs the
+/// others at 30 s (`FAILOVER_TTL_MS`). Elsewhere every system runs at
 /// the page's 5 s, those three with their times scaled to it.
 pub fn ttl_ms(column: &str, backend: Backend) -> u64 {
     ttl_ms_at(TTL_MS_DEFAULT, column, backend)
@@ -471,11 +473,27 @@ pub fn ttl_ms(column: &str, backend: Backend) -> u64 {
 
 /// `ttl_ms` with the visitor's TTL in place of the page's 5 s.
 pub fn ttl_ms_at(ttl_ms: u64, column: &str, backend: Backend) -> u64 {
-    match backend {
-        Backend::Chubby if is_crash(column) => CHUBBY_LEASE_MS,
-        Backend::Consul if is_crash(column) => CONSUL_SESSION_TTL_MS,
-        Backend::DynamoDb if is_crash(column) => DYNAMO_LEASE_MS,
+    let own_lease = is_crash(column) || column == FAILOVER.id;
+    match own_lease_ms(backend) {
+        Some(own) if own_lease => own,
+        _ if column == FAILOVER.id => FAILOVER_TTL_MS,
         _ => ttl_ms,
+    }
+}
+
+/// The failover's lease, as in the Redis failover story: long enough that
+/// no renewal falls inside the story.
+const FAILOVER_TTL_MS: u64 = 30_000;
+
+/// The default lease of a system whose model scales its times to the
+/// run's TTL (Chubby's 12 s, Consul's 15 s, DynamoDB's 20 s); `None` for
+/// a system whose TTL is its lease.
+fn own_lease_ms(backend: Backend) -> Option<u64> {
+    match backend {
+        Backend::Chubby => Some(CHUBBY_LEASE_MS),
+        Backend::Consul => Some(CONSUL_SESSION_TTL_MS),
+        Backend::DynamoDb => Some(DYNAMO_LEASE_MS),
+        _ => None,
     }
 }
 
@@ -483,13 +501,10 @@ pub fn ttl_ms_at(ttl_ms: u64, column: &str, backend: Backend) -> u64 {
 /// DynamoDB scale every duration by the run's TTL over their default
 /// lease, so at the table's 5 s a Consul span is a third of Consul's.
 fn real_ms(backend: Backend, ttl_ms: u64, ms: u64) -> u64 {
-    let own = match backend {
-        Backend::Chubby => CHUBBY_LEASE_MS,
-        Backend::Consul => CONSUL_SESSION_TTL_MS,
-        Backend::DynamoDb => DYNAMO_LEASE_MS,
-        _ => return ms,
-    };
-    ms.saturating_mul(own) / ttl_ms.max(1)
+    match own_lease_ms(backend) {
+        Some(own) => ms.saturating_mul(own) / ttl_ms.max(1),
+        None => ms,
+    }
 }
 
 /// The lease each system ran with at the page's 5 s, in words for its row.
@@ -508,15 +523,15 @@ pub fn lease_words_at(ttl_ms: u64, backend: Backend) -> String {
     match backend {
         Backend::ZooKeeper => format!("session timeout {ttl} (the application's choice)"),
         Backend::Chubby => format!(
-            "lease 12 s (Chubby's) in the crash columns; elsewhere {ttl}, Chubby's times scaled by {}",
+            "lease 12 s (Chubby's) in the crash and failover columns; elsewhere {ttl}, Chubby's times scaled by {}",
             scaled(CHUBBY_LEASE_MS)
         ),
         Backend::Consul => format!(
-            "session TTL 15 s (the api's default) in the crash columns; elsewhere {ttl}, Consul's times scaled by {}",
+            "session TTL 15 s (the api's default) in the crash and failover columns; elsewhere {ttl}, Consul's times scaled by {}",
             scaled(CONSUL_SESSION_TTL_MS)
         ),
         Backend::DynamoDb => format!(
-            "lease 20 s (the lock client's default) in the crash columns; elsewhere {ttl}, its times scaled by {}",
+            "lease 20 s (the lock client's default) in the crash and failover columns; elsewhere {ttl}, its times scaled by {}",
             scaled(DYNAMO_LEASE_MS)
         ),
         Backend::Postgres => "no lease: the lock lasts as long as the session".into(),
@@ -572,7 +587,7 @@ pub fn settings_words(base: &Config) -> String {
         ));
     }
     s.push_str(
-        " Chubby, Consul and DynamoDB wait out their own default leases in the crash columns.",
+        " Chubby, Consul and DynamoDB run at their own default leases in the crash and failover columns; the failover runs the others at 30 s. The clock jump is twice the TTL.",
     );
     s
 }
@@ -707,15 +722,14 @@ pub fn parameters(base: &Config, column: &str, backend: Backend) -> String {
             });
             let (at, jump) = jump.unwrap_or_default();
             format!(
-                "the servers' clocks jump {} forward at {}; A writes at {}; {lease}",
+                "the servers' clocks jump {} forward (twice the lease) at {}; A writes at {}; {lease}",
                 short_seconds(u64::try_from(jump).unwrap_or(0)),
                 own(at),
                 write_times_words(column, backend, s.config.ttl_ms)
             )
         }
         "failover" => format!(
-            "leader or primary, 10 ms after A's grant; B asks at {} s; A writes at {}; {lease}",
-            tenths(real_ms(backend, s.config.ttl_ms, 1_000)),
+            "leader or primary, 10 ms after A's grant; B asks at 1 s; A writes at {}; {lease}",
             write_times_words(column, backend, s.config.ttl_ms)
         ),
         _ => lease,
@@ -957,14 +971,9 @@ fn scenario_with_write(
         (None, _) => crashed(config.clone(), crash_command(column)?),
     };
     // The presets' scripts start from the page's defaults: the table's own
-    // settings replace them (the failover's 30 s lease stays).
-    let ttl_ms = if column == "failover" {
-        s.config.ttl_ms
-    } else {
-        config.ttl_ms
-    };
+    // settings replace them.
+    let ttl_ms = config.ttl_ms;
     s.config = Config {
-        ttl_ms,
         renewal: s.config.renewal,
         ..config
     };
@@ -1084,16 +1093,18 @@ fn b_writes(mut s: Scenario, ask: u64, until: u64) -> Scenario {
     s
 }
 
-/// The first three servers' wall clocks jump 10 s forward at 1 s (where
-/// servers expire keys by wall clock; the others refuse the jump). A does
-/// not renew, so its belief lasts what its library allows. A writes at 4
-/// s, or at write time `k` between the jump and the end of its lease.
+/// The first three servers' wall clocks jump forward at 1 s (where
+/// servers expire keys by wall clock; the others refuse the jump), by
+/// twice the lease (`jump_ms`): past A's lease at any TTL, the fault the
+/// column means. A does not renew, so its belief lasts what its library
+/// allows. A writes at 4 s, or at write time `k` between the jump and the
+/// end of its lease.
 fn clock_jump(mut config: Config, write: Option<usize>) -> Scenario {
     config.renewal[0] = false;
     let ttl_ms = config.ttl_ms;
     let mut s = Scenario::new(config).client(0, 'A', Command::Acquire);
     for n in 1..=3 {
-        s = s.node(1_000, n, NodeCommand::ClockJump { jump_ms: 10_000 });
+        s = s.node(1_000, n, jump(ttl_ms));
     }
     let mut s = match write {
         None => s
@@ -1113,15 +1124,11 @@ fn clock_jump(mut config: Config, write: Option<usize>) -> Scenario {
 }
 
 /// The failover column's script before its fault: A asks at 0 and B
-/// after it, on a 30 s lease (as in the Redis failover story), so no
-/// renewal falls inside the story. `after_grant` adds the failover itself.
+/// after it, on the run's lease (`ttl_ms_at`: long enough that no renewal
+/// falls inside the story). `after_grant` adds the failover itself.
 /// A writes at 2 s and 4 s, or once at write time `k` of B's first turn.
 fn failover(config: Config, write: Option<usize>) -> Scenario {
-    let s = Scenario::new(Config {
-        ttl_ms: 30_000,
-        ..config
-    })
-    .client(0, 'A', Command::Acquire);
+    let s = Scenario::new(config).client(0, 'A', Command::Acquire);
     let mut s = match write {
         None => s
             .client(1_000, 'B', Command::Acquire)
@@ -1129,9 +1136,11 @@ fn failover(config: Config, write: Option<usize>) -> Scenario {
             .client(2_000, 'A', Command::Write)
             .client(3_000, 'B', Command::Write)
             .client(4_000, 'A', Command::Write),
-        Some(k) => {
-            b_writes(s, 1_000, 5_000).client(write_ms(FAILOVER.id, 30_000, k), 'A', Command::Write)
-        }
+        Some(k) => b_writes(s, 1_000, 5_000).client(
+            write_ms(FAILOVER.id, FAILOVER_TTL_MS, k),
+            'A',
+            Command::Write,
+        ),
     };
     s.actions.sort_by_key(|a| a.at);
     s
@@ -1156,10 +1165,18 @@ fn after_grant(mut scenario: Scenario) -> Scenario {
     scenario
 }
 
-/// The node command a column's fault is, if it is one.
-fn fault(column: &str) -> Option<NodeCommand> {
+/// The clock jump on a lease of `ttl_ms`: twice the lease forward, past
+/// it whatever the TTL (10 s at the page's 5 s).
+fn jump(ttl_ms: u64) -> NodeCommand {
+    NodeCommand::ClockJump {
+        jump_ms: i64::try_from(ttl_ms.saturating_mul(2)).unwrap_or(i64::MAX),
+    }
+}
+
+/// The node command a column's fault is, if it is one, on a lease of `ttl_ms`.
+fn fault(column: &str, ttl_ms: u64) -> Option<NodeCommand> {
     match column {
-        "clock-jump" => Some(NodeCommand::ClockJump { jump_ms: 10_000 }),
+        "clock-jump" => Some(jump(ttl_ms)),
         "failover" => Some(NodeCommand::Failover),
         _ => None,
     }
@@ -1195,7 +1212,7 @@ fn no_run(outcome: Outcome, why: &str) -> Judged {
 /// refuses is "not modelled" (the model cannot move those clocks, which
 /// says nothing of the system), a failover it refuses does not exist.
 fn refused(column: &str, scenario: &Scenario) -> Option<Judged> {
-    let cmd = fault(column)?;
+    let cmd = fault(column, scenario.config.ttl_ms)?;
     let node = NodeId::new(1).expect("node 1 exists");
     let e = Sim::new(scenario.config.clone())
         .ok()

@@ -4,8 +4,12 @@
 // from the clipboard, hold a line per story and system with each run's
 // short link, which opens its run; the settings go into the page's address,
 // and that address runs the same table; "Run at my settings" runs it again
-// after the settings change. The bytes of the exports are checked in the
-// core (src/tools/compare/draw.rs).
+// after the settings change. A system's options set in the simulator go
+// into the table's address too, and the cells of such a system link by
+// their short address with those options: the table comes back the same
+// (its words and every run) across views and a reload, and a cell's link
+// opens the very run its button opens. The bytes of the exports are
+// checked in the core (src/tools/compare/draw.rs).
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/compare_settings.test.mjs`
 
@@ -13,7 +17,7 @@ import { after, test } from "node:test";
 import assert from "node:assert/strict";
 
 import { browserSuite } from "./suite.mjs";
-import { named, openPage, openView, poll, started } from "./ui.mjs";
+import { chooseBackend, named, openPage, openView, poll, started } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 240_000;
 
@@ -143,4 +147,85 @@ test("Run at my settings runs the table again at the settings changed since", { 
   await wholeTable(page, /This table is at: TTL 12 s, /);
   const at12 = await etcdWait(page);
   assert.ok(at12 > at5 + 5, `etcd waited ${at12} s at TTL 12 s, ${at5} s at 5 s`);
+});
+
+/** The table as shown: its words, and the run each of its buttons opens. */
+async function tableShown(page) {
+  return compare(page)
+    .locator(".compare__table")
+    .evaluate((t) => ({ text: t.innerText, runs: [...t.querySelectorAll("[data-open]")].map((b) => b.getAttribute("data-open")) }));
+}
+
+/** Opens the simulator's folded detail if `control` is not on show. */
+async function shown(page, control) {
+  if (!(await control.isVisible())) await page.getByText(/^In detail: /).click();
+  await control.waitFor();
+}
+
+test("a system's options set in the simulator go into the table's address, come back with it, and their cells link by short address", { timeout: TEST_TIMEOUT_MS }, async (t) => {
+  const context = await suite.context(t, { permissions: ["clipboard-read", "clipboard-write"] });
+  const page = await openPage(context, suite.server.url);
+  // PostgreSQL's tuned keepalives and Consul's lock-delay 0, as a visitor sets them.
+  await chooseBackend(page, "PostgreSQL");
+  const tuned = page.getByRole("radio", { name: /^Tuned: tcp_keepalives_idle 10 s/ });
+  await shown(page, tuned);
+  await tuned.check();
+  await poll(() => tuned.isChecked(), { what: "PostgreSQL's tuned keepalives" });
+  await chooseBackend(page, "Consul");
+  const delay = page.getByRole("combobox", named("lock-delay"));
+  await shown(page, delay);
+  await delay.selectOption("0");
+  await poll(async () => (await delay.inputValue()) === "0", { what: "Consul's lock-delay 0 s" });
+
+  await openView(page, "Compare the systems");
+  await compare(page).getByRole("button", { name: /Run the comparison/ }).click();
+  const atTable = /This table is at: TTL 5 s, latency \d+x real, seed 1, fencing mode as documented\. Your options: Consul lock-delay 0 s, MonitorRetries 0, token modify-index, key cleanup keep; PostgreSQL keepalives 10 s \+ 3 x 5 s\./;
+  await wholeTable(page, atTable);
+  const settings = "ttl=5&consul-lock-delay=0&pg-keepalives-idle=10&pg-keepalives-interval=5&pg-keepalives-count=3";
+  assert.equal(new URL(page.url()).search, `?view=compare&${settings}`);
+  const table = await tableShown(page);
+  assert.ok(table.runs.length > 200, `${table.runs.length} runs on show`);
+
+  // Every link of the exports is a short address; the tuned systems' carry their options, the others' none.
+  const exported = compare(page).getByRole("region", named("Export the table"));
+  const md = await exported.getByRole("textbox", named("The comparison as a Markdown table")).inputValue();
+  assert.ok(!md.includes("#v1."), "no whole run in the Markdown");
+  const longest = Math.max(...md.split("\n").map((l) => l.length));
+  assert.ok(longest <= 400, `the longest Markdown line is ${longest} characters`);
+  const urls = [...md.matchAll(/^\[\d+\]: <(\S+)>$/gm)].map((m) => new URL(m[1]).search);
+  assert.ok(urls.length > 100, `${urls.length} links`);
+  for (const search of urls) {
+    const system = new URLSearchParams(search).get("system");
+    assert.equal(search.includes("&pg-keepalives-idle=10&pg-keepalives-interval=5&pg-keepalives-count=3"), system === "postgresql", search);
+    assert.equal(search.includes("&consul-lock-delay=0"), system === "consul", search);
+  }
+  const csv = await exported.getByRole("textbox", named("The comparison as CSV")).inputValue();
+  assert.ok(!csv.includes("#v1.") && csv.length < 100_000, `CSV of ${csv.length} bytes, short links`);
+  const pgLink = md.match(/^\[\d+\]: <(\S+\?cell=crashed-holder&system=postgresql&ttl=5&pg-keepalives-idle=10&pg-keepalives-interval=5&pg-keepalives-count=3)>$/m);
+  assert.ok(pgLink, "PostgreSQL's dead-host cell, linked with its keepalives");
+
+  // Away to the simulator and back: the same address, the same table.
+  await openView(page, "Simulator");
+  await poll(async () => !new URL(page.url()).search.includes("pg-keepalives"), { what: "the simulator's address" });
+  await openView(page, "Compare the systems");
+  await poll(async () => new URL(page.url()).search === `?view=compare&${settings}`, { what: `the table's options back in the address, not ${page.url()}` });
+  await wholeTable(page, atTable);
+  assert.deepEqual(await tableShown(page), table, "the same table after a view switch");
+  // The address opened afresh: the same table, every run the same.
+  await page.goto(page.url());
+  await started(page);
+  await wholeTable(page, atTable);
+  assert.deepEqual(await tableShown(page), table, "the same table after a reload");
+
+  // The cell's short link opens the run its button in the table opens.
+  const button = compare(page).getByRole("button", { name: /^PostgreSQL, Power off \(host dies\): waited [\d.]+ s\. Open this run$/ });
+  const run = await button.getAttribute("data-open");
+  await page.goto(pgLink[1]);
+  await started(page);
+  await page.getByText(/Opened the comparison's run of Power off \(host dies\) on PostgreSQL at TTL 5 s/).first().waitFor({ timeout: 60_000 });
+  await openView(page, "Share and embed");
+  await page.getByRole("button", named("Copy link")).click();
+  const field = page.getByRole("textbox", named("Link to this run"));
+  await field.waitFor();
+  assert.equal((await field.inputValue()).split("#")[1], run, "the short link opens the table's run");
 });

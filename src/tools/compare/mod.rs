@@ -516,9 +516,15 @@ pub fn lease_words(backend: Backend) -> String {
 /// where the run scaled a system's times to the TTL, by how much.
 pub fn lease_words_at(ttl_ms: u64, backend: Backend) -> String {
     let ttl = whole_seconds(ttl_ms);
+    // The ratio, and what it is the ratio of: "5/12 (5 s over 12 s)".
     let scaled = |own: u64| {
         let d = gcd(ttl_ms, own).max(1);
-        format!("{}/{}", ttl_ms / d, own / d)
+        format!(
+            "{}/{} ({ttl} over {})",
+            ttl_ms / d,
+            own / d,
+            whole_seconds(own)
+        )
     };
     match backend {
         Backend::ZooKeeper => format!("session timeout {ttl} (the application's choice)"),

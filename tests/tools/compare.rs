@@ -973,6 +973,44 @@ fn every_systems_options_go_into_the_tables_address_and_come_back() {
         let why = read_table(query).expect_err(query);
         assert!(why.contains(says), "{query}: {why}");
     }
+    // A cell's run says the system's options it ran at, and the lease of a
+    // story that runs a system at its own rather than the table's TTL.
+    let (_, say) = distlock::tools::compare::address::open_cell(
+        "cell=crashed-holder&system=postgresql&ttl=5&pg-keepalives-idle=10&pg-keepalives-interval=5&pg-keepalives-count=3",
+    )
+    .unwrap();
+    assert!(
+        say.contains(
+            "fencing mode as documented, with PostgreSQL keepalives 10 s + 3 x 5 s (waited"
+        ),
+        "{say}"
+    );
+    let (_, say) =
+        distlock::tools::compare::address::open_cell("cell=process-exit&system=dynamodb&ttl=5")
+            .unwrap();
+    assert!(
+        say.contains("; this story runs DynamoDB at a 20 s lease (waited"),
+        "{say}"
+    );
+    // A rejection says which check made it, at the table's fencing mode.
+    let checked = Config {
+        fence: distlock::sim::FenceMode::Check,
+        ..Config::default()
+    };
+    let cell = distlock::tools::compare::cell_at(
+        &checked,
+        "gc-pause",
+        Backend::Redis,
+        distlock::sim::Fencing::On,
+    );
+    assert_eq!(
+        cell.main.outcome,
+        distlock::tools::compare::Outcome::Rejected
+    );
+    assert_eq!(
+        cell.depends_on.as_deref(),
+        Some("depends on: the write checked against the lock in the same transaction")
+    );
     // A tuned setting is not run beside the visitor's own options.
     let why = distlock::tools::compare::address::open_cell(
         "cell=crashed-holder&system=postgresql&ttl=5&pg-keepalives-idle=10&setting=pg-tuned",

@@ -317,8 +317,25 @@ pub fn open_cell(query: &str) -> Result<(String, String), String> {
             super::write_times(cell.column.id)
         )
     });
+    // The system's own options where the visitor set them, and its lease
+    // where the story runs at its own rather than the table's TTL.
+    let options = if super::own_options(&base, cell.backend) {
+        format!(", with {}", super::options_words(&base, cell.backend))
+    } else {
+        String::new()
+    };
+    let ttl_ms = played.scenario.config.ttl_ms;
+    let lease = if ttl_ms != base.ttl_ms && cell.backend.leased() {
+        format!(
+            "; this story runs {} at a {} lease",
+            cell.backend.name(),
+            super::whole_seconds(ttl_ms)
+        )
+    } else {
+        String::new()
+    };
     let say = format!(
-        "Opened the comparison's run of {} on {}{fencing}{setting}{write} at {} ({}). Start plays it; the timeline shows all of it.",
+        "Opened the comparison's run of {} on {}{fencing}{setting}{write} at {}{options}{lease} ({}). Start plays it; the timeline shows all of it.",
         cell.column.title,
         cell.backend.name(),
         super::settings_line(&base),

@@ -1469,7 +1469,8 @@ pub fn cell_at(base: &Config, column: &str, backend: Backend, fencing: Fencing) 
         let (chubby, consul) = run.map_or((60_000, 15), |c| {
             (c.chubby.lock_delay_ms, c.consul.lock_delay_s)
         });
-        let said = depends_on(column, backend, fencing, &main.outcome);
+        let mode = run.map(|c| backend.fence_mode_in(c));
+        let said = depends_on(column, backend, fencing, &main.outcome, mode);
         let said = if own_options(base, backend) {
             said.replace(
                 " (the page's choice: the paper gives only this bound)",
@@ -1492,7 +1493,13 @@ pub fn cell_at(base: &Config, column: &str, backend: Backend, fencing: Fencing) 
 }
 
 /// What a verdict rests on, in one short line.
-fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcome) -> String {
+fn depends_on(
+    column: &str,
+    backend: Backend,
+    fencing: Fencing,
+    outcome: &Outcome,
+    mode: Option<crate::sim::FenceMode>,
+) -> String {
     use Backend::*;
     let on = |s: &str| format!("depends on: {s}");
     let specific = match (column, backend, outcome) {
@@ -1564,7 +1571,16 @@ fn depends_on(column: &str, backend: Backend, fencing: Fencing, outcome: &Outcom
     on(match outcome {
         Outcome::Corrupted if fencing.is_on() => "a token the resource cannot order",
         Outcome::Corrupted => "nothing checking a token at the resource",
-        Outcome::Rejected | Outcome::RejectedWhile(_) => "the resource checking the token",
+        // The check the run's fencing mode made, where it is not the token's.
+        Outcome::Rejected | Outcome::RejectedWhile(_) => match mode {
+            Some(crate::sim::FenceMode::Check) => {
+                "the write checked against the lock in the same transaction"
+            }
+            Some(crate::sim::FenceMode::Takeover) => {
+                "the new holder fencing the resource as it takes over"
+            }
+            _ => "the resource checking the token",
+        },
         Outcome::Safe => "A's library learning of the loss before its next write",
         Outcome::GaveUp => "how long A's library retries before it gives up",
         Outcome::NotGranted => "the acquisition failing rather than granting a lock it may lose",

@@ -61,6 +61,9 @@ pub struct VerdictWords {
     pub corrupted: bool,
     pub head: String,
     pub why: String,
+    /// True when the head is a whole sentence that needs no reason to be
+    /// read: a phone shows it alone (its reason read to screen readers).
+    pub alone: bool,
 }
 
 /// The verdict on the latest stale write that got through, or else on the
@@ -144,6 +147,7 @@ fn in_data_terms(
         corrupted: true,
         head,
         why: format!("{story} {}", words.why),
+        alone: true,
     }
 }
 
@@ -185,6 +189,7 @@ pub fn verdict_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> V
             corrupted: false,
             head: stopped_head(write),
             why: stopped_why(write, rule),
+            alone: true,
         }
     }
 }
@@ -238,10 +243,13 @@ fn corrupted_words(write: &StaleWrite, fencing: Fencing, rule: FenceRule) -> Ver
             format!("The lock key still held {}'s LockIndex under its Session when the write arrived.", write.client),
         ),
     };
+    // "was accepted:" leads into its reason, which a phone must show too.
+    let alone = !(fencing.is_on() && rule == FenceRule::Highest && write.newer_token_unseen());
     VerdictWords {
         corrupted: true,
         head,
         why,
+        alone,
     }
 }
 
@@ -394,7 +402,8 @@ pub fn status(props: &StatusProps) -> Html {
             </p>
             if let Some(v) = &props.verdict {
                 <p class={classes!("status__pill", "status__verdict",
-                    if v.corrupted { "status__pill--corrupt" } else { "status__pill--save" })}>
+                    if v.corrupted { "status__pill--corrupt" } else { "status__pill--save" },
+                    v.alone.then_some("status__verdict--alone"))}>
                     <span aria-hidden="true">{ if v.corrupted { "✕ " } else { "✓ " } }</span>
                     <strong class="status__head">{ &v.head }</strong>
                     { " " }

@@ -3,9 +3,12 @@
 // and then replayed with it on, the part each caption names (the spotlit
 // card, the lock service's line, the resource's line, the status strip) is
 // in the window the moment the caption shows, neither under the docked tour
-// bar nor under the sticky status strip, at 1280 x 800 and 390 x 844; and
-// on the phone the strip and the bar together take at most 45% of the
-// screen.
+// bar nor under the sticky status strip, at 1280 x 800 and 390 x 844; on
+// the phone the strip and the bar together take at most 45% of the screen;
+// and the bar's Back and Next stay where the pointer left them from one key
+// moment to the next. The replay with fencing on is the one the last key
+// moment offers ("Now turn fencing on"): setting the scenario up again
+// would turn fencing off.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/lesson_tour_view.test.mjs`
 
@@ -16,6 +19,8 @@ import { browserSuite } from "./suite.mjs";
 import { chooseBackend, named, setFencing, setTtl, stoppedOnNewMoment, tour, tourNext } from "./ui.mjs";
 
 const TEST_TIMEOUT_MS = 180_000;
+/** How far the tour's buttons may move between key moments. */
+const SLACK_PX = 4;
 
 const suite = browserSuite();
 after(() => assert.deepEqual(suite.problems, [], suite.problems.join("\n")));
@@ -56,6 +61,16 @@ async function where(page) {
   });
 }
 
+/** The docked tour's Back and Next, their boxes in the window. */
+async function backAndNext(page) {
+  const boxes = {};
+  for (const name of ["Back", "Next"]) {
+    const b = await tour(page).getByRole("button", named(name)).boundingBox();
+    if (b) boxes[name] = b;
+  }
+  return boxes;
+}
+
 for (const [width, height] of [
   [1280, 800],
   [390, 844],
@@ -65,10 +80,13 @@ for (const [width, height] of [
     await chooseBackend(page, "etcd");
     await setTtl(page, 5);
     const problems = [];
+    await setFencing(page, false);
+    await page.getByRole("button", named("Set up the scenario to run first")).click();
+    let buttons = null;
     for (const fencing of [false, true]) {
-      await setFencing(page, fencing);
-      await page.getByRole("button", named("Set up the scenario to run first")).click();
+      if (fencing) await tour(page).getByRole("button", named("Now turn fencing on")).click();
       let text = await stoppedOnNewMoment(page, "");
+      assert.equal(await page.getByRole("checkbox", named("Fencing")).isChecked(), fencing, `the tour runs with fencing ${fencing ? "on" : "off"}`);
       for (;;) {
         const moment = text.match(/Key moment (\d+) of (\d+)/);
         const at = `fencing ${fencing ? "on" : "off"}, key moment ${moment[1]}`;
@@ -86,11 +104,20 @@ for (const [width, height] of [
           });
           if (share > 0.45) problems.push(`${at}: the strip and the tour take ${Math.round(share * 100)}% of the screen`);
         }
+        const now = await backAndNext(page);
+        if (buttons !== null) {
+          for (const [name, box] of Object.entries(now)) {
+            const was = buttons[name];
+            if (was && (Math.abs(box.x - was.x) > SLACK_PX || Math.abs(box.y - was.y) > SLACK_PX)) {
+              problems.push(`${at}: the tour's ${name} moved by (${Math.round(box.x - was.x)}, ${Math.round(box.y - was.y)}) px`);
+            }
+          }
+        }
+        buttons = now;
         if (!(await tour(page).getByRole("button", named("Next")).isEnabled())) break;
         await tourNext(tour(page));
         text = await stoppedOnNewMoment(page, text);
       }
-      await tour(page).getByRole("button", named("Close tour")).click();
     }
     assert.deepEqual(problems, [], problems.join("\n"));
   });

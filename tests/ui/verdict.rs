@@ -135,6 +135,31 @@ async fn fencing_on_without_b_writing_the_strip_says_the_resource_had_not_yet_se
     }
 }
 
+/// A phone shows a verdict's head alone when it is a whole sentence (the
+/// lost increment, the refused write), and its reason too when the head
+/// leads into it ("... was accepted:").
+#[tokio::test]
+async fn a_head_that_leads_into_its_reason_is_not_shown_alone() {
+    let alone = |html: &str| html.contains("status__verdict--alone");
+    for (fencing, b_writes, expected) in [
+        (Fencing::Off, true, true),
+        (Fencing::On, true, true),
+        (Fencing::On, false, false),
+    ] {
+        let sim = story(
+            config(Backend::Etcd, fencing, FenceMode::Documented),
+            b_writes,
+        );
+        let html = render(status(&StatusProps::from_sim(&sim, false))).await;
+        assert!(html.contains("status__why"), "{html}");
+        assert_eq!(
+            alone(&html),
+            expected,
+            "fencing {fencing:?}, B writes {b_writes}: {html}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn fencing_on_with_b_writing_the_strip_says_what_the_resource_had_accepted() {
     let sim = story(

@@ -100,10 +100,6 @@ impl EventQueue {
     fn len(&self) -> usize {
         self.0.len()
     }
-
-    fn iter(&self) -> impl Iterator<Item = &Scheduled> {
-        self.0.iter()
-    }
 }
 
 /// The engine's state: everything but the lock system and the script.
@@ -567,13 +563,9 @@ impl Core {
     /// configuration (in `after_config` already), not the history.
     fn hash_after_config(&self, state: &mut StableHasher) {
         self.now.hash(state);
-        // Combine the queue's entries in an order-free way (the queue was
-        // a heap, whose layout depended on how it was filled).
-        let queue = self
-            .queue
-            .iter()
-            .fold(0u64, |sum, s| sum.wrapping_add(super::fingerprint::of(s)));
-        queue.hash(state);
+        // The queue is kept sorted by (time, sequence), a total order:
+        // runs with the same pending events hold them in the same order.
+        self.queue.0.hash(state);
         self.seq.hash(state);
         self.in_flight.hash(state);
         self.next_message.hash(state);
@@ -633,6 +625,10 @@ pub struct Sim {
     /// Reused for every input, so handling one allocates nothing new.
     out: Effects,
     looks: Looks,
+    /// The lock system was handed something since the holder was last
+    /// noted: only then can its grant differ (a system whose holder reads
+    /// the clock is asked every time). Not part of the run's state.
+    service_moved: bool,
 }
 
 /// How a `run_until` call ended.
@@ -656,6 +652,7 @@ impl Sim {
             last_holder: None,
             out: Effects::default(),
             looks: Looks::default(),
+            service_moved: true,
         })
     }
 
@@ -689,6 +686,7 @@ impl Sim {
             last_holder: self.last_holder,
             out: Effects::default(),
             looks: self.looks.clone(),
+            service_moved: self.service_moved,
         }
     }
 
@@ -703,6 +701,7 @@ impl Sim {
             last_holder,
             out,
             looks,
+            service_moved,
         } = into;
         core.copy_without_history(&self.core);
         service.clone_from(&self.service);
@@ -710,6 +709,7 @@ impl Sim {
         *last_holder = self.last_holder;
         out.clear();
         looks.clone_from(&self.looks);
+        *service_moved = self.service_moved;
     }
 
     /// A stable 64-bit fingerprint of the run's state (clients, service,
@@ -1038,6 +1038,7 @@ impl Sim {
 
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Timer>) {
+        self.service_moved = true;
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);
@@ -1251,6 +1252,7 @@ impl Sim {
             (Endpoint::Resource, _) => self.apply_write(msg),
             // As `feed` does, without making the message a general input first.
             _ => {
+                self.service_moved = true;
                 self.service
                     .on_message(&self.core.view(), msg, &mut self.out);
                 self.core.apply(&mut self.out);
@@ -1379,6 +1381,12 @@ impl Sim {
     fn note_holder(&mut self) {
         // Called after every change to the run: what the views read is new.
         self.looks.forget();
+        // A grant the system was asked for already, from the same state,
+        // was noted then: the oracle and the last holder know it.
+        if !self.service_moved && !self.service.holder_reads_clock() {
+            return;
+        }
+        self.service_moved = false;
         // Only who holds under which grant matters here: not the times.
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));

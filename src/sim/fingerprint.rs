@@ -9,8 +9,8 @@ use std::hash::Hasher;
 /// and `finish` mixes every bit into every other (MurmurHash3's finalizer).
 /// FNV-1a, which this replaces, took a multiply per byte (a search that
 /// fingerprints every state it meets spent a third of its time there) and
-/// ends on a multiply with no mixing: the queue, fingerprinted as the sum
-/// of its entries' fingerprints, summed the same for different entries.
+/// ends on a multiply with no mixing: the queue, then fingerprinted as the
+/// sum of its entries' fingerprints, summed the same for different entries.
 /// Hand-written: a dozen lines, where a crate would add a dependency whose
 /// output differs between platforms.
 #[derive(Debug, Clone, Copy, Default)]
@@ -90,16 +90,16 @@ impl Hasher for StableHasher {
     }
 }
 
-/// The fingerprint of one value.
-pub(crate) fn of(value: &impl std::hash::Hash) -> u64 {
-    let mut h = StableHasher::default();
-    value.hash(&mut h);
-    h.finish()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fingerprint of one value.
+    fn of(value: &impl std::hash::Hash) -> u64 {
+        let mut h = StableHasher::default();
+        value.hash(&mut h);
+        h.finish()
+    }
 
     const PINNED: u64 = 12_056_810_517_838_461_449;
 
@@ -110,8 +110,8 @@ mod tests {
         assert_ne!(a, of(&(1u64, -2i32, "lock", [3u8; 11], 5usize)));
         // Two top bits flipped in two words do not cancel out.
         assert_ne!(of(&(1u64 << 63, 1u64 << 63)), of(&(0u64, 0u64)));
-        // The run's queue is fingerprinted as the sum of its entries'
-        // fingerprints: two entries that swap a field must not cancel out.
+        // A sum of fingerprints (the run's queue was once fingerprinted
+        // so): two entries that swap a field must not cancel out.
         // (FNV-1a's sums did for a quarter of such swaps, and a search
         // took distinct runs for one.)
         for a1 in 1..30u64 {

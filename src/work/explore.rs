@@ -209,8 +209,20 @@ impl Lead {
         crew(Crew::Dismiss);
     }
 
+    /// Every trial the crew ran: a done cell's plain trials and its
+    /// weighted ones (the rare-event estimate's, which its progress counted
+    /// on top of the plain ones while it ran), and those of cells under way.
     fn trials_done(&self) -> u64 {
-        let whole = self.cells.iter().flatten().count() as u64 * u64::from(self.plan.trials);
+        let plain = u64::from(self.plan.trials);
+        let whole: u64 = self
+            .cells
+            .iter()
+            .flatten()
+            .map(|c| {
+                let weighted = c.rare.as_ref().and_then(|r| r.weighted.as_ref());
+                plain + weighted.map_or(0, |w| u64::from(w.trials))
+            })
+            .sum();
         whole + self.partial.iter().sum::<u64>()
     }
 

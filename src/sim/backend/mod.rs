@@ -252,6 +252,19 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
 
 /// A crash note for a system whose server ends nothing early: what it
 /// noticed (`first`), then what is left to run out and when.
+/// Makes `into` a copy of `from`, keeping `into`'s buffer: a search copies
+/// a state into one it is done with for every move it tries, and a fresh
+/// map (what a derived `clone_from` makes) allocates again.
+pub(crate) fn copy_map<K: Clone, V: Clone>(
+    into: &mut litemap::LiteMap<K, V>,
+    from: &litemap::LiteMap<K, V>,
+) {
+    let mut store = std::mem::take(into).into_tuple_vec();
+    store.clear();
+    store.extend_from_slice(from.as_slice());
+    *into = litemap::LiteMap::from_sorted_store_unchecked(store);
+}
+
 pub(crate) fn lease_note(first: &str, rest: &str, until: Option<Millis>) -> String {
     match until {
         Some(t) => format!("{first}: {rest} (at t={})", seconds_1(t)),

@@ -23,10 +23,25 @@ pub(crate) struct Entry {
 /// watches which entry for its deletion. An entry's order is the number
 /// the service assigned it (a znode sequence, a create_revision), kept in
 /// 32 bits as the messages that carry it do (`super::count_up`).
-#[derive(Debug, Clone, Default, Hash)]
+#[derive(Debug, Default, Hash)]
 pub(crate) struct Contenders {
     entries: LiteMap<u32, Entry>,
     watchers: LiteMap<u32, Vec<ClientId>>,
+}
+
+impl Clone for Contenders {
+    fn clone(&self) -> Contenders {
+        Contenders {
+            entries: self.entries.clone(),
+            watchers: self.watchers.clone(),
+        }
+    }
+
+    /// Into its own maps' room (`super::copy_map`).
+    fn clone_from(&mut self, source: &Contenders) {
+        super::copy_map(&mut self.entries, &source.entries);
+        super::copy_map(&mut self.watchers, &source.watchers);
+    }
 }
 
 /// What a waiter learns when it looks again after a watch fired.

@@ -560,7 +560,8 @@ impl Finder {
         let broken = Properties::of(&finder.root)
             .violation(finder.plan.property)
             .is_some();
-        if broken || look_ahead(&finder.plan, &finder.root).is_some() {
+        let ahead = look_ahead(&finder.plan, &finder.root, &mut finder.spares);
+        if broken || ahead.is_some() {
             let trace = finder.trace(&[], !broken);
             finder.outcome = Some(Outcome::Found(Box::new(trace)));
         }
@@ -633,7 +634,7 @@ impl Finder {
             });
             return 1;
         }
-        if look_ahead(&self.plan, &child).is_some() {
+        if look_ahead(&self.plan, &child, &mut self.spares).is_some() {
             self.found(m, true);
             return 1;
         }
@@ -713,9 +714,10 @@ impl Finder {
             });
         }
         let last = if then_wait {
-            let after = look_ahead(plan, &sim).expect("the look ahead replays");
+            let after =
+                look_ahead(plan, &sim, &mut Spares::default()).expect("the look ahead replays");
             steps.push(wait_step(&after));
-            after
+            *after
         } else {
             sim
         };
@@ -823,15 +825,16 @@ fn is_moment(event: &Event) -> bool {
 /// break the property is on its way (a write or a release in flight or
 /// waiting in a paused client, two clients in the game); the state where
 /// it broke.
-fn look_ahead(plan: &Plan, sim: &Sim) -> Option<Sim> {
+/// The copy it runs is made from `spares`, and given back unless it broke.
+fn look_ahead(plan: &Plan, sim: &Sim, spares: &mut Spares) -> Option<Box<Sim>> {
     let mut pending = Pending::of(plan.property, sim);
     if !pending.any(sim) {
         return None;
     }
-    let mut copy = sim.snapshot();
+    let mut copy = spares.copy_of(sim);
     let mut checker = Properties::resuming(sim);
     let horizon = sim.now().plus(plan.horizon_ms);
-    while copy.next_event_at()? <= horizon {
+    while copy.next_event_at().is_some_and(|t| t <= horizon) {
         let before = copy.history().len();
         copy.step();
         checker.watch(copy.history());
@@ -844,9 +847,10 @@ fn look_ahead(plan: &Plan, sim: &Sim) -> Option<Sim> {
             pending.note(&record.event);
         }
         if !pending.any(&copy) {
-            return None;
+            break;
         }
     }
+    spares.give(copy);
     None
 }
 

@@ -19,6 +19,7 @@ use crate::sim::scenario::{Config, NodeCommand};
 use crate::sim::types::{ClientId, Millis, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::hash::{Hash, Hasher};
 
 /// etcd refuses TTLs under about two seconds and counts in whole seconds.
 pub const ETCD_TTL_MS_MIN: u64 = 2_000;
@@ -129,7 +130,7 @@ struct Lease {
 }
 
 /// What one client's session knows, on the client's side of the network.
-#[derive(Debug, Clone, Default, Hash)]
+#[derive(Debug, Clone, Default)]
 struct Side {
     lease: Option<u64>,
     /// The TTL the server granted: keepalives go every third of it.
@@ -158,7 +159,48 @@ struct Side {
     deadline_polled: bool,
 }
 
-#[derive(Debug, Clone, Hash)]
+/// Hashed by hand, as `Client` is: the flags and which options are set
+/// share one word, and only the values that are there follow. Every field
+/// is named, so a field added later is not missed.
+impl Hash for Side {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let Side {
+            lease,
+            granted_ms,
+            key,
+            deadline,
+            loop_start,
+            loop_heard,
+            check_at,
+            renew_gen,
+            deadline_gen,
+            deadline_polled,
+        } = self;
+        let tags = u64::from(lease.is_some())
+            | u64::from(key.is_some()) << 1
+            | u64::from(deadline.is_some()) << 2
+            | u64::from(loop_start.is_some()) << 3
+            | u64::from(*loop_heard) << 4
+            | u64::from(*deadline_polled) << 5
+            | u64::from(key.unwrap_or(0)) << 32;
+        state.write_u64(tags);
+        if let Some(lease) = lease {
+            lease.hash(state);
+        }
+        if let Some(deadline) = deadline {
+            deadline.hash(state);
+        }
+        if let Some(start) = loop_start {
+            start.hash(state);
+        }
+        granted_ms.hash(state);
+        check_at.hash(state);
+        renew_gen.hash(state);
+        deadline_gen.hash(state);
+    }
+}
+
+#[derive(Debug, Hash)]
 pub(crate) struct Etcd {
     ttl_ms: u64,
     revision: u32,
@@ -167,6 +209,37 @@ pub(crate) struct Etcd {
     keys: Contenders,
     side: [Side; 4],
     rng: super::ServiceRng,
+}
+
+impl Clone for Etcd {
+    fn clone(&self) -> Etcd {
+        Etcd {
+            ttl_ms: self.ttl_ms,
+            revision: self.revision,
+            leases: self.leases.clone(),
+            keys: self.keys.clone(),
+            side: self.side.clone(),
+            rng: self.rng.clone(),
+        }
+    }
+
+    /// Into its own maps' room: the finder copies a state for every move
+    /// it tries. Every field is named, so a field added later is not missed.
+    fn clone_from(&mut self, source: &Etcd) {
+        let Etcd {
+            ttl_ms,
+            revision,
+            leases,
+            keys,
+            side,
+            rng,
+        } = self;
+        (*ttl_ms, *revision) = (source.ttl_ms, source.revision);
+        super::copy_map(leases, &source.leases);
+        keys.clone_from(&source.keys);
+        side.clone_from(&source.side);
+        rng.clone_from(&source.rng);
+    }
 }
 
 impl LockSystem for Etcd {

@@ -5,7 +5,8 @@
 // simulator's view that is on the page before and after a click or a Step
 // is where it was, to within a few pixels: from the lead to the timeline,
 // the folded books and the event log's own controls, at 1280 x 800 and on
-// a 390 x 844 phone (fencing off and on), and at 700, 900 and 1100 px.
+// a 390 x 844 phone (fencing off and on), at 700, 900 and 1100 px, and
+// in a 700 x 500 frame (`?embed=1`, the clicks inside the frame).
 // A card keeps its size whatever its client's state, the status strip its
 // height whatever the verdict and the stage's lines theirs whatever they
 // say, so nothing moves under a pointer that did not touch it.
@@ -35,7 +36,7 @@ async function buttonBoxes(page) {
     const same = { "Write on wake": "Write", Pause: "Start", Heal: "Partition" };
     const boxes = {};
     // Everything the view shows: a button in a folded panel is not on show.
-    for (const b of document.querySelectorAll(".view--simulator :is(button, summary)")) {
+    for (const b of document.querySelectorAll(":is(.view--simulator, .page--embed) :is(button, summary)")) {
       const r = b.getBoundingClientRect();
       if (r.width === 0 || r.height === 0 || b.closest("[hidden]") || !b.checkVisibility()) continue;
       let name = (b.getAttribute("aria-label") || b.textContent).replace(/\s+/g, " ").trim();
@@ -110,16 +111,23 @@ const RUNS = [
   [700, 800, false],
   [900, 800, false],
   [1100, 800, false],
+  [700, 500, false, "?embed=1&system=etcd"],
 ];
 
-for (const [width, height, fencing] of RUNS) {
-  test(`at ${width} x ${height}, fencing ${fencing ? "on" : "off"}, no button moves under the pointer through the scenario to run first`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
-    const page = await suite.page(t, "", { viewport: { width, height } });
-    await chooseBackend(page, "etcd");
-    await setFencing(page, fencing);
-    await setTtl(page, 5);
+for (const [width, height, fencing, query = ""] of RUNS) {
+  test(`${query ? "in a frame " : ""}at ${width} x ${height}, fencing ${fencing ? "on" : "off"}, no button moves under the pointer through the scenario to run first`, { timeout: TEST_TIMEOUT_MS }, async (t) => {
+    const page = await suite.page(t, query, { viewport: { width, height } });
+    if (query) {
+      // The frame keeps the full page's defaults (TTL 5 s, a pause of 8 s);
+      // its settings are folded away.
+      assert.match(await page.locator(".controls__summary").innerText(), /TTL 5 s/);
+    } else {
+      await chooseBackend(page, "etcd");
+      await setFencing(page, fencing);
+      await setTtl(page, 5);
+      await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
+    }
     await setMaxSpeed(page);
-    await card(page, "A").getByRole("combobox", named("Pause (s), client A")).selectOption("8");
     const problems = await playMeasured(page, fencing);
     const shown = problems.slice(0, 40).join("\n");
     assert.deepEqual(problems, [], `${problems.length} moves of a button, the first:\n${shown}`);

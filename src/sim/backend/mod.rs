@@ -250,8 +250,6 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn crash_note(&self, view: &View, c: ClientId, exited: bool) -> String;
 }
 
-/// A crash note for a system whose server ends nothing early: what it
-/// noticed (`first`), then what is left to run out and when.
 /// Makes `into` a copy of `from`, keeping `into`'s buffer: a search copies
 /// a state into one it is done with for every move it tries, and a fresh
 /// map (what a derived `clone_from` makes) allocates again.
@@ -265,6 +263,8 @@ pub(crate) fn copy_map<K: Clone, V: Clone>(
     *into = litemap::LiteMap::from_sorted_store_unchecked(store);
 }
 
+/// A crash note for a system whose server ends nothing early: what it
+/// noticed (`first`), then what is left to run out and when.
 pub(crate) fn lease_note(first: &str, rest: &str, until: Option<Millis>) -> String {
     match until {
         Some(t) => format!("{first}: {rest} (at t={})", seconds_1(t)),

@@ -251,6 +251,8 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             <h2 class="panel__title">
                 { "Resource " }<code class="resource__name">{ RESOURCE_NAME }</code>
             </h2>
+            // The choice above the banners and facts, which grow as writes land.
+            { fence_choice(props) }
             { corruption_banner(props) }
             { save_banner(props) }
             { without_lease_note(props) }
@@ -274,7 +276,6 @@ pub fn ResourcePanel(props: &ResourcePanelProps) -> Html {
             }
             <p class="panel__note">{ rule }</p>
             <p class="panel__note">{ knows }</p>
-            { fence_choice(props) }
         </section>
     }
 }

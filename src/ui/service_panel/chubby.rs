@@ -54,6 +54,12 @@ fn library_note(_: &Config, view: &ClientView, now: Millis) -> Option<String> {
     })
 }
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
+    chubby_options(props, detail)
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {
         <>
@@ -72,7 +78,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
             }
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
             { session_table(props.now, &detail.sessions) }
-            { chubby_options(props, detail) }
             <p class="panel__note">
                 { format!(
                     "Times keep Chubby's ratios to its 12 s lease: the lease is the TTL setting, the client's grace period {} (45 s in Chubby), a one-minute lock-delay {}.",

@@ -36,6 +36,17 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
+    html! {
+        <>
+            { consul_options(props) }
+            { failover(props, detail) }
+        </>
+    }
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
     let now = props.now;
     html! {
@@ -55,8 +66,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
             { session_table(now, &detail.sessions) }
             { pollers(detail) }
-            { failover(props, detail) }
-            { consul_options(props) }
             <p class="panel__note">
                 { "Simplified on purpose: the servers are one Raft cluster seen as one service; a failover is one follower standing for election 5 to almost 15 s after the leader's last word (its heartbeat timer, 1x-2x the 5 s timeout, fires again until 5 s have passed; drawn from the seed), and the vote is taken as won at once, where a split vote takes longer; a request waits for it at most the agent's 7 s hold (rpc_hold_timeout), then fails, but a blocking GET waits its own wait and 7 s more, so only a call that does not block (the watch's first GET, a retry) can fail; the acquire's answer carries the key's indexes, where a real application reads the key once more; Unlock's release, cleanup and session destroy travel as one request; serf's pool is the 3 servers and the 4 clients' agents, so a suspicion's timer starts at 24 s and falls to its 4 s minimum once 2 other members' probes confirm it, within 6 s (a pool of 3 or fewer would take 4 s at once); a holder cut off from the servers learns only when its agent's connection fails its keepalive (a ping every 30 s, 10 s to answer), since monitorLock's blocking GET waits on that connection, and then at once if serf has dropped the servers, else after a 10 s re-dial (all scaled to the TTL, which stands for Consul's 15 s); the sessions have no health checks but serfHealth." }
             </p>

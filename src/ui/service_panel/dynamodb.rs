@@ -24,6 +24,12 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, _: &DynamoDetail) -> Html {
+    options(props)
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
     html! {
         <>
@@ -44,7 +50,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
             { watches(&detail.watches) }
             <h3 class="panel__subtitle">{ "Holders' own clocks (isExpired)" }</h3>
             { holders(props.now, &detail.holders) }
-            { options(props) }
             <p class="panel__note">
                 { "Simplified on purpose: the table is one always-available service (no regions, no throttling, no failover a client could see); each client runs one lock and its own heartbeat thread; a call that gets no answer fails after the SDK's read timeout (a lease and a half), without the SDK's retries; release deletes the item (deleteLockOnRelease); holdLockOnServiceUnavailable stays off. Fencing on is a DynamoDB transaction whose ConditionCheck requires the lock item to name the writer: the library writes no counter a resource could order." }
             </p>

@@ -16,6 +16,12 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, _: &EtcdDetail) -> Html {
+    super::failover_button(props, "Fail over the etcd leader", "The Raft leader dies: the keys and revisions survive, and the new leader renews every lease to its full TTL", None)
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
     let EtcdDetail {
         keys,
@@ -46,7 +52,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
             }
             <h3 class="panel__subtitle">{ "Leases" }</h3>
             { lease_table(props.now, leases) }
-            { super::failover_button(props, "Fail over the etcd leader", "The Raft leader dies: the keys and revisions survive, and the new leader renews every lease to its full TTL", None) }
             <p class="panel__note">
                 { "Simplified on purpose: the cluster is one service; a leader failover is instant, keeps every key and revision, and renews every lease to its full TTL, as etcd's new leader does. Every acquisition opens its own lease. The client sends its first keepalive at once and, until that reply tells it the TTL, gives its session 5 s (firstKeepAliveTimeout); after that, each reply's TTL. Its deadline loop looks once a second, the server for expired leases every 500 ms. The token is the lock key's create_revision." }
             </p>

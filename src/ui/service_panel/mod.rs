@@ -68,6 +68,12 @@ macro_rules! panels {
         fn books_of(props: &ServicePanelProps) -> Html {
             match &props.detail { $(ServiceDetail::$variant(d) => $module::panel(props, d),)* }
         }
+
+        /// The system's own settings and its failover, if it has them.
+        #[inline(always)]
+        fn controls_of(props: &ServicePanelProps) -> Html {
+            match &props.detail { $(ServiceDetail::$variant(d) => $module::controls(props, d),)* }
+        }
     };
 }
 
@@ -170,9 +176,12 @@ impl ServicePanelProps {
 /// and each component costs the page about a kilobyte.
 pub fn service_panel(props: &ServicePanelProps) -> Html {
     let body = books_of(props);
+    // The controls first: the books under them gain rows as clients come
+    // and go, and push nothing the visitor may be about to press.
     html! {
         <section class="panel service" aria-label="Lock service">
             <h2 class="panel__title">{ "Lock service" }</h2>
+            <div class="service__controls">{ controls_of(props) }</div>
             { holder_line(props) }
             { body }
             { sources_line(props.config.backend) }

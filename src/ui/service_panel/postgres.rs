@@ -26,6 +26,17 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, detail: &PgDetail) -> Html {
+    html! {
+        <>
+            { pg_options(props, detail.options) }
+            { failover(props) }
+        </>
+    }
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
     html! {
         <>
@@ -40,8 +51,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
             { lock_table(props.now, &detail.locks) }
             <h3 class="panel__subtitle">{ "Connections: each client's backend and its TCP keepalive" }</h3>
             { backend_table(props.now, &detail.backends, detail.options) }
-            { pg_options(props, detail.options) }
-            { failover(props) }
             <p class="panel__note">
                 { "Simplified on purpose: one primary with one asynchronous standby; each client keeps one connection for the lock and writes through another (a pool), so writing never tells it that its lock connection is gone; a keepalive probe is answered or not at the moment it is sent, and data left unacknowledged is not timed separately (no tcp_user_timeout); lock_timeout is 0, so a waiter waits for ever; a failover drops every session and advisory lock, but the counter keeps its last commits (a real asynchronous standby can lose them and hand out a version number again). The TTL setting plays no part: there is no lease." }
             </p>

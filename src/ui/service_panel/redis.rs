@@ -18,6 +18,12 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, _: &RedisDetail) -> Html {
+    redis_options(props, true)
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
     let sentinel = match detail.promotion_at {
         Some(at) => format!(
@@ -40,7 +46,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
                 detail.servers.iter().map(|s| (&s.node, Some(if s.master { "master" } else { "replica" }))),
             ) }
             <p class="service__counter">{ sentinel }</p>
-            { redis_options(props, true) }
             <p class="panel__note">
                 { "The value is random: unique, not ordered. The fence is an INCR counter in the same script, and it lives on the master: a failover to a replica that had not copied the last INCR hands the same number out again, and fencing with \"token >= highest\" accepts both writes. Simplified on purpose: one replica, Sentinel as one voice (no quorum of sentinels), replication as copies of the whole lock state arriving 20 ms late (about a hundred times a healthy LAN's lag: a replica that is behind, which the failover story needs); clients find the new master at once; the application's WAIT 1 fails the acquisition at once without an ack; Redisson gives the key back after a try in which no connected replica acked and tries 4 more times, 1-2 s apart (retryAttempts, EqualJitterDelay(1 s, 2 s), each delay drawn), before the caller sees NoSyncedSlavesException, while a WAIT with no answer is a timeout it does not try again, as in the failover story." }
             </p>

@@ -192,6 +192,12 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, _: &RedlockDetail) -> Html {
+    redis_options(props, false)
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
     let RedlockDetail { nodes } = detail;
     html! {
@@ -202,7 +208,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedlockDetail) -> Html {
                 "node",
                 nodes.iter().map(|n| (n, None)),
             ) }
-            { redis_options(props, false) }
             <p class="panel__note">
                 { "Simplified on purpose: a client asks all five nodes at once, gives each a timeout of a few tens of milliseconds, and decides as soon as three said OK (a down node refuses at once); each node expires keys by its own clock; the fencing token is an INCR counter on node 1, which only grows while node 1 keeps its data." }
             </p>

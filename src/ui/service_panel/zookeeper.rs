@@ -29,6 +29,17 @@ fn library_note(config: &Config, view: &ClientView, _: Millis) -> Option<String>
     ))
 }
 
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them.
+pub(super) fn controls(props: &ServicePanelProps, _: &ZkDetail) -> Html {
+    html! {
+        <>
+            { zk_options(props) }
+            { super::failover_button(props, "Fail over the ZooKeeper leader", "The leader dies: the znodes survive, and the new leader gives every session a fresh timeout", None) }
+        </>
+    }
+}
+
 pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
     let ZkDetail {
         znodes,
@@ -58,8 +69,6 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
             }
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
             { session_table(props.now, sessions) }
-            { zk_options(props) }
-            { super::failover_button(props, "Fail over the ZooKeeper leader", "The leader dies: the znodes survive, and the new leader gives every session a fresh timeout", None) }
             <p class="panel__note">
                 { "Simplified on purpose: the ensemble is one server; a leader failover is instant, keeps every znode, and gives every session a fresh timeout, as ZooKeeper's new leader does. Each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number, which only creations advance." }
             </p>

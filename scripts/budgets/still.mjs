@@ -24,10 +24,14 @@ export const MOVES = {
   words: `words.forEach((w, i) => { w.textContent = ((50 - ((n + 17 * i) % 50)) / 10).toFixed(1) + " s left"; });`,
   bars: `bars.forEach((b, i) => b.setAttribute("width", String((n + 17 * i) % 100)));`,
   timeline: `const x = 100 + (n % 1000);
-  // The clip starts far left of the picture (its x), and ends at x.
-  if (clip) clip.setAttribute("width", String(x - Number(clip.getAttribute("x"))));
+  // The clip starts far left of the picture (its x), and ends at x; or
+  // the box that holds the open spans ends at x.
+  if (clip) clip.setAttribute("width", String(x - Number(clip.getAttribute("x") ?? 0)));
   if (playhead) {
-    playhead.setAttribute("transform", "translate(" + x + " 0)");
+    // The mark: the playhead itself where it is a group in the picture, or
+    // the group inside its own <svg> over the picture.
+    const mark = playhead.tagName === "svg" ? playhead.querySelector(":scope > g") : playhead;
+    mark.setAttribute("transform", "translate(" + x + " 0)");
     playhead.setAttribute("aria-valuenow", String(n * 133));
   }`,
 };
@@ -49,7 +53,7 @@ function mover(parts) {
   return `const clock = document.querySelector(".status .tick__text");
 const bars = [...document.querySelectorAll(".lease-bar__fill")];
 const words = [...document.querySelectorAll(".lease-bar__words .tick__text")];
-const clip = document.querySelector("#tl-until rect");
+const clip = document.querySelector("#tl-until rect, .tl-open__size");
 const playhead = document.querySelector(".tl-playhead");
 let n = 0;
 const frame = () => {

@@ -137,9 +137,15 @@ fn pct(x: f64) -> String {
     format!("{}.{:02}%", hundredths / 100, hundredths % 100)
 }
 
-/// One message as SVG: its path from sender to receiver and where it is now.
+/// One message as SVG: its path from sender to receiver, and, in a layer of
+/// its own over the strip (`mover`), where it is now.
 /// Geometry lives in SVG attributes because the page's policy forbids inline styles.
-fn flight_row(f: &Flight, row: usize, count: usize, mover: &NodeRef) -> Html {
+struct FlightRow {
+    track: Html,
+    mover: Html,
+}
+
+fn flight_row(f: &Flight, row: usize, count: usize, mover: &NodeRef) -> FlightRow {
     let from = column_x(f.from, count);
     let to = column_x(f.to, count);
     let at = from + (to - from) * f64::from(f.progress_permille) / 1000.0;
@@ -159,30 +165,36 @@ fn flight_row(f: &Flight, row: usize, count: usize, mover: &NodeRef) -> Html {
     } else {
         ("start", at + 2.0)
     };
-    html! {
-        <g class={class} key={f.id}>
+    let track = html! {
+        <g class={class.clone()} key={f.id}>
             <line class="flight__track" x1={pct(from)} x2={pct(to)} y1={y.clone()} y2={y.clone()} />
-            // The dot and its label glide on together between renders.
-            <g ref={mover.clone()}>
-                if f.held {
-                    <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
-                        dominant-baseline="central">{ "⟳" }</text>
-                } else {
-                    <circle class="flight__dot" cx={pct(at)} cy={y} r="4" />
-                }
-                <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y.clone()}
-                    text-anchor={anchor}>
-                    { format!("{arrow}{}{arrow_end}", f.label) }
-                </text>
-            </g>
             // With reduced motion nothing slides: the label stays mid-path
             // and says how far the message has got.
-            <text class="flight__label flight__label--still" x={pct((from + to) / 2.0)} y={label_y}
+            <text class="flight__label flight__label--still" x={pct((from + to) / 2.0)} y={label_y.clone()}
                 text-anchor="middle">
                 { format!("{arrow}{}{arrow_end} {}%", f.label, f.progress_permille / 10) }
             </text>
         </g>
-    }
+    };
+    let mover = html! {
+        // The dot and its label glide on together between renders, a
+        // whole `<svg>` the compositor slides (an SVG element's motion
+        // inside a drawing is painted again every frame).
+        <svg class={classes!("messages__mover", class)} key={f.id} ref={mover.clone()}
+            aria-hidden="true" focusable="false">
+            if f.held {
+                <text class="flight__dot" x={pct(at)} y={y.clone()} text-anchor="middle"
+                    dominant-baseline="central">{ "⟳" }</text>
+            } else {
+                <circle class="flight__dot" cx={pct(at)} cy={y} r="4" />
+            }
+            <text class="flight__label flight__label--moving" x={pct(label_x)} y={label_y}
+                text-anchor={anchor}>
+                { format!("{arrow}{}{arrow_end}", f.label) }
+            </text>
+        </svg>
+    };
+    FlightRow { track, mover }
 }
 
 /// Where a message's dot and label glide to by the time it arrives, while
@@ -221,6 +233,15 @@ pub fn Messages(props: &MessagesProps) -> Html {
     let count = props.columns.len();
     let height = HEAD_PX + MESSAGES_SHOWN_MAX * ROW_PX + 4;
     let held = props.flights.iter().any(|f| f.held);
+    let (tracks, movers_drawn): (Vec<Html>, Vec<Html>) = props
+        .flights
+        .iter()
+        .enumerate()
+        .map(|(row, f)| {
+            let drawn = flight_row(f, row, count, &movers[row]);
+            (drawn.track, drawn.mover)
+        })
+        .unzip();
     html! {
         <section class="panel messages" aria-label="Messages in flight">
             // One line of words above a strip of a fixed height: the key
@@ -233,31 +254,34 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     <span class="messages__more">{ format!(" · {} older not drawn; the timeline has them all", props.hidden) }</span>
                 }
             </h2>
-            <svg class="messages__strip" width="100%" height={height.to_string()}
-                aria-hidden="true" focusable="false">
-                // Each list in a group of its own: as siblings in one
-                // list, a message coming or going made Yew rewrite the
-                // columns' heads and lanes in most frames.
-                <g>
-                    { for props.columns.iter().enumerate().map(|(i, name)| {
-                        let x = pct(column_x(i, count));
-                        html! {
-                            <g class="messages__column">
-                                <line class="messages__lane" x1={x.clone()} x2={x.clone()}
-                                    y1={HEAD_PX.to_string()} y2={height.to_string()} />
-                                <text class="messages__head" x={x} y="16" text-anchor="middle">{ name }</text>
-                            </g>
-                        }
-                    }) }
-                </g>
-                <g>
-                    { for props.flights.iter().enumerate().map(|(row, f)| flight_row(f, row, count, &movers[row])) }
-                </g>
-                if props.flights.is_empty() {
-                    <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
-                        text-anchor="middle">{ "Nothing on the wire." }</text>
-                }
-            </svg>
+            <div class="messages__picture">
+                <svg class="messages__strip" width="100%" height={height.to_string()}
+                    aria-hidden="true" focusable="false">
+                    // Each list in a group of its own: as siblings in one
+                    // list, a message coming or going made Yew rewrite the
+                    // columns' heads and lanes in most frames.
+                    <g>
+                        { for props.columns.iter().enumerate().map(|(i, name)| {
+                            let x = pct(column_x(i, count));
+                            html! {
+                                <g class="messages__column">
+                                    <line class="messages__lane" x1={x.clone()} x2={x.clone()}
+                                        y1={HEAD_PX.to_string()} y2={height.to_string()} />
+                                    <text class="messages__head" x={x} y="16" text-anchor="middle">{ name }</text>
+                                </g>
+                            }
+                        }) }
+                    </g>
+                    <g>
+                        { for tracks }
+                    </g>
+                    if props.flights.is_empty() {
+                        <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
+                            text-anchor="middle">{ "Nothing on the wire." }</text>
+                    }
+                </svg>
+                { for movers_drawn }
+            </div>
             if props.flights.is_empty() {
                 <p class="visually-hidden">{ "Nothing on the wire." }</p>
             } else {

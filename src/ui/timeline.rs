@@ -352,33 +352,41 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     );
     let width = scale.width;
     let height = Px(bottom).to_string();
-    // Between renders the playhead, and the clip that cuts the open spans
+    let svg_w = Px(width).to_string();
+    let view_box = format!("0 0 {svg_w} {height}");
+    // Between renders the playhead, and the box that cuts the open spans
     // at the clock, slide on by what the clock adds in a second of the
     // reader's time (60 frames): a render comes sooner, and starts them
-    // again. The clip reaches far to the left, so sliding it uncovers
-    // nothing there.
-    let (playhead_ref, clip_ref) = (use_node_ref(), use_node_ref());
+    // again. The open spans' drawing slides back as far as their box
+    // slides on, so it holds still while its cut moves: three layers the
+    // compositor moves, none painted again.
+    let (playhead_ref, clip_ref, spans_ref) = (use_node_ref(), use_node_ref(), use_node_ref());
     let glide_ms = props.frame_ms * 60;
-    let slide = |x: f64| {
-        let dx = scale.x(now + glide_ms) - scale.x(now);
+    let slide = |sign: f64| {
+        let dx = sign * (scale.x(now + glide_ms) - scale.x(now));
         super::Motion::over(
             now,
             props.frame_ms,
             glide_ms,
-            format!("translate({}px)", Px(x)),
-            format!("translate({}px)", Px(x + dx)),
+            "translate(0px)".into(),
+            format!("translate({}px)", Px(dx)),
         )
     };
-    super::use_glide(&playhead_ref, slide(scale.x(now)));
-    super::use_glide(
-        &clip_ref,
-        (!drawn.open.is_empty()).then(|| slide(0.0)).flatten(),
-    );
+    super::use_glide(&playhead_ref, slide(1.0));
+    let open = drawn.layered && !drawn.open.is_empty();
+    super::use_glide(&clip_ref, open.then(|| slide(1.0)).flatten());
+    super::use_glide(&spans_ref, open.then(|| slide(-1.0)).flatten());
     let tip = view.hovered.as_ref().or(view.focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
     let mut lanes = drawn.lanes;
     let writes = lanes.pop();
+    let rest = html! { <>{ drawn.arrows }{ for writes }{ drawn.live }</> };
+    let (inside, over) = if drawn.layered {
+        (Html::default(), rest)
+    } else {
+        (rest, Html::default())
+    };
 
     html! {
         <section class="panel timeline" aria-labelledby="timeline-title">
@@ -388,57 +396,83 @@ pub fn Timeline(props: &TimelineProps) -> Html {
             </div>
             { past_note(now, props.end_ms) }
             <div class="timeline__frame" ref={holder}>
-                <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
-                    width={format!("{width}", width = Px(width))} height={height.clone()}
-                    viewBox={format!("0 0 {width} {bottom}", width = Px(width), bottom = Px(bottom))}
-                    font-family="system-ui, -apple-system, 'Segoe UI', sans-serif" font-size="11"
-                    role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt"
+                // The picture, and over it the playhead, an `<svg>` of its
+                // own that the compositor slides while the clock runs: a
+                // frame that moves only it paints none of the picture again.
+                // The pointer acts on the whole.
+                <div class="timeline__picture"
                     onpointerdown={seek} onpointermove={on_move} onpointerup={on_up.clone()} onpointercancel={on_up}
                     onmouseover={tips.hover} onfocusin={tips.focus} onmouseleave={tips.leave} onfocusout={tips.blur}
                     onkeydown={on_key}>
-                    { drawn.head }
-                    { drawn.axis }
-                    { for lanes }
-                    if !drawn.open.is_empty() {
-                        // Moved every frame: an element whose width changes,
-                        // not markup parsed again.
-                        <clipPath id="tl-until">
-                            <rect ref={clip_ref} x={CLIP_REACH.to_string()} y="0" width={drawn.clip_w} {height}/>
-                        </clipPath>
-                        <g clip-path="url(#tl-until)">{ for drawn.open }</g>
+                    <svg ref={svg_ref} class="timeline__svg" xmlns="http://www.w3.org/2000/svg"
+                        width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
+                        font-family={FONT} font-size="11"
+                        role="group" aria-labelledby="timeline-title" aria-describedby="timeline-alt">
+                        { drawn.head }
+                        { drawn.axis }
+                        { for lanes }
+                        { inside }
+                    </svg>
+                    if drawn.layered {
+                        // While the clock runs live, the open spans in a box
+                        // as wide as the plot up to the clock, which cuts
+                        // them there, and over them the rest of the picture,
+                        // as it is drawn in the picture when the clock stops.
+                        <div class="tl-open" ref={clip_ref} aria-hidden="true">
+                            <svg class="tl-open__size" width={drawn.clip_w} height={height.clone()}/>
+                            <svg class="tl-open__spans" ref={spans_ref} xmlns="http://www.w3.org/2000/svg"
+                                width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
+                                font-family={FONT} font-size="11">
+                                { for drawn.open }
+                            </svg>
+                        </div>
+                        <svg class="timeline__over" xmlns="http://www.w3.org/2000/svg"
+                            width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
+                            font-family={FONT} font-size="11">
+                            { over }
+                        </svg>
                     }
-                    { drawn.arrows }
-                    { for writes }
-                    { drawn.live }
-                    { playhead(props, &scale, drawn.mark, &playhead_ref) }
-                </svg>
+                    { playhead(props, (&svg_w, &height, &view_box), scale.x(now), drawn.mark, &playhead_ref) }
+                </div>
             </div>
             { words(tip.map(|t| t.words.as_str()), wire_of(tip.and_then(|t| t.message), wire), redlock) }
         </section>
     }
 }
 
-/// Where the clip of the open spans starts, far left of the picture: it
-/// slides right with the clock (`use_glide`) and never uncovers its left.
-const CLIP_REACH: i32 = -100_000;
-
 fn clock(ms: u64) -> String {
     clock_at(ms)
 }
 
-/// The playhead as a slider; it moves by its transform alone.
-fn playhead(props: &TimelineProps, scale: &Scale, mark: Html, node: &NodeRef) -> Html {
+/// The pictures' font, as an attribute: a downloaded picture keeps it.
+const FONT: &str = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+
+/// The playhead as a slider: an `<svg>` of its own over the picture, as
+/// large (`size`: width, height and view box), its mark placed at `x`.
+/// While the clock runs the compositor slides the whole layer on from
+/// there (`use_glide`); each render places the mark again and starts the
+/// slide from nothing.
+fn playhead(
+    props: &TimelineProps,
+    size: (&str, &str, &str),
+    x: f64,
+    mark: Html,
+    node: &NodeRef,
+) -> Html {
     let (now, end) = (props.now_ms, props.end_ms.max(props.now_ms));
     let valuetext = format!("t={} of {}", seconds_1(now), seconds_1(end));
+    let (width, height, view_box) = size;
     html! {
         // Not a Tab stop of its own: the timeline is one (its marks), and
         // the keys ← and → move time from anywhere on the page.
-        <g class="tl-playhead" role="slider" tabindex="-1" aria-label="Playhead: the moment the page shows"
+        <svg class="tl-playhead" xmlns="http://www.w3.org/2000/svg" role="slider" tabindex="-1"
+            aria-label="Playhead: the moment the page shows"
             aria-valuemin="0" aria-valuemax={end.to_string()} aria-valuenow={now.to_string()}
             aria-valuetext={valuetext} onkeydown={playhead_keys(props)}
-            transform={format!("translate({} 0)", Px(scale.x(now)))} ref={node.clone()}>
-            { mark }
-        </g>
+            width={width.to_string()} height={height.to_string()} viewBox={view_box.to_string()}
+            ref={node.clone()}>
+            <g transform={format!("translate({} 0)", Px(x))}>{ mark }</g>
+        </svg>
     }
 }
 
@@ -460,8 +494,9 @@ struct Drawn {
     head: Html,
     axis: Html,
     lanes: Vec<Html>,
-    /// Open shapes, while the clock runs live, and the width of the clip
-    /// that cuts them.
+    /// Whether the clock runs live: the open shapes, and the width of the
+    /// box that cuts them, are drawn in layers of their own.
+    layered: bool,
     open: Vec<Html>,
     clip_w: String,
     arrows: Html,
@@ -486,8 +521,9 @@ fn drawn(
     // a part whose markup has not changed since the last frame keeps its
     // elements. While the clock runs live, each lane is two parts, what
     // has ended and what is still open, and both change only when
-    // something happens on the lane: open shapes reach past the plot and
-    // the clip, the one element moved every frame, cuts them at the clock.
+    // something happens on the lane: open shapes reach past the plot, in
+    // a layer of their own, and the box that holds them cuts them at the
+    // clock (moved by the compositor, never written every frame).
     let detail = if props.running {
         draw::Detail::Plain
     } else {
@@ -533,8 +569,9 @@ fn drawn(
         head,
         axis,
         lanes,
+        layered: live_run,
         open,
-        clip_w: Px(scale.x(until).max(0.0) - CLIP_REACH as f64).to_string(),
+        clip_w: Px(scale.x(until).max(0.0)).to_string(),
         arrows,
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),

@@ -238,7 +238,7 @@ pub struct Svg {
 /// Which of a lane's marks a drawing takes. While the clock runs live, a
 /// lane is drawn in two parts: what has ended (`Settled`), and what is
 /// still open (`Open`). Open shapes are drawn on to the plot's right edge
-/// and cut at the clock by a clip the page moves (`#tl-until`), so both
+/// and cut at the clock by the box the page holds them in (`.tl-open`), so both
 /// parts keep the same markup, and their elements, frame after frame:
 /// they change only when something happens on the lane.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -272,7 +272,7 @@ impl Svg {
     }
 
     /// Where a shape that ends at `x1` is drawn to: an open part's shapes
-    /// reach past the plot's right edge, and the clip cuts them.
+    /// reach past the plot's right edge, and their box cuts them.
     fn reach(&self, x1: f64) -> f64 {
         match self.part {
             Part::Open => x1.max(REACH_X),

@@ -2,7 +2,8 @@
 // build: while the clock runs, the page writes its markup only when the run
 // records something, and otherwise at most four times a second of the
 // reader's time (time's words: the clock, the countdowns). Between those
-// renders the lease bars and the playhead glide, carried on by the browser;
+// renders the lease bars and the playhead glide, carried on by the browser's
+// compositor (each a whole <svg> or a box, never a part of a drawing);
 // with the clock stopped, or with reduced motion asked for, nothing glides
 // and the markup alone shows the run.
 //
@@ -79,6 +80,16 @@ describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => 
     }
     assert.ok(timeAlone.length > 0, "time's words were drawn meanwhile");
     assert.ok((await glides(page)) >= 2, "A's lease bars and the playhead glide while the clock runs");
+    // A motion of an element inside a drawing is not composited: the main
+    // thread would paint the whole drawing again every frame.
+    const inside = await page.evaluate(() =>
+      document
+        .getAnimations()
+        .map((a) => a.effect.target)
+        .filter((el) => el.ownerSVGElement)
+        .map((el) => el.getAttribute("class") ?? el.tagName),
+    );
+    assert.deepEqual(inside, [], "what glides is a whole <svg> or a box, never a part of a drawing");
 
     await pauseClock(page);
     assert.equal(await glides(page), 0, "with the clock stopped nothing glides: the markup shows the run");

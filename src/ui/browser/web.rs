@@ -1310,12 +1310,37 @@ pub fn save(kind: Download, svg_ref: &NodeRef, run_file: &Callback<(), String>) 
 }
 
 /// The picture as a standalone SVG file: its colours are attributes, so
-/// it looks the same without the page's style sheet.
+/// it looks the same without the page's style sheet. The layers drawn over
+/// it, siblings after it in the page as large as it (the timeline's open
+/// spans, the rest of its picture while the clock runs, its playhead),
+/// join it in the file, in order.
 fn svg_text(svg_ref: &NodeRef) -> Option<String> {
     let svg = svg_ref.cast::<web_sys::Element>()?;
+    let whole = svg.outer_html();
+    let mut text = whole.strip_suffix("</svg>")?.to_string();
+    let mut layer = svg.next_element_sibling();
+    while let Some(over) = layer {
+        text.push_str(&layer_text(&over).unwrap_or_default());
+        layer = over.next_element_sibling();
+    }
     Some(format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}",
-        svg.outer_html()
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{text}</svg>"
+    ))
+}
+
+/// A layer over the picture as markup inside it: an `<svg>`'s drawing, or
+/// the open spans' drawing (`.tl-open__spans`) cut where their box
+/// (`.tl-open__size`) ends.
+fn layer_text(layer: &web_sys::Element) -> Option<String> {
+    if layer.tag_name().eq_ignore_ascii_case("svg") {
+        return Some(layer.inner_html());
+    }
+    let size = layer.query_selector(".tl-open__size").ok()??;
+    let spans = layer.query_selector(".tl-open__spans").ok()??;
+    let (width, height) = (size.get_attribute("width")?, size.get_attribute("height")?);
+    Some(format!(
+        r#"<clipPath id="tl-until"><rect x="0" y="0" width="{width}" height="{height}"/></clipPath><g clip-path="url(#tl-until)">{}</g>"#,
+        spans.inner_html()
     ))
 }
 
@@ -1353,7 +1378,8 @@ fn save_png(svg_ref: &NodeRef) -> Result<(), JsValue> {
         f64::from(svg.client_width().max(1)),
         f64::from(svg.client_height().max(1)),
     );
-    let url = blob_url(&svg.outer_html(), "image/svg+xml")?;
+    let text = svg_text(svg_ref).ok_or_else(|| JsValue::from_str("no picture"))?;
+    let url = blob_url(&text, "image/svg+xml")?;
     png(url, Some(size), format!("{FILE_STEM}.png"), true)
 }
 

@@ -1,7 +1,9 @@
 //! Prints simulated events per second over a long randomized run, runs
 //! per second of the scenario to run first, and the hazard explorer's
 //! sixty-second trials per second on one core and on every core.
-//! `cargo bench --bench sim`.
+//! `cargo bench --bench sim`; `cargo bench --bench sim -- hazard etcd`
+//! prints only the parts named (random, virtual, snapshot, scenario,
+//! hazard), for the systems named (by slug) if any.
 
 use distlock::lesson::presets::gc_pause;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
@@ -136,9 +138,39 @@ fn hazard_speed(backend: Backend) -> (f64, f64, u64) {
     (one_core, all_cores, one.events / u64::from(HAZARD_TRIALS))
 }
 
+/// The words on the command line (cargo adds `--bench`).
+fn named() -> Vec<String> {
+    std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with("--"))
+        .collect()
+}
+
+/// Whether the command line asks for `part`: every part when it names none.
+fn wanted(part: &str) -> bool {
+    let parts = ["random", "virtual", "snapshot", "scenario", "hazard"];
+    let named: Vec<String> = named()
+        .into_iter()
+        .filter(|n| parts.contains(&n.as_str()))
+        .collect();
+    named.is_empty() || named.iter().any(|n| n == part)
+}
+
+/// Whether the command line asks for `backend`: every one when it names none.
+fn system_wanted(backend: Backend) -> bool {
+    let named: Vec<Backend> = named()
+        .iter()
+        .filter_map(|n| Backend::from_slug(n))
+        .collect();
+    named.is_empty() || named.contains(&backend)
+}
+
 fn main() {
     println!("distlock simulation benchmark");
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        if !wanted("random") || !system_wanted(backend) {
+            continue;
+        }
         let (events, secs) = random_run(backend);
         println!(
             "  {:<9} randomized run: {:>9} events in {:>6.3} s = {:>6.2} million events/s",
@@ -149,6 +181,9 @@ fn main() {
         );
     }
     for backend in Backend::ALL {
+        if !wanted("virtual") || !system_wanted(backend) {
+            continue;
+        }
         let (virtual_ms, secs) = virtual_speed(backend);
         println!(
             "  {:<9} four clients at random, latency 1x: {:>8.0} virtual s per wall s",
@@ -157,6 +192,9 @@ fn main() {
         );
     }
     for backend in Backend::ALL {
+        if !wanted("snapshot") || !system_wanted(backend) {
+            continue;
+        }
         println!(
             "  {:<9} snapshot + fingerprint: {:>9.0} per s",
             backend.name(),
@@ -164,6 +202,9 @@ fn main() {
         );
     }
     for backend in [Backend::Etcd, Backend::ZooKeeper, Backend::Redlock] {
+        if !wanted("scenario") || !system_wanted(backend) {
+            continue;
+        }
         let scenario = gc_pause(Config {
             backend,
             ..Config::default()
@@ -185,6 +226,9 @@ fn main() {
     }
     let threads = rayon::current_num_threads();
     for backend in Backend::ALL {
+        if !wanted("hazard") || !system_wanted(backend) {
+            continue;
+        }
         let (one, all, events) = hazard_speed(backend);
         println!(
             "  {:<9} hazard explorer: {:>7.0} trials/s on one core, {:>7.0} on {} threads ({} events per trial)",

@@ -572,7 +572,8 @@ impl Core {
         self.clients.hash(state);
         self.resource.hash(state);
         self.oracle.hash(state);
-        self.net_rng.get_seed().hash(state);
+        // The stream's seed is the configuration's (hashed with it): its
+        // position alone tells two states of one run apart.
         self.net_rng.get_word_pos().hash(state);
     }
 }
@@ -741,6 +742,14 @@ impl Sim {
     /// event. Everything else, the oracle's findings included, is the same.
     pub fn keep_history(&mut self, on: bool) {
         self.core.keeps_history = on;
+    }
+
+    /// Empties the history, as a snapshot's starts: a search that moves a
+    /// state on itself, where it would move a copy, judges only what the
+    /// move records.
+    pub fn forget_history(&mut self) {
+        self.core.history.clear();
+        self.core.history_dropped = 0;
     }
 
     /// Records that did not fit under `HISTORY_LEN_MAX`.

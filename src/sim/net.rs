@@ -206,8 +206,8 @@ impl Hash for InFlight {
     /// order), so a state's fingerprint does not depend on where a message waits.
     fn hash<H: Hasher>(&self, state: &mut H) {
         state.write_usize(self.sent.len() + self.held.len());
+        // A message's hash starts with its id.
         for msg in self.iter() {
-            msg.id.hash(state);
             msg.hash(state);
         }
     }

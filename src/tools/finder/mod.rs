@@ -479,7 +479,9 @@ pub fn request_pauses_ms(request: &Request) -> Vec<u64> {
 /// A state on the path being explored, and the moves left to try from it.
 #[derive(Debug)]
 struct Frame {
-    sim: Box<Sim>,
+    /// Taken by the last move tried from it, which moves the state on
+    /// itself rather than a copy.
+    sim: Option<Box<Sim>>,
     moves: Vec<Move>,
     next: usize,
     /// The move that led here (none for the start).
@@ -603,15 +605,27 @@ impl Finder {
             return 0;
         };
         let Some(&m) = top.moves.get(top.next) else {
-            if let Some(frame) = self.stack.pop() {
-                self.spares.give(frame.sim);
+            if let Some(sim) = self.stack.pop().and_then(|frame| frame.sim) {
+                self.spares.give(sim);
             }
             return 0;
         };
         top.next += 1;
+        // The last move from a state needs no copy of it: nothing else
+        // starts from it.
+        let last = top.next == top.moves.len();
         let depth = self.stack.len() as u32;
-        let parent = &self.stack[depth as usize - 1].sim;
-        let Some((child, violated)) = apply(&self.plan, parent, m, &mut self.spares) else {
+        let top = &mut self.stack[depth as usize - 1];
+        let moved = match (last, &mut top.sim) {
+            (true, sim) => sim.take().map(|mut sim| {
+                sim.forget_history();
+                let checker = Properties::resuming(&sim);
+                apply_to(&self.plan, sim, checker, m, &mut self.spares)
+            }),
+            (false, Some(parent)) => Some(apply(&self.plan, parent, m, &mut self.spares)),
+            (false, None) => None,
+        };
+        let Some((child, violated)) = moved.expect("a state is kept until its last move") else {
             return 0;
         };
         self.explored += 1;
@@ -634,20 +648,22 @@ impl Finder {
             });
             return 1;
         }
-        if look_ahead(&self.plan, &child, &mut self.spares).is_some() {
-            self.found(m, true);
-            return 1;
-        }
         if depth < self.limit {
+            if look_ahead(&self.plan, &child, &mut self.spares).is_some() {
+                self.found(m, true);
+                return 1;
+            }
             let moves = moves(&self.plan, &child);
             self.stack.push(Frame {
-                sim: child,
+                sim: Some(child),
                 moves,
                 next: 0,
                 via: Some(m),
             });
-        } else {
-            self.spares.give(child);
+        } else if look_ahead_in(&self.plan, child, &mut self.spares).is_some() {
+            // The deepest states are not explored further: the run is left
+            // alone in place of a copy.
+            self.found(m, true);
         }
         1
     }
@@ -667,7 +683,7 @@ impl Finder {
         self.visited.clear();
         let moves = moves(&self.plan, &self.root);
         self.stack.push(Frame {
-            sim: Box::new(self.root.snapshot()),
+            sim: Some(Box::new(self.root.snapshot())),
             moves,
             next: 0,
             via: None,
@@ -769,8 +785,19 @@ fn apply(
     m: Move,
     spares: &mut Spares,
 ) -> Option<(Box<Sim>, Option<Violation>)> {
-    let mut checker = Properties::resuming(parent);
-    let mut sim = spares.copy_of(parent);
+    let checker = Properties::resuming(parent);
+    apply_to(plan, spares.copy_of(parent), checker, m, spares)
+}
+
+/// `apply` on `sim` itself, a copy of the parent or the parent, whose
+/// check `checker` resumes.
+fn apply_to(
+    plan: &Plan,
+    mut sim: Box<Sim>,
+    mut checker: Properties,
+    m: Move,
+    spares: &mut Spares,
+) -> Option<(Box<Sim>, Option<Violation>)> {
     let moved = match m {
         Move::Act(action) => sim.act(action).is_ok(),
         Move::Wait => wait(plan, &mut sim, &mut checker).is_some(),
@@ -827,13 +854,35 @@ fn is_moment(event: &Event) -> bool {
 /// it broke.
 /// The copy it runs is made from `spares`, and given back unless it broke.
 fn look_ahead(plan: &Plan, sim: &Sim, spares: &mut Spares) -> Option<Box<Sim>> {
-    let mut pending = Pending::of(plan.property, sim);
+    let pending = Pending::of(plan.property, sim);
     if !pending.any(sim) {
         return None;
     }
-    let mut copy = spares.copy_of(sim);
-    let mut checker = Properties::resuming(sim);
-    let horizon = sim.now().plus(plan.horizon_ms);
+    run_ahead(plan, spares.copy_of(sim), pending, spares)
+}
+
+/// `look_ahead` on `sim` itself, a state the search is done with: given
+/// back to `spares` unless it broke. Its history is left behind first, as
+/// a copy's would be.
+fn look_ahead_in(plan: &Plan, mut sim: Box<Sim>, spares: &mut Spares) -> Option<Box<Sim>> {
+    let pending = Pending::of(plan.property, &sim);
+    if !pending.any(&sim) {
+        spares.give(sim);
+        return None;
+    }
+    sim.forget_history();
+    run_ahead(plan, sim, pending, spares)
+}
+
+/// The look ahead's run, on `copy`, whose history starts empty.
+fn run_ahead(
+    plan: &Plan,
+    mut copy: Box<Sim>,
+    mut pending: Pending,
+    spares: &mut Spares,
+) -> Option<Box<Sim>> {
+    let mut checker = Properties::resuming(&copy);
+    let horizon = copy.now().plus(plan.horizon_ms);
     while copy.next_event_at().is_some_and(|t| t <= horizon) {
         let before = copy.history().len();
         copy.step();

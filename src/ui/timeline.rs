@@ -384,15 +384,20 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let narrow = drawn.veil.as_ref().filter(|v| v.at_clock).and_then(|v| {
         let ms = glide_ms.min(props.end_ms - now);
         let kept = 1.0 - (scale.x(now + ms) - scale.x(now)) / (v.x1 - v.x0);
+        // Scaled about its right edge, said in the transform itself (the
+        // page's policy allows no style attribute). The scale in
+        // ten-thousandths, written as an integer: a float written to a
+        // fixed precision would bring the wasm the formatter's exact mode.
+        let about = |s: &str| format!("translate({0}px) scaleX({s}) translate(-{0}px)", Px(v.x1));
         super::Motion::over(
             now,
             props.frame_ms,
             ms,
-            "scaleX(1)".into(),
-            // In ten-thousandths, written as an integer: a float written
-            // to a fixed precision would bring the wasm the formatter's
-            // exact mode (kilobytes).
-            format!("scaleX(0.{:04})", ((kept.max(0.0) * 1e4) as u32).min(9_999)),
+            about("1"),
+            about(&format!(
+                "0.{:04}",
+                ((kept.max(0.0) * 1e4) as u32).min(9_999)
+            )),
         )
     });
     super::use_glide(&veil_ref, narrow);
@@ -403,8 +408,11 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let writes = lanes.pop();
     let rest = html! { <>{ drawn.arrows }{ for writes }</> };
     // What is drawn over the veil (the key moment) goes over it with it.
+    // The picture's parts keep their places (as many, each of one kind)
+    // when the veil comes or goes, so its marks (one of them focused,
+    // maybe) are not made again.
     let (inside, over) = match (drawn.layered, &drawn.veil) {
-        (false, Some(_)) => (rest, drawn.live),
+        (false, Some(_)) => (html! { <>{ rest }{ Html::default() }</> }, drawn.live),
         (false, None) => (html! { <>{ rest }{ drawn.live }</> }, Html::default()),
         (true, _) => (Html::default(), html! { <>{ rest }{ drawn.live }</> }),
     };
@@ -452,7 +460,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                     if let Some(veil) = drawn.veil {
                         <svg class="tl-future" ref={veil_ref} xmlns="http://www.w3.org/2000/svg"
                             width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
-                            style={format!("transform-origin:{}px 0", Px(veil.x1))} aria-hidden="true">
+                            aria-hidden="true">
                             { veil.markup }
                         </svg>
                     }

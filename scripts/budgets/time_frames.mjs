@@ -28,7 +28,9 @@
 // big_run`), it measures budget 4 instead: the long run opened from the
 // link, its clock started at 8x with the whole run in view, main-thread
 // time per frame over FRAMES_WINDOW_MS (wall, p95 and median, and CPU),
-// each build in turn.
+// each build in turn. With `--replay` as well, the playhead is first moved
+// to t=0, so the clock replays the recorded run (the future veiled)
+// instead of running on past its end.
 //
 // It prints figures; it judges nothing (docs/budgets.md says what they were).
 
@@ -193,12 +195,13 @@ async function compare({ dists, rate, runs }) {
 }
 
 /** Budget 4's long run from `dist` at 8x: main-thread time per frame. */
-async function longRunFrames(browser, dist, fragment) {
+async function longRunFrames(browser, dist, fragment, replay) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     const page = await openPage(context, `${server.url}#${fragment}`);
     await page.getByText(/lines of \d+ events/).waitFor();
+    if (replay) await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
     await startClock(page);
     await setMaxSpeed(page);
     await page.waitForTimeout(500);
@@ -214,14 +217,14 @@ async function longRunFrames(browser, dist, fragment) {
   }
 }
 
-async function compareLongRun({ dists, runs, linkFile }) {
+async function compareLongRun({ dists, runs, linkFile, replay }) {
   const fragment = (await readFile(linkFile, "utf8")).trim();
   const browser = await launchBrowser();
   const results = dists.map(() => []);
   try {
     for (let run = 0; run < runs; run += 1) {
       for (const [i, dist] of dists.entries()) {
-        const { wall, cpu } = await longRunFrames(browser, dist, fragment);
+        const { wall, cpu } = await longRunFrames(browser, dist, fragment, replay);
         results[i].push({ wall, cpu });
         console.log(
           `run ${run + 1} ${dist.padEnd(20)} long run at 8x: ${wall.length} frames, wall median ${ms(median(wall))}, ` +
@@ -232,7 +235,7 @@ async function compareLongRun({ dists, runs, linkFile }) {
   } finally {
     await browser.close();
   }
-  console.log(`\nmedians of ${runs} runs, the long run at 8x (main-thread time per frame):`);
+  console.log(`\nmedians of ${runs} runs, the long run ${replay ? "replayed " : ""}at 8x (main-thread time per frame):`);
   for (const [i, dist] of dists.entries()) {
     const of = (pick) => median(results[i].map(pick));
     console.log(
@@ -248,10 +251,11 @@ const { values } = parseArgs({
     rate: { type: "string", default: "4" },
     runs: { type: "string", default: "3" },
     "big-run": { type: "string" },
+    replay: { type: "boolean", default: false },
   },
 });
 if (values["big-run"]) {
-  await compareLongRun({ dists: values.dist, runs: Number(values.runs), linkFile: values["big-run"] });
+  await compareLongRun({ dists: values.dist, runs: Number(values.runs), linkFile: values["big-run"], replay: values.replay });
 } else {
   await compare({ dists: values.dist, rate: Number(values.rate), runs: Number(values.runs) });
 }

@@ -94,8 +94,12 @@ pub fn preset_groups() -> Vec<(String, Vec<&'static Preset>)> {
             None => groups.push((name, vec![p])),
         }
     }
-    // The stories every backend tells come first.
-    groups.sort_by_key(|(n, _)| n != "Every backend");
+    // The stories every backend tells come first (moved, not sorted: a
+    // sort of these pairs brought the wasm 4 KiB of its own).
+    if let Some(every) = groups.iter().position(|(n, _)| n == "Every backend") {
+        let group = groups.remove(every);
+        groups.insert(0, group);
+    }
     groups
 }
 

@@ -376,17 +376,47 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let open = drawn.layered && !drawn.open.is_empty();
     super::use_glide(&clip_ref, open.then(|| slide(1.0)).flatten());
     super::use_glide(&spans_ref, open.then(|| slide(-1.0)).flatten());
+    // The veil over the recorded run after the playhead: a layer of its
+    // own, narrowed from its left edge by the compositor as the clock
+    // replays the run (its right edge, the run's end, holds still), so a
+    // frame repaints neither it nor the picture under it.
+    let veil_ref = use_node_ref();
+    let narrow = drawn.veil.as_ref().filter(|v| v.at_clock).and_then(|v| {
+        let ms = glide_ms.min(props.end_ms - now);
+        let kept = 1.0 - (scale.x(now + ms) - scale.x(now)) / (v.x1 - v.x0);
+        // Scaled about its right edge, said in the transform itself (the
+        // page's policy allows no style attribute). The scale in
+        // ten-thousandths, written as an integer: a float written to a
+        // fixed precision would bring the wasm the formatter's exact mode.
+        let about = |s: &str| format!("translate({0}px) scaleX({s}) translate(-{0}px)", Px(v.x1));
+        super::Motion::over(
+            now,
+            props.frame_ms,
+            ms,
+            about("1"),
+            about(&format!(
+                "0.{:04}",
+                ((kept.max(0.0) * 1e4) as u32).min(9_999)
+            )),
+        )
+    });
+    super::use_glide(&veil_ref, narrow);
     let tip = view.hovered.as_ref().or(view.focused.as_ref());
     // The resource's writes are drawn after the messages, so the lines
     // that reach them lie under their marks and the pointer finds them.
     let mut lanes = drawn.lanes;
     let writes = lanes.pop();
-    let rest = html! { <>{ drawn.arrows }{ for writes }{ drawn.live }</> };
-    let (inside, over) = if drawn.layered {
-        (Html::default(), rest)
-    } else {
-        (rest, Html::default())
+    let rest = html! { <>{ drawn.arrows }{ for writes }</> };
+    // What is drawn over the veil (the key moment) goes over it with it.
+    // The picture's parts keep their places (as many, each of one kind)
+    // when the veil comes or goes, so its marks (one of them focused,
+    // maybe) are not made again.
+    let (inside, over) = match (drawn.layered, &drawn.veil) {
+        (false, Some(_)) => (html! { <>{ rest }{ Html::default() }</> }, drawn.live),
+        (false, None) => (html! { <>{ rest }{ drawn.live }</> }, Html::default()),
+        (true, _) => (Html::default(), html! { <>{ rest }{ drawn.live }</> }),
     };
+    let layered = drawn.layered || drawn.veil.is_some();
 
     html! {
         <section class="panel timeline" aria-labelledby="timeline-title">
@@ -426,6 +456,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                                 { for drawn.open }
                             </svg>
                         </div>
+                    }
+                    if let Some(veil) = drawn.veil {
+                        <svg class="tl-future" ref={veil_ref} xmlns="http://www.w3.org/2000/svg"
+                            width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
+                            aria-hidden="true">
+                            { veil.markup }
+                        </svg>
+                    }
+                    if layered {
                         <svg class="timeline__over" xmlns="http://www.w3.org/2000/svg"
                             width={svg_w.clone()} height={height.clone()} viewBox={view_box.clone()}
                             font-family={FONT} font-size="11">
@@ -500,8 +539,19 @@ struct Drawn {
     open: Vec<Html>,
     clip_w: String,
     arrows: Html,
+    /// The veil over the recorded run after the playhead, if shown.
+    veil: Option<Veil>,
     live: Html,
     mark: Html,
+}
+
+/// The veil over the future: its drawing, and its left and right edges,
+/// the left one at the clock (`at_clock`) unless cut at the plot's edge.
+struct Veil {
+    markup: Html,
+    x0: f64,
+    x1: f64,
+    at_clock: bool,
 }
 
 fn drawn(
@@ -559,8 +609,17 @@ fn drawn(
             draw::messages(svg, &scale, rows, &picture.arrows);
         }
     });
+    let mut svg = draw::Svg::new(detail, draw::Part::All);
+    let veil =
+        draw::future_veil(&mut svg, &scale, bottom, now, props.end_ms).map(|(x0, x1, at_clock)| {
+            Veil {
+                markup: Html::from_html_unchecked(AttrValue::from(svg.markup)),
+                x0,
+                x1,
+                at_clock,
+            }
+        });
     let live = part(&|svg| {
-        draw::future_veil(svg, &scale, bottom, now, props.end_ms);
         if let Some(at) = props.key_moment {
             draw::key_moment(svg, &scale, bottom, at);
         }
@@ -573,6 +632,7 @@ fn drawn(
         open,
         clip_w: Px(scale.x(until).max(0.0)).to_string(),
         arrows,
+        veil,
         live,
         mark: part(&|svg| draw::playhead(svg, bottom)),
     }

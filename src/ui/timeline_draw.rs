@@ -1239,14 +1239,23 @@ pub fn playhead(svg: &mut Svg, bottom: f64) {
     );
 }
 
-/// Faded cover over the recorded run that lies after the playhead.
-pub fn future_veil(svg: &mut Svg, scale: &Scale, bottom: f64, now_ms: u64, end_ms: u64) {
+/// Faded cover over the recorded run that lies after the playhead; its
+/// left and right edges, if drawn, the left one at the playhead (not cut
+/// at the plot's left edge).
+pub fn future_veil(
+    svg: &mut Svg,
+    scale: &Scale,
+    bottom: f64,
+    now_ms: u64,
+    end_ms: u64,
+) -> Option<(f64, f64, bool)> {
     if end_ms <= now_ms || !scale.shows(now_ms, end_ms) {
-        return;
+        return None;
     }
     let (x0, x1) = (scale.cx(now_ms), scale.cx(end_ms));
     let paint = r##"fill="#ffffff" fill-opacity="0.55" aria-hidden="true""##;
     svg.rect("tl-veil", x0, x1, AXIS_H, bottom - AXIS_H, paint);
+    Some((x0, x0 + (x1 - x0).max(1.5), x0 == scale.x(now_ms)))
 }
 
 /// The key moment a story's tour stopped on: an outlined stripe.

@@ -54,12 +54,6 @@ fn library_note(_: &Config, view: &ClientView, now: Millis) -> Option<String> {
     })
 }
 
-/// The panel's controls, drawn above its books so the rows they gain
-/// never push them.
-pub(super) fn controls(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
-    chubby_options(props, detail)
-}
-
 pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     html! {
         <>
@@ -156,8 +150,10 @@ fn session_table(now: Millis, sessions: &[ChubbySessionView]) -> Html {
     )
 }
 
-/// The lock-delay the clients ask for, and the master's failover.
-fn chubby_options(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them: the lock-delay the clients ask for, and the
+/// master's failover.
+pub(super) fn controls(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
     let config = props.config.clone();
     let options = config.chubby;
     let to_config = move |lock_delay_ms| Config {

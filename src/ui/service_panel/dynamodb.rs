@@ -24,12 +24,6 @@ pub(super) const WORDS: SystemWords = SystemWords {
     library_note: None,
 };
 
-/// The panel's controls, drawn above its books so the rows they gain
-/// never push them.
-pub(super) fn controls(props: &ServicePanelProps, _: &DynamoDetail) -> Html {
-    options(props)
-}
-
 pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
     html! {
         <>
@@ -153,8 +147,10 @@ const WAIT_CHOICES_PCT: [(u32, &str); 2] = [
     (300, "a lease + 3 leases (60 s of 20 s)"),
 ];
 
-/// The lock client's settings; each change starts a fresh run.
-fn options(props: &ServicePanelProps) -> Html {
+/// The panel's controls, drawn above its books so the rows they gain
+/// never push them: the lock client's settings; each change starts a
+/// fresh run.
+pub(super) fn controls(props: &ServicePanelProps, _: &DynamoDetail) -> Html {
     let config = &props.config;
     let dynamo = config.dynamo;
     let with = {

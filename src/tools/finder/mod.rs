@@ -29,6 +29,7 @@
 
 pub mod draw;
 pub mod form;
+mod visited;
 
 use crate::lesson::properties::{Properties, Property, Violation};
 use crate::sim::{
@@ -39,9 +40,9 @@ use crate::sim::{
 };
 /// Kept here too for `bin/find.rs`, which names it by this path.
 use crate::words::thousands;
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use visited::{Meeting, Visited};
 
 /// A search deeper than this is refused: each move multiplies the runs to
 /// explore by ten or more.
@@ -499,7 +500,7 @@ pub struct Finder {
     depth_done: u32,
     stack: Vec<Frame>,
     /// Every state found at this depth's search, with the fewest moves it was reached in.
-    visited: FxHashMap<u64, u32>,
+    visited: Visited,
     explored: u64,
     /// Distinct states of the depths searched before this one.
     distinct_before: u64,
@@ -552,7 +553,7 @@ impl Finder {
             limit: 0,
             depth_done: 0,
             stack: Vec::new(),
-            visited: FxHashMap::default(),
+            visited: Visited::default(),
             explored: 0,
             distinct_before: 0,
             outcome: None,
@@ -633,20 +634,22 @@ impl Finder {
             self.found(m, false);
             return 1;
         }
-        let seen = self.visited.entry(child.fingerprint()).or_insert(u32::MAX);
-        if *seen <= depth {
-            self.spares.give(child);
-            return 1;
-        }
-        let new = *seen == u32::MAX;
-        *seen = depth;
-        if new && self.visited.len() as u64 > self.plan.states_max {
-            self.visited.remove(&child.fingerprint());
-            self.outcome = Some(Outcome::OutOfStates {
-                depth: self.depth_done,
-                states: self.visited.len() as u64,
-            });
-            return 1;
+        match self
+            .visited
+            .meet(child.fingerprint(), depth, self.plan.states_max)
+        {
+            Meeting::Again => {
+                self.spares.give(child);
+                return 1;
+            }
+            Meeting::Full => {
+                self.outcome = Some(Outcome::OutOfStates {
+                    depth: self.depth_done,
+                    states: self.visited.len() as u64,
+                });
+                return 1;
+            }
+            Meeting::Closer | Meeting::New => {}
         }
         if depth < self.limit {
             if look_ahead(&self.plan, &child, &mut self.spares).is_some() {

@@ -47,7 +47,8 @@ use visited::{Meeting, Visited};
 /// A search deeper than this is refused: each move multiplies the runs to
 /// explore by ten or more.
 pub const DEPTH_LIMIT: u32 = 16;
-/// Distinct states one search may keep at most (about 16 bytes each).
+/// Distinct states one search may keep at most (16 to 32 bytes each: a
+/// word in a table kept at most half full).
 pub const STATES_LIMIT: u64 = 50_000_000;
 pub const DEPTH_DEFAULT: u32 = 8;
 pub const STATES_DEFAULT: u64 = 1_000_000;

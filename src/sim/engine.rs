@@ -125,7 +125,7 @@ struct Core {
     net_rng: ChaCha8Rng,
     events_run: u64,
     /// Clients whose belief or last write may have changed, or that were
-    /// handed something, since a driver last took their bit
+    /// handed a command or woke, since a driver last took their bit
     /// (`Sim::take_touched`): a driver waiting on a client looks at it
     /// again only when its bit is set. Not part of the run's state.
     touched: u8,
@@ -795,8 +795,8 @@ impl Sim {
     }
 
     /// Whether client `c` may have changed in a way a driver reads (its
-    /// belief, its last write, a pause ended, a message or command
-    /// handed to it) since this was last asked for it; asking clears it.
+    /// belief, its last write, a pause ended, a command handed to it)
+    /// since this was last asked for it; asking clears it.
     /// A driver that waits on a client after every event can skip it
     /// while this says no: nothing it reads of the client has moved.
     pub fn take_touched(&mut self, c: ClientId) -> bool {
@@ -1250,7 +1250,6 @@ impl Sim {
             return;
         }
         if let Endpoint::Client(c) = msg.to {
-            self.core.touch(c);
             let cl = self.core.client(c);
             if cl.crashed || cl.epoch != msg.epoch {
                 return;
@@ -1270,6 +1269,7 @@ impl Sim {
                 Endpoint::Client(c),
                 Body::Resource(ResourceMsg::WriteReply { accepted, version }),
             ) => {
+                self.core.touch(c);
                 let client = self.core.client_mut(c);
                 client.last_write = Some(if *accepted {
                     LastWrite::Accepted

@@ -149,6 +149,9 @@ const _: () = assert!(size_of::<Effect>() <= 64);
 #[derive(Debug, Default)]
 pub(crate) struct Effects {
     list: Vec<Effect>,
+    /// Records are left out: the run keeps no history, and the engine
+    /// would only drop them (`Sim::keep_history`).
+    no_records: bool,
 }
 
 impl Effects {
@@ -205,8 +208,19 @@ impl Effects {
         });
     }
 
+    /// Inlined, so that where records are left out the event is not even
+    /// built.
+    #[inline]
     pub fn record(&mut self, event: Event) {
-        self.list.push(Effect::Record(event));
+        if !self.no_records {
+            self.list.push(Effect::Record(event));
+        }
+    }
+
+    /// Whether `record` keeps what it is handed: a run that keeps no
+    /// history turns it off.
+    pub fn keep_records(&mut self, on: bool) {
+        self.no_records = !on;
     }
 
     pub fn grant(

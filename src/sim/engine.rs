@@ -124,6 +124,11 @@ struct Core {
     keeps_history: bool,
     net_rng: ChaCha8Rng,
     events_run: u64,
+    /// Clients whose belief or last write may have changed, or that were
+    /// handed a command or woke, since a driver last took their bit
+    /// (`Sim::take_touched`): a driver waiting on a client looks at it
+    /// again only when its bit is set. Not part of the run's state.
+    touched: u8,
 }
 
 impl Core {
@@ -149,6 +154,7 @@ impl Core {
             keeps_history: true,
             net_rng,
             events_run: 0,
+            touched: 0,
         }
     }
 
@@ -177,10 +183,17 @@ impl Core {
             .map(|cl| cl.id)
     }
 
+    /// Inlined, so that a run that keeps no history does not even build
+    /// the record.
+    #[inline]
     fn record(&mut self, event: Event) {
-        if !self.keeps_history {
-            return;
+        if self.keeps_history {
+            self.keep(event);
         }
+    }
+
+    #[inline(never)]
+    fn keep(&mut self, event: Event) {
         if self.history.len() < HISTORY_LEN_MAX {
             self.history.push(Record {
                 at: self.now,
@@ -295,6 +308,7 @@ impl Core {
 
     /// Changes a client's belief and lets the oracle count believed holders.
     fn set_belief(&mut self, c: ClientId, belief: Belief) {
+        self.touch(c);
         let client = self.client_mut(c);
         client.belief = belief;
         // Any change but a loss (which sets it again) ends what it learned.
@@ -444,6 +458,7 @@ impl Core {
 
     /// A renewal came back: a holder's believed lease now ends at `until`.
     fn extend_belief(&mut self, client: ClientId, until: Option<Millis>) {
+        self.touch(client);
         if let Belief::Holding {
             token,
             lease_key,
@@ -459,6 +474,10 @@ impl Core {
             };
         }
         self.record(Event::Renewed { client, until });
+    }
+
+    fn touch(&mut self, c: ClientId) {
+        self.touched |= 1 << c.index();
     }
 
     fn pending_events(&self) -> usize {
@@ -502,6 +521,7 @@ impl Core {
             keeps_history,
             net_rng,
             events_run,
+            touched,
         } = self;
         config.clone_from(&source.config);
         *after_config = source.after_config;
@@ -520,6 +540,7 @@ impl Core {
         *keeps_history = source.keeps_history;
         net_rng.clone_from(&source.net_rng);
         *events_run = source.events_run;
+        *touched = source.touched;
     }
 
     /// The same state with an empty history.
@@ -540,6 +561,7 @@ impl Core {
             keeps_history: self.keeps_history,
             net_rng: self.net_rng.clone(),
             events_run: self.events_run,
+            touched: self.touched,
         }
     }
 }
@@ -673,6 +695,7 @@ impl Sim {
         sim.core.reuse(core);
         script.clear();
         out.clear();
+        out.keep_records(true);
         (sim.script, sim.out) = (script, out);
         Ok(sim)
     }
@@ -709,6 +732,7 @@ impl Sim {
         script.clone_from(&self.script);
         *last_holder = self.last_holder;
         out.clear();
+        out.keep_records(self.core.keeps_history);
         looks.clone_from(&self.looks);
         *service_moved = self.service_moved;
     }
@@ -742,6 +766,7 @@ impl Sim {
     /// event. Everything else, the oracle's findings included, is the same.
     pub fn keep_history(&mut self, on: bool) {
         self.core.keeps_history = on;
+        self.out.keep_records(on);
     }
 
     /// Empties the history, as a snapshot's starts: a search that moves a
@@ -767,6 +792,18 @@ impl Sim {
 
     pub fn events_run(&self) -> u64 {
         self.core.events_run
+    }
+
+    /// Whether client `c` may have changed in a way a driver reads (its
+    /// belief, its last write, a pause ended, a command handed to it)
+    /// since this was last asked for it; asking clears it.
+    /// A driver that waits on a client after every event can skip it
+    /// while this says no: nothing it reads of the client has moved.
+    pub fn take_touched(&mut self, c: ClientId) -> bool {
+        let bit = 1 << c.index();
+        let touched = self.core.touched & bit != 0;
+        self.core.touched &= !bit;
+        touched
     }
 
     /// The commands run so far, each with its time, in order.
@@ -991,6 +1028,7 @@ impl Sim {
     /// Runs a client command now. A refused command changes nothing.
     pub fn command(&mut self, c: ClientId, command: Command) -> Result<(), CommandError> {
         self.check(c, command)?;
+        self.core.touch(c);
         self.script.push(TimedAction {
             at: self.core.now,
             action: Action::Client { client: c, command },
@@ -1035,6 +1073,9 @@ impl Sim {
     /// Runs a command on one node of the service (Redlock's Redis nodes).
     pub fn node_command(&mut self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
         self.check_node(node, command)?;
+        // A node's change reaches clients only through the system's
+        // answers; every client is marked all the same.
+        self.core.touched = u8::MAX;
         self.script.push(TimedAction {
             at: self.core.now,
             action: Action::Node { node, command },
@@ -1228,6 +1269,7 @@ impl Sim {
                 Endpoint::Client(c),
                 Body::Resource(ResourceMsg::WriteReply { accepted, version }),
             ) => {
+                self.core.touch(c);
                 let client = self.core.client_mut(c);
                 client.last_write = Some(if *accepted {
                     LastWrite::Accepted
@@ -1349,6 +1391,7 @@ impl Sim {
             return;
         }
         self.core.client_mut(c).paused_until = None;
+        self.core.touch(c);
         self.core.record(Event::Woke { client: c });
         // What was clicked during the pause runs first: the pause struck
         // between the check "I hold the lock" and the action.
@@ -1368,6 +1411,7 @@ impl Sim {
         if client.crashed || client.epoch != epoch || client.is_paused() {
             return;
         }
+        self.core.touch(c);
         let stash = std::mem::take(&mut self.core.client_mut(c).stash);
         for item in stash {
             if self.core.client(c).is_paused() {

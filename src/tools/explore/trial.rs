@@ -96,6 +96,8 @@ struct Worker {
     schedule: Schedule,
     /// When the current pause ends (in the past while running).
     awake_at: Millis,
+    /// When the driver last looked at it (`Driver::step`).
+    looked_at: Millis,
     /// When the driver must look at it next without an event to wake it
     /// (see `Driver::due`), kept since the worker's last step.
     due: Option<Millis>,
@@ -172,6 +174,7 @@ pub(super) fn run_tilted(
                 band: Band::Idle,
                 schedule,
                 awake_at: Millis::ZERO,
+                looked_at: Millis::ZERO,
                 due: None,
                 lossy: false,
             }
@@ -210,12 +213,11 @@ impl Driver<'_> {
         for i in 0..self.workers.len() {
             self.workers[i].due = self.due(&self.workers[i]);
         }
+        // When the driver must look at its clients next without an event,
+        // and whether one waits on the core: both change only when it
+        // looks, so in between an event is all there is to run.
+        let (mut due, mut watching) = self.needs();
         loop {
-            let due = self.workers.iter().filter_map(|w| w.due).min();
-            let due = match (due, self.fault_due()) {
-                (Some(a), Some(b)) => Some(a.min(b)),
-                (a, b) => a.or(b),
-            };
             let next = match (self.sim.next_event_at(), due) {
                 (Some(a), Some(b)) => a.min(b),
                 (a, b) => match a.or(b) {
@@ -229,24 +231,56 @@ impl Driver<'_> {
                 return;
             }
             self.sim.run_until(next);
-            if self.fault_due().is_some_and(|t| t <= next) {
-                self.run_faults();
-            }
-            for i in 0..self.workers.len() {
-                // A client waiting for the core (a grant, a reply) is looked
-                // at after every event; the others when they are due.
-                let w = &self.workers[i];
-                let watching = matches!(w.phase, Phase::Asking | Phase::Writing { .. });
-                if watching || w.due.is_some_and(|t| t <= next) {
-                    self.step(i);
-                    self.replace_pause(i);
-                    self.workers[i].due = self.due(&self.workers[i]);
-                }
+            if watching || due.is_some_and(|t| t <= next) {
+                self.look(next);
+                (due, watching) = self.needs();
             }
             if next.ms() >= TRIAL_MS && self.finished() {
                 return;
             }
         }
+    }
+
+    /// Runs the faults due at `next` and steps the clients that need it.
+    fn look(&mut self, next: Millis) {
+        let faults = self.fault_due().is_some_and(|t| t <= next);
+        if faults {
+            self.run_faults();
+        }
+        for i in 0..self.workers.len() {
+            // A client waiting for the core (a grant, a reply) is looked at
+            // once the core may have changed what the driver reads of it
+            // (its belief, its last write: `Sim::take_touched`), its pause
+            // ended, a fault ran, or a write of its may be lost; the others
+            // when they are due. A look at a waiting client the core did
+            // not touch changes nothing and draws nothing, so skipping it
+            // keeps every trial the same.
+            let w = &self.workers[i];
+            let watching = matches!(w.phase, Phase::Asking | Phase::Writing { .. });
+            let due = w.due.is_some_and(|t| t <= next);
+            let woke = w.looked_at < w.awake_at && w.awake_at <= next;
+            let (lossy, id) = (w.lossy, w.id);
+            if due || (watching && (faults || woke || lossy || self.sim.take_touched(id))) {
+                self.workers[i].looked_at = next;
+                self.step(i);
+                self.replace_pause(i);
+                self.workers[i].due = self.due(&self.workers[i]);
+            }
+        }
+    }
+
+    /// The earliest time a client or a fault needs the driver, and whether
+    /// a client waits on the core.
+    fn needs(&self) -> (Option<Millis>, bool) {
+        let mut due = self.fault_due();
+        let mut watching = false;
+        for w in &self.workers {
+            watching |= matches!(w.phase, Phase::Asking | Phase::Writing { .. });
+            if let Some(t) = w.due {
+                due = Some(due.map_or(t, |d| d.min(t)));
+            }
+        }
+        (due, watching)
     }
 
     /// The trial is over once the time is up and every client is done: it

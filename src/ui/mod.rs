@@ -44,18 +44,18 @@ use messages::{Messages, MessagesProps};
 use narrator::{use_narration, NarrationControls};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
-use service_panel::{service_panel, ServicePanelProps};
+use service_panel::{ServicePanel, ServicePanelProps};
 use share::Share;
-use stage::{service_line, ServiceLineProps};
+use stage::{ServiceLine, ServiceLineProps};
 use state::{Action, AppState, StartSim};
-use status::{status, StatusProps};
+use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
 use views::{View, ViewTabs};
 use work_section::{Kind, WorkSection};
 
 use crate::lesson::tour::Look;
-use crate::sim::{Backend, ClientId, Sim};
+use crate::sim::{Backend, ClientId, Millis, Sim};
 use std::cell::RefCell;
 use yew::prelude::*;
 
@@ -259,7 +259,7 @@ pub fn App(props: &AppProps) -> Html {
     let start = props.start.clone();
     let state = use_reducer({
         let request = request.clone();
-        move || AppState::opened(start, &request)
+        move || AppState::opened(start, &request).with_words_now()
     });
     let embed = request.embed;
     // The frame's name in its messages to the host page.
@@ -320,7 +320,9 @@ pub fn App(props: &AppProps) -> Html {
         controls: below(parts >= FirstScreen::SetUp, || {
             controls_part(&sim, &state, embed, &dispatch)
         }),
-        status: status(&StatusProps::from_sim(&sim, state.running)),
+        status: html! {
+            <Status clock={state.clock()} ..StatusProps::from_sim(&sim, state.running) />
+        },
         cards: below(parts >= FirstScreen::Cards, || {
             clients(&sim, &state, look, &dispatch)
         }),
@@ -360,9 +362,11 @@ pub fn App(props: &AppProps) -> Html {
             }
         }),
         stage: below(first_screen, || {
-            stage_part(&sim, look, state.gliding_frame_ms())
+            stage_part(&sim, look, state.gliding_frame_ms(), state.clock())
         }),
-        books: below(below_drawn >= Below::Detail, || books_part(&sim, &dispatch)),
+        books: below(below_drawn >= Below::Detail, || {
+            books_part(&sim, state.clock(), &dispatch)
+        }),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
@@ -421,7 +425,7 @@ fn timeline_part(
     });
     let run_file = made_by(state, AppState::run_file);
     html! {
-        <Timeline {picture} now_ms={sim.now().ms()} end_ms={state.end().ms()} running={state.running}
+        <Timeline {picture} now_ms={sim.now().ms()} words_ms={state.words_ms.ms()} end_ms={state.end().ms()} running={state.running}
             frame_ms={state.gliding_frame_ms()}
             {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(state, sim)}
             run={state.run} run_link={run_link.clone()} />
@@ -430,11 +434,11 @@ fn timeline_part(
 
 /// What the clients act on, under their cards.
 #[inline(never)]
-fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64) -> Html {
+fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64, clock: Clock) -> Html {
     html! {
         <div class="stage">
             <div class={spot(look, Look::Service)}>
-                { service_line(&ServiceLineProps::from_sim(sim)) }
+                <ServiceLine {clock} ..ServiceLineProps::from_sim(sim) />
             </div>
             <Messages ..MessagesProps::from_sim(sim, frame_ms) />
             <div class={spot(look, Look::Resource)}>
@@ -446,7 +450,7 @@ fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64) -> Html {
 
 /// The lock service's and the resource's panels in full, folded.
 #[inline(never)]
-fn books_part(sim: &Sim, dispatch: &Callback<Action>) -> Html {
+fn books_part(sim: &Sim, clock: Clock, dispatch: &Callback<Action>) -> Html {
     let backend = sim.config().backend;
     html! {
         <details class="panel books">
@@ -454,7 +458,7 @@ fn books_part(sim: &Sim, dispatch: &Callback<Action>) -> Html {
                 { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
             </summary>
             <div class="books__pair">
-                { service_panel(&ServicePanelProps::from_sim(sim, dispatch.clone())) }
+                <ServicePanel {clock} ..ServicePanelProps::from_sim(sim, dispatch.clone()) />
                 <ResourcePanel ..ResourcePanelProps::from_sim(sim).with_dispatch(dispatch.clone()) />
             </div>
         </details>
@@ -519,6 +523,7 @@ fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<
             selected: state.selected == c,
             spotlit: look == Some(Look::Card(c)),
             frame_ms: state.gliding_frame_ms(),
+            clock: state.clock(),
             ..ClientCardProps::from_sim(sim, c, state.pause_s[c.index()], dispatch.clone())
         })
         .collect();
@@ -568,6 +573,35 @@ struct Full {
     /// The view on show.
     view: View,
     dispatch: Callback<Action>,
+}
+
+/// The clock as a part of the page is drawn with it: `now`, where the run
+/// stands, which the part draws; and `words`, when time's words were last
+/// drawn (`AppState::words_ms`), by which alone it compares. A frame drawn
+/// because the run recorded something leaves `words` as it was, so a part
+/// whose other props did not change is not drawn again for it: what time
+/// alone moves there (its countdown, its bars) goes on as between renders.
+/// A part that changed is drawn where the clock stands.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub now: Millis,
+    pub words: Millis,
+}
+
+impl PartialEq for Clock {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl Eq for Clock {}
+
+impl Clock {
+    /// Where the clock stands, read for both: a part drawn apart from the
+    /// page's state (tests, the frame builder).
+    pub fn at(now: Millis) -> Clock {
+        Clock { now, words: now }
+    }
 }
 
 /// A straight motion of a part's transform that the browser carries on

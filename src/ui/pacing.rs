@@ -165,4 +165,111 @@ mod tests {
         assert!(drawn > 0, "the request, its grant and renewals are drawn");
         assert_eq!(state.sim.borrow().now(), Millis(16 * 201));
     }
+
+    #[test]
+    fn a_frame_drawn_for_an_event_keeps_times_words_and_skips_what_it_left_alone() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::client_card::ClientCardProps;
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::{Callback, Reducible};
+
+        // The page's dispatch is one callback for its whole life.
+        let dispatch: Callback<Action> = Callback::noop();
+        let card = |state: &AppState, c: ClientId| ClientCardProps {
+            clock: state.clock(),
+            ..ClientCardProps::from_sim(&state.sim.borrow(), c, 8, dispatch.clone())
+        };
+        let a = ClientId::ALL[0];
+        let d = ClientId::ALL[3];
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(a, Command::Acquire))
+            .reduce(Action::Start);
+        let words = state.words_ms;
+        let idle = card(&state, d);
+        let mut events = 0;
+        for _ in 0..100 {
+            let next = state.clone().reduce(Action::TickUndrawn);
+            if !Rc::ptr_eq(&next, &state) {
+                events += 1;
+                assert_eq!(next.words_ms, words, "an event frame keeps time's words");
+                assert!(next.sim.borrow().now() > words);
+                assert_eq!(
+                    card(&next, d),
+                    idle,
+                    "D's card, left alone, is not drawn again"
+                );
+            }
+            state = next;
+        }
+        assert!(events > 0, "A's request and grant are drawn");
+        let drawn = state.reduce(Action::Tick);
+        assert_eq!(
+            drawn.words_ms,
+            drawn.sim.borrow().now(),
+            "a Tick draws time's words"
+        );
+        assert_ne!(card(&drawn, d), idle, "and with them every card");
+    }
+    #[test]
+    fn the_strip_and_the_books_skip_an_event_that_left_them_alone() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::service_panel::ServicePanelProps;
+        use crate::ui::state::AppState;
+        use crate::ui::status::StatusProps;
+        use std::rc::Rc;
+        use yew::{Callback, Reducible};
+
+        let dispatch: Callback<Action> = Callback::noop();
+        let strip = |state: &AppState| StatusProps {
+            clock: state.clock(),
+            ..StatusProps::from_sim(&state.sim.borrow(), state.running)
+        };
+        let books = |state: &AppState| ServicePanelProps {
+            clock: state.clock(),
+            ..ServicePanelProps::from_sim(&state.sim.borrow(), dispatch.clone())
+        };
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(ClientId::ALL[0], Command::Acquire))
+            .reduce(Action::Client(ClientId::ALL[1], Command::Acquire))
+            .reduce(Action::Start);
+        let (mut events, mut strip_kept, mut books_kept) = (0, 0, 0);
+        for _ in 0..400 {
+            let next = state.clone().reduce(Action::TickUndrawn);
+            if !Rc::ptr_eq(&next, &state) {
+                events += 1;
+                strip_kept += usize::from(strip(&next) == strip(&state));
+                books_kept += usize::from(books(&next) == books(&state));
+                if next.sim.borrow().service_detail() != state.sim.borrow().service_detail() {
+                    assert_ne!(books(&next), books(&state), "changed books are drawn");
+                }
+            }
+            state = next;
+        }
+        assert!(events > 4, "{events}");
+        assert!(
+            strip_kept > 0,
+            "a message on its way leaves the strip alone"
+        );
+        assert!(books_kept > 0, "and the service's books");
+    }
+
+    #[test]
+    fn a_frame_that_stops_the_clock_draws_times_words_where_it_stopped() {
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::Reducible;
+
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::SetUpFirstScenario)
+            .reduce(Action::TourNext);
+        assert!(state.running, "the tour plays to its next key moment");
+        let mut frames = 0;
+        while state.running && frames < 10_000 {
+            state = state.reduce(Action::TickUndrawn);
+            frames += 1;
+        }
+        assert!(!state.running, "the tour stops at its key moment");
+        assert_eq!(state.words_ms, state.sim.borrow().now());
+    }
 }

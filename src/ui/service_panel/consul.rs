@@ -48,7 +48,7 @@ pub(super) fn controls(props: &ServicePanelProps, detail: &ConsulDetail) -> Html
 }
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
-    let now = props.now;
+    let now = props.clock.now;
     html! {
         <>
             <p class="service__counter">

@@ -11,6 +11,7 @@ mod redlock;
 mod zookeeper;
 
 use super::state::Action;
+use super::Clock;
 use crate::sim::{
     Backend, ClientId, ClientView, Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail,
     RedisNodeView, RedlockDetail, ServiceDetail, Sim,
@@ -120,9 +121,12 @@ pub struct NodeChecks {
     pub failover: Option<String>,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ServicePanelProps {
-    pub now: Millis,
+    /// Where the clock stands; compared by when time's words were drawn
+    /// (`super::Clock`), so a frame in which the service's books did not
+    /// change skips them.
+    pub clock: Clock,
     pub detail: ServiceDetail,
     pub holder: Option<HolderView>,
     /// The run's settings, each system's own options among them.
@@ -161,7 +165,7 @@ impl ServicePanelProps {
             })
             .collect();
         ServicePanelProps {
-            now: sim.now(),
+            clock: Clock::at(sim.now()),
             detail,
             holder: sim.holder(),
             config: sim.config().clone(),
@@ -171,10 +175,12 @@ impl ServicePanelProps {
     }
 }
 
-/// The panel, drawn by the page's own render: while the clock runs its
-/// timers change every frame, so a component of its own would skip little,
-/// and each component costs the page about a kilobyte.
-pub fn service_panel(props: &ServicePanelProps) -> Html {
+/// The panel as a component of its own: a frame drawn because the run
+/// recorded something that left the service's books as they were (a
+/// message on its way, a write to the resource) skips it; its timers'
+/// words follow the clock with time's other words (`super::Clock`).
+#[component]
+pub fn ServicePanel(props: &ServicePanelProps) -> Html {
     let body = books_of(props);
     // The controls first: the books under them gain rows as clients come
     // and go, and push nothing the visitor may be about to press.
@@ -219,7 +225,7 @@ fn holder_line(props: &ServicePanelProps) -> Html {
         Some(h) => {
             let token = crate::words::token(h.token);
             let until = h.until.map_or(String::new(), |u| {
-                format!(", {} left", seconds_1(props.now.until(u)))
+                format!(", {} left", seconds_1(props.clock.now.until(u)))
             });
             format!(
                 "The service says {} holds the lock ({token}{until}).",

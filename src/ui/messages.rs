@@ -275,10 +275,16 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     <g>
                         { for tracks }
                     </g>
-                    if props.flights.is_empty() {
-                        <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
-                            text-anchor="middle">{ "Nothing on the wire." }</text>
-                    }
+                    // In a group of its own too: the strip keeps three
+                    // children whether or not the wire is empty. Yew lines
+                    // up children from the end, so a fourth that came and
+                    // went made it draw the columns and the tracks again.
+                    <g>
+                        if props.flights.is_empty() {
+                            <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
+                                text-anchor="middle">{ "Nothing on the wire." }</text>
+                        }
+                    </g>
                 </svg>
                 { for movers_drawn }
             </div>

@@ -271,6 +271,9 @@ pub fn App(props: &AppProps) -> Html {
     let dispatch = state.dispatcher().to_callback();
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
+    // Whether the folded books are open, and what they last drew.
+    let books_open = use_state(|| false);
+    let books_kept = use_mut_ref(|| None);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_focus_keeper();
@@ -365,7 +368,8 @@ pub fn App(props: &AppProps) -> Html {
             stage_part(&sim, look, state.gliding_frame_ms(), state.clock())
         }),
         books: below(below_drawn >= Below::Detail, || {
-            books_part(&sim, state.clock(), &dispatch)
+            let kept = (&*books_kept, state.words_drawn);
+            books_part(&sim, state.clock(), &books_open, kept, &dispatch)
         }),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
@@ -450,15 +454,44 @@ fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64, clock: Clock) -> Htm
 
 /// The lock service's and the resource's panels in full, folded.
 #[inline(never)]
-fn books_part(sim: &Sim, clock: Clock, dispatch: &Callback<Action>) -> Html {
+fn books_part(
+    sim: &Sim,
+    clock: Clock,
+    open: &UseStateHandle<bool>,
+    (kept, words_drawn): (&RefCell<Option<(u64, ServicePanelProps)>>, u64),
+    dispatch: &Callback<Action>,
+) -> Html {
     let backend = sim.config().backend;
+    // Folded, the service's books are drawn again only with time's words
+    // (a few times a second while the clock runs, and at every change that
+    // is not a frame of the running clock): in a frame drawn for an event
+    // they keep what they drew, so their rows are not written into the
+    // page unseen at every message. Open, they follow every event.
+    let service = {
+        let mut kept = kept.borrow_mut();
+        match kept.as_ref() {
+            Some((at, drawn)) if !**open && *at == words_drawn => drawn.clone(),
+            _ => {
+                let drawn = ServicePanelProps {
+                    clock,
+                    ..ServicePanelProps::from_sim(sim, dispatch.clone())
+                };
+                *kept = Some((words_drawn, drawn.clone()));
+                drawn
+            }
+        }
+    };
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| open.set(browser::opened_of(&e)))
+    };
     html! {
-        <details class="panel books">
+        <details class="panel books" ontoggle={on_toggle}>
             <summary class="books__summary">
                 { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
             </summary>
             <div class="books__pair">
-                <ServicePanel {clock} ..ServicePanelProps::from_sim(sim, dispatch.clone()) />
+                <ServicePanel ..service />
                 <ResourcePanel ..ResourcePanelProps::from_sim(sim).with_dispatch(dispatch.clone()) />
             </div>
         </details>

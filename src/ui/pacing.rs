@@ -255,6 +255,32 @@ mod tests {
     }
 
     #[test]
+    fn every_change_but_a_running_clocks_event_frame_draws_times_words_again() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::Reducible;
+
+        let a = ClientId::ALL[0];
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(a, Command::Acquire))
+            .reduce(Action::Start);
+        let drawn = state.words_drawn;
+        for _ in 0..100 {
+            state = state.reduce(Action::TickUndrawn);
+        }
+        assert_eq!(state.words_drawn, drawn, "event frames draw no words");
+        let paused = state.reduce(Action::Pause);
+        let now = paused.sim.borrow().now();
+        assert_eq!(paused.words_drawn, drawn + 1);
+        // A command at the same moment: the same words, drawn again.
+        let cut = paused.reduce(Action::Client(a, Command::PowerOff));
+        assert_eq!(cut.sim.borrow().now(), now);
+        assert_eq!(cut.words_ms, now);
+        assert_eq!(cut.words_drawn, drawn + 2);
+    }
+
+    #[test]
     fn a_frame_that_stops_the_clock_draws_times_words_where_it_stopped() {
         use crate::ui::state::AppState;
         use std::rc::Rc;

@@ -110,6 +110,10 @@ pub struct AppState {
     /// compare by this, not by the clock: `super::Clock`); every other
     /// change of state draws time where the clock stands.
     pub words_ms: Millis,
+    /// How many states drew time's words: it changes with every change of
+    /// state except a running clock's event frames, so what is drawn only
+    /// with time's words (the folded books) is keyed by it.
+    pub words_drawn: u64,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -277,6 +281,7 @@ impl AppState {
             questions: true,
             answer: None,
             words_ms: Millis(0),
+            words_drawn: 0,
         }
         .with_words_now()
     }
@@ -583,7 +588,9 @@ impl Reducible for AppState {
         let words_kept = undrawn && next.running;
         if !words_kept && !Rc::ptr_eq(&next, &self) {
             let now = next.sim.borrow().now();
-            Rc::make_mut(&mut next).words_ms = now;
+            let drawn = Rc::make_mut(&mut next);
+            drawn.words_ms = now;
+            drawn.words_drawn += 1;
         }
         next
     }

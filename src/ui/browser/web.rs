@@ -56,6 +56,13 @@ pub fn checked_of(event: &Event) -> bool {
         .is_some_and(|input| input.checked())
 }
 
+/// Whether the `<details>` a toggle event came from is open now.
+pub fn opened_of(event: &Event) -> bool {
+    event
+        .target_dyn_into::<web_sys::Element>()
+        .is_some_and(|details| details.has_attribute("open"))
+}
+
 /// Brings the top of the page into view, as after opening a run from a
 /// tool's view: the simulator that plays it starts there.
 pub fn show_simulation() {

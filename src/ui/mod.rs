@@ -44,7 +44,7 @@ use messages::{Messages, MessagesProps};
 use narrator::{use_narration, NarrationControls};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
-use service_panel::{ServicePanel, ServicePanelProps};
+use service_panel::{ServiceBooks, ServicePanelProps};
 use share::Share;
 use stage::{ServiceLine, ServiceLineProps};
 use state::{Action, AppState, StartSim};
@@ -57,6 +57,7 @@ use work_section::{Kind, WorkSection};
 use crate::lesson::tour::Look;
 use crate::sim::{Backend, ClientId, Millis, Sim};
 use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Default, Properties)]
@@ -369,7 +370,7 @@ pub fn App(props: &AppProps) -> Html {
         }),
         books: below(below_drawn >= Below::Detail, || {
             let kept = (&*books_kept, state.words_drawn);
-            books_part(&sim, state.clock(), &books_open, kept, &dispatch)
+            books_part(&sim, &books_open, kept, &dispatch)
         }),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
@@ -452,13 +453,16 @@ fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64, clock: Clock) -> Htm
     }
 }
 
+/// The service's books last drawn, with the `AppState::words_drawn` they
+/// were drawn at.
+type KeptBooks = Option<(u64, Rc<ServicePanelProps>)>;
+
 /// The lock service's and the resource's panels in full, folded.
 #[inline(never)]
 fn books_part(
     sim: &Sim,
-    clock: Clock,
     open: &UseStateHandle<bool>,
-    (kept, words_drawn): (&RefCell<Option<(u64, ServicePanelProps)>>, u64),
+    (kept, words_drawn): (&RefCell<KeptBooks>, u64),
     dispatch: &Callback<Action>,
 ) -> Html {
     let backend = sim.config().backend;
@@ -472,10 +476,7 @@ fn books_part(
         match kept.as_ref() {
             Some((at, drawn)) if !**open && *at == words_drawn => drawn.clone(),
             _ => {
-                let drawn = ServicePanelProps {
-                    clock,
-                    ..ServicePanelProps::from_sim(sim, dispatch.clone())
-                };
+                let drawn = Rc::new(ServicePanelProps::from_sim(sim, dispatch.clone()));
                 *kept = Some((words_drawn, drawn.clone()));
                 drawn
             }
@@ -491,7 +492,7 @@ fn books_part(
                 { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
             </summary>
             <div class="books__pair">
-                <ServicePanel ..service />
+                <ServiceBooks {service} drawn={words_drawn} open={**open} />
                 <ResourcePanel ..ResourcePanelProps::from_sim(sim).with_dispatch(dispatch.clone()) />
             </div>
         </details>

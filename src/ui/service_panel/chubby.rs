@@ -61,9 +61,9 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
                 { "lock generation number " }<strong>{ detail.generation }</strong>
                 { " (rises each time the lock goes from free to held; kept in the replicated database)" }
             </p>
-            { master_line(props.clock.now, detail) }
+            { master_line(props.now, detail) }
             <h3 class="panel__subtitle">{ "Chubby's sequencer and lock-delay" }</h3>
-            { lock_line(props.clock.now, detail) }
+            { lock_line(props.now, detail) }
             if !detail.blocked.is_empty() {
                 <p class="service__blocked">
                     { format!("Acquire blocked at the master: {}",
@@ -71,7 +71,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ChubbyDetail) -> Html {
                 </p>
             }
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
-            { session_table(props.clock.now, &detail.sessions) }
+            { session_table(props.now, &detail.sessions) }
             <p class="panel__note">
                 { format!(
                     "Times keep Chubby's ratios to its 12 s lease: the lease is the TTL setting, the client's grace period {} (45 s in Chubby), a one-minute lock-delay {}.",

@@ -48,7 +48,7 @@ pub(super) fn controls(props: &ServicePanelProps, detail: &ConsulDetail) -> Html
 }
 
 pub(super) fn panel(props: &ServicePanelProps, detail: &ConsulDetail) -> Html {
-    let now = props.clock.now;
+    let now = props.now;
     html! {
         <>
             <p class="service__counter">

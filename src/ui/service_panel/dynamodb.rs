@@ -36,14 +36,14 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &DynamoDetail) -> Html {
                 ) }
             </p>
             <h3 class="panel__subtitle">{ "Table lockTable, item key = \"shared-counter\"" }</h3>
-            { item_table(props.clock.now, detail.item.as_ref()) }
+            { item_table(props.now, detail.item.as_ref()) }
             <p class="panel__note">
                 { "The item stores no expiry time. A waiter may replace it only after seeing the same RVN for a whole lease by its own clock; every heartbeat writes a new random RVN (a UUID): unique, not ordered, so no resource can compare two of them." }
             </p>
             <h3 class="panel__subtitle">{ "Waiters' watches (no queue: each polls the item)" }</h3>
             { watches(&detail.watches) }
             <h3 class="panel__subtitle">{ "Holders' own clocks (isExpired)" }</h3>
-            { holders(props.clock.now, &detail.holders) }
+            { holders(props.now, &detail.holders) }
             <p class="panel__note">
                 { "Simplified on purpose: the table is one always-available service (no regions, no throttling, no failover a client could see); each client runs one lock and its own heartbeat thread; a call that gets no answer fails after the SDK's read timeout (a lease and a half), without the SDK's retries; release deletes the item (deleteLockOnRelease); holdLockOnServiceUnavailable stays off. Fencing on is a DynamoDB transaction whose ConditionCheck requires the lock item to name the writer: the library writes no counter a resource could order." }
             </p>

@@ -51,7 +51,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &EtcdDetail) -> Html {
                     }).collect()) }
             }
             <h3 class="panel__subtitle">{ "Leases" }</h3>
-            { lease_table(props.clock.now, leases) }
+            { lease_table(props.now, leases) }
             <p class="panel__note">
                 { "Simplified on purpose: the cluster is one service; a leader failover is instant, keeps every key and revision, and renews every lease to its full TTL, as etcd's new leader does. Every acquisition opens its own lease. The client sends its first keepalive at once and, until that reply tells it the TTL, gives its session 5 s (firstKeepAliveTimeout); after that, each reply's TTL. Its deadline loop looks once a second, the server for expired leases every 500 ms. The token is the lock key's create_revision." }
             </p>

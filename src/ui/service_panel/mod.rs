@@ -11,7 +11,6 @@ mod redlock;
 mod zookeeper;
 
 use super::state::Action;
-use super::Clock;
 use crate::sim::{
     Backend, ClientId, ClientView, Config, HolderView, Millis, NodeCommand, NodeId, RedisDetail,
     RedisNodeView, RedlockDetail, ServiceDetail, Sim,
@@ -121,12 +120,9 @@ pub struct NodeChecks {
     pub failover: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Properties)]
+#[derive(Debug, Clone)]
 pub struct ServicePanelProps {
-    /// Where the clock stands; compared by when time's words were drawn
-    /// (`super::Clock`), so a frame in which the service's books did not
-    /// change skips them.
-    pub clock: Clock,
+    pub now: Millis,
     pub detail: ServiceDetail,
     pub holder: Option<HolderView>,
     /// The run's settings, each system's own options among them.
@@ -165,7 +161,7 @@ impl ServicePanelProps {
             })
             .collect();
         ServicePanelProps {
-            clock: Clock::at(sim.now()),
+            now: sim.now(),
             detail,
             holder: sim.holder(),
             config: sim.config().clone(),
@@ -175,12 +171,30 @@ impl ServicePanelProps {
     }
 }
 
-/// The panel as a component of its own: a frame drawn because the run
-/// recorded something that left the service's books as they were (a
-/// message on its way, a write to the resource) skips it; its timers'
-/// words follow the clock with time's other words (`super::Clock`).
+/// The panel in the folded books, as a component drawn again only when
+/// time's words are (`drawn`, `AppState::words_drawn`) while the books are
+/// folded, and at every render while they are open. Compared by those
+/// alone: comparing the books themselves cost the page about 4 KB of code.
+#[derive(Debug, Clone, Properties)]
+pub struct ServiceBooksProps {
+    pub service: Rc<ServicePanelProps>,
+    pub drawn: u64,
+    pub open: bool,
+}
+
+impl PartialEq for ServiceBooksProps {
+    fn eq(&self, other: &Self) -> bool {
+        !self.open && !other.open && self.drawn == other.drawn
+    }
+}
+
 #[component]
-pub fn ServicePanel(props: &ServicePanelProps) -> Html {
+pub fn ServiceBooks(props: &ServiceBooksProps) -> Html {
+    service_panel(&props.service)
+}
+
+/// The panel's markup.
+pub fn service_panel(props: &ServicePanelProps) -> Html {
     let body = books_of(props);
     // The controls first: the books under them gain rows as clients come
     // and go, and push nothing the visitor may be about to press.
@@ -225,7 +239,7 @@ fn holder_line(props: &ServicePanelProps) -> Html {
         Some(h) => {
             let token = crate::words::token(h.token);
             let until = h.until.map_or(String::new(), |u| {
-                format!(", {} left", seconds_1(props.clock.now.until(u)))
+                format!(", {} left", seconds_1(props.now.until(u)))
             });
             format!(
                 "The service says {} holds the lock ({token}{until}).",

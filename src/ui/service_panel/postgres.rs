@@ -48,9 +48,9 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &PgDetail) -> Html {
             <h3 class="panel__subtitle">
                 { format!("pg_locks: locktype advisory, objid {PG_LOCK_KEY}, mode ExclusiveLock") }
             </h3>
-            { lock_table(props.clock.now, &detail.locks) }
+            { lock_table(props.now, &detail.locks) }
             <h3 class="panel__subtitle">{ "Connections: each client's backend and its TCP keepalive" }</h3>
-            { backend_table(props.clock.now, &detail.backends, detail.options) }
+            { backend_table(props.now, &detail.backends, detail.options) }
             <p class="panel__note">
                 { "Simplified on purpose: one primary with one asynchronous standby; each client keeps one connection for the lock and writes through another (a pool), so writing never tells it that its lock connection is gone; a keepalive probe is answered or not at the moment it is sent, and data left unacknowledged is not timed separately (no tcp_user_timeout); lock_timeout is 0, so a waiter waits for ever; a failover drops every session and advisory lock, but the counter keeps its last commits (a real asynchronous standby can lose them and hand out a version number again). The TTL setting plays no part: there is no lease." }
             </p>

@@ -28,7 +28,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &RedisDetail) -> Html {
     let sentinel = match detail.promotion_at {
         Some(at) => format!(
             "The master is down: Sentinel promotes the replica in {} (down-after-milliseconds, then an election).",
-            seconds_1(props.clock.now.until(at))
+            seconds_1(props.now.until(at))
         ),
         None if detail.replica_behind > 0 => format!(
             "The replica is {} write{} behind: asynchronous replication.",

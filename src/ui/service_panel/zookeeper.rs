@@ -68,7 +68,7 @@ pub(super) fn panel(props: &ServicePanelProps, detail: &ZkDetail) -> Html {
                 </ol>
             }
             <h3 class="panel__subtitle">{ "Sessions" }</h3>
-            { session_table(props.clock.now, sessions) }
+            { session_table(props.now, sessions) }
             <p class="panel__note">
                 { "Simplified on purpose: the ensemble is one server; a leader failover is instant, keeps every znode, and gives every session a fresh timeout, as ZooKeeper's new leader does. Each client keeps one session. Sessions expire in tick-sized buckets; the token is the znode's sequence number, which only creations advance." }
             </p>

@@ -5,7 +5,9 @@ use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
 use super::{use_glide, Motion};
+use std::rc::Rc;
 use yew::prelude::*;
+use yew::virtual_dom::VList;
 
 /// Messages drawn at most; the rest are counted. The strip stands on the
 /// stage under the cards, in the lesson's first screen: a few rows, the
@@ -275,18 +277,16 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     <g>
                         { for tracks }
                     </g>
-                    // In a group of its own too: the strip keeps three
-                    // children whether or not the wire is empty. Yew lines
-                    // up children from the end, so a fourth that came and
-                    // went made it draw the columns and the tracks again.
-                    <g>
-                        if props.flights.is_empty() {
-                            <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
-                                text-anchor="middle">{ "Nothing on the wire." }</text>
-                        }
-                    </g>
+                    if props.flights.is_empty() {
+                        <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
+                            text-anchor="middle">{ "Nothing on the wire." }</text>
+                    }
                 </svg>
-                { for movers_drawn }
+                // The movers as one child of the picture, however many: a
+                // list of keyed movers beside the unkeyed strip is lined up
+                // from the end, so a mover more or less made Yew draw the
+                // strip again (columns, tracks and all) at most renders.
+                { Html::VList(Rc::new(VList::with_children(movers_drawn, None))) }
             </div>
             if props.flights.is_empty() {
                 <p class="visually-hidden">{ "Nothing on the wire." }</p>

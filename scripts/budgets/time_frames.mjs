@@ -1,7 +1,7 @@
 // Frames in which only time moved (issue 52): budget 3's page (four
 // clients asking for the lock, the clock at 8x) in headless Chromium,
 // builds compared in interleaved runs, each in a fresh browser context.
-// Three figures per build and run:
+// Four figures per build and run:
 //
 //   - which frames ran the page's render or wrote the page's markup, over
 //     FRAMES_WINDOW_MS at full speed, from one trace: frames are the
@@ -18,6 +18,10 @@
 //   - at 4x CPU throttling, the share of animation frames dropped
 //     (intervals over 25 ms) and main-thread CPU per frame, as budget 3c
 //     (throttled.mjs);
+//   - at 4x CPU throttling, from a second trace of the same page, the
+//     main thread's CPU in the frames that rendered (something happened,
+//     or time's words were drawn) and in those that neither rendered nor
+//     wrote;
 //   - the same page's still copy with its moving parts moved ten times a
 //     second, at 4x (still.mjs): the floor the dropped frames are read
 //     against.
@@ -93,7 +97,7 @@ export function stampedFrames(events) {
 }
 
 /** Budget 3's page from `dist`: which of its frames rendered or wrote. */
-async function countFrames(browser, dist, keepStill) {
+async function countFrames(browser, dist, keepStill, rate) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
@@ -109,13 +113,27 @@ async function countFrames(browser, dist, keepStill) {
     const trace = JSON.parse((await browser.stopTracing()).toString());
     const { frames, seconds } = stampedFrames(trace.traceEvents ?? trace);
     const count = (pick) => frames.filter(pick).length;
-    // The still copy as budget 3 draws it, the messages not in the log.
+    // Budget 3's page as it is, the messages not in the log, at `rate`
+    // times slower CPU: the main thread's CPU in the frames that rendered
+    // (something happened, or time's words were drawn) and in those that
+    // did not.
+    await page.getByLabel("Show network messages").uncheck();
+    await page.waitForTimeout(300);
+    const cdp = await context.newCDPSession(page);
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate });
+    await page.waitForTimeout(1_000);
+    await browser.startTracing(page, { categories: FRAME_CATEGORIES });
+    await page.waitForTimeout(FRAMES_WINDOW_MS);
+    const slowTrace = JSON.parse((await browser.stopTracing()).toString());
+    await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
+    const slowEvents = slowTrace.traceEvents ?? slowTrace;
+    const slowFrames = stampedFrames(slowEvents).frames;
+    const slowCpu = mainThreadPerFrame(slowEvents, { cpu: true });
+    const sortedCpu = (pick) =>
+      slowCpu.filter((_, i) => slowFrames[i] && pick(slowFrames[i])).sort((a, b) => a - b);
+    // The still copy as budget 3 draws it.
     let still;
-    if (keepStill) {
-      await page.getByLabel("Show network messages").uncheck();
-      await page.waitForTimeout(300);
-      still = await stillOf(page);
-    }
+    if (keepStill) still = await stillOf(page);
     return {
       frames: frames.length,
       seconds,
@@ -124,6 +142,8 @@ async function countFrames(browser, dist, keepStill) {
       events: count((f) => f.event),
       timeAlone: count((f) => (f.render || f.wrote) && !f.event),
       marks: frames.some((f) => f.render),
+      renderedCpu: sortedCpu((f) => f.render),
+      quietCpu: sortedCpu((f) => !f.render && !f.wrote),
       still,
     };
   } finally {
@@ -140,7 +160,9 @@ function describe(c, t) {
   return (
     `${c.frames} frames in ${c.seconds.toFixed(1)} s: ${c.marks ? `${c.rendered} rendered` : "no render marks"}, ` +
     `${c.wrote} wrote, ${c.events} logged an event; time alone and drawn: ${c.timeAlone} (${perS(c.timeAlone, c.seconds)} a second) | ` +
-    `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}`
+    `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}; ` +
+    `frames that rendered (${c.renderedCpu.length}) median ${ms(median(c.renderedCpu))}, p95 ${ms(quantile(c.renderedCpu, 0.95))}, ` +
+    `frames that did not (${c.quietCpu.length}) median ${ms(median(c.quietCpu))}`
   );
 }
 
@@ -152,7 +174,7 @@ async function compare({ dists, rate, runs }) {
   try {
     for (let run = 0; run < runs; run += 1) {
       for (const [i, dist] of dists.entries()) {
-        const counted = await countFrames(browser, dist, !still);
+        const counted = await countFrames(browser, dist, !still, rate);
         still ??= counted.still;
         const throttled = { rate, ...(await throttledFrames(browser, dist, rate)) };
         results[i].push({ counted, throttled });
@@ -175,10 +197,13 @@ async function compare({ dists, rate, runs }) {
       timeAloneShare: of((r) => r.counted.timeAlone / Math.max(1, r.counted.frames - r.counted.events)),
       dropped: of((r) => r.throttled.dropped),
       cpu: of((r) => median(r.throttled.cpu)),
+      renderedCpu: of((r) => median(r.counted.renderedCpu)),
+      renderedP95: of((r) => quantile(r.counted.renderedCpu, 0.95)),
     };
     console.log(
       `${dist.padEnd(20)} frames where only time moved, drawn: ${row.timeAlonePerS.toFixed(1)} a second (${pct(row.timeAloneShare)} of them); ` +
-        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}`,
+        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}; ` +
+        `a frame that rendered median ${ms(row.renderedCpu)}, p95 ${ms(row.renderedP95)}`,
     );
     return row;
   });

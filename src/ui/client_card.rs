@@ -11,7 +11,7 @@ use crate::sim::{
 };
 use crate::words::{clock_offset, seconds_1, signed_seconds_1};
 
-use super::{use_glide, Motion};
+use super::{use_glide, Clock, Motion};
 use yew::prelude::*;
 
 /// The extra network time of a "Delayed send": longer than a default TTL,
@@ -83,7 +83,8 @@ impl CardChecks {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct ClientCardProps {
     pub view: ClientView,
-    pub now: Millis,
+    /// Where the clock stands; compared by when time's words were drawn.
+    pub clock: Clock,
     pub ttl_ms: u64,
     pub backend: Backend,
     /// Redlock's budget (TTL - elapsed - drift) while acquiring or holding.
@@ -135,7 +136,7 @@ impl ClientCardProps {
             .and_then(|note| note(config, &view, sim.now()));
         ClientCardProps {
             view,
-            now: sim.now(),
+            clock: Clock::at(sim.now()),
             ttl_ms: config.ttl_ms,
             backend: config.backend,
             validity: sim.validity(c),
@@ -308,7 +309,7 @@ fn notes(props: &ClientCardProps) -> Vec<String> {
         && props.checks.write.is_none()
         && !view.queued.contains(&Command::Write);
     if !says_pause {
-        held_back_notes(&props.view, props.now, &mut notes);
+        held_back_notes(&props.view, props.clock.now, &mut notes);
     } else {
         partition_notes(&props.view, &mut notes);
     }
@@ -516,7 +517,7 @@ impl Bar {
             .left
             .filter(|&left| self.runs_down && left <= props.ttl_ms)?;
         Motion::over(
-            props.now.ms(),
+            props.clock.now.ms(),
             props.frame_ms,
             left,
             "scaleX(1)".into(),
@@ -536,7 +537,7 @@ struct Leases {
 /// The card's leases, or why it shows none (`no_lease_words`).
 fn leases(props: &ClientCardProps) -> Result<Leases, &'static str> {
     let view = &props.view;
-    let now = props.now;
+    let now = props.clock.now;
     // A bar is drawn for a lease someone holds; a waiter's lease (etcd keeps
     // one for its queued key) is not the lock's.
     if let Some(words) = no_lease_words(props) {

@@ -5,7 +5,9 @@ use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
 use super::{use_glide, Motion};
+use std::rc::Rc;
 use yew::prelude::*;
+use yew::virtual_dom::VList;
 
 /// Messages drawn at most; the rest are counted. The strip stands on the
 /// stage under the cards, in the lesson's first screen: a few rows, the
@@ -280,7 +282,11 @@ pub fn Messages(props: &MessagesProps) -> Html {
                             text-anchor="middle">{ "Nothing on the wire." }</text>
                     }
                 </svg>
-                { for movers_drawn }
+                // The movers as one child of the picture, however many: a
+                // list of keyed movers beside the unkeyed strip is lined up
+                // from the end, so a mover more or less made Yew draw the
+                // strip again (columns, tracks and all) at most renders.
+                { Html::VList(Rc::new(VList::with_children(movers_drawn, None))) }
             </div>
             if props.flights.is_empty() {
                 <p class="visually-hidden">{ "Nothing on the wire." }</p>

@@ -44,19 +44,20 @@ use messages::{Messages, MessagesProps};
 use narrator::{use_narration, NarrationControls};
 use properties::{use_properties, PropertiesPanel};
 use resource_panel::{resource_line, ResourceLineProps, ResourcePanel, ResourcePanelProps};
-use service_panel::{service_panel, ServicePanelProps};
+use service_panel::{ServiceBooks, ServicePanelProps};
 use share::Share;
-use stage::{service_line, ServiceLineProps};
+use stage::{ServiceLine, ServiceLineProps};
 use state::{Action, AppState, StartSim};
-use status::{status, StatusProps};
+use status::{Status, StatusProps};
 use stories::{Stories, StoriesProps};
 use timeline::{PictureCache, Timeline};
 use views::{View, ViewTabs};
 use work_section::{Kind, WorkSection};
 
 use crate::lesson::tour::Look;
-use crate::sim::{Backend, ClientId, Sim};
+use crate::sim::{Backend, ClientId, Millis, Sim};
 use std::cell::RefCell;
+use std::rc::Rc;
 use yew::prelude::*;
 
 #[derive(Debug, Clone, PartialEq, Default, Properties)]
@@ -259,7 +260,7 @@ pub fn App(props: &AppProps) -> Html {
     let start = props.start.clone();
     let state = use_reducer({
         let request = request.clone();
-        move || AppState::opened(start, &request)
+        move || AppState::opened(start, &request).with_words_now()
     });
     let embed = request.embed;
     // The frame's name in its messages to the host page.
@@ -271,6 +272,9 @@ pub fn App(props: &AppProps) -> Html {
     let dispatch = state.dispatcher().to_callback();
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
+    // Whether the folded books are open, and what they last drew.
+    let books_open = use_state(|| false);
+    let books_kept = use_mut_ref(|| None);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_focus_keeper();
@@ -320,7 +324,9 @@ pub fn App(props: &AppProps) -> Html {
         controls: below(parts >= FirstScreen::SetUp, || {
             controls_part(&sim, &state, embed, &dispatch)
         }),
-        status: status(&StatusProps::from_sim(&sim, state.running)),
+        status: html! {
+            <Status clock={state.clock()} ..StatusProps::from_sim(&sim, state.running) />
+        },
         cards: below(parts >= FirstScreen::Cards, || {
             clients(&sim, &state, look, &dispatch)
         }),
@@ -360,9 +366,12 @@ pub fn App(props: &AppProps) -> Html {
             }
         }),
         stage: below(first_screen, || {
-            stage_part(&sim, look, state.gliding_frame_ms())
+            stage_part(&sim, look, state.gliding_frame_ms(), state.clock())
         }),
-        books: below(below_drawn >= Below::Detail, || books_part(&sim, &dispatch)),
+        books: below(below_drawn >= Below::Detail, || {
+            let kept = (&*books_kept, state.words_drawn);
+            books_part(&sim, &books_open, kept, &dispatch)
+        }),
         code: code_view(&sim, &code_work, *code_open, &toggle_code, &dispatch),
         code_toggle: toggle_button(*code_open, &toggle_code, "code__toggle--bar"),
         run_link,
@@ -421,7 +430,7 @@ fn timeline_part(
     });
     let run_file = made_by(state, AppState::run_file);
     html! {
-        <Timeline {picture} now_ms={sim.now().ms()} end_ms={state.end().ms()} running={state.running}
+        <Timeline {picture} now_ms={sim.now().ms()} words_ms={state.words_ms.ms()} end_ms={state.end().ms()} running={state.running}
             frame_ms={state.gliding_frame_ms()}
             {backend} dispatch={dispatch.clone()} {run_file} key_moment={key_moment(state, sim)}
             run={state.run} run_link={run_link.clone()} />
@@ -430,11 +439,11 @@ fn timeline_part(
 
 /// What the clients act on, under their cards.
 #[inline(never)]
-fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64) -> Html {
+fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64, clock: Clock) -> Html {
     html! {
         <div class="stage">
             <div class={spot(look, Look::Service)}>
-                { service_line(&ServiceLineProps::from_sim(sim)) }
+                <ServiceLine {clock} ..ServiceLineProps::from_sim(sim) />
             </div>
             <Messages ..MessagesProps::from_sim(sim, frame_ms) />
             <div class={spot(look, Look::Resource)}>
@@ -444,17 +453,46 @@ fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64) -> Html {
     }
 }
 
+/// The service's books last drawn, with the `AppState::words_drawn` they
+/// were drawn at.
+type KeptBooks = Option<(u64, Rc<ServicePanelProps>)>;
+
 /// The lock service's and the resource's panels in full, folded.
 #[inline(never)]
-fn books_part(sim: &Sim, dispatch: &Callback<Action>) -> Html {
+fn books_part(
+    sim: &Sim,
+    open: &UseStateHandle<bool>,
+    (kept, words_drawn): (&RefCell<KeptBooks>, u64),
+    dispatch: &Callback<Action>,
+) -> Html {
     let backend = sim.config().backend;
+    // Folded, the service's books are drawn again only with time's words
+    // (a few times a second while the clock runs, and at every change that
+    // is not a frame of the running clock): in a frame drawn for an event
+    // they keep what they drew, so their rows are not written into the
+    // page unseen at every message. Open, they follow every event.
+    let service = {
+        let mut kept = kept.borrow_mut();
+        match kept.as_ref() {
+            Some((at, drawn)) if !**open && *at == words_drawn => drawn.clone(),
+            _ => {
+                let drawn = Rc::new(ServicePanelProps::from_sim(sim, dispatch.clone()));
+                *kept = Some((words_drawn, drawn.clone()));
+                drawn
+            }
+        }
+    };
+    let on_toggle = {
+        let open = open.clone();
+        Callback::from(move |e: Event| open.set(browser::opened_of(&e)))
+    };
     html! {
-        <details class="panel books">
+        <details class="panel books" ontoggle={on_toggle}>
             <summary class="books__summary">
                 { format!("In detail: {}'s own books, and everything the resource accepted and refused", backend.name()) }
             </summary>
             <div class="books__pair">
-                { service_panel(&ServicePanelProps::from_sim(sim, dispatch.clone())) }
+                <ServiceBooks {service} drawn={words_drawn} open={**open} />
                 <ResourcePanel ..ResourcePanelProps::from_sim(sim).with_dispatch(dispatch.clone()) />
             </div>
         </details>
@@ -519,6 +557,7 @@ fn clients(sim: &Sim, state: &AppState, look: Option<Look>, dispatch: &Callback<
             selected: state.selected == c,
             spotlit: look == Some(Look::Card(c)),
             frame_ms: state.gliding_frame_ms(),
+            clock: state.clock(),
             ..ClientCardProps::from_sim(sim, c, state.pause_s[c.index()], dispatch.clone())
         })
         .collect();
@@ -568,6 +607,35 @@ struct Full {
     /// The view on show.
     view: View,
     dispatch: Callback<Action>,
+}
+
+/// The clock as a part of the page is drawn with it: `now`, where the run
+/// stands, which the part draws; and `words`, when time's words were last
+/// drawn (`AppState::words_ms`), by which alone it compares. A frame drawn
+/// because the run recorded something leaves `words` as it was, so a part
+/// whose other props did not change is not drawn again for it: what time
+/// alone moves there (its countdown, its bars) goes on as between renders.
+/// A part that changed is drawn where the clock stands.
+#[derive(Debug, Clone, Copy)]
+pub struct Clock {
+    pub now: Millis,
+    pub words: Millis,
+}
+
+impl PartialEq for Clock {
+    fn eq(&self, other: &Self) -> bool {
+        self.words == other.words
+    }
+}
+
+impl Eq for Clock {}
+
+impl Clock {
+    /// Where the clock stands, read for both: a part drawn apart from the
+    /// page's state (tests, the frame builder).
+    pub fn at(now: Millis) -> Clock {
+        Clock { now, words: now }
+    }
 }
 
 /// A straight motion of a part's transform that the browser carries on

@@ -165,4 +165,130 @@ mod tests {
         assert!(drawn > 0, "the request, its grant and renewals are drawn");
         assert_eq!(state.sim.borrow().now(), Millis(16 * 201));
     }
+
+    #[test]
+    fn a_frame_drawn_for_an_event_keeps_times_words_and_skips_what_it_left_alone() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::client_card::ClientCardProps;
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::{Callback, Reducible};
+
+        // The page's dispatch is one callback for its whole life.
+        let dispatch: Callback<Action> = Callback::noop();
+        let card = |state: &AppState, c: ClientId| ClientCardProps {
+            clock: state.clock(),
+            ..ClientCardProps::from_sim(&state.sim.borrow(), c, 8, dispatch.clone())
+        };
+        let a = ClientId::ALL[0];
+        let d = ClientId::ALL[3];
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(a, Command::Acquire))
+            .reduce(Action::Start);
+        let words = state.words_ms;
+        let idle = card(&state, d);
+        let mut events = 0;
+        for _ in 0..100 {
+            let next = state.clone().reduce(Action::TickUndrawn);
+            if !Rc::ptr_eq(&next, &state) {
+                events += 1;
+                assert_eq!(next.words_ms, words, "an event frame keeps time's words");
+                assert!(next.sim.borrow().now() > words);
+                assert_eq!(
+                    card(&next, d),
+                    idle,
+                    "D's card, left alone, is not drawn again"
+                );
+            }
+            state = next;
+        }
+        assert!(events > 0, "A's request and grant are drawn");
+        let drawn = state.reduce(Action::Tick);
+        assert_eq!(
+            drawn.words_ms,
+            drawn.sim.borrow().now(),
+            "a Tick draws time's words"
+        );
+        assert_ne!(card(&drawn, d), idle, "and with them every card");
+    }
+    #[test]
+    fn the_strip_skips_an_event_that_left_it_alone() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::state::AppState;
+        use crate::ui::status::StatusProps;
+        use std::rc::Rc;
+        use yew::Reducible;
+
+        let strip = |state: &AppState| StatusProps {
+            clock: state.clock(),
+            ..StatusProps::from_sim(&state.sim.borrow(), state.running)
+        };
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(ClientId::ALL[0], Command::Acquire))
+            .reduce(Action::Client(ClientId::ALL[1], Command::Acquire))
+            .reduce(Action::Start);
+        let (mut events, mut strip_kept) = (0, 0);
+        for _ in 0..400 {
+            let next = state.clone().reduce(Action::TickUndrawn);
+            if !Rc::ptr_eq(&next, &state) {
+                events += 1;
+                strip_kept += usize::from(strip(&next) == strip(&state));
+                let holder = |s: &AppState| s.sim.borrow().holder().map(|h| h.client);
+                if holder(&next) != holder(&state) {
+                    assert_ne!(strip(&next), strip(&state), "a new holder is drawn");
+                }
+            }
+            state = next;
+        }
+        assert!(events > 4, "{events}");
+        assert!(
+            strip_kept > 0,
+            "a message on its way leaves the strip alone"
+        );
+    }
+
+    #[test]
+    fn every_change_but_a_running_clocks_event_frame_draws_times_words_again() {
+        use crate::sim::{ClientId, Command};
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::Reducible;
+
+        let a = ClientId::ALL[0];
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::Client(a, Command::Acquire))
+            .reduce(Action::Start);
+        let drawn = state.words_drawn;
+        for _ in 0..100 {
+            state = state.reduce(Action::TickUndrawn);
+        }
+        assert_eq!(state.words_drawn, drawn, "event frames draw no words");
+        let paused = state.reduce(Action::Pause);
+        let now = paused.sim.borrow().now();
+        assert_eq!(paused.words_drawn, drawn + 1);
+        // A command at the same moment: the same words, drawn again.
+        let cut = paused.reduce(Action::Client(a, Command::PowerOff));
+        assert_eq!(cut.sim.borrow().now(), now);
+        assert_eq!(cut.words_ms, now);
+        assert_eq!(cut.words_drawn, drawn + 2);
+    }
+
+    #[test]
+    fn a_frame_that_stops_the_clock_draws_times_words_where_it_stopped() {
+        use crate::ui::state::AppState;
+        use std::rc::Rc;
+        use yew::Reducible;
+
+        let mut state = Rc::new(AppState::default())
+            .reduce(Action::SetUpFirstScenario)
+            .reduce(Action::TourNext);
+        assert!(state.running, "the tour plays to its next key moment");
+        let mut frames = 0;
+        while state.running && frames < 10_000 {
+            state = state.reduce(Action::TickUndrawn);
+            frames += 1;
+        }
+        assert!(!state.running, "the tour stops at its key moment");
+        assert_eq!(state.words_ms, state.sim.borrow().now());
+    }
 }

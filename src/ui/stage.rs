@@ -3,38 +3,46 @@
 //! line, the same for all eight systems, read off what the service itself
 //! says (`Sim::holder`), not what any client believes.
 
-use crate::sim::{Backend, ClientId, Sim, Token, TokenWords};
+use super::Clock;
+use crate::sim::{Backend, ClientId, Millis, Sim, Token, TokenWords};
 use crate::words::seconds_1;
 use yew::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
 pub struct ServiceLineProps {
     pub backend: Backend,
     /// The service's holder, with its token.
     pub holder: Option<ClientId>,
     pub token: Option<Token>,
-    /// What is left of the holder's lease at the service; `None` where the
-    /// system has no lease end (PostgreSQL: held while the session lives).
-    pub left_ms: Option<u64>,
+    /// The holder's lease end at the service; `None` where the system has
+    /// no lease end (PostgreSQL: held while the session lives).
+    pub until: Option<Millis>,
+    /// Where the clock stands; compared by when time's words were drawn.
+    pub clock: Clock,
 }
 
 impl ServiceLineProps {
     pub fn from_sim(sim: &Sim) -> Self {
-        let now = sim.now();
         let holder = sim.holder();
         ServiceLineProps {
             backend: sim.config().backend,
             holder: holder.map(|h| h.client),
             token: holder.and_then(|h| h.token),
-            left_ms: holder.and_then(|h| h.until).map(|u| now.until(u)),
+            until: holder.and_then(|h| h.until),
+            clock: Clock::at(sim.now()),
         }
+    }
+
+    /// What is left of the holder's lease at the service, where it has an end.
+    pub fn left_ms(&self) -> Option<u64> {
+        self.until.map(|u| self.clock.now.until(u))
     }
 }
 
 /// The lease's part of the line: "lease 4.2 s left", or how it lasts.
 fn lease_words(props: &ServiceLineProps) -> String {
     let word = props.backend.lease_word();
-    match props.left_ms {
+    match props.left_ms() {
         Some(0) => format!("{word} over, not yet reclaimed"),
         Some(ms) => format!("{word} {} left", seconds_1(ms)),
         None => format!("held while its {word} lives"),
@@ -46,6 +54,14 @@ fn lease_words(props: &ServiceLineProps) -> String {
 /// resources check the owner or the row's version instead).
 fn token_words(props: &ServiceLineProps) -> String {
     TokenWords::of(props.backend).grant(props.token)
+}
+
+/// The line as a component of its own: a frame drawn because the run
+/// recorded something that left the holder as it was skips it
+/// (`super::Clock`).
+#[component]
+pub fn ServiceLine(props: &ServiceLineProps) -> Html {
+    service_line(props)
 }
 
 /// The lock service's line on the stage.

@@ -104,6 +104,16 @@ pub struct AppState {
     /// The page's answer to the host page's last command that needed one
     /// (`super::host`), sent once.
     pub answer: Option<super::host::HostAnswer>,
+    /// The clock when time's words (the clock, the countdowns) were last
+    /// drawn. A frame drawn because the run recorded something keeps it, so
+    /// a part that only time changes is not drawn again for it (its props
+    /// compare by this, not by the clock: `super::Clock`); every other
+    /// change of state draws time where the clock stands.
+    pub words_ms: Millis,
+    /// How many states drew time's words: it changes with every change of
+    /// state except a running clock's event frames, so what is drawn only
+    /// with time's words (the folded books) is keyed by it.
+    pub words_drawn: u64,
 }
 
 /// A preset being played: its timed commands and how far the run has got.
@@ -270,6 +280,23 @@ impl AppState {
             view: View::Simulator,
             questions: true,
             answer: None,
+            words_ms: Millis(0),
+            words_drawn: 0,
+        }
+        .with_words_now()
+    }
+
+    /// The same state with time's words drawn where the clock stands.
+    pub(crate) fn with_words_now(self) -> AppState {
+        let words_ms = self.sim.borrow().now();
+        AppState { words_ms, ..self }
+    }
+
+    /// The clock as the parts drawn from this state see it.
+    pub fn clock(&self) -> super::Clock {
+        super::Clock {
+            now: self.sim.borrow().now(),
+            words: self.words_ms,
         }
     }
 
@@ -550,7 +577,27 @@ impl AppState {
 impl Reducible for AppState {
     type Action = Action;
 
+    /// Every new state draws time's words where the clock stands, except a
+    /// frame drawn only because the run recorded something
+    /// (`Action::TickUndrawn`) with the clock still running, which keeps
+    /// the words of the frame before. A frame that stops the clock (a
+    /// tour's key moment, the end of a replayed run) shows the exact state.
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let undrawn = action == Action::TickUndrawn;
+        let mut next = self.clone().reduced(action);
+        let words_kept = undrawn && next.running;
+        if !words_kept && !Rc::ptr_eq(&next, &self) {
+            let now = next.sim.borrow().now();
+            let drawn = Rc::make_mut(&mut next);
+            drawn.words_ms = now;
+            drawn.words_drawn += 1;
+        }
+        next
+    }
+}
+
+impl AppState {
+    fn reduced(self: Rc<Self>, action: Action) -> Rc<Self> {
         let config = self.config();
         let next = match action {
             Action::Tick => return self.tick(true),

@@ -2,17 +2,18 @@
 //! how many writes the resource rejected, the virtual clock, and the
 //! verdict on the latest stale write, with its reason, where the eye is.
 
+use super::Clock;
 use crate::sim::Sim;
 use crate::sim::{
-    ClientId, FenceRule, Fencing, GrantSeen, Millis, RejectReason, StaleWrite, Standing, Token,
-    TokenWords,
+    ClientId, FenceRule, Fencing, GrantSeen, RejectReason, StaleWrite, Standing, Token, TokenWords,
 };
 use crate::words::clock_at;
 use yew::prelude::*;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Properties)]
 pub struct StatusProps {
-    pub now: Millis,
+    /// Where the clock stands; compared by when time's words were drawn.
+    pub clock: Clock,
     pub running: bool,
     /// The service's holder.
     pub holder: Option<ClientId>,
@@ -37,7 +38,7 @@ impl StatusProps {
     pub fn from_sim(sim: &Sim, running: bool) -> Self {
         let holder = sim.holder();
         StatusProps {
-            now: sim.now(),
+            clock: Clock::at(sim.now()),
             running,
             holder: holder.map(|h| h.client),
             token: holder.and_then(|h| h.token),
@@ -354,9 +355,15 @@ fn whole_words(counter: u64, increments: u64) -> String {
     }
 }
 
-/// The strip, drawn by the page's own render: it changes every frame the
-/// clock runs, so a component of its own would skip no work, and each
-/// component costs the page about a kilobyte.
+/// The strip as a component of its own: a frame drawn because the run
+/// recorded something that changed nothing here (a message sent, a write
+/// to the resource) skips it, clock and all (`super::Clock`).
+#[component]
+pub fn Status(props: &StatusProps) -> Html {
+    status(props)
+}
+
+/// The strip's markup.
 pub fn status(props: &StatusProps) -> Html {
     let holder = props.holder.map_or("nobody".to_string(), |c| c.to_string());
     // Worded as the cards, log and timeline word the same grant.
@@ -384,7 +391,7 @@ pub fn status(props: &StatusProps) -> Html {
                 <div class="status__fact status__fact--clock">
                     <dt>{ "clock" }</dt>
                     <dd class="status__value status__clock">
-                        { super::tick(clock_at(props.now.ms())) }
+                        { super::tick(clock_at(props.clock.now.ms())) }
                         <span class="status__run">{ if props.running { " running" } else { " stopped" } }</span>
                     </dd>
                 </div>

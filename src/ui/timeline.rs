@@ -10,6 +10,7 @@ use crate::words::{clock_at, seconds_1};
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use yew::prelude::*;
+use yew::virtual_dom::VList;
 
 /// Width drawn before the page has measured its panel (and when rendered
 /// without a browser).
@@ -74,6 +75,10 @@ pub struct TimelineProps {
     pub picture: PictureRef,
     /// The page's clock: where the playhead stands.
     pub now_ms: u64,
+    /// Where the clock stood when time's words were last drawn
+    /// (`AppState::words_ms`): the past-run note says it, so a frame drawn
+    /// for an event while a recorded run replays leaves the note alone.
+    pub words_ms: u64,
     /// How far the recorded run goes (beyond `now_ms` after moving back).
     pub end_ms: u64,
     pub running: bool,
@@ -313,8 +318,9 @@ pub fn Timeline(props: &TimelineProps) -> Html {
         width: WIDTH_DEFAULT,
         ..View::default()
     });
-    // The lanes' markup from the last frame: a cache, not view state.
-    let kept = use_mut_ref(KeptLanes::default);
+    // The lanes' and arrows' markup from the last frame: a cache, not view
+    // state.
+    let kept = use_mut_ref(Kept::default);
     let holder = use_node_ref();
     let svg_ref = use_node_ref();
     let (wire, ask) = super::event_log::use_wire(props.run, &props.run_link);
@@ -424,7 +430,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                 <h2 id="timeline-title" class="panel__title">{ "Timeline" }</h2>
                 { toolbar(props, &view, show_arrows, nodes_open, redlock, &svg_ref) }
             </div>
-            { past_note(now, props.end_ms) }
+            { past_note(now, props.words_ms.min(now), props.end_ms) }
             <div class="timeline__frame" ref={holder}>
                 // The picture, and over it the playhead, an `<svg>` of its
                 // own that the compositor slides while the clock runs: a
@@ -515,15 +521,16 @@ fn playhead(
     }
 }
 
-/// Said while the page shows a moment before the end of the recorded run.
-fn past_note(now: u64, end: u64) -> Html {
+/// Said while the page shows a moment before the end of the recorded run,
+/// worded at `said`, where time's words were last drawn.
+fn past_note(now: u64, said: u64, end: u64) -> Html {
     if end <= now {
         return Html::default();
     }
     html! {
         <p class="timeline__note" role="status">{ format!(
             "Looking back at {} of a run that went on to {}. Start or Step plays the recorded run again; a command given here forks it: everything after {} is dropped.",
-            clock(now), clock(end), clock(now)
+            clock(said), clock(end), clock(said)
         ) }</p>
     }
 }
@@ -561,7 +568,7 @@ fn drawn(
     rows: &[draw::Row],
     show_arrows: bool,
     nodes_open: bool,
-    kept: &mut KeptLanes,
+    kept: &mut Kept,
 ) -> Drawn {
     let (now, bottom) = (props.now_ms, draw::height(rows));
     // Open spans reach the end of the recorded run, which lies past the
@@ -600,15 +607,22 @@ fn drawn(
     let (lanes, open) = if live_run {
         // Open shapes change as the clock moves: none are kept.
         let open = lane(draw::Part::Open, &mut KeptLanes::default());
-        (lane(draw::Part::Settled, kept), open)
+        (lane(draw::Part::Settled, &mut kept.lanes), open)
     } else {
-        (lane(draw::Part::All, kept), Vec::new())
+        (lane(draw::Part::All, &mut kept.lanes), Vec::new())
     };
-    let arrows = part(&|svg| {
-        if show_arrows {
-            draw::messages(svg, &scale, rows, &picture.arrows);
-        }
-    });
+    let arrows = if show_arrows {
+        let drawing = Drawing {
+            built: props.picture.built,
+            scale,
+            detail,
+            part: draw::Part::All,
+            rows: rows.len(),
+        };
+        arrow_parts(picture, rows, drawing, &mut kept.arrows)
+    } else {
+        Html::default()
+    };
     let mut svg = draw::Svg::new(detail, draw::Part::All);
     let veil =
         draw::future_veil(&mut svg, &scale, bottom, now, props.end_ms).map(|(x0, x1, at_clock)| {
@@ -690,6 +704,106 @@ fn lane_parts(
             Html::from_html_unchecked(text)
         })
         .collect()
+}
+
+/// The messages' arrows, `ARROWS_A_PART` to a part in the order they were
+/// sent: a new message redraws the last part alone, and the browser parses
+/// and paints again only that part, not every arrow. Past
+/// `draw::ARROWS_DRAWN_MAX` in view they are one part, the lanes' traffic.
+/// One node in the picture's list, however many parts: Yew matches a list
+/// without keys from its end, so a part more would move every part before
+/// it, the lanes too, one place along, and the browser would parse them
+/// all again.
+fn arrow_parts(
+    picture: &Picture,
+    rows: &[draw::Row],
+    drawing: Drawing,
+    kept: &mut KeptArrows,
+) -> Html {
+    let scale = drawing.scale;
+    let arrows = &picture.arrows;
+    let paint = |svg: &mut draw::Svg, arrows: &[crate::sim::Arrow]| {
+        draw::messages(svg, &scale, rows, arrows);
+    };
+    let shown = arrows
+        .iter()
+        .filter(|a| scale.shows(a.sent_ms, a.arrive_ms))
+        .count();
+    if shown > draw::ARROWS_DRAWN_MAX {
+        *kept = KeptArrows::default();
+        return markup(drawing.detail, draw::Part::All, &|svg| paint(svg, arrows));
+    }
+    if kept.drawing != Some(drawing) {
+        *kept = KeptArrows {
+            drawing: Some(drawing),
+            ..KeptArrows::default()
+        };
+    }
+    kept.parts.truncate(arrows.len().div_ceil(ARROWS_A_PART));
+    let parts = arrows
+        .chunks(ARROWS_A_PART)
+        .enumerate()
+        .map(|(i, chunk)| {
+            let key: Vec<ArrowKey> = chunk.iter().map(ArrowKey::of).collect();
+            let text = match kept.parts.get(i).filter(|(k, _)| *k == key) {
+                Some((_, text)) => text.clone(),
+                None => {
+                    let mut svg = draw::Svg::new(drawing.detail, draw::Part::All);
+                    paint(&mut svg, chunk);
+                    let text = AttrValue::from(svg.markup);
+                    let entry = (key, text.clone());
+                    match kept.parts.get_mut(i) {
+                        Some(slot) => *slot = entry,
+                        None => kept.parts.push(entry),
+                    }
+                    text
+                }
+            };
+            // Keyed by its place, so a part added keeps the others.
+            let part = Html::from_html_unchecked(text);
+            Html::VList(Rc::new(VList::with_children(vec![part], Some(i.into()))))
+        })
+        .collect();
+    Html::VList(Rc::new(VList::with_children(parts, None)))
+}
+
+/// Arrows to a part of the picture's markup (`arrow_parts`).
+const ARROWS_A_PART: usize = 16;
+
+/// What an arrow is drawn from that can change after it is sent: TCP
+/// holding it, or its loss, moves its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ArrowKey {
+    id: u64,
+    arrive_ms: u64,
+    dropped: bool,
+    held: bool,
+}
+
+impl ArrowKey {
+    fn of(a: &crate::sim::Arrow) -> ArrowKey {
+        ArrowKey {
+            id: a.id,
+            arrive_ms: a.arrive_ms,
+            dropped: a.dropped,
+            held: a.held,
+        }
+    }
+}
+
+/// The arrows' parts kept from the last frame, each with its arrows' keys.
+#[derive(Debug, Default)]
+struct KeptArrows {
+    drawing: Option<Drawing>,
+    parts: Vec<(Vec<ArrowKey>, AttrValue)>,
+}
+
+/// The picture's markup kept from the last frame: its lanes' and its
+/// arrows' parts.
+#[derive(Debug, Default)]
+struct Kept {
+    lanes: KeptLanes,
+    arrows: KeptArrows,
 }
 
 /// What every lane of a picture is drawn with, besides its own data.

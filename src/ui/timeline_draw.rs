@@ -80,7 +80,7 @@ impl Scale {
         t.max(0.0).round() as u64
     }
 
-    fn shows(&self, from: u64, to: u64) -> bool {
+    pub fn shows(&self, from: u64, to: u64) -> bool {
         to >= self.v0 && from <= self.v1
     }
 

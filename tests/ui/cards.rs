@@ -137,6 +137,7 @@ async fn timeline_html(sim: &Sim) -> String {
     let props = TimelineProps {
         picture,
         now_ms: sim.now().ms(),
+        words_ms: sim.now().ms(),
         end_ms: sim.now().ms(),
         running: false,
         frame_ms: 0,

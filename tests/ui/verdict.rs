@@ -347,7 +347,7 @@ async fn the_service_line_shows_holder_lease_left_and_token_for_every_system() {
         match holder.until {
             Some(until) => {
                 let left = sim.now().until(until);
-                assert_eq!(props.left_ms, Some(left), "{backend}");
+                assert_eq!(props.left_ms(), Some(left), "{backend}");
                 assert!(line.contains(" left"), "{backend}: {line}");
             }
             None => assert!(line.contains("held while its"), "{backend}: {line}"),

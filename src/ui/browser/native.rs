@@ -24,6 +24,11 @@ pub fn checked_of(_event: &Event) -> bool {
     false
 }
 
+/// No panel is opened without a browser.
+pub fn opened_of(_event: &Event) -> bool {
+    false
+}
+
 pub fn show_simulation() {}
 
 /// No frames.

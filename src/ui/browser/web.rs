@@ -56,6 +56,13 @@ pub fn checked_of(event: &Event) -> bool {
         .is_some_and(|input| input.checked())
 }
 
+/// Whether the `<details>` a toggle event came from is open now.
+pub fn opened_of(event: &Event) -> bool {
+    event
+        .target_dyn_into::<web_sys::Element>()
+        .is_some_and(|details| details.has_attribute("open"))
+}
+
 /// Brings the top of the page into view, as after opening a run from a
 /// tool's view: the simulator that plays it starts there.
 pub fn show_simulation() {
@@ -259,21 +266,29 @@ pub fn scroll_to_spotlight() {
     }
 }
 
-/// Whether the visitor asked for reduced motion (`matchMedia` read by
-/// name: the page builds no binding for it).
+/// Whether the visitor asked for reduced motion. The media query is asked
+/// for once (`matchMedia`, read by name: the page builds no binding for
+/// it) and its list kept: the list's `matches` follows the visitor's
+/// setting as it changes, and reading it costs far less than a query
+/// parsed at every glide (several a render).
 fn prefers_reduced_motion(window: &web_sys::Window) -> bool {
-    let Ok(match_media) = js_sys::Reflect::get(window, &"matchMedia".into()) else {
-        return false;
-    };
-    let Ok(match_media) = match_media.dyn_into::<js_sys::Function>() else {
-        return false;
-    };
-    match_media
-        .call1(window, &"(prefers-reduced-motion: reduce)".into())
-        .ok()
-        .and_then(|list| js_sys::Reflect::get(&list, &"matches".into()).ok())
+    thread_local! {
+        static REDUCED_MOTION: std::cell::OnceCell<Option<JsValue>> =
+            const { std::cell::OnceCell::new() };
+    }
+    REDUCED_MOTION.with(|list| {
+        list.get_or_init(|| {
+            let match_media = js_sys::Reflect::get(window, &"matchMedia".into()).ok()?;
+            let match_media = match_media.dyn_into::<js_sys::Function>().ok()?;
+            match_media
+                .call1(window, &"(prefers-reduced-motion: reduce)".into())
+                .ok()
+        })
+        .as_ref()
+        .and_then(|list| js_sys::Reflect::get(list, &"matches".into()).ok())
         .and_then(|m| m.as_bool())
         .unwrap_or(false)
+    })
 }
 
 /// A straight motion of one element's transform, from `from` to `to` over

@@ -594,7 +594,7 @@ fn drawn(
         draw::labels(svg, rows, picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
-    let lane = |part: draw::Part, kept: &mut KeptLanes| {
+    let lane = |part: draw::Part, kept: &mut KeptParts<draw::LaneKey>| {
         let drawing = Drawing {
             built: props.picture.built,
             scale,
@@ -606,7 +606,7 @@ fn drawn(
     };
     let (lanes, open) = if live_run {
         // Open shapes change as the clock moves: none are kept.
-        let open = lane(draw::Part::Open, &mut KeptLanes::default());
+        let open = lane(draw::Part::Open, &mut KeptParts::default());
         (lane(draw::Part::Settled, &mut kept.lanes), open)
     } else {
         (lane(draw::Part::All, &mut kept.lanes), Vec::new())
@@ -665,17 +665,12 @@ fn lane_parts(
     rows: &[draw::Row],
     until: u64,
     drawing: Drawing,
-    kept: &mut KeptLanes,
+    kept: &mut KeptParts<draw::LaneKey>,
 ) -> Vec<Html> {
     // A lane whose drawing would be made from the same things as last
     // time keeps that drawing: with a long run, writing the lanes again
     // only to find them unchanged was most of a frame's work.
-    if kept.drawing != Some(drawing) {
-        *kept = KeptLanes {
-            drawing: Some(drawing),
-            ..KeptLanes::default()
-        };
-    }
+    kept.drawn_with(drawing);
     let Drawing {
         scale,
         detail,
@@ -687,21 +682,11 @@ fn lane_parts(
         .enumerate()
         .map(|(i, row)| {
             let key = draw::lane_key(picture, row.lane, until, part);
-            let text = match kept.lanes.get(i).filter(|(k, _)| *k == key) {
-                Some((_, text)) => text.clone(),
-                None => {
-                    let mut svg = draw::Svg::new(detail, part);
-                    draw::lane(&mut svg, scale, *row, picture, until);
-                    let text = AttrValue::from(svg.markup);
-                    let entry = (key, text.clone());
-                    match kept.lanes.get_mut(i) {
-                        Some(slot) => *slot = entry,
-                        None => kept.lanes.push(entry),
-                    }
-                    text
-                }
-            };
-            Html::from_html_unchecked(text)
+            Html::from_html_unchecked(kept.part(i, key, || {
+                let mut svg = draw::Svg::new(detail, part);
+                draw::lane(&mut svg, scale, *row, picture, until);
+                AttrValue::from(svg.markup)
+            }))
         })
         .collect()
 }
@@ -718,7 +703,7 @@ fn arrow_parts(
     picture: &Picture,
     rows: &[draw::Row],
     drawing: Drawing,
-    kept: &mut KeptArrows,
+    kept: &mut KeptParts<Vec<ArrowKey>>,
 ) -> Html {
     let scale = drawing.scale;
     let arrows = &picture.arrows;
@@ -730,35 +715,21 @@ fn arrow_parts(
         .filter(|a| scale.shows(a.sent_ms, a.arrive_ms))
         .count();
     if shown > draw::ARROWS_DRAWN_MAX {
-        *kept = KeptArrows::default();
+        *kept = KeptParts::default();
         return markup(drawing.detail, draw::Part::All, &|svg| paint(svg, arrows));
     }
-    if kept.drawing != Some(drawing) {
-        *kept = KeptArrows {
-            drawing: Some(drawing),
-            ..KeptArrows::default()
-        };
-    }
+    kept.drawn_with(drawing);
     kept.parts.truncate(arrows.len().div_ceil(ARROWS_A_PART));
     let parts = arrows
         .chunks(ARROWS_A_PART)
         .enumerate()
         .map(|(i, chunk)| {
             let key: Vec<ArrowKey> = chunk.iter().map(ArrowKey::of).collect();
-            let text = match kept.parts.get(i).filter(|(k, _)| *k == key) {
-                Some((_, text)) => text.clone(),
-                None => {
-                    let mut svg = draw::Svg::new(drawing.detail, draw::Part::All);
-                    paint(&mut svg, chunk);
-                    let text = AttrValue::from(svg.markup);
-                    let entry = (key, text.clone());
-                    match kept.parts.get_mut(i) {
-                        Some(slot) => *slot = entry,
-                        None => kept.parts.push(entry),
-                    }
-                    text
-                }
-            };
+            let text = kept.part(i, key, || {
+                let mut svg = draw::Svg::new(drawing.detail, draw::Part::All);
+                paint(&mut svg, chunk);
+                AttrValue::from(svg.markup)
+            });
             // Keyed by its place, so a part added keeps the others.
             let part = Html::from_html_unchecked(text);
             Html::VList(Rc::new(VList::with_children(vec![part], Some(i.into()))))
@@ -791,19 +762,13 @@ impl ArrowKey {
     }
 }
 
-/// The arrows' parts kept from the last frame, each with its arrows' keys.
-#[derive(Debug, Default)]
-struct KeptArrows {
-    drawing: Option<Drawing>,
-    parts: Vec<(Vec<ArrowKey>, AttrValue)>,
-}
-
 /// The picture's markup kept from the last frame: its lanes' and its
 /// arrows' parts.
 #[derive(Debug, Default)]
 struct Kept {
-    lanes: KeptLanes,
-    arrows: KeptArrows,
+    lanes: KeptParts<draw::LaneKey>,
+    /// Each part's arrows' keys.
+    arrows: KeptParts<Vec<ArrowKey>>,
 }
 
 /// What every lane of a picture is drawn with, besides its own data.
@@ -818,12 +783,46 @@ struct Drawing {
     rows: usize,
 }
 
-/// The lanes' drawings kept from the last frame, each with its key, and
-/// what all of them were drawn with.
-#[derive(Debug, Default)]
-struct KeptLanes {
+/// Parts of the picture's markup kept from the last frame, each with the
+/// key of what it was drawn from, and what all of them were drawn with.
+#[derive(Debug)]
+struct KeptParts<K> {
     drawing: Option<Drawing>,
-    lanes: Vec<(draw::LaneKey, AttrValue)>,
+    parts: Vec<(K, AttrValue)>,
+}
+
+impl<K> Default for KeptParts<K> {
+    fn default() -> Self {
+        KeptParts {
+            drawing: None,
+            parts: Vec::new(),
+        }
+    }
+}
+
+impl<K: PartialEq> KeptParts<K> {
+    /// Forgets every part when this frame draws them with something else.
+    fn drawn_with(&mut self, drawing: Drawing) {
+        if self.drawing != Some(drawing) {
+            self.drawing = Some(drawing);
+            self.parts.clear();
+        }
+    }
+
+    /// Part `i`'s markup: the one kept if it was drawn from `key`, else
+    /// `paint`'s, kept in its place. Parts are asked for in order.
+    fn part(&mut self, i: usize, key: K, paint: impl FnOnce() -> AttrValue) -> AttrValue {
+        if let Some((_, text)) = self.parts.get(i).filter(|(k, _)| *k == key) {
+            return text.clone();
+        }
+        let text = paint();
+        let entry = (key, text.clone());
+        match self.parts.get_mut(i) {
+            Some(slot) => *slot = entry,
+            None => self.parts.push(entry),
+        }
+        text
+    }
 }
 
 /// The caption under the picture follows the mark pointed at, else the

@@ -79,6 +79,14 @@ enum Phase {
     Done,
 }
 
+impl Phase {
+    /// The client waits on the core (a grant, a write's reply), not on a
+    /// time the driver drew.
+    fn waits_on_core(self) -> bool {
+        matches!(self, Phase::Asking | Phase::Writing { .. })
+    }
+}
+
 #[derive(Debug, Clone)]
 struct Worker {
     id: ClientId,
@@ -256,7 +264,7 @@ impl Driver<'_> {
             // not touch changes nothing and draws nothing, so skipping it
             // keeps every trial the same.
             let w = &self.workers[i];
-            let watching = matches!(w.phase, Phase::Asking | Phase::Writing { .. });
+            let watching = w.phase.waits_on_core();
             let due = w.due.is_some_and(|t| t <= next);
             let woke = w.looked_at < w.awake_at && w.awake_at <= next;
             let (lossy, id) = (w.lossy, w.id);
@@ -275,7 +283,7 @@ impl Driver<'_> {
         let mut due = self.fault_due();
         let mut watching = false;
         for w in &self.workers {
-            watching |= matches!(w.phase, Phase::Asking | Phase::Writing { .. });
+            watching |= w.phase.waits_on_core();
             if let Some(t) = w.due {
                 due = Some(due.map_or(t, |d| d.min(t)));
             }

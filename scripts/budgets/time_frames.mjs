@@ -11,8 +11,11 @@
 //     writes alone); a MutationObserver over the whole document leaves
 //     "wrote" for every batch of changes to the markup, and "event" when
 //     a line joins the event log (the run recorded something: the log
-//     shows the network messages too, in this pass only). A frame that
-//     rendered or wrote with no line logged is one where only time moved;
+//     shows the network messages too, in this pass only). A build whose
+//     render marks "recorded" beside "render" when it draws for an event
+//     (ui::browser::mark_render; its log waits for time's words) is judged
+//     by those marks instead. A frame that rendered or wrote with no event
+//     is one where only time moved;
 //     the page draws time's words (the clock, the countdowns) a few times a
 //     second, and those frames are counted apart, per second;
 //   - at 4x CPU throttling, the share of animation frames dropped
@@ -66,7 +69,7 @@ const stampOf = (e) => e.args?.data?.message ?? e.args?.data?.name ?? e.args?.me
 
 /**
  * Each frame of a trace's busiest renderer main thread: `{ render, wrote,
- * event }`, whether it held a TimeStamp of that label.
+ * event, recorded }`, whether it held a TimeStamp of that label.
  */
 export function stampedFrames(events) {
   const mainThreads = events
@@ -81,7 +84,7 @@ export function stampedFrames(events) {
     if (frames.length > best.frames.length) best = { key, frames };
   }
   const { key, frames } = best;
-  const out = frames.slice(0, -1).map(() => ({ render: false, wrote: false, event: false }));
+  const out = frames.slice(0, -1).map(() => ({ render: false, wrote: false, event: false, recorded: false }));
   const stamps = events
     .filter((e) => e.name === "TimeStamp" && `${e.pid}/${e.tid}` === key)
     .map((e) => [e.ts, stampOf(e)])
@@ -113,6 +116,10 @@ async function countFrames(browser, dist, keepStill, rate) {
     const trace = JSON.parse((await browser.stopTracing()).toString());
     const { frames, seconds } = stampedFrames(trace.traceEvents ?? trace);
     const count = (pick) => frames.filter(pick).length;
+    // A frame drawn for an event: as the page marks it, if it does, else a
+    // line logged in it.
+    const marksEvents = frames.some((f) => f.recorded);
+    const isEvent = (f) => (marksEvents ? f.recorded : f.event);
     // Budget 3's page as it is, the messages not in the log, at `rate`
     // times slower CPU: the main thread's CPU in the frames that rendered
     // (something happened, or time's words were drawn) and in those that
@@ -139,8 +146,8 @@ async function countFrames(browser, dist, keepStill, rate) {
       seconds,
       rendered: count((f) => f.render),
       wrote: count((f) => f.wrote),
-      events: count((f) => f.event),
-      timeAlone: count((f) => (f.render || f.wrote) && !f.event),
+      events: count(isEvent),
+      timeAlone: count((f) => (f.render || f.wrote) && !isEvent(f)),
       marks: frames.some((f) => f.render),
       renderedCpu: sortedCpu((f) => f.render),
       quietCpu: sortedCpu((f) => !f.render && !f.wrote),
@@ -159,7 +166,7 @@ const perS = (n, seconds) => (seconds > 0 ? (n / seconds).toFixed(1) : "?");
 function describe(c, t) {
   return (
     `${c.frames} frames in ${c.seconds.toFixed(1)} s: ${c.marks ? `${c.rendered} rendered` : "no render marks"}, ` +
-    `${c.wrote} wrote, ${c.events} logged an event; time alone and drawn: ${c.timeAlone} (${perS(c.timeAlone, c.seconds)} a second) | ` +
+    `${c.wrote} wrote, ${c.events} drawn for an event; time alone and drawn: ${c.timeAlone} (${perS(c.timeAlone, c.seconds)} a second) | ` +
     `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}; ` +
     `frames that rendered (${c.renderedCpu.length}) median ${ms(median(c.renderedCpu))}, p95 ${ms(quantile(c.renderedCpu, 0.95))}, ` +
     `frames that did not (${c.quietCpu.length}) median ${ms(median(c.quietCpu))}`

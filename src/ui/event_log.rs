@@ -82,9 +82,47 @@ pub struct LogCache {
     /// Newest first, at most `LOG_LINES_MAX`.
     lines: VecDeque<LogLine>,
     snapshot: Rc<Vec<LogLine>>,
+    /// The log as last drawn, and with which of time's words.
+    shown: Option<(u64, ShownLog)>,
+}
+
+/// What the log draws: its lines, the records in the whole history and
+/// those not kept.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShownLog {
+    pub lines: Rc<Vec<LogLine>>,
+    pub total: usize,
+    pub dropped: u64,
 }
 
 impl LogCache {
+    /// The log to draw with time's words drawn `words_drawn` times
+    /// (`AppState::words_drawn`): the log of the last render with the same
+    /// words, else the run's as it stands. While the clock runs, the lines
+    /// an event brings wait for the next render of time's words (a few
+    /// times a second of the reader's time): a replayed run records
+    /// something nearly every frame, and each line written then was most
+    /// of the page's writes. Every other change (Pause, Step, a tour's key
+    /// moment, moving in time) draws time's words, and so the log exactly.
+    pub fn shown(
+        &mut self,
+        words_drawn: u64,
+        history: &[Record],
+        dropped: u64,
+        (run, with_messages, words): (u64, bool, TokenWords),
+    ) -> ShownLog {
+        if let Some((_, log)) = self.shown.as_ref().filter(|(w, _)| *w == words_drawn) {
+            return log.clone();
+        }
+        let log = ShownLog {
+            lines: self.lines(history, run, with_messages, words),
+            total: history.len(),
+            dropped,
+        };
+        self.shown = Some((words_drawn, log.clone()));
+        log
+    }
+
     /// Brings the cache up to date and returns the lines to show.
     pub fn lines(
         &mut self,

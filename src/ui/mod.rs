@@ -37,7 +37,7 @@ use client_card::{ClientCard, ClientCardProps};
 use code_view::{code_job, code_view, toggle_button, use_code_work};
 use controls::{Controls, ControlsProps};
 use embed::{use_height_report, PageRequest};
-use event_log::{EventLog, LogCache};
+use event_log::{EventLog, LogCache, ShownLog};
 use intro::{Intro, Masthead, PageFoot};
 use keys::{use_focus_keeper, use_shortcuts, use_spotlight_scroll, KeyboardHelp};
 use messages::{Messages, MessagesProps};
@@ -290,7 +290,10 @@ pub fn App(props: &AppProps) -> Html {
     let below_drawn = use_below_first_screen(embed, first_screen);
     let drawn = below_drawn == Below::All;
 
-    browser::mark_render();
+    // A render while the clock runs that keeps time's words is one for
+    // something the run recorded (`AppState::reduce`).
+    let clock = state.clock();
+    browser::mark_render(state.running && clock.words < clock.now);
     // Everything drawn is read from one borrow of the simulation.
     let sim = state.sim.borrow();
     let narration = use_narration(&state, &sim);
@@ -536,14 +539,22 @@ fn event_log(
     dispatch: &Callback<Action>,
     run_link: &Callback<(), String>,
 ) -> Html {
-    let lines = cache.borrow_mut().lines(
+    let ShownLog {
+        lines,
+        total,
+        dropped,
+    } = cache.borrow_mut().shown(
+        state.words_drawn,
         sim.history(),
-        state.run,
-        state.log_messages,
-        crate::sim::TokenWords::of(sim.config().backend),
+        sim.history_dropped(),
+        (
+            state.run,
+            state.log_messages,
+            crate::sim::TokenWords::of(sim.config().backend),
+        ),
     );
     html! {
-        <EventLog {lines} total={sim.history().len()} dropped={sim.history_dropped()}
+        <EventLog {lines} {total} {dropped}
             with_messages={state.log_messages} dispatch={dispatch.clone()}
             run={state.run} run_link={run_link.clone()} />
     }
@@ -640,17 +651,21 @@ impl Clock {
 
 /// A straight motion of a part's transform that the browser carries on
 /// between two renders while the clock runs (`browser::glide`): from where
-/// this render drew it, at the rate the model moves it. Each render starts
-/// it again from the exact state (`at_ms`, the clock, makes every render's
-/// motion a new one), so it never drifts far from the run.
+/// a render drew it, at the rate the model moves it. A render that asks for
+/// the same motion (drawn at the same moment, the same way, at the same
+/// clock rate) leaves the one running alone; a render that draws the part
+/// at another moment starts it again from the exact state, so it never
+/// drifts far from the run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Motion {
     /// The clock when drawn, in virtual milliseconds.
     pub at_ms: u64,
     pub from: String,
     pub to: String,
-    /// How long it takes, in wall milliseconds.
-    pub wall_ms: u64,
+    /// Virtual milliseconds a frame while the clock runs.
+    pub frame_ms: u64,
+    /// How much of the run it takes, in virtual milliseconds.
+    pub virtual_ms: u64,
 }
 
 impl Motion {
@@ -663,24 +678,32 @@ impl Motion {
         from: String,
         to: String,
     ) -> Option<Motion> {
-        let rate = pacing::virtual_per_wall_ms(frame_ms);
-        (frame_ms > 0 && virtual_ms > 0).then(|| Motion {
+        (frame_ms > 0 && virtual_ms > 0).then_some(Motion {
             at_ms,
             from,
             to,
-            wall_ms: (virtual_ms as f64 / rate).round() as u64,
+            frame_ms,
+            virtual_ms,
         })
+    }
+
+    /// How long it takes in wall milliseconds, at the frame rate measured
+    /// when it starts (which moves a little every frame: were it part of
+    /// the motion, every render would start it again).
+    pub fn wall_ms(&self) -> f64 {
+        (self.virtual_ms as f64 / pacing::virtual_per_wall_ms(self.frame_ms)).round()
     }
 }
 
-/// Carries `motion` on for the element behind `node` until the next render.
+/// Carries `motion` on for the element behind `node` until a render asks
+/// for another.
 #[hook]
 pub fn use_glide(node: &NodeRef, motion: Option<Motion>) {
     let node = node.clone();
     use_effect_with(motion, move |motion| {
         let glide = motion
             .as_ref()
-            .and_then(|m| browser::glide(&node, &m.from, &m.to, m.wall_ms as f64));
+            .and_then(|m| browser::glide(&node, &m.from, &m.to, m.wall_ms()));
         // Dropping the glide on cleanup cancels it.
         move || {
             let _stopped = glide;

@@ -335,6 +335,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let bottom = draw::height(&rows);
     let show_arrows = arrows_choice.unwrap_or(picture.arrows.len() <= ARROWS_BY_DEFAULT_MAX);
     let now = props.now_ms;
+    let at = moving_parts_at(props);
 
     let seek = seek_callback(props, svg_ref.clone(), &view, scale, rows.clone());
     let on_move = move_callback(props, svg_ref.clone(), &view, scale);
@@ -362,16 +363,17 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     let view_box = format!("0 0 {svg_w} {height}");
     // Between renders the playhead, and the box that cuts the open spans
     // at the clock, slide on by what the clock adds in a second of the
-    // reader's time (60 frames): a render comes sooner, and starts them
-    // again. The open spans' drawing slides back as far as their box
+    // reader's time (60 frames) from where they are drawn (`at`): the next
+    // render of time's words comes sooner, and starts them again; an
+    // event's render draws them where they were and leaves them gliding. The open spans' drawing slides back as far as their box
     // slides on, so it holds still while its cut moves: three layers the
     // compositor moves, none painted again.
     let (playhead_ref, clip_ref, spans_ref) = (use_node_ref(), use_node_ref(), use_node_ref());
     let glide_ms = props.frame_ms * 60;
     let slide = |sign: f64| {
-        let dx = sign * (scale.x(now + glide_ms) - scale.x(now));
+        let dx = sign * (scale.x(at + glide_ms) - scale.x(at));
         super::Motion::over(
-            now,
+            at,
             props.frame_ms,
             glide_ms,
             "translate(0px)".into(),
@@ -388,15 +390,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // frame repaints neither it nor the picture under it.
     let veil_ref = use_node_ref();
     let narrow = drawn.veil.as_ref().filter(|v| v.at_clock).and_then(|v| {
-        let ms = glide_ms.min(props.end_ms - now);
-        let kept = 1.0 - (scale.x(now + ms) - scale.x(now)) / (v.x1 - v.x0);
+        let ms = glide_ms.min(props.end_ms - at);
+        let kept = 1.0 - (scale.x(at + ms) - scale.x(at)) / (v.x1 - v.x0);
         // Scaled about its right edge, said in the transform itself (the
         // page's policy allows no style attribute). The scale in
         // ten-thousandths, written as an integer: a float written to a
         // fixed precision would bring the wasm the formatter's exact mode.
         let about = |s: &str| format!("translate({0}px) scaleX({s}) translate(-{0}px)", Px(v.x1));
         super::Motion::over(
-            now,
+            at,
             props.frame_ms,
             ms,
             about("1"),
@@ -477,7 +479,7 @@ pub fn Timeline(props: &TimelineProps) -> Html {
                             { over }
                         </svg>
                     }
-                    { playhead(props, (&svg_w, &height, &view_box), scale.x(now), drawn.mark, &playhead_ref) }
+                    { playhead(props, (&svg_w, &height, &view_box), scale.x(at), drawn.mark, &playhead_ref) }
                 </div>
             </div>
             { words(tip.map(|t| t.words.as_str()), wire_of(tip.and_then(|t| t.message), wire), redlock) }
@@ -495,8 +497,8 @@ const FONT: &str = "system-ui, -apple-system, 'Segoe UI', sans-serif";
 /// The playhead as a slider: an `<svg>` of its own over the picture, as
 /// large (`size`: width, height and view box), its mark placed at `x`.
 /// While the clock runs the compositor slides the whole layer on from
-/// there (`use_glide`); each render places the mark again and starts the
-/// slide from nothing.
+/// there (`use_glide`); each render of time's words places the mark again
+/// and starts the slide from nothing. Its value is the clock's, exactly.
 fn playhead(
     props: &TimelineProps,
     size: (&str, &str, &str),
@@ -561,6 +563,21 @@ struct Veil {
     at_clock: bool,
 }
 
+/// Where the parts that move with time alone are drawn (the playhead, the
+/// box that cuts the open spans, the veil's edge): while the clock runs,
+/// where time's words were last drawn (`TimelineProps::words_ms`), from
+/// where the compositor carries them on, so a render for an event moves
+/// none of them and starts none of their motions again; else, and with
+/// reduced motion (nothing glides, so each render moves them), where the
+/// clock stands.
+fn moving_parts_at(props: &TimelineProps) -> u64 {
+    if props.running && !browser::motion_reduced() {
+        props.words_ms.min(props.now_ms)
+    } else {
+        props.now_ms
+    }
+}
+
 fn drawn(
     props: &TimelineProps,
     picture: &Picture,
@@ -571,6 +588,7 @@ fn drawn(
     kept: &mut Kept,
 ) -> Drawn {
     let (now, bottom) = (props.now_ms, draw::height(rows));
+    let at = moving_parts_at(props);
     // Open spans reach the end of the recorded run, which lies past the
     // playhead when looking back.
     let until = props.end_ms.max(now);
@@ -625,7 +643,7 @@ fn drawn(
     };
     let mut svg = draw::Svg::new(detail, draw::Part::All);
     let veil =
-        draw::future_veil(&mut svg, &scale, bottom, now, props.end_ms).map(|(x0, x1, at_clock)| {
+        draw::future_veil(&mut svg, &scale, bottom, at, props.end_ms).map(|(x0, x1, at_clock)| {
             Veil {
                 markup: Html::from_html_unchecked(AttrValue::from(svg.markup)),
                 x0,
@@ -644,7 +662,9 @@ fn drawn(
         lanes,
         layered: live_run,
         open,
-        clip_w: Px(scale.x(until).max(0.0)).to_string(),
+        // While the clock runs live, `until` is the clock; the box's
+        // edge is drawn where the playhead is.
+        clip_w: Px(scale.x(if live_run { at } else { until }).max(0.0)).to_string(),
         arrows,
         veil,
         live,

@@ -432,3 +432,110 @@ fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
         }
     }
 }
+
+/// The timeline as the page draws it from `sim` at `now_ms`, time's words
+/// last drawn at `words_ms`, the clock running at 8x or stopped.
+async fn timeline_at(sim: &Sim, now_ms: u64, words_ms: u64, running: bool) -> String {
+    use distlock::sim::TokenWords;
+    use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
+    use yew::{Callback, LocalServerRenderer};
+    let backend = sim.config().backend;
+    let picture = PictureCache::default().get(sim.history(), 1, TokenWords::of(backend));
+    let props = TimelineProps {
+        picture,
+        now_ms,
+        words_ms,
+        end_ms: now_ms,
+        running,
+        frame_ms: if running { 128 } else { 0 },
+        backend,
+        dispatch: Callback::noop(),
+        run_file: Callback::from(|()| String::new()),
+        key_moment: None,
+        run: 1,
+        run_link: Callback::from(|()| String::new()),
+    };
+    LocalServerRenderer::<Timeline>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}
+
+/// The value of the first `attribute` after `marker` in `html`.
+fn attribute_after<'a>(html: &'a str, marker: &str, attribute: &str) -> &'a str {
+    let from = html.find(marker).unwrap_or_else(|| panic!("no {marker}"));
+    value_of(&html[from..], attribute)
+}
+
+/// The value of `attribute` on the element of class `class` in `html`.
+fn attribute_of<'a>(html: &'a str, class: &str, attribute: &str) -> &'a str {
+    let marker = format!("class=\"{class}\"");
+    let at = html.find(&marker).unwrap_or_else(|| panic!("no {class}"));
+    let open = html[..at].rfind('<').expect("a tag");
+    value_of(&html[open..at], attribute)
+}
+
+fn value_of<'a>(html: &'a str, attribute: &str) -> &'a str {
+    let key = format!(" {attribute}=\"");
+    let at = html.find(&key).unwrap_or_else(|| panic!("no {attribute}")) + key.len();
+    &html[at..at + html[at..].find('"').expect("it closes")]
+}
+
+/// A render for an event while the clock runs draws the parts that move
+/// with time alone (the playhead, the box that cuts the open spans) where
+/// time's words last put them, so their glides, started there, run on
+/// undisturbed; the playhead's value is the clock's, exactly. Stopped, they
+/// stand where the clock does.
+#[tokio::test(flavor = "current_thread")]
+async fn an_event_frame_leaves_the_parts_that_glide_where_times_words_put_them() {
+    // At 10 s, B holds the lock: its lease is an open span, cut at the clock.
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
+    let words = 9_616;
+    let (one, two) = (
+        timeline_at(&sim, 9_872, words, true).await,
+        timeline_at(&sim, 10_000, words, true).await,
+    );
+    let place = |html: &str| {
+        (
+            attribute_after(html, "class=\"tl-playhead\"", "transform").to_string(),
+            attribute_of(html, "tl-open__size", "width").to_string(),
+        )
+    };
+    assert_eq!(
+        place(&one),
+        place(&two),
+        "an event frame moved a gliding part"
+    );
+    assert_eq!(attribute_of(&two, "tl-playhead", "aria-valuenow"), "10000");
+    assert_eq!(attribute_of(&one, "tl-playhead", "aria-valuenow"), "9872");
+    // Stopped, the playhead stands at the clock.
+    let stopped = timeline_at(&sim, 10_000, words, false).await;
+    assert_ne!(
+        attribute_after(&stopped, "class=\"tl-playhead\"", "transform"),
+        place(&two).0,
+        "a stopped clock's playhead stands where time's words were"
+    );
+}
+
+/// The event log drawn with time's words: a render for an event while the
+/// clock runs shows the log of the last render of time's words, and the
+/// next one (or any other change of state: Pause, Step, a tour's key
+/// moment, moving in time) shows every line.
+#[test]
+fn the_log_waits_for_times_words_and_is_exact_when_they_are_drawn() {
+    use distlock::sim::TokenWords;
+    use distlock::ui::event_log::LogCache;
+    let before = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 4_000);
+    let after = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
+    assert!(after.history().len() > before.history().len());
+    let how = (1, false, TokenWords::of(Backend::Etcd));
+    let mut cache = LogCache::default();
+    let first = cache.shown(7, before.history(), 0, how);
+    let kept = cache.shown(7, after.history(), 0, how);
+    assert_eq!(kept, first, "an event frame drew the log");
+    let drawn = cache.shown(8, after.history(), 0, how);
+    assert_eq!(drawn.total, after.history().len());
+    let exact = distlock::ui::event_log::log_lines(after.history(), false, how.2);
+    assert_eq!(*drawn.lines, exact, "time's words drew an old log");
+    assert_ne!(drawn.lines, first.lines);
+}

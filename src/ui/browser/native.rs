@@ -47,7 +47,12 @@ pub fn glide(_node: &NodeRef, _from: &str, _to: &str, _duration_ms: f64) -> Opti
     None
 }
 
-pub fn mark_render() {}
+pub fn mark_render(_recorded: bool) {}
+
+/// Without a browser no visitor asked for reduced motion.
+pub fn motion_reduced() -> bool {
+    false
+}
 
 /// No tasks: nothing is called.
 pub struct NextTask;

@@ -334,11 +334,22 @@ fn call_by_name(target: &JsValue, name: &str, args: &js_sys::Array) -> Option<Js
     method.apply(target, args).ok()
 }
 
+/// Whether the visitor asked for reduced motion: nothing then glides
+/// (`glide` starts nothing), and the parts move only when drawn.
+pub fn motion_reduced() -> bool {
+    web_sys::window().is_some_and(|window| prefers_reduced_motion(&window))
+}
+
 /// Marks a render of the page in a performance trace (`console.timeStamp`,
-/// close to free when no trace is taken): the frame benchmark
-/// (scripts/budgets/time_frames.mjs) counts the frames that rendered.
-pub fn mark_render() {
+/// close to free when no trace is taken), and "recorded" beside it when it
+/// is drawn for something the run recorded while the clock runs: the frame
+/// benchmark (scripts/budgets/time_frames.mjs) counts the frames that
+/// rendered, and tells those for an event from those for time alone.
+pub fn mark_render(recorded: bool) {
     web_sys::console::time_stamp_with_data(&"render".into());
+    if recorded {
+        web_sys::console::time_stamp_with_data(&"recorded".into());
+    }
 }
 
 /// Keeps `--tour-h` on the page's root at the docked tour bar's height, so

@@ -21,8 +21,12 @@ pub const LOG_LINES_MAX: usize = 60;
 /// Lines that fill the list's box however wide the page (each is at least
 /// 1.8rem tall, the box at most 26rem): from then on the box has a fixed
 /// height and is contained (`.log__lines--full`), so the browser re-lays
-/// out the list alone when it changes.
-const LOG_LINES_FULL: usize = 15;
+/// out the list alone when it changes. While the clock runs the log draws
+/// no more than these, the newest, which are the ones in view: a replayed
+/// run brings more than `LOG_LINES_MAX` lines between two renders of
+/// time's words, and writing all of them each time was the largest part of
+/// such a render. Stopped, it draws `LOG_LINES_MAX`.
+pub const LOG_LINES_FULL: usize = 15;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogLine {
@@ -86,11 +90,12 @@ pub struct LogCache {
     shown: Option<(u64, ShownLog)>,
 }
 
-/// What the log draws: its lines, the records in the whole history and
-/// those not kept.
+/// What the log draws: its lines (at most `lines_max`), the records in the
+/// whole history and those not kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShownLog {
     pub lines: Rc<Vec<LogLine>>,
+    pub lines_max: usize,
     pub total: usize,
     pub dropped: u64,
 }
@@ -104,9 +109,11 @@ impl LogCache {
     /// something nearly every frame, and each line written then was most
     /// of the page's writes. Every other change (Pause, Step, a tour's key
     /// moment, moving in time) draws time's words, and so the log exactly.
+    /// While the clock runs (`running`) only the lines that fill the box
+    /// are drawn (`LOG_LINES_FULL`).
     pub fn shown(
         &mut self,
-        words_drawn: u64,
+        (words_drawn, running): (u64, bool),
         history: &[Record],
         dropped: u64,
         (run, with_messages, words): (u64, bool, TokenWords),
@@ -114,8 +121,20 @@ impl LogCache {
         if let Some((_, log)) = self.shown.as_ref().filter(|(w, _)| *w == words_drawn) {
             return log.clone();
         }
+        let all = self.lines(history, run, with_messages, words);
+        let lines_max = if running {
+            LOG_LINES_FULL
+        } else {
+            LOG_LINES_MAX
+        };
+        let lines = if all.len() > lines_max {
+            Rc::new(all[..lines_max].to_vec())
+        } else {
+            all
+        };
         let log = ShownLog {
-            lines: self.lines(history, run, with_messages, words),
+            lines,
+            lines_max,
             total: history.len(),
             dropped,
         };
@@ -211,6 +230,8 @@ fn status_markup(role: &str, words: &str) -> String {
 #[derive(Debug, Clone, PartialEq, Properties)]
 pub struct EventLogProps {
     pub lines: Rc<Vec<LogLine>>,
+    /// How many lines it draws at most (`LogCache::shown`).
+    pub lines_max: usize,
     /// Records in the whole history, shown or not.
     pub total: usize,
     /// Records that came after the history was full and were not kept.
@@ -260,8 +281,8 @@ pub fn EventLog(props: &EventLogProps) -> Html {
                     props.dropped
                 ) }</p>
             }
-            if props.total > LOG_LINES_MAX {
-                <p class="panel__note">{ super::tick(format!("Showing the newest {LOG_LINES_MAX} lines of {} events; the timeline has them all.", props.total)) }</p>
+            if props.total > props.lines_max {
+                <p class="panel__note">{ super::tick(format!("Showing the newest {} lines of {} events; the timeline has them all.", props.lines_max, props.total)) }</p>
             }
         </section>
     }

@@ -541,10 +541,11 @@ fn event_log(
 ) -> Html {
     let ShownLog {
         lines,
+        lines_max,
         total,
         dropped,
     } = cache.borrow_mut().shown(
-        state.words_drawn,
+        (state.words_drawn, state.running),
         sim.history(),
         sim.history_dropped(),
         (
@@ -554,7 +555,7 @@ fn event_log(
         ),
     );
     html! {
-        <EventLog {lines} {total} {dropped}
+        <EventLog {lines} {lines_max} {total} {dropped}
             with_messages={state.log_messages} dispatch={dispatch.clone()}
             run={state.run} run_link={run_link.clone()} />
     }

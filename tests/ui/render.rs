@@ -780,6 +780,7 @@ async fn a_full_history_says_how_many_events_it_left_out() {
     use distlock::ui::event_log::{EventLog, EventLogProps};
     let props = |dropped| EventLogProps {
         lines: Rc::new(Vec::new()),
+        lines_max: distlock::ui::event_log::LOG_LINES_MAX,
         total: 200_000,
         dropped,
         with_messages: false,
@@ -818,6 +819,7 @@ async fn a_message_line_offers_its_wire_text_and_other_lines_do_not() {
             line(1, EventKind::Message, Some(7)),
             line(0, EventKind::Lock, None),
         ]),
+        lines_max: distlock::ui::event_log::LOG_LINES_MAX,
         total: 2,
         dropped: 0,
         with_messages: true,

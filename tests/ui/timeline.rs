@@ -520,22 +520,29 @@ async fn an_event_frame_leaves_the_parts_that_glide_where_times_words_put_them()
 /// The event log drawn with time's words: a render for an event while the
 /// clock runs shows the log of the last render of time's words, and the
 /// next one (or any other change of state: Pause, Step, a tour's key
-/// moment, moving in time) shows every line.
+/// moment, moving in time) shows every line. While the clock runs it draws
+/// the newest lines that fill its box; stopped, `LOG_LINES_MAX`.
 #[test]
 fn the_log_waits_for_times_words_and_is_exact_when_they_are_drawn() {
     use distlock::sim::TokenWords;
-    use distlock::ui::event_log::LogCache;
+    use distlock::ui::event_log::{log_lines, LogCache, LOG_LINES_FULL};
     let before = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 4_000);
     let after = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
-    assert!(after.history().len() > before.history().len());
-    let how = (1, false, TokenWords::of(Backend::Etcd));
+    let how = (1, true, TokenWords::of(Backend::Etcd));
+    let exact = log_lines(after.history(), true, how.2);
+    assert!(exact.len() > LOG_LINES_FULL, "{} lines", exact.len());
     let mut cache = LogCache::default();
-    let first = cache.shown(7, before.history(), 0, how);
-    let kept = cache.shown(7, after.history(), 0, how);
+    let first = cache.shown((7, true), before.history(), 0, how);
+    let kept = cache.shown((7, true), after.history(), 0, how);
     assert_eq!(kept, first, "an event frame drew the log");
-    let drawn = cache.shown(8, after.history(), 0, how);
-    assert_eq!(drawn.total, after.history().len());
-    let exact = distlock::ui::event_log::log_lines(after.history(), false, how.2);
-    assert_eq!(*drawn.lines, exact, "time's words drew an old log");
-    assert_ne!(drawn.lines, first.lines);
+    let running = cache.shown((8, true), after.history(), 0, how);
+    assert_eq!(running.total, after.history().len());
+    assert_eq!(
+        *running.lines,
+        exact[..LOG_LINES_FULL],
+        "time's words drew an old log"
+    );
+    assert_ne!(running.lines, first.lines);
+    let paused = cache.shown((9, false), after.history(), 0, how);
+    assert_eq!(*paused.lines, exact, "a stopped clock's log is not whole");
 }

@@ -8,11 +8,13 @@
 // and the markup alone shows the run.
 //
 // Every write to the markup is seen by a MutationObserver and stamped with
-// its animation frame's time (`document.timeline.currentTime`); frames in
-// which a line joined the event log (which shows the network messages
-// too) are the run's events. Nothing here is
-// timed: the test waits for the clock to pass a mark and then reads what
-// was written, frame by frame.
+// its animation frame's time (`document.timeline.currentTime`). A frame
+// that wrote the status strip's clock drew time's words; any other frame
+// that wrote was drawn for an event, and there are no more of those than
+// lines that joined the event log (which shows the network messages too,
+// and draws its new lines with time's words). Nothing here is timed: the
+// test waits for the clock to pass a mark and then reads what was written,
+// frame by frame.
 //
 // Run: `trunk build --release --offline && node --test tests/e2e/time_frames.test.mjs`
 
@@ -28,16 +30,23 @@ const WORDS_APART_MS = 250 - 17;
 
 const suite = browserSuite();
 
-/** Runs in the page: notes each frame that wrote the markup, and whether it logged an event. */
+/**
+ * Runs in the page: notes each frame that wrote the markup, whether it
+ * wrote the status strip's clock (time's words), and how many lines it
+ * logged.
+ */
 function watchWrites() {
   const frames = new Map();
   window.__writes = frames;
+  const clock = document.querySelector(".status .tick__text");
   new MutationObserver((records) => {
     const at = document.timeline.currentTime;
-    const logged = records.some(
-      (r) => r.type === "childList" && [...r.addedNodes].some((n) => n.classList?.contains("log__line")),
-    );
-    frames.set(at, (frames.get(at) ?? false) || logged);
+    const frame = frames.get(at) ?? { words: false, logged: 0 };
+    for (const r of records) {
+      if (clock.contains(r.target)) frame.words = true;
+      if (r.type === "childList") frame.logged += [...r.addedNodes].filter((n) => n.classList?.contains("log__line")).length;
+    }
+    frames.set(at, frame);
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   window.__frameCount = 0;
   const count = () => {
@@ -47,7 +56,7 @@ function watchWrites() {
   requestAnimationFrame(count);
 }
 
-/** The frames that wrote the markup, `[time, logged]`, in order. */
+/** The frames that wrote the markup, `[time, { words, logged }]`, in order. */
 const writes = (page) => page.evaluate(() => [...window.__writes.entries()].sort((a, b) => a[0] - b[0]));
 
 /** The glides running on the lease bars' drawings and the playhead. */
@@ -72,13 +81,18 @@ describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => 
     await waitForClock(page, from + 3);
     const frames = await page.evaluate(() => window.__frameCount);
     const written = await writes(page);
-    const timeAlone = written.filter(([, logged]) => !logged).map(([at]) => at);
-    assert.ok(frames > 2 * timeAlone.length, `${frames} frames, ${timeAlone.length} of them wrote with only time moved`);
+    const timeAlone = written.filter(([, f]) => f.words).map(([at]) => at);
+    assert.ok(frames > 2 * timeAlone.length, `${frames} frames, ${timeAlone.length} of them drew time's words`);
     for (let i = 1; i < timeAlone.length; i += 1) {
       const apart = timeAlone[i] - timeAlone[i - 1];
       assert.ok(apart >= WORDS_APART_MS, `two frames of time alone wrote ${apart.toFixed(1)} ms apart`);
     }
     assert.ok(timeAlone.length > 0, "time's words were drawn meanwhile");
+    // Every other frame that wrote was drawn for something the run
+    // recorded: a line each at least.
+    const forEvents = written.filter(([, f]) => !f.words).length;
+    const logged = written.reduce((n, [, f]) => n + f.logged, 0);
+    assert.ok(forEvents <= logged, `${forEvents} frames wrote without time's words, for ${logged} lines logged`);
     assert.ok((await glides(page)) >= 2, "A's lease bars and the playhead glide while the clock runs");
     // A motion of an element inside a drawing is not composited: the main
     // thread would paint the whole drawing again every frame.

@@ -962,10 +962,46 @@ impl Sim {
         };
         debug_assert!(next.at >= self.core.now.ms(), "time never goes backwards");
         self.core.now = Millis(next.at);
-        self.core.events_run += 1;
-        self.dispatch(next.ev);
+        // An event that finds nothing to do is dropped unrun and uncounted:
+        // running it changed nothing but the engine's own caches.
+        if !self.moot(next.ev) {
+            self.core.events_run += 1;
+            self.dispatch(next.ev);
+        }
         self.note_holder();
         true
+    }
+
+    /// Whether `ev`, due now, would do nothing at all: a client's timer or
+    /// wake from before a crash or a restart, a wake or resume a new pause
+    /// or a crash overtook, a timer the lock system says is cancelled
+    /// (`LockSystem::timer_moot`). A timer that reaches a paused client is
+    /// kept for it, so it is not moot here.
+    fn moot(&self, ev: Ev) -> bool {
+        let core = &self.core;
+        match ev {
+            Ev::Deliver(_) => false,
+            Ev::Client {
+                client,
+                epoch,
+                timer,
+            } => {
+                let cl = core.client(client);
+                cl.crashed
+                    || cl.epoch != epoch
+                    || (!cl.is_paused()
+                        && self.service.timer_moot(&core.view(), Some(client), timer))
+            }
+            Ev::Service(timer) => self.service.timer_moot(&core.view(), None, timer),
+            Ev::Wake { client, epoch } => {
+                let cl = core.client(client);
+                cl.crashed || cl.epoch != epoch || cl.paused_until != Some(core.now)
+            }
+            Ev::Resume { client, epoch } => {
+                let cl = core.client(client);
+                cl.crashed || cl.epoch != epoch || cl.is_paused()
+            }
+        }
     }
 
     /// Runs every event due up to `t` and moves the clock to `t`.

@@ -311,6 +311,29 @@ impl LockSystem for Etcd {
         }
     }
 
+    /// A keepalive or deadline timer of a session since forgotten or set
+    /// again (its generation moved on), and a lease expiry check the lease
+    /// outlived (a keepalive moved its expiry) or came after (revoked, or
+    /// expired), answer nothing: as `on_client_timer` and
+    /// `on_lease_expiry` would find.
+    fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: EtcdTimer) -> bool {
+        match (timer, c) {
+            (EtcdTimer::Renew { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.renew_gen || side.lease.is_none() || !view.renewal(c)
+            }
+            (EtcdTimer::LeaseDeadline { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.deadline_gen || side.lease.is_none()
+            }
+            (EtcdTimer::LeaseExpiry { lease }, None) => self
+                .leases
+                .get(&lease)
+                .is_none_or(|l| expiry_check(l.expires_at) != view.now),
+            _ => false,
+        }
+    }
+
     fn holder(&self, _view: &View) -> Option<HolderView> {
         self.keys.holder(|lease| self.lease_expiry(lease))
     }

@@ -89,6 +89,14 @@ impl EventQueue {
         self.0.insert(at, s);
     }
 
+    /// Takes out the pending event `is` names, if one is: a cancelled
+    /// timer. Most are due seconds ahead, near the front.
+    fn cancel(&mut self, is: impl Fn(Ev) -> bool) {
+        if let Some(at) = self.0.iter().position(|s| is(s.ev)) {
+            self.0.remove(at);
+        }
+    }
+
     fn pop(&mut self) -> Option<Scheduled> {
         self.0.pop()
     }
@@ -354,6 +362,12 @@ impl Core {
                         self.config.seed
                     );
                     self.schedule(at.ms(), Ev::Service(timer));
+                }
+                Effect::CancelClientTimer { client, timer } => self.queue.cancel(
+                    |ev| matches!(ev, Ev::Client { client: c, timer: t, .. } if c == client && t == timer),
+                ),
+                Effect::CancelServiceTimer { timer } => {
+                    self.queue.cancel(|ev| ev == Ev::Service(timer))
                 }
                 Effect::Record(event) => self.record(event),
                 belief => self.apply_belief(belief),

@@ -1271,7 +1271,7 @@ impl Sim {
             }
             Ev::Service(timer) => self.feed(Input::ServiceTimer(timer)),
             Ev::Wake { client, epoch } => self.wake(client, epoch),
-            Ev::Resume { client, epoch } => self.resume(client, epoch),
+            Ev::Resume { client, .. } => self.resume(client),
         }
     }
 
@@ -1435,11 +1435,9 @@ impl Sim {
         );
     }
 
+    /// The pause of `c`'s incarnation `epoch` ends now (`moot` checked it
+    /// is that pause's end).
     fn wake(&mut self, c: ClientId, epoch: u32) {
-        let client = self.core.client(c);
-        if client.crashed || client.epoch != epoch || client.paused_until != Some(self.core.now) {
-            return;
-        }
         self.core.client_mut(c).paused_until = None;
         self.core.touch(c);
         self.core.record(Event::Woke { client: c });
@@ -1456,11 +1454,8 @@ impl Sim {
             .schedule(self.core.now.ms() + 1, Ev::Resume { client: c, epoch });
     }
 
-    fn resume(&mut self, c: ClientId, epoch: u32) {
-        let client = self.core.client(c);
-        if client.crashed || client.epoch != epoch || client.is_paused() {
-            return;
-        }
+    /// The moment after `c` woke, still running (`moot` checked).
+    fn resume(&mut self, c: ClientId) {
         self.core.touch(c);
         let stash = std::mem::take(&mut self.core.client_mut(c).stash);
         for item in stash {

@@ -111,6 +111,16 @@ pub(crate) enum Effect {
         at: Millis,
         timer: Timer,
     },
+    /// A pending timer of the client's that would find nothing to do when
+    /// due (its session forgotten or its timer set again) is taken out.
+    CancelClientTimer {
+        client: ClientId,
+        timer: Timer,
+    },
+    /// The same for a timer of the service's.
+    CancelServiceTimer {
+        timer: Timer,
+    },
     Record(Event),
     /// The client now believes it holds the lock.
     Grant {
@@ -204,6 +214,24 @@ impl Effects {
     pub fn service_timer(&mut self, at: Millis, timer: impl Into<Timer>) {
         self.list.push(Effect::ServiceTimer {
             at,
+            timer: timer.into(),
+        });
+    }
+
+    /// Takes out client `client`'s pending `timer`, if it is pending: only
+    /// a timer that would find nothing to do when due (a generation since
+    /// moved on), so that a run is the same with or without it, one event
+    /// shorter.
+    pub fn cancel_client_timer(&mut self, client: ClientId, timer: impl Into<Timer>) {
+        self.list.push(Effect::CancelClientTimer {
+            client,
+            timer: timer.into(),
+        });
+    }
+
+    /// The same for a timer of the service's.
+    pub fn cancel_service_timer(&mut self, timer: impl Into<Timer>) {
+        self.list.push(Effect::CancelServiceTimer {
             timer: timer.into(),
         });
     }

@@ -89,6 +89,14 @@ impl EventQueue {
         self.0.insert(at, s);
     }
 
+    /// Takes out the pending event `is` names, if one is: a cancelled
+    /// timer. Most are due seconds ahead, near the front.
+    fn cancel(&mut self, is: impl Fn(Ev) -> bool) {
+        if let Some(at) = self.0.iter().position(|s| is(s.ev)) {
+            self.0.remove(at);
+        }
+    }
+
     fn pop(&mut self) -> Option<Scheduled> {
         self.0.pop()
     }
@@ -354,6 +362,12 @@ impl Core {
                         self.config.seed
                     );
                     self.schedule(at.ms(), Ev::Service(timer));
+                }
+                Effect::CancelClientTimer { client, timer } => self.queue.cancel(
+                    |ev| matches!(ev, Ev::Client { client: c, timer: t, .. } if c == client && t == timer),
+                ),
+                Effect::CancelServiceTimer { timer } => {
+                    self.queue.cancel(|ev| ev == Ev::Service(timer))
                 }
                 Effect::Record(event) => self.record(event),
                 belief => self.apply_belief(belief),
@@ -962,10 +976,46 @@ impl Sim {
         };
         debug_assert!(next.at >= self.core.now.ms(), "time never goes backwards");
         self.core.now = Millis(next.at);
-        self.core.events_run += 1;
-        self.dispatch(next.ev);
+        // An event that finds nothing to do is dropped unrun and uncounted:
+        // running it changed nothing but the engine's own caches.
+        if !self.moot(next.ev) {
+            self.core.events_run += 1;
+            self.dispatch(next.ev);
+        }
         self.note_holder();
         true
+    }
+
+    /// Whether `ev`, due now, would do nothing at all: a client's timer or
+    /// wake from before a crash or a restart, a wake or resume a new pause
+    /// or a crash overtook, a timer the lock system says is cancelled
+    /// (`LockSystem::timer_moot`). A timer that reaches a paused client is
+    /// kept for it, so it is not moot here.
+    fn moot(&self, ev: Ev) -> bool {
+        let core = &self.core;
+        match ev {
+            Ev::Deliver(_) => false,
+            Ev::Client {
+                client,
+                epoch,
+                timer,
+            } => {
+                let cl = core.client(client);
+                cl.crashed
+                    || cl.epoch != epoch
+                    || (!cl.is_paused()
+                        && self.service.timer_moot(&core.view(), Some(client), timer))
+            }
+            Ev::Service(timer) => self.service.timer_moot(&core.view(), None, timer),
+            Ev::Wake { client, epoch } => {
+                let cl = core.client(client);
+                cl.crashed || cl.epoch != epoch || cl.paused_until != Some(core.now)
+            }
+            Ev::Resume { client, epoch } => {
+                let cl = core.client(client);
+                cl.crashed || cl.epoch != epoch || cl.is_paused()
+            }
+        }
     }
 
     /// Runs every event due up to `t` and moves the clock to `t`.
@@ -1221,7 +1271,7 @@ impl Sim {
             }
             Ev::Service(timer) => self.feed(Input::ServiceTimer(timer)),
             Ev::Wake { client, epoch } => self.wake(client, epoch),
-            Ev::Resume { client, epoch } => self.resume(client, epoch),
+            Ev::Resume { client, .. } => self.resume(client),
         }
     }
 
@@ -1385,11 +1435,9 @@ impl Sim {
         );
     }
 
+    /// The pause of `c`'s incarnation `epoch` ends now (`moot` checked it
+    /// is that pause's end).
     fn wake(&mut self, c: ClientId, epoch: u32) {
-        let client = self.core.client(c);
-        if client.crashed || client.epoch != epoch || client.paused_until != Some(self.core.now) {
-            return;
-        }
         self.core.client_mut(c).paused_until = None;
         self.core.touch(c);
         self.core.record(Event::Woke { client: c });
@@ -1406,11 +1454,8 @@ impl Sim {
             .schedule(self.core.now.ms() + 1, Ev::Resume { client: c, epoch });
     }
 
-    fn resume(&mut self, c: ClientId, epoch: u32) {
-        let client = self.core.client(c);
-        if client.crashed || client.epoch != epoch || client.is_paused() {
-            return;
-        }
+    /// The moment after `c` woke, still running (`moot` checked).
+    fn resume(&mut self, c: ClientId) {
         self.core.touch(c);
         let stash = std::mem::take(&mut self.core.client_mut(c).stash);
         for item in stash {

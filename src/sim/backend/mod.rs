@@ -151,6 +151,14 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// Everything but a message: commands, timers, faults. A message goes
     /// to `on_request` or `on_answer` (`on_message`).
     fn on_input(&mut self, view: &View, input: Input<Self::Timer>, out: &mut Effects);
+    /// Whether `timer`, due now (client `c`'s, or the service's when
+    /// `None`), would find nothing to do if handed over: no answer, no
+    /// record, no draw, no change to the system. The engine then drops it
+    /// unrun, as a cancelled timer (a keepalive or a release left it
+    /// behind). Saying false is always right; true only where it is sure.
+    fn timer_moot(&self, _view: &View, _c: Option<ClientId>, _timer: Self::Timer) -> bool {
+        false
+    }
     /// A client's message reaching the service at `at` (the service, or
     /// one of Redlock's nodes).
     fn on_request(
@@ -519,6 +527,16 @@ macro_rules! lock_systems {
                             s.on_input(view, input, out);
                         }
                     })*
+                }
+            }
+
+            /// Whether a timer due now would find nothing to do
+            /// (`LockSystem::timer_moot`).
+            pub fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: Timer) -> bool {
+                match (self, timer) {
+                    $((Service::$variant(s), Timer::$variant(t)) => s.timer_moot(view, c, t),)*
+                    #[allow(unreachable_patterns)]
+                    _ => false,
                 }
             }
 

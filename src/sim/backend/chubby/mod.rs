@@ -303,6 +303,21 @@ impl LockSystem for Chubby {
         }
     }
 
+    /// The guards of `on_client_timer` turned round: a client's timer of
+    /// a gone session or an old generation does nothing (the master's
+    /// timers are left to run).
+    fn timer_moot(&self, _view: &View, c: Option<ClientId>, timer: ChubbyTimer) -> bool {
+        let Some(c) = c else { return false };
+        let side = &self.side[c.index()];
+        side.session.is_none()
+            || match timer {
+                ChubbyTimer::LocalLease { gen } => gen != side.lease_gen,
+                ChubbyTimer::Grace { gen } => gen != side.grace_gen || !side.jeopardy,
+                ChubbyTimer::Retry { gen } => gen != side.retry_gen || !side.jeopardy,
+                _ => true,
+            }
+    }
+
     fn holder(&self, _view: &View) -> Option<HolderView> {
         let h = self.holder?;
         Some(HolderView {

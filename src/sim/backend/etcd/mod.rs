@@ -270,7 +270,7 @@ impl LockSystem for Etcd {
     fn on_input(&mut self, view: &View, input: Input<EtcdTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => {
-                self.forget(c);
+                self.forget(c, out);
                 out.ask(
                     c,
                     EtcdMsg::LeaseGrant {
@@ -282,7 +282,7 @@ impl LockSystem for Etcd {
                 if let Some(create_rev) = self.side[c.index()].key {
                     out.ask(c, EtcdMsg::Delete { create_rev });
                 }
-                self.forget(c);
+                self.forget(c, out);
             }
             Input::ClientTimer(c, timer) => self.on_client_timer(view, c, timer, out),
             Input::ServiceTimer(EtcdTimer::LeaseExpiry { lease }) => {
@@ -291,7 +291,7 @@ impl LockSystem for Etcd {
             // The keepalive stream closing revokes nothing: the lease runs out
             // at its TTL either way (etcd's lease docs).
             Input::Crashed(c) | Input::Exited(c) => {
-                self.forget(c);
+                self.forget(c, out);
                 // A new process makes a new client, whose loop starts anew.
                 let side = self.side(c);
                 side.loop_start = None;
@@ -306,8 +306,37 @@ impl LockSystem for Etcd {
                     out.ask(c, EtcdMsg::Get { create_rev: own });
                 }
             }
-            Input::RenewalOn(c) if self.side[c.index()].lease.is_some() => self.arm_renew(c, out),
+            Input::RenewalOn(c) if self.side[c.index()].lease.is_some() => {
+                // A keepalive timer from before renewal went off may still
+                // be pending: the new one stands in for it.
+                let gen = self.side[c.index()].renew_gen;
+                out.cancel_client_timer(c, EtcdTimer::Renew { gen });
+                self.arm_renew(c, out);
+            }
             _ => {}
+        }
+    }
+
+    /// A keepalive or deadline timer of a session since forgotten or set
+    /// again (its generation moved on), and a lease expiry check the lease
+    /// outlived (a keepalive moved its expiry) or came after (revoked, or
+    /// expired), answer nothing: as `on_client_timer` and
+    /// `on_lease_expiry` would find.
+    fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: EtcdTimer) -> bool {
+        match (timer, c) {
+            (EtcdTimer::Renew { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.renew_gen || side.lease.is_none() || !view.renewal(c)
+            }
+            (EtcdTimer::LeaseDeadline { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.deadline_gen || side.lease.is_none()
+            }
+            (EtcdTimer::LeaseExpiry { lease }, None) => self
+                .leases
+                .get(&lease)
+                .is_none_or(|l| expiry_check(l.expires_at) != view.now),
+            _ => false,
         }
     }
 
@@ -471,7 +500,7 @@ impl LockSystem for Etcd {
                         }
                     }
                     None => {
-                        self.forget(c);
+                        self.forget(c, out);
                         out.lose(c, LossReason::ServiceSaidGone);
                     }
                 }
@@ -491,7 +520,7 @@ impl LockSystem for Etcd {
                 };
                 match Recheck::of(exists, predecessor) {
                     Recheck::Gone => {
-                        self.forget(c);
+                        self.forget(c, out);
                         out.lose(c, LossReason::KeyGone);
                     }
                     Recheck::Holds => {
@@ -571,13 +600,18 @@ impl Etcd {
         }));
     }
 
+    /// A keepalive: the lease ends a TTL from now. Its one pending expiry
+    /// check moves to the new end's; when both fall at the same check, the
+    /// one pending stays (a second there would find the lease gone).
     fn touch_lease(&mut self, view: &View, lease: u64, out: &mut Effects) -> Option<u64> {
         let entry = self.leases.get_mut(&lease)?;
+        let before = expiry_check(entry.expires_at);
         entry.expires_at = view.now.plus(entry.ttl_ms);
-        out.service_timer(
-            expiry_check(entry.expires_at),
-            EtcdTimer::LeaseExpiry { lease },
-        );
+        let check = expiry_check(entry.expires_at);
+        if check != before {
+            out.cancel_service_timer(EtcdTimer::LeaseExpiry { lease });
+            out.service_timer(check, EtcdTimer::LeaseExpiry { lease });
+        }
         Some(entry.ttl_ms)
     }
 
@@ -621,7 +655,7 @@ impl Etcd {
         let belief = view.belief(c);
         let Some(rev) = create_rev else {
             if belief == Belief::Acquiring {
-                self.forget(c);
+                self.forget(c, out);
                 out.fail(c, AcquireFailure::LeaseGone);
             }
             return;
@@ -665,7 +699,7 @@ impl Etcd {
                     out.client_timer(c, DEADLINE_LOOP_MS, EtcdTimer::LeaseDeadline { gen });
                     return;
                 }
-                self.forget(c);
+                self.forget(c, out);
                 out.lose(c, LossReason::LocalDeadline);
             }
             _ => {}
@@ -706,6 +740,11 @@ impl Etcd {
             - (local_deadline - start).rem_euclid(DEADLINE_LOOP_MS as i64))
             % DEADLINE_LOOP_MS as i64;
         let side = self.side(c);
+        if side.deadline.is_some() {
+            // The deadline it replaces has its check pending.
+            let gen = side.deadline_gen;
+            out.cancel_client_timer(c, EtcdTimer::LeaseDeadline { gen });
+        }
         side.deadline = Some(view.after_local(c, ttl_ms));
         side.check_at = view.after_local(c, ttl_ms + to_turn as u64);
         side.deadline_gen += 1;
@@ -728,8 +767,15 @@ impl Etcd {
         );
     }
 
-    fn forget(&mut self, c: ClientId) {
+    /// Forgets the session; its pending keepalive and deadline timers, set
+    /// only while it had a lease, are taken out.
+    fn forget(&mut self, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
+        if side.lease.is_some() {
+            let (renew, deadline) = (side.renew_gen, side.deadline_gen);
+            out.cancel_client_timer(c, EtcdTimer::Renew { gen: renew });
+            out.cancel_client_timer(c, EtcdTimer::LeaseDeadline { gen: deadline });
+        }
         side.lease = None;
         side.key = None;
         side.deadline = None;

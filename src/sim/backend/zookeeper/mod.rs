@@ -208,6 +208,31 @@ impl LockSystem for ZooKeeper {
         }
     }
 
+    /// The guards of `on_client_timer` and `on_session_expiry`, turned
+    /// round: a ping or read timer of an old generation or a gone session,
+    /// a session expiry the session outlived or came after, do nothing.
+    fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: ZkTimer) -> bool {
+        match (timer, c) {
+            (ZkTimer::Ping { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.ping_gen || side.session.is_none() || !view.renewal(c)
+            }
+            (ZkTimer::ReadTimeout { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.read_gen || side.session.is_none()
+            }
+            (ZkTimer::SuspendedTooLong { gen }, Some(c)) => {
+                let side = &self.side[c.index()];
+                gen != side.read_gen || gen != side.suspended_gen || side.session.is_none()
+            }
+            (ZkTimer::SessionExpiry { session }, None) => self
+                .sessions
+                .get(&session)
+                .is_none_or(|s| s.expires_at != view.now),
+            _ => false,
+        }
+    }
+
     fn holder(&self, _view: &View) -> Option<HolderView> {
         self.znodes.holder(|session| self.session_expiry(session))
     }

@@ -170,8 +170,12 @@ impl Core {
         &self.clients[c.index()]
     }
 
+    /// The one way to a client to change: its kept fingerprint is
+    /// forgotten here.
     fn client_mut(&mut self, c: ClientId) -> &mut Client {
-        &mut self.clients[c.index()]
+        let client = &mut self.clients[c.index()];
+        *client.fingerprint.get_mut() = 0;
+        client
     }
 
     /// The clients that believe they hold the lock: a crashed one believes

@@ -1051,9 +1051,15 @@ fn is_unlock(body: &Body) -> bool {
     matches!(body, Body::Lock(m) if m.is_unlock())
 }
 
+/// Moves from one state, about as many as two clients with every command
+/// and a node's faults have.
+const MOVES_ROOM: usize = 48;
+
 /// Every move worth trying from `sim`, in the order they are tried.
 fn moves(plan: &Plan, sim: &Sim) -> Vec<Move> {
-    let mut out = Vec::new();
+    // Room for them all at once: grown push by push, the list's
+    // reallocations were a third of the time spent listing the moves.
+    let mut out = Vec::with_capacity(MOVES_ROOM);
     if sim.next_event_at().is_some() {
         if plan.allows(MoveKind::Wait) {
             out.push(Move::Wait);

@@ -265,9 +265,13 @@ pub(crate) fn copy_map<K: Clone, V: Clone>(
     into: &mut litemap::LiteMap<K, V>,
     from: &litemap::LiteMap<K, V>,
 ) {
+    if into.is_empty() && from.is_empty() {
+        return;
+    }
     let mut store = std::mem::take(into).into_tuple_vec();
-    store.clear();
-    store.extend_from_slice(from.as_slice());
+    // Entry by entry into those already there: a value that owns a list
+    // (a key's watchers) keeps its room.
+    from.as_slice().clone_into(&mut store);
     *into = litemap::LiteMap::from_sorted_store_unchecked(store);
 }
 

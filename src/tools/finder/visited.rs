@@ -2,13 +2,14 @@
 //! reached in.
 //!
 //! Hand-written rather than a hash map from a crate: the search looks up
-//! every state it makes, the table outgrows the processor's caches (818,342
-//! states within 8 moves), and a lookup's time is its cache misses. A
-//! `FxHashMap<u64, u32>` reads a control byte and then a 16-byte bucket
-//! elsewhere, two misses, and multiplies a key that is already a mixed
-//! fingerprint; its probes were a fifth of the whole search's time under
-//! `perf` (`cargo bench --bench finder`). Here a state is one word, found at
-//! the place its fingerprint's top bits name: one miss, no hashing.
+//! every state it makes, the table outgrows the processor's caches (647,938
+//! states within 8 moves for etcd), and a lookup's time is its cache
+//! misses. A `FxHashMap<u64, u32>` reads a control byte and then a
+//! 16-byte bucket elsewhere, two misses, and multiplies a key that is
+//! already a mixed fingerprint; its probes were a fifth of the whole
+//! search's time under `perf` (`cargo bench --bench finder`). Here a state
+//! is one word, found at the place its fingerprint's top bits name: one
+//! miss, no hashing.
 
 /// The fewest moves sit in a word's low bits, the fingerprint's other bits
 /// above them: a search is at most `DEPTH_LIMIT` (16) moves deep, and a

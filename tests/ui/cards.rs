@@ -15,7 +15,6 @@ use distlock::ui::client_card::{ClientCard, ClientCardProps};
 use distlock::ui::event_log::log_lines;
 use distlock::ui::state::{Action, AppState, Notice, StartSim};
 use distlock::ui::status::{status, StatusProps};
-use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
 use std::rc::Rc;
 use yew::prelude::*;
 use yew::{LocalServerRenderer, Reducible};
@@ -131,30 +130,6 @@ async fn strip_html(sim: &Sim) -> String {
         .await
 }
 
-async fn timeline_html(sim: &Sim) -> String {
-    let backend = sim.config().backend;
-    let picture = PictureCache::default().get(sim.history(), 1, TokenWords::of(backend));
-    let props = TimelineProps {
-        picture,
-        now_ms: sim.now().ms(),
-        words_ms: sim.now().ms(),
-        end_ms: sim.now().ms(),
-        running: false,
-        frame_ms: 0,
-        backend,
-        dispatch: Callback::noop(),
-        run_file: Callback::from(|()| String::new()),
-        key_moment: None,
-        run: 1,
-        run_link: Callback::from(|()| String::new()),
-    };
-    LocalServerRenderer::<Timeline>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
-}
-
-/// The card's token line, as read.
 /// The card's token as read, without the note after " · " that says why
 /// etcd's tokens skip numbers.
 fn card_token(card: &str) -> String {
@@ -241,7 +216,7 @@ async fn one_grant_reads_the_same_on_card_strip_log_and_timeline_on_every_system
             named.contains(&format!("({said})")),
             "{backend:?}: the log's holder line says {said}: {named}"
         );
-        let timeline = timeline_html(&sim).await;
+        let timeline = common::timeline_at(&sim, sim.now().ms(), sim.now().ms(), false).await;
         assert!(
             timeline.contains(&format!("A {said}")),
             "{backend:?}: the service lane names A's grant as \"A {said}\""

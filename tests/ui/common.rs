@@ -57,3 +57,31 @@ pub async fn render_app(start: Option<Sim>) -> String {
         .render()
         .await
 }
+
+/// The timeline as the page draws it from `sim` at `now_ms`, time's words
+/// last drawn at `words_ms`, the clock running at 8x or stopped.
+pub async fn timeline_at(sim: &Sim, now_ms: u64, words_ms: u64, running: bool) -> String {
+    use distlock::sim::TokenWords;
+    use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
+    use yew::{Callback, LocalServerRenderer};
+    let backend = sim.config().backend;
+    let picture = PictureCache::default().get(sim.history(), 1, TokenWords::of(backend));
+    let props = TimelineProps {
+        picture,
+        now_ms,
+        words_ms,
+        end_ms: now_ms,
+        running,
+        frame_ms: if running { 128 } else { 0 },
+        backend,
+        dispatch: Callback::noop(),
+        run_file: Callback::from(|()| String::new()),
+        key_moment: None,
+        run: 1,
+        run_link: Callback::from(|()| String::new()),
+    };
+    LocalServerRenderer::<Timeline>::with_props(props)
+        .hydratable(false)
+        .render()
+        .await
+}

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use yew::Reducible;
 
 use crate::common;
-use common::{client, first_scenario_clicked};
+use common::{client, first_scenario_clicked, timeline_at};
 
 const SEED: u64 = 1;
 
@@ -431,34 +431,6 @@ fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
             );
         }
     }
-}
-
-/// The timeline as the page draws it from `sim` at `now_ms`, time's words
-/// last drawn at `words_ms`, the clock running at 8x or stopped.
-async fn timeline_at(sim: &Sim, now_ms: u64, words_ms: u64, running: bool) -> String {
-    use distlock::sim::TokenWords;
-    use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
-    use yew::{Callback, LocalServerRenderer};
-    let backend = sim.config().backend;
-    let picture = PictureCache::default().get(sim.history(), 1, TokenWords::of(backend));
-    let props = TimelineProps {
-        picture,
-        now_ms,
-        words_ms,
-        end_ms: now_ms,
-        running,
-        frame_ms: if running { 128 } else { 0 },
-        backend,
-        dispatch: Callback::noop(),
-        run_file: Callback::from(|()| String::new()),
-        key_moment: None,
-        run: 1,
-        run_link: Callback::from(|()| String::new()),
-    };
-    LocalServerRenderer::<Timeline>::with_props(props)
-        .hydratable(false)
-        .render()
-        .await
 }
 
 /// The value of the first `attribute` after `marker` in `html`.

@@ -1,6 +1,6 @@
 //! What each client believes, and the states a visitor sees on its card.
 
-use super::backend::LibrarySession;
+use super::backend::{copy_list, LibrarySession};
 use super::clock::Clock;
 use super::fingerprint::StableHasher;
 use super::history::{LossReason, Standing};
@@ -358,12 +358,8 @@ impl Client {
         );
         // Most clients have neither: an empty copy's call to copy no bytes
         // was a tenth of the whole copy's instructions.
-        if !(queued.is_empty() && source.queued.is_empty()) {
-            queued.clone_from(&source.queued);
-        }
-        if !(stash.is_empty() && source.stash.is_empty()) {
-            stash.clone_from(&source.stash);
-        }
+        copy_list(queued, &source.queued);
+        copy_list(stash, &source.stash);
         (*last_write, *judged, *lost) = (source.last_write, source.judged, source.lost);
         *clock = source.clock;
         (*losing, *read) = (source.losing, source.read);

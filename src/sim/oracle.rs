@@ -1,5 +1,6 @@
 //! The safety oracle: it knows the truth no participant can see.
 
+use super::backend::copy_list;
 use super::history::{RejectReason, Standing};
 use super::types::{ClientId, Millis, Token};
 use serde::{Deserialize, Serialize};
@@ -269,15 +270,6 @@ impl Oracle {
                 clients: holders.to_vec(),
             });
         }
-    }
-}
-
-/// `into.clone_from(from)`, but nothing at all where both are empty (most
-/// runs find no stale write and no overlap): the copy's call to copy no
-/// bytes cost as much as a short copy.
-fn copy_list<T: Clone>(into: &mut Vec<T>, from: &[T]) {
-    if !(into.is_empty() && from.is_empty()) {
-        from.clone_into(into);
     }
 }
 

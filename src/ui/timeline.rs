@@ -365,9 +365,10 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     // at the clock, slide on by what the clock adds in a second of the
     // reader's time (60 frames) from where they are drawn (`at`): the next
     // render of time's words comes sooner, and starts them again; an
-    // event's render draws them where they were and leaves them gliding. The open spans' drawing slides back as far as their box
-    // slides on, so it holds still while its cut moves: three layers the
-    // compositor moves, none painted again.
+    // event's render draws them where they were and leaves them gliding.
+    // The open spans' drawing slides back as far as their box slides on,
+    // so it holds still while its cut moves: three layers the compositor
+    // moves, none painted again.
     let (playhead_ref, clip_ref, spans_ref) = (use_node_ref(), use_node_ref(), use_node_ref());
     let glide_ms = props.frame_ms * 60;
     let slide = |sign: f64| {

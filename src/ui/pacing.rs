@@ -211,6 +211,7 @@ mod tests {
         );
         assert_ne!(card(&drawn, d), idle, "and with them every card");
     }
+
     #[test]
     fn the_strip_skips_an_event_that_left_it_alone() {
         use crate::sim::{ClientId, Command};

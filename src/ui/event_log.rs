@@ -5,6 +5,7 @@
 use super::browser::checked_of;
 use super::state::Action;
 use super::worker::{use_work, Shown};
+use super::KeptByWords;
 use crate::sim::{Event as SimEvent, EventKind, Record, TokenWords, HISTORY_LEN_MAX};
 use crate::work::Job;
 use std::collections::VecDeque;
@@ -74,10 +75,18 @@ pub fn log_lines(history: &[Record], with_messages: bool, words: TokenWords) -> 
         .collect()
 }
 
+/// The log kept between frames: its lines, and the log as last drawn.
+#[derive(Debug, Default)]
+pub struct LogCache {
+    lines: LineCache,
+    /// The log as last drawn, with time's words.
+    shown: KeptByWords<ShownLog>,
+}
+
 /// The log's lines kept between frames: new records are formatted as they
 /// arrive instead of all the lines on every change.
 #[derive(Debug, Default)]
-pub struct LogCache {
+struct LineCache {
     run: u64,
     with_messages: bool,
     words: TokenWords,
@@ -86,8 +95,6 @@ pub struct LogCache {
     /// Newest first, at most `LOG_LINES_MAX`.
     lines: VecDeque<LogLine>,
     snapshot: Rc<Vec<LogLine>>,
-    /// The log as last drawn, and with which of time's words.
-    shown: Option<(u64, ShownLog)>,
 }
 
 /// What the log draws: its lines (at most `lines_max`), the records in the
@@ -118,32 +125,32 @@ impl LogCache {
         dropped: u64,
         (run, with_messages, words): (u64, bool, TokenWords),
     ) -> ShownLog {
-        if let Some((_, log)) = self.shown.as_ref().filter(|(w, _)| *w == words_drawn) {
-            return log.clone();
-        }
-        let all = self.lines(history, run, with_messages, words);
-        let lines_max = if running {
-            LOG_LINES_FULL
-        } else {
-            LOG_LINES_MAX
-        };
-        let lines = if all.len() > lines_max {
-            Rc::new(all[..lines_max].to_vec())
-        } else {
-            all
-        };
-        let log = ShownLog {
-            lines,
-            lines_max,
-            total: history.len(),
-            dropped,
-        };
-        self.shown = Some((words_drawn, log.clone()));
-        log
+        let LogCache { lines, shown } = self;
+        shown.drawn(words_drawn, true, || {
+            let all = lines.lines(history, run, with_messages, words);
+            let lines_max = if running {
+                LOG_LINES_FULL
+            } else {
+                LOG_LINES_MAX
+            };
+            let lines = if all.len() > lines_max {
+                Rc::new(all[..lines_max].to_vec())
+            } else {
+                all
+            };
+            ShownLog {
+                lines,
+                lines_max,
+                total: history.len(),
+                dropped,
+            }
+        })
     }
+}
 
+impl LineCache {
     /// Brings the cache up to date and returns the lines to show.
-    pub fn lines(
+    fn lines(
         &mut self,
         history: &[Record],
         run: u64,

@@ -274,7 +274,7 @@ pub fn App(props: &AppProps) -> Html {
     let code_open = use_state(|| false);
     // Whether the folded books are open, and what they last drew.
     let books_open = use_state(|| false);
-    let books_kept = use_mut_ref(|| None);
+    let books_kept = use_mut_ref(KeptByWords::default);
     use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_focus_keeper();
@@ -456,16 +456,12 @@ fn stage_part(sim: &Sim, look: Option<Look>, frame_ms: u64, clock: Clock) -> Htm
     }
 }
 
-/// The service's books last drawn, with the `AppState::words_drawn` they
-/// were drawn at.
-type KeptBooks = Option<(u64, Rc<ServicePanelProps>)>;
-
 /// The lock service's and the resource's panels in full, folded.
 #[inline(never)]
 fn books_part(
     sim: &Sim,
     open: &UseStateHandle<bool>,
-    (kept, words_drawn): (&RefCell<KeptBooks>, u64),
+    (kept, words_drawn): (&RefCell<KeptByWords<Rc<ServicePanelProps>>>, u64),
     dispatch: &Callback<Action>,
 ) -> Html {
     let backend = sim.config().backend;
@@ -474,17 +470,9 @@ fn books_part(
     // is not a frame of the running clock): in a frame drawn for an event
     // they keep what they drew, so their rows are not written into the
     // page unseen at every message. Open, they follow every event.
-    let service = {
-        let mut kept = kept.borrow_mut();
-        match kept.as_ref() {
-            Some((at, drawn)) if !**open && *at == words_drawn => drawn.clone(),
-            _ => {
-                let drawn = Rc::new(ServicePanelProps::from_sim(sim, dispatch.clone()));
-                *kept = Some((words_drawn, drawn.clone()));
-                drawn
-            }
-        }
-    };
+    let service = kept.borrow_mut().drawn(words_drawn, !**open, || {
+        Rc::new(ServicePanelProps::from_sim(sim, dispatch.clone()))
+    });
     let on_toggle = {
         let open = open.clone();
         Callback::from(move |e: Event| open.set(browser::opened_of(&e)))
@@ -647,6 +635,37 @@ impl Clock {
     /// page's state (tests, the frame builder).
     pub fn at(now: Millis) -> Clock {
         Clock { now, words: now }
+    }
+}
+
+/// What a part draws only with time's words (`AppState::words_drawn`),
+/// kept from the render that last drew it: a frame drawn for an event
+/// while the clock runs keeps the words of the frame before, and with them
+/// what was drawn then.
+#[derive(Debug)]
+pub struct KeptByWords<T> {
+    kept: Option<(u64, T)>,
+}
+
+impl<T> Default for KeptByWords<T> {
+    fn default() -> Self {
+        KeptByWords { kept: None }
+    }
+}
+
+impl<T: Clone> KeptByWords<T> {
+    /// What was kept, if it was drawn with time's words drawn
+    /// `words_drawn` times and may be kept (`keep`); else `draw`'s, kept
+    /// in its place.
+    pub fn drawn(&mut self, words_drawn: u64, keep: bool, draw: impl FnOnce() -> T) -> T {
+        match &self.kept {
+            Some((at, drawn)) if keep && *at == words_drawn => drawn.clone(),
+            _ => {
+                let drawn = draw();
+                self.kept = Some((words_drawn, drawn.clone()));
+                drawn
+            }
+        }
     }
 }
 

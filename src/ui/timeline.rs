@@ -349,12 +349,15 @@ pub fn Timeline(props: &TimelineProps) -> Html {
     }
 
     let drawn = drawn(
-        props,
-        &picture,
-        scale,
-        &rows,
-        show_arrows,
-        nodes_open,
+        &Frame {
+            props,
+            picture: &picture,
+            scale,
+            rows: &rows,
+            show_arrows,
+            nodes_open,
+            at,
+        },
         &mut kept.borrow_mut(),
     );
     let width = scale.width;
@@ -579,17 +582,30 @@ fn moving_parts_at(props: &TimelineProps) -> u64 {
     }
 }
 
-fn drawn(
-    props: &TimelineProps,
-    picture: &Picture,
+/// What a render of the timeline draws its picture from.
+struct Frame<'a> {
+    props: &'a TimelineProps,
+    picture: &'a Picture,
     scale: Scale,
-    rows: &[draw::Row],
+    rows: &'a [draw::Row],
     show_arrows: bool,
     nodes_open: bool,
-    kept: &mut Kept,
-) -> Drawn {
+    /// Where the parts that move with time alone are drawn
+    /// (`moving_parts_at`).
+    at: u64,
+}
+
+fn drawn(frame: &Frame, kept: &mut Kept) -> Drawn {
+    let &Frame {
+        props,
+        picture,
+        scale,
+        rows,
+        show_arrows,
+        nodes_open,
+        at,
+    } = frame;
     let (now, bottom) = (props.now_ms, draw::height(rows));
-    let at = moving_parts_at(props);
     // Open spans reach the end of the recorded run, which lies past the
     // playhead when looking back.
     let until = props.end_ms.max(now);

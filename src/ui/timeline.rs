@@ -658,15 +658,19 @@ fn drawn(frame: &Frame, kept: &mut Kept) -> Drawn {
     } else {
         Html::default()
     };
+    // Only a recorded run that goes on past the clock has a future to
+    // veil: while the clock runs live, `at` lags the clock in a frame drawn
+    // for an event, and a veil from there to the clock would come and go
+    // with every event.
     let mut svg = draw::Svg::new(detail, draw::Part::All);
-    let veil =
-        draw::future_veil(&mut svg, &scale, bottom, at, props.end_ms).map(|(x0, x1, at_clock)| {
-            Veil {
-                markup: Html::from_html_unchecked(AttrValue::from(svg.markup)),
-                x0,
-                x1,
-                at_clock,
-            }
+    let veil = (props.end_ms > now)
+        .then(|| draw::future_veil(&mut svg, &scale, bottom, at, props.end_ms))
+        .flatten()
+        .map(|(x0, x1, at_clock)| Veil {
+            markup: Html::from_html_unchecked(AttrValue::from(svg.markup)),
+            x0,
+            x1,
+            at_clock,
         });
     let live = part(&|svg| {
         if let Some(at) = props.key_moment {

@@ -61,6 +61,16 @@ pub async fn render_app(start: Option<Sim>) -> String {
 /// The timeline as the page draws it from `sim` at `now_ms`, time's words
 /// last drawn at `words_ms`, the clock running at 8x or stopped.
 pub async fn timeline_at(sim: &Sim, now_ms: u64, words_ms: u64, running: bool) -> String {
+    timeline_until(sim, (now_ms, words_ms, now_ms), running).await
+}
+
+/// The timeline as `timeline_at` draws it, of a recorded run that goes on
+/// to `end_ms` (the playhead moved back to `now_ms`).
+pub async fn timeline_until(
+    sim: &Sim,
+    (now_ms, words_ms, end_ms): (u64, u64, u64),
+    running: bool,
+) -> String {
     use distlock::sim::TokenWords;
     use distlock::ui::timeline::{PictureCache, Timeline, TimelineProps};
     use yew::{Callback, LocalServerRenderer};
@@ -70,7 +80,7 @@ pub async fn timeline_at(sim: &Sim, now_ms: u64, words_ms: u64, running: bool) -
         picture,
         now_ms,
         words_ms,
-        end_ms: now_ms,
+        end_ms,
         running,
         frame_ms: if running { 128 } else { 0 },
         backend,

@@ -11,7 +11,7 @@ use std::rc::Rc;
 use yew::Reducible;
 
 use crate::common;
-use common::{client, first_scenario_clicked, timeline_at};
+use common::{client, first_scenario_clicked, timeline_at, timeline_until};
 
 const SEED: u64 = 1;
 
@@ -486,6 +486,26 @@ async fn an_event_frame_leaves_the_parts_that_glide_where_times_words_put_them()
         attribute_after(&stopped, "class=\"tl-playhead\"", "transform"),
         place(&two).0,
         "a stopped clock's playhead stands where time's words were"
+    );
+}
+
+/// Only a recorded run that goes on past the clock is veiled: while the
+/// clock runs live, a render for an event (time's words drawn a little
+/// before the clock) draws no veil between them and the clock, which came
+/// with every event and went with the next words; a replayed run's future
+/// is veiled from where time's words put its edge.
+#[tokio::test(flavor = "current_thread")]
+async fn only_a_recorded_future_is_veiled() {
+    let sim = first_scenario_clicked(Backend::Etcd, Fencing::Off, SEED, 10_000);
+    let live = timeline_until(&sim, (10_000, 9_616, 10_000), true).await;
+    assert!(
+        !live.contains("tl-future"),
+        "a live run's event frame drew a veil"
+    );
+    let replayed = timeline_until(&sim, (10_000, 9_616, 20_000), true).await;
+    assert!(
+        replayed.contains("tl-future"),
+        "a replayed run's future was not veiled"
     );
 }
 

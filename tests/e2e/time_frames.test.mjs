@@ -33,18 +33,22 @@ const suite = browserSuite();
 /**
  * Runs in the page: notes each frame that wrote the markup, whether it
  * wrote the status strip's clock (time's words), and how many lines it
- * logged.
+ * logged; and counts the timeline's veils over a future made meanwhile.
  */
 function watchWrites() {
   const frames = new Map();
   window.__writes = frames;
+  // Veils over a future drawn: a live run has none.
+  window.__veiled = 0;
   const clock = document.querySelector(".status .tick__text");
   new MutationObserver((records) => {
     const at = document.timeline.currentTime;
     const frame = frames.get(at) ?? { words: false, logged: 0 };
     for (const r of records) {
       if (clock.contains(r.target)) frame.words = true;
-      if (r.type === "childList") frame.logged += [...r.addedNodes].filter((n) => n.classList?.contains("log__line")).length;
+      if (r.type !== "childList") continue;
+      frame.logged += [...r.addedNodes].filter((n) => n.classList?.contains("log__line")).length;
+      window.__veiled += [...r.addedNodes].filter((n) => n.classList?.contains("tl-future")).length;
     }
     frames.set(at, frame);
   }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -93,6 +97,9 @@ describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => 
     const forEvents = written.filter(([, f]) => !f.words).length;
     const logged = written.reduce((n, [, f]) => n + f.logged, 0);
     assert.ok(forEvents <= logged, `${forEvents} frames wrote without time's words, for ${logged} lines logged`);
+    // A frame drawn for an event leaves the playhead where time's words
+    // put it, a little before the clock: no veil from there to the clock.
+    assert.equal(await page.evaluate(() => window.__veiled), 0, "a live run's frame veiled a future it has not got");
     assert.ok((await glides(page)) >= 2, "A's lease bars and the playhead glide while the clock runs");
     // A motion of an element inside a drawing is not composited: the main
     // thread would paint the whole drawing again every frame.

@@ -172,7 +172,7 @@ function describe(c, t) {
     `${c.frames} frames in ${c.seconds.toFixed(1)} s: ${c.marks ? `${c.rendered} rendered` : "no render marks"}, ` +
     `${c.wrote} wrote, ${c.events} drawn for an event; time alone and drawn: ${c.timeAlone} (${perS(c.timeAlone, c.seconds)} a second) | ` +
     `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}, ` +
-    `CPU ${ms(t.cpuPerS)} a second; ` +
+    `CPU ${ms(t.cpuPerS)} a second, the story ${t.storyPerS.toFixed(2)} s a second (${ms(t.cpuPerS / t.storyPerS)} per second of the story); ` +
     `frames that rendered (${c.renderedCpu.length}) median ${ms(median(c.renderedCpu))}, p95 ${ms(quantile(c.renderedCpu, 0.95))}, ` +
     `frames that did not (${c.quietCpu.length}) median ${ms(median(c.quietCpu))}`
   );
@@ -213,12 +213,15 @@ async function compare({ dists, rate, runs }) {
       dropped: of((r) => r.throttled.dropped),
       cpu: of((r) => median(r.throttled.cpu)),
       cpuPerS: of((r) => r.throttled.cpuPerS),
+      storyPerS: of((r) => r.throttled.storyPerS),
+      cpuPerStoryS: of((r) => r.throttled.cpuPerS / r.throttled.storyPerS),
       renderedCpu: of((r) => median(r.counted.renderedCpu)),
       renderedP95: of((r) => quantile(r.counted.renderedCpu, 0.95)),
     };
     console.log(
       `${dist.padEnd(20)} frames where only time moved, drawn: ${row.timeAlonePerS.toFixed(1)} a second (${pct(row.timeAloneShare)} of them); ` +
-        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}, CPU ${ms(row.cpuPerS)} a second; ` +
+        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}, CPU ${ms(row.cpuPerS)} a second, ` +
+        `the story ${row.storyPerS.toFixed(2)} s a second (${ms(row.cpuPerStoryS)} per second of the story); ` +
         `a frame that rendered median ${ms(row.renderedCpu)}, p95 ${ms(row.renderedP95)}`,
     );
     return row;

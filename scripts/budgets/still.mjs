@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 import { startServer } from "../lib/browser.mjs";
-import { FRAME_CATEGORIES, mainThreadPerFrame } from "./trace_frames.mjs";
+import { FRAME_CATEGORIES, mainThreadCpuPerSecond, mainThreadPerFrame } from "./trace_frames.mjs";
 import { intervalsAt } from "./throttled.mjs";
 
 /**
@@ -78,7 +78,7 @@ export async function stillOf(page) {
 /**
  * Serves `still` (from `stillOf`) with no wasm and `parts` moved each frame,
  * and traces `windowMs` of it: main-thread time per frame, wall and CPU,
- * each sorted. With `rate` over 1 the CPU is slowed that many times
+ * each sorted, and the CPU ms a second (`cpuPerS`). With `rate` over 1 the CPU is slowed that many times
  * (budget 3c's slow phone) and the animation frames' intervals over a
  * first window as long, with no trace running, come back too (`intervals`,
  * sorted).
@@ -104,6 +104,10 @@ export async function stillFrames(browser, dist, still, parts, windowMs, rate = 
     await page.goto(server.url);
     if (still.mouse) await page.mouse.move(still.mouse.x, still.mouse.y);
     const intervals = rate > 1 ? (await intervalsAt(context, page, rate, windowMs)).intervals : undefined;
+    // The sampler's frames are no part of the copy.
+    await page.evaluate(() => {
+      window.__stopFrames = true;
+    });
     await page.waitForTimeout(500);
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);
@@ -113,6 +117,7 @@ export async function stillFrames(browser, dist, still, parts, windowMs, rate = 
     return {
       wall: sorted(mainThreadPerFrame(events)),
       cpu: sorted(mainThreadPerFrame(events, { cpu: true })),
+      cpuPerS: mainThreadCpuPerSecond(events, windowMs),
       intervals: intervals && sorted(intervals),
     };
   } finally {

@@ -12,6 +12,14 @@
 //     the first window with no trace running): the thread's own time, which barely moves with the load on
 //     the machine's cores (under throttling, the time it would take on the
 //     slowed CPU). Compare builds by this one on a shared machine.
+//   - main-thread CPU time per second, from the same trace: all of it over
+//     the window's seconds, frames or none (issue 52: between events the
+//     page's clock asks for no frame, so a figure per frame says little of
+//     what the main thread spends), and how far the story's clock moved a
+//     second meanwhile (a clock that steps once a frame falls behind the
+//     wall time when frames are dropped, and so has fewer events to draw
+//     a second; one paced by wall time does not): read per second of the
+//     story too.
 //
 // Budgets 3c (4x and 6x) in budgets.mjs use `throttledFrames`. Run alone,
 // it compares builds in interleaved runs (A, B, A, B, ...), each in a fresh
@@ -23,8 +31,8 @@ import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 
 import { launchBrowser, startServer } from "../lib/browser.mjs";
-import { FRAME_CATEGORIES, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
-import { openPage, runFourClients } from "../../tests/e2e/ui.mjs";
+import { FRAME_CATEGORIES, mainThreadCpuPerSecond, mainThreadPerFrame, median, quantile } from "./trace_frames.mjs";
+import { clockSeconds, openPage, runFourClients } from "../../tests/e2e/ui.mjs";
 
 export const THROTTLED_WINDOW_MS = 6_000;
 /** An interval longer than this showed a frame at least twice at 60 Hz. */
@@ -71,8 +79,10 @@ export const droppedShare = (intervals) =>
 
 /**
  * Budget 3's page served from `dist` at `rate` times slower CPU: returns
- * `{ intervals, dropped, cpu, wall }` (intervals and per-frame times sorted,
- * in ms; `dropped` the share of intervals over DROPPED_OVER_MS).
+ * `{ intervals, dropped, cpu, wall, cpuPerS }` (intervals and per-frame
+ * times sorted, in ms; `dropped` the share of intervals over
+ * DROPPED_OVER_MS; `cpuPerS` the main thread's CPU ms a second;
+ * `storyPerS` the virtual seconds the story's clock moved a second).
  */
 export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_WINDOW_MS) {
   const server = await startServer(dist);
@@ -85,9 +95,11 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
     // renderer time of its own and would drop frames the page does not.
     const { cdp, intervals } = await intervalsAt(context, page, rate, windowMs);
     // Then the CPU per frame, from a trace over a second window as long.
+    const storyFrom = await clockSeconds(page);
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);
     const trace = JSON.parse((await browser.stopTracing()).toString());
+    const storyTo = await clockSeconds(page);
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
     const events = trace.traceEvents ?? trace;
     const sorted = (values) => values.sort((a, b) => a - b);
@@ -96,6 +108,8 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
       dropped: droppedShare(intervals),
       cpu: sorted(mainThreadPerFrame(events, { cpu: true })),
       wall: sorted(mainThreadPerFrame(events)),
+      cpuPerS: mainThreadCpuPerSecond(events, windowMs),
+      storyPerS: (storyTo - storyFrom) / (windowMs / 1000),
     };
   } finally {
     await context.close();
@@ -107,10 +121,11 @@ const pct = (share) => `${(100 * share).toFixed(1)}%`;
 const ms = (value) => `${value.toFixed(1)} ms`;
 
 /** One line of figures for a run of `throttledFrames`. */
-export function describeThrottled({ intervals, dropped, cpu }) {
+export function describeThrottled({ intervals, dropped, cpu, cpuPerS, storyPerS }) {
   return (
     `dropped ${pct(dropped)} of ${intervals.length} intervals (median ${ms(median(intervals))}, p95 ${ms(quantile(intervals, 0.95))}); ` +
-    `main-thread CPU per frame median ${ms(median(cpu))}, p95 ${ms(quantile(cpu, 0.95))}`
+    `main-thread CPU per frame median ${ms(median(cpu))}, p95 ${ms(quantile(cpu, 0.95))}; ${ms(cpuPerS)} a second, ` +
+    `the story's clock ${storyPerS.toFixed(2)} s a second (${ms(cpuPerS / storyPerS)} per second of the story)`
   );
 }
 
@@ -134,7 +149,8 @@ async function compare({ dists, rate, runs }) {
     const of = (pick) => median(results[i].map(pick));
     console.log(
       `${dist.padEnd(14)} dropped ${pct(of((r) => r.dropped))}, interval p95 ${ms(of((r) => quantile(r.intervals, 0.95)))}, ` +
-        `CPU per frame median ${ms(of((r) => median(r.cpu)))}, p95 ${ms(of((r) => quantile(r.cpu, 0.95)))}`,
+        `CPU per frame median ${ms(of((r) => median(r.cpu)))}, p95 ${ms(of((r) => quantile(r.cpu, 0.95)))}, ` +
+        `CPU ${ms(of((r) => r.cpuPerS))} a second`,
     );
   }
 }

@@ -20,14 +20,18 @@
 //     second, and those frames are counted apart, per second;
 //   - at 4x CPU throttling, the share of animation frames dropped
 //     (intervals over 25 ms) and main-thread CPU per frame, as budget 3c
-//     (throttled.mjs);
+//     (throttled.mjs), and the main thread's CPU per second of the running
+//     story (all of it over the trace's window, frames or none: the page's
+//     clock asks for no frame between the moments it draws, while the rAF
+//     sampler that counts dropped frames asks for one every refresh, so
+//     the sampler is stopped before that trace);
 //   - at 4x CPU throttling, from a second trace of the same page, the
 //     main thread's CPU in the frames that rendered (something happened,
 //     or time's words were drawn) and in those that neither rendered nor
 //     wrote;
 //   - the same page's still copy with its moving parts moved ten times a
-//     second, at 4x (still.mjs): the floor the dropped frames are read
-//     against.
+//     second, at 4x (still.mjs): the floor the dropped frames and the CPU
+//     per second are read against.
 //
 //   node scripts/budgets/time_frames.mjs --dist dist-before --dist dist [--runs 3] [--rate 4]
 //
@@ -167,7 +171,8 @@ function describe(c, t) {
   return (
     `${c.frames} frames in ${c.seconds.toFixed(1)} s: ${c.marks ? `${c.rendered} rendered` : "no render marks"}, ` +
     `${c.wrote} wrote, ${c.events} drawn for an event; time alone and drawn: ${c.timeAlone} (${perS(c.timeAlone, c.seconds)} a second) | ` +
-    `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}; ` +
+    `${t.rate}x: dropped ${pct(t.dropped)}, CPU per frame median ${ms(median(t.cpu))}, p95 ${ms(quantile(t.cpu, 0.95))}, ` +
+    `CPU ${ms(t.cpuPerS)} a second, the story ${t.storyPerS.toFixed(2)} s a second (${ms(t.cpuPerS / t.storyPerS)} per second of the story); ` +
     `frames that rendered (${c.renderedCpu.length}) median ${ms(median(c.renderedCpu))}, p95 ${ms(quantile(c.renderedCpu, 0.95))}, ` +
     `frames that did not (${c.quietCpu.length}) median ${ms(median(c.quietCpu))}`
   );
@@ -188,9 +193,12 @@ async function compare({ dists, rate, runs }) {
         console.log(`run ${run + 1} ${dist.padEnd(20)} ${describe(counted, throttled)}`);
       }
       if (still) {
-        const { intervals, cpu } = await stillFrames(browser, dists[0], still, ["tenTimesASecond"], THROTTLED_WINDOW_MS, rate);
-        floors.push({ dropped: droppedShare(intervals), cpu });
-        console.log(`run ${run + 1} ${"still copy, 10/s".padEnd(20)} ${rate}x: dropped ${pct(droppedShare(intervals))}, CPU per frame median ${ms(median(cpu))}`);
+        const { intervals, cpu, cpuPerS } = await stillFrames(browser, dists[0], still, ["tenTimesASecond"], THROTTLED_WINDOW_MS, rate);
+        floors.push({ dropped: droppedShare(intervals), cpu, cpuPerS });
+        console.log(
+          `run ${run + 1} ${"still copy, 10/s".padEnd(20)} ${rate}x: dropped ${pct(droppedShare(intervals))}, ` +
+            `CPU per frame median ${ms(median(cpu))}, CPU ${ms(cpuPerS)} a second`,
+        );
       }
     }
   } finally {
@@ -204,23 +212,31 @@ async function compare({ dists, rate, runs }) {
       timeAloneShare: of((r) => r.counted.timeAlone / Math.max(1, r.counted.frames - r.counted.events)),
       dropped: of((r) => r.throttled.dropped),
       cpu: of((r) => median(r.throttled.cpu)),
+      cpuPerS: of((r) => r.throttled.cpuPerS),
+      storyPerS: of((r) => r.throttled.storyPerS),
+      cpuPerStoryS: of((r) => r.throttled.cpuPerS / r.throttled.storyPerS),
       renderedCpu: of((r) => median(r.counted.renderedCpu)),
       renderedP95: of((r) => quantile(r.counted.renderedCpu, 0.95)),
     };
     console.log(
       `${dist.padEnd(20)} frames where only time moved, drawn: ${row.timeAlonePerS.toFixed(1)} a second (${pct(row.timeAloneShare)} of them); ` +
-        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}; ` +
+        `${rate}x: dropped ${pct(row.dropped)}, CPU per frame median ${ms(row.cpu)}, CPU ${ms(row.cpuPerS)} a second, ` +
+        `the story ${row.storyPerS.toFixed(2)} s a second (${ms(row.cpuPerStoryS)} per second of the story); ` +
         `a frame that rendered median ${ms(row.renderedCpu)}, p95 ${ms(row.renderedP95)}`,
     );
     return row;
   });
   if (floors.length) {
-    console.log(`${"still copy, 10/s".padEnd(20)} ${rate}x: dropped ${pct(median(floors.map((f) => f.dropped)))}, CPU per frame median ${ms(median(floors.map((f) => median(f.cpu))))}`);
+    console.log(
+      `${"still copy, 10/s".padEnd(20)} ${rate}x: dropped ${pct(median(floors.map((f) => f.dropped)))}, ` +
+        `CPU per frame median ${ms(median(floors.map((f) => median(f.cpu))))}, CPU ${ms(median(floors.map((f) => f.cpuPerS)))} a second`,
+    );
   }
   if (rows.length > 1) {
     const [first, last] = [rows[0], rows[rows.length - 1]];
     console.log(
       `${dists[dists.length - 1]} against ${dists[0]}: CPU per frame ${(last.cpu / first.cpu).toFixed(2)}x, ` +
+        `CPU a second ${ms(first.cpuPerS)} -> ${ms(last.cpuPerS)} (${(last.cpuPerS / first.cpuPerS).toFixed(2)}x), ` +
         `dropped ${pct(first.dropped)} -> ${pct(last.dropped)}`,
     );
   }

@@ -24,6 +24,53 @@ export const median = (values) => {
 };
 
 
+/** The trace's renderer main threads, as `pid/tid` keys. */
+const rendererMainThreads = (events) =>
+  events
+    .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
+    .map((e) => `${e.pid}/${e.tid}`);
+const onThread = (key) => (e) => `${e.pid}/${e.tid}` === key;
+
+/**
+ * The top-level tasks of thread `key`, `[start, end, cost]` in trace
+ * microseconds, in order, overlaps merged so nested tasks are not counted
+ * twice; the cost is wall time, or with `cpu` the thread's CPU time.
+ */
+function topLevelTasks(events, key, cpu) {
+  const tasks = events
+    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.cat.includes("devtools.timeline") && onThread(key)(e))
+    .map((e) => [e.ts, e.ts + (e.dur ?? 0), cpu ? (e.tdur ?? e.dur ?? 0) : (e.dur ?? 0)])
+    .sort((a, b) => a[0] - b[0]);
+  const merged = [];
+  for (const [start, end, cost] of tasks) {
+    const last = merged[merged.length - 1];
+    if (last && start <= last[1]) {
+      if (end > last[1]) last[2] += cpu ? cost : end - last[1];
+      last[1] = Math.max(last[1], end);
+    } else merged.push([start, end, cost]);
+  }
+  return merged;
+}
+
+/**
+ * The renderer main thread's CPU time per second of a trace `windowMs`
+ * long, in milliseconds: the CPU time of all its top-level tasks (script,
+ * style, layout, paint and garbage collection alike) over the window's
+ * seconds, on the busiest renderer main thread. It needs no frames: a page
+ * that asks for no frame between the moments it draws is measured by the
+ * same rule as one that asks for every frame (issue 52's figure: a running
+ * story's main thread should idle between events).
+ */
+export function mainThreadCpuPerSecond(events, windowMs) {
+  const busiest = Math.max(
+    0,
+    ...rendererMainThreads(events).map((key) =>
+      topLevelTasks(events, key, true).reduce((sum, [, , cost]) => sum + cost, 0),
+    ),
+  );
+  return busiest / 1000 / (windowMs / 1000);
+}
+
 /**
  * Busy time of the renderer's main thread per frame, from a Chromium trace:
  * frames are the intervals between BeginMainThreadFrame events; a frame's
@@ -33,12 +80,8 @@ export const median = (values) => {
  * barely moves when other processes share the machine's cores.
  */
 export function mainThreadPerFrame(events, { cpu = false } = {}) {
-  const mainThreads = events
-    .filter((e) => e.ph === "M" && e.name === "thread_name" && e.args?.name === "CrRendererMain")
-    .map((e) => `${e.pid}/${e.tid}`);
-  const onThread = (key) => (e) => `${e.pid}/${e.tid}` === key;
   let best = { frames: [] };
-  for (const key of mainThreads) {
+  for (const key of rendererMainThreads(events)) {
     const frames = events
       .filter((e) => e.name === "BeginMainThreadFrame" && onThread(key)(e))
       .map((e) => e.ts)
@@ -47,19 +90,7 @@ export function mainThreadPerFrame(events, { cpu = false } = {}) {
   }
   const { key, frames } = best;
   if (frames.length < 2) return [];
-  const tasks = events
-    .filter((e) => e.ph === "X" && e.name === "RunTask" && e.cat.includes("devtools.timeline") && onThread(key)(e))
-    .map((e) => [e.ts, e.ts + (e.dur ?? 0), cpu ? (e.tdur ?? e.dur ?? 0) : (e.dur ?? 0)])
-    .sort((a, b) => a[0] - b[0]);
-  // Merge overlaps so nested tasks are not counted twice.
-  const merged = [];
-  for (const [start, end, cost] of tasks) {
-    const last = merged[merged.length - 1];
-    if (last && start <= last[1]) {
-      if (end > last[1]) last[2] += cpu ? cost : end - last[1];
-      last[1] = Math.max(last[1], end);
-    } else merged.push([start, end, cost]);
-  }
+  const merged = topLevelTasks(events, key, cpu);
   const busy = new Array(frames.length - 1).fill(0);
   let f = 0;
   for (const [start, , cost] of merged) {

@@ -235,9 +235,11 @@ impl AppState {
             speed_quarters: SPEED_QUARTERS_MAX,
             ..head
         });
-        // Each frame plays its share; the last one stops exactly at `t`.
+        // Each tick plays a frame's share at top speed; the last one stops
+        // exactly at `t`.
+        let step_ms = state.frame_ms();
         while state.running && state.sim.borrow().now() < t {
-            state = state.tick(false);
+            state = state.tick(step_ms, false);
         }
         AppState {
             running: false,

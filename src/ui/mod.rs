@@ -76,21 +76,73 @@ pub struct AppProps {
     pub on_drawn: Option<Callback<()>>,
 }
 
-/// Advances the clock one frame at a time while it runs, drawing time's
-/// passing at the rate the device keeps up with (`pacing`). The frame loop
-/// is owned by the effect and dropped when the clock stops or the page goes.
+/// Runs the clock while it runs, paced by wall time (`pacing`): it sleeps
+/// until the next thing due or the next render of time's words, and each
+/// wake moves the run as far as the wall time since the last one says.
+/// After every render the wake is set again, from the state drawn (an
+/// action may have made something due sooner); after a wake that drew
+/// nothing, from the run moved in place. The alarm is owned by the effect
+/// and dropped when the clock stops or the page goes.
+///
+/// Returns the page's dispatch, one callback for its whole life: before
+/// any action it brings a running clock to the wall time, so the action
+/// lands where the moving parts showed the run.
 #[hook]
-fn use_ticker(running: bool, dispatch: Callback<Action>) {
-    use_effect_with(running, move |&running| {
-        let mut pacing = pacing::FramePacing::default();
-        let frames = running
-            .then(|| FrameLoop::start(move |at_ms| dispatch.emit(pacing.action(at_ms))))
-            .flatten();
-        // Dropping the loop on cleanup cancels the pending frame.
-        move || {
-            let _stopped = frames;
+fn use_clock(state: &UseReducerHandle<AppState>) -> Callback<Action> {
+    let pace = use_mut_ref(pacing::Pace::default);
+    let dispatch = use_memo((), {
+        let (state, pace) = (state.clone(), pace.clone());
+        move |_| {
+            Callback::from(move |action: Action| {
+                let rate = pacing::virtual_per_wall_ms(state.frame_ms());
+                let caught_up = pace.borrow_mut().catch_up(browser::wall_ms() as f64, rate);
+                if let Some(tick) = caught_up {
+                    state.dispatch(tick);
+                }
+                state.dispatch(action);
+            })
         }
     });
+    // The state drawn, by address: a new one is a render.
+    let drawn = &**state as *const AppState as usize;
+    let handle = state.clone();
+    use_effect_with((state.running, drawn), move |&(running, _)| {
+        let alarm = if running {
+            let delay = {
+                let now = browser::wall_ms() as f64;
+                let mut pace = pace.borrow_mut();
+                if !pace.running() {
+                    pace.start(now);
+                }
+                pace.plan(now, handle.until_due(), clock_rate(&handle))
+            };
+            delay.and_then(|delay| {
+                browser::Alarm::start(delay, move |at_ms| {
+                    let rate = clock_rate(&handle);
+                    let tick = pace.borrow_mut().wake(at_ms, rate);
+                    handle.dispatch(tick);
+                    if !handle.running {
+                        return None;
+                    }
+                    let now = browser::wall_ms() as f64;
+                    pace.borrow_mut().plan(now, handle.until_due(), rate)
+                })
+            })
+        } else {
+            pace.borrow_mut().stop();
+            None
+        };
+        // Dropping the alarm on cleanup cancels the pending wake.
+        move || {
+            let _stopped = alarm;
+        }
+    });
+    (*dispatch).clone()
+}
+
+/// Virtual milliseconds a wall millisecond at the state's speed.
+fn clock_rate(state: &AppState) -> f64 {
+    pacing::virtual_per_wall_ms(state.frame_ms())
 }
 
 /// How many of the first screen's parts are drawn: all at once, or with
@@ -269,13 +321,12 @@ pub fn App(props: &AppProps) -> Html {
         move |_| -> std::rc::Rc<str> { named.unwrap_or_else(browser::made_up_id).into() }
     });
     host::use_host(embed, &state, (*frame_id).clone());
-    let dispatch = state.dispatcher().to_callback();
+    let dispatch = use_clock(&state);
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
     // Whether the folded books are open, and what they last drew.
     let books_open = use_state(|| false);
     let books_kept = use_mut_ref(KeptByWords::default);
-    use_ticker(state.running, dispatch.clone());
     use_shortcuts(dispatch.clone());
     use_focus_keeper();
     use_view_address(state.view);
@@ -682,7 +733,7 @@ pub struct Motion {
     pub at_ms: u64,
     pub from: String,
     pub to: String,
-    /// Virtual milliseconds a frame while the clock runs.
+    /// Virtual milliseconds a sixtieth of a second while the clock runs.
     pub frame_ms: u64,
     /// How much of the run it takes, in virtual milliseconds.
     pub virtual_ms: u64,
@@ -690,7 +741,7 @@ pub struct Motion {
 
 impl Motion {
     /// A motion over `virtual_ms` of the run while the clock runs with
-    /// `frame_ms` a frame; `None` when it stands (stopped or nothing left).
+    /// `frame_ms` a sixtieth of a second; `None` when it stands (stopped or nothing left).
     pub fn over(
         at_ms: u64,
         frame_ms: u64,
@@ -707,9 +758,7 @@ impl Motion {
         })
     }
 
-    /// How long it takes in wall milliseconds, at the frame rate measured
-    /// when it starts (which moves a little every frame: were it part of
-    /// the motion, every render would start it again).
+    /// How long it takes in wall milliseconds, at the clock's rate.
     pub fn wall_ms(&self) -> f64 {
         (self.virtual_ms as f64 / pacing::virtual_per_wall_ms(self.frame_ms)).round()
     }

@@ -168,16 +168,18 @@ impl Default for AppState {
     }
 }
 
-/// What a visitor (or the ticker) can do to the page.
+/// What a visitor (or the clock) can do to the page.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
-    /// One frame: advance virtual time by a fixed step times the speed.
-    Tick,
-    /// One frame as `Tick`, drawn only if the run records something in it
-    /// (`pacing::FramePacing`): when only time moved, the state stays the
-    /// same `Rc` and Yew skips the render, while the simulation, shared in
-    /// place, has moved on. The next frame drawn shows where it is.
-    TickUndrawn,
+    /// The running clock moves on by these virtual milliseconds (the wall
+    /// time since it last moved, at the speed's rate: `pacing::Pace`), and
+    /// draws time's words where it stops.
+    Tick(u64),
+    /// As `Tick`, drawn only if the run records something on the way
+    /// (`pacing::Pace`): when only time moved, the state stays the same
+    /// `Rc` and Yew skips the render, while the simulation, shared in
+    /// place, has moved on. The next render shows where it is.
+    TickUndrawn(u64),
     Start,
     Pause,
     /// Run the next scheduled event and stop the clock.
@@ -312,13 +314,14 @@ impl AppState {
         self.sim.borrow().config().clone()
     }
 
-    /// Virtual milliseconds per frame at the current speed.
+    /// Virtual milliseconds a sixtieth of a second of wall time (a frame of
+    /// a 60 Hz screen) at the current speed: the clock's rate
+    /// (`pacing::virtual_per_wall_ms`).
     pub fn frame_ms(&self) -> u64 {
         FRAME_MS * u64::from(self.speed_quarters) / 4
     }
 
-    /// Virtual milliseconds a frame while the clock runs, 0 while it
-    /// stands: the rate at which time's motion is carried on between
+    /// `frame_ms` while the clock runs, 0 while it stands: the rate at which time's motion is carried on between
     /// renders (`ui::Motion`).
     pub fn gliding_frame_ms(&self) -> u64 {
         if self.running {
@@ -356,14 +359,38 @@ impl AppState {
         }
     }
 
-    /// Advances the clock one frame; `draw_time` false returns the same
-    /// state when only time moved (see `Action::TickUndrawn`).
-    pub(crate) fn tick(self: Rc<Self>, draw_time: bool) -> Rc<Self> {
+    /// Virtual milliseconds from the clock to the next moment a running
+    /// clock must be woken for, as far as the run can say: the next event
+    /// in the simulation's queue, the story's next step, a replayed
+    /// future's next command or its end, the tour's key moment, the end of
+    /// the day. `None` when nothing is due. Between those moments only time
+    /// moves (`pacing::Pace` wakes the clock there, and for time's words).
+    pub fn until_due(&self) -> Option<u64> {
+        let sim = self.sim.borrow();
+        let now = sim.now();
+        let day_end = (now.ms() <= SCRIPT_TIME_MS_MAX).then_some(Millis(SCRIPT_TIME_MS_MAX + 1));
+        [
+            sim.next_event_at(),
+            self.story.as_ref().and_then(Story::next_at),
+            self.next_recorded_at(),
+            self.future.as_ref().map(|whole| whole.now()),
+            self.stop_at,
+            day_end,
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|at| at.ms().saturating_sub(now.ms()))
+    }
+
+    /// Moves the running clock on by `step_ms`; `draw_time` false returns
+    /// the same state when only time moved (see `Action::TickUndrawn`).
+    pub(crate) fn tick(self: Rc<Self>, step_ms: u64, draw_time: bool) -> Rc<Self> {
         if !self.running {
             // Nothing changes: returning the same state skips the re-render.
             return self;
         }
-        let mut target = self.sim.borrow().now().plus(self.frame_ms());
+        let mut target = self.sim.borrow().now().plus(step_ms);
         // A tour's Next stops exactly on its key moment.
         let arrived = self.stop_at.filter(|&at| at <= target);
         if let Some(at) = arrived {
@@ -578,12 +605,12 @@ impl Reducible for AppState {
     type Action = Action;
 
     /// Every new state draws time's words where the clock stands, except a
-    /// frame drawn only because the run recorded something
+    /// tick drawn only because the run recorded something
     /// (`Action::TickUndrawn`) with the clock still running, which keeps
-    /// the words of the frame before. A frame that stops the clock (a
+    /// the words of the render before. A tick that stops the clock (a
     /// tour's key moment, the end of a replayed run) shows the exact state.
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
-        let undrawn = action == Action::TickUndrawn;
+        let undrawn = matches!(action, Action::TickUndrawn(_));
         let mut next = self.clone().reduced(action);
         let words_kept = undrawn && next.running;
         if !words_kept && !Rc::ptr_eq(&next, &self) {
@@ -600,8 +627,8 @@ impl AppState {
     fn reduced(self: Rc<Self>, action: Action) -> Rc<Self> {
         let config = self.config();
         let next = match action {
-            Action::Tick => return self.tick(true),
-            Action::TickUndrawn => return self.tick(false),
+            Action::Tick(step_ms) => return self.tick(step_ms, true),
+            Action::TickUndrawn(step_ms) => return self.tick(step_ms, false),
             Action::Start => AppState {
                 running: true,
                 stop_at: None,

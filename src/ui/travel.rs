@@ -102,6 +102,11 @@ impl AppState {
         story_at(&self.story, target)
     }
 
+    /// When the kept future's next command not yet run is due.
+    pub(crate) fn next_recorded_at(&self) -> Option<Millis> {
+        self.recorded_ahead()?.next_at()
+    }
+
     /// The kept future's commands not yet run, as a script ahead of the clock.
     fn recorded_ahead(&self) -> Option<Playback> {
         let whole = self.future.as_ref()?;

@@ -7,6 +7,9 @@
 // with the clock stopped, or with reduced motion asked for, nothing glides
 // and the markup alone shows the run.
 //
+// While the clock runs with nothing due, the page asks for a frame only to
+// draw time's words: no animation frame runs its script between them.
+//
 // Every write to the markup is seen by a MutationObserver and stamped with
 // its animation frame's time (`document.timeline.currentTime`). A frame
 // that wrote the status strip's clock drew time's words; any other frame
@@ -120,6 +123,29 @@ describe("frames in which only time moved", { timeout: TEST_TIMEOUT_MS }, () => 
     assert.ok(Number.isFinite(left), `A's lease words: "${words}"`);
     // The fill and the words are drawn from the same moment (TTL 5 s).
     assert.ok(Math.abs(Number(width) - left * 20) <= 2, `fill ${width}% against ${left} s left`);
+  });
+
+  test("the running clock asks for a frame only when something is due", async (t) => {
+    const page = await suite.page(t);
+    // Nothing scheduled: the clock wakes only to draw time's words.
+    await startClock(page);
+    const from = await clockSeconds(page);
+    await page.evaluate(() => {
+      window.__asked = 0;
+      const ask = window.requestAnimationFrame.bind(window);
+      window.requestAnimationFrame = (callback) => {
+        window.__asked += 1;
+        return ask(callback);
+      };
+    });
+    await waitForClock(page, from + 2);
+    const asked = await page.evaluate(() => window.__asked);
+    const seconds = (await clockSeconds(page)) - from;
+    // At 1x a second of the clock is about a second of wall time: four
+    // renders of time's words a second (a frame ticked every refresh
+    // would ask for 60).
+    assert.ok(asked >= 4, `${asked} frames asked for in ${seconds} s of the clock`);
+    assert.ok(asked <= 6 * Math.ceil(seconds + 1), `${asked} frames asked for in ${seconds} s of the clock`);
   });
 
   test("with reduced motion asked for, nothing glides", async (t) => {

@@ -588,6 +588,6 @@ fn the_command_that_fills_the_script_says_so_where_it_is_seen() {
     }
     // The run goes on: the clock still moves when started.
     let before = now.sim.borrow().now();
-    let moved = now.reduce(Action::Start).reduce(Action::Tick);
+    let moved = now.reduce(Action::Start).reduce(Action::Tick(16));
     assert!(moved.sim.borrow().now() > before);
 }

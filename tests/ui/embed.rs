@@ -258,7 +258,8 @@ fn a_run_opened_with_its_story_plays_the_rest_of_the_script() {
             if !state.running {
                 break;
             }
-            state = state.reduce(Action::Tick);
+            let frame_ms = state.frame_ms();
+            state = state.reduce(Action::Tick(frame_ms));
         }
     }
     let at = state.sim.borrow().now();

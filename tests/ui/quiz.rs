@@ -24,7 +24,8 @@ fn run_to_stop(mut state: Rc<AppState>) -> Rc<AppState> {
         if !state.running {
             break;
         }
-        state = state.reduce(Action::Tick);
+        let frame_ms = state.frame_ms();
+        state = state.reduce(Action::Tick(frame_ms));
     }
     assert!(!state.running, "the clock stopped");
     state

@@ -442,20 +442,21 @@ fn good_settings_start_a_fresh_run() {
 }
 
 #[test]
-fn ticks_move_virtual_time_by_a_fixed_step_only_while_running() {
+fn ticks_move_virtual_time_by_their_step_only_while_running() {
     let start = Rc::new(AppState::default());
-    let stopped = reduce(start.clone(), Action::Tick);
+    let stopped = reduce(start.clone(), Action::Tick(16));
     assert!(
         Rc::ptr_eq(&stopped, &start),
         "a stopped clock skips the re-render"
     );
     let running = reduce(start, Action::Start);
     let fast = reduce(running, Action::SetSpeed("8".into()));
-    let after = reduce(fast, Action::Tick);
-    assert_eq!(after.sim.borrow().now(), Millis(128), "16 ms x 8");
+    assert_eq!(fast.frame_ms(), 128, "16 ms x 8 a sixtieth of a second");
+    let after = reduce(fast, Action::Tick(300));
+    assert_eq!(after.sim.borrow().now(), Millis(300));
     let paused = reduce(after, Action::Pause);
-    let still = reduce(paused.clone(), Action::Tick);
-    assert_eq!(still.sim.borrow().now(), Millis(128));
+    let still = reduce(paused.clone(), Action::Tick(300));
+    assert_eq!(still.sim.borrow().now(), Millis(300));
 }
 
 #[test]
@@ -500,7 +501,8 @@ fn a_loaded_story_plays_its_script_as_the_clock_runs() {
     assert!(loaded.story.is_some(), "the story is loaded");
     let mut state = reduce(reduce(loaded, Action::SetSpeed("8".into())), Action::Start);
     for _ in 0..100 {
-        state = reduce(state, Action::Tick);
+        let frame_ms = state.frame_ms();
+        state = reduce(state, Action::Tick(frame_ms));
     }
     let sim = state.sim.borrow();
     assert!(sim.now() >= Millis(12_000));
@@ -595,7 +597,8 @@ fn run_to_stop(mut state: Rc<AppState>) -> Rc<AppState> {
         if !state.running {
             break;
         }
-        state = reduce(state, Action::Tick);
+        let frame_ms = state.frame_ms();
+        state = reduce(state, Action::Tick(frame_ms));
     }
     assert!(!state.running, "the clock stopped");
     state
@@ -1297,7 +1300,8 @@ async fn the_tour_offers_the_fix_last_and_ends_by_itself_once_the_story_is_over(
     let on = reduce(state.clone(), Action::Start);
     let mut later = on;
     for _ in 0..200 {
-        later = reduce(later, Action::Tick);
+        let frame_ms = later.frame_ms();
+        later = reduce(later, Action::Tick(frame_ms));
     }
     let html = common::render_stories(&later).await;
     assert!(!html.contains("aria-label=\"Tour\""), "{html}");

@@ -197,7 +197,8 @@ fn playing_on_from_the_past_runs_the_recorded_commands_again() {
         if state.future.is_none() && state.sim.borrow().now() >= Millis(10_000) {
             break;
         }
-        state = reduce(state, Action::Tick);
+        let frame_ms = state.frame_ms();
+        state = reduce(state, Action::Tick(frame_ms));
     }
     let replayed = Sim::replay(&state.sim.borrow().scenario(), Millis(10_000)).expect("replays");
     assert_eq!(replayed.history(), end.sim.borrow().history());

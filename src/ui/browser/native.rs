@@ -40,6 +40,18 @@ impl FrameLoop {
     }
 }
 
+/// No clock's wakes.
+pub struct Alarm;
+
+impl Alarm {
+    pub fn start(
+        _delay_ms: f64,
+        _on_wake: impl FnMut(f64) -> Option<f64> + 'static,
+    ) -> Option<Alarm> {
+        None
+    }
+}
+
 /// No motion without a browser: the markup is all there is.
 pub struct Glide;
 

@@ -71,18 +71,12 @@ pub fn show_simulation() {
     }
 }
 
-// Frames: the clock's heartbeat.
+// Frames: the clock's wakes, and the first screen's frames.
 
 type FrameFn = Closure<dyn FnMut(f64)>;
 
-/// A running loop of animation frames, one call per frame while the clock
-/// runs, given the frame's time in milliseconds. Dropping it stops the loop.
-///
-/// Wall time decides only *when* a frame comes; each frame advances the
-/// simulation by a fixed step, so a slow machine shows the same run,
-/// slower. Animation frames rather than a timer: a timer can fire twice
-/// inside one frame (doubling the work of that frame) and keeps firing in
-/// a hidden tab.
+/// A running loop of animation frames, one call per frame, given the
+/// frame's time in milliseconds. Dropping it stops the loop.
 pub struct FrameLoop {
     window: web_sys::Window,
     /// The pending frame request, to cancel on drop.
@@ -134,6 +128,112 @@ impl Drop for FrameLoop {
         // If the callback is running right now, wasm-bindgen defers
         // freeing it until the call returns.
         self.callback.borrow_mut().take();
+    }
+}
+
+/// The running clock's wakes (`ui::pacing`): one call of `on_wake` in the
+/// first animation frame after a delay of wall time, given the frame's
+/// time in milliseconds; it answers the delay to the next call, from now,
+/// or `None` for no more. Between calls nothing runs: one timer is set,
+/// and only when it fires is a frame asked for. A frame rather than the
+/// timer itself: the work is done where the browser draws, once, and a
+/// hidden tab, which gets no frames, moves no clock. Dropping it cancels
+/// what is pending.
+pub struct Alarm(Rc<AlarmParts>);
+
+/// An `Alarm`'s pending timer or frame and its two callbacks, which hold
+/// the parts weakly to set the next of each other.
+struct AlarmParts {
+    window: web_sys::Window,
+    timer: Cell<Option<i32>>,
+    frame: Cell<Option<i32>>,
+    on_timer: RefCell<Option<Closure<dyn FnMut()>>>,
+    on_frame: RefCell<Option<FrameFn>>,
+}
+
+impl AlarmParts {
+    /// Sets the timer for `delay_ms` from now; no delay asks for the next
+    /// frame straight away.
+    fn set(&self, delay_ms: f64) {
+        if delay_ms <= 0.0 {
+            self.ask_frame();
+            return;
+        }
+        if let Some(f) = self.on_timer.borrow().as_ref() {
+            let id = self
+                .window
+                .set_timeout_with_callback_and_timeout_and_arguments_0(
+                    f.as_ref().unchecked_ref(),
+                    delay_ms.ceil().min(f64::from(i32::MAX)) as i32,
+                )
+                .ok();
+            self.timer.set(id);
+        }
+    }
+
+    fn ask_frame(&self) {
+        if let Some(f) = self.on_frame.borrow().as_ref() {
+            let id = self
+                .window
+                .request_animation_frame(f.as_ref().unchecked_ref())
+                .ok();
+            self.frame.set(id);
+        }
+    }
+}
+
+impl Alarm {
+    /// Calls `on_wake` in the first frame after `delay_ms`, and then as it
+    /// asks; `None` outside a browser window.
+    pub fn start(
+        delay_ms: f64,
+        mut on_wake: impl FnMut(f64) -> Option<f64> + 'static,
+    ) -> Option<Alarm> {
+        let parts = Rc::new(AlarmParts {
+            window: web_sys::window()?,
+            timer: Cell::new(None),
+            frame: Cell::new(None),
+            on_timer: RefCell::new(None),
+            on_frame: RefCell::new(None),
+        });
+        let weak = Rc::downgrade(&parts);
+        let on_timer = Closure::new(move || {
+            if let Some(parts) = weak.upgrade() {
+                parts.timer.set(None);
+                parts.ask_frame();
+            }
+        });
+        let weak = Rc::downgrade(&parts);
+        let on_frame = Closure::new(move |timestamp: f64| {
+            let Some(parts) = weak.upgrade() else {
+                return;
+            };
+            parts.frame.set(None);
+            if let Some(delay_ms) = on_wake(timestamp) {
+                parts.set(delay_ms);
+            }
+        });
+        *parts.on_timer.borrow_mut() = Some(on_timer);
+        *parts.on_frame.borrow_mut() = Some(on_frame);
+        parts.set(delay_ms);
+        Some(Alarm(parts))
+    }
+}
+
+impl Drop for Alarm {
+    fn drop(&mut self) {
+        let parts = &self.0;
+        if let Some(id) = parts.timer.take() {
+            parts.window.clear_timeout_with_handle(id);
+        }
+        if let Some(id) = parts.frame.take() {
+            // Nothing useful can be done if the browser refuses to cancel.
+            let _ = parts.window.cancel_animation_frame(id);
+        }
+        // If a callback is running right now, wasm-bindgen defers freeing
+        // it until the call returns.
+        parts.on_timer.borrow_mut().take();
+        parts.on_frame.borrow_mut().take();
     }
 }
 

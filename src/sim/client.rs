@@ -2,7 +2,7 @@
 
 use super::backend::{copy_list, LibrarySession};
 use super::clock::Clock;
-use super::fingerprint::StableHasher;
+use super::fingerprint::{fresh_stamp, StableHasher};
 use super::history::{LossReason, Standing};
 use super::net::Message;
 use super::scenario::{Command, PartitionScope};
@@ -210,6 +210,10 @@ pub(crate) struct Client {
     /// A move changes one or two clients of four, and a search
     /// fingerprints every state it makes: the others' words are kept.
     pub fingerprint: Cell<u64>,
+    /// Its stamp (`fresh_stamp`): a fresh one wherever its fingerprint is
+    /// cleared, its source's in a copy. Not part of its state: two clients
+    /// with one stamp are the same, and a copy between them copies nothing.
+    pub stamp: u64,
 }
 
 /// Hashed by hand: the finder fingerprints every client of every state it
@@ -254,6 +258,7 @@ impl Client {
             losing,
             read,
             fingerprint: _,
+            stamp: _,
         } = self;
         let belief_tag: u64 = match belief {
             Belief::Idle => 0,
@@ -323,12 +328,18 @@ impl Client {
             losing: false,
             read: 0,
             fingerprint: Cell::new(0),
+            stamp: fresh_stamp(),
         }
     }
 
     /// Becomes a copy of `source`, keeping its own lists' room: a derived
     /// `clone_from` would allocate them anew.
     pub fn copy_from(&mut self, source: &Client) {
+        if self.stamp == source.stamp {
+            // The same client: a move changes one or two of four.
+            self.fingerprint.set(source.fingerprint.get());
+            return;
+        }
         let Client {
             id,
             epoch,
@@ -347,6 +358,7 @@ impl Client {
             losing,
             read,
             fingerprint,
+            stamp,
         } = self;
         (*id, *epoch, *belief, *paused_until) =
             (source.id, source.epoch, source.belief, source.paused_until);
@@ -364,6 +376,7 @@ impl Client {
         *clock = source.clock;
         (*losing, *read) = (source.losing, source.read);
         fingerprint.set(source.fingerprint.get());
+        *stamp = source.stamp;
     }
 
     pub fn is_paused(&self) -> bool {

@@ -8,7 +8,7 @@ use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged}
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
 use super::error::CommandError;
-use super::fingerprint::StableHasher;
+use super::fingerprint::{fresh_stamp, KeptFingerprint, StableHasher};
 use super::history::{DropReason, Event, Record, HISTORY_LEN_MAX};
 use super::net::{latency_range_us, Body, Endpoint, InFlight, Message, ResourceMsg};
 use super::oracle::{Oracle, StaleWrite};
@@ -113,11 +113,12 @@ const _: () = assert!(size_of::<Scheduled>() <= 48);
 /// pending one due at the same time; the order is total, and the same as
 /// the heap's.
 #[derive(Debug, Clone, Default)]
-struct EventQueue(Vec<Scheduled>);
+struct EventQueue(Vec<Scheduled>, KeptFingerprint);
 
 impl EventQueue {
     fn push(&mut self, s: Scheduled) {
         debug_assert!(self.0.iter().all(|p| p.seq < s.seq));
+        self.1.forget();
         let at = self.0.partition_point(|p| p.at > s.at);
         self.0.insert(at, s);
     }
@@ -126,12 +127,36 @@ impl EventQueue {
     /// timer. Most are due seconds ahead, near the front.
     fn cancel(&mut self, is: impl Fn(Ev) -> bool) {
         if let Some(at) = self.0.iter().position(|s| is(s.ev)) {
+            self.1.forget();
             self.0.remove(at);
         }
     }
 
     fn pop(&mut self) -> Option<Scheduled> {
+        self.1.forget();
         self.0.pop()
+    }
+
+    /// Becomes a copy of `source`, keeping its own room.
+    fn copy_from(&mut self, source: &EventQueue) {
+        self.0.clone_from(&source.0);
+        self.1.clone_from(&source.1);
+    }
+
+    fn clear(&mut self) {
+        self.1.forget();
+        self.0.clear();
+    }
+
+    /// The pending events hashed on their own, in their order (time, then
+    /// sequence: a total order, so runs with the same pending events hold
+    /// them in the same order), kept until they change.
+    fn fingerprint(&self) -> u64 {
+        self.1.get_or(|| {
+            let mut h = StableHasher::default();
+            self.0.hash(&mut h);
+            h.finish()
+        })
     }
 
     fn peek(&self) -> Option<&Scheduled> {
@@ -212,10 +237,11 @@ impl Core {
     }
 
     /// The one way to a client to change: its kept fingerprint is
-    /// forgotten here.
+    /// forgotten here, and it takes a fresh stamp.
     fn client_mut(&mut self, c: ClientId) -> &mut Client {
         let client = &mut self.clients[c.index()];
         *client.fingerprint.get_mut() = 0;
+        client.stamp = fresh_stamp();
         client
     }
 
@@ -545,7 +571,7 @@ impl Core {
             mut oracle,
             ..
         } = old;
-        queue.0.clear();
+        queue.clear();
         in_flight.clear();
         history.clear();
         oracle.clear();
@@ -577,7 +603,7 @@ impl Core {
         config.clone_from(&source.config);
         *after_config = source.after_config;
         *now = source.now;
-        queue.0.clone_from(&source.queue.0);
+        queue.copy_from(&source.queue);
         *seq = source.seq;
         in_flight.copy_from(&source.in_flight);
         *next_message = source.next_message;
@@ -600,7 +626,7 @@ impl Core {
             config: self.config.clone(),
             after_config: self.after_config,
             now: self.now,
-            queue: EventQueue(with_room(&self.queue.0, 4)),
+            queue: EventQueue(with_room(&self.queue.0, 4), self.queue.1.clone()),
             seq: self.seq,
             in_flight: self.in_flight.clone(),
             next_message: self.next_message,
@@ -636,9 +662,7 @@ impl Core {
     /// configuration (in `after_config` already), not the history.
     fn hash_after_config(&self, state: &mut StableHasher) {
         self.now.hash(state);
-        // The queue is kept sorted by (time, sequence), a total order:
-        // runs with the same pending events hold them in the same order.
-        self.queue.0.hash(state);
+        state.write_u64(self.queue.fingerprint());
         self.seq.hash(state);
         self.in_flight.hash(state);
         self.next_message.hash(state);
@@ -703,6 +727,16 @@ pub struct Sim {
     /// noted: only then can its grant differ (a system whose holder reads
     /// the clock is asked every time). Not part of the run's state.
     service_moved: bool,
+    /// The lock system's own fingerprint, worked out at the first hash
+    /// after it was last handed something; 0 until then. Not part of the
+    /// run's state: cleared wherever the system is handed an input or a
+    /// message (`Sim::feed`, `Sim::receive`). Most of a search's moves
+    /// (a pause, a clock jump, a partition, a write) hand it nothing.
+    service_fingerprint: KeptFingerprint,
+    /// The lock system's stamp (`fresh_stamp`): a fresh one whenever it is
+    /// handed something, its source's in a copy. Not part of the run's
+    /// state.
+    service_stamp: u64,
 }
 
 /// How a `run_until` call ended.
@@ -727,6 +761,8 @@ impl Sim {
             out: Effects::default(),
             looks: Looks::default(),
             service_moved: true,
+            service_fingerprint: KeptFingerprint::default(),
+            service_stamp: fresh_stamp(),
         })
     }
 
@@ -762,6 +798,8 @@ impl Sim {
             out: Effects::default(),
             looks: self.looks.clone(),
             service_moved: self.service_moved,
+            service_fingerprint: self.service_fingerprint.clone(),
+            service_stamp: self.service_stamp,
         }
     }
 
@@ -777,15 +815,23 @@ impl Sim {
             out,
             looks,
             service_moved,
+            service_fingerprint,
+            service_stamp,
         } = into;
         core.copy_without_history(&self.core);
-        service.clone_from(&self.service);
+        // About half a search's moves hand the lock system nothing: the
+        // spare, made from the same state a move ago, holds it already.
+        if *service_stamp != self.service_stamp {
+            service.clone_from(&self.service);
+            *service_stamp = self.service_stamp;
+        }
         script.clone_from(&self.script);
         *last_holder = self.last_holder;
         out.clear();
         out.keep_records(self.core.keeps_history);
         looks.clone_from(&self.looks);
         *service_moved = self.service_moved;
+        service_fingerprint.clone_from(&self.service_fingerprint);
     }
 
     /// A stable 64-bit fingerprint of the run's state (clients, service,
@@ -795,9 +841,19 @@ impl Sim {
     pub fn fingerprint(&self) -> u64 {
         let mut h = self.core.after_config;
         self.core.hash_after_config(&mut h);
-        self.service.hash(&mut h);
+        h.write_u64(self.service_fingerprint());
         self.last_holder.hash(&mut h);
         h.finish()
+    }
+
+    /// The lock system hashed on its own, kept until it is handed
+    /// something.
+    fn service_fingerprint(&self) -> u64 {
+        self.service_fingerprint.get_or(|| {
+            let mut h = StableHasher::default();
+            self.service.hash(&mut h);
+            h.finish()
+        })
     }
 
     pub fn config(&self) -> &Config {
@@ -1176,6 +1232,8 @@ impl Sim {
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Timer>) {
         self.service_moved = true;
+        self.service_fingerprint.forget();
+        self.service_stamp = fresh_stamp();
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);
@@ -1391,6 +1449,8 @@ impl Sim {
             // As `feed` does, without making the message a general input first.
             _ => {
                 self.service_moved = true;
+                self.service_fingerprint.forget();
+                self.service_stamp = fresh_stamp();
                 self.service
                     .on_message(&self.core.view(), msg, &mut self.out);
                 self.core.apply(&mut self.out);

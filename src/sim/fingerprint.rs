@@ -1,5 +1,6 @@
 //! A stable 64-bit fingerprint of a run's state, the same on every platform.
 
+use std::cell::Cell;
 use std::hash::Hasher;
 
 /// Word at a time in the manner of rustc's FxHasher (rotate, xor, multiply),
@@ -95,6 +96,53 @@ impl Hasher for StableHasher {
     fn write_isize(&mut self, i: isize) {
         self.add(i as i64 as u64);
     }
+}
+
+/// A part's own fingerprint, worked out at the first hash after the part
+/// last changed; 0 until then. Not part of the run's state: the part
+/// clears it at every change. A search fingerprints every state it makes,
+/// and most of its moves leave most parts as they were in the state
+/// copied (a pause schedules a wake, a clock jump neither sends nor
+/// schedules anything): the event queue, the messages in flight and the
+/// lock system each keep one.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct KeptFingerprint(Cell<u64>);
+
+impl KeptFingerprint {
+    #[inline]
+    pub(crate) fn forget(&mut self) {
+        *self.0.get_mut() = 0;
+    }
+
+    /// The kept fingerprint, or `work`'s, kept from now on (a fingerprint
+    /// of 0 is taken as 1: 0 stands for "not known").
+    #[inline]
+    pub(crate) fn get_or(&self, work: impl FnOnce() -> u64) -> u64 {
+        let kept = self.0.get();
+        if kept != 0 {
+            return kept;
+        }
+        let word = work().max(1);
+        self.0.set(word);
+        word
+    }
+}
+
+/// A number no part of a run in this thread was stamped with before:
+/// a part (a client, the lock system) takes a fresh one whenever it
+/// changes, and a copy takes its source's. Two parts with the same stamp
+/// are the same, so a copy into a state whose part has its source's stamp
+/// (a search's spare, made from the same state a move ago) leaves it alone.
+/// Per thread, as the runs are: nothing of a run's own numbers depends on it.
+pub(crate) fn fresh_stamp() -> u64 {
+    thread_local! {
+        static LAST: Cell<u64> = const { Cell::new(0) };
+    }
+    LAST.with(|last| {
+        let stamp = last.get() + 1;
+        last.set(stamp);
+        stamp
+    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
+use super::fingerprint::{KeptFingerprint, StableHasher};
 use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
@@ -185,12 +186,17 @@ pub(crate) struct InFlight {
     sent: VecDeque<Message>,
     /// Sent again by TCP at least once.
     held: LiteMap<u64, Message>,
+    /// The messages' own fingerprint, kept until they change (every
+    /// change below forgets it). Most of a search's moves (a pause, a
+    /// clock jump) send nothing and deliver nothing.
+    fingerprint: KeptFingerprint,
 }
 
 impl InFlight {
     /// Adds a new message, which has the largest id yet.
     pub fn push(&mut self, msg: Message) {
         debug_assert!(self.sent.back().is_none_or(|last| last.id < msg.id));
+        self.fingerprint.forget();
         self.sent.push_back(msg);
     }
 
@@ -199,6 +205,7 @@ impl InFlight {
         // One by one in line: a state has a message or two in flight, and
         // a deque's `clone_from` (or its `extend`) costs more in its calls
         // than in the copying.
+        self.fingerprint.clone_from(&source.fingerprint);
         self.sent.clear();
         self.sent.reserve(source.sent.len());
         for &msg in &source.sent {
@@ -211,17 +218,20 @@ impl InFlight {
 
     /// Empties both, keeping their capacity.
     pub fn clear(&mut self) {
+        self.fingerprint.forget();
         self.sent.clear();
         self.held.clear();
     }
 
     /// Puts back a message TCP will send again.
     pub fn hold(&mut self, msg: Message) {
+        self.fingerprint.forget();
         self.held.insert(msg.id, msg);
     }
 
     #[inline]
     pub fn remove(&mut self, id: u64) -> Option<Message> {
+        self.fingerprint.forget();
         // Most often the oldest arrives first.
         if self.sent.front().is_some_and(|m| m.id == id) {
             return self.sent.pop_front();
@@ -240,6 +250,26 @@ impl InFlight {
         self.held.remove(&id)
     }
 
+    /// The messages hashed on its own: the count, then each id and message
+    /// in order, as a map from id to message, so that it does not depend
+    /// on where a message waits.
+    fn own_fingerprint(&self) -> u64 {
+        let mut h = StableHasher::default();
+        let state = &mut h;
+        state.write_usize(self.sent.len() + self.held.len());
+        // A message's hash starts with its id.
+        if self.held.is_empty() {
+            // Most often: the deque alone, without merging the two.
+            let (front, back) = self.sent.as_slices();
+            front.iter().chain(back).for_each(|msg| msg.hash(state));
+        } else {
+            for msg in self.iter() {
+                msg.hash(state);
+            }
+        }
+        h.finish()
+    }
+
     /// Oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &Message> {
         let mut sent = self.sent.iter().peekable();
@@ -253,20 +283,10 @@ impl InFlight {
 }
 
 impl Hash for InFlight {
-    /// As a map from id to message (the count, then each id and message in
-    /// order), so a state's fingerprint does not depend on where a message waits.
+    /// One word: the messages' own fingerprint (`own_fingerprint`), kept
+    /// until they change.
     fn hash<H: Hasher>(&self, state: &mut H) {
-        state.write_usize(self.sent.len() + self.held.len());
-        // A message's hash starts with its id.
-        if self.held.is_empty() {
-            // Most often: the deque alone, without merging the two.
-            let (front, back) = self.sent.as_slices();
-            front.iter().chain(back).for_each(|msg| msg.hash(state));
-            return;
-        }
-        for msg in self.iter() {
-            msg.hash(state);
-        }
+        state.write_u64(self.fingerprint.get_or(|| self.own_fingerprint()));
     }
 }
 

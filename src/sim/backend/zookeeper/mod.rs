@@ -208,9 +208,10 @@ impl LockSystem for ZooKeeper {
         }
     }
 
-    /// The guards of `on_client_timer` and `on_session_expiry`, turned
-    /// round: a ping or read timer of an old generation or a gone session,
-    /// a session expiry the session outlived or came after, do nothing.
+    /// A ping or read timer of an old generation or a gone session, a
+    /// session expiry the session outlived or came after, do nothing. The
+    /// rules are stated here only: `on_client_timer` and
+    /// `on_session_expiry` start by asking.
     fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: ZkTimer) -> bool {
         match (timer, c) {
             (ZkTimer::Ping { gen }, Some(c)) => {
@@ -574,15 +575,16 @@ impl ZooKeeper {
     }
 
     fn on_client_timer(&mut self, view: &View, c: ClientId, timer: ZkTimer, out: &mut Effects) {
+        if self.timer_moot(view, Some(c), timer) {
+            return;
+        }
         let side = &self.side[c.index()];
         match timer {
-            ZkTimer::Ping { gen }
-                if gen == side.ping_gen && side.session.is_some() && view.renewal(c) =>
-            {
+            ZkTimer::Ping { .. } => {
                 self.ping(c, out);
                 self.arm_ping(c, out);
             }
-            ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
+            ZkTimer::ReadTimeout { .. } => {
                 // Treat your locks as suspended. The recipe itself still
                 // says "acquired".
                 set_conn(&mut self.conn, c, ZkConn::Suspended, out);
@@ -592,26 +594,25 @@ impl ZooKeeper {
                     out.client_timer(c, after, ZkTimer::SuspendedTooLong { gen });
                 }
             }
-            ZkTimer::SuspendedTooLong { gen }
-                if gen == side.read_gen && gen == side.suspended_gen && side.session.is_some() =>
-            {
+            ZkTimer::SuspendedTooLong { .. } => {
                 // Curator 3.0+: no word from the ensemble for a whole session
                 // timeout since SUSPENDED, so the session must have expired.
                 self.session_lost(c, out);
             }
-            _ => {}
+            // The server's timer never reaches a client.
+            ZkTimer::SessionExpiry { .. } => {}
         }
     }
 
     fn on_session_expiry(&mut self, view: &View, session: u64, out: &mut Effects) {
-        let Some(s) = self.sessions.get(&session) else {
-            return;
-        };
-        if s.expires_at != view.now {
+        if self.timer_moot(view, None, ZkTimer::SessionExpiry { session }) {
             return;
         }
+        // Not moot: the session is there, and ends now.
+        let Some(s) = self.sessions.remove(&session) else {
+            return;
+        };
         let owner = s.owner;
-        self.sessions.remove(&session);
         self.zxid += 1;
         out.record(Event::Service(ServiceEvent::ZkSessionExpired {
             client: owner,

@@ -462,12 +462,24 @@ impl ZooKeeper {
         }));
     }
 
+    /// The session ends a timeout from now. Its one pending expiry timer
+    /// moves to the new end's bucket; when both fall in the same bucket the
+    /// one pending stays (a second there would find the session gone). A
+    /// new session's end, set to now, has no timer yet; nor has one whose
+    /// timer is due this very instant, which finds it touched and does
+    /// nothing.
     fn touch(&mut self, view: &View, session: u64, out: &mut Effects) -> bool {
         let Some(s) = self.sessions.get_mut(&session) else {
             return false;
         };
+        let before = s.expires_at;
         s.expires_at = expiry_bucket(view.now.ms() + s.timeout_ms, self.tick_ms);
-        out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
+        if s.expires_at != before {
+            if before > view.now {
+                out.cancel_service_timer(ZkTimer::SessionExpiry { session });
+            }
+            out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
+        }
         true
     }
 
@@ -643,11 +655,18 @@ impl ZooKeeper {
         out.client_timer(c, every, ZkTimer::Ping { gen: side.ping_gen });
     }
 
-    /// No reply for two thirds of the timeout means SUSPENDED.
+    /// No reply for two thirds of the timeout means SUSPENDED. The read
+    /// timer it replaces, and the SUSPENDED timer that one started, are
+    /// taken out if still pending: their generation has moved on.
     fn arm_read_timeout(&mut self, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         if side.session.is_none() {
             return;
+        }
+        let gen = side.read_gen;
+        out.cancel_client_timer(c, ZkTimer::ReadTimeout { gen });
+        if side.suspended_gen == gen {
+            out.cancel_client_timer(c, ZkTimer::SuspendedTooLong { gen });
         }
         side.read_gen += 1;
         let after = (side.timeout_ms * 2 / 3).max(1);

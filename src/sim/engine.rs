@@ -861,6 +861,14 @@ impl Sim {
         touched
     }
 
+    /// Whether any of `clients` (a bit each, by index) is touched, as
+    /// `take_touched` would say, without clearing anything: a driver that
+    /// waits on several clients asks once before it looks at each.
+    #[inline]
+    pub fn touched_any(&self, clients: u8) -> bool {
+        self.core.touched & clients != 0
+    }
+
     /// The commands run so far, each with its time, in order.
     pub fn script(&self) -> &[TimedAction] {
         &self.script

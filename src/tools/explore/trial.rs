@@ -270,10 +270,7 @@ impl Driver<'_> {
         // and what of the core it waits on: both change only when it
         // looks, so in between an event is all there is to run.
         let (mut due, mut watch) = self.needs();
-        loop {
-            let Some(next) = earliest(self.sim.next_event_at(), due) else {
-                break;
-            };
+        while let Some(next) = earliest(self.sim.next_event_at(), due) {
             if next > stop {
                 self.cut_short = true;
                 self.sim.run_until(stop);

@@ -169,6 +169,10 @@ impl Effects {
         self.list.drain(..)
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
     /// Empties the list, keeping its capacity.
     pub fn clear(&mut self) {
         self.list.clear();

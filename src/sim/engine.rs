@@ -404,6 +404,10 @@ impl Core {
     /// Applies a lock system's answers in order. The invariants every lock
     /// system must keep are asserted here: they are bugs, not bad input.
     fn apply(&mut self, effects: &mut Effects) {
+        // Many inputs answer nothing: no drain to build and drop for them.
+        if effects.is_empty() {
+            return;
+        }
         for effect in effects.take() {
             match effect {
                 Effect::Send {
@@ -911,6 +915,14 @@ impl Sim {
         let touched = self.core.touched & bit != 0;
         self.core.touched &= !bit;
         touched
+    }
+
+    /// Whether any of `clients` (a bit each, by index) is touched, as
+    /// `take_touched` would say, without clearing anything: a driver that
+    /// waits on several clients asks once before it looks at each.
+    #[inline]
+    pub fn touched_any(&self, clients: u8) -> bool {
+        self.core.touched & clients != 0
     }
 
     /// The commands run so far, each with its time, in order.

@@ -114,6 +114,51 @@ struct Worker {
     lossy: bool,
 }
 
+/// What `look` reads of the clients that wait on the core, kept from one
+/// look to the next: outside their due times it steps one of them only
+/// once the core touched it, its pause ended, or its writes may be lost,
+/// so a turn in which none of that happened need not look at all.
+#[derive(Debug, Clone, Copy, Default)]
+struct Watch {
+    /// The waiting clients, a bit each (as `Sim::touched_any` reads them).
+    clients: u8,
+    /// The earliest end of a waiting client's pause it has not been
+    /// looked at since.
+    woke: Option<Millis>,
+    /// A waiting client has lost messages: it is looked at every turn.
+    lossy: bool,
+}
+
+/// The earlier of two times, either of which may be missing.
+fn earliest(a: Option<Millis>, b: Option<Millis>) -> Option<Millis> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl Watch {
+    /// Notes client `w`: its due time into `due`, and what to watch of it
+    /// if it waits on the core.
+    fn add(&mut self, w: &Worker, due: &mut Option<Millis>) {
+        if w.phase.waits_on_core() {
+            self.clients |= 1 << w.id.index();
+            self.lossy |= w.lossy;
+            if w.looked_at < w.awake_at {
+                self.woke = earliest(self.woke, Some(w.awake_at));
+            }
+        }
+        *due = earliest(*due, w.due);
+    }
+
+    /// Whether, with the events up to `next` run, `look` would step a
+    /// waiting client that is not due.
+    fn wakes(&self, sim: &Sim, next: Millis) -> bool {
+        self.clients != 0
+            && (self.lossy || self.woke.is_some_and(|t| t <= next) || sim.touched_any(self.clients))
+    }
+}
+
 /// A trial's driver: the run, its clients, and what it has counted.
 struct Driver<'a> {
     sim: Sim,
@@ -222,26 +267,18 @@ impl Driver<'_> {
             self.workers[i].due = self.due(&self.workers[i]);
         }
         // When the driver must look at its clients next without an event,
-        // and whether one waits on the core: both change only when it
+        // and what of the core it waits on: both change only when it
         // looks, so in between an event is all there is to run.
-        let (mut due, mut watching) = self.needs();
-        loop {
-            let next = match (self.sim.next_event_at(), due) {
-                (Some(a), Some(b)) => a.min(b),
-                (a, b) => match a.or(b) {
-                    Some(t) => t,
-                    None => break,
-                },
-            };
+        let (mut due, mut watch) = self.needs();
+        while let Some(next) = earliest(self.sim.next_event_at(), due) {
             if next > stop {
                 self.cut_short = true;
                 self.sim.run_until(stop);
                 return;
             }
             self.sim.run_until(next);
-            if watching || due.is_some_and(|t| t <= next) {
-                self.look(next);
-                (due, watching) = self.needs();
+            if due.is_some_and(|t| t <= next) || watch.wakes(&self.sim, next) {
+                (due, watch) = self.look(next);
             }
             if next.ms() >= TRIAL_MS && self.finished() {
                 return;
@@ -249,12 +286,14 @@ impl Driver<'_> {
         }
     }
 
-    /// Runs the faults due at `next` and steps the clients that need it.
-    fn look(&mut self, next: Millis) {
+    /// Runs the faults due at `next` and steps the clients that need it;
+    /// returns what `needs` would say after it.
+    fn look(&mut self, next: Millis) -> (Option<Millis>, Watch) {
         let faults = self.fault_due().is_some_and(|t| t <= next);
         if faults {
             self.run_faults();
         }
+        let (mut soon, mut watch) = (None, Watch::default());
         for i in 0..self.workers.len() {
             // A client waiting for the core (a grant, a reply) is looked at
             // once the core may have changed what the driver reads of it
@@ -274,21 +313,22 @@ impl Driver<'_> {
                 self.replace_pause(i);
                 self.workers[i].due = self.due(&self.workers[i]);
             }
+            // Later clients' steps leave this one as it is: it is noted now,
+            // rather than in a second pass.
+            watch.add(&self.workers[i], &mut soon);
         }
+        (earliest(soon, self.fault_due()), watch)
     }
 
-    /// The earliest time a client or a fault needs the driver, and whether
-    /// a client waits on the core.
-    fn needs(&self) -> (Option<Millis>, bool) {
-        let mut due = self.fault_due();
-        let mut watching = false;
+    /// The earliest time a client or a fault needs the driver, and what
+    /// of the core makes `look` step a client that waits on it.
+    fn needs(&self) -> (Option<Millis>, Watch) {
+        let mut due = None;
+        let mut watch = Watch::default();
         for w in &self.workers {
-            watching |= w.phase.waits_on_core();
-            if let Some(t) = w.due {
-                due = Some(due.map_or(t, |d| d.min(t)));
-            }
+            watch.add(w, &mut due);
         }
-        (due, watching)
+        (earliest(due, self.fault_due()), watch)
     }
 
     /// The trial is over once the time is up and every client is done: it
@@ -313,10 +353,7 @@ impl Driver<'_> {
         };
         // While paused the client's own wake is an event of the core.
         let phase = phase.map(|t| t.max(w.awake_at));
-        match (pause, phase) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        earliest(pause, phase)
     }
 
     /// What client `i` does now, if anything.

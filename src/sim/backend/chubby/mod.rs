@@ -303,9 +303,9 @@ impl LockSystem for Chubby {
         }
     }
 
-    /// The guards of `on_client_timer` turned round: a client's timer of
-    /// a gone session or an old generation does nothing (the master's
-    /// timers are left to run).
+    /// A client's timer of a gone session or an old generation does
+    /// nothing (the master's timers are left to run). The rules are stated
+    /// here only: `on_client_timer` starts by asking.
     fn timer_moot(&self, _view: &View, c: Option<ClientId>, timer: ChubbyTimer) -> bool {
         let Some(c) = c else { return false };
         let side = &self.side[c.index()];
@@ -835,18 +835,13 @@ impl Chubby {
     }
 
     fn on_client_timer(&mut self, view: &View, c: ClientId, timer: ChubbyTimer, out: &mut Effects) {
-        let side = &self.side[c.index()];
-        if side.session.is_none() {
+        if self.timer_moot(view, Some(c), timer) {
             return;
         }
         match timer {
-            ChubbyTimer::LocalLease { gen } if gen == side.lease_gen => {
-                self.enter_jeopardy(view, c, out)
-            }
-            ChubbyTimer::Grace { gen } if gen == side.grace_gen && side.jeopardy => {
-                self.expire(view, c, LossReason::GraceExpired, out)
-            }
-            ChubbyTimer::Retry { gen } if gen == side.retry_gen && side.jeopardy => {
+            ChubbyTimer::LocalLease { .. } => self.enter_jeopardy(view, c, out),
+            ChubbyTimer::Grace { .. } => self.expire(view, c, LossReason::GraceExpired, out),
+            ChubbyTimer::Retry { gen } => {
                 if view.renewal(c) {
                     self.send_keep_alive(view, c, out);
                 }

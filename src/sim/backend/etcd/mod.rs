@@ -320,8 +320,8 @@ impl LockSystem for Etcd {
     /// A keepalive or deadline timer of a session since forgotten or set
     /// again (its generation moved on), and a lease expiry check the lease
     /// outlived (a keepalive moved its expiry) or came after (revoked, or
-    /// expired), answer nothing: as `on_client_timer` and
-    /// `on_lease_expiry` would find.
+    /// expired), answer nothing. The rules are stated here only:
+    /// `on_client_timer` and `on_lease_expiry` start by asking.
     fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: EtcdTimer) -> bool {
         match (timer, c) {
             (EtcdTimer::Renew { gen }, Some(c)) => {
@@ -676,19 +676,18 @@ impl Etcd {
     }
 
     fn on_client_timer(&mut self, view: &View, c: ClientId, timer: EtcdTimer, out: &mut Effects) {
+        if self.timer_moot(view, Some(c), timer) {
+            return;
+        }
         let side = &self.side[c.index()];
         match timer {
-            EtcdTimer::Renew { gen } if gen == side.renew_gen => {
+            EtcdTimer::Renew { .. } => {
+                // Not moot: the session has its lease.
                 let Some(lease) = side.lease else { return };
-                if !view.renewal(c) {
-                    return;
-                }
                 out.ask(c, EtcdMsg::KeepAlive { lease });
                 self.arm_renew(c, out);
             }
-            EtcdTimer::LeaseDeadline { gen }
-                if gen == side.deadline_gen && side.lease.is_some() =>
-            {
+            EtcdTimer::LeaseDeadline { gen } => {
                 // Frozen past its check: the timer fires only on waking.
                 let late = view.now > side.check_at;
                 if late && !side.deadline_polled && view.renewal(c) {
@@ -702,19 +701,19 @@ impl Etcd {
                 self.forget(c, out);
                 out.lose(c, LossReason::LocalDeadline);
             }
-            _ => {}
+            // The server's timer never reaches a client.
+            EtcdTimer::LeaseExpiry { .. } => {}
         }
     }
 
     fn on_lease_expiry(&mut self, view: &View, lease: u64, out: &mut Effects) {
-        let Some(entry) = self.leases.get(&lease) else {
+        if self.timer_moot(view, None, EtcdTimer::LeaseExpiry { lease }) {
+            return;
+        }
+        // Not moot: the lease is there, and ends at this check.
+        let Some(Lease { owner, .. }) = self.leases.remove(&lease) else {
             return;
         };
-        if expiry_check(entry.expires_at) != view.now {
-            return; // A keepalive moved the expiry; a later timer handles it.
-        }
-        let owner = entry.owner;
-        self.leases.remove(&lease);
         out.record(Event::Service(ServiceEvent::EtcdLeaseExpired {
             client: owner,
             lease,

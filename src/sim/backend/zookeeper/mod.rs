@@ -208,9 +208,10 @@ impl LockSystem for ZooKeeper {
         }
     }
 
-    /// The guards of `on_client_timer` and `on_session_expiry`, turned
-    /// round: a ping or read timer of an old generation or a gone session,
-    /// a session expiry the session outlived or came after, do nothing.
+    /// A ping or read timer of an old generation or a gone session, a
+    /// session expiry the session outlived or came after, do nothing. The
+    /// rules are stated here only: `on_client_timer` and
+    /// `on_session_expiry` start by asking.
     fn timer_moot(&self, view: &View, c: Option<ClientId>, timer: ZkTimer) -> bool {
         match (timer, c) {
             (ZkTimer::Ping { gen }, Some(c)) => {
@@ -461,12 +462,24 @@ impl ZooKeeper {
         }));
     }
 
+    /// The session ends a timeout from now. Its one pending expiry timer
+    /// moves to the new end's bucket; when both fall in the same bucket the
+    /// one pending stays (a second there would find the session gone). A
+    /// new session's end, set to now, has no timer yet; nor has one whose
+    /// timer is due this very instant, which finds it touched and does
+    /// nothing.
     fn touch(&mut self, view: &View, session: u64, out: &mut Effects) -> bool {
         let Some(s) = self.sessions.get_mut(&session) else {
             return false;
         };
+        let before = s.expires_at;
         s.expires_at = expiry_bucket(view.now.ms() + s.timeout_ms, self.tick_ms);
-        out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
+        if s.expires_at != before {
+            if before > view.now {
+                out.cancel_service_timer(ZkTimer::SessionExpiry { session });
+            }
+            out.service_timer(s.expires_at, ZkTimer::SessionExpiry { session });
+        }
         true
     }
 
@@ -574,15 +587,16 @@ impl ZooKeeper {
     }
 
     fn on_client_timer(&mut self, view: &View, c: ClientId, timer: ZkTimer, out: &mut Effects) {
+        if self.timer_moot(view, Some(c), timer) {
+            return;
+        }
         let side = &self.side[c.index()];
         match timer {
-            ZkTimer::Ping { gen }
-                if gen == side.ping_gen && side.session.is_some() && view.renewal(c) =>
-            {
+            ZkTimer::Ping { .. } => {
                 self.ping(c, out);
                 self.arm_ping(c, out);
             }
-            ZkTimer::ReadTimeout { gen } if gen == side.read_gen && side.session.is_some() => {
+            ZkTimer::ReadTimeout { .. } => {
                 // Treat your locks as suspended. The recipe itself still
                 // says "acquired".
                 set_conn(&mut self.conn, c, ZkConn::Suspended, out);
@@ -592,26 +606,25 @@ impl ZooKeeper {
                     out.client_timer(c, after, ZkTimer::SuspendedTooLong { gen });
                 }
             }
-            ZkTimer::SuspendedTooLong { gen }
-                if gen == side.read_gen && gen == side.suspended_gen && side.session.is_some() =>
-            {
+            ZkTimer::SuspendedTooLong { .. } => {
                 // Curator 3.0+: no word from the ensemble for a whole session
                 // timeout since SUSPENDED, so the session must have expired.
                 self.session_lost(c, out);
             }
-            _ => {}
+            // The server's timer never reaches a client.
+            ZkTimer::SessionExpiry { .. } => {}
         }
     }
 
     fn on_session_expiry(&mut self, view: &View, session: u64, out: &mut Effects) {
-        let Some(s) = self.sessions.get(&session) else {
-            return;
-        };
-        if s.expires_at != view.now {
+        if self.timer_moot(view, None, ZkTimer::SessionExpiry { session }) {
             return;
         }
+        // Not moot: the session is there, and ends now.
+        let Some(s) = self.sessions.remove(&session) else {
+            return;
+        };
         let owner = s.owner;
-        self.sessions.remove(&session);
         self.zxid += 1;
         out.record(Event::Service(ServiceEvent::ZkSessionExpired {
             client: owner,
@@ -642,11 +655,18 @@ impl ZooKeeper {
         out.client_timer(c, every, ZkTimer::Ping { gen: side.ping_gen });
     }
 
-    /// No reply for two thirds of the timeout means SUSPENDED.
+    /// No reply for two thirds of the timeout means SUSPENDED. The read
+    /// timer it replaces, and the SUSPENDED timer that one started, are
+    /// taken out if still pending: their generation has moved on.
     fn arm_read_timeout(&mut self, c: ClientId, out: &mut Effects) {
         let side = self.side(c);
         if side.session.is_none() {
             return;
+        }
+        let gen = side.read_gen;
+        out.cancel_client_timer(c, ZkTimer::ReadTimeout { gen });
+        if side.suspended_gen == gen {
+            out.cancel_client_timer(c, ZkTimer::SuspendedTooLong { gen });
         }
         side.read_gen += 1;
         let after = (side.timeout_ms * 2 / 3).max(1);

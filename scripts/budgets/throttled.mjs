@@ -95,11 +95,15 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
     // renderer time of its own and would drop frames the page does not.
     const { cdp, intervals } = await intervalsAt(context, page, rate, windowMs);
     // Then the CPU per frame, from a trace over a second window as long.
+    // The story's pace is read over the wall time between the two readings
+    // of its clock, which takes in starting and stopping the trace.
     const storyFrom = await clockSeconds(page);
+    const wallFrom = performance.now();
     await browser.startTracing(page, { categories: FRAME_CATEGORIES });
     await page.waitForTimeout(windowMs);
     const trace = JSON.parse((await browser.stopTracing()).toString());
     const storyTo = await clockSeconds(page);
+    const storyWallS = (performance.now() - wallFrom) / 1000;
     await cdp.send("Emulation.setCPUThrottlingRate", { rate: 1 });
     const events = trace.traceEvents ?? trace;
     const sorted = (values) => values.sort((a, b) => a - b);
@@ -109,7 +113,7 @@ export async function throttledFrames(browser, dist, rate, windowMs = THROTTLED_
       cpu: sorted(mainThreadPerFrame(events, { cpu: true })),
       wall: sorted(mainThreadPerFrame(events)),
       cpuPerS: mainThreadCpuPerSecond(events, windowMs),
-      storyPerS: (storyTo - storyFrom) / (windowMs / 1000),
+      storyPerS: (storyTo - storyFrom) / storyWallS,
     };
   } finally {
     await context.close();

@@ -90,16 +90,21 @@ pub struct AppProps {
 #[hook]
 fn use_clock(state: &UseReducerHandle<AppState>) -> Callback<Action> {
     let pace = use_mut_ref(pacing::Pace::default);
+    // The clock's rate at the speed last drawn, for the dispatch below. It
+    // lives as long as the page, so it holds the reducer's dispatcher, not
+    // its handle: a handle keeps every state it has read.
+    let rate = use_mut_ref(|| 0.0);
+    *rate.borrow_mut() = clock_rate(state);
     let dispatch = use_memo((), {
-        let (state, pace) = (state.clone(), pace.clone());
+        let (dispatcher, pace, rate) = (state.dispatcher(), pace.clone(), rate.clone());
         move |_| {
             Callback::from(move |action: Action| {
-                let rate = pacing::virtual_per_wall_ms(state.frame_ms());
-                let caught_up = pace.borrow_mut().catch_up(browser::wall_ms() as f64, rate);
+                let now = browser::wall_ms() as f64;
+                let caught_up = pace.borrow_mut().catch_up(now, *rate.borrow());
                 if let Some(tick) = caught_up {
-                    state.dispatch(tick);
+                    dispatcher.dispatch(tick);
                 }
-                state.dispatch(action);
+                dispatcher.dispatch(action);
             })
         }
     });

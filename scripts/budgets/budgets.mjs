@@ -152,7 +152,7 @@ import { DROPPED_AIMS, DROPPED_OVER_MS, THROTTLED_WINDOW_MS, describeThrottled, 
 // it draws (its alarm, its pace and the run's next due moment, in the
 // first load as the clock starts), the lock system, pending events and
 // messages keeping their own fingerprints, and ZooKeeper taking out the
-// timers it leaves behind (issue 52): 278.8 and 152.2 with the list
+// timers it leaves behind (issue 52): 278.9 and 152.2 with the list
 // traced again.
 const SIZE_LIMIT_BYTES = 279 * 1024;
 /** The rest of the page's wasm, fetched once the page has started: 123.2 KiB at the split, 141.8 with the embed builder, 147.1 with the narrator, 149.0 with the counter's words and the compositor's motion, 149.8 with the comparison's options in its address, 146.6 with the compositor's layers and plain-number sorts, 149.9 with event frames' parts, 150.9 with the moot timers, 152.2 with the sleeping clock and the kept fingerprints. */

@@ -321,8 +321,8 @@ impl AppState {
         FRAME_MS * u64::from(self.speed_quarters) / 4
     }
 
-    /// `frame_ms` while the clock runs, 0 while it stands: the rate at which time's motion is carried on between
-    /// renders (`ui::Motion`).
+    /// `frame_ms` while the clock runs, 0 while it stands: the rate at
+    /// which time's motion is carried on between renders (`ui::Motion`).
     pub fn gliding_frame_ms(&self) -> u64 {
         if self.running {
             self.frame_ms()

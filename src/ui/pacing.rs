@@ -11,7 +11,9 @@
 //! the clock moves as far as the wall time since the last wake says, at
 //! the speed's exact rate (`virtual_per_wall_ms`), and the page runs the
 //! tick: `Tick` draws time's words, `TickUndrawn` draws only if the run
-//! recorded something. Between wakes no timer fires, no frame is asked
+//! recorded something. Faster than 4x, wakes are at least a tenth of a
+//! second apart (`WAKES_APART_MS`), each drawing all the run did since the
+//! last. Between wakes no timer fires, no frame is asked
 //! for and no script runs: what moves with time alone (the lease bars, the
 //! timeline's playhead and the edge of its open spans, the messages on
 //! their way) is carried on by the compositor (`use_glide`) at that same
@@ -45,6 +47,22 @@ const EARLY_MS: f64 = REFRESH_MS / 2.0;
 /// one frame's step whatever the gap: the run never leaps over what the
 /// reader was not shown.
 const LATE_MAX_MS: f64 = 3.0 * REFRESH_MS;
+
+/// Above this rate (4x: 64 virtual ms a sixtieth of a second) the clock
+/// wakes at most `WAKES_APART_MS` after its last wake, even for a thing
+/// due sooner: the run moves on to the wake's moment, every event in
+/// between run at its own virtual time, and the page draws them in one
+/// render. A message's hop at the slowed default latency (25-100 virtual
+/// ms) lasts at most two frames there, at the real ones well under one:
+/// no message can be watched on its way, and drawing each one in a frame
+/// of its own only keeps the main thread busy. The reader then sees the
+/// run in ten steps a second, as the still copy painted ten times a second
+/// that the frame budget compares the page with, and what moves with time
+/// glides on between them at the screen's rate.
+const WAKES_APART_ABOVE_RATE: f64 = 64.0 * 60.0 / 1000.0;
+/// Wall milliseconds between two wakes of a clock running faster than
+/// `WAKES_APART_ABOVE_RATE`: ten renders a second at most.
+const WAKES_APART_MS: f64 = 100.0;
 
 /// Virtual milliseconds that pass in a wall millisecond while the clock
 /// runs with `frame_ms` a sixtieth of a second of wall time
@@ -109,7 +127,7 @@ impl Pace {
         let woke = self.woke_ms?;
         let words_at = self.words_ms + WORDS_EVERY_MS;
         let due_at = until_due_ms.map(|ms| woke + (ms as f64 - self.carry).max(0.0) / rate);
-        let wake = match due_at {
+        let mut wake = match due_at {
             Some(due_at) if due_at <= words_at => Wake {
                 at_ms: due_at,
                 due_ms: until_due_ms,
@@ -119,6 +137,9 @@ impl Pace {
                 due_ms: None,
             },
         };
+        if rate > WAKES_APART_ABOVE_RATE + 1e-9 {
+            wake.at_ms = wake.at_ms.max(woke + WAKES_APART_MS);
+        }
         self.wake = Some(wake);
         Some((wake.at_ms - at_ms).max(0.0))
     }
@@ -262,6 +283,29 @@ mod tests {
         let drawn = woken.iter().filter(|(_, a)| matches!(a, Action::Tick(_)));
         assert_eq!(drawn.count(), 4, "{woken:?}");
         assert!(woken.len() >= 8, "{woken:?}");
+    }
+
+    #[test]
+    fn above_4x_the_clock_wakes_at_most_ten_times_a_second() {
+        // 8x, something due every 16 virtual ms (about 2 wall ms): a wake
+        // every 100 wall ms, each moving the clock past all that came due.
+        let woken = wakes(1_010.0, Some(16), RATE_8X);
+        assert_eq!(woken.len(), 10, "{woken:?}");
+        for pair in woken.windows(2) {
+            let apart = pair[1].0 - pair[0].0;
+            assert!(
+                (100.0 - 1e-6..100.0 + REFRESH_MS).contains(&apart),
+                "{apart}"
+            );
+        }
+        assert!(woken.iter().all(|(_, a)| step(a) >= 16 * 6), "{woken:?}");
+        let moved: u64 = woken.iter().map(|(_, a)| step(a)).sum();
+        let last = woken.last().unwrap().0;
+        assert_eq!(moved, (last * RATE_8X).floor() as u64);
+        // 4x: a wake in the frame of each thing due, as at every speed up
+        // to it.
+        let woken = wakes(1_010.0, Some(16), 3.84);
+        assert!(woken.len() >= 59, "{}", woken.len());
     }
 
     #[test]

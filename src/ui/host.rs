@@ -330,9 +330,15 @@ struct Told {
 
 /// While the page is in a frame: listens to its parent's commands, tells
 /// it `ready`, and then each event as the run makes it, and each answer.
+/// Commands go through the page's `dispatch`, which first brings a running
+/// clock to the wall time, as it does for the reader's own actions.
 #[hook]
-pub fn use_host(framed: bool, state: &UseReducerHandle<AppState>, id: Rc<str>) {
-    let dispatch = state.dispatcher().to_callback();
+pub fn use_host(
+    framed: bool,
+    state: &UseReducerHandle<AppState>,
+    id: Rc<str>,
+    dispatch: Callback<Action>,
+) {
     {
         let (id, state) = (id.clone(), state.clone());
         use_effect_with(framed, move |&framed| {

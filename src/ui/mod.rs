@@ -325,8 +325,8 @@ pub fn App(props: &AppProps) -> Html {
         let named = request.id.clone();
         move |_| -> std::rc::Rc<str> { named.unwrap_or_else(browser::made_up_id).into() }
     });
-    host::use_host(embed, &state, (*frame_id).clone());
     let dispatch = use_clock(&state);
+    host::use_host(embed, &state, (*frame_id).clone(), dispatch.clone());
     // Whether the Code view is open: its toggle is in the page's bar too.
     let code_open = use_state(|| false);
     // Whether the folded books are open, and what they last drew.

@@ -237,6 +237,8 @@ async function compare({ dists, rate, runs }) {
     console.log(
       `${dists[dists.length - 1]} against ${dists[0]}: CPU per frame ${(last.cpu / first.cpu).toFixed(2)}x, ` +
         `CPU a second ${ms(first.cpuPerS)} -> ${ms(last.cpuPerS)} (${(last.cpuPerS / first.cpuPerS).toFixed(2)}x), ` +
+        `CPU per second of the story ${ms(first.cpuPerStoryS)} -> ${ms(last.cpuPerStoryS)} ` +
+        `(${(last.cpuPerStoryS / first.cpuPerStoryS).toFixed(2)}x), ` +
         `dropped ${pct(first.dropped)} -> ${pct(last.dropped)}`,
     );
   }

@@ -11,6 +11,8 @@
 //                N workers ("all": one per core).
 //   --script:    also sample script with V8's profiler (slows the page).
 //   --rate R:    Chromium's CPU slowed R times (as budget 3c), while tracing.
+//   --replay:    with --link, the playhead is first moved to t=0, so the
+//                clock replays the recorded run (the future veiled).
 //
 // What its retired options (--why, --hide, --css) found is in
 // docs/budgets.md, "What the one-off profiles found".
@@ -29,6 +31,7 @@ const { values: args } = parseArgs({
     script: { type: "boolean", default: false },
     explore: { type: "string" },
     rate: { type: "string", default: "1" },
+    replay: { type: "boolean", default: false },
   },
 });
 
@@ -47,6 +50,7 @@ try {
     await page.evaluate(() => window.scrollTo(0, 0));
   }
   if (args.link) {
+    if (args.replay) await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
     await startClock(page);
     await setMaxSpeed(page);
   } else {

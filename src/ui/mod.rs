@@ -81,8 +81,8 @@ pub struct AppProps {
 /// wake moves the run as far as the wall time since the last one says.
 /// After every render the wake is set again, from the state drawn (an
 /// action may have made something due sooner); after a wake that drew
-/// nothing, from the run moved in place. The alarm is owned by the effect
-/// and dropped when the clock stops or the page goes.
+/// nothing, from the run moved in place. The alarm is dropped when the
+/// clock stops or the page goes.
 ///
 /// Returns the page's dispatch, one callback for its whole life: before
 /// any action it brings a running clock to the wall time, so the action
@@ -108,39 +108,49 @@ fn use_clock(state: &UseReducerHandle<AppState>) -> Callback<Action> {
             })
         }
     });
+    // The alarm lives as long as the page: each render sets its wake
+    // again, where making one anew made two closures a render. Its wakes
+    // read the state through the handle of the last render, replaced at
+    // each (a handle keeps every state it has read).
+    let alarm = use_mut_ref(|| None::<browser::Alarm>);
+    let handle = use_mut_ref(|| None::<UseReducerHandle<AppState>>);
+    *handle.borrow_mut() = Some(state.clone());
     // The state drawn, by address: a new one is a render.
     let drawn = &**state as *const AppState as usize;
-    let handle = state.clone();
     use_effect_with((state.running, drawn), move |&(running, _)| {
-        let alarm = if running {
-            let delay = {
-                let now = browser::wall_ms() as f64;
-                let mut pace = pace.borrow_mut();
-                if !pace.running() {
-                    pace.start(now);
-                }
-                pace.plan(now, handle.until_due(), clock_rate(&handle))
-            };
-            delay.and_then(|delay| {
-                browser::Alarm::start(delay, move |at_ms| {
-                    let rate = clock_rate(&handle);
-                    let tick = pace.borrow_mut().wake(at_ms, rate);
-                    handle.dispatch(tick);
-                    if !handle.running {
-                        return None;
-                    }
-                    let now = browser::wall_ms() as f64;
-                    pace.borrow_mut().plan(now, handle.until_due(), rate)
-                })
-            })
-        } else {
+        let drawn = handle.borrow().clone();
+        let delay = drawn.filter(|_| running).and_then(|drawn| {
+            let now = browser::wall_ms() as f64;
+            let mut pace = pace.borrow_mut();
+            if !pace.running() {
+                pace.start(now);
+            }
+            pace.plan(now, drawn.until_due(), clock_rate(&drawn))
+        });
+        let Some(delay) = delay else {
             pace.borrow_mut().stop();
-            None
+            // Dropping the alarm cancels the pending wake.
+            alarm.borrow_mut().take();
+            return;
         };
-        // Dropping the alarm on cleanup cancels the pending wake.
-        move || {
-            let _stopped = alarm;
+        let mut slot = alarm.borrow_mut();
+        if let Some(alarm) = slot.as_ref() {
+            alarm.set_again(delay);
+            return;
         }
+        *slot = browser::Alarm::start(delay, move |at_ms| {
+            let drawn = handle.borrow().clone()?;
+            let rate = clock_rate(&drawn);
+            let tick = pace.borrow_mut().wake(at_ms, rate);
+            let before = &*drawn as *const AppState;
+            drawn.dispatch(tick);
+            // A new state is rendered, and its render sets the next wake.
+            if !std::ptr::eq(before, &*drawn) || !drawn.running {
+                return None;
+            }
+            let now = browser::wall_ms() as f64;
+            pace.borrow_mut().plan(now, drawn.until_due(), rate)
+        });
     });
     (*dispatch).clone()
 }

@@ -50,6 +50,8 @@ impl Alarm {
     ) -> Option<Alarm> {
         None
     }
+
+    pub fn set_again(&self, _delay_ms: f64) {}
 }
 
 /// No motion without a browser: the markup is all there is.

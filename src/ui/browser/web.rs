@@ -137,7 +137,8 @@ impl Drop for FrameLoop {
 /// or `None` for no more. Between calls nothing runs: one timer is set,
 /// and only when it fires is a frame asked for. A frame rather than the
 /// timer itself: the work is done where the browser draws, once, and a
-/// hidden tab, which gets no frames, moves no clock. Dropping it cancels
+/// hidden tab, which gets no frames, moves no clock. `set_again` sets the
+/// next call anew, the one pending dropped; dropping the alarm cancels
 /// what is pending.
 pub struct Alarm(Rc<AlarmParts>);
 
@@ -152,6 +153,17 @@ struct AlarmParts {
 }
 
 impl AlarmParts {
+    /// Cancels the timer or frame pending.
+    fn cancel(&self) {
+        if let Some(id) = self.timer.take() {
+            self.window.clear_timeout_with_handle(id);
+        }
+        if let Some(id) = self.frame.take() {
+            // Nothing useful can be done if the browser refuses to cancel.
+            let _ = self.window.cancel_animation_frame(id);
+        }
+    }
+
     /// Sets the timer for `delay_ms` from now; no delay asks for the next
     /// frame straight away.
     fn set(&self, delay_ms: f64) {
@@ -218,18 +230,19 @@ impl Alarm {
         parts.set(delay_ms);
         Some(Alarm(parts))
     }
+
+    /// Calls `on_wake` in the first frame after `delay_ms` from now,
+    /// instead of when it was to be called.
+    pub fn set_again(&self, delay_ms: f64) {
+        self.0.cancel();
+        self.0.set(delay_ms);
+    }
 }
 
 impl Drop for Alarm {
     fn drop(&mut self) {
         let parts = &self.0;
-        if let Some(id) = parts.timer.take() {
-            parts.window.clear_timeout_with_handle(id);
-        }
-        if let Some(id) = parts.frame.take() {
-            // Nothing useful can be done if the browser refuses to cancel.
-            let _ = parts.window.cancel_animation_frame(id);
-        }
+        parts.cancel();
         // If a callback is running right now, wasm-bindgen defers freeing
         // it until the call returns.
         parts.on_timer.borrow_mut().take();

@@ -529,6 +529,16 @@ macro_rules! lock_systems {
                 }
             }
 
+            /// Becomes `Service::new(config)`, into the same system's box
+            /// where it is one: a run reset for another (the hazard
+            /// explorer's next trial) allocates no new box.
+            pub fn reset(&mut self, config: &Config) {
+                match (self, config.backend) {
+                    $((Service::$variant(s), Backend::$variant) => **s = <$module::$system as LockSystem>::new(config),)*
+                    (this, _) => *this = Service::new(config),
+                }
+            }
+
             /// Hands the input to the system; a timer of another system
             /// cannot reach it and is ignored.
             pub fn on_input(&mut self, view: &View, input: Input<Timer>, out: &mut Effects) {

@@ -1290,20 +1290,22 @@ impl Sim {
     }
 
     /// The lock system is about to be handed something (an input or a
-    /// message): its grant may move, its kept fingerprint is forgotten and
-    /// it takes a fresh stamp. Inlined, as these lines were in its two
-    /// callers: the page's first-load list (split/first-part.txt) names the
-    /// functions a cold load runs.
+    /// message): its grant may move, unless what it is handed reaches a
+    /// client's side (`client_side`) and the system keeps its grant in the
+    /// service's books alone (`LockSystem::GRANT_IN_SERVICE_BOOKS`); its
+    /// kept fingerprint is forgotten and it takes a fresh stamp. Inlined,
+    /// as these lines were in its two callers: the page's first-load list
+    /// (split/first-part.txt) names the functions a cold load runs.
     #[inline(always)]
-    fn service_handed(&mut self) {
-        self.service_moved = true;
+    fn service_handed(&mut self, client_side: bool) {
+        self.service_moved |= !client_side || !self.service.grant_in_service_books();
         self.service_fingerprint.forget();
         self.service_stamp = fresh_stamp();
     }
 
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Timer>) {
-        self.service_handed();
+        self.service_handed(!matches!(input, Input::ServiceTimer(_) | Input::Node(..)));
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);
@@ -1516,9 +1518,10 @@ impl Sim {
                 }
             }
             (Endpoint::Resource, _) => self.apply_write(msg),
-            // As `feed` does, without making the message a general input first.
+            // As `feed` does, without making the message a general input
+            // first: an answer reaching a client is of its side.
             _ => {
-                self.service_handed();
+                self.service_handed(matches!(msg.to, Endpoint::Client(_)));
                 self.service
                     .on_message(&self.core.view(), msg, &mut self.out);
                 self.core.apply(&mut self.out);

@@ -254,6 +254,10 @@ impl LockSystem for Etcd {
     const TOKEN_SHORT: &'static str = "create_revision of the key";
     const HELD_CHECK: Option<&'static str> = Some("a Txn comparing the lock key's create_revision");
     const LEADER_FAILOVER: bool = true;
+    /// The first key of the lock prefix: only requests at the cluster and
+    /// its lease expiry checks put or delete keys; the clients' sessions
+    /// (`Side`) are apart.
+    const GRANT_IN_SERVICE_BOOKS: bool = true;
 
     fn new(config: &Config) -> Etcd {
         Etcd {

@@ -586,7 +586,7 @@ impl Etcd {
             create_rev: u64::from(create_rev),
             revision: u64::from(revision),
         }));
-        for watcher in watchers {
+        for watcher in watchers.iter() {
             out.answer(watcher, EtcdMsg::WatchDeleted { create_rev });
         }
     }

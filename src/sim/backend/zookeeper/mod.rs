@@ -499,7 +499,7 @@ impl ZooKeeper {
             seq: u64::from(seq),
             zxid: self.zxid,
         }));
-        for watcher in watchers {
+        for watcher in watchers.iter() {
             out.answer(watcher, ZkMsg::WatchFired { deleted: seq });
         }
     }

@@ -332,6 +332,22 @@ impl Client {
         }
     }
 
+    /// Becomes `Client::new(id, renewal)` in place, keeping its lists'
+    /// room: a run reset for another (the hazard explorer's next trial).
+    pub fn reset(&mut self, id: ClientId, renewal: bool) {
+        let (mut queued, mut stash) = (
+            std::mem::take(&mut self.queued),
+            std::mem::take(&mut self.stash),
+        );
+        queued.clear();
+        stash.clear();
+        *self = Client {
+            queued,
+            stash,
+            ..Client::new(id, renewal)
+        };
+    }
+
     /// Becomes a copy of `source`, keeping its own lists' room: a derived
     /// `clone_from` would allocate them anew.
     pub fn copy_from(&mut self, source: &Client) {

@@ -197,31 +197,83 @@ struct Core {
     touched: u8,
 }
 
+/// The network's random stream of a run with this configuration.
+fn network_rng(config: &Config) -> ChaCha8Rng {
+    let mut net_rng = ChaCha8Rng::seed_from_u64(config.seed.0);
+    net_rng.set_stream(STREAM_NETWORK);
+    net_rng
+}
+
+/// The fingerprint's hasher with the configuration fed in.
+fn after_config(config: &Config) -> StableHasher {
+    let mut after_config = StableHasher::default();
+    config.hash(&mut after_config);
+    after_config
+}
+
 impl Core {
     fn new(config: Config) -> Core {
-        let mut net_rng = ChaCha8Rng::seed_from_u64(config.seed.0);
-        net_rng.set_stream(STREAM_NETWORK);
-        let clients = ClientId::ALL.map(|id| Client::new(id, config.renewal[id.index()]));
-        let mut after_config = StableHasher::default();
-        config.hash(&mut after_config);
         Core {
-            config,
-            after_config,
+            after_config: after_config(&config),
             now: Millis::ZERO,
             queue: EventQueue::default(),
             seq: 0,
             in_flight: InFlight::default(),
             next_message: 1,
-            clients,
+            clients: ClientId::ALL.map(|id| Client::new(id, config.renewal[id.index()])),
             resource: Resource::new(),
             oracle: Oracle::default(),
             history: Vec::new(),
             history_dropped: 0,
             keeps_history: true,
-            net_rng,
+            net_rng: network_rng(&config),
             events_run: 0,
             touched: 0,
+            config,
         }
+    }
+
+    /// Becomes a fresh core of `config`, as `Core::new` makes it, in place:
+    /// its buffers (queue, messages, history, the oracle's and the
+    /// clients' lists) are emptied and kept, and nothing is moved. Every
+    /// field is named, so a field added later is not missed.
+    fn reset(&mut self, config: Config) {
+        let Core {
+            config: kept,
+            after_config: hasher,
+            now,
+            queue,
+            seq,
+            in_flight,
+            next_message,
+            clients,
+            resource,
+            oracle,
+            history,
+            history_dropped,
+            keeps_history,
+            net_rng,
+            events_run,
+            touched,
+        } = self;
+        *hasher = after_config(&config);
+        *now = Millis::ZERO;
+        queue.clear();
+        *seq = 0;
+        in_flight.clear();
+        *next_message = 1;
+        for (client, id) in clients.iter_mut().zip(ClientId::ALL) {
+            client.reset(id, config.renewal[id.index()]);
+        }
+        *resource = Resource::new();
+        oracle.clear();
+        history.clear();
+        *history_dropped = 0;
+        *keeps_history = true;
+        *net_rng = network_rng(&config);
+        *events_run = 0;
+        *touched = 0;
+        *kept = config;
     }
 
     fn view(&self) -> View<'_> {
@@ -565,24 +617,6 @@ impl Core {
         self.queue.len()
     }
 
-    /// Takes over the buffers of a run that is over, emptied: a fresh
-    /// core with their capacity.
-    fn reuse(&mut self, old: Core) {
-        let Core {
-            mut queue,
-            mut in_flight,
-            mut history,
-            mut oracle,
-            ..
-        } = old;
-        queue.clear();
-        in_flight.clear();
-        history.clear();
-        oracle.clear();
-        (self.queue, self.in_flight, self.history, self.oracle) =
-            (queue, in_flight, history, oracle);
-    }
-
     /// Becomes the same state as `source` with an empty history, keeping
     /// its own buffers (queue, messages, history, the oracle's lists).
     fn copy_without_history(&mut self, source: &Core) {
@@ -770,25 +804,39 @@ impl Sim {
         })
     }
 
-    /// A fresh run of `config`, exactly as `Sim::new(config)` makes it,
-    /// that keeps this run's buffers (event queue, messages, history,
-    /// script, the oracle's lists) emptied, so that many short runs in a
-    /// row (the hazard explorer's trials) do not grow them again each time.
-    /// Nothing of this run carries over but their capacity.
-    pub fn recycle(self, config: Config) -> Result<Sim, CommandError> {
-        let mut sim = Sim::new(config)?;
+    /// Becomes a fresh run of `config`, exactly as `Sim::new(config)` makes
+    /// it, in place: this run's buffers (event queue, messages, history,
+    /// script, the oracle's lists) are emptied and kept, and so is the lock
+    /// system's box when the system is the same, so that many short runs in
+    /// a row (the hazard explorer's trials) neither grow them again nor
+    /// move a whole run about. Nothing of this run carries over but their
+    /// capacity. An out-of-range configuration is refused, and the run is
+    /// then left as it was. Every field is named, so a field added later
+    /// is not missed.
+    pub fn reset(&mut self, config: Config) -> Result<(), CommandError> {
+        config.validate()?;
         let Sim {
             core,
-            mut script,
-            mut out,
-            ..
+            service,
+            script,
+            last_holder,
+            out,
+            looks,
+            service_moved,
+            service_fingerprint,
+            service_stamp,
         } = self;
-        sim.core.reuse(core);
+        service.reset(&config);
+        core.reset(config);
         script.clear();
+        *last_holder = None;
         out.clear();
         out.keep_records(true);
-        (sim.script, sim.out) = (script, out);
-        Ok(sim)
+        *looks = Looks::default();
+        *service_moved = true;
+        *service_fingerprint = KeptFingerprint::default();
+        *service_stamp = fresh_stamp();
+        Ok(())
     }
 
     /// A copy of the run without its history: cheap enough to explore
@@ -1242,20 +1290,22 @@ impl Sim {
     }
 
     /// The lock system is about to be handed something (an input or a
-    /// message): its grant may move, its kept fingerprint is forgotten and
-    /// it takes a fresh stamp. Inlined, as these lines were in its two
-    /// callers: the page's first-load list (split/first-part.txt) names the
-    /// functions a cold load runs.
+    /// message): its grant may move, unless what it is handed reaches a
+    /// client's side (`client_side`) and the system keeps its grant in the
+    /// service's books alone (`LockSystem::GRANT_IN_SERVICE_BOOKS`); its
+    /// kept fingerprint is forgotten and it takes a fresh stamp. Inlined,
+    /// as these lines were in its two callers: the page's first-load list
+    /// (split/first-part.txt) names the functions a cold load runs.
     #[inline(always)]
-    fn service_handed(&mut self) {
-        self.service_moved = true;
+    fn service_handed(&mut self, client_side: bool) {
+        self.service_moved |= !client_side || !self.service.grant_in_service_books();
         self.service_fingerprint.forget();
         self.service_stamp = fresh_stamp();
     }
 
     /// Hands one input to the lock system and applies what it answers.
     fn feed(&mut self, input: Input<Timer>) {
-        self.service_handed();
+        self.service_handed(!matches!(input, Input::ServiceTimer(_) | Input::Node(..)));
         self.service
             .on_input(&self.core.view(), input, &mut self.out);
         self.core.apply(&mut self.out);
@@ -1468,9 +1518,10 @@ impl Sim {
                 }
             }
             (Endpoint::Resource, _) => self.apply_write(msg),
-            // As `feed` does, without making the message a general input first.
+            // As `feed` does, without making the message a general input
+            // first: an answer reaching a client is of its side.
             _ => {
-                self.service_handed();
+                self.service_handed(matches!(msg.to, Endpoint::Client(_)));
                 self.service
                     .on_message(&self.core.view(), msg, &mut self.out);
                 self.core.apply(&mut self.out);

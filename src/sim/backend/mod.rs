@@ -204,6 +204,14 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     /// the engine keeps their answers from one change of the run to the
     /// next, and forgets them as the clock moves when this is true.
     const HOLDER_READS_CLOCK: bool = false;
+    /// Whether `grant` reads the service's books alone, which only the
+    /// service side changes (a request reaching the service, a timer of
+    /// the service, a node command): then a client's input (a command, a
+    /// timer of its library, a crash, a heal) and an answer reaching a
+    /// client, which change the client's side of the system only, never
+    /// move the grant, and the engine does not ask for it after them.
+    /// Saying false is always right.
+    const GRANT_IN_SERVICE_BOOKS: bool = false;
     /// The system's own books, for the lock-service panel.
     fn detail(&self, view: &View) -> Self::Detail;
     /// Whether the system runs as one replicated service whose only node
@@ -529,6 +537,16 @@ macro_rules! lock_systems {
                 }
             }
 
+            /// Becomes `Service::new(config)`, into the same system's box
+            /// where it is one: a run reset for another (the hazard
+            /// explorer's next trial) allocates no new box.
+            pub fn reset(&mut self, config: &Config) {
+                match (self, config.backend) {
+                    $((Service::$variant(s), Backend::$variant) => **s = <$module::$system as LockSystem>::new(config),)*
+                    (this, _) => *this = Service::new(config),
+                }
+            }
+
             /// Hands the input to the system; a timer of another system
             /// cannot reach it and is ignored.
             pub fn on_input(&mut self, view: &View, input: Input<Timer>, out: &mut Effects) {
@@ -581,6 +599,12 @@ macro_rules! lock_systems {
 
             pub fn holder_reads_clock(&self) -> bool {
                 match self { $(Service::$variant(_) => <$module::$system as LockSystem>::HOLDER_READS_CLOCK,)* }
+            }
+
+            /// Whether only the service side moves the grant
+            /// (`LockSystem::GRANT_IN_SERVICE_BOOKS`).
+            pub fn grant_in_service_books(&self) -> bool {
+                match self { $(Service::$variant(_) => <$module::$system as LockSystem>::GRANT_IN_SERVICE_BOOKS,)* }
             }
 
             pub fn detail(&self, view: &View) -> ServiceDetail {

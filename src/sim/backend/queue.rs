@@ -7,6 +7,7 @@
 use super::{Grant, HolderView};
 use crate::sim::types::{ClientId, Millis, Token};
 use litemap::LiteMap;
+use std::hash::{Hash, Hasher};
 
 /// One contender's entry: a znode or a lock key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -19,6 +20,48 @@ pub(crate) struct Entry {
     pub stamp: u64,
 }
 
+/// The clients that watch one entry, in the order they began to: four at
+/// most, each once, kept in line rather than in a list of its own, so
+/// that a watch set or fired allocates nothing. Hashed as the list of
+/// them (`[ClientId]`'s hash).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Watchers {
+    clients: [Option<ClientId>; ClientId::COUNT],
+}
+
+impl Watchers {
+    /// In the order they began to watch.
+    pub fn iter(self) -> impl Iterator<Item = ClientId> {
+        self.clients.into_iter().map_while(|c| c)
+    }
+
+    /// Adds `c` at the end, unless it watches already.
+    fn add(&mut self, c: ClientId) {
+        for slot in &mut self.clients {
+            match slot {
+                Some(w) if *w == c => return,
+                Some(_) => {}
+                None => {
+                    *slot = Some(c);
+                    return;
+                }
+            }
+        }
+    }
+}
+
+impl Hash for Watchers {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        let mut list = [ClientId::ALL[0]; ClientId::COUNT];
+        let mut len = 0;
+        for c in self.iter() {
+            list[len] = c;
+            len += 1;
+        }
+        list[..len].hash(state);
+    }
+}
+
 /// The entries under one lock, lowest order (the holder) first, and who
 /// watches which entry for its deletion. An entry's order is the number
 /// the service assigned it (a znode sequence, a create_revision), kept in
@@ -26,7 +69,7 @@ pub(crate) struct Entry {
 #[derive(Debug, Default, Hash)]
 pub(crate) struct Contenders {
     entries: LiteMap<u32, Entry>,
-    watchers: LiteMap<u32, Vec<ClientId>>,
+    watchers: LiteMap<u32, Watchers>,
 }
 
 impl Clone for Contenders {
@@ -91,7 +134,7 @@ impl Contenders {
     }
 
     /// Deletes an entry; returns it and the clients whose watch fires.
-    pub fn remove(&mut self, order: u32) -> Option<(Entry, Vec<ClientId>)> {
+    pub fn remove(&mut self, order: u32) -> Option<(Entry, Watchers)> {
         let entry = self.entries.remove(&order)?;
         Some((entry, self.watchers.remove(&order).unwrap_or_default()))
     }
@@ -163,9 +206,6 @@ impl Contenders {
     }
 
     fn watch(&mut self, watched: u32, c: ClientId) {
-        let list = self.watchers.entry(watched).or_default();
-        if !list.contains(&c) {
-            list.push(c);
-        }
+        self.watchers.entry(watched).or_default().add(c);
     }
 }

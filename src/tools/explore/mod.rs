@@ -95,13 +95,12 @@ pub fn run_trials(plan: &Plan, cell: u32, trials: Range<u32>) -> Result<CellResu
     }
     let mut result = CellResult::empty(&cell);
     let key = cell_key(plan, &cell);
-    // Each trial reuses the buffers of the one before.
-    let mut spare = None;
+    // Each trial runs in the one before, reset in place.
+    let mut sim = None;
     for index in trials {
         let seed = trial_seed(plan.seed, key, index);
-        let (counts, sim) = trial::run(plan, &cell, seed, false, spare.take());
+        let counts = trial::run(plan, &cell, seed, false, &mut sim);
         result.add(index, &counts);
-        spare = Some(sim);
     }
     Ok(result)
 }
@@ -118,7 +117,9 @@ pub fn run_trial(plan: &Plan, cell: u32, trial: u32) -> Result<(TrialCounts, Sim
         });
     }
     let seed = trial_seed(plan.seed, cell_key(plan, &cell), trial);
-    Ok(trial::run(plan, &cell, seed, true, None))
+    let mut sim = None;
+    let counts = trial::run(plan, &cell, seed, true, &mut sim);
+    Ok((counts, sim.expect("a trial leaves its run")))
 }
 
 /// Runs one trial again and returns it as a scenario: the core's

@@ -296,12 +296,12 @@ pub fn run_weighted(
     plan.validate()?;
     let cell = plan.cell(cell)?;
     let key = cell_key(plan, &cell) ^ RARE_STREAM;
-    let mut spare = None;
+    // Each trial runs in the one before, reset in place.
+    let mut sim = None;
     for index in trials {
         let seed = trial_seed(plan.seed, key, index);
-        let (counts, weight, sim) = trial::run_tilted(plan, &cell, seed, tilt, false, spare.take());
+        let (counts, weight) = trial::run_tilted(plan, &cell, seed, tilt, false, &mut sim);
         into.add(counts.corrupted.min(counts.holds), weight);
-        spare = Some(sim);
     }
     Ok(())
 }

@@ -161,7 +161,7 @@ impl Watch {
 
 /// A trial's driver: the run, its clients, and what it has counted.
 struct Driver<'a> {
-    sim: Sim,
+    sim: &'a mut Sim,
     workers: Vec<Worker>,
     workload: ChaCha8Rng,
     sampler: Sampler,
@@ -172,37 +172,41 @@ struct Driver<'a> {
     faults: Vec<Stream>,
 }
 
-/// Runs one trial of `cell`; the run is returned with its counts, so it
+/// Runs one trial of `cell` in `sim`, left holding the run so that it
 /// can be replayed or shown. A trial that only counts keeps no history.
-/// `spare`, a run that is over (the previous trial's), lends its buffers
-/// (`Sim::recycle`); the trial is the same with or without it.
+/// A run already in `sim` (the previous trial's) is reset in place for
+/// this one (`Sim::reset`), keeping its buffers; the trial is the same
+/// with or without it.
 pub(super) fn run(
     plan: &Plan,
     cell: &Cell,
     seed: Seed,
     history: bool,
-    spare: Option<Sim>,
-) -> (TrialCounts, Sim) {
-    let (counts, _, sim) = run_tilted(plan, cell, seed, Tilt::NONE, history, spare);
-    (counts, sim)
+    sim: &mut Option<Sim>,
+) -> TrialCounts {
+    run_tilted(plan, cell, seed, Tilt::NONE, history, sim).0
 }
 
-/// Runs one trial with its pauses drawn from `tilt`'s proposal; returns
-/// its counts, its likelihood ratio (one without a tilt) and the run.
+/// Runs one trial with its pauses drawn from `tilt`'s proposal, in `sim`
+/// as `run` does; returns its counts and its likelihood ratio (one
+/// without a tilt).
 pub(super) fn run_tilted(
     plan: &Plan,
     cell: &Cell,
     seed: Seed,
     tilt: Tilt,
     history: bool,
-    spare: Option<Sim>,
-) -> (TrialCounts, f64, Sim) {
+    sim: &mut Option<Sim>,
+) -> (TrialCounts, f64) {
     let config = plan.cell_config(cell, seed);
-    let mut sim = match spare {
-        Some(old) => old.recycle(config),
-        None => Sim::new(config),
-    }
-    .expect("a valid plan gives a valid config");
+    let sim = match sim {
+        Some(sim) => {
+            sim.reset(config)
+                .expect("a valid plan gives a valid config");
+            sim
+        }
+        None => sim.insert(Sim::new(config).expect("a valid plan gives a valid config")),
+    };
     sim.keep_history(history);
     let sampler = Sampler::tilted(&cell.profile, tilt);
     let mut workload = ChaCha8Rng::seed_from_u64(seed.0);
@@ -246,8 +250,7 @@ pub(super) fn run_tilted(
     };
     driver.drive();
     driver.settle_all();
-    let counts = driver.counts();
-    (counts, driver.sampler.weight(), driver.sim)
+    (driver.counts(), driver.sampler.weight())
 }
 
 /// A time in microseconds as the millisecond it falls in, rounded up.
@@ -277,7 +280,7 @@ impl Driver<'_> {
                 return;
             }
             self.sim.run_until(next);
-            if due.is_some_and(|t| t <= next) || watch.wakes(&self.sim, next) {
+            if due.is_some_and(|t| t <= next) || watch.wakes(self.sim, next) {
                 (due, watch) = self.look(next);
             }
             if next.ms() >= TRIAL_MS && self.finished() {

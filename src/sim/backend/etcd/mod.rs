@@ -254,6 +254,10 @@ impl LockSystem for Etcd {
     const TOKEN_SHORT: &'static str = "create_revision of the key";
     const HELD_CHECK: Option<&'static str> = Some("a Txn comparing the lock key's create_revision");
     const LEADER_FAILOVER: bool = true;
+    /// The first key of the lock prefix: only requests at the cluster and
+    /// its lease expiry checks put or delete keys; the clients' sessions
+    /// (`Side`) are apart.
+    const GRANT_IN_SERVICE_BOOKS: bool = true;
 
     fn new(config: &Config) -> Etcd {
         Etcd {
@@ -582,7 +586,7 @@ impl Etcd {
             create_rev: u64::from(create_rev),
             revision: u64::from(revision),
         }));
-        for watcher in watchers {
+        for watcher in watchers.iter() {
             out.answer(watcher, EtcdMsg::WatchDeleted { create_rev });
         }
     }

@@ -160,6 +160,10 @@ impl LockSystem for ZooKeeper {
     const HELD_CHECK: Option<&'static str> = Some("a multi() with a check op on the lock node");
     const LEADER_FAILOVER: bool = true;
 
+    /// The first znode: only requests at the ensemble and its session
+    /// expiry checks create or delete znodes; the clients' connections
+    /// and sessions (`Side`, `conn`) are apart.
+    const GRANT_IN_SERVICE_BOOKS: bool = true;
     fn new(config: &Config) -> ZooKeeper {
         ZooKeeper {
             requested_ms: config.ttl_ms,
@@ -495,7 +499,7 @@ impl ZooKeeper {
             seq: u64::from(seq),
             zxid: self.zxid,
         }));
-        for watcher in watchers {
+        for watcher in watchers.iter() {
             out.answer(watcher, ZkMsg::WatchFired { deleted: seq });
         }
     }

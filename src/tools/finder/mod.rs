@@ -887,7 +887,11 @@ fn apply_to(
     spares: &mut Spares,
 ) -> Option<(Box<Sim>, Option<Violation>)> {
     let moved = match m {
-        Move::Act(action) => sim.act(action).is_ok(),
+        // Listed by `moves` for this very state, which checked it.
+        Move::Act(action) => {
+            sim.act_checked(action);
+            true
+        }
         Move::Wait => wait(plan, &mut sim, &mut checker).is_some(),
         Move::NextEvent => sim.step(),
     };

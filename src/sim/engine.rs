@@ -183,6 +183,12 @@ struct Core {
     clients: [Client; 4],
     resource: Resource,
     oracle: Oracle,
+    /// The oracle's stamp (`fresh_stamp`): a fresh one wherever it may
+    /// change, its source's in a copy. Not part of the run's state: most
+    /// moves leave the oracle as it was (a grant or a write changes it),
+    /// and a copy into a spare whose oracle has the source's stamp leaves
+    /// it alone.
+    oracle_stamp: u64,
     history: Vec<Record>,
     history_dropped: u64,
     /// False in a run that keeps no history at all (many short trials
@@ -215,6 +221,7 @@ impl Core {
             clients,
             resource: Resource::new(),
             oracle: Oracle::default(),
+            oracle_stamp: fresh_stamp(),
             history: Vec::new(),
             history_dropped: 0,
             keeps_history: true,
@@ -392,7 +399,12 @@ impl Core {
             count += 1;
         }
         let holders = &holders[..count];
-        match self.oracle.believers(self.now, holders) {
+        let overlap = self.oracle.believers(self.now, holders);
+        // It changes the oracle only then: an overlap starts, goes on or ends.
+        if holders.len() >= 2 || overlap.is_some() {
+            self.oracle_stamp = fresh_stamp();
+        }
+        match overlap {
             Some(true) => self.record(Event::TwoHolders {
                 clients: holders.to_vec(),
             }),
@@ -597,6 +609,7 @@ impl Core {
             clients,
             resource,
             oracle,
+            oracle_stamp,
             history,
             history_dropped,
             keeps_history,
@@ -624,7 +637,10 @@ impl Core {
             client.copy_from(from);
         }
         resource.clone_from(&source.resource);
-        oracle.copy_from(&source.oracle);
+        if *oracle_stamp != source.oracle_stamp {
+            oracle.copy_from(&source.oracle);
+            *oracle_stamp = source.oracle_stamp;
+        }
         history.clear();
         *history_dropped = 0;
         *keeps_history = source.keeps_history;
@@ -645,6 +661,7 @@ impl Core {
             clients: self.clients.clone(),
             resource: self.resource.clone(),
             oracle: self.oracle.clone(),
+            oracle_stamp: self.oracle_stamp,
             history: Vec::with_capacity(SNAPSHOT_HISTORY_ROOM),
             history_dropped: 0,
             keeps_history: self.keeps_history,
@@ -1549,6 +1566,7 @@ impl Sim {
             holder: holder.map(|h| h.client),
         });
         let newer = self.core.oracle.newer_grant(c, lease_key);
+        self.core.oracle_stamp = fresh_stamp();
         self.core.oracle.record_write(StaleWrite {
             at: self.core.now,
             client: c,
@@ -1646,7 +1664,9 @@ impl Sim {
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));
         if let Some(g) = grant {
-            self.core.oracle.note_grant(g.client, g.lease_key, g.token);
+            if self.core.oracle.note_grant(g.client, g.lease_key, g.token) {
+                self.core.oracle_stamp = fresh_stamp();
+            }
         }
         if now == self.last_holder {
             return;

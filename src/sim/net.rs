@@ -1,7 +1,7 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
-use super::fingerprint::{KeptFingerprint, StableHasher};
+use super::fingerprint::{fresh_stamp, KeptFingerprint, StableHasher};
 use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
@@ -190,14 +190,27 @@ pub(crate) struct InFlight {
     /// change below forgets it). Most of a search's moves (a pause, a
     /// clock jump) send nothing and deliver nothing.
     fingerprint: KeptFingerprint,
+    /// Its stamp (`fresh_stamp`): a fresh one at every change, its
+    /// source's in a copy, 0 while empty from the start or a clear. Not
+    /// part of its state: two with one stamp hold the same messages, and
+    /// a copy between them copies nothing.
+    stamp: u64,
 }
 
 impl InFlight {
     /// Adds a new message, which has the largest id yet.
     pub fn push(&mut self, msg: Message) {
         debug_assert!(self.sent.back().is_none_or(|last| last.id < msg.id));
-        self.fingerprint.forget();
+        self.changed();
         self.sent.push_back(msg);
+    }
+
+    /// About to change: its kept fingerprint is forgotten, and it takes a
+    /// fresh stamp.
+    #[inline]
+    fn changed(&mut self) {
+        self.fingerprint.forget();
+        self.stamp = fresh_stamp();
     }
 
     /// Becomes a copy of `source`, keeping its own deque's buffer.
@@ -206,6 +219,11 @@ impl InFlight {
         // a deque's `clone_from` (or its `extend`) costs more in its calls
         // than in the copying.
         self.fingerprint.clone_from(&source.fingerprint);
+        if self.stamp == source.stamp {
+            // The same messages: a move that sent and delivered nothing.
+            return;
+        }
+        self.stamp = source.stamp;
         self.sent.clear();
         self.sent.reserve(source.sent.len());
         for &msg in &source.sent {
@@ -219,19 +237,20 @@ impl InFlight {
     /// Empties both, keeping their capacity.
     pub fn clear(&mut self) {
         self.fingerprint.forget();
+        self.stamp = 0;
         self.sent.clear();
         self.held.clear();
     }
 
     /// Puts back a message TCP will send again.
     pub fn hold(&mut self, msg: Message) {
-        self.fingerprint.forget();
+        self.changed();
         self.held.insert(msg.id, msg);
     }
 
     #[inline]
     pub fn remove(&mut self, id: u64) -> Option<Message> {
-        self.fingerprint.forget();
+        self.changed();
         // Most often the oldest arrives first.
         if self.sent.front().is_some_and(|m| m.id == id) {
             return self.sent.pop_front();

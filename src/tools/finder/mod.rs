@@ -1098,30 +1098,30 @@ fn moves(plan: &Plan, sim: &Sim, mut out: Vec<Move>) -> Vec<Move> {
     out
 }
 
-/// The clients the search may use: those the script has used, then the
-/// first fresh one of each renewal setting, up to `clients_max`.
-fn clients_in_play(plan: &Plan, sim: &Sim) -> Vec<ClientId> {
+/// The clients the search may use, in order: those the script has used,
+/// and the first fresh one of each renewal setting while fewer than
+/// `clients_max` are in play. A fixed array, as every state the search
+/// keeps lists its moves.
+fn clients_in_play(plan: &Plan, sim: &Sim) -> impl Iterator<Item = ClientId> {
     let mut used = [false; ClientId::COUNT];
     for timed in sim.script() {
         if let Action::Client { client, .. } = timed.action {
             used[client.index()] = true;
         }
     }
-    let mut play: Vec<ClientId> = ClientId::ALL
-        .into_iter()
-        .filter(|c| used[c.index()])
-        .collect();
+    let mut play = used;
+    let mut count = used.iter().filter(|&&u| u).count();
     let renewal = &sim.config().renewal;
     let mut fresh_seen = [false; 2];
     for c in ClientId::ALL {
         let kind = usize::from(renewal[c.index()]);
-        if !used[c.index()] && !fresh_seen[kind] && play.len() < plan.clients_max {
+        if !used[c.index()] && !fresh_seen[kind] && count < plan.clients_max {
             fresh_seen[kind] = true;
-            play.push(c);
+            play[c.index()] = true;
+            count += 1;
         }
     }
-    play.sort();
-    play
+    ClientId::ALL.into_iter().filter(move |c| play[c.index()])
 }
 
 /// A client's candidate commands that the run's own checks let through,

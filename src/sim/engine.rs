@@ -189,6 +189,9 @@ struct Core {
     /// and a copy into a spare whose oracle has the source's stamp leaves
     /// it alone.
     oracle_stamp: u64,
+    /// The oracle's own fingerprint, kept until it changes (with its
+    /// stamp). Not part of the run's state.
+    oracle_fingerprint: KeptFingerprint,
     history: Vec<Record>,
     history_dropped: u64,
     /// False in a run that keeps no history at all (many short trials
@@ -222,6 +225,7 @@ impl Core {
             resource: Resource::new(),
             oracle: Oracle::default(),
             oracle_stamp: fresh_stamp(),
+            oracle_fingerprint: KeptFingerprint::default(),
             history: Vec::new(),
             history_dropped: 0,
             keeps_history: true,
@@ -402,7 +406,7 @@ impl Core {
         let overlap = self.oracle.believers(self.now, holders);
         // It changes the oracle only then: an overlap starts, goes on or ends.
         if holders.len() >= 2 || overlap.is_some() {
-            self.oracle_stamp = fresh_stamp();
+            self.oracle_changed();
         }
         match overlap {
             Some(true) => self.record(Event::TwoHolders {
@@ -569,6 +573,13 @@ impl Core {
         self.record(Event::Renewed { client, until });
     }
 
+    /// The oracle may have changed: it takes a fresh stamp, and its kept
+    /// fingerprint is forgotten.
+    fn oracle_changed(&mut self) {
+        self.oracle_stamp = fresh_stamp();
+        self.oracle_fingerprint.forget();
+    }
+
     fn touch(&mut self, c: ClientId) {
         self.touched |= 1 << c.index();
     }
@@ -610,6 +621,7 @@ impl Core {
             resource,
             oracle,
             oracle_stamp,
+            oracle_fingerprint,
             history,
             history_dropped,
             keeps_history,
@@ -641,6 +653,7 @@ impl Core {
             oracle.copy_from(&source.oracle);
             *oracle_stamp = source.oracle_stamp;
         }
+        oracle_fingerprint.clone_from(&source.oracle_fingerprint);
         history.clear();
         *history_dropped = 0;
         *keeps_history = source.keeps_history;
@@ -662,6 +675,7 @@ impl Core {
             resource: self.resource.clone(),
             oracle: self.oracle.clone(),
             oracle_stamp: self.oracle_stamp,
+            oracle_fingerprint: self.oracle_fingerprint.clone(),
             history: Vec::with_capacity(SNAPSHOT_HISTORY_ROOM),
             history_dropped: 0,
             keeps_history: self.keeps_history,
@@ -697,7 +711,11 @@ impl Core {
         self.next_message.hash(state);
         self.clients.hash(state);
         self.resource.hash(state);
-        self.oracle.hash(state);
+        state.write_u64(self.oracle_fingerprint.get_or(|| {
+            let mut h = StableHasher::default();
+            self.oracle.hash(&mut h);
+            h.finish()
+        }));
         // The stream's seed is the configuration's (hashed with it): its
         // position alone tells two states of one run apart.
         self.net_rng.get_word_pos().hash(state);
@@ -1566,7 +1584,7 @@ impl Sim {
             holder: holder.map(|h| h.client),
         });
         let newer = self.core.oracle.newer_grant(c, lease_key);
-        self.core.oracle_stamp = fresh_stamp();
+        self.core.oracle_changed();
         self.core.oracle.record_write(StaleWrite {
             at: self.core.now,
             client: c,
@@ -1665,7 +1683,7 @@ impl Sim {
         let now = grant.map(|g| (g.client, g.token));
         if let Some(g) = grant {
             if self.core.oracle.note_grant(g.client, g.lease_key, g.token) {
-                self.core.oracle_stamp = fresh_stamp();
+                self.core.oracle_changed();
             }
         }
         if now == self.last_holder {

@@ -574,7 +574,10 @@ impl Core {
     }
 
     /// The oracle may have changed: it takes a fresh stamp, and its kept
-    /// fingerprint is forgotten.
+    /// fingerprint is forgotten. Inlined, as `Sim::service_handed` is: the
+    /// page's first-load list (split/first-part.txt) names the functions a
+    /// cold load runs, and a belief's change runs this.
+    #[inline(always)]
     fn oracle_changed(&mut self) {
         self.oracle_stamp = fresh_stamp();
         self.oracle_fingerprint.forget();

@@ -990,6 +990,13 @@ impl Sim {
         self.core.in_flight.iter()
     }
 
+    /// Whether any message in flight passes `pred`, taken in no
+    /// particular order: cheaper than `in_flight().any(..)`, for a search
+    /// that asks it of every state it makes.
+    pub fn any_in_flight(&self, pred: impl FnMut(&Message) -> bool) -> bool {
+        self.core.in_flight.any(pred)
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_at(&self) -> Option<Millis> {
         self.core.queue.peek().map(|s| Millis(s.at))

@@ -291,6 +291,13 @@ impl InFlight {
         h.finish()
     }
 
+    /// Whether any message in flight passes `pred`, taken in no
+    /// particular order: without the merge of the two lists by id that
+    /// `iter` makes at every message.
+    pub fn any(&self, mut pred: impl FnMut(&Message) -> bool) -> bool {
+        self.sent.iter().any(&mut pred) || self.held.values().any(pred)
+    }
+
     /// Oldest first.
     pub fn iter(&self) -> impl Iterator<Item = &Message> {
         let mut sent = self.sent.iter().peekable();

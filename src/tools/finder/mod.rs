@@ -1053,13 +1053,13 @@ impl Pending {
         match self.property {
             Property::OneBeliever => self.client.iter().filter(|&&b| b).count() >= 2,
             Property::NoForeignRelease => {
-                self.client.contains(&true) || sim.in_flight().any(|m| is_unlock(&m.body))
+                self.client.contains(&true) || sim.any_in_flight(|m| is_unlock(&m.body))
             }
             _ => {
                 self.client.contains(&true)
-                    || sim
-                        .in_flight()
-                        .any(|m| matches!(m.body, Body::Resource(ResourceMsg::Write { .. })))
+                    || sim.any_in_flight(|m| {
+                        matches!(m.body, Body::Resource(ResourceMsg::Write { .. }))
+                    })
             }
         }
     }
@@ -1190,7 +1190,7 @@ pub fn write_unacknowledged(sim: &Sim, c: ClientId) -> bool {
         .iter()
         .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. }));
     queued
-        || sim.in_flight().any(|m| match m.body {
+        || sim.any_in_flight(|m| match m.body {
             Body::Resource(ResourceMsg::Write { .. }) => m.from == Endpoint::Client(c),
             Body::Resource(ResourceMsg::WriteReply { .. }) => m.to == Endpoint::Client(c),
             _ => false,

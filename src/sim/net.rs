@@ -6,6 +6,7 @@ use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -190,11 +191,13 @@ pub(crate) struct InFlight {
     /// change below forgets it). Most of a search's moves (a pause, a
     /// clock jump) send nothing and deliver nothing.
     fingerprint: KeptFingerprint,
-    /// Its stamp (`fresh_stamp`): a fresh one at every change, its
-    /// source's in a copy, 0 while empty from the start or a clear. Not
-    /// part of its state: two with one stamp hold the same messages, and
-    /// a copy between them copies nothing.
-    stamp: u64,
+    /// Its stamp (`fresh_stamp`), given at the first copy after it last
+    /// changed and shared with the copy; 0 from a change on (a store, as
+    /// the fingerprint's: a run that makes no copies, the explorer's
+    /// trials, draws no stamps for its messages). Not part of its state:
+    /// two with one stamp hold the same messages, and a copy between them
+    /// copies nothing.
+    stamp: Cell<u64>,
 }
 
 impl InFlight {
@@ -205,14 +208,14 @@ impl InFlight {
         self.sent.push_back(msg);
     }
 
-    /// About to change: its kept fingerprint is forgotten, and it takes a
-    /// fresh stamp. Inlined, as the one line it replaced was: the page's
-    /// first-load list (split/first-part.txt) names the functions a cold
-    /// load runs, and every message sent runs this.
+    /// About to change: its kept fingerprint and its stamp are forgotten.
+    /// Inlined, as the one line it replaced was: the page's first-load
+    /// list (split/first-part.txt) names the functions a cold load runs,
+    /// and every message sent runs this.
     #[inline(always)]
     fn changed(&mut self) {
         self.fingerprint.forget();
-        self.stamp = fresh_stamp();
+        *self.stamp.get_mut() = 0;
     }
 
     /// Becomes a copy of `source`, keeping its own deque's buffer.
@@ -221,11 +224,16 @@ impl InFlight {
         // a deque's `clone_from` (or its `extend`) costs more in its calls
         // than in the copying.
         self.fingerprint.clone_from(&source.fingerprint);
-        if self.stamp == source.stamp {
+        let mut stamp = source.stamp.get();
+        if stamp != 0 && self.stamp.get() == stamp {
             // The same messages: a move that sent and delivered nothing.
             return;
         }
-        self.stamp = source.stamp;
+        if stamp == 0 {
+            stamp = fresh_stamp();
+            source.stamp.set(stamp);
+        }
+        self.stamp.set(stamp);
         self.sent.clear();
         self.sent.reserve(source.sent.len());
         for &msg in &source.sent {
@@ -238,8 +246,7 @@ impl InFlight {
 
     /// Empties both, keeping their capacity.
     pub fn clear(&mut self) {
-        self.fingerprint.forget();
-        self.stamp = 0;
+        self.changed();
         self.sent.clear();
         self.held.clear();
     }

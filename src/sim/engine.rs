@@ -183,6 +183,15 @@ struct Core {
     clients: [Client; 4],
     resource: Resource,
     oracle: Oracle,
+    /// The oracle's stamp (`fresh_stamp`): a fresh one wherever it may
+    /// change, its source's in a copy. Not part of the run's state: most
+    /// moves leave the oracle as it was (a grant or a write changes it),
+    /// and a copy into a spare whose oracle has the source's stamp leaves
+    /// it alone.
+    oracle_stamp: u64,
+    /// The oracle's own fingerprint, kept until it changes (with its
+    /// stamp). Not part of the run's state.
+    oracle_fingerprint: KeptFingerprint,
     history: Vec<Record>,
     history_dropped: u64,
     /// False in a run that keeps no history at all (many short trials
@@ -223,6 +232,8 @@ impl Core {
             clients: ClientId::ALL.map(|id| Client::new(id, config.renewal[id.index()])),
             resource: Resource::new(),
             oracle: Oracle::default(),
+            oracle_stamp: fresh_stamp(),
+            oracle_fingerprint: KeptFingerprint::default(),
             history: Vec::new(),
             history_dropped: 0,
             keeps_history: true,
@@ -444,7 +455,12 @@ impl Core {
             count += 1;
         }
         let holders = &holders[..count];
-        match self.oracle.believers(self.now, holders) {
+        let overlap = self.oracle.believers(self.now, holders);
+        // It changes the oracle only then: an overlap starts, goes on or ends.
+        if holders.len() >= 2 || overlap.is_some() {
+            self.oracle_changed();
+        }
+        match overlap {
             Some(true) => self.record(Event::TwoHolders {
                 clients: holders.to_vec(),
             }),
@@ -609,6 +625,16 @@ impl Core {
         self.record(Event::Renewed { client, until });
     }
 
+    /// The oracle may have changed: it takes a fresh stamp, and its kept
+    /// fingerprint is forgotten. Inlined, as `Sim::service_handed` is: the
+    /// page's first-load list (split/first-part.txt) names the functions a
+    /// cold load runs, and a belief's change runs this.
+    #[inline(always)]
+    fn oracle_changed(&mut self) {
+        self.oracle_stamp = fresh_stamp();
+        self.oracle_fingerprint.forget();
+    }
+
     fn touch(&mut self, c: ClientId) {
         self.touched |= 1 << c.index();
     }
@@ -631,6 +657,8 @@ impl Core {
             clients,
             resource,
             oracle,
+            oracle_stamp,
+            oracle_fingerprint,
             history,
             history_dropped,
             keeps_history,
@@ -638,6 +666,15 @@ impl Core {
             events_run,
             touched,
         } = self;
+        // The same seed draws the same numbers from the same position on:
+        // a copy into a spare of the same run whose stream stands where
+        // the source's does (a move that sent nothing) leaves it alone.
+        // A stream is 304 bytes, cloned through a copy on the stack.
+        let same_stream = config.seed == source.config.seed
+            && net_rng.get_word_pos() == source.net_rng.get_word_pos();
+        if !same_stream {
+            net_rng.clone_from(&source.net_rng);
+        }
         config.clone_from(&source.config);
         *after_config = source.after_config;
         *now = source.now;
@@ -649,11 +686,14 @@ impl Core {
             client.copy_from(from);
         }
         resource.clone_from(&source.resource);
-        oracle.copy_from(&source.oracle);
+        if *oracle_stamp != source.oracle_stamp {
+            oracle.copy_from(&source.oracle);
+            *oracle_stamp = source.oracle_stamp;
+        }
+        oracle_fingerprint.clone_from(&source.oracle_fingerprint);
         history.clear();
         *history_dropped = 0;
         *keeps_history = source.keeps_history;
-        net_rng.clone_from(&source.net_rng);
         *events_run = source.events_run;
         *touched = source.touched;
     }
@@ -671,6 +711,8 @@ impl Core {
             clients: self.clients.clone(),
             resource: self.resource.clone(),
             oracle: self.oracle.clone(),
+            oracle_stamp: self.oracle_stamp,
+            oracle_fingerprint: self.oracle_fingerprint.clone(),
             history: Vec::with_capacity(SNAPSHOT_HISTORY_ROOM),
             history_dropped: 0,
             keeps_history: self.keeps_history,
@@ -706,7 +748,11 @@ impl Core {
         self.next_message.hash(state);
         self.clients.hash(state);
         self.resource.hash(state);
-        self.oracle.hash(state);
+        state.write_u64(self.oracle_fingerprint.get_or(|| {
+            let mut h = StableHasher::default();
+            self.oracle.hash(&mut h);
+            h.finish()
+        }));
         // The stream's seed is the configuration's (hashed with it): its
         // position alone tells two states of one run apart.
         self.net_rng.get_word_pos().hash(state);
@@ -992,6 +1038,13 @@ impl Sim {
         self.core.in_flight.iter()
     }
 
+    /// Whether any message in flight passes `pred`, taken in no
+    /// particular order: cheaper than `in_flight().any(..)`, for a search
+    /// that asks it of every state it makes.
+    pub fn any_in_flight(&self, pred: impl FnMut(&Message) -> bool) -> bool {
+        self.core.in_flight.any(pred)
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_at(&self) -> Option<Millis> {
         self.core.queue.peek().map(|s| Millis(s.at))
@@ -1201,6 +1254,23 @@ impl Sim {
         }
     }
 
+    /// `act` for an action `check` or `check_node` already let through in
+    /// this very state: a search lists the moves of a state by asking
+    /// them, then runs each on a copy of it, and a second check was a
+    /// sixtieth of its time.
+    pub(crate) fn act_checked(&mut self, action: Action) {
+        match action {
+            Action::Client { client, command } => {
+                debug_assert!(self.check(client, command).is_ok());
+                self.run_command(client, command);
+            }
+            Action::Node { node, command } => {
+                debug_assert!(self.check_node(node, command).is_ok());
+                self.run_node_command(node, command);
+            }
+        }
+    }
+
     /// Whether `command` would be accepted now, without running it.
     pub fn check(&self, c: ClientId, command: Command) -> Result<(), CommandError> {
         let client = self.core.client(c);
@@ -1231,6 +1301,15 @@ impl Sim {
     /// Runs a client command now. A refused command changes nothing.
     pub fn command(&mut self, c: ClientId, command: Command) -> Result<(), CommandError> {
         self.check(c, command)?;
+        self.run_command(c, command);
+        Ok(())
+    }
+
+    /// A client command `check` let through, run. Inlined, as these lines
+    /// were in `command`: the page's first-load list
+    /// (split/first-part.txt) names the functions a cold load runs.
+    #[inline(always)]
+    fn run_command(&mut self, c: ClientId, command: Command) {
         self.core.touch(c);
         self.script.push(TimedAction {
             at: self.core.now,
@@ -1248,7 +1327,6 @@ impl Sim {
             self.execute(c, command);
         }
         self.note_holder();
-        Ok(())
     }
 
     pub fn check_node(&self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
@@ -1276,6 +1354,14 @@ impl Sim {
     /// Runs a command on one node of the service (Redlock's Redis nodes).
     pub fn node_command(&mut self, node: NodeId, command: NodeCommand) -> Result<(), CommandError> {
         self.check_node(node, command)?;
+        self.run_node_command(node, command);
+        Ok(())
+    }
+
+    /// A node command `check_node` let through, run. Inlined, as
+    /// `run_command` is.
+    #[inline(always)]
+    fn run_node_command(&mut self, node: NodeId, command: NodeCommand) {
         // A node's change reaches clients only through the system's
         // answers; every client is marked all the same.
         self.core.touched = u8::MAX;
@@ -1286,7 +1372,6 @@ impl Sim {
         self.core.record(Event::NodeClicked { node, command });
         self.feed(Input::Node(node, command));
         self.note_holder();
-        Ok(())
     }
 
     /// The lock system is about to be handed something (an input or a
@@ -1560,6 +1645,7 @@ impl Sim {
             holder: holder.map(|h| h.client),
         });
         let newer = self.core.oracle.newer_grant(c, lease_key);
+        self.core.oracle_changed();
         self.core.oracle.record_write(StaleWrite {
             at: self.core.now,
             client: c,
@@ -1657,7 +1743,9 @@ impl Sim {
         let grant = self.service.grant(&self.core.view());
         let now = grant.map(|g| (g.client, g.token));
         if let Some(g) = grant {
-            self.core.oracle.note_grant(g.client, g.lease_key, g.token);
+            if self.core.oracle.note_grant(g.client, g.lease_key, g.token) {
+                self.core.oracle_changed();
+            }
         }
         if now == self.last_holder {
             return;

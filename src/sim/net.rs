@@ -1,11 +1,12 @@
 //! Messages that travel: who talks to whom, what they carry, how long it takes.
 
 use super::backend::{Backend, Msg};
-use super::fingerprint::{KeptFingerprint, StableHasher};
+use super::fingerprint::{fresh_stamp, KeptFingerprint, StableHasher};
 use super::history::sentences::TokenWords;
 use super::types::{ClientId, Millis, NodeId, Token};
 use litemap::LiteMap;
 use serde::{Deserialize, Serialize};
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::fmt;
 use std::hash::{Hash, Hasher};
@@ -190,14 +191,31 @@ pub(crate) struct InFlight {
     /// change below forgets it). Most of a search's moves (a pause, a
     /// clock jump) send nothing and deliver nothing.
     fingerprint: KeptFingerprint,
+    /// Its stamp (`fresh_stamp`), given at the first copy after it last
+    /// changed and shared with the copy; 0 from a change on (a store, as
+    /// the fingerprint's: a run that makes no copies, the explorer's
+    /// trials, draws no stamps for its messages). Not part of its state:
+    /// two with one stamp hold the same messages, and a copy between them
+    /// copies nothing.
+    stamp: Cell<u64>,
 }
 
 impl InFlight {
     /// Adds a new message, which has the largest id yet.
     pub fn push(&mut self, msg: Message) {
         debug_assert!(self.sent.back().is_none_or(|last| last.id < msg.id));
-        self.fingerprint.forget();
+        self.changed();
         self.sent.push_back(msg);
+    }
+
+    /// About to change: its kept fingerprint and its stamp are forgotten.
+    /// Inlined, as the one line it replaced was: the page's first-load
+    /// list (split/first-part.txt) names the functions a cold load runs,
+    /// and every message sent runs this.
+    #[inline(always)]
+    fn changed(&mut self) {
+        self.fingerprint.forget();
+        *self.stamp.get_mut() = 0;
     }
 
     /// Becomes a copy of `source`, keeping its own deque's buffer.
@@ -206,6 +224,16 @@ impl InFlight {
         // a deque's `clone_from` (or its `extend`) costs more in its calls
         // than in the copying.
         self.fingerprint.clone_from(&source.fingerprint);
+        let mut stamp = source.stamp.get();
+        if stamp != 0 && self.stamp.get() == stamp {
+            // The same messages: a move that sent and delivered nothing.
+            return;
+        }
+        if stamp == 0 {
+            stamp = fresh_stamp();
+            source.stamp.set(stamp);
+        }
+        self.stamp.set(stamp);
         self.sent.clear();
         self.sent.reserve(source.sent.len());
         for &msg in &source.sent {
@@ -218,20 +246,20 @@ impl InFlight {
 
     /// Empties both, keeping their capacity.
     pub fn clear(&mut self) {
-        self.fingerprint.forget();
+        self.changed();
         self.sent.clear();
         self.held.clear();
     }
 
     /// Puts back a message TCP will send again.
     pub fn hold(&mut self, msg: Message) {
-        self.fingerprint.forget();
+        self.changed();
         self.held.insert(msg.id, msg);
     }
 
     #[inline]
     pub fn remove(&mut self, id: u64) -> Option<Message> {
-        self.fingerprint.forget();
+        self.changed();
         // Most often the oldest arrives first.
         if self.sent.front().is_some_and(|m| m.id == id) {
             return self.sent.pop_front();
@@ -268,6 +296,13 @@ impl InFlight {
             }
         }
         h.finish()
+    }
+
+    /// Whether any message in flight passes `pred`, taken in no
+    /// particular order: without the merge of the two lists by id that
+    /// `iter` makes at every message.
+    pub fn any(&self, mut pred: impl FnMut(&Message) -> bool) -> bool {
+        self.sent.iter().any(&mut pred) || self.held.values().any(pred)
     }
 
     /// Oldest first.

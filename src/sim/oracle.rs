@@ -162,15 +162,27 @@ impl Oracle {
     /// The service made a grant (or still holds one: repeats are ignored).
     /// A grant's token may come after the grant itself (Redlock's client
     /// asks node 1 for its fencing counter once it has won the quorum): a
-    /// repeat that brings the token fills it in.
-    pub(crate) fn note_grant(&mut self, client: ClientId, lease_key: u64, token: Option<Token>) {
+    /// repeat that brings the token fills it in. Whether anything changed.
+    pub(crate) fn note_grant(
+        &mut self,
+        client: ClientId,
+        lease_key: u64,
+        token: Option<Token>,
+    ) -> bool {
         if self.grants.last() == Some(&(client, lease_key)) {
-            if let Some(last) = self.grant_tokens.last_mut().filter(|t| t.is_none()) {
-                *last = token;
+            match self.grant_tokens.last_mut().filter(|t| t.is_none()) {
+                Some(last) if token.is_some() => {
+                    *last = token;
+                    true
+                }
+                _ => false,
             }
         } else if self.grants.len() < GRANTS_MAX {
             self.grants.push((client, lease_key));
             self.grant_tokens.push(token);
+            true
+        } else {
+            false
         }
     }
 

@@ -41,6 +41,7 @@ use crate::sim::{
 /// Kept here too for `bin/find.rs`, which names it by this path.
 use crate::words::thousands;
 use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
 use std::fmt;
 use visited::{Meeting, Visited};
 
@@ -507,9 +508,9 @@ pub struct Finder {
     distinct_before: u64,
     outcome: Option<Outcome>,
     spares: Spares,
-    /// States made from the top of the path ahead of their turn, the next
-    /// last (`make_leaves`).
-    ahead: Vec<Made>,
+    /// States made from the top of the path ahead of their turn, the
+    /// next first (`make_leaf`).
+    ahead: VecDeque<Made>,
     /// The move lists of frames left, emptied, to list the next frames'
     /// moves into without allocating.
     move_lists: Vec<Vec<Move>>,
@@ -538,9 +539,9 @@ struct Made {
 struct Spares(Vec<Box<Sim>>);
 
 impl Spares {
-    /// A search holds one copy per move on its path, and one per move from
-    /// the state before the depth's limit (`Finder::make_leaves`); room for
-    /// that many keeps them from being dropped and made again.
+    /// A search holds one copy per move on its path, a few made ahead
+    /// (`Finder::make_leaf`) and the look ahead's; room for that many
+    /// keeps them from being dropped and made again.
     const MAX: usize = 64;
 
     fn copy_of(&mut self, sim: &Sim) -> Box<Sim> {
@@ -578,7 +579,7 @@ impl Finder {
             distinct_before: 0,
             outcome: None,
             spares: Spares::default(),
-            ahead: Vec::new(),
+            ahead: VecDeque::new(),
             move_lists: Vec::new(),
         };
         // The starting run may break the property already, or be about to.
@@ -623,14 +624,14 @@ impl Finder {
 
     /// One move tried from the state on top of the path; the states it generated (0 or 1).
     fn advance(&mut self) -> u64 {
-        if let Some(made) = self.ahead.pop() {
-            return self.meet(made);
-        }
         let Some(top) = self.stack.last() else {
             self.deepen();
             return 0;
         };
         if top.next == top.moves.len() {
+            if let Some(made) = self.ahead.pop_front() {
+                return self.meet(made);
+            }
             if let Some(frame) = self.stack.pop() {
                 if let Some(sim) = frame.sim {
                     self.spares.give(sim);
@@ -640,8 +641,7 @@ impl Finder {
             return 0;
         }
         if self.stack.len() as u32 == self.limit {
-            self.make_leaves();
-            return 0;
+            return self.make_leaf();
         }
         match self.make_next() {
             Some(made) => self.meet(made),
@@ -649,25 +649,31 @@ impl Finder {
         }
     }
 
-    /// The states of every move from the top of the path, whose moves end
-    /// at this depth's limit: made ahead of their turn, the place of each
-    /// one's fingerprint in the visited states asked of memory as it is
-    /// made, so that it has come by the time the state is looked up (most
-    /// states a search makes are such leaves, and the lookup's wait for
-    /// memory was a sixth of the search's time under `perf`). Making a state
+    /// The state of the next move from the top of the path, whose moves
+    /// end at this depth's limit, made `LEAVES_AHEAD` states ahead of its
+    /// turn: the place of its fingerprint in the visited states is asked
+    /// of memory as it is made, so that it has come by the time the state
+    /// is looked up (most states a search makes are such leaves, and the
+    /// lookup's wait for memory was a sixth of the search's time under
+    /// `perf`); then the state made that many before is met. Making a state
     /// reads nothing of the visited states: they are met in the same order.
-    fn make_leaves(&mut self) {
-        while self
-            .stack
-            .last()
-            .is_some_and(|top| top.next < top.moves.len())
-        {
-            if let Some(made) = self.make_next() {
-                self.visited.prefetch(made.fingerprint);
-                self.ahead.push(made);
+    /// A state met is given back to the spares at once, and the next copy
+    /// of the top is made into it: a sibling, the same state but for the
+    /// parts its own move changed, which the copy leaves alone.
+    fn make_leaf(&mut self) -> u64 {
+        /// Making one state takes a few thousand instructions, longer than
+        /// memory takes to answer.
+        const LEAVES_AHEAD: usize = 1;
+        if let Some(made) = self.make_next() {
+            self.visited.prefetch(made.fingerprint);
+            self.ahead.push_back(made);
+        }
+        if self.ahead.len() > LEAVES_AHEAD {
+            if let Some(made) = self.ahead.pop_front() {
+                return self.meet(made);
             }
         }
-        self.ahead.reverse();
+        0
     }
 
     /// The state of the next move from the top of the path; `None` when
@@ -887,7 +893,11 @@ fn apply_to(
     spares: &mut Spares,
 ) -> Option<(Box<Sim>, Option<Violation>)> {
     let moved = match m {
-        Move::Act(action) => sim.act(action).is_ok(),
+        // Listed by `moves` for this very state, which checked it.
+        Move::Act(action) => {
+            sim.act_checked(action);
+            true
+        }
         Move::Wait => wait(plan, &mut sim, &mut checker).is_some(),
         Move::NextEvent => sim.step(),
     };
@@ -1043,13 +1053,13 @@ impl Pending {
         match self.property {
             Property::OneBeliever => self.client.iter().filter(|&&b| b).count() >= 2,
             Property::NoForeignRelease => {
-                self.client.contains(&true) || sim.in_flight().any(|m| is_unlock(&m.body))
+                self.client.contains(&true) || sim.any_in_flight(|m| is_unlock(&m.body))
             }
             _ => {
                 self.client.contains(&true)
-                    || sim
-                        .in_flight()
-                        .any(|m| matches!(m.body, Body::Resource(ResourceMsg::Write { .. })))
+                    || sim.any_in_flight(|m| {
+                        matches!(m.body, Body::Resource(ResourceMsg::Write { .. }))
+                    })
             }
         }
     }
@@ -1088,30 +1098,30 @@ fn moves(plan: &Plan, sim: &Sim, mut out: Vec<Move>) -> Vec<Move> {
     out
 }
 
-/// The clients the search may use: those the script has used, then the
-/// first fresh one of each renewal setting, up to `clients_max`.
-fn clients_in_play(plan: &Plan, sim: &Sim) -> Vec<ClientId> {
+/// The clients the search may use, in order: those the script has used,
+/// and the first fresh one of each renewal setting while fewer than
+/// `clients_max` are in play. A fixed array, as every state the search
+/// keeps lists its moves.
+fn clients_in_play(plan: &Plan, sim: &Sim) -> impl Iterator<Item = ClientId> {
     let mut used = [false; ClientId::COUNT];
     for timed in sim.script() {
         if let Action::Client { client, .. } = timed.action {
             used[client.index()] = true;
         }
     }
-    let mut play: Vec<ClientId> = ClientId::ALL
-        .into_iter()
-        .filter(|c| used[c.index()])
-        .collect();
+    let mut play = used;
+    let mut count = used.iter().filter(|&&u| u).count();
     let renewal = &sim.config().renewal;
     let mut fresh_seen = [false; 2];
     for c in ClientId::ALL {
         let kind = usize::from(renewal[c.index()]);
-        if !used[c.index()] && !fresh_seen[kind] && play.len() < plan.clients_max {
+        if !used[c.index()] && !fresh_seen[kind] && count < plan.clients_max {
             fresh_seen[kind] = true;
-            play.push(c);
+            play[c.index()] = true;
+            count += 1;
         }
     }
-    play.sort();
-    play
+    ClientId::ALL.into_iter().filter(move |c| play[c.index()])
 }
 
 /// A client's candidate commands that the run's own checks let through,
@@ -1180,7 +1190,7 @@ pub fn write_unacknowledged(sim: &Sim, c: ClientId) -> bool {
         .iter()
         .any(|q| matches!(q, Command::Write | Command::WriteDelayed { .. }));
     queued
-        || sim.in_flight().any(|m| match m.body {
+        || sim.any_in_flight(|m| match m.body {
             Body::Resource(ResourceMsg::Write { .. }) => m.from == Endpoint::Client(c),
             Body::Resource(ResourceMsg::WriteReply { .. }) => m.to == Endpoint::Client(c),
             _ => false,

@@ -263,6 +263,8 @@ impl Core {
             history,
             history_dropped,
             keeps_history,
+            oracle_stamp,
+            oracle_fingerprint,
             net_rng,
             events_run,
             touched,
@@ -278,6 +280,8 @@ impl Core {
         }
         *resource = Resource::new();
         oracle.clear();
+        *oracle_stamp = fresh_stamp();
+        oracle_fingerprint.forget();
         history.clear();
         *history_dropped = 0;
         *keeps_history = true;

@@ -260,11 +260,12 @@ impl Core {
             clients,
             resource,
             oracle,
+            // Both set as `oracle_changed` sets them, below.
+            oracle_stamp: _,
+            oracle_fingerprint: _,
             history,
             history_dropped,
             keeps_history,
-            oracle_stamp,
-            oracle_fingerprint,
             net_rng,
             events_run,
             touched,
@@ -280,8 +281,6 @@ impl Core {
         }
         *resource = Resource::new();
         oracle.clear();
-        *oracle_stamp = fresh_stamp();
-        oracle_fingerprint.forget();
         history.clear();
         *history_dropped = 0;
         *keeps_history = true;
@@ -289,6 +288,7 @@ impl Core {
         *events_run = 0;
         *touched = 0;
         *kept = config;
+        self.oracle_changed();
     }
 
     fn view(&self) -> View<'_> {

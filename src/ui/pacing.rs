@@ -59,7 +59,7 @@ const LATE_MAX_MS: f64 = 3.0 * REFRESH_MS;
 /// run in ten steps a second, as the still copy painted ten times a second
 /// that the frame budget compares the page with, and what moves with time
 /// glides on between them at the screen's rate.
-const WAKES_APART_ABOVE_RATE: f64 = 64.0 * 60.0 / 1000.0;
+const WAKES_APART_ABOVE_RATE: f64 = virtual_per_wall_ms(64);
 /// Wall milliseconds between two wakes of a clock running faster than
 /// `WAKES_APART_ABOVE_RATE`: ten renders a second at most.
 const WAKES_APART_MS: f64 = 100.0;
@@ -68,7 +68,7 @@ const WAKES_APART_MS: f64 = 100.0;
 /// runs with `frame_ms` a sixtieth of a second of wall time
 /// (`AppState::frame_ms`): the rate at which the clock moves and at which
 /// the compositor carries time's motion between renders.
-pub fn virtual_per_wall_ms(frame_ms: u64) -> f64 {
+pub const fn virtual_per_wall_ms(frame_ms: u64) -> f64 {
     frame_ms as f64 * 60.0 / 1000.0
 }
 

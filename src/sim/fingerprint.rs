@@ -128,18 +128,30 @@ impl KeptFingerprint {
     }
 }
 
-/// A number no part of a run in this thread was stamped with before:
-/// a part (a client, the lock system) takes a fresh one whenever it
-/// changes, and a copy takes its source's. Two parts with the same stamp
-/// are the same, so a copy into a state whose part has its source's stamp
-/// (a search's spare, made from the same state a move ago) leaves it alone.
-/// Per thread, as the runs are: nothing of a run's own numbers depends on it.
+/// A number no part of any run was stamped with before: a part (a client,
+/// the lock system) takes a fresh one whenever it changes, and a copy
+/// takes its source's. Two parts with the same stamp are the same, so a
+/// copy into a state whose part has its source's stamp (a search's spare,
+/// made from the same state a move ago) leaves it alone.
+///
+/// Each thread counts in a range of its own (2^40 stamps, the thread's
+/// number above them), taken once: a run made on one thread may be copied
+/// into on another (the finder's search on several threads hands states
+/// out), and a count shared by the threads would be a memory write they
+/// contend for at every change. Nothing of a run's own numbers depends on it.
 pub(crate) fn fresh_stamp() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const PER_THREAD: u32 = 40;
+    static THREADS: AtomicU64 = AtomicU64::new(0);
     thread_local! {
         static LAST: Cell<u64> = const { Cell::new(0) };
     }
     LAST.with(|last| {
-        let stamp = last.get() + 1;
+        let mut stamp = last.get();
+        if stamp == 0 {
+            stamp = (THREADS.fetch_add(1, Ordering::Relaxed) + 1) << PER_THREAD;
+        }
+        stamp += 1;
         last.set(stamp);
         stamp
     })
@@ -154,6 +166,22 @@ mod tests {
         let mut h = StableHasher::default();
         value.hash(&mut h);
         h.finish()
+    }
+
+    #[test]
+    fn no_two_threads_hand_out_the_same_stamp() {
+        // A run made on one thread and copied into on another (the
+        // finder's search on several threads) must not take its parts for
+        // a spare's that carry the same stamp.
+        let here: Vec<u64> = (0..3).map(|_| fresh_stamp()).collect();
+        let there: Vec<u64> = std::thread::spawn(|| (0..3).map(|_| fresh_stamp()).collect())
+            .join()
+            .unwrap();
+        assert!(here.windows(2).all(|w| w[0] < w[1]), "{here:?}");
+        assert!(
+            here.iter().all(|s| !there.contains(s)),
+            "{here:?} {there:?}"
+        );
     }
 
     const PINNED: u64 = 12_056_810_517_838_461_449;

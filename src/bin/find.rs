@@ -54,6 +54,7 @@ Search:
                       exit and power-off: crash is both of the last two)
   --pause-max-ms N    GC pauses last at most N ms (the lengths tried are cut to it)
   --early-release     also runs where a client releases while its write is unacknowledged
+  --threads N         threads to search on (every core); the outcome is the same on any number
   --quiet             no progress on standard error
 ";
 
@@ -73,6 +74,7 @@ const SETTINGS: [&str; 8] = [
 struct Args {
     request: Request,
     quiet: bool,
+    threads: usize,
 }
 
 fn main() -> ExitCode {
@@ -97,7 +99,7 @@ fn main() -> ExitCode {
     );
     let started = Instant::now();
     let quiet = args.quiet;
-    let outcome = finder::find(&args.request, |p| {
+    let outcome = finder::parallel::find(&args.request, args.threads, |p| {
         if !quiet {
             report(p, started);
         }
@@ -169,10 +171,17 @@ fn read_args() -> Result<Option<Args>, String> {
     let mut from = None;
     let mut settings: Vec<(String, String)> = Vec::new();
     let mut quiet = false;
+    let mut threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     while let Some(arg) = parser.next().map_err(|e| e.to_string())? {
         match arg {
             Long("help") | Short('h') => return Ok(None),
             Long("quiet") => quiet = true,
+            Long("threads") => {
+                threads = number(&value(&mut parser)?)?;
+                if threads == 0 {
+                    return Err("--threads must be 1 or more".into());
+                }
+            }
             Long("from") => from = Some(value(&mut parser)?),
             Long("preset") => preset = Some(value(&mut parser)?),
             Long("property") => {
@@ -215,7 +224,11 @@ fn read_args() -> Result<Option<Args>, String> {
         }
         request.scenario.config = config;
     }
-    Ok(Some(Args { request, quiet }))
+    Ok(Some(Args {
+        request,
+        quiet,
+        threads,
+    }))
 }
 
 /// One setting flag applied to `config`.

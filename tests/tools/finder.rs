@@ -378,6 +378,58 @@ fn a_cancelled_search_states_the_depth_it_finished() {
 }
 
 #[test]
+fn a_search_on_several_threads_ends_as_on_one() {
+    // Proofs (the count of distinct states is the same), traces (a depth
+    // that breaks is searched again on one thread), a state limit.
+    let mut requests = Vec::new();
+    for backend in [
+        Backend::Etcd,
+        Backend::ZooKeeper,
+        Backend::Redlock,
+        Backend::Consul,
+    ] {
+        for fencing in [Fencing::On, Fencing::Off] {
+            for property in [
+                Property::NoStaleWrite,
+                Property::TokensNeverDecrease,
+                Property::OneBeliever,
+            ] {
+                let mut r = Request::new(config(backend, fencing), property);
+                r.depth_max = 4;
+                requests.push(r);
+            }
+        }
+    }
+    let mut limited = Request::new(
+        config(Backend::Etcd, Fencing::On),
+        Property::TokensNeverDecrease,
+    );
+    limited.states_max = 500;
+    requests.push(limited);
+    let mut proofs = 0;
+    for request in &requests {
+        let one = search(request);
+        for threads in [2, 3] {
+            let several = finder::parallel::find(request, threads, |_| true).unwrap();
+            assert_eq!(several, one, "{threads} threads: {}", request.property);
+        }
+        proofs += usize::from(matches!(one, Outcome::NoneWithin { .. }));
+    }
+    assert!(proofs >= 5 && proofs < requests.len(), "{proofs} proofs");
+    // Cancelled as the search on one thread is, in the depth under way.
+    let mut request = Request::new(
+        config(Backend::Etcd, Fencing::On),
+        Property::TokensNeverDecrease,
+    );
+    request.depth_max = 12;
+    let outcome = finder::parallel::find(&request, 2, |p| p.depth < 6).unwrap();
+    assert!(
+        matches!(outcome, Outcome::Cancelled { depth: 5, .. }),
+        "{outcome}"
+    );
+}
+
+#[test]
 fn requests_and_outcomes_travel_as_json() {
     let mut request = Request::new(
         config(Backend::Chubby, Fencing::Off),

@@ -16,7 +16,8 @@
 //! depth of runs, and the first failure found is one of the shortest. Runs
 //! that reach the same state are explored once (`Sim::fingerprint`). The
 //! run's own randomness is seeded, so every sequence of moves is a run that
-//! replays exactly.
+//! replays exactly. Natively the same search runs on several threads
+//! (`parallel`, the command line's default) with the same outcome.
 //!
 //! Some sequences are left out because they are the same as others, or
 //! cannot matter, and the page says so beside the bound:
@@ -29,6 +30,8 @@
 
 pub mod draw;
 pub mod form;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod parallel;
 mod visited;
 
 use crate::lesson::properties::{Properties, Property, Violation};
@@ -43,7 +46,7 @@ use crate::words::thousands;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::fmt;
-use visited::{Meeting, Visited};
+use visited::{Meeting, Table, Visited};
 
 /// A search deeper than this is refused: each move multiplies the runs to
 /// explore by ten or more.
@@ -497,16 +500,28 @@ struct Frame {
 pub struct Finder {
     plan: Plan,
     root: Sim,
-    /// The depth being explored.
-    limit: u32,
     depth_done: u32,
-    stack: Vec<Frame>,
+    walk: Walk,
     /// Every state found at this depth's search, with the fewest moves it was reached in.
     visited: Visited,
-    explored: u64,
     /// Distinct states of the depths searched before this one.
     distinct_before: u64,
     outcome: Option<Outcome>,
+}
+
+/// One depth's depth-first walk: the path being explored and what it
+/// keeps to make states without allocating. A search has one; a search
+/// on several threads (`parallel`) has one a thread, each walking below
+/// the states it is handed.
+#[derive(Debug, Default)]
+struct Walk {
+    /// The depth being explored.
+    limit: u32,
+    /// The depth of the path's first state: 0, the start, but for a walk
+    /// below a state handed to a thread.
+    base: u32,
+    stack: Vec<Frame>,
+    explored: u64,
     spares: Spares,
     /// States made from the top of the path ahead of their turn, the
     /// next first (`make_leaf`).
@@ -514,6 +529,18 @@ pub struct Finder {
     /// The move lists of frames left, emptied, to list the next frames'
     /// moves into without allocating.
     move_lists: Vec<Vec<Move>>,
+    /// Why the walk stopped before its end, if it did.
+    end: Option<End>,
+}
+
+/// Why a walk stopped before exploring all it was given.
+#[derive(Debug)]
+enum End {
+    /// The property broke after these moves from the path's first state,
+    /// or while the run was left alone after them.
+    Found { path: Vec<Move>, then_wait: bool },
+    /// The visited states reached the request's limit.
+    Full,
 }
 
 /// A state made by a move from the top of the path, not yet met.
@@ -571,22 +598,17 @@ impl Finder {
         let mut finder = Finder {
             plan,
             root,
-            limit: 0,
             depth_done: 0,
-            stack: Vec::new(),
+            walk: Walk::default(),
             visited: Visited::default(),
-            explored: 0,
             distinct_before: 0,
             outcome: None,
-            spares: Spares::default(),
-            ahead: VecDeque::new(),
-            move_lists: Vec::new(),
         };
         // The starting run may break the property already, or be about to.
         let broken = Properties::of(&finder.root)
             .violation(finder.plan.property)
             .is_some();
-        let ahead = look_ahead(&finder.plan, &finder.root, &mut finder.spares);
+        let ahead = look_ahead(&finder.plan, &finder.root, &mut finder.walk.spares);
         if broken || ahead.is_some() {
             let trace = finder.trace(&[], !broken);
             finder.outcome = Some(Outcome::Found(Box::new(trace)));
@@ -596,10 +618,10 @@ impl Finder {
 
     pub fn progress(&self) -> Progress {
         Progress {
-            depth: self.limit,
+            depth: self.walk.limit,
             depth_done: self.depth_done,
             states: self.visited.len() as u64,
-            explored: self.explored,
+            explored: self.walk.explored,
             distinct: self.distinct_before + self.visited.len() as u64,
         }
     }
@@ -624,170 +646,40 @@ impl Finder {
 
     /// One move tried from the state on top of the path; the states it generated (0 or 1).
     fn advance(&mut self) -> u64 {
-        let Some(top) = self.stack.last() else {
+        if self.walk.stack.is_empty() {
             self.deepen();
             return 0;
-        };
-        if top.next == top.moves.len() {
-            if let Some(made) = self.ahead.pop_front() {
-                return self.meet(made);
-            }
-            if let Some(frame) = self.stack.pop() {
-                if let Some(sim) = frame.sim {
-                    self.spares.give(sim);
+        }
+        let generated = self.walk.advance(&self.plan, &mut self.visited);
+        if let Some(end) = self.walk.end.take() {
+            self.outcome = Some(match end {
+                End::Found { path, then_wait } => {
+                    Outcome::Found(Box::new(self.trace(&path, then_wait)))
                 }
-                self.move_lists.push(frame.moves);
-            }
-            return 0;
-        }
-        if self.stack.len() as u32 == self.limit {
-            return self.make_leaf();
-        }
-        match self.make_next() {
-            Some(made) => self.meet(made),
-            None => 0,
-        }
-    }
-
-    /// The state of the next move from the top of the path, whose moves
-    /// end at this depth's limit, made `LEAVES_AHEAD` states ahead of its
-    /// turn: the place of its fingerprint in the visited states is asked
-    /// of memory as it is made, so that it has come by the time the state
-    /// is looked up (most states a search makes are such leaves, and the
-    /// lookup's wait for memory was a sixth of the search's time under
-    /// `perf`); then the state made that many before is met. Making a state
-    /// reads nothing of the visited states: they are met in the same order.
-    /// A state met is given back to the spares at once, and the next copy
-    /// of the top is made into it: a sibling, the same state but for the
-    /// parts its own move changed, which the copy leaves alone.
-    fn make_leaf(&mut self) -> u64 {
-        /// Making one state takes a few thousand instructions, longer than
-        /// memory takes to answer.
-        const LEAVES_AHEAD: usize = 1;
-        if let Some(made) = self.make_next() {
-            self.visited.prefetch(made.fingerprint);
-            self.ahead.push_back(made);
-        }
-        if self.ahead.len() > LEAVES_AHEAD {
-            if let Some(made) = self.ahead.pop_front() {
-                return self.meet(made);
-            }
-        }
-        0
-    }
-
-    /// The state of the next move from the top of the path; `None` when
-    /// the move does nothing there.
-    fn make_next(&mut self) -> Option<Made> {
-        let top = self.stack.last_mut().expect("a move is made from the path");
-        let m = top.moves[top.next];
-        top.next += 1;
-        // The last move from a state needs no copy of it: nothing else
-        // starts from it.
-        let moved = if top.next == top.moves.len() {
-            let mut sim = top.sim.take().expect("a state is kept until its last move");
-            sim.forget_history();
-            let checker = Properties::resuming(&sim);
-            apply_to(&self.plan, sim, checker, m, &mut self.spares)
-        } else {
-            let parent = top
-                .sim
-                .as_ref()
-                .expect("a state is kept until its last move");
-            apply(&self.plan, parent, m, &mut self.spares)
-        };
-        let (sim, violated) = moved?;
-        // A state that broke the property ends the search: it is not looked up.
-        let fingerprint = if violated.is_some() {
-            0
-        } else {
-            sim.fingerprint()
-        };
-        Some(Made {
-            via: m,
-            sim,
-            violated,
-            fingerprint,
-        })
-    }
-
-    /// A state made from the top of the path, met: dropped if it was met
-    /// before in as few moves, explored further otherwise (or, at the
-    /// depth's limit, only left alone for a while).
-    fn meet(&mut self, made: Made) -> u64 {
-        let Made {
-            via: m,
-            sim: child,
-            violated,
-            fingerprint,
-        } = made;
-        let depth = self.stack.len() as u32;
-        self.explored += 1;
-        if violated.is_some() {
-            self.found(m, false);
-            return 1;
-        }
-        match self.visited.meet(fingerprint, depth, self.plan.states_max) {
-            Meeting::Again => {
-                self.spares.give(child);
-                return 1;
-            }
-            Meeting::Full => {
-                self.outcome = Some(Outcome::OutOfStates {
+                End::Full => Outcome::OutOfStates {
                     depth: self.depth_done,
                     states: self.visited.len() as u64,
-                });
-                return 1;
-            }
-            Meeting::Closer | Meeting::New => {}
-        }
-        if depth < self.limit {
-            if look_ahead(&self.plan, &child, &mut self.spares).is_some() {
-                self.found(m, true);
-                return 1;
-            }
-            let list = self.move_lists.pop().unwrap_or_default();
-            let moves = moves(&self.plan, &child, list);
-            self.stack.push(Frame {
-                sim: Some(child),
-                moves,
-                next: 0,
-                via: Some(m),
+                },
             });
-        } else if look_ahead_in(&self.plan, child, &mut self.spares).is_some() {
-            // The deepest states are not explored further: the run is left
-            // alone in place of a copy.
-            self.found(m, true);
         }
-        1
+        generated
     }
 
     /// The search of one depth is over: start the next, or stop at the last.
     fn deepen(&mut self) {
-        self.depth_done = self.limit;
-        if self.limit >= self.plan.depth_max {
+        self.depth_done = self.walk.limit;
+        if self.walk.limit >= self.plan.depth_max {
             self.outcome = Some(Outcome::NoneWithin {
-                depth: self.limit,
+                depth: self.walk.limit,
                 states: self.visited.len() as u64,
             });
             return;
         }
-        self.limit += 1;
+        let limit = self.walk.limit + 1;
         self.distinct_before += self.visited.len() as u64;
         self.visited.clear();
-        let moves = moves(&self.plan, &self.root, Vec::new());
-        self.stack.push(Frame {
-            sim: Some(Box::new(self.root.snapshot())),
-            moves,
-            next: 0,
-            via: None,
-        });
-    }
-
-    fn found(&mut self, last: Move, then_wait: bool) {
-        let mut path: Vec<Move> = self.stack.iter().filter_map(|f| f.via).collect();
-        path.push(last);
-        self.outcome = Some(Outcome::Found(Box::new(self.trace(&path, then_wait))));
+        let start = Box::new(self.root.snapshot());
+        self.walk.start(&self.plan, start, 0, limit);
     }
 
     /// The trace of `path` from the start, told step by step, and checked
@@ -853,20 +745,192 @@ impl Finder {
     }
 }
 
+impl Walk {
+    /// One move tried from the state on top of the path, which is not
+    /// empty; the states it generated (0 or 1). A state is met in `table`.
+    fn advance<T: Table>(&mut self, plan: &Plan, table: &mut T) -> u64 {
+        let top = self.stack.last().expect("a walk advances from a path");
+        if top.next == top.moves.len() {
+            if let Some(made) = self.ahead.pop_front() {
+                return self.meet(plan, table, made);
+            }
+            if let Some(frame) = self.stack.pop() {
+                if let Some(sim) = frame.sim {
+                    self.spares.give(sim);
+                }
+                self.move_lists.push(frame.moves);
+            }
+            return 0;
+        }
+        if self.child_depth() == self.limit {
+            return self.make_leaf(plan, table);
+        }
+        match self.make_next(plan) {
+            Some(made) => self.meet(plan, table, made),
+            None => 0,
+        }
+    }
+
+    /// The depth of a state made from the top of the path.
+    fn child_depth(&self) -> u32 {
+        self.base + self.stack.len() as u32
+    }
+
+    /// Starts the path at `sim`, `depth` moves from the start, to explore
+    /// every state below it up to `limit`.
+    fn start(&mut self, plan: &Plan, sim: Box<Sim>, depth: u32, limit: u32) {
+        debug_assert!(self.stack.is_empty() && self.ahead.is_empty());
+        self.base = depth;
+        self.limit = limit;
+        let list = self.move_lists.pop().unwrap_or_default();
+        let moves = moves(plan, &sim, list);
+        self.stack.push(Frame {
+            sim: Some(sim),
+            moves,
+            next: 0,
+            via: None,
+        });
+    }
+
+    /// The state of the next move from the top of the path, whose moves
+    /// end at this depth's limit, made `LEAVES_AHEAD` states ahead of its
+    /// turn: the place of its fingerprint in the visited states is asked
+    /// of memory as it is made, so that it has come by the time the state
+    /// is looked up (most states a search makes are such leaves, and the
+    /// lookup's wait for memory was a sixth of the search's time under
+    /// `perf`); then the state made that many before is met. Making a state
+    /// reads nothing of the visited states: they are met in the same order.
+    /// A state met is given back to the spares at once, and the next copy
+    /// of the top is made into it: a sibling, the same state but for the
+    /// parts its own move changed, which the copy leaves alone.
+    fn make_leaf<T: Table>(&mut self, plan: &Plan, table: &mut T) -> u64 {
+        /// Making one state takes a few thousand instructions, longer than
+        /// memory takes to answer.
+        const LEAVES_AHEAD: usize = 1;
+        if let Some(made) = self.make_next(plan) {
+            table.prefetch(made.fingerprint);
+            self.ahead.push_back(made);
+        }
+        if self.ahead.len() > LEAVES_AHEAD {
+            if let Some(made) = self.ahead.pop_front() {
+                return self.meet(plan, table, made);
+            }
+        }
+        0
+    }
+
+    /// The state of the next move from the top of the path; `None` when
+    /// the move does nothing there.
+    fn make_next(&mut self, plan: &Plan) -> Option<Made> {
+        let top = self.stack.last_mut().expect("a move is made from the path");
+        let m = top.moves[top.next];
+        top.next += 1;
+        // The last move from a state needs no copy of it: nothing else
+        // starts from it.
+        let moved = if top.next == top.moves.len() {
+            let mut sim = top.sim.take().expect("a state is kept until its last move");
+            sim.forget_history();
+            let checker = Properties::resuming(&sim);
+            apply_to(plan, sim, checker, m, &mut self.spares)
+        } else {
+            let parent = top
+                .sim
+                .as_ref()
+                .expect("a state is kept until its last move");
+            apply(plan, parent, m, &mut self.spares)
+        };
+        let (sim, violated) = moved?;
+        // A state that broke the property ends the search: it is not looked up.
+        let fingerprint = if violated.is_some() {
+            0
+        } else {
+            sim.fingerprint()
+        };
+        Some(Made {
+            via: m,
+            sim,
+            violated,
+            fingerprint,
+        })
+    }
+
+    /// A state made from the top of the path, met: dropped if it was met
+    /// before in as few moves, explored further otherwise (or, at the
+    /// depth's limit, only left alone for a while).
+    fn meet<T: Table>(&mut self, plan: &Plan, table: &mut T, made: Made) -> u64 {
+        let Made {
+            via: m,
+            sim: child,
+            violated,
+            fingerprint,
+        } = made;
+        let depth = self.child_depth();
+        self.explored += 1;
+        if violated.is_some() {
+            self.found(m, false);
+            return 1;
+        }
+        match table.meet(fingerprint, depth, plan.states_max) {
+            Meeting::Again => {
+                self.spares.give(child);
+                return 1;
+            }
+            Meeting::Full => {
+                self.end = Some(End::Full);
+                return 1;
+            }
+            Meeting::Closer | Meeting::New => {}
+        }
+        if depth < self.limit {
+            if look_ahead(plan, &child, &mut self.spares).is_some() {
+                self.found(m, true);
+                return 1;
+            }
+            let list = self.move_lists.pop().unwrap_or_default();
+            let moves = moves(plan, &child, list);
+            self.stack.push(Frame {
+                sim: Some(child),
+                moves,
+                next: 0,
+                via: Some(m),
+            });
+        } else if look_ahead_in(plan, child, &mut self.spares).is_some() {
+            // The deepest states are not explored further: the run is left
+            // alone in place of a copy.
+            self.found(m, true);
+        }
+        1
+    }
+
+    /// The property broke at `last` from the top of the path.
+    fn found(&mut self, last: Move, then_wait: bool) {
+        let mut path: Vec<Move> = self.stack.iter().filter_map(|f| f.via).collect();
+        path.push(last);
+        self.end = Some(End::Found { path, then_wait });
+    }
+}
+
 /// Runs a whole search, calling `on_progress` between slices of states;
 /// it returns false to cancel.
 pub fn find(
     request: &Request,
-    mut on_progress: impl FnMut(&Progress) -> bool,
+    on_progress: impl FnMut(&Progress) -> bool,
 ) -> Result<Outcome, FindError> {
-    const SLICE: u64 = 16_384;
-    let mut finder = Finder::new(request)?;
-    loop {
-        if let Some(outcome) = finder.run(SLICE) {
-            return Ok(outcome);
-        }
-        if !on_progress(&finder.progress()) {
-            return Ok(finder.cancel());
+    Ok(Finder::new(request)?.finish(on_progress))
+}
+
+impl Finder {
+    /// Runs the search to its end, calling `on_progress` between slices
+    /// of states; it returns false to cancel.
+    fn finish(mut self, mut on_progress: impl FnMut(&Progress) -> bool) -> Outcome {
+        const SLICE: u64 = 16_384;
+        loop {
+            if let Some(outcome) = self.run(SLICE) {
+                return outcome;
+            }
+            if !on_progress(&self.progress()) {
+                return self.cancel();
+            }
         }
     }
 }
@@ -962,6 +1026,7 @@ fn look_ahead(plan: &Plan, sim: &Sim, spares: &mut Spares) -> Option<Box<Sim>> {
 /// `look_ahead` on `sim` itself, a state the search is done with: given
 /// back to `spares` unless it broke. Its history is left behind first, as
 /// a copy's would be.
+#[inline]
 fn look_ahead_in(plan: &Plan, mut sim: Box<Sim>, spares: &mut Spares) -> Option<Box<Sim>> {
     let pending = Pending::of(plan.property, &sim);
     if !pending.any(&sim) {
@@ -1049,6 +1114,7 @@ impl Pending {
         }
     }
 
+    #[inline]
     fn any(&self, sim: &Sim) -> bool {
         match self.property {
             Property::OneBeliever => self.client.iter().filter(|&&b| b).count() >= 2,

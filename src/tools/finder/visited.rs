@@ -14,7 +14,7 @@
 /// The fewest moves sit in a word's low bits, the fingerprint's other bits
 /// above them: a search is at most `DEPTH_LIMIT` (16) moves deep, and a
 /// state is reached in one move at least, so a used word is never 0.
-const DEPTH_BITS: u32 = 5;
+pub(super) const DEPTH_BITS: u32 = 5;
 const DEPTH_MASK: u64 = (1 << DEPTH_BITS) - 1;
 const _: () = assert!(super::DEPTH_LIMIT as u64 <= DEPTH_MASK);
 
@@ -29,6 +29,26 @@ pub(super) enum Meeting {
     New,
     /// Not met before, and the table holds its limit of states already.
     Full,
+}
+
+/// Where a search notes the states it meets: one depth's own table, or a
+/// table the threads of one search share (`super::parallel`).
+pub(super) trait Table {
+    /// Notes the state with `fingerprint`, reached in `depth` moves,
+    /// keeping at most `max` states.
+    fn meet(&mut self, fingerprint: u64, depth: u32, max: u64) -> Meeting;
+    /// Asks memory for the place where the state would be.
+    fn prefetch(&self, fingerprint: u64);
+}
+
+impl Table for Visited {
+    fn meet(&mut self, fingerprint: u64, depth: u32, max: u64) -> Meeting {
+        Visited::meet(self, fingerprint, depth, max)
+    }
+
+    fn prefetch(&self, fingerprint: u64) {
+        Visited::prefetch(self, fingerprint);
+    }
 }
 
 /// An open-addressed table of words, probed one after the next, at most

@@ -134,27 +134,41 @@ impl KeptFingerprint {
 /// copy into a state whose part has its source's stamp (a search's spare,
 /// made from the same state a move ago) leaves it alone.
 ///
-/// Each thread counts in a range of its own (2^40 stamps, the thread's
-/// number above them), taken once: a run made on one thread may be copied
-/// into on another (the finder's search on several threads hands states
-/// out), and a count shared by the threads would be a memory write they
-/// contend for at every change. Nothing of a run's own numbers depends on it.
+/// Natively each thread counts in a range of its own (2^40 stamps, the
+/// thread's number above them), taken once: a run made on one thread may
+/// be copied into on another (the finder's search on several threads hands
+/// states out), and a count shared by the threads would be a memory write
+/// they contend for at every change. A wasm32 instance (the page, a
+/// worker) has one thread and counts from 0, which keeps this a few
+/// instructions inlined in the page's first load. Nothing of a run's own
+/// numbers depends on it.
 pub(crate) fn fresh_stamp() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    const PER_THREAD: u32 = 40;
-    static THREADS: AtomicU64 = AtomicU64::new(0);
     thread_local! {
         static LAST: Cell<u64> = const { Cell::new(0) };
     }
     LAST.with(|last| {
         let mut stamp = last.get();
         if stamp == 0 {
-            stamp = (THREADS.fetch_add(1, Ordering::Relaxed) + 1) << PER_THREAD;
+            stamp = first_stamp_of_thread();
         }
         stamp += 1;
         last.set(stamp);
         stamp
     })
+}
+
+/// Where this thread's stamps start (`fresh_stamp`).
+#[cfg(not(target_arch = "wasm32"))]
+fn first_stamp_of_thread() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    const PER_THREAD: u32 = 40;
+    static THREADS: AtomicU64 = AtomicU64::new(0);
+    (THREADS.fetch_add(1, Ordering::Relaxed) + 1) << PER_THREAD
+}
+
+#[cfg(target_arch = "wasm32")]
+fn first_stamp_of_thread() -> u64 {
+    0
 }
 
 #[cfg(test)]

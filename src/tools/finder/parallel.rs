@@ -143,6 +143,10 @@ impl Pass<'_> {
                     let _ = done.send(());
                 });
             }
+            // Only the threads hold a sender now: should one panic, the
+            // channel closes once the others end, and the scope passes
+            // the panic on.
+            drop(done);
             let mut running = threads;
             let mut cancelled = false;
             while running > 0 {

@@ -782,13 +782,19 @@ impl Walk {
         debug_assert!(self.stack.is_empty() && self.ahead.is_empty());
         self.base = depth;
         self.limit = limit;
+        self.push(plan, sim, None);
+    }
+
+    /// Puts `sim`, reached by `via`, on top of the path, its moves listed
+    /// into a list a frame left.
+    fn push(&mut self, plan: &Plan, sim: Box<Sim>, via: Option<Move>) {
         let list = self.move_lists.pop().unwrap_or_default();
         let moves = moves(plan, &sim, list);
         self.stack.push(Frame {
             sim: Some(sim),
             moves,
             next: 0,
-            via: None,
+            via,
         });
     }
 
@@ -886,14 +892,7 @@ impl Walk {
                 self.found(m, true);
                 return 1;
             }
-            let list = self.move_lists.pop().unwrap_or_default();
-            let moves = moves(plan, &child, list);
-            self.stack.push(Frame {
-                sim: Some(child),
-                moves,
-                next: 0,
-                via: Some(m),
-            });
+            self.push(plan, child, Some(m));
         } else if look_ahead_in(plan, child, &mut self.spares).is_some() {
             // The deepest states are not explored further: the run is left
             // alone in place of a copy.

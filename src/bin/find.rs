@@ -99,7 +99,7 @@ fn main() -> ExitCode {
     );
     let started = Instant::now();
     let quiet = args.quiet;
-    let outcome = finder::parallel::find(&args.request, args.threads, |p| {
+    let outcome = search(&args.request, args.threads, |p| {
         if !quiet {
             report(p, started);
         }
@@ -137,6 +137,27 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// The search on `threads` threads.
+#[cfg(not(target_arch = "wasm32"))]
+fn search(
+    request: &Request,
+    threads: usize,
+    on_progress: impl FnMut(&Progress) -> bool,
+) -> Result<Outcome, finder::FindError> {
+    finder::parallel::find(request, threads, on_progress)
+}
+
+/// A wasm32 build has no threads to start: the search runs on one. (The
+/// command line is native; this keeps every bin building for wasm32.)
+#[cfg(target_arch = "wasm32")]
+fn search(
+    request: &Request,
+    _threads: usize,
+    on_progress: impl FnMut(&Progress) -> bool,
+) -> Result<Outcome, finder::FindError> {
+    finder::find(request, on_progress)
 }
 
 /// The trace as a run file on standard output, its playhead on the violation.

@@ -3,7 +3,9 @@
 //! Lock systems only return effects; this file applies them, and asserts
 //! the invariants, in one place.
 
-use super::backend::{HolderView, LibrarySession, Service, ServiceDetail, Timer, Validity};
+use super::backend::{
+    copy_stream, HolderView, LibrarySession, Service, ServiceDetail, Timer, Validity,
+};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged};
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
@@ -670,15 +672,8 @@ impl Core {
             events_run,
             touched,
         } = self;
-        // The same seed draws the same numbers from the same position on:
-        // a copy into a spare of the same run whose stream stands where
-        // the source's does (a move that sent nothing) leaves it alone.
-        // A stream is 304 bytes, cloned through a copy on the stack.
-        let same_stream = config.seed == source.config.seed
-            && net_rng.get_word_pos() == source.net_rng.get_word_pos();
-        if !same_stream {
-            net_rng.clone_from(&source.net_rng);
-        }
+        // Left alone after a move that sent nothing.
+        copy_stream(net_rng, &source.net_rng);
         config.clone_from(&source.config);
         *after_config = source.after_config;
         *now = source.now;

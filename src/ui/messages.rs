@@ -4,6 +4,7 @@
 use crate::sim::Sim;
 use crate::sim::{Backend, ClientId, Endpoint, Message, Millis, NodeId, TokenWords};
 
+use super::pacing::WAKES_APART_ABOVE_FRAME_MS;
 use super::{use_glide, Motion};
 use std::rc::Rc;
 use yew::prelude::*;
@@ -48,6 +49,9 @@ pub struct MessagesProps {
     pub flights: Vec<Flight>,
     /// Messages in flight that were not drawn.
     pub hidden: usize,
+    /// The clock runs faster than 4x: a hop is over before it could be
+    /// watched, and only messages TCP holds are drawn (`from_sim`).
+    pub quick: bool,
     /// At what latency they travel: "10x real".
     pub latency: String,
 }
@@ -100,12 +104,21 @@ fn flight(cols: &[Endpoint], now: Millis, m: &Message, words: TokenWords) -> Fli
 
 impl MessagesProps {
     /// The messages in flight in `sim`, drawn gliding at `frame_ms` a
-    /// frame (0: the clock stands).
+    /// frame (0: the clock stands). Faster than 4x the clock wakes ten
+    /// times a second (`pacing`), and a hop at the slowed latency lasts at
+    /// most two frames: its dot would be drawn where it was at a wake,
+    /// reach its end within a frame or two and sit there until the next.
+    /// Only the messages TCP holds across a partition, which stay for
+    /// minutes, are drawn then; the strip says how to watch the others.
     pub fn from_sim(sim: &Sim, frame_ms: u64) -> Self {
         let backend = sim.config().backend;
         let cols = endpoints(backend);
         let now = sim.now();
-        let all: Vec<&Message> = sim.in_flight().collect();
+        let quick = frame_ms > WAKES_APART_ABOVE_FRAME_MS;
+        let mut all: Vec<&Message> = sim.in_flight().collect();
+        if quick {
+            all.retain(|m| m.retransmits > 0);
+        }
         let hidden = all.len().saturating_sub(MESSAGES_SHOWN_MAX);
         // The newest are the ones a visitor just caused: draw those.
         let flights = all[hidden..]
@@ -118,10 +131,14 @@ impl MessagesProps {
             columns: cols.into_iter().map(|e| column_name(e, backend)).collect(),
             flights,
             hidden,
+            quick,
             latency: crate::sim::latency::latency_words(sim.config()),
         }
     }
 }
+
+/// What the strip says faster than 4x, with no message TCP holds.
+const QUICK: &str = "Too quick to watch at this speed: pause, or 4x or slower.";
 
 /// Where a column's centre sits, in percent of the strip's width.
 fn column_x(index: usize, count: usize) -> f64 {
@@ -235,6 +252,11 @@ pub fn Messages(props: &MessagesProps) -> Html {
     let count = props.columns.len();
     let height = HEAD_PX + MESSAGES_SHOWN_MAX * ROW_PX + 4;
     let held = props.flights.iter().any(|f| f.held);
+    let empty = if props.quick {
+        QUICK
+    } else {
+        "Nothing on the wire."
+    };
     let (tracks, movers_drawn): (Vec<Html>, Vec<Html>) = props
         .flights
         .iter()
@@ -279,7 +301,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                     </g>
                     if props.flights.is_empty() {
                         <text class="messages__empty" x="50%" y={(HEAD_PX + ROW_PX + 6).to_string()}
-                            text-anchor="middle">{ "Nothing on the wire." }</text>
+                            text-anchor="middle">{ empty }</text>
                     }
                 </svg>
                 // The movers as one child of the picture, however many: a
@@ -289,7 +311,7 @@ pub fn Messages(props: &MessagesProps) -> Html {
                 { Html::VList(Rc::new(VList::with_children(movers_drawn, None))) }
             </div>
             if props.flights.is_empty() {
-                <p class="visually-hidden">{ "Nothing on the wire." }</p>
+                <p class="visually-hidden">{ empty }</p>
             } else {
                 <ul class="visually-hidden">
                     { for props.flights.iter().map(|f| html! { <li key={f.id}>{ &f.describe }</li> }) }

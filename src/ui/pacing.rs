@@ -59,7 +59,9 @@ const LATE_MAX_MS: f64 = 3.0 * REFRESH_MS;
 /// run in ten steps a second, as the still copy painted ten times a second
 /// that the frame budget compares the page with, and what moves with time
 /// glides on between them at the screen's rate.
-const WAKES_APART_ABOVE_RATE: f64 = virtual_per_wall_ms(64);
+const WAKES_APART_ABOVE_RATE: f64 = virtual_per_wall_ms(WAKES_APART_ABOVE_FRAME_MS);
+/// The same rate as virtual milliseconds a frame (`AppState::frame_ms`).
+pub const WAKES_APART_ABOVE_FRAME_MS: u64 = 64;
 /// Wall milliseconds between two wakes of a clock running faster than
 /// `WAKES_APART_ABOVE_RATE`: ten renders a second at most.
 const WAKES_APART_MS: f64 = 100.0;

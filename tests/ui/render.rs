@@ -1382,3 +1382,55 @@ async fn a_crashed_card_says_what_its_service_noticed() {
     );
     assert!(html.contains(">Restart</button>"), "{html}");
 }
+
+/// Faster than 4x the clock wakes ten times a second and a hop lasts a
+/// frame or two: the strip draws only the messages TCP holds across a
+/// partition, and says how to watch the others. At 4x, or stopped at any
+/// speed, it draws every message.
+#[tokio::test(flavor = "current_thread")]
+async fn faster_than_4x_the_strip_draws_only_the_messages_tcp_holds() {
+    use distlock::ui::messages::{Messages, MessagesProps};
+    let (fast, four) = (16 * 8, 16 * 4);
+    let mut sim = Sim::new(first_scenario_config(Seed(SEED))).expect("a valid config");
+    sim.command(client('A'), Command::Acquire).expect("A asks");
+    let drawn = |sim: &Sim, frame_ms: u64| MessagesProps::from_sim(sim, frame_ms);
+    assert_eq!(
+        drawn(&sim, 0).flights.len(),
+        1,
+        "A's request, the clock stopped"
+    );
+    assert_eq!(drawn(&sim, four).flights.len(), 1, "at 4x");
+    let quick = drawn(&sim, fast);
+    assert!(
+        quick.quick && quick.flights.is_empty() && quick.hidden == 0,
+        "{quick:?}"
+    );
+    let html = LocalServerRenderer::<Messages>::with_props(quick)
+        .render()
+        .await;
+    assert!(
+        html.contains("Too quick to watch at this speed: pause, or 4x or slower."),
+        "{html}"
+    );
+    assert!(!html.contains("Nothing on the wire."), "{html}");
+
+    // B, cut off from the service, asks: TCP holds its request and sends
+    // it again, for minutes.
+    let b = client('B');
+    let cut = Command::Partition {
+        scope: distlock::sim::PartitionScope::Service,
+    };
+    sim.command(b, cut).expect("B cut off");
+    sim.command(b, Command::Acquire).expect("B asks");
+    let deadline = sim.now().plus(10_000);
+    while !sim.in_flight().any(|m| m.retransmits > 0) {
+        assert!(
+            sim.now() < deadline && sim.step(),
+            "B's request sent again by t={deadline}"
+        );
+    }
+    let quick = drawn(&sim, fast);
+    assert!(!quick.flights.is_empty(), "{quick:?}");
+    assert!(quick.flights.iter().all(|f| f.held), "{quick:?}");
+    assert!(drawn(&sim, four).flights.len() >= quick.flights.len());
+}

@@ -218,21 +218,30 @@ requestAnimationFrame(frame);
 `;
 }
 
+/**
+ * The page at `url` in `context`, running: budget 3's four clients at 8x,
+ * or with `link` the long run replayed at 8x from its start.
+ */
+async function running(context, url, link) {
+  const fragment = link ? `#${(await readFile(link, "utf8")).trim()}` : "";
+  const page = await openPage(context, `${url}${fragment}`);
+  if (link) {
+    await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
+    await startClock(page);
+    await setMaxSpeed(page);
+  } else {
+    await runFourClients(page);
+  }
+  return page;
+}
+
 /** Records `RECORD_MS` of the page from `dist` (budget 3's, or the long run's link). */
 async function recordPage(browser, dist, link, look) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
     await context.addInitScript(hookGlides);
-    const fragment = link ? `#${(await readFile(link, "utf8")).trim()}` : "";
-    const page = await openPage(context, `${server.url}${fragment}`);
-    if (link) {
-      await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
-      await startClock(page);
-      await setMaxSpeed(page);
-    } else {
-      await runFourClients(page);
-    }
+    const page = await running(context, server.url, link);
     await page.waitForTimeout(1_000);
     const head = await page.evaluate(() => document.head.outerHTML);
     const { body, scroll } = await page.evaluate(record);
@@ -317,15 +326,7 @@ async function pageFrames(browser, dist, link, rate) {
   const server = await startServer(dist);
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   try {
-    const fragment = link ? `#${(await readFile(link, "utf8")).trim()}` : "";
-    const page = await openPage(context, `${server.url}${fragment}`);
-    if (link) {
-      await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
-      await startClock(page);
-      await setMaxSpeed(page);
-    } else {
-      await runFourClients(page);
-    }
+    const page = await running(context, server.url, link);
     return await measure(browser, null, rate, { context, page });
   } finally {
     await server.close();

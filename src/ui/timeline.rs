@@ -629,7 +629,7 @@ fn drawn(frame: &Frame, kept: &mut Kept) -> Drawn {
         draw::labels(svg, rows, picture, props.backend.name(), nodes_open);
     });
     let axis = part(&|svg| draw::axis(svg, &scale, bottom));
-    let lane = |part: draw::Part, kept: &mut KeptParts<draw::LaneKey>| {
+    let lane = |part: draw::Part, kept: &mut KeptParts<(draw::LaneKey, u64)>| {
         let drawing = Drawing {
             built: props.picture.built,
             scale,
@@ -640,8 +640,7 @@ fn drawn(frame: &Frame, kept: &mut Kept) -> Drawn {
         lane_parts(picture, rows, until, drawing, kept)
     };
     let (lanes, open) = if live_run {
-        // Open shapes change as the clock moves: none are kept.
-        let open = lane(draw::Part::Open, &mut KeptParts::default());
+        let open = lane(draw::Part::Open, &mut kept.open);
         (lane(draw::Part::Settled, &mut kept.lanes), open)
     } else {
         (lane(draw::Part::All, &mut kept.lanes), Vec::new())
@@ -706,11 +705,14 @@ fn lane_parts(
     rows: &[draw::Row],
     until: u64,
     drawing: Drawing,
-    kept: &mut KeptParts<draw::LaneKey>,
+    kept: &mut KeptParts<(draw::LaneKey, u64)>,
 ) -> Vec<Html> {
     // A lane whose drawing would be made from the same things as last
     // time keeps that drawing: with a long run, writing the lanes again
-    // only to find them unchanged was most of a frame's work.
+    // only to find them unchanged was most of a frame's work. An open
+    // part is kept, besides, only until a label would come to fit it
+    // (`draw::kept_until`): while the clock runs live, drawing every
+    // lane's open part again at each render walked the whole history.
     kept.drawn_with(drawing);
     let Drawing {
         scale,
@@ -723,10 +725,12 @@ fn lane_parts(
         .enumerate()
         .map(|(i, row)| {
             let key = draw::lane_key(picture, row.lane, until, part);
-            Html::from_html_unchecked(kept.part(i, key, || {
+            let same = |&(k, kept_until): &(draw::LaneKey, u64)| k == key && until < kept_until;
+            Html::from_html_unchecked(kept.part_if(i, same, || {
                 let mut svg = draw::Svg::new(detail, part);
                 draw::lane(&mut svg, scale, *row, picture, until);
-                AttrValue::from(svg.markup)
+                let kept_until = draw::kept_until(&svg, scale, until);
+                ((key, kept_until), AttrValue::from(svg.markup))
             }))
         })
         .collect()
@@ -807,7 +811,11 @@ impl ArrowKey {
 /// arrows' parts.
 #[derive(Debug, Default)]
 struct Kept {
-    lanes: KeptParts<draw::LaneKey>,
+    /// Each lane's part, with its key and until when it is kept
+    /// (`draw::kept_until`).
+    lanes: KeptParts<(draw::LaneKey, u64)>,
+    /// While the clock runs live, each lane's open part.
+    open: KeptParts<(draw::LaneKey, u64)>,
     /// Each part's arrows' keys.
     arrows: KeptParts<Vec<ArrowKey>>,
 }
@@ -856,7 +864,26 @@ impl<K: PartialEq> KeptParts<K> {
         if let Some((_, text)) = self.parts.get(i).filter(|(k, _)| *k == key) {
             return text.clone();
         }
-        let text = paint();
+        self.put(i, key, paint())
+    }
+
+    /// Part `i`'s markup: the one kept if its key is `same`, else
+    /// `paint`'s, kept in its place with the key it gives.
+    fn part_if(
+        &mut self,
+        i: usize,
+        same: impl Fn(&K) -> bool,
+        paint: impl FnOnce() -> (K, AttrValue),
+    ) -> AttrValue {
+        if let Some((_, text)) = self.parts.get(i).filter(|(k, _)| same(k)) {
+            return text.clone();
+        }
+        let (key, text) = paint();
+        self.put(i, key, text)
+    }
+
+    /// Keeps `text`, drawn from `key`, as part `i`.
+    fn put(&mut self, i: usize, key: K, text: AttrValue) -> AttrValue {
         let entry = (key, text.clone());
         match self.parts.get_mut(i) {
             Some(slot) => *slot = entry,

@@ -160,11 +160,39 @@ pub fn lane_key(picture: &Picture, lane: Lane, until: u64, part: Part) -> LaneKe
     });
     // Past the latest time the lane's data holds, what has ended is drawn
     // the same wherever open spans end.
+    // Open shapes reach past the plot whatever the clock, so an open part
+    // changes with it only where a label comes to fit (`Svg::redraw_px`).
     let until = match part {
-        Part::Settled => until.min(reach_ms + 1),
-        _ => until,
+        Part::Settled | Part::Open => until.min(reach_ms + 1),
+        Part::All => until,
     };
     (count, until)
+}
+
+/// Until when a lane's drawing made with open spans ending at `until`
+/// stays the same markup, besides its key (`lane_key`): an open part
+/// draws its shapes past the plot whatever the clock, and changes only
+/// where the clock's edge lets a label fit or brings a span into the
+/// window; with every mark's own words (`Detail::Marks`), which tell
+/// when open spans end, at every move of the clock. Every other part's
+/// drawing changes with its key alone.
+pub fn kept_until(svg: &Svg, scale: &Scale, until: u64) -> u64 {
+    match (svg.part, svg.detail) {
+        (Part::Open, Detail::Plain) => {}
+        (Part::Open, Detail::Marks) => return until + 1,
+        _ => return u64::MAX,
+    }
+    let mut at = u64::MAX;
+    if svg.redraw_px.is_finite() {
+        // `Scale::t` rounds to the nearest millisecond: one before it is
+        // never late, and a drawing asked for again too early finds the
+        // words still too long, and is kept a little longer.
+        at = scale.t(svg.redraw_px).saturating_sub(1);
+    }
+    if until < scale.v0 {
+        at = at.min(scale.v0);
+    }
+    at.max(until + 1)
 }
 
 pub fn height(rows: &[Row]) -> f64 {
@@ -233,6 +261,9 @@ pub struct Svg {
     pub markup: String,
     detail: Detail,
     part: Part,
+    /// Where the clock's edge would change an open part's drawing: the
+    /// nearest pixel at which an open span's words would come to fit.
+    redraw_px: f64,
 }
 
 /// Which of a lane's marks a drawing takes. While the clock runs live, a
@@ -268,7 +299,18 @@ impl Svg {
             markup: String::new(),
             detail,
             part,
+            redraw_px: f64::INFINITY,
         }
+    }
+
+    /// Whether words fit an open span's width (`fits`, as it stands when
+    /// drawn); in an open part, where they would come to fit as the span
+    /// grows is kept (`kept_until`).
+    fn fits_from(&mut self, fits: bool, at_px: f64) -> bool {
+        if !fits && self.part == Part::Open {
+            self.redraw_px = self.redraw_px.min(at_px);
+        }
+        fits
     }
 
     /// Where a shape that ends at `x1` is drawn to: an open part's shapes
@@ -349,8 +391,9 @@ impl Svg {
 
 /// Whether `label` fits inside a bar drawn from `x0` to `x1` (about 6.2
 /// pixels a character at 11 px); a bar too short keeps it in its tooltip.
-fn fits(label: &str, x0: f64, x1: f64) -> bool {
-    x1 - x0.max(LABEL_W) >= label.chars().count() as f64 * 6.2 + 6.0
+fn fits(svg: &mut Svg, label: &str, x0: f64, x1: f64) -> bool {
+    let need = label.chars().count() as f64 * 6.2 + 6.0;
+    svg.fits_from(x1 - x0.max(LABEL_W) >= need, x0.max(LABEL_W) + need)
 }
 
 /// A grant's token as every view words it (`TokenWords`).
@@ -440,7 +483,11 @@ fn stretches(
 /// A stretch's label, inside it where it fits. Dark ink on a light bar
 /// turns light in dark mode (the style sheet).
 fn bar_label(svg: &mut Svg, item: &Stretch, baseline: f64, fill: &str) {
-    if let Some(label) = item.label.as_deref().filter(|l| fits(l, item.x0, item.x1)) {
+    if let Some(label) = item
+        .label
+        .as_deref()
+        .filter(|l| fits(svg, l, item.x0, item.x1))
+    {
         let class = if fill == INK {
             "tl-bar-label tl-bar-label--ink"
         } else {
@@ -721,7 +768,7 @@ fn span_words(svg: &mut Svg, scale: &Scale, row: Row, spans: &[Span], until_ms: 
     }
     for s in shown {
         let (x0, x1) = (scale.cx(s.from_ms), scale.cx(s.end_ms(until_ms)));
-        if x1 - x0 > 60.0 {
+        if svg.fits_from(x1 - x0 > 60.0, x0 + 60.0) {
             svg.text("tl-small", x0 + 3.0, row.y + row.h - 4.0, MUTED, words);
         }
     }
@@ -773,7 +820,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
             row.h - 4.0,
             &paint,
         );
-        if z.other.is_some() && x1 - x0 > 96.0 {
+        if z.other.is_some() && svg.fits_from(x1 - x0 > 96.0, x0 + 96.0) {
             svg.text(
                 "tl-zone-label",
                 x0 + 3.0,

@@ -380,9 +380,13 @@ fn busy_run(backend: Backend) -> Sim {
 }
 
 /// The page keeps a lane's drawing while the lane's key (`lane_key`) and
-/// the window stay the same. Played frame by frame as the clock runs live at 8x, on
-/// every system, each lane drawn with the key of the frame before is the
-/// same markup, and more than two lane drawings in three are kept.
+/// the window stay the same, and an open part's only until a label would
+/// come to fit it (`kept_until`). Played frame by frame as the clock runs
+/// live at 8x, on every system, each lane's settled and open parts drawn
+/// with the key of the frame before are the same markup; more than two
+/// settled drawings in three are kept, and more than three open ones in
+/// four (they are drawn again only when something happens on the lane or
+/// a label comes to fit, not at every frame).
 #[test]
 fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
     use distlock::sim::Picture;
@@ -393,43 +397,52 @@ fn a_lane_drawn_with_the_key_of_the_frame_before_is_the_same_markup() {
         let end = sim.now().ms();
         for nodes_open in [false, true] {
             let rows = draw::rows(backend == Backend::Redlock, nodes_open);
-            let mut picture = Picture::default();
-            let mut last: Vec<Option<((Scale, LaneKey), String)>> = vec![None; rows.len()];
-            let (mut kept, mut lanes) = (0, 0);
-            // About one frame at 8x.
-            for now in (0..=end).step_by(133) {
-                picture.feed(&history[..history.partition_point(|r| r.at.ms() <= now)]);
-                // The window grows in steps, as the page's does.
-                let scale = Scale {
-                    v0: 0,
-                    v1: (now / 10_000 + 1) * 10_000,
-                    width: 960.0,
-                };
-                for (row, last) in rows.iter().zip(last.iter_mut()) {
-                    // The page keeps a lane's drawing while the window (and
-                    // the detail, part and rows, the same here) stays too.
-                    let key = (
-                        scale,
-                        draw::lane_key(&picture, row.lane, now, Part::Settled),
-                    );
-                    let mut svg = Svg::new(Detail::Plain, Part::Settled);
-                    draw_lanes(&mut svg, &scale, std::slice::from_ref(row), &picture, now);
-                    if let Some((_, markup)) = last.as_ref().filter(|(k, _)| *k == key) {
-                        assert_eq!(
-                            markup, &svg.markup,
-                            "{backend:?}, {:?} at t={now} ms: the key of the frame before, other markup",
-                            row.lane
-                        );
-                        kept += 1;
+            for (part, share) in [(Part::Settled, (2, 3)), (Part::Open, (3, 4))] {
+                let mut picture = Picture::default();
+                // Each lane's last drawing: its key, until when it is kept,
+                // its markup.
+                type Kept = ((Scale, LaneKey), u64, String);
+                let mut last: Vec<Option<Kept>> = vec![None; rows.len()];
+                let (mut kept, mut lanes) = (0, 0);
+                // About one frame at 8x.
+                for now in (0..=end).step_by(133) {
+                    picture.feed(&history[..history.partition_point(|r| r.at.ms() <= now)]);
+                    // The window grows in steps, as the page's does.
+                    let scale = Scale {
+                        v0: 0,
+                        v1: (now / 10_000 + 1) * 10_000,
+                        width: 960.0,
+                    };
+                    for (row, last) in rows.iter().zip(last.iter_mut()) {
+                        // The page keeps a lane's drawing while the window
+                        // (and the detail, part and rows, the same here)
+                        // stays too.
+                        let key = (scale, draw::lane_key(&picture, row.lane, now, part));
+                        let mut svg = Svg::new(Detail::Plain, part);
+                        draw_lanes(&mut svg, &scale, std::slice::from_ref(row), &picture, now);
+                        if let Some((_, _, markup)) = last
+                            .as_ref()
+                            .filter(|(k, until, _)| *k == key && now < *until)
+                        {
+                            assert_eq!(
+                                markup, &svg.markup,
+                                "{backend:?}, {part:?} {:?} at t={now} ms: the key of the frame before, other markup",
+                                row.lane
+                            );
+                            kept += 1;
+                        } else {
+                            let until = draw::kept_until(&svg, &scale, now);
+                            assert!(until > now, "{part:?}: kept until {until} at {now}");
+                            *last = Some((key, until, svg.markup));
+                        }
+                        lanes += 1;
                     }
-                    lanes += 1;
-                    *last = Some((key, svg.markup));
                 }
+                assert!(
+                    kept * share.1 > lanes * share.0,
+                    "{backend:?} {part:?}: only {kept} of {lanes} lane drawings kept"
+                );
             }
-            assert!(
-                kept * 3 > lanes * 2,
-                "{backend:?}: only {kept} of {lanes} lane drawings kept"
-            );
         }
     }
 }

@@ -23,7 +23,9 @@
 //               of replaying the run from its start.
 //   --without PARTS: also a replay leaving out some parts' changes (as the
 //               recording names them, comma-separated: "Timeline,Event
-//               log"); again for each --without.
+//               log"), or some kinds of change ("animate,cancel": the
+//               glides), or one kind in one part ("Timeline|insert");
+//               again for each --without.
 //   --look DIR: pictures of the page as the recording ends and of the
 //               replay once made (recorded.png, replayed.png): they match.
 //
@@ -381,7 +383,8 @@ try {
     console.log(`${line(`run ${run} its changes replayed`, replay)}; made ${replay.replay.made}, failed ${replay.replay.failed}`);
     for (const part of args.without) {
       const left = new Set(part.split(","));
-      const rest = { ...recording, ops: recording.ops.filter((o) => !left.has(o.part)) };
+      const out = (o) => left.has(o.part) || left.has(o.op) || left.has(`${o.part}|${o.op}`);
+      const rest = { ...recording, ops: recording.ops.filter((o) => !out(o)) };
       const without = await replayFrames(browser, args.dist, rest, rate);
       console.log(`${line(`run ${run} replayed without ${part}`, without)}; made ${without.replay.made}, failed ${without.replay.failed}`);
     }

@@ -159,9 +159,9 @@ pub fn lane_key(picture: &Picture, lane: Lane, until: u64, part: Part) -> LaneKe
         (count + part.count, reach.max(part.reach_ms))
     });
     // Past the latest time the lane's data holds, what has ended is drawn
-    // the same wherever open spans end.
-    // Open shapes reach past the plot whatever the clock, so an open part
-    // changes with it only where a label comes to fit (`Svg::redraw_px`).
+    // the same wherever open spans end; and open shapes, drawn past the
+    // plot whatever the clock, change with it only where their words come
+    // to fit (`kept_until`).
     let until = match part {
         Part::Settled | Part::Open => until.min(reach_ms + 1),
         Part::All => until,
@@ -271,7 +271,8 @@ pub struct Svg {
 /// still open (`Open`). Open shapes are drawn on to the plot's right edge
 /// and cut at the clock by the box the page holds them in (`.tl-open`), so both
 /// parts keep the same markup, and their elements, frame after frame:
-/// they change only when something happens on the lane.
+/// they change only when something happens on the lane, or when an open
+/// span grows wide enough for its words (`kept_until`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Part {
     #[default]

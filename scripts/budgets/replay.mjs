@@ -225,14 +225,14 @@ requestAnimationFrame(frame);
 
 /**
  * The page at `url` in `context`, running: budget 3's four clients at 8x,
- * or with `link` the long run at 8x: replayed from its start, or with
- * `--at-end` running on past its end (budget 4).
+ * or with `link` ({ file, atEnd }) the long run at 8x: replayed from its
+ * start, or with `atEnd` running on past its end (budget 4).
  */
 async function running(context, url, link) {
-  const fragment = link ? `#${(await readFile(link, "utf8")).trim()}` : "";
+  const fragment = link ? `#${(await readFile(link.file, "utf8")).trim()}` : "";
   const page = await openPage(context, `${url}${fragment}`);
   if (link) {
-    if (!args["at-end"]) await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
+    if (!link.atEnd) await page.getByRole("slider", { name: /^Playhead/ }).press("Home");
     await startClock(page);
     await setMaxSpeed(page);
   } else {
@@ -361,7 +361,7 @@ const { values: args } = parseArgs({
     without: { type: "string", multiple: true, default: [] },
   },
 });
-const link = args["big-run"];
+const link = args["big-run"] && { file: args["big-run"], atEnd: args["at-end"] };
 const look = args.look;
 const rate = Number(args.rate ?? (link ? 1 : 4));
 const pct = (share) => `${(100 * share).toFixed(1)}%`;

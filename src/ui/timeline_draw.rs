@@ -261,8 +261,8 @@ pub struct Svg {
     pub markup: String,
     detail: Detail,
     part: Part,
-    /// Where the clock's edge would change an open part's drawing: the
-    /// nearest pixel at which an open span's words would come to fit.
+    /// The nearest pixel at which a span's words would come to fit: where
+    /// the clock's edge would change an open part's drawing.
     redraw_px: f64,
 }
 
@@ -304,12 +304,13 @@ impl Svg {
         }
     }
 
-    /// Whether words fit an open span's width (`fits`, as it stands when
-    /// drawn); in an open part, where they would come to fit as the span
-    /// grows is kept (`kept_until`).
-    fn fits_from(&mut self, fits: bool, at_px: f64) -> bool {
-        if !fits && self.part == Part::Open {
-            self.redraw_px = self.redraw_px.min(at_px);
+    /// Whether words `need` pixels wide fit a span drawn from `x0` to
+    /// `x1`, as it stands when drawn; where they would come to fit as the
+    /// span grows is noted, for an open part's `kept_until`.
+    fn fits(&mut self, x0: f64, x1: f64, need: f64) -> bool {
+        let fits = x1 - x0 >= need;
+        if !fits {
+            self.redraw_px = self.redraw_px.min(x0 + need);
         }
         fits
     }
@@ -392,9 +393,9 @@ impl Svg {
 
 /// Whether `label` fits inside a bar drawn from `x0` to `x1` (about 6.2
 /// pixels a character at 11 px); a bar too short keeps it in its tooltip.
-fn fits(svg: &mut Svg, label: &str, x0: f64, x1: f64) -> bool {
+fn label_fits(svg: &mut Svg, label: &str, x0: f64, x1: f64) -> bool {
     let need = label.chars().count() as f64 * 6.2 + 6.0;
-    svg.fits_from(x1 - x0.max(LABEL_W) >= need, x0.max(LABEL_W) + need)
+    svg.fits(x0.max(LABEL_W), x1, need)
 }
 
 /// A grant's token as every view words it (`TokenWords`).
@@ -487,7 +488,7 @@ fn bar_label(svg: &mut Svg, item: &Stretch, baseline: f64, fill: &str) {
     if let Some(label) = item
         .label
         .as_deref()
-        .filter(|l| fits(svg, l, item.x0, item.x1))
+        .filter(|l| label_fits(svg, l, item.x0, item.x1))
     {
         let class = if fill == INK {
             "tl-bar-label tl-bar-label--ink"
@@ -769,7 +770,7 @@ fn span_words(svg: &mut Svg, scale: &Scale, row: Row, spans: &[Span], until_ms: 
     }
     for s in shown {
         let (x0, x1) = (scale.cx(s.from_ms), scale.cx(s.end_ms(until_ms)));
-        if svg.fits_from(x1 - x0 > 60.0, x0 + 60.0) {
+        if svg.fits(x0, x1, 60.0) {
             svg.text("tl-small", x0 + 3.0, row.y + row.h - 4.0, MUTED, words);
         }
     }
@@ -821,7 +822,7 @@ fn zones(svg: &mut Svg, scale: &Scale, row: Row, picture: &Picture, c: ClientId,
             row.h - 4.0,
             &paint,
         );
-        if z.other.is_some() && svg.fits_from(x1 - x0 > 96.0, x0 + 96.0) {
+        if z.other.is_some() && svg.fits(x0, x1, 96.0) {
             svg.text(
                 "tl-zone-label",
                 x0 + 3.0,

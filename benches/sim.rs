@@ -6,10 +6,10 @@
 //! hazard), for the systems named (by slug) if any.
 
 use distlock::lesson::presets::gc_pause;
+use distlock::sim::rng::ChaCha8Rng;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
 use distlock::tools::explore::{run_cell, run_trials, Axis, Plan};
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use std::time::Instant;
 

@@ -10,9 +10,9 @@
 //! The driver acts as the SimPy processes do: a client waiting for the lock acts the moment its
 //! belief settles (granted or refused), as a SimPy process resumes when its reply arrives, rather
 //! than looking again every few milliseconds; the others act at the times they drew.
+use distlock::sim::rng::ChaCha8Rng;
 use distlock::sim::{Backend, Belief, ClientId, Command, Config, Millis, Seed, Sim};
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::time::Instant;
 
 #[derive(Clone, Copy, PartialEq, Eq)]

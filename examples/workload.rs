@@ -1,7 +1,7 @@
 //! A fixed workload for instruction counts (valgrind --tool=callgrind).
+use distlock::sim::rng::ChaCha8Rng;
 use distlock::sim::{Backend, ClientId, Command, Config, Millis, Seed, Sim};
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 fn main() {
     let mut total = 0u64;
     let only = std::env::args().nth(1);

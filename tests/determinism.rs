@@ -5,6 +5,7 @@
 //! of the hazard explorer, so a Web Worker counts what the command line does.
 
 use distlock::lesson::presets::gc_pause;
+use distlock::sim::rng::ChaCha8Rng;
 use distlock::sim::{
     Action, Backend, ClientId, Command, Config, Fencing, Millis, NodeCommand, NodeId, Scenario,
     Seed, Sim,
@@ -13,7 +14,6 @@ use distlock::tools::explore::{
     csv_row, run_cell, Axis, Check, PauseProfile, Pauses, Plan, Rare, Threshold,
 };
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 

@@ -20,8 +20,8 @@ use super::scenario::{
     PAUSE_MS_MAX, SCRIPT_LEN_MAX, SCRIPT_TIME_MS_MAX, SLOW_MS_MAX,
 };
 use super::types::{ClientId, FenceMode, Millis, NodeId, Token};
+use crate::sim::rng::ChaCha8Rng;
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use std::cell::Cell;
 use std::hash::{Hash, Hasher};
 

@@ -19,6 +19,7 @@ mod net;
 mod oracle;
 mod playback;
 mod resource;
+pub mod rng;
 mod scenario;
 mod timeline;
 mod types;

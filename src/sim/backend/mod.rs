@@ -680,7 +680,7 @@ impl fmt::Display for Backend {
 /// ChaCha stream of the master seed, so drawing here never shifts the
 /// network's latencies.
 #[derive(Debug)]
-pub(crate) struct ServiceRng(rand_chacha::ChaCha8Rng);
+pub(crate) struct ServiceRng(super::rng::ChaCha8Rng);
 
 impl Clone for ServiceRng {
     fn clone(&self) -> ServiceRng {
@@ -697,10 +697,10 @@ impl Clone for ServiceRng {
 
 /// Makes `to` draw what `from` draws from here on: nothing to do where the
 /// two already stand at the same place of the same stream. A stream is
-/// 304 bytes, cloned through a copy on the stack, and a search's copy into
+/// 112 bytes, cloned through a copy on the stack, and a search's copy into
 /// a spare of the same run most often finds its streams (the network's,
 /// the lock system's) where the source's are: a move drew nothing.
-pub(crate) fn copy_stream(to: &mut rand_chacha::ChaCha8Rng, from: &rand_chacha::ChaCha8Rng) {
+pub(crate) fn copy_stream(to: &mut super::rng::ChaCha8Rng, from: &super::rng::ChaCha8Rng) {
     let same = to.get_word_pos() == from.get_word_pos()
         && to.get_stream() == from.get_stream()
         && to.get_seed() == from.get_seed();
@@ -714,7 +714,7 @@ impl ServiceRng {
 
     pub fn new(seed: super::types::Seed) -> ServiceRng {
         use rand::SeedableRng;
-        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed.0);
+        let mut rng = super::rng::ChaCha8Rng::seed_from_u64(seed.0);
         rng.set_stream(Self::STREAM);
         ServiceRng(rng)
     }

@@ -20,9 +20,9 @@
 //! process with nothing held, thinks, and asks again.
 
 use super::sample::exp_gap;
+use crate::sim::rng::ChaCha8Rng;
 use crate::sim::{Backend, Millis};
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// The longest fault a plan may ask for (the core's longest clock jump).

@@ -433,8 +433,8 @@ pub fn per_year(e: &RareEstimate, fleet: &Fleet) -> (f64, f64, f64) {
 mod tests {
     use super::super::profile::Sampler;
     use super::*;
+    use crate::sim::rng::ChaCha8Rng;
     use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     /// P(X > t) for a standard normal X.
     fn normal_tail(t: f64) -> f64 {

@@ -172,8 +172,8 @@ pub(super) fn exp_gap(mean: u64, rng: &mut impl Rng) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::rng::ChaCha8Rng;
     use rand::SeedableRng;
-    use rand_chacha::ChaCha8Rng;
 
     #[test]
     fn log2_of_powers_of_two_is_exact() {

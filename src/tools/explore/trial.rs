@@ -9,12 +9,12 @@
 use super::faults::{Kind, Stream};
 use super::plan::{Cell, Check, Plan};
 use super::profile::{Band, Sampler, Schedule, Tilt, PAUSE_US_MIN};
+use crate::sim::rng::ChaCha8Rng;
 use crate::sim::{
     Belief, Body, ClientId, Command, CommandError, Endpoint, LastWrite, Millis, NodeCommand,
     NodeId, PartitionScope, Scenario, Seed, Sim, PAUSE_MS_MAX, SCRIPT_LEN_MAX,
 };
 use rand::{RngExt, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
 /// Virtual time in which clients take the lock and pauses strike.

@@ -27,7 +27,7 @@ const DOUBLE_ROUNDS: usize = 4;
 const BLOCK_WORDS: u64 = 16;
 
 /// ChaCha8's key, block counter and stream: what makes the next block.
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct ChaCha8Core {
     key: [u32; 8],
     /// The next block's number.
@@ -35,6 +35,7 @@ pub struct ChaCha8Core {
     stream: u64,
 }
 
+/// Says nothing of the key, as `rand_chacha`'s does not.
 impl std::fmt::Debug for ChaCha8Core {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ChaCha8Core {}")

@@ -28,7 +28,7 @@ const BLOCK_WORDS: u64 = 16;
 
 /// ChaCha8's key, block counter and stream: what makes the next block.
 #[derive(Clone)]
-pub struct ChaCha8Core {
+struct ChaCha8Core {
     key: [u32; 8],
     /// The next block's number.
     block: u64,

@@ -11,7 +11,9 @@
 //
 // While the run goes on, the page's main thread is watched for long tasks
 // (PerformanceObserver "longtask", anything over 50 ms): the longest and
-// how many are printed. `--million` runs one cell of 1,000,000 trials
+// how many are printed, with its busy time (DevTools' Performance
+// metrics), and the browser's processor time beside the wall clock's.
+// `--million` runs one cell of 1,000,000 trials
 // instead (a million-trial plan: progress and the drawing arrive for
 // about a minute while the main thread should stay free).
 //
@@ -21,13 +23,13 @@
 //
 // Usage: node scripts/budgets/explorer_page.mjs [--dist dist] [--trials 2000] [--workers N] [--million] [--plan QUERY]
 
-import { readdir } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { execFileSync } from "node:child_process";
 import { parseArgs } from "node:util";
 
 import { launchBrowser, startServer } from "../lib/browser.mjs";
-import { openPage, poll } from "../../tests/e2e/ui.mjs";
+import { openPage } from "../../tests/e2e/ui.mjs";
 
 const { values: args } = parseArgs({
   options: {
@@ -47,6 +49,30 @@ const worker = files.find((f) => f === "distlock-worker_bg.wasm");
 console.log(`page wasm (gzip -9):   ${await gzipped(page)} bytes (${page})`);
 console.log(`worker wasm (gzip -9): ${await gzipped(worker)} bytes, fetched on first use`);
 
+/**
+ * Seconds of processor time the browser's processes have used (user and
+ * system, from /proc): trials per processor second hold still when the
+ * machine's other load moves the wall clock's figure by a quarter.
+ */
+async function browserCpuSeconds() {
+  let ticks = 0;
+  for (const pid of await readdir("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      // Chromium's processes (its launcher execs them under other names);
+      // another browser running meanwhile would be counted too.
+      const name = await readFile(`/proc/${pid}/comm`, "latin1");
+      if (!name.startsWith("chrom")) continue;
+      const stat = await readFile(`/proc/${pid}/stat`, "latin1");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return ticks / 100;
+}
+
 const server = await startServer(args.dist);
 const browser = await launchBrowser();
 try {
@@ -62,12 +88,34 @@ try {
       for (const e of list.getEntries()) window.__longTasks.push(e.duration);
     }).observe({ type: "longtask" });
   });
-  const bar = tab.getByRole("progressbar", { name: "Cells done" });
-  await poll(
-    async () => (await bar.count()) === 1 && (await bar.getAttribute("aria-valuenow")) === (await bar.getAttribute("aria-valuemax")),
-    { what: "the default plan's run", timeout: 600_000, interval: 100 },
+  // The end of the run is awaited inside the page, where a look at the
+  // bar costs a selector's match four times a second. Polling it from
+  // here (a locator's count and attributes, three DevTools commands every
+  // 100 ms) took 12% of a core on the main thread, and so from the
+  // workers on two cores.
+  const cdp = await context.newCDPSession(tab);
+  await cdp.send("Performance.enable");
+  const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
+  const before = await metrics();
+  const cpuBefore = await browserCpuSeconds();
+  const started = Date.now();
+  const done = await tab.waitForFunction(
+    () => {
+      const bar = document.querySelector('[role="progressbar"][aria-label="Cells done"]');
+      return bar && bar.getAttribute("aria-valuenow") === bar.getAttribute("aria-valuemax") && bar.getAttribute("aria-valuetext");
+    },
+    null,
+    { polling: 250, timeout: 600_000 },
   );
-  const words = await bar.getAttribute("aria-valuetext");
+  const words = await done.jsonValue();
+  const after = await metrics();
+  const cpu = (await browserCpuSeconds()) - cpuBefore;
+  const busy = (name) => (after[name] - before[name]).toFixed(2);
+  const wall = (Date.now() - started) / 1000;
+  console.log(
+    `main thread while it ran (${wall.toFixed(1)} s): busy ${busy("TaskDuration")} s, script ${busy("ScriptDuration")} s, ` +
+      `style and layout ${(after.RecalcStyleDuration + after.LayoutDuration - before.RecalcStyleDuration - before.LayoutDuration).toFixed(2)} s`,
+  );
   const cores = await tab.evaluate(() => navigator.hardwareConcurrency);
   const workers = Math.min(cores, 4, args.workers ? Number(args.workers) : 4);
   const what = args.plan
@@ -76,9 +124,14 @@ try {
       ? "one etcd cell of 1,000,000 trials"
       : `the default plan on etcd, ${args.trials} trials per cell`;
   console.log(`in the page: ${words} (${what}, ${workers} workers)`);
+  const trials = Number(words.match(/([\d,]+) trials per second/)?.[1].replaceAll(",", "")) * wall;
+  console.log(
+    `the browser's processes: ${cpu.toFixed(1)} s of processor time in ${wall.toFixed(1)} s, ` +
+      `about ${Math.round(trials / cpu).toLocaleString("en-US")} trials a processor second`,
+  );
   const tasks = await tab.evaluate(() => window.__longTasks);
   const longest = tasks.length ? Math.max(...tasks) : 0;
-  console.log(`main thread while it ran: ${tasks.length} tasks over 50 ms, the longest ${longest.toFixed(0)} ms`);
+  console.log(`long tasks on the main thread: ${tasks.length} over 50 ms, the longest ${longest.toFixed(0)} ms`);
 } finally {
   await browser.close();
   await server.close();

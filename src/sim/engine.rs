@@ -3,9 +3,7 @@
 //! Lock systems only return effects; this file applies them, and asserts
 //! the invariants, in one place.
 
-use super::backend::{
-    copy_stream, HolderView, LibrarySession, Service, ServiceDetail, Timer, Validity,
-};
+use super::backend::{HolderView, LibrarySession, Service, ServiceDetail, Timer, Validity};
 use super::client::{Belief, Client, ClientView, LastWrite, Stashed, WriteJudged};
 use super::clock::CLOCK_RATE_PCT_MAX;
 use super::effects::{Effect, Effects, Input, View};
@@ -673,7 +671,7 @@ impl Core {
             touched,
         } = self;
         // Left alone after a move that sent nothing.
-        copy_stream(net_rng, &source.net_rng);
+        net_rng.copy_from(&source.net_rng);
         config.clone_from(&source.config);
         *after_config = source.after_config;
         *now = source.now;

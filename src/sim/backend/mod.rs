@@ -687,25 +687,11 @@ impl Clone for ServiceRng {
         ServiceRng(self.0.clone())
     }
 
-    /// `copy_stream`: most of the finder's copies of a lock system find
-    /// its stream where the source's is (it draws only for a new lease or
-    /// lock value).
+    /// `ChaCha8Rng::copy_from`: most of the finder's copies of a lock
+    /// system find its stream where the source's is (it draws only for a
+    /// new lease or lock value).
     fn clone_from(&mut self, source: &ServiceRng) {
-        copy_stream(&mut self.0, &source.0);
-    }
-}
-
-/// Makes `to` draw what `from` draws from here on: nothing to do where the
-/// two already stand at the same place of the same stream. A stream is
-/// 112 bytes, cloned through a copy on the stack, and a search's copy into
-/// a spare of the same run most often finds its streams (the network's,
-/// the lock system's) where the source's are: a move drew nothing.
-pub(crate) fn copy_stream(to: &mut super::rng::ChaCha8Rng, from: &super::rng::ChaCha8Rng) {
-    let same = to.get_word_pos() == from.get_word_pos()
-        && to.get_stream() == from.get_stream()
-        && to.get_seed() == from.get_seed();
-    if !same {
-        to.clone_from(from);
+        self.0.copy_from(&source.0);
     }
 }
 

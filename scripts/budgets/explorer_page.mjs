@@ -51,11 +51,17 @@ console.log(`worker wasm (gzip -9): ${await gzipped(worker)} bytes, fetched on f
 
 /**
  * Seconds of processor time the browser's processes have used (user and
- * system, from /proc): trials per processor second hold still when the
- * machine's other load moves the wall clock's figure by a quarter.
+ * system, from /proc), in all, and each worker thread's by its thread id:
+ * trials per processor second of the workers hold stiller than the wall
+ * clock's figure when the machine's other load moves it.
  */
 async function browserCpuSeconds() {
-  let ticks = 0;
+  const seconds = (stat) => {
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  let all = 0;
+  const workers = new Map();
   for (const pid of await readdir("/proc")) {
     if (!/^\d+$/.test(pid)) continue;
     try {
@@ -63,14 +69,35 @@ async function browserCpuSeconds() {
       // another browser running meanwhile would be counted too.
       const name = await readFile(`/proc/${pid}/comm`, "latin1");
       if (!name.startsWith("chrom")) continue;
-      const stat = await readFile(`/proc/${pid}/stat`, "latin1");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
+      all += seconds(await readFile(`/proc/${pid}/stat`, "latin1"));
+      for (const tid of await readdir(`/proc/${pid}/task`)) {
+        const thread = await readFile(`/proc/${pid}/task/${tid}/comm`, "latin1");
+        if (thread.startsWith("DedicatedWorker")) workers.set(tid, seconds(await readFile(`/proc/${pid}/task/${tid}/stat`, "latin1")));
+      }
     } catch {
-      // The process ended between the listing and the read.
+      // The process or thread ended between the listing and the read.
     }
   }
-  return ticks / 100;
+  return { all, workers };
+}
+
+/**
+ * Watches the workers' threads until `stop()`, which returns the
+ * processor seconds they used meanwhile: a thread's time is read every
+ * half second, as the workers end with the run (their last half second
+ * or so is not seen).
+ */
+function watchWorkers(start) {
+  const last = new Map();
+  const look = async () => {
+    for (const [tid, s] of (await browserCpuSeconds()).workers) last.set(tid, s - (start.workers.get(tid) ?? 0));
+  };
+  const timer = setInterval(look, 500);
+  return async () => {
+    clearInterval(timer);
+    await look();
+    return [...last.values()].reduce((a, b) => a + b, 0);
+  };
 }
 
 const server = await startServer(args.dist);
@@ -98,6 +125,7 @@ try {
   const metrics = async () => Object.fromEntries((await cdp.send("Performance.getMetrics")).metrics.map((m) => [m.name, m.value]));
   const before = await metrics();
   const cpuBefore = await browserCpuSeconds();
+  const stopWatching = watchWorkers(cpuBefore);
   const started = Date.now();
   const done = await tab.waitForFunction(
     () => {
@@ -109,7 +137,8 @@ try {
   );
   const words = await done.jsonValue();
   const after = await metrics();
-  const cpu = (await browserCpuSeconds()) - cpuBefore;
+  const workerCpu = await stopWatching();
+  const cpu = (await browserCpuSeconds()).all - cpuBefore.all;
   const busy = (name) => (after[name] - before[name]).toFixed(2);
   const wall = (Date.now() - started) / 1000;
   console.log(
@@ -127,7 +156,8 @@ try {
   const trials = Number(words.match(/([\d,]+) trials per second/)?.[1].replaceAll(",", "")) * wall;
   console.log(
     `the browser's processes: ${cpu.toFixed(1)} s of processor time in ${wall.toFixed(1)} s, ` +
-      `about ${Math.round(trials / cpu).toLocaleString("en-US")} trials a processor second`,
+      `${workerCpu.toFixed(1)} s of it in the workers' threads: ` +
+      `about ${Math.round(trials / workerCpu).toLocaleString("en-US")} trials a second of a worker's processor time`,
   );
   const tasks = await tab.evaluate(() => window.__longTasks);
   const longest = tasks.length ? Math.max(...tasks) : 0;

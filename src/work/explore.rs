@@ -1,72 +1,137 @@
 //! The hazard explorer's jobs (`crate::tools::explore`), run in the page's
-//! workers: the settings form (`form.rs` there) as markup; a run, led from one worker that
-//! reads the form's fields into a `Plan`, deals the cells to a crew of
-//! workers and draws the heatmap, the table and the files as cells arrive;
-//! and one cell, a crew member's job. The page keeps only a thin shell: it
-//! reads the form's fields as a query string, sends them, and places the
-//! markup.
+//! workers: the settings form (`form.rs` there) as markup; a run, led from
+//! one worker that reads the form's fields into a `Plan`, deals the cells
+//! in parts to a crew of workers and draws the heatmap, the table and the
+//! files as cells end; and one part of a cell, a crew member's job. The
+//! page keeps only a thin shell: it reads the form's fields as a query
+//! string, sends them, and places the markup.
+//!
+//! A cell is dealt in parts, not whole, so that every core works to the
+//! run's end (a grid of one cell, or an odd last one, would otherwise
+//! leave a core idle): its threshold, its plain trials a thousand at a
+//! time, then its weighted trials batch by batch. The lead adds what comes
+//! back in the order one worker would have run it, so a cell's numbers are
+//! the command line's, whatever the crew's size or speed.
 
 use super::{Crew, Job, Reply, PROTOCOL_VERSION};
 use crate::markup::PART_BREAK;
+use crate::sim::Backend;
 use crate::tools::explore::draw::{self as explore_draw, CellData};
 use crate::tools::explore::form::{fields, plan_json, plan_of, read_plan, refusal};
-use crate::tools::explore::{rebuild_trial, run_trials, CellResult, Plan, Rare, Threshold};
+use crate::tools::explore::{
+    rebuild_trial, run_trials, run_weighted, CellResult, Plan, RareRun, Threshold, Tilt,
+};
 use crate::wire::link::{self, RunLink};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
 
 /// The crew is one worker per core, at most this many.
 const CREW_MAX: u32 = 4;
-/// A cell's worker reports its trials so far about this often, so the
-/// page's trials per second moves while a long cell runs.
-const PROGRESS_EVERY_MS: f64 = 250.0;
-/// Trials run between looks at the clock.
-const TRIALS_PER_LOOK: u32 = 64;
+/// Plain trials in a part: tens of milliseconds of a worker's time, so
+/// the last parts of a run end close together.
+const PLAIN_PART: u32 = 1_000;
+/// Parts a crew member holds at once: the one it runs and the next,
+/// waiting in its queue, so it never idles while the lead hears it.
+const PARTS_AHEAD: usize = 2;
 
 /// The lead's page replies come at most this often while cells run (and
 /// always when the run ends): each is the whole drawing, which the page
 /// places in one go.
 const REDRAW_EVERY_MS: f64 = 250.0;
 
-/// Runs a crew member's job: one cell.
-pub(super) fn serve(job: Job, id: u32, clock_ms: &dyn Fn() -> f64, send: &mut dyn FnMut(Reply)) {
-    let reply = |html: String, progress: String, done: bool, data: String| Reply {
-        v: PROTOCOL_VERSION,
-        id,
-        html,
-        progress,
-        done,
-        error: None,
-        data,
-    };
-    let answer = match job {
-        Job::ExploreCell { plan, cell } => read_plan(&plan).and_then(|plan| {
-            let data = run_cell(&plan, cell, clock_ms, &mut |trials| {
-                send(reply(
-                    String::new(),
-                    trials.to_string(),
-                    false,
-                    String::new(),
-                ))
-            })?;
-            Ok(reply(String::new(), plan.trials.to_string(), true, data))
-        }),
-        _ => Err("This job is not the explorer's.".to_string()),
-    };
-    send(answer.unwrap_or_else(|why| Reply::failed(id, why)));
+/// A part of a cell, as the lead deals it (in `Job::ExplorePart`, as
+/// JSON) and a crew member runs it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "part", rename_all = "kebab-case")]
+enum Part {
+    /// The cell's threshold (`Threshold::find`): the same for every cell
+    /// of one system and TTL, so asked once for them all.
+    Threshold,
+    /// Plain trials `from..to`.
+    Plain { from: u32, to: u32 },
+    /// Weighted trials `from..to`, drawn from `tilt`'s proposal.
+    Weighted { tilt: Tilt, from: u32, to: u32 },
 }
 
-/// A run of the explorer, led from one worker: it deals the cells to its
-/// crew one at a time, keeps what comes back, and draws the heatmap for
-/// the page as cells arrive. The page reads none of it; it places the
-/// markup.
+/// Runs a crew member's job: one part of a cell; the reply's `data` holds
+/// what it found.
+pub(super) fn serve(job: Job, id: u32, send: &mut dyn FnMut(Reply)) {
+    let answer = match job {
+        Job::ExplorePart { plan, cell, part } => {
+            read_plan(&plan).and_then(|plan| run_part(&plan, cell, &part))
+        }
+        _ => Err("This job is not the explorer's.".to_string()),
+    };
+    send(match answer {
+        Ok(data) => Reply {
+            data,
+            ..Reply::drawn(id, String::new())
+        },
+        Err(why) => Reply::failed(id, why),
+    });
+}
+
+/// Runs one part of `cell` (its JSON, as the lead wrote it): the
+/// threshold, a `CellResult`, or each weighted trial's corrupted writes
+/// and the bits of its weight (exact, where a decimal could round), as
+/// JSON text.
+fn run_part(plan: &Plan, cell: u32, part: &str) -> Result<String, String> {
+    let part: Part =
+        serde_json::from_str(part).map_err(|e| format!("The part could not be read: {e}."))?;
+    let written = match part {
+        Part::Threshold => {
+            let here = plan.cell(cell).map_err(|e| format!("{e}."))?;
+            serde_json::to_string(&Threshold::find(plan, here.backend, here.ttl_ms))
+        }
+        Part::Plain { from, to } => {
+            let result = run_trials(plan, cell, from..to).map_err(|e| format!("{e}."))?;
+            serde_json::to_string(&result)
+        }
+        Part::Weighted { tilt, from, to } => {
+            let mut trials: Vec<(u64, u64)> = Vec::with_capacity((to - from) as usize);
+            run_weighted(plan, cell, tilt, from..to, &mut |corrupted, weight| {
+                trials.push((corrupted, weight.to_bits()))
+            })
+            .map_err(|e| format!("{e}."))?;
+            serde_json::to_string(&trials)
+        }
+    };
+    written.map_err(|e| format!("The part's result could not be written: {e}."))
+}
+
+/// A cell's course through the run.
+#[derive(Debug, Clone, Default)]
+struct CellRun {
+    /// Plain parts dealt so far, and each part's counts once back.
+    plain_dealt: u32,
+    plain: Vec<Option<CellResult>>,
+    /// The plain trials summed, and the rare-event estimate, once every
+    /// plain part and the threshold are in.
+    summed: Option<(CellResult, RareRun)>,
+    /// Weighted batches dealt so far; those back ahead of an earlier one;
+    /// batches added to the estimate, in order.
+    batches_dealt: u32,
+    batches_back: BTreeMap<u32, Vec<(u64, u64)>>,
+    batches_added: u32,
+}
+
+/// A run of the explorer, led from one worker: it deals the cells' parts
+/// to its crew, adds what comes back, and draws the heatmap for the page
+/// as cells end. The page reads none of it; it places the markup.
 pub(super) struct Lead {
     /// The page's job the replies answer (the run's, then a stop's).
     id: u32,
     plan: Plan,
     plan_json: String,
+    runs: Vec<CellRun>,
     cells: Vec<Option<CellData>>,
-    next: u32,
-    /// Trials done in each crew member's current cell.
-    partial: Vec<u64>,
+    /// Thresholds by system and TTL: `None` while asked.
+    thresholds: Vec<((Backend, u64), Option<Threshold>)>,
+    /// What each crew member was dealt and has not answered, in the order
+    /// it runs them (a member answers its jobs in turn).
+    dealt: Vec<VecDeque<(u32, Part)>>,
+    /// Trials whose counts arrived and were kept.
+    trials_done: u64,
     started_ms: f64,
     posted_ms: f64,
     /// When the run ended, and what the page is told about it.
@@ -98,43 +163,107 @@ impl Lead {
             .get("crew")
             .and_then(|n| n.parse().ok())
             .unwrap_or(CREW_MAX);
-        let members = cores.min(crew_max).clamp(1, CREW_MAX).min(plan.cells());
+        let members = cores.min(crew_max).clamp(1, CREW_MAX);
+        let parts = plan.trials.div_ceil(PLAIN_PART) as usize;
+        let cells = plan.cells() as usize;
         let mut lead = Lead {
             id,
             plan_json: plan_json(&plan),
-            cells: vec![None; plan.cells() as usize],
+            runs: vec![
+                CellRun {
+                    plain: vec![None; parts],
+                    ..CellRun::default()
+                };
+                cells
+            ],
+            cells: vec![None; cells],
             plan,
-            next: 0,
-            partial: vec![0; members as usize],
+            thresholds: Vec::new(),
+            dealt: vec![VecDeque::new(); members as usize],
+            trials_done: 0,
             started_ms: now,
             posted_ms: now,
             ended: None,
         };
         crew(Crew::Hire(members));
-        for member in 0..members {
-            lead.deal(member, crew);
-        }
+        lead.deal(crew);
         lead.post(now, send);
         Some(lead)
     }
 
-    /// Hands crew member `member` the next cell, if one is left.
-    fn deal(&mut self, member: u32, crew: &mut dyn FnMut(Crew)) {
-        if self.next >= self.plan.cells() {
-            return;
+    /// Fills every crew member's hands (`PARTS_AHEAD`), one part to each
+    /// in turn, while parts are left to deal.
+    fn deal(&mut self, crew: &mut dyn FnMut(Crew)) {
+        loop {
+            let mut dealt = false;
+            for member in 0..self.dealt.len() {
+                if self.dealt[member].len() >= PARTS_AHEAD {
+                    continue;
+                }
+                let Some((cell, part)) = self.next_part() else {
+                    return;
+                };
+                let part_json = serde_json::to_string(&part).unwrap_or_default();
+                crew(Crew::Send(
+                    member as u32,
+                    Job::ExplorePart {
+                        plan: self.plan_json.clone(),
+                        cell,
+                        part: part_json,
+                    },
+                ));
+                self.dealt[member].push_back((cell, part));
+                dealt = true;
+            }
+            if !dealt {
+                return;
+            }
         }
-        crew(Crew::Send(
-            member,
-            Job::ExploreCell {
-                plan: self.plan_json.clone(),
-                cell: self.next,
-            },
-        ));
-        self.next += 1;
     }
 
-    /// A crew member's reply: its progress in a cell, or the cell done;
-    /// or why the member could not run it.
+    /// The next part to deal, earliest cell first, so that cells end in
+    /// order: a weighted batch of a cell whose plain trials are in (at
+    /// most one a crew member ahead of those added: a batch past the
+    /// estimate's end is work thrown away), else a threshold not yet
+    /// asked, else plain trials.
+    fn next_part(&mut self) -> Option<(u32, Part)> {
+        let ahead = self.dealt.len() as u32;
+        for index in 0..self.runs.len() {
+            if self.cells[index].is_some() {
+                continue;
+            }
+            let cell = index as u32;
+            let run = &mut self.runs[index];
+            if let Some((_, rare)) = &run.summed {
+                if run.batches_dealt - run.batches_added >= ahead {
+                    continue;
+                }
+                let Some(trials) = rare.batch(run.batches_dealt) else {
+                    continue;
+                };
+                run.batches_dealt += 1;
+                let tilt = rare.tilt();
+                let (from, to) = (trials.start, trials.end);
+                return Some((cell, Part::Weighted { tilt, from, to }));
+            }
+            let here = self.plan.cell(cell).ok()?;
+            let key = (here.backend, here.ttl_ms);
+            if !self.thresholds.iter().any(|(k, _)| *k == key) {
+                self.thresholds.push((key, None));
+                return Some((cell, Part::Threshold));
+            }
+            if (run.plain_dealt as usize) < run.plain.len() {
+                let from = run.plain_dealt * PLAIN_PART;
+                let to = from.saturating_add(PLAIN_PART).min(self.plan.trials);
+                run.plain_dealt += 1;
+                return Some((cell, Part::Plain { from, to }));
+            }
+        }
+        None
+    }
+
+    /// A crew member's reply: the next part it was dealt, done; or why
+    /// the member could not run it.
     pub fn heard(
         &mut self,
         member: u32,
@@ -147,27 +276,18 @@ impl Lead {
             return;
         }
         let now = clock_ms();
-        let cell = reply.and_then(|r| match r.error {
+        let reply = reply.and_then(|r| match r.error {
             Some(why) => Err(why),
             None => Ok(r),
         });
-        let slot = self.partial.get_mut(member as usize);
-        match (cell, slot) {
-            (Ok(r), Some(partial)) if !r.done => *partial = r.progress.parse().unwrap_or(0),
-            (Ok(r), Some(partial)) => {
-                *partial = 0;
-                match serde_json::from_str::<CellData>(&r.data) {
-                    Ok(data) => {
-                        if let Some(slot) = self.cells.get_mut(data.result.cell as usize) {
-                            *slot = Some(data);
-                        }
-                        self.deal(member, crew);
-                    }
-                    Err(e) => self.end(
-                        now,
-                        format!("A cell's result could not be read: {e}."),
-                        crew,
-                    ),
+        let part = self
+            .dealt
+            .get_mut(member as usize)
+            .and_then(VecDeque::pop_front);
+        match (reply, part) {
+            (Ok(r), Some((cell, part))) => {
+                if let Err(why) = self.take(cell, part, &r.data) {
+                    self.end(now, why, crew);
                 }
             }
             (Err(why), _) => self.end(now, format!("A cell could not run: {why}"), crew),
@@ -176,9 +296,129 @@ impl Lead {
         if self.ended.is_none() && self.cells.iter().all(Option::is_some) {
             self.end(now, String::new(), crew);
         }
+        if self.ended.is_none() {
+            self.deal(crew);
+        }
         if self.ended.is_some() || now - self.posted_ms >= REDRAW_EVERY_MS {
             self.post(now, send);
         }
+    }
+
+    /// Keeps what part `part` of `cell` found (`data`, as `run_part`
+    /// wrote it), and ends the cells it completes.
+    fn take(&mut self, cell: u32, part: Part, data: &str) -> Result<(), String> {
+        let unread = |e: serde_json::Error| format!("A cell's result could not be read: {e}.");
+        let index = cell as usize;
+        if self.cells.get(index).is_none_or(Option::is_some) {
+            // A batch dealt ahead of an estimate that has since ended.
+            return Ok(());
+        }
+        match part {
+            Part::Threshold => {
+                let threshold: Threshold = serde_json::from_str(data).map_err(unread)?;
+                let key = (threshold.backend, threshold.ttl_ms);
+                for (k, known) in &mut self.thresholds {
+                    if *k == key {
+                        *known = Some(threshold);
+                    }
+                }
+                // Every cell of this system and TTL may now be summed.
+                for other in 0..self.runs.len() {
+                    self.sum(other as u32)?;
+                }
+            }
+            Part::Plain { from, .. } => {
+                let result: CellResult = serde_json::from_str(data).map_err(unread)?;
+                self.trials_done += u64::from(result.trials);
+                if let Some(slot) = self.runs[index].plain.get_mut((from / PLAIN_PART) as usize) {
+                    *slot = Some(result);
+                }
+                self.sum(cell)?;
+            }
+            Part::Weighted { from, .. } => {
+                let trials: Vec<(u64, u64)> = serde_json::from_str(data).map_err(unread)?;
+                let run = &mut self.runs[index];
+                run.batches_back
+                    .insert(from / crate::tools::explore::RARE_BATCH, trials);
+                let Some((_, rare)) = &mut run.summed else {
+                    return Ok(());
+                };
+                // Batches are added in order, each whole, and the estimate
+                // is looked at between them, as one worker runs them.
+                while !rare.done() {
+                    let Some(batch) = run.batches_back.remove(&run.batches_added) else {
+                        break;
+                    };
+                    self.trials_done += batch.len() as u64;
+                    for (corrupted, weight) in batch {
+                        rare.add(corrupted, f64::from_bits(weight));
+                    }
+                    run.batches_added += 1;
+                }
+                self.end_cell(cell)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Sums `cell`'s plain trials and starts its estimate, once they and
+    /// its threshold are all in.
+    fn sum(&mut self, cell: u32) -> Result<(), String> {
+        let index = cell as usize;
+        let run = &self.runs[index];
+        if run.summed.is_some() || self.cells[index].is_some() {
+            return Ok(());
+        }
+        let here = self.plan.cell(cell).map_err(|e| format!("{e}."))?;
+        let key = (here.backend, here.ttl_ms);
+        let Some(threshold) = self
+            .thresholds
+            .iter()
+            .find_map(|(k, known)| known.filter(|_| *k == key))
+        else {
+            return Ok(());
+        };
+        let mut parts = run.plain.iter();
+        let Some(Some(first)) = parts.next() else {
+            return Ok(());
+        };
+        let mut result = *first;
+        for part in parts {
+            match part {
+                Some(part) => result = result.merge(part),
+                None => return Ok(()),
+            }
+        }
+        let rare = RareRun::start(&self.plan, &result, threshold).map_err(|e| format!("{e}."))?;
+        self.runs[index].summed = Some((result, rare));
+        self.end_cell(cell)
+    }
+
+    /// Ends `cell` if its estimate is over: its drawing's data, with the
+    /// link to its first failing trial.
+    fn end_cell(&mut self, cell: u32) -> Result<(), String> {
+        let index = cell as usize;
+        let run = &mut self.runs[index];
+        if !run.summed.as_ref().is_some_and(|(_, rare)| rare.done()) {
+            return Ok(());
+        }
+        let Some((result, rare)) = run.summed.take() else {
+            return Ok(());
+        };
+        // What it kept of its parts is not needed again.
+        *run = CellRun::default();
+        let open_trial = result.first_corrupted.or(result.first_two_holders);
+        let open = match open_trial {
+            Some(trial) => trial_link(&self.plan, cell, trial)?,
+            None => String::new(),
+        };
+        self.cells[index] = Some(CellData {
+            result,
+            open,
+            open_trial,
+            rare: Some(rare.finish()),
+        });
+        Ok(())
     }
 
     /// Stops the run at once for the page's job `id`: the crew is
@@ -204,33 +444,16 @@ impl Lead {
     }
 
     fn end(&mut self, now: f64, words: String, crew: &mut dyn FnMut(Crew)) {
-        self.partial.iter_mut().for_each(|p| *p = 0);
+        self.dealt.iter_mut().for_each(VecDeque::clear);
         self.ended = Some((now, words));
         crew(Crew::Dismiss);
-    }
-
-    /// Every trial the crew ran: a done cell's plain trials and its
-    /// weighted ones (the rare-event estimate's, which its progress counted
-    /// on top of the plain ones while it ran), and those of cells under way.
-    fn trials_done(&self) -> u64 {
-        let plain = u64::from(self.plan.trials);
-        let whole: u64 = self
-            .cells
-            .iter()
-            .flatten()
-            .map(|c| {
-                let weighted = c.rare.as_ref().and_then(|r| r.weighted.as_ref());
-                plain + weighted.map_or(0, |w| u64::from(w.trials))
-            })
-            .sum();
-        whole + self.partial.iter().sum::<u64>()
     }
 
     fn post(&mut self, now: f64, send: &mut dyn FnMut(Reply)) {
         self.posted_ms = now;
         let end_ms = self.ended.as_ref().map_or(now, |(at, _)| *at);
         let elapsed_ms = (end_ms - self.started_ms).max(0.0) as u64;
-        let rate = (self.trials_done() * 1_000)
+        let rate = (self.trials_done * 1_000)
             .checked_div(elapsed_ms)
             .unwrap_or(0);
         let said = self.ended.as_ref().map_or("", |(_, words)| words.as_str());
@@ -253,59 +476,6 @@ impl Lead {
             data: String::new(),
         });
     }
-}
-
-/// Runs one cell, reporting the trials done so far now and then through
-/// `progress`; returns the cell's data as JSON text.
-pub(super) fn run_cell(
-    plan: &Plan,
-    cell: u32,
-    clock_ms: &dyn Fn() -> f64,
-    progress: &mut dyn FnMut(u32),
-) -> Result<String, String> {
-    let mut result: Option<CellResult> = None;
-    let mut last_ms = clock_ms();
-    let mut from = 0;
-    while from < plan.trials {
-        let to = from.saturating_add(TRIALS_PER_LOOK).min(plan.trials);
-        let slice = run_trials(plan, cell, from..to).map_err(|e| format!("{e}."))?;
-        result = Some(match result {
-            Some(r) => r.merge(&slice),
-            None => slice,
-        });
-        from = to;
-        let now = clock_ms();
-        if now - last_ms >= PROGRESS_EVERY_MS && from < plan.trials {
-            last_ms = now;
-            progress(from);
-        }
-    }
-    let result = result.ok_or("A cell runs at least one trial.")?;
-    // The threshold, then the rare-event estimate where it is needed; its
-    // batches report their trials on top of the plain ones.
-    let here = plan.cell(cell).map_err(|e| format!("{e}."))?;
-    let threshold = Threshold::find(plan, here.backend, here.ttl_ms);
-    let rare = Rare::of(plan, &result, threshold, &mut |done| {
-        let now = clock_ms();
-        if now - last_ms >= PROGRESS_EVERY_MS {
-            last_ms = now;
-            progress(plan.trials.saturating_add(done));
-        }
-    })
-    .map_err(|e| format!("{e}."))?;
-    let open_trial = result.first_corrupted.or(result.first_two_holders);
-    let open = match open_trial {
-        Some(trial) => trial_link(plan, cell, trial)?,
-        None => String::new(),
-    };
-    let data = CellData {
-        result,
-        open,
-        open_trial,
-        rare: Some(rare),
-    };
-    serde_json::to_string(&data)
-        .map_err(|e| format!("The cell's result could not be written: {e}."))
 }
 
 /// The run link of one trial, opening at its start.
@@ -372,8 +542,10 @@ mod tests {
         );
     }
 
+    /// Each part's data is what the command line's functions give for
+    /// the same trials, the weights to the bit.
     #[test]
-    fn a_cell_carries_its_counts_and_its_first_failing_trial() {
+    fn a_part_runs_what_the_command_line_runs() {
         let plan = Plan {
             trials: 40,
             ttls_ms: vec![1_000],
@@ -385,24 +557,32 @@ mod tests {
             rare_trials: 1_000,
             ..Plan::default()
         };
-        let mut reports = 0;
-        let text = run_cell(&plan, 0, &|| 0.0, &mut |_| reports += 1).unwrap();
-        let data: CellData = serde_json::from_str(&text).unwrap();
-        assert_eq!(
-            data.result,
-            crate::tools::explore::run_cell(&plan, 0).unwrap()
-        );
-        assert_eq!(reports, 0);
-        let first = data
-            .result
-            .first_corrupted
-            .or(data.result.first_two_holders);
-        assert_eq!(data.open_trial, first);
-        if first.is_some() {
-            let (opened, _) = link::open_link(&data.open).expect("the trial's link opens");
-            assert_eq!(opened.playhead_ms, 0);
-        } else {
-            assert!(data.open.is_empty());
-        }
+        let part = |p: Part| run_part(&plan, 0, &serde_json::to_string(&p).unwrap()).unwrap();
+        let plain: CellResult =
+            serde_json::from_str(&part(Part::Plain { from: 10, to: 40 })).unwrap();
+        assert_eq!(plain, run_trials(&plan, 0, 10..40).unwrap());
+        let threshold: Threshold = serde_json::from_str(&part(Part::Threshold)).unwrap();
+        let here = plan.cell(0).unwrap();
+        assert_eq!(threshold, Threshold::find(&plan, here.backend, here.ttl_ms));
+        let whole = run_trials(&plan, 0, 0..40).unwrap();
+        let rare = RareRun::start(&plan, &whole, threshold).unwrap();
+        let tilt = rare.tilt();
+        assert!(!tilt.is_none(), "this cell weighs its rare trials");
+        let trials: Vec<(u64, u64)> = serde_json::from_str(&part(Part::Weighted {
+            tilt,
+            from: 5,
+            to: 9,
+        }))
+        .unwrap();
+        let mut expected = Vec::new();
+        run_weighted(&plan, 0, tilt, 5..9, &mut |c, w| {
+            expected.push((c, w.to_bits()))
+        })
+        .unwrap();
+        assert_eq!(trials, expected);
+        assert!(run_part(&plan, 0, r#"{"part":"plain","from":0}"#)
+            .unwrap_err()
+            .starts_with("The part could not be read"));
+        assert!(run_part(&plan, 1, &serde_json::to_string(&Part::Threshold).unwrap()).is_err());
     }
 }

@@ -59,10 +59,15 @@ pub enum Job {
     Explore { query: String },
     /// Stops the explorer's run at once, keeping the cells that arrived.
     ExploreStop,
-    /// One cell of a plan (the lead's request to a crew member):
-    /// `progress` counts its trials so far, and the last reply's `data`
-    /// holds its result.
-    ExploreCell { plan: String, cell: u32 },
+    /// A part of one cell of a plan (the lead's request to a crew
+    /// member): `part` is its JSON as the lead writes it (the threshold,
+    /// plain trials, or a batch of weighted ones), and the reply's `data`
+    /// holds what it found.
+    ExplorePart {
+        plan: String,
+        cell: u32,
+        part: String,
+    },
     /// The shortest run that breaks a property, searched from the page's
     /// run (its link's fragment) where the playhead stands: the question
     /// is the finder's form's fields as a query string (the property, the
@@ -121,9 +126,13 @@ impl Job {
             Job::ExploreStop => return r#""explore-stop""#.into(),
             Job::ExploreForm { query } => ("explore-form", format!(r#""query":{}"#, string(query))),
             Job::Explore { query } => ("explore", format!(r#""query":{}"#, string(query))),
-            Job::ExploreCell { plan, cell } => (
-                "explore-cell",
-                format!(r#""plan":{},"cell":{cell}"#, string(plan)),
+            Job::ExplorePart { plan, cell, part } => (
+                "explore-part",
+                format!(
+                    r#""plan":{},"cell":{cell},"part":{}"#,
+                    string(plan),
+                    string(part)
+                ),
             ),
             Job::Find { run, query } => (
                 "find",
@@ -398,7 +407,7 @@ impl Station {
                     )),
                 }
             }
-            job => explore::serve(job, id, clock_ms, &mut send),
+            job => explore::serve(job, id, &mut send),
         }
     }
 
@@ -557,9 +566,10 @@ mod tests {
             Job::Explore {
                 query: String::new(),
             },
-            Job::ExploreCell {
+            Job::ExplorePart {
                 plan: odd.into(),
                 cell: u32::MAX,
+                part: odd.into(),
             },
         ];
         jobs.push(Job::Find {
@@ -663,12 +673,22 @@ mod tests {
     }
 
     /// A lead and its crew, all stations in one thread: the crew's
-    /// requests wait in a queue and are answered in turn, `stop_after`
-    /// cells in (if given) the page sends a stop.
-    fn lead_a_run(query: &str, cores: u32, stop_after: Option<usize>) -> (Vec<Reply>, Vec<Crew>) {
+    /// requests wait in a queue, and each turn one member (taken in an
+    /// order drawn from `shuffle`, or in turn for 0) answers its earliest,
+    /// as a worker answers its messages in turn. The clock moves 100 ms a
+    /// turn, so the lead draws as it goes; once the page's drawing shows
+    /// `stop_after` cells (if given) the page sends a stop.
+    fn lead_a_run(
+        query: &str,
+        cores: u32,
+        stop_after: Option<usize>,
+        shuffle: u64,
+    ) -> (Vec<Reply>, Vec<Crew>) {
         let mut lead = Station::new(cores);
         let mut crewing = Crewing::default();
         let (mut page, mut fresh) = (Vec::new(), Vec::new());
+        let clock = std::cell::Cell::new(0.0);
+        let now = || clock.get();
         lead.from_page(
             &request_text(
                 7,
@@ -676,33 +696,53 @@ mod tests {
                     query: query.into(),
                 },
             ),
-            &|| 0.0,
+            &now,
             &mut |text| page.push(Reply::read(&text).unwrap()),
             &mut |order| fresh.push(order),
         );
         crewing.take(&mut fresh);
-        let mut cells_done = 0;
-        while let Some((member, text)) = crewing.queue.pop_front() {
+        let mut state = shuffle;
+        let mut turn = 0;
+        while !crewing.queue.is_empty() {
+            let at = if shuffle == 0 {
+                0
+            } else {
+                // A member picked at random, its earliest request.
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                let members: Vec<u32> = crewing.queue.iter().map(|(m, _)| *m).collect();
+                let member = members[(state >> 33) as usize % members.len()];
+                members.iter().position(|m| *m == member).unwrap()
+            };
+            let (member, text) = crewing.queue.remove(at).unwrap();
+            turn += 1;
+            clock.set(f64::from(turn) * 100.0);
             let mut replies = Vec::new();
             let station = &mut crewing.crew[member as usize];
-            station.from_page(&text, &|| 0.0, &mut |r| replies.push(r), &mut |_| {
+            station.from_page(&text, &now, &mut |r| replies.push(r), &mut |_| {
                 panic!("a crew member leads no crew")
             });
+            assert!(replies
+                .iter()
+                .all(|r| serde_json::from_str::<Reply>(r).is_ok()));
             for reply in replies {
                 lead.from_crew(
                     member,
                     Reply::read(&reply),
-                    &|| 0.0,
+                    &now,
                     &mut |text| page.push(Reply::read(&text).unwrap()),
                     &mut |order| fresh.push(order),
                 );
             }
             crewing.take(&mut fresh);
-            cells_done += 1;
-            if stop_after == Some(cells_done) {
+            let shown = stop_after
+                .map(|n| format!(r#"aria-valuenow="{n}""#))
+                .filter(|n| page.last().is_some_and(|r| r.html.contains(n.as_str())));
+            if shown.is_some() {
                 lead.from_page(
                     &request_text(8, Job::ExploreStop),
-                    &|| 0.0,
+                    &now,
                     &mut |text| page.push(Reply::read(&text).unwrap()),
                     &mut |order| fresh.push(order),
                 );
@@ -712,58 +752,122 @@ mod tests {
         (page, crewing.orders)
     }
 
-    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6&rare=300";
-
-    #[test]
-    fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
-        let (_, orders) = lead_a_run(&format!("{SMALL}&crew=1"), 2, None);
-        assert_eq!(orders.first(), Some(&Crew::Hire(1)), "crew=1 caps the crew");
-        let (page, orders) = lead_a_run(SMALL, 2, None);
-        assert_eq!(orders.first(), Some(&Crew::Hire(2)));
-        assert_eq!(orders.last(), Some(&Crew::Dismiss));
-        let sends = orders
-            .iter()
-            .filter(|o| matches!(o, Crew::Send(..)))
-            .count();
-        assert_eq!(sends, 4, "each cell dealt once");
-        let last = page.last().unwrap();
-        assert!(last.done && last.id == 7 && last.error.is_none());
-        assert!(page[..page.len() - 1].iter().all(|r| !r.done));
-        assert!(last.html.contains(r#"aria-valuenow="4""#), "{}", last.html);
-        assert!(last.html.contains("4 of 4 cells, 0 trials per second<"));
-        // The CSV the page downloads is the command line's, byte for byte,
-        // below its comment lines (the workload).
-        let plan = explore_form::plan_of(SMALL).unwrap();
-        let mut csv = crate::tools::explore::csv_comment(&plan);
-        csv.push_str(&crate::tools::explore::csv_header());
-        for cell in 0..plan.cells() {
-            use crate::tools::explore::{run_cell, Rare, Threshold};
-            let r = run_cell(&plan, cell).unwrap();
-            let here = plan.cell(cell).unwrap();
-            let threshold = Threshold::find(&plan, here.backend, here.ttl_ms);
-            let rare = Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
-            csv.push_str(&crate::tools::explore::csv_row(&plan, &r, Some(&rare)));
-        }
+    /// The CSV the page downloads from a run's last drawing, below its
+    /// comment lines.
+    fn page_csv(last: &Reply) -> String {
         let url = last
             .html
             .split(r#"download="distlock-hazard.csv" href=""#)
             .nth(1)
             .unwrap();
         let url = url.split('"').next().unwrap();
-        let decoded = url
-            .trim_start_matches("data:text/csv;charset=utf-8,")
+        url.trim_start_matches("data:text/csv;charset=utf-8,")
             .replace("&quot;", "\"")
             .replace("&amp;", "&")
             .replace("%0A", "\n")
             .replace("%23", "#")
-            .replace("%25", "%");
-        assert_eq!(decoded, csv);
+            .replace("%25", "%")
+    }
+
+    /// The command line's CSV for `query`, cell after cell on one thread.
+    fn command_line_csv(query: &str) -> String {
+        use crate::tools::explore::{csv_comment, csv_header, csv_row, run_cell, Rare, Threshold};
+        let plan = explore_form::plan_of(query).unwrap();
+        let mut csv = csv_comment(&plan);
+        csv.push_str(&csv_header());
+        for cell in 0..plan.cells() {
+            let r = run_cell(&plan, cell).unwrap();
+            let here = plan.cell(cell).unwrap();
+            let threshold = Threshold::find(&plan, here.backend, here.ttl_ms);
+            let rare = Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap();
+            csv.push_str(&csv_row(&plan, &r, Some(&rare)));
+        }
+        csv
+    }
+
+    const SMALL: &str = "pauses=custom&per-hour=3600&median=5000&p99=20000&think=2&ttls=1%2C2&values=5%2C20&trials=6&rare=300";
+
+    #[test]
+    fn the_lead_deals_every_cell_to_its_crew_and_draws_what_the_command_line_prints() {
+        let (_, orders) = lead_a_run(&format!("{SMALL}&crew=1"), 2, None, 0);
+        assert_eq!(orders.first(), Some(&Crew::Hire(1)), "crew=1 caps the crew");
+        let (page, orders) = lead_a_run(SMALL, 2, None, 0);
+        assert_eq!(orders.first(), Some(&Crew::Hire(2)));
+        assert_eq!(orders.last(), Some(&Crew::Dismiss));
+        let parts: Vec<&str> = orders
+            .iter()
+            .filter_map(|o| match o {
+                Crew::Send(_, Job::ExplorePart { part, .. }) => Some(part.as_str()),
+                _ => None,
+            })
+            .collect();
+        let count = |kind: &str| parts.iter().filter(|p| p.contains(kind)).count();
+        // Two TTLs: a threshold each, shared by their two rows.
+        assert_eq!(count(r#""threshold""#), 2);
+        assert_eq!(
+            count(r#""plain""#),
+            4,
+            "each cell's plain trials in one part"
+        );
+        assert!(count(r#""weighted""#) > 0, "{parts:?}");
+        let last = page.last().unwrap();
+        assert!(last.done && last.id == 7 && last.error.is_none());
+        assert!(page[..page.len() - 1].iter().all(|r| !r.done));
+        assert!(last.html.contains(r#"aria-valuenow="4""#), "{}", last.html);
+        assert!(last.html.contains("4 of 4 cells, "));
+        // The CSV the page downloads is the command line's, byte for byte,
+        // below its comment lines (the workload).
+        assert_eq!(page_csv(last), command_line_csv(SMALL));
         assert!(last.html.contains("data-png=\"distlock-hazard.png\""));
+    }
+
+    /// Parts come back in any order across the crew; the lead adds them
+    /// in the order one worker runs them, so the numbers are the same
+    /// to the bit: plain parts of a cell split in many, weighted batches
+    /// ahead of the one before (some past the estimate's end), a crew
+    /// of one to four.
+    #[test]
+    fn parts_back_in_any_order_give_the_command_lines_numbers() {
+        // Two plain parts, a threshold, and an estimate that ends after
+        // three batches of six, with later ones dealt ahead.
+        let query = "pauses=jvm-cms-full&ttls=1&values=10&trials=1100&rare=3000";
+        let expected = command_line_csv(query);
+        for (cores, shuffle) in [(1, 0), (2, 1), (4, 99)] {
+            let (page, orders) = lead_a_run(query, cores, None, shuffle);
+            let last = page.last().unwrap();
+            assert!(last.done && last.error.is_none(), "{}", last.html);
+            assert_eq!(page_csv(last), expected, "{cores} cores, order {shuffle}");
+            let weighted = orders
+                .iter()
+                .filter(|o| matches!(o, Crew::Send(_, Job::ExplorePart { part, .. }) if part.contains("weighted")))
+                .count();
+            assert!(
+                weighted > 3 || cores == 1,
+                "{cores} cores: {weighted} batches"
+            );
+        }
+    }
+
+    /// A cell's first failing trial opens from the table as a run link.
+    #[test]
+    fn a_cells_first_failing_trial_opens_as_a_run() {
+        let query = "pauses=jvm-cms-full&ttls=1&values=20&think=2&trials=60&rare=0";
+        let (page, _) = lead_a_run(query, 2, None, 3);
+        let html = &page.last().unwrap().html;
+        let fragment = html
+            .split(r#"data-open="#)
+            .nth(1)
+            .and_then(|rest| rest.get(1..))
+            .and_then(|rest| rest.split('"').next())
+            .expect("a failing trial's link");
+        let (opened, _) = crate::wire::link::open_link(&fragment.replace("&amp;", "&"))
+            .expect("the trial's link opens");
+        assert_eq!(opened.playhead_ms, 0);
     }
 
     #[test]
     fn a_stop_dismisses_the_crew_at_once_and_keeps_the_cells_that_arrived() {
-        let (page, orders) = lead_a_run(SMALL, 1, Some(1));
+        let (page, orders) = lead_a_run(SMALL, 1, Some(1), 0);
         assert_eq!(orders.last(), Some(&Crew::Dismiss));
         let last = page.last().unwrap();
         assert!(
@@ -782,7 +886,7 @@ mod tests {
 
     #[test]
     fn bad_settings_lead_nothing_and_keep_the_form_to_mend() {
-        let (page, orders) = lead_a_run("ttls=1%2Csoon", 2, None);
+        let (page, orders) = lead_a_run("ttls=1%2Csoon", 2, None, 0);
         assert!(orders.is_empty());
         assert_eq!(page.len(), 1);
         let [form, stop, body] = parts(&page[0]);
@@ -806,7 +910,7 @@ mod tests {
 
     #[test]
     fn every_drawing_of_a_run_carries_the_form_as_first_drawn_and_cancel_while_it_runs() {
-        let (page, _) = lead_a_run(SMALL, 1, None);
+        let (page, _) = lead_a_run(SMALL, 1, None, 0);
         let first = explore_form::form(SMALL);
         assert!(page.len() > 1);
         for reply in &page {

@@ -120,9 +120,10 @@ fn requests() -> Vec<String> {
             query: "ttls=1&values=1&trials=3".into(),
         },
         Job::ExploreStop,
-        Job::ExploreCell {
+        Job::ExplorePart {
             plan: "{}".into(),
             cell: 0,
+            part: r#"{"part":"plain","from":0,"to":3}"#.into(),
         },
         Job::Find {
             run: run.clone(),

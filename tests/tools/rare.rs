@@ -3,7 +3,7 @@
 
 use distlock::sim::Backend;
 use distlock::tools::explore::{
-    estimate_cell, run_cell, Axis, Check, HoldsPerTrial, PauseProfile, Pauses, Plan, Threshold,
+    run_cell, Axis, Check, HoldsPerTrial, PauseProfile, Pauses, Plan, RareRun, Threshold,
 };
 
 fn plan(backend: Backend, ttl_ms: u64, per_kilohour: u64, p99_us: u64, trials: u32) -> Plan {
@@ -35,7 +35,11 @@ fn weighted_and_plain_intervals_overlap_where_plain_sampling_is_feasible() {
         let p = plain.corruption();
         let threshold = Threshold::find(plan, plan.backend, plan.ttls_ms[0]);
         let holds = HoldsPerTrial::of(&plain);
-        let rare = estimate_cell(plan, 0, &threshold, holds, 3_000, &mut |_| {}).unwrap();
+        let rare = RareRun::weighing(plan, 0, threshold, holds, 3_000)
+            .and_then(|run| run.run(plan, &mut |_| {}))
+            .unwrap()
+            .weighted
+            .unwrap();
         // Short pauses, and a threshold far in their tail: the proposal
         // shifts the lengths towards it, and each trial is weighed.
         if plan.pauses.profile().p99_us < 2_000_000 {

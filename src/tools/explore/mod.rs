@@ -64,8 +64,8 @@ pub use plan::{
 };
 pub use profile::{PauseProfile, Pauses, Preset, Tilt, PAUSE_US_MIN};
 pub use rare::{
-    choose_tilt, estimate_cell, per_year, run_weighted, HoldsPerTrial, Rare, RareEstimate,
-    RareResult, RARE_BATCH, RELATIVE_HALF_WIDTH,
+    choose_tilt, per_year, run_weighted, HoldsPerTrial, Rare, RareEstimate, RareResult, RareRun,
+    RARE_BATCH, RELATIVE_HALF_WIDTH,
 };
 pub use threshold::{Reach, Threshold};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};

@@ -30,6 +30,7 @@ use super::sample::LogNormal;
 use super::threshold::{Reach, Threshold};
 use super::trial::{self, TRIAL_MS};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 
 /// z for a two-sided 95% interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -285,13 +286,15 @@ pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: 
     }
 }
 
-/// Runs weighted trials `trials` of `cell` from `tilt`'s proposal.
+/// Runs weighted trials `trials` of `cell` from `tilt`'s proposal, and
+/// hands each trial's corrupted writes (at most its holds) and weight to
+/// `each`, in trial order.
 pub fn run_weighted(
     plan: &Plan,
     cell: u32,
     tilt: Tilt,
-    trials: std::ops::Range<u32>,
-    into: &mut RareResult,
+    trials: Range<u32>,
+    each: &mut dyn FnMut(u64, f64),
 ) -> Result<(), PlanError> {
     plan.validate()?;
     let cell = plan.cell(cell)?;
@@ -301,38 +304,134 @@ pub fn run_weighted(
     for index in trials {
         let seed = trial_seed(plan.seed, key, index);
         let (counts, weight) = trial::run_tilted(plan, &cell, seed, tilt, false, &mut sim);
-        into.add(counts.corrupted.min(counts.holds), weight);
+        each(counts.corrupted.min(counts.holds), weight);
     }
     Ok(())
 }
 
-/// A cell's rare-event estimate, run to a 30% interval or `trials_max`
-/// trials, whichever comes first; `holds` from the cell's plain trials;
-/// `progress` hears the trials done after each batch.
-pub fn estimate_cell(
-    plan: &Plan,
-    cell: u32,
-    threshold: &Threshold,
+/// A cell's rare-event estimate under way, batch by batch: unless the
+/// answer is "cannot happen" or the plain trials are enough, weighted
+/// trials run in batches of `RARE_BATCH` until the interval is at most
+/// 30% of the estimate (`RareResult::settled`) or the plan's
+/// `rare_trials` are spent. `Rare::of` runs the batches one after the
+/// other; the page's explorer deals them to its workers and adds what
+/// comes back here in trial order, which gives the same sums, and so the
+/// same stop, as one after the other.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RareRun {
+    rare: Rare,
     holds: HoldsPerTrial,
     trials_max: u32,
-    progress: &mut dyn FnMut(u32),
-) -> Result<RareResult, PlanError> {
-    let profile = plan.cell(cell)?.profile;
-    let tilt = place(
-        choose_tilt(&profile, threshold, plan.clients),
-        &profile,
-        holds,
-        plan.hold_ms,
-    );
-    let mut result = RareResult::empty(cell, tilt);
-    let mut from = 0;
-    while from < trials_max && !result.settled(holds) {
-        let to = from.saturating_add(RARE_BATCH).min(trials_max);
-        run_weighted(plan, cell, tilt, from..to, &mut result)?;
-        from = to;
-        progress(from);
+}
+
+impl RareRun {
+    /// With the threshold of `plain`'s cell (`Threshold::find` for its
+    /// system and TTL), what is left to weigh.
+    pub fn start(
+        plan: &Plan,
+        plain: &CellResult,
+        threshold: Threshold,
+    ) -> Result<RareRun, PlanError> {
+        let cell = plan.cell(plain.cell)?;
+        let cannot_happen = plan.faults.is_default() && !threshold.reached_by(&cell.profile);
+        let holds = HoldsPerTrial::of(plain);
+        let e = plain.corruption();
+        let plain_enough = e.successes >= EVENTS_MIN
+            && e.p > 0.0
+            && (e.high - e.low) / 2.0 / e.p <= RELATIVE_HALF_WIDTH;
+        let mut run = RareRun::weighing(plan, plain.cell, threshold, holds, plan.rare_trials)?;
+        // Where the proposal would be the profile itself, weighted trials
+        // are plain ones: the plain trials are as good, and cost nothing more.
+        if cannot_happen || plain_enough || plan.rare_trials == 0 || run.tilt().is_none() {
+            run.rare.weighted = None;
+        }
+        run.rare.cannot_happen = cannot_happen;
+        Ok(run)
     }
-    Ok(result)
+
+    /// Weighs `cell`'s trials, to a 30% interval or `trials_max` trials,
+    /// whatever its plain trials say; `holds` from them.
+    pub fn weighing(
+        plan: &Plan,
+        cell: u32,
+        threshold: Threshold,
+        holds: HoldsPerTrial,
+        trials_max: u32,
+    ) -> Result<RareRun, PlanError> {
+        let profile = plan.cell(cell)?.profile;
+        let tilt = place(
+            choose_tilt(&profile, &threshold, plan.clients),
+            &profile,
+            holds,
+            plan.hold_ms,
+        );
+        Ok(RareRun {
+            rare: Rare {
+                threshold,
+                cannot_happen: false,
+                weighted: Some(RareResult::empty(cell, tilt)),
+                holds_mean: holds.mean,
+                holds_var: holds.var,
+            },
+            holds,
+            trials_max,
+        })
+    }
+
+    /// Runs the batches left one after the other; `progress` hears the
+    /// weighted trials done after each.
+    pub fn run(mut self, plan: &Plan, progress: &mut dyn FnMut(u32)) -> Result<Rare, PlanError> {
+        let mut k = self.trials() / RARE_BATCH;
+        while let Some(trials) = self.batch(k) {
+            let (cell, tilt) = (self.rare.weighted.map_or(0, |w| w.cell), self.tilt());
+            run_weighted(plan, cell, tilt, trials, &mut |c, w| self.add(c, w))?;
+            k += 1;
+            progress(self.trials());
+        }
+        Ok(self.finish())
+    }
+
+    /// The proposal the weighted trials are drawn from (none where none
+    /// are needed).
+    pub fn tilt(&self) -> Tilt {
+        self.rare.weighted.map_or(Tilt::NONE, |w| w.tilt)
+    }
+
+    /// Weighted trials added so far.
+    pub fn trials(&self) -> u32 {
+        self.rare.weighted.map_or(0, |w| w.trials)
+    }
+
+    /// Whether the estimate is over: nothing to weigh, a narrow enough
+    /// interval, or the trials spent.
+    pub fn done(&self) -> bool {
+        match &self.rare.weighted {
+            None => true,
+            Some(w) => w.trials >= self.trials_max || w.settled(self.holds),
+        }
+    }
+
+    /// The trials of batch `k` (the first is 0), if the estimate can
+    /// still need it: it lies within the plan's `rare_trials`, and the
+    /// estimate is not over with the trials added so far.
+    pub fn batch(&self, k: u32) -> Option<Range<u32>> {
+        let from = k.checked_mul(RARE_BATCH)?;
+        if self.done() || from >= self.trials_max {
+            return None;
+        }
+        Some(from..from.saturating_add(RARE_BATCH).min(self.trials_max))
+    }
+
+    /// Adds the next weighted trial: its corrupted writes and its weight.
+    pub fn add(&mut self, corrupted: u64, weight: f64) {
+        if let Some(w) = &mut self.rare.weighted {
+            w.add(corrupted, weight);
+        }
+    }
+
+    pub fn finish(self) -> Rare {
+        self.rare
+    }
 }
 
 /// What the explorer can say of a cell's rare events: the threshold, and
@@ -364,31 +463,7 @@ impl Rare {
         threshold: Threshold,
         progress: &mut dyn FnMut(u32),
     ) -> Result<Rare, PlanError> {
-        let trials_max = plan.rare_trials;
-        let cell = plan.cell(plain.cell)?;
-        let cannot_happen = plan.faults.is_default() && !threshold.reached_by(&cell.profile);
-        let holds = HoldsPerTrial::of(plain);
-        let e = plain.corruption();
-        let plain_enough = e.successes >= EVENTS_MIN
-            && e.p > 0.0
-            && (e.high - e.low) / 2.0 / e.p <= RELATIVE_HALF_WIDTH;
-        // Where the proposal would be the profile itself, weighted trials
-        // are plain ones: the plain trials are as good, and cost nothing more.
-        let tilt = choose_tilt(&cell.profile, &threshold, plan.clients);
-        let weighted = if cannot_happen || plain_enough || trials_max == 0 || tilt.is_none() {
-            None
-        } else {
-            Some(estimate_cell(
-                plan, plain.cell, &threshold, holds, trials_max, progress,
-            )?)
-        };
-        Ok(Rare {
-            threshold,
-            cannot_happen,
-            weighted,
-            holds_mean: holds.mean,
-            holds_var: holds.var,
-        })
+        RareRun::start(plan, plain, threshold)?.run(plan, progress)
     }
 
     /// P(corrupted write per hold) with its 95% interval: the weighted

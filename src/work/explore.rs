@@ -72,9 +72,8 @@ pub(super) fn serve(job: Job, id: u32, send: &mut dyn FnMut(Reply)) {
 }
 
 /// Runs one part of `cell` (its JSON, as the lead wrote it): the
-/// threshold, a `CellResult`, or each weighted trial's corrupted writes
-/// and the bits of its weight (exact, where a decimal could round), as
-/// JSON text.
+/// threshold, a `CellResult`, or a `Batch` of weighted trials, as JSON
+/// text.
 fn run_part(plan: &Plan, cell: u32, part: &str) -> Result<String, String> {
     let part: Part =
         serde_json::from_str(part).map_err(|e| format!("The part could not be read: {e}."))?;
@@ -88,15 +87,59 @@ fn run_part(plan: &Plan, cell: u32, part: &str) -> Result<String, String> {
             serde_json::to_string(&result)
         }
         Part::Weighted { tilt, from, to } => {
-            let mut trials: Vec<(u64, u64)> = Vec::with_capacity((to - from) as usize);
+            let mut batch = Batch::default();
             run_weighted(plan, cell, tilt, from..to, &mut |corrupted, weight| {
-                trials.push((corrupted, weight.to_bits()))
+                batch.push(corrupted, weight)
             })
             .map_err(|e| format!("{e}."))?;
-            serde_json::to_string(&trials)
+            serde_json::to_string(&batch)
         }
     };
     written.map_err(|e| format!("The part's result could not be written: {e}."))
+}
+
+/// A batch of weighted trials as a crew member sends it back: each
+/// trial's weight as the sixteen hex digits of its bits (exact, where a
+/// decimal could round, and a third of the bytes of decimal pairs: the
+/// lead reads thousands of batches), and the trials with corrupted writes,
+/// by their place in the batch, with how many.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Batch {
+    weights: String,
+    corrupted: Vec<(u32, u64)>,
+}
+
+impl Batch {
+    fn push(&mut self, corrupted: u64, weight: f64) {
+        use std::fmt::Write;
+        let place = (self.weights.len() / 16) as u32;
+        if corrupted > 0 {
+            self.corrupted.push((place, corrupted));
+        }
+        let _ = write!(self.weights, "{:016x}", weight.to_bits());
+    }
+
+    /// Each trial's corrupted writes and weight, in order.
+    fn trials(&self) -> Result<Vec<(u64, f64)>, String> {
+        let bad = || "A batch of weighted trials could not be read.".to_string();
+        let digits = self.weights.as_bytes();
+        if digits.len() % 16 != 0 {
+            return Err(bad());
+        }
+        let mut trials = digits
+            .chunks(16)
+            .map(|hex| {
+                let hex = std::str::from_utf8(hex).map_err(|_| bad())?;
+                let bits = u64::from_str_radix(hex, 16).map_err(|_| bad())?;
+                Ok((0, f64::from_bits(bits)))
+            })
+            .collect::<Result<Vec<(u64, f64)>, String>>()?;
+        for &(place, corrupted) in &self.corrupted {
+            let trial = trials.get_mut(place as usize).ok_or_else(bad)?;
+            trial.0 = corrupted;
+        }
+        Ok(trials)
+    }
 }
 
 /// A cell's course through the run.
@@ -111,7 +154,7 @@ struct CellRun {
     /// Weighted batches dealt so far; those back ahead of an earlier one;
     /// batches added to the estimate, in order.
     batches_dealt: u32,
-    batches_back: BTreeMap<u32, Vec<(u64, u64)>>,
+    batches_back: BTreeMap<u32, Vec<(u64, f64)>>,
     batches_added: u32,
 }
 
@@ -191,43 +234,37 @@ impl Lead {
         Some(lead)
     }
 
-    /// Fills every crew member's hands (`PARTS_AHEAD`), one part to each
-    /// in turn, while parts are left to deal.
+    /// Fills every crew member's hands (`PARTS_AHEAD`) while parts are
+    /// left to deal, each part to the member holding the fewest, so that
+    /// no member is left idle while another holds two.
     fn deal(&mut self, crew: &mut dyn FnMut(Crew)) {
-        loop {
-            let mut dealt = false;
-            for member in 0..self.dealt.len() {
-                if self.dealt[member].len() >= PARTS_AHEAD {
-                    continue;
-                }
-                let Some((cell, part)) = self.next_part() else {
-                    return;
-                };
-                let part_json = serde_json::to_string(&part).unwrap_or_default();
-                crew(Crew::Send(
-                    member as u32,
-                    Job::ExplorePart {
-                        plan: self.plan_json.clone(),
-                        cell,
-                        part: part_json,
-                    },
-                ));
-                self.dealt[member].push_back((cell, part));
-                dealt = true;
-            }
-            if !dealt {
+        while let Some(member) = (0..self.dealt.len())
+            .filter(|&m| self.dealt[m].len() < PARTS_AHEAD)
+            .min_by_key(|&m| self.dealt[m].len())
+        {
+            let Some((cell, part)) = self.next_part() else {
                 return;
-            }
+            };
+            let part_json = serde_json::to_string(&part).unwrap_or_default();
+            crew(Crew::Send(
+                member as u32,
+                Job::ExplorePart {
+                    plan: self.plan_json.clone(),
+                    cell,
+                    part: part_json,
+                },
+            ));
+            self.dealt[member].push_back((cell, part));
         }
     }
 
     /// The next part to deal, earliest cell first, so that cells end in
     /// order: a weighted batch of a cell whose plain trials are in (at
-    /// most one a crew member ahead of those added: a batch past the
-    /// estimate's end is work thrown away), else a threshold not yet
-    /// asked, else plain trials.
+    /// most as many ahead of those added as the crew holds at once: a
+    /// batch past the estimate's end is work thrown away), else a
+    /// threshold not yet asked, else plain trials.
     fn next_part(&mut self) -> Option<(u32, Part)> {
-        let ahead = self.dealt.len() as u32;
+        let ahead = (self.dealt.len() * PARTS_AHEAD) as u32;
         for index in 0..self.runs.len() {
             if self.cells[index].is_some() {
                 continue;
@@ -336,7 +373,8 @@ impl Lead {
                 self.sum(cell)?;
             }
             Part::Weighted { from, .. } => {
-                let trials: Vec<(u64, u64)> = serde_json::from_str(data).map_err(unread)?;
+                let batch: Batch = serde_json::from_str(data).map_err(unread)?;
+                let trials = batch.trials()?;
                 let run = &mut self.runs[index];
                 run.batches_back
                     .insert(from / crate::tools::explore::RARE_BATCH, trials);
@@ -351,7 +389,7 @@ impl Lead {
                     };
                     self.trials_done += batch.len() as u64;
                     for (corrupted, weight) in batch {
-                        rare.add(corrupted, f64::from_bits(weight));
+                        rare.add(corrupted, weight);
                     }
                     run.batches_added += 1;
                 }
@@ -568,18 +606,36 @@ mod tests {
         let rare = RareRun::start(&plan, &whole, threshold).unwrap();
         let tilt = rare.tilt();
         assert!(!tilt.is_none(), "this cell weighs its rare trials");
-        let trials: Vec<(u64, u64)> = serde_json::from_str(&part(Part::Weighted {
+        let batch: Batch = serde_json::from_str(&part(Part::Weighted {
             tilt,
-            from: 5,
-            to: 9,
+            from: 0,
+            to: 40,
         }))
         .unwrap();
         let mut expected = Vec::new();
-        run_weighted(&plan, 0, tilt, 5..9, &mut |c, w| {
+        run_weighted(&plan, 0, tilt, 0..40, &mut |c, w| {
             expected.push((c, w.to_bits()))
         })
         .unwrap();
+        let trials: Vec<(u64, u64)> = batch
+            .trials()
+            .unwrap()
+            .iter()
+            .map(|&(c, w)| (c, w.to_bits()))
+            .collect();
         assert_eq!(trials, expected);
+        assert!(
+            expected.iter().any(|&(c, _)| c > 0),
+            "some trial corrupts: {expected:?}"
+        );
+        for bad in [
+            r#"{"weights":"3ff000000000000","corrupted":[]}"#,
+            r#"{"weights":"3ff000000000000x","corrupted":[]}"#,
+            r#"{"weights":"3ff0000000000000","corrupted":[[1,2]]}"#,
+        ] {
+            let batch: Batch = serde_json::from_str(bad).unwrap();
+            assert!(batch.trials().is_err(), "{bad}");
+        }
         assert!(run_part(&plan, 0, r#"{"part":"plain","from":0}"#)
             .unwrap_err()
             .starts_with("The part could not be read"));

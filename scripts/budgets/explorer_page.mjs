@@ -83,9 +83,10 @@ async function browserCpuSeconds() {
 
 /**
  * Watches the workers' threads until `stop()`, which returns the
- * processor seconds they used meanwhile: a thread's time is read every
- * half second, as the workers end with the run (their last half second
- * or so is not seen).
+ * processor seconds each used meanwhile, most first (the lead, which
+ * deals the parts and draws, uses the least): a thread's time is read
+ * every half second, as the workers end with the run (their last half
+ * second or so is not seen).
  */
 function watchWorkers(start) {
   const last = new Map();
@@ -96,7 +97,7 @@ function watchWorkers(start) {
   return async () => {
     clearInterval(timer);
     await look();
-    return [...last.values()].reduce((a, b) => a + b, 0);
+    return [...last.values()].sort((a, b) => b - a);
   };
 }
 
@@ -137,7 +138,8 @@ try {
   );
   const words = await done.jsonValue();
   const after = await metrics();
-  const workerCpu = await stopWatching();
+  const threads = await stopWatching();
+  const workerCpu = threads.reduce((a, b) => a + b, 0);
   const cpu = (await browserCpuSeconds()).all - cpuBefore.all;
   const busy = (name) => (after[name] - before[name]).toFixed(2);
   const wall = (Date.now() - started) / 1000;
@@ -156,7 +158,7 @@ try {
   const trials = Number(words.match(/([\d,]+) trials per second/)?.[1].replaceAll(",", "")) * wall;
   console.log(
     `the browser's processes: ${cpu.toFixed(1)} s of processor time in ${wall.toFixed(1)} s, ` +
-      `${workerCpu.toFixed(1)} s of it in the workers' threads: ` +
+      `${workerCpu.toFixed(1)} s of it in the workers' threads (${threads.map((s) => s.toFixed(1)).join(" + ")}): ` +
       `about ${Math.round(trials / workerCpu).toLocaleString("en-US")} trials a second of a worker's processor time`,
   );
   const tasks = await tab.evaluate(() => window.__longTasks);

@@ -100,7 +100,7 @@ fn run_part(plan: &Plan, cell: u32, part: &str) -> Result<String, String> {
 
 /// A batch of weighted trials as a crew member sends it back: each
 /// trial's weight as the sixteen hex digits of its bits (exact, where a
-/// decimal could round, and a third of the bytes of decimal pairs: the
+/// decimal could round, and two thirds of the bytes of decimal pairs: the
 /// lead reads thousands of batches), and the trials with corrupted writes,
 /// by their place in the batch, with how many.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

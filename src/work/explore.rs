@@ -270,6 +270,7 @@ impl Lead {
                 continue;
             }
             let cell = index as u32;
+            let key = self.key(cell).ok()?;
             let run = &mut self.runs[index];
             if let Some((_, rare)) = &run.summed {
                 if run.batches_dealt - run.batches_added >= ahead {
@@ -283,8 +284,6 @@ impl Lead {
                 let (from, to) = (trials.start, trials.end);
                 return Some((cell, Part::Weighted { tilt, from, to }));
             }
-            let here = self.plan.cell(cell).ok()?;
-            let key = (here.backend, here.ttl_ms);
             if !self.thresholds.iter().any(|(k, _)| *k == key) {
                 self.thresholds.push((key, None));
                 return Some((cell, Part::Threshold));
@@ -297,6 +296,13 @@ impl Lead {
             }
         }
         None
+    }
+
+    /// What a cell's threshold depends on besides the plan: its system
+    /// and its TTL.
+    fn key(&self, cell: u32) -> Result<(Backend, u64), String> {
+        let here = self.plan.cell(cell).map_err(|e| format!("{e}."))?;
+        Ok((here.backend, here.ttl_ms))
     }
 
     /// A crew member's reply: the next part it was dealt, done; or why
@@ -353,7 +359,7 @@ impl Lead {
         match part {
             Part::Threshold => {
                 let threshold: Threshold = serde_json::from_str(data).map_err(unread)?;
-                let key = (threshold.backend, threshold.ttl_ms);
+                let key = self.key(cell)?;
                 for (k, known) in &mut self.thresholds {
                     if *k == key {
                         *known = Some(threshold);
@@ -407,8 +413,7 @@ impl Lead {
         if run.summed.is_some() || self.cells[index].is_some() {
             return Ok(());
         }
-        let here = self.plan.cell(cell).map_err(|e| format!("{e}."))?;
-        let key = (here.backend, here.ttl_ms);
+        let key = self.key(cell)?;
         let Some(threshold) = self
             .thresholds
             .iter()

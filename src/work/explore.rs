@@ -42,7 +42,7 @@ const REDRAW_EVERY_MS: f64 = 250.0;
 /// A part of a cell, as the lead deals it (in `Job::ExplorePart`, as
 /// JSON) and a crew member runs it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "part", rename_all = "kebab-case")]
+#[serde(rename_all = "kebab-case")]
 enum Part {
     /// The cell's threshold (`Threshold::find`): the same for every cell
     /// of one system and TTL, so asked once for them all.
@@ -641,7 +641,7 @@ mod tests {
             let batch: Batch = serde_json::from_str(bad).unwrap();
             assert!(batch.trials().is_err(), "{bad}");
         }
-        assert!(run_part(&plan, 0, r#"{"part":"plain","from":0}"#)
+        assert!(run_part(&plan, 0, r#"{"plain":{"from":0}}"#)
             .unwrap_err()
             .starts_with("The part could not be read"));
         assert!(run_part(&plan, 1, &serde_json::to_string(&Part::Threshold).unwrap()).is_err());

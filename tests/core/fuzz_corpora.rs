@@ -123,7 +123,7 @@ fn requests() -> Vec<String> {
         Job::ExplorePart {
             plan: "{}".into(),
             cell: 0,
-            part: r#"{"part":"plain","from":0,"to":3}"#.into(),
+            part: r#"{"plain":{"from":0,"to":3}}"#.into(),
         },
         Job::Find {
             run: run.clone(),

@@ -421,17 +421,14 @@ impl Lead {
         else {
             return Ok(());
         };
-        let mut parts = run.plain.iter();
-        let Some(Some(first)) = parts.next() else {
+        // Summed once, when the last part is in: not again at each part.
+        let Some(parts) = run.plain.iter().copied().collect::<Option<Vec<_>>>() else {
             return Ok(());
         };
-        let mut result = *first;
-        for part in parts {
-            match part {
-                Some(part) => result = result.merge(part),
-                None => return Ok(()),
-            }
-        }
+        let Some((&first, rest)) = parts.split_first() else {
+            return Ok(());
+        };
+        let result = rest.iter().fold(first, |sum, part| sum.merge(part));
         let rare = RareRun::start(&self.plan, &result, threshold).map_err(|e| format!("{e}."))?;
         self.runs[index].summed = Some((result, rare));
         self.end_cell(cell)

@@ -12,7 +12,7 @@
 
 use distlock::sim::Backend;
 use distlock::tools::explore::{
-    run_cell, Axis, Check, Histogram, PauseProfile, Pauses, Plan, Rare, Threshold,
+    run_cell, Axis, Check, Histogram, HoldsPerTrial, PauseProfile, Pauses, Plan, RareRun, Threshold,
 };
 use std::time::Instant;
 
@@ -38,17 +38,17 @@ fn plan(backend: Backend, stall_share: f64) -> Plan {
 /// Runs the estimator to 30% (or its budget): P, its relative
 /// half-width, trials, ESS and seconds.
 fn measure(plan: &Plan) -> (f64, f64, u32, f64, f64) {
-    // The estimator's budget: a million weighted trials.
-    let plan = &Plan {
-        rare_trials: 1_000_000,
-        ..plan.clone()
-    };
     let plain = run_cell(plan, 0).expect("the plan runs");
+    let holds = HoldsPerTrial::of(&plain);
     let threshold = Threshold::find(plan, plan.backend, plan.ttls_ms[0]);
     let started = Instant::now();
-    let rare = Rare::of(plan, &plain, threshold, &mut |_| {}).expect("the plan runs");
+    let r = RareRun::weighing(plan, 0, threshold, holds, 1_000_000)
+        .and_then(|run| run.run(plan, &mut |_| {}))
+        .expect("the plan runs")
+        .weighted
+        .expect("the estimator weighs");
     let secs = started.elapsed().as_secs_f64();
-    let e = rare.per_hold(&plain).expect("a stall can corrupt");
+    let e = r.estimate(holds);
     (e.p, e.relative_half_width(), e.trials, e.ess, secs)
 }
 

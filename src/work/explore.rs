@@ -12,6 +12,9 @@
 //! time, then its weighted trials batch by batch. The lead adds what comes
 //! back in the order one worker would have run it, so a cell's numbers are
 //! the command line's, whatever the crew's size or speed.
+//!
+//! A cell that runs exactly as an earlier one (`Plan::runs_as`: etcd's 1 s
+//! column as its 2 s one) is dealt nothing and takes that cell's numbers.
 
 use super::{Crew, Job, Reply, PROTOCOL_VERSION};
 use crate::markup::PART_BREAK;
@@ -167,6 +170,9 @@ pub(super) struct Lead {
     plan: Plan,
     plan_json: String,
     runs: Vec<CellRun>,
+    /// The earlier cell each cell runs exactly as (`Plan::runs_as`): such
+    /// a cell is dealt nothing and takes that cell's numbers as it ends.
+    runs_as: Vec<Option<u32>>,
     cells: Vec<Option<CellData>>,
     /// Thresholds by system and TTL: `None` while asked.
     thresholds: Vec<((Backend, u64), Option<Threshold>)>,
@@ -209,6 +215,9 @@ impl Lead {
         let members = cores.min(crew_max).clamp(1, CREW_MAX);
         let parts = plan.trials.div_ceil(PLAIN_PART) as usize;
         let cells = plan.cells() as usize;
+        let runs_as = (0..plan.cells())
+            .map(|cell| plan.runs_as(cell).ok().flatten())
+            .collect();
         let mut lead = Lead {
             id,
             plan_json: plan_json(&plan),
@@ -219,6 +228,7 @@ impl Lead {
                 };
                 cells
             ],
+            runs_as,
             cells: vec![None; cells],
             plan,
             thresholds: Vec::new(),
@@ -266,7 +276,7 @@ impl Lead {
     fn next_part(&mut self) -> Option<(u32, Part)> {
         let ahead = (self.dealt.len() * PARTS_AHEAD) as u32;
         for index in 0..self.runs.len() {
-            if self.cells[index].is_some() {
+            if self.cells[index].is_some() || self.runs_as[index].is_some() {
                 continue;
             }
             let cell = index as u32;
@@ -452,12 +462,30 @@ impl Lead {
             Some(trial) => trial_link(&self.plan, cell, trial)?,
             None => String::new(),
         };
+        let rare = rare.finish();
         self.cells[index] = Some(CellData {
             result,
             open,
             open_trial,
-            rare: Some(rare.finish()),
+            rare: Some(rare),
         });
+        // The cells that run as this one take its numbers.
+        for other in 0..self.cells.len() {
+            if self.runs_as[other] != Some(cell) {
+                continue;
+            }
+            let here = self.plan.cell(other as u32).map_err(|e| format!("{e}."))?;
+            let open = match open_trial {
+                Some(trial) => trial_link(&self.plan, other as u32, trial)?,
+                None => String::new(),
+            };
+            self.cells[other] = Some(CellData {
+                result: result.as_cell(&here),
+                open,
+                open_trial,
+                rare: Some(rare.as_cell(&here)),
+            });
+        }
         Ok(())
     }
 

@@ -802,13 +802,11 @@ mod tests {
             })
             .collect();
         let count = |kind: &str| parts.iter().filter(|p| p.contains(kind)).count();
-        // Two TTLs: a threshold each, shared by their two rows.
-        assert_eq!(count(r#""threshold""#), 2);
-        assert_eq!(
-            count(r#""plain""#),
-            4,
-            "each cell's plain trials in one part"
-        );
+        // Two TTLs, but etcd grants 2 s for 1 s: the 2 s cells run as the
+        // 1 s ones and are dealt nothing. One threshold, shared by the two
+        // rows; each cell that runs has its plain trials in one part.
+        assert_eq!(count(r#""threshold""#), 1);
+        assert_eq!(count(r#""plain""#), 2);
         assert!(count(r#""weighted""#) > 0, "{parts:?}");
         let last = page.last().unwrap();
         assert!(last.done && last.id == 7 && last.error.is_none());
@@ -867,7 +865,9 @@ mod tests {
 
     #[test]
     fn a_stop_dismisses_the_crew_at_once_and_keeps_the_cells_that_arrived() {
-        let (page, orders) = lead_a_run(SMALL, 1, Some(1), 0);
+        // TTLs that etcd grants as asked: each cell runs, and ends, alone.
+        let query = SMALL.replace("ttls=1%2C2", "ttls=2%2C5");
+        let (page, orders) = lead_a_run(&query, 1, Some(1), 0);
         assert_eq!(orders.last(), Some(&Crew::Dismiss));
         let last = page.last().unwrap();
         assert!(

@@ -611,3 +611,68 @@ fn the_command_line_takes_every_field_of_the_form_as_the_page_reads_it() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+/// etcd grants no lease under 2 s and rounds up to whole seconds, so its
+/// 1 s and 1.5 s columns run as its 2 s one, trial for trial: the command
+/// line and the page run such a cell once (`Plan::runs_as`) and give the
+/// other its numbers. Each shared row is the row the cell gives when run
+/// itself, to the byte, under settings that reach every part of a trial:
+/// fencing, the check at acquire, renewal off, faults, latency, and a
+/// system axis (whose Redis row grants as asked, and shares nothing).
+#[test]
+fn cells_that_run_alike_share_their_numbers_to_the_byte() {
+    use distlock::tools::explore::{csv_row, form::plan_of, Rare};
+    // Pauses that corrupt writes and make two holders in plain trials.
+    let base = "pauses=custom&per-hour=600&median=1000&p99=8000&ttls=1%2C+1.5%2C+2%2C+2.5%2C+3&think=2&trials=30&rare=0";
+    let variants = [
+        // The rare-event estimate's weighted trials in one.
+        "&values=8&rare=500",
+        "&values=8&fencing=on&check=at-acquire",
+        "&values=8&renewal=off&clients=4",
+        "&values=8&partitions=30&exits=20&losses=20&fault-max=5",
+        "&values=8&latency=cross-region&seed=5",
+        "&axis=system&values=etcd%2C+redis",
+    ];
+    let mut shared = 0;
+    for variant in variants {
+        let plan = plan_of(&format!("{base}{variant}")).unwrap();
+        let row = |cell: u32| {
+            let r = run_cell(&plan, cell).unwrap();
+            let here = plan.cell(cell).unwrap();
+            let threshold = Threshold::find(&plan, here.backend, here.ttl_ms);
+            (r, Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap())
+        };
+        let rows: Vec<_> = (0..plan.cells()).map(row).collect();
+        for cell in 0..plan.cells() {
+            let here = plan.cell(cell).unwrap();
+            let Some(source) = plan.runs_as(cell).unwrap() else {
+                continue;
+            };
+            shared += 1;
+            let (r, rare) = &rows[source as usize];
+            let (own_r, own_rare) = &rows[cell as usize];
+            assert_eq!(
+                csv_row(&plan, &r.as_cell(&here), Some(&rare.as_cell(&here))),
+                csv_row(&plan, own_r, Some(own_rare)),
+                "{variant}: cell {cell} as cell {source}"
+            );
+        }
+        // etcd's 1, 1.5 and 2 s run at 2 s, its 2.5 and 3 s at 3 s; Redis
+        // grants every TTL as asked.
+        let expected: Vec<Option<u32>> = (0..plan.cells())
+            .map(|cell| {
+                let start = cell - cell % 5;
+                match (plan.cell(cell).unwrap().backend, cell % 5) {
+                    (Backend::Etcd, 1 | 2) => Some(start),
+                    (Backend::Etcd, 4) => Some(start + 3),
+                    _ => None,
+                }
+            })
+            .collect();
+        let runs_as: Vec<Option<u32>> = (0..plan.cells())
+            .map(|c| plan.runs_as(c).unwrap())
+            .collect();
+        assert_eq!(runs_as, expected, "{variant}");
+    }
+    assert_eq!(shared, 3 * variants.len());
+}

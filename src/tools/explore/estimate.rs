@@ -79,6 +79,16 @@ impl TrialSquares {
 }
 
 impl CellResult {
+    /// The same counts as `cell`'s, a cell that runs as this one's
+    /// (`Plan::runs_as`): only its place and its TTL as asked differ.
+    pub fn as_cell(&self, cell: &Cell) -> CellResult {
+        CellResult {
+            cell: cell.index,
+            ttl_ms: cell.ttl_ms,
+            ..*self
+        }
+    }
+
     /// Nothing counted yet.
     pub fn empty(cell: &Cell) -> CellResult {
         CellResult {

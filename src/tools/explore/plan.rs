@@ -298,6 +298,29 @@ impl Plan {
         })
     }
 
+    /// The earliest cell that cell `index` runs exactly as, if it is not
+    /// itself: the same system and pauses under the same granted lease.
+    /// etcd grants no lease under 2 s and rounds up to whole seconds, so
+    /// its 1 s column runs as its 2 s one (`granted_lease_ms`, which the
+    /// drawing's "runs at 2 s" says too). `cell_key` leaves the TTL out,
+    /// so such cells draw the same seeds and count the same, trial for
+    /// trial: their trials need running once (`CellResult::as_cell` and
+    /// `Rare::as_cell` give the other cell's numbers).
+    pub fn runs_as(&self, index: u32) -> Result<Option<u32>, PlanError> {
+        let here = self.cell(index)?;
+        let lease = granted_lease_ms(here.backend, here.ttl_ms);
+        for earlier in 0..index {
+            let there = self.cell(earlier)?;
+            if there.backend == here.backend
+                && there.profile == here.profile
+                && granted_lease_ms(there.backend, there.ttl_ms) == lease
+            {
+                return Ok(Some(earlier));
+            }
+        }
+        Ok(None)
+    }
+
     /// The plan's pause profile before the second axis: the pauses'
     /// own, capped at the plan's longest pause if it sets one.
     pub fn profile(&self) -> PauseProfile {

@@ -24,7 +24,7 @@
 //! and ln, the same bits natively and in wasm32.
 
 use super::estimate::CellResult;
-use super::plan::{cell_key, trial_seed, Fleet, Plan, PlanError};
+use super::plan::{cell_key, trial_seed, Cell, Fleet, Plan, PlanError};
 use super::profile::{PauseProfile, Tilt};
 use super::sample::LogNormal;
 use super::threshold::{Reach, Threshold};
@@ -453,6 +453,22 @@ pub struct Rare {
 }
 
 impl Rare {
+    /// The same estimate as `cell`'s, a cell that runs as this one's
+    /// (`Plan::runs_as`): only its place and its TTL as asked differ.
+    pub fn as_cell(&self, cell: &Cell) -> Rare {
+        Rare {
+            threshold: Threshold {
+                ttl_ms: cell.ttl_ms,
+                ..self.threshold
+            },
+            weighted: self.weighted.map(|w| RareResult {
+                cell: cell.index,
+                ..w
+            }),
+            ..*self
+        }
+    }
+
     /// With the threshold of `plain`'s cell (`Threshold::find` for its
     /// system and TTL), unless the answer is
     /// "cannot happen" or the plain interval is narrow enough, runs the

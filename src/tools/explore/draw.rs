@@ -13,7 +13,7 @@ use super::{
 use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape, PART_BREAK};
-use crate::sim::ETCD_TTL_MS_MIN;
+use crate::sim::{Backend, ETCD_TTL_MS_MIN, ZK_TICK_MS_DEFAULT};
 use crate::words::thousands;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -96,16 +96,28 @@ pub fn ttl_note(plan: &Plan, ttl_ms: u64) -> Option<String> {
         .filter_map(|&b| {
             let granted = granted_lease_ms(b, ttl_ms);
             (granted != ttl_ms).then(|| {
-                let why = if ttl_ms < ETCD_TTL_MS_MIN {
-                    format!(
-                        "{}'s minimum lease is {}",
-                        b.name(),
-                        micros_text(ETCD_TTL_MS_MIN * 1_000)
-                    )
-                } else {
-                    format!("{} grants whole seconds", b.name())
+                let time = |ms: u64| micros_text(ms * 1_000);
+                let why = match b {
+                    Backend::Etcd if ttl_ms < ETCD_TTL_MS_MIN => {
+                        format!("{}'s minimum lease is {}", b.name(), time(ETCD_TTL_MS_MIN))
+                    }
+                    Backend::Etcd => format!("{} grants whole seconds", b.name()),
+                    _ => {
+                        let bound = if granted > ttl_ms {
+                            "shortest"
+                        } else {
+                            "longest"
+                        };
+                        let ticks = granted / ZK_TICK_MS_DEFAULT;
+                        format!(
+                            "{}'s {bound} session timeout is {} ticks of {}",
+                            b.name(),
+                            ticks,
+                            time(ZK_TICK_MS_DEFAULT)
+                        )
+                    }
                 };
-                format!("{why}: runs at {}", micros_text(granted * 1_000))
+                format!("{why}: runs at {}", time(granted))
             })
         })
         .collect();
@@ -804,6 +816,43 @@ fn svg(plan: &Plan, cells: &[Option<CellData>]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A column a system runs at another lease than asked says so, in
+    /// the system's own terms; a system that grants what it is asked
+    /// says nothing.
+    #[test]
+    fn a_column_says_what_lease_each_system_really_runs_it_at() {
+        let plan = |backend, axis| Plan {
+            backend,
+            axis,
+            ..Plan::default()
+        };
+        let etcd = plan(Backend::Etcd, Axis::P99Us(vec![2_000_000]));
+        assert_eq!(
+            ttl_note(&etcd, 1_000).as_deref(),
+            Some("etcd's minimum lease is 2 s: runs at 2 s")
+        );
+        assert_eq!(
+            ttl_note(&etcd, 2_500).as_deref(),
+            Some("etcd grants whole seconds: runs at 3 s")
+        );
+        assert_eq!(ttl_note(&etcd, 5_000), None);
+        let zk = plan(Backend::ZooKeeper, Axis::P99Us(vec![2_000_000]));
+        assert_eq!(
+            ttl_note(&zk, 1_000).as_deref(),
+            Some("ZooKeeper's shortest session timeout is 2 ticks of 2 s: runs at 4 s")
+        );
+        assert_eq!(
+            ttl_note(&zk, 50_000).as_deref(),
+            Some("ZooKeeper's longest session timeout is 20 ticks of 2 s: runs at 40 s")
+        );
+        assert_eq!(ttl_note(&zk, 30_000), None);
+        let axis = Axis::System(vec![Backend::Redis, Backend::Etcd, Backend::ZooKeeper]);
+        assert_eq!(
+            ttl_note(&plan(Backend::Etcd, axis), 1_000).as_deref(),
+            Some("etcd's minimum lease is 2 s: runs at 2 s; ZooKeeper's shortest session timeout is 2 ticks of 2 s: runs at 4 s")
+        );
+    }
 
     #[test]
     fn files_travel_as_data_urls_the_markup_keeps_whole() {

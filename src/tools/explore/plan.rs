@@ -5,8 +5,9 @@ use super::faults::{nodes_of, Faults, FAULT_MS_MAX};
 use super::profile::{PauseProfile, Pauses};
 use crate::sim::latency::{LatencyPreset, LATENCY_PRESETS};
 use crate::sim::{
-    granted_ttl_ms, Backend, Config, FenceMode, Fencing, PgOptions, Seed, LATENCY_SCALE_MAX,
-    LATENCY_SCALE_MIN, NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
+    granted_ttl_ms, negotiated_timeout_ms, Backend, Config, FenceMode, Fencing, PgOptions, Seed,
+    LATENCY_SCALE_MAX, LATENCY_SCALE_MIN, NETWORK_RTT_MS_MAX, PAUSE_MS_MAX, TTL_MS_MAX, TTL_MS_MIN,
+    ZK_TICK_MS_DEFAULT,
 };
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -301,8 +302,8 @@ impl Plan {
     /// The earliest cell that cell `index` runs exactly as, if it is not
     /// itself: the same system and pauses under the same granted lease.
     /// etcd grants no lease under 2 s and rounds up to whole seconds, so
-    /// its 1 s column runs as its 2 s one (`granted_lease_ms`, which the
-    /// drawing's "runs at 2 s" says too). `cell_key` leaves the TTL out,
+    /// its 1 s column runs as its 2 s one; ZooKeeper's 1 s to 4 s all run
+    /// at 4 s (`granted_lease_ms`, which the drawing's "runs at" says too). `cell_key` leaves the TTL out,
     /// so such cells draw the same seeds and count the same, trial for
     /// trial: their trials need running once (`CellResult::as_cell` and
     /// `Rare::as_cell` give the other cell's numbers).
@@ -522,10 +523,13 @@ impl Plan {
 
 /// The lease `backend` really grants for a TTL of `ttl_ms`: etcd rounds
 /// up to whole seconds and refuses less than its minimum (2 s), so its
-/// 1 s column runs as its 2 s one; the others grant what they are asked.
+/// 1 s column runs as its 2 s one; ZooKeeper's server holds a session's
+/// timeout to 2-20 ticks (the explorer runs it at its default tick, 2 s:
+/// 4 to 40 s); the others grant what they are asked.
 pub fn granted_lease_ms(backend: Backend, ttl_ms: u64) -> u64 {
     match backend {
         Backend::Etcd => granted_ttl_ms(ttl_ms),
+        Backend::ZooKeeper => negotiated_timeout_ms(ttl_ms, ZK_TICK_MS_DEFAULT),
         _ => ttl_ms,
     }
 }

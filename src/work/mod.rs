@@ -813,6 +813,16 @@ mod tests {
         assert!(page[..page.len() - 1].iter().all(|r| !r.done));
         assert!(last.html.contains(r#"aria-valuenow="4""#), "{}", last.html);
         assert!(last.html.contains("4 of 4 cells, "));
+        // The method's words count the weighted trials that ran, and say
+        // which cells took another's numbers.
+        assert!(
+            last.html.contains("2 cells ran importance sampling")
+                && last
+                    .html
+                    .contains("2 cells run exactly as an earlier cell of the grid"),
+            "{}",
+            last.html
+        );
         // The CSV the page downloads is the command line's, byte for byte,
         // below its comment lines (the workload).
         assert_eq!(page_csv(last), command_line_csv(SMALL));

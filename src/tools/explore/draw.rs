@@ -389,7 +389,12 @@ fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
 /// interval's method, and what the model leaves out.
 fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
     let data: Vec<&CellData> = cells.iter().flatten().collect();
-    let weighted: Vec<RareEstimate> = data
+    // A cell that runs exactly as another shows that cell's numbers: its
+    // weighted trials are that cell's, counted once.
+    let (ran, alike): (Vec<&CellData>, Vec<&CellData>) = data
+        .iter()
+        .partition(|d| plan.runs_as(d.result.cell).ok().flatten().is_none());
+    let weighted: Vec<RareEstimate> = ran
         .iter()
         .filter_map(|d| {
             let rare = d.rare.as_ref()?;
@@ -421,6 +426,17 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
             if weighted.len() == 1 { "" } else { "s" },
             thousands(trials),
             thousands(ess.round() as u64)
+        );
+    }
+    if !alike.is_empty() {
+        let _ = write!(
+            s,
+            "{} cell{} run{} exactly as an earlier cell of the grid (the same system and pauses under the same granted lease, as {} TTL's note says) and show{} its numbers, from the same trials. ",
+            alike.len(),
+            if alike.len() == 1 { "" } else { "s" },
+            if alike.len() == 1 { "s" } else { "" },
+            if alike.len() == 1 { "its" } else { "their" },
+            if alike.len() == 1 { "s" } else { "" },
         );
     }
     let _ = write!(

@@ -100,3 +100,52 @@ fn a_profile_whose_longest_pause_is_under_the_threshold_cannot_reach_it() {
     let longer = Histogram::new(&[(50_000, 900), (800_000, 90), (12_000_000, 10)]).unwrap();
     assert!(t.reached_by(&PauseProfile::empirical(1_000, longer)));
 }
+
+/// The other systems' thresholds hold against the finder too: it finds
+/// no single pause under one that breaks the lock (among the lengths and
+/// moments it tries), and pauses of twice it do.
+#[test]
+fn every_leases_threshold_holds_against_the_finder() {
+    for (backend, ttl_ms) in [
+        (Backend::ZooKeeper, 1_000),
+        (Backend::ZooKeeper, 10_000),
+        (Backend::Consul, 10_000),
+        (Backend::Chubby, 12_000),
+        (Backend::DynamoDb, 10_000),
+    ] {
+        let plan = plan(backend, ttl_ms);
+        let t = Threshold::find(&plan, backend, ttl_ms);
+        let Reach::From { pause_ms } = t.reach else {
+            panic!("{backend} at {ttl_ms} ms: a lease can be outlived");
+        };
+        let config = Config {
+            backend,
+            ..plan.config(ttl_ms, plan.seed)
+        };
+        assert!(
+            !finder_finds(config.clone(), pause_ms - 1, SINGLE_PAUSE_DEPTH),
+            "{backend} at {ttl_ms} ms: the finder broke the lock with pauses under {pause_ms} ms"
+        );
+        assert!(
+            finder_finds(config, pause_ms * 2, SINGLE_PAUSE_DEPTH),
+            "{backend} at {ttl_ms} ms: pauses of twice the threshold break the lock"
+        );
+    }
+}
+
+/// ZooKeeper's server negotiates every session timeout under two ticks
+/// (4 s at the default 2 s tick) up to 4 s: a TTL of 1, 2 or 3 s runs as
+/// 4 s does, so its threshold is 4 s's. Searched at the TTL asked for,
+/// the probes renewed at the wrong period and found 4.7, 4.1 and 3.4 s.
+#[test]
+fn zookeepers_short_ttls_find_the_threshold_of_the_session_it_negotiates() {
+    let at = |ttl_ms| {
+        let plan = plan(Backend::ZooKeeper, ttl_ms);
+        Threshold::find(&plan, Backend::ZooKeeper, ttl_ms).reach
+    };
+    let negotiated = at(4_000);
+    assert!(matches!(negotiated, Reach::From { .. }), "{negotiated:?}");
+    for ttl_ms in [1_000, 2_000, 3_000] {
+        assert_eq!(at(ttl_ms), negotiated, "TTL {ttl_ms} ms");
+    }
+}

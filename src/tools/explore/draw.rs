@@ -102,6 +102,8 @@ pub fn ttl_note(plan: &Plan, ttl_ms: u64) -> Option<String> {
                         format!("{}'s minimum lease is {}", b.name(), time(ETCD_TTL_MS_MIN))
                     }
                     Backend::Etcd => format!("{} grants whole seconds", b.name()),
+                    // ZooKeeper, the other system whose server changes the
+                    // TTL asked for (`granted_lease_ms`): 2-20 ticks.
                     _ => {
                         let bound = if granted > ttl_ms {
                             "shortest"

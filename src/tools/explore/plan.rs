@@ -303,10 +303,11 @@ impl Plan {
     /// itself: the same system and pauses under the same granted lease.
     /// etcd grants no lease under 2 s and rounds up to whole seconds, so
     /// its 1 s column runs as its 2 s one; ZooKeeper's 1 s to 4 s all run
-    /// at 4 s (`granted_lease_ms`, which the drawing's "runs at" says too). `cell_key` leaves the TTL out,
-    /// so such cells draw the same seeds and count the same, trial for
-    /// trial: their trials need running once (`CellResult::as_cell` and
-    /// `Rare::as_cell` give the other cell's numbers).
+    /// at 4 s (`granted_lease_ms`, which the drawing's "runs at" says
+    /// too). `cell_key` leaves the TTL out, so such cells draw the same
+    /// seeds and count the same, trial for trial: their trials need
+    /// running once (`CellResult::as_cell` and `Rare::as_cell` give the
+    /// other cell's numbers).
     pub fn runs_as(&self, index: u32) -> Result<Option<u32>, PlanError> {
         let here = self.cell(index)?;
         let lease = granted_lease_ms(here.backend, here.ttl_ms);

@@ -361,7 +361,11 @@ TOLERANCE_WORDS = ("What must agree: the order of grants and their tokens, every
                    "tolerance, in each heading: %d ms for scheduling and the simulator's latency, plus 500 ms on etcd "
                    "(its lessor checks leases every 500 ms, at a phase the script cannot set) and 300 ms on Redlock "
                    "(a retry after a random 100-300 ms, drawn apart on each side); a ZooKeeper SUSPENDED row a third "
-                   "of the session timeout more, and a Redis Sentinel promotion 1 s more "
+                   "of the session timeout more, an etcd lease lost to its client's deadline 1 s more (the "
+                   "deadline loop's tick, from a start the script cannot set), and a Redis Sentinel promotion 1 s "
+                   "more. Two clients believing "
+                   "they hold for no longer than the tolerance, on one side alone, agree with none: its ends are a "
+                   "loss and a grant already compared within it, and their order is what the tolerance cannot tell "
                    "(scripts/fidelity/compare.py).")
 
 

@@ -184,7 +184,7 @@ def compare_lists(group, sim, real, tol, end_ms, ttl_ms, backend, late=(None, 0)
     return diffs
 
 
-def compare_overlaps(sim, real, tol, end_ms, late=(None, 0), brief=None):
+def compare_overlaps(sim, real, tol, brief, end_ms, late=(None, 0)):
     def key(o):
         return " and ".join(o["clients"])
 
@@ -208,7 +208,7 @@ def compare_overlaps(sim, real, tol, end_ms, late=(None, 0), brief=None):
         the server's start: a partitioned holder notices its deadline up to
         a second late, the next holder is granted up to half a second after
         the expiry)."""
-        if o["to_ms"] is None or o["to_ms"] - o["from_ms"] > (brief or tol):
+        if o["to_ms"] is None or o["to_ms"] - o["from_ms"] > brief:
             return False
         return not any(key(x) == key(o) and abs(x["from_ms"] - o["from_ms"]) <= tol for x in others)
 
@@ -249,5 +249,5 @@ def compare(sim, real_rows, real_overlaps, backend):
                                sim["scenario"]["config"]["ttl_ms"], backend, late)
     # An overlap's end may be a loss to etcd's deadline, a loop late.
     brief = tol + (ETCD_DEADLINE_LOOP_MS if backend == "etcd" else 0)
-    diffs += compare_overlaps(sim["overlaps"], real_overlaps, tol, end_ms, late, brief)
+    diffs += compare_overlaps(sim["overlaps"], real_overlaps, tol, brief, end_ms, late)
     return diffs

@@ -215,13 +215,14 @@ cross-region, fencing on):
             .map_err(|e| format!("cannot start the worker threads: {e}"))?;
         // A cell that runs exactly as an earlier one of this shard (etcd's
         // 1 s column as its 2 s one) takes that cell's numbers; the rest run.
-        let mut runs_as = std::collections::BTreeMap::new();
-        for cell in cells.clone() {
-            let source = plan.runs_as(cell).map_err(|e| e.to_string())?;
-            if let Some(source) = source.filter(|s| cells.contains(s)) {
-                runs_as.insert(cell, source);
-            }
-        }
+        let every = plan.runs_as();
+        let runs_as: std::collections::BTreeMap<u32, u32> = cells
+            .clone()
+            .filter_map(|cell| {
+                let source = every[cell as usize].filter(|s| cells.contains(s))?;
+                Some((cell, source))
+            })
+            .collect();
         let own: Vec<u32> = cells.clone().filter(|c| !runs_as.contains_key(c)).collect();
         let started = Instant::now();
         let results = pool.install(|| run_cells(plan, &own))?;

@@ -215,9 +215,7 @@ impl Lead {
         let members = cores.min(crew_max).clamp(1, CREW_MAX);
         let parts = plan.trials.div_ceil(PLAIN_PART) as usize;
         let cells = plan.cells() as usize;
-        let runs_as = (0..plan.cells())
-            .map(|cell| plan.runs_as(cell).ok().flatten())
-            .collect();
+        let runs_as = plan.runs_as();
         let mut lead = Lead {
             id,
             plan_json: plan_json(&plan),

@@ -393,9 +393,12 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
     let data: Vec<&CellData> = cells.iter().flatten().collect();
     // A cell that runs exactly as another shows that cell's numbers: its
     // weighted trials are that cell's, counted once.
-    let (ran, alike): (Vec<&CellData>, Vec<&CellData>) = data
-        .iter()
-        .partition(|d| plan.runs_as(d.result.cell).ok().flatten().is_none());
+    let runs_as = plan.runs_as();
+    let (ran, alike): (Vec<&CellData>, Vec<&CellData>) = data.iter().partition(|d| {
+        runs_as
+            .get(d.result.cell as usize)
+            .is_none_or(Option::is_none)
+    });
     let weighted: Vec<RareEstimate> = ran
         .iter()
         .filter_map(|d| {

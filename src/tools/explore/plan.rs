@@ -299,8 +299,9 @@ impl Plan {
         })
     }
 
-    /// The earliest cell that cell `index` runs exactly as, if it is not
-    /// itself: the same system and pauses under the same granted lease.
+    /// For each cell of the grid, the earliest cell it runs exactly as, if
+    /// it is not itself: the same system and pauses under the same granted
+    /// lease.
     /// etcd grants no lease under 2 s and rounds up to whole seconds, so
     /// its 1 s column runs as its 2 s one; ZooKeeper's 1 s to 4 s all run
     /// at 4 s (`granted_lease_ms`, which the drawing's "runs at" says
@@ -308,19 +309,20 @@ impl Plan {
     /// seeds and count the same, trial for trial: their trials need
     /// running once (`CellResult::as_cell` and `Rare::as_cell` give the
     /// other cell's numbers).
-    pub fn runs_as(&self, index: u32) -> Result<Option<u32>, PlanError> {
-        let here = self.cell(index)?;
-        let lease = granted_lease_ms(here.backend, here.ttl_ms);
-        for earlier in 0..index {
-            let there = self.cell(earlier)?;
-            if there.backend == here.backend
-                && there.profile == here.profile
-                && granted_lease_ms(there.backend, there.ttl_ms) == lease
-            {
-                return Ok(Some(earlier));
-            }
-        }
-        Ok(None)
+    pub fn runs_as(&self) -> Vec<Option<u32>> {
+        // Each cell as what its trials depend on, built once (every index
+        // under `cells()` is a cell).
+        let runs: Vec<_> = (0..self.cells())
+            .filter_map(|index| self.cell(index).ok())
+            .map(|c| (c.backend, c.profile, granted_lease_ms(c.backend, c.ttl_ms)))
+            .collect();
+        runs.iter()
+            .enumerate()
+            .map(|(index, here)| {
+                let earlier = runs[..index].iter().position(|there| there == here);
+                earlier.map(|e| e as u32)
+            })
+            .collect()
     }
 
     /// The plan's pause profile before the second axis: the pauses'

@@ -1047,6 +1047,21 @@ impl Sim {
         self.core.queue.peek().map(|s| Millis(s.at))
     }
 
+    /// Whether the next event is `c`'s own: one of its timers, its wake,
+    /// or a message reaching it. Between two of them nothing changes `c`.
+    pub fn next_event_is_for(&self, c: ClientId) -> bool {
+        match self.core.queue.peek().map(|s| s.ev) {
+            Some(
+                Ev::Client { client, .. } | Ev::Wake { client, .. } | Ev::Resume { client, .. },
+            ) => client == c,
+            Some(Ev::Deliver(id)) => self
+                .core
+                .in_flight
+                .any(|m| m.id == id && m.to == Endpoint::Client(c)),
+            Some(Ev::Service(_)) | None => false,
+        }
+    }
+
     /// Who the service says holds the lock now.
     pub fn holder(&self) -> Option<HolderView> {
         let looks = &self.looks;

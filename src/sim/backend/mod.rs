@@ -148,6 +148,14 @@ pub(crate) trait LockSystem: Clone + fmt::Debug + Hash {
     fn fence_check_in(_config: &Config) -> FenceRule {
         Self::FENCE_CHECK
     }
+    /// The period of the server's own expiry checks with these settings,
+    /// on its clock from its start, where it has one: a lease ends at the
+    /// first check after it runs out (etcd's lessor every 500 ms,
+    /// ZooKeeper's session buckets every tick). The pause that corrupts
+    /// soonest outlives a lease that runs out just on a check.
+    fn expiry_checks_ms(_config: &Config) -> Option<u64> {
+        None
+    }
     /// Everything but a message: commands, timers, faults. A message goes
     /// to `on_request` or `on_answer` (`on_message`).
     fn on_input(&mut self, view: &View, input: Input<Self::Timer>, out: &mut Effects);
@@ -404,6 +412,12 @@ macro_rules! lock_systems {
             /// How `FenceMode::Check` checks a write, whatever the settings.
             pub fn fence_check(self) -> FenceRule {
                 match self { $(Backend::$variant => <$module::$system as LockSystem>::FENCE_CHECK,)* }
+            }
+
+            /// The period of the server's own expiry checks with these
+            /// settings, where it has one (`LockSystem::expiry_checks_ms`).
+            pub fn expiry_checks_ms(self, config: &Config) -> Option<u64> {
+                match self { $(Backend::$variant => <$module::$system as LockSystem>::expiry_checks_ms(config),)* }
             }
 
             /// The fencing mode this system's docs describe, with these settings.

@@ -271,6 +271,10 @@ impl LockSystem for Etcd {
         }
     }
 
+    fn expiry_checks_ms(_config: &Config) -> Option<u64> {
+        Some(EXPIRY_CHECK_MS)
+    }
+
     fn on_input(&mut self, view: &View, input: Input<EtcdTimer>, out: &mut Effects) {
         match input {
             Input::Acquire(c) => {

@@ -164,6 +164,11 @@ impl LockSystem for ZooKeeper {
     /// expiry checks create or delete znodes; the clients' connections
     /// and sessions (`Side`, `conn`) are apart.
     const GRANT_IN_SERVICE_BOOKS: bool = true;
+
+    fn expiry_checks_ms(config: &Config) -> Option<u64> {
+        Some(config.zk.tick_ms)
+    }
+
     fn new(config: &Config) -> ZooKeeper {
         ZooKeeper {
             requested_ms: config.ttl_ms,

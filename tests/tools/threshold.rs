@@ -45,7 +45,7 @@ fn finder_finds(config: Config, pause_max_ms: u64, depth: u32) -> bool {
 
 /// Every lease: the finder finds no single pause under the threshold that
 /// breaks the lock (among the lengths and moments it tries), and pauses
-/// of twice it do.
+/// of twice it and a period of the server's expiry checks do.
 #[test]
 fn below_the_threshold_the_finder_finds_no_stale_write_and_at_it_the_model_does() {
     for (backend, ttl_ms) in [

@@ -415,7 +415,7 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
     if proven > 0 {
         let _ = write!(
             s,
-            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every instant its run changes, through its hold and a renewal cycle, at every phase of the server's own expiry checks (confirmed by the finder's exhaustive search), and the profile never pauses that long, or no pause corrupts at all. ",
+            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every instant its run changes, through its hold and a renewal cycle, and where the server checks for expired leases on its own clock at every phase of those checks (confirmed by the finder's exhaustive search), and the profile never pauses that long, or no pause corrupts at all. ",
             if proven == 1 { "" } else { "s" }
         );
     }

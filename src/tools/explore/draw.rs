@@ -360,9 +360,13 @@ fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     }
     let _ = write!(
         h,
-        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__numbers"><thead><tr><th scope="col">Cell</th><th scope="col">P(corrupted write per hold), 95%</th><th scope="col">Corrupted writes per fleet-year ({})</th><th scope="col">How often</th><th scope="col">How found</th></tr></thead><tbody>"#,
+        r#"<section class="explorer__design" aria-labelledby="explorer-design-title"><h3 id="explorer-design-title">For the design document</h3><div class="table-wrap"><table class="explorer__numbers" role="table"><thead role="rowgroup"><tr role="row"><th scope="col" role="columnheader">Cell</th><th scope="col" role="columnheader">P(corrupted write per hold), 95%</th><th scope="col" role="columnheader">Corrupted writes per fleet-year ({})</th><th scope="col" role="columnheader">How often</th><th scope="col" role="columnheader">How found</th></tr></thead><tbody role="rowgroup">"#,
         escape(&fleet_words(&plan.fleet))
     );
+    // On a phone each row stands as a card of its own (the stylesheet's
+    // narrow rule), each figure under its column's short name
+    // (`data-label`); the roles keep it a table to a screen reader, which
+    // a table drawn as blocks no longer is in every browser.
     for (i, [hold, year, every, how]) in &rows {
         let place = format!(
             "{}, {}",
@@ -371,7 +375,7 @@ fn design(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
         );
         let _ = write!(
             h,
-            "<tr><th scope=\"row\">{}</th><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<tr role=\"row\"><th scope=\"row\" role=\"rowheader\">{}</th><td role=\"cell\" data-label=\"Per hold, 95%\">{}</td><td role=\"cell\" data-label=\"Per fleet-year\">{}</td><td role=\"cell\" data-label=\"How often\">{}</td><td role=\"cell\" data-label=\"How found\">{}</td></tr>",
             escape(&place),
             escape(hold),
             escape(year),
@@ -584,7 +588,7 @@ fn noisy_neighbours(plan: &Plan, cells: &[Option<CellData>], i: usize) -> Vec<Ne
 
 fn heatmap(h: &mut String, plan: &Plan, cells: &[Option<CellData>]) {
     let columns = plan.ttls_ms.len();
-    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
+    h.push_str(r#"<p class="explorer__caption" id="explorer-map-caption">The chance of a corrupted write per lock hold, with its 95% interval, and below it the chance of two believed holders. The interval counts trials, not holds, as independent: failures come in clusters within a trial. ↕ marks a cell whose interval spans more than one colour. Where a cell's interval overlaps a neighbour's, the difference between them is sampling noise, and the cell says so. Click a cell with a failure to open its first failing trial above.</p><div class="table-wrap explorer__wrap" tabindex="0" role="region" aria-label="Heatmap"><table class="explorer__map" aria-labelledby="explorer-map-caption"><thead><tr><td></td>"#);
     for &ttl in &plan.ttls_ms {
         let note = ttl_note(plan, ttl).map_or(String::new(), |n| {
             format!(

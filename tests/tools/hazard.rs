@@ -646,9 +646,10 @@ fn cells_that_run_alike_share_their_numbers_to_the_byte() {
             (r, Rare::of(&plan, &r, threshold, &mut |_| {}).unwrap())
         };
         let rows: Vec<_> = (0..plan.cells()).map(row).collect();
+        let runs_as = plan.runs_as();
         for cell in 0..plan.cells() {
             let here = plan.cell(cell).unwrap();
-            let Some(source) = plan.runs_as()[cell as usize] else {
+            let Some(source) = runs_as[cell as usize] else {
                 continue;
             };
             shared += 1;
@@ -674,7 +675,7 @@ fn cells_that_run_alike_share_their_numbers_to_the_byte() {
                 }
             })
             .collect();
-        assert_eq!(plan.runs_as(), expected, "{variant}");
+        assert_eq!(runs_as, expected, "{variant}");
     }
     assert_eq!(shared, 3 * (variants.len() - 1) + 4);
 }

@@ -178,11 +178,8 @@ impl Threshold {
     }
 
     fn fence(&self, plan: &Plan) -> FenceMode {
-        let config = Config {
-            backend: self.backend,
-            ..plan.config(self.ttl_ms, plan.seed)
-        };
-        self.backend.fence_mode_in(&config)
+        self.backend
+            .fence_mode_in(&probe_config(plan, self.backend, self.ttl_ms))
     }
 
     /// Whether a profile can draw a pause long enough to corrupt: `false`
@@ -194,6 +191,15 @@ impl Threshold {
                 profile.per_kilohour > 0 && profile.longest_us() > (pause_ms - 1) * 1_000
             }
         }
+    }
+}
+
+/// The core's settings the probes run under: the plan's, with its seed,
+/// for `backend` at `ttl_ms`.
+fn probe_config(plan: &Plan, backend: Backend, ttl_ms: u64) -> Config {
+    Config {
+        backend,
+        ..plan.config(ttl_ms, plan.seed)
     }
 }
 
@@ -267,19 +273,18 @@ impl Probe<'_> {
 
     /// The run at the start: A holding nothing, no history kept.
     fn fresh(&self) -> Option<Sim> {
-        let config = Config {
-            backend: self.backend,
-            ..self.plan.config(self.ttl_ms, self.plan.seed)
-        };
-        let mut sim = Sim::new(config).ok()?;
+        let mut sim = Sim::new(self.config()).ok()?;
         sim.keep_history(false);
         Some(sim)
     }
 
     /// The server's expiry checks' period, where it has them.
     fn expiry_checks_ms(&self) -> Option<u64> {
-        let config = self.plan.config(self.ttl_ms, self.plan.seed);
-        self.backend.expiry_checks_ms(&config)
+        self.backend.expiry_checks_ms(&self.config())
+    }
+
+    fn config(&self) -> Config {
+        probe_config(self.plan, self.backend, self.ttl_ms)
     }
 
     /// A's first hold, from `sim`, released: the warm-up.

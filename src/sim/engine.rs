@@ -381,7 +381,20 @@ impl Core {
         let id = self.next_message;
         self.next_message += 1;
         let epoch = to.client().map_or(0, |c| self.client(c).epoch);
-        let deliver_at = self.now.plus(latency_ms);
+        // A client's request never overtakes its last one to the same
+        // service (`InFlight::last_request`): arrivals on that connection
+        // keep their order.
+        let drawn = self.now.plus(latency_ms);
+        let last = match (from, to) {
+            (Endpoint::Client(c), Endpoint::Service | Endpoint::Node(_)) => {
+                self.in_flight.last_request(c, to)
+            }
+            _ => None,
+        };
+        let deliver_at = match last {
+            Some(last) if last > drawn => last,
+            _ => drawn,
+        };
         self.record(Event::MessageSent {
             id,
             from,

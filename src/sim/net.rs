@@ -298,6 +298,29 @@ impl InFlight {
         h.finish()
     }
 
+    /// When the last request in flight from client `c` to `to` (the lock
+    /// service or one of its nodes) arrives, of those TCP has not had to
+    /// send again: a client's requests reach the service in the order it
+    /// sent them. Each of the eight systems' client libraries talks to
+    /// its service over one session or connection, and a release returns
+    /// only once the service has it, so a release sent just before the
+    /// next acquire is never overtaken by it. A request a partition cut
+    /// off is left out: a client that finds its connection dead
+    /// reconnects, and what it sends then does not wait behind what the
+    /// old connection still holds. Replies keep no such order (a service
+    /// answers its requests concurrently: etcd's keepalives ride their own
+    /// stream beside its transactions), nor do writes to the resource,
+    /// which a client sends over a pool of connections (a write held up
+    /// in the network can land after a later one).
+    #[inline]
+    pub fn last_request(&self, c: ClientId, to: Endpoint) -> Option<Millis> {
+        self.sent
+            .iter()
+            .rev()
+            .find(|m| m.from == Endpoint::Client(c) && m.to == to)
+            .map(|m| m.deliver_at)
+    }
+
     /// Whether any message in flight passes `pred`, taken in no
     /// particular order: without the merge of the two lists by id that
     /// `iter` makes at every message.

@@ -859,7 +859,7 @@ mod tests {
     /// A cell's first failing trial opens from the table as a run link.
     #[test]
     fn a_cells_first_failing_trial_opens_as_a_run() {
-        let query = "pauses=jvm-cms-full&ttls=1&values=20&think=2&trials=60&rare=0";
+        let query = "pauses=jvm-cms-full&ttls=1&values=20&think=2&trials=240&rare=0";
         let (page, _) = lead_a_run(query, 2, None, 3);
         let html = &page.last().unwrap().html;
         let fragment = html

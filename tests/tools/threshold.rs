@@ -4,7 +4,7 @@
 
 use distlock::lesson::properties::Property;
 use distlock::sim::{Backend, Config, FenceMode, Fencing};
-use distlock::tools::explore::{Check, Plan, Reach, Threshold};
+use distlock::tools::explore::{form, run_trials, Check, Plan, Reach, Threshold};
 use distlock::tools::finder::{self, MoveKind, Outcome, Request};
 
 fn plan(backend: Backend, ttl_ms: u64) -> Plan {
@@ -135,4 +135,28 @@ fn zookeepers_short_ttls_find_the_threshold_of_the_session_it_negotiates() {
     for ttl_ms in [1_000, 2_000, 3_000] {
         assert_eq!(at(ttl_ms), negotiated, "TTL {ttl_ms} ms");
     }
+}
+
+/// Chubby across regions (a 70 ms round trip), G1's pauses capped at
+/// 20 s, seed 1: the threshold is about 60 s, so the cell says a
+/// corrupted write cannot happen. Trial 1454 once had one all the same,
+/// with no pause over 103 ms: B released and asked again 3 ms later, its
+/// acquire overtook its release on the way to the master, and the master
+/// granted the lock to A while B still believed. A client's requests now
+/// keep their order (TCP), and the trial writes nothing stale.
+#[test]
+fn a_cell_that_cannot_corrupt_sees_no_corrupted_write() {
+    let plan = form::plan_of(
+        "system=chubby&ttls=10&values=2&latency=cross-region&max=20000&trials=3000&seed=1",
+    )
+    .expect("the page's own link");
+    let threshold = Threshold::find(&plan, Backend::Chubby, 10_000);
+    let cell = plan.cell(0).expect("the plan's one cell");
+    assert!(!threshold.reached_by(&cell.profile), "{threshold:?}");
+    let seen = run_trials(&plan, 0, 1_440..1_470).expect("the trials run");
+    assert_eq!(
+        (seen.corrupted, seen.two_holders),
+        (0, 0),
+        "trials 1440-1469 of a cell no pause can corrupt"
+    );
 }

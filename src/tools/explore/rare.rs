@@ -333,7 +333,13 @@ impl RareRun {
         threshold: Threshold,
     ) -> Result<RareRun, PlanError> {
         let cell = plan.cell(plain.cell)?;
-        let cannot_happen = plan.faults.is_default() && !threshold.reached_by(&cell.profile);
+        // The threshold proves it of one pause at a time, run with the
+        // plan's seed: trials that saw a corrupted write all the same (two
+        // pauses in one hold, or draws of the network the probes did not
+        // meet) disprove it for this cell, and the cell says what they saw.
+        let cannot_happen = plan.faults.is_default()
+            && !threshold.reached_by(&cell.profile)
+            && plain.corrupted == 0;
         let holds = HoldsPerTrial::of(plain);
         let e = plain.corruption();
         let plain_enough = e.successes >= EVENTS_MIN
@@ -543,6 +549,34 @@ mod tests {
             r.add(corrupted, s.weight());
         }
         r.estimate(HoldsPerTrial::exactly(1.0))
+    }
+
+    /// A cell whose longest pause is under its threshold cannot corrupt,
+    /// unless its own trials saw a corrupted write: then it says what
+    /// they saw, never "cannot happen" beside it.
+    #[test]
+    fn a_cell_that_saw_a_corrupted_write_never_says_it_cannot_happen() {
+        let plan = Plan {
+            ttls_ms: vec![10_000],
+            axis: super::super::Axis::MaxUs(vec![2_000_000]),
+            ..Plan::default()
+        };
+        let cell = plan.cell(0).expect("one cell");
+        let mut plain = CellResult::empty(&cell);
+        plain.trials = 1_000;
+        plain.holds = 10_000;
+        let threshold = Threshold::at(6_000);
+        assert!(
+            RareRun::start(&plan, &plain, threshold)
+                .unwrap()
+                .rare
+                .cannot_happen
+        );
+        plain.corrupted = 1;
+        plain.corrupted_trials = 1;
+        let rare = RareRun::start(&plan, &plain, threshold).unwrap().rare;
+        assert!(!rare.cannot_happen);
+        assert!(rare.per_hold(&plain).is_some_and(|e| e.p > 0.0));
     }
 
     #[test]

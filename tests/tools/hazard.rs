@@ -3,8 +3,8 @@
 
 use distlock::sim::{Backend, Fencing, Playback, Refusals, Seed};
 use distlock::tools::explore::{
-    csv_header, rebuild_trial, run_cell, run_trial, run_trials, Axis, CellResult, Check, Estimate,
-    PauseProfile, Pauses, Plan, PlanError, Preset, Threshold, CSV_COLUMNS, PLAN_VERSION,
+    csv_header, form, rebuild_trial, run_cell, run_trial, run_trials, Axis, CellResult, Check,
+    Estimate, PauseProfile, Pauses, Plan, PlanError, Preset, Threshold, CSV_COLUMNS, PLAN_VERSION,
 };
 use proptest::prelude::*;
 use std::process::Command;
@@ -61,6 +61,28 @@ fn pauses_never_longer_than_a_fifth_of_the_ttl_break_nothing() {
                 "{backend}: {:?}",
                 r.corruption()
             );
+        }
+    }
+}
+
+/// With no pause and no fault, a lock its client renews is never held
+/// twice, on any system at any latency: four clients that think at most
+/// 4 s between holds often release and ask again within a few
+/// milliseconds. Across regions Chubby's master once took such an
+/// acquire before the release sent just ahead of it (drawn latencies
+/// overtook each other), and 200 trials saw 7 corrupted writes.
+#[test]
+fn with_no_pause_and_no_fault_a_renewed_lock_is_never_held_twice() {
+    for backend in Backend::ALL {
+        for latency in ["one-zone", "cross-zone", "cross-region", "slowed-10x"] {
+            let query = format!(
+                "system={}&ttls=5&values=2&trials=60&rare=0&latency={latency}&pauses=custom&per-hour=0&clients=4&think=2",
+                backend.slug()
+            );
+            let plan = form::plan_of(&query).expect("the page's own link");
+            let r = run_cell(&plan, 0).unwrap();
+            assert!(r.holds > 1_000, "{query}: {r:?}");
+            assert_eq!((r.corrupted, r.two_holders), (0, 0), "{query}: {r:?}");
         }
     }
 }

@@ -310,10 +310,13 @@ impl Plan {
     /// running once (`CellResult::as_cell` and `Rare::as_cell` give the
     /// other cell's numbers).
     pub fn runs_as(&self) -> Vec<Option<u32>> {
-        // Each cell as what its trials depend on, built once (every index
-        // under `cells()` is a cell).
+        // Each cell as what its trials depend on, built once: an index
+        // per cell, so that the positions below are the cells' indices.
         let runs: Vec<_> = (0..self.cells())
-            .filter_map(|index| self.cell(index).ok())
+            .map(|index| {
+                self.cell(index)
+                    .expect("every index under cells() is a cell")
+            })
             .map(|c| (c.backend, c.profile, granted_lease_ms(c.backend, c.ttl_ms)))
             .collect();
         runs.iter()

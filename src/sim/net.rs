@@ -312,13 +312,22 @@ impl InFlight {
     /// stream beside its transactions), nor do writes to the resource,
     /// which a client sends over a pool of connections (a write held up
     /// in the network can land after a later one).
+    ///
+    /// By index from the newest, not by the deque's iterator: the page's
+    /// first load sends messages, and the iterator would be one more
+    /// function its first part must hold (split/first-part.txt).
     #[inline]
     pub fn last_request(&self, c: ClientId, to: Endpoint) -> Option<Millis> {
-        self.sent
-            .iter()
-            .rev()
-            .find(|m| m.from == Endpoint::Client(c) && m.to == to)
-            .map(|m| m.deliver_at)
+        let from = Endpoint::Client(c);
+        let mut i = self.sent.len();
+        while i > 0 {
+            i -= 1;
+            let m = &self.sent[i];
+            if m.from == from && m.to == to {
+                return Some(m.deliver_at);
+            }
+        }
+        None
     }
 
     /// Whether any message in flight passes `pred`, taken in no

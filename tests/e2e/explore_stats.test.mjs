@@ -35,7 +35,7 @@ describe("the explorer's pauses and numbers", () => {
     await section.getByLabel("TTLs (s)").fill("1, 30");
     await section.locator("select[name=axis]").selectOption("rate");
     await section.getByLabel("Second axis values").fill("3600");
-    await section.getByLabel("Trials per cell").fill("12");
+    await section.getByLabel("Trials per cell").fill("60");
     await section.getByRole("button", named("Run")).click();
     await explorerBar(page).waitFor();
     await poll(async () => (await cellsDone(page)) === 2, { what: "both cells", ...LONG });
@@ -48,7 +48,7 @@ describe("the explorer's pauses and numbers", () => {
       "Pauses (histogram): 3,600 an hour per client, lengths drawn from a histogram of 4 observed (5 s ×3, 40 s ×1)",
       "none longer than 20 s",
       "60 s of virtual time",
-      "12 trials per cell",
+      "60 trials per cell",
     ]) {
       assert.ok(words.includes(said), `${said}: ${words}`);
     }

@@ -83,7 +83,10 @@ function timelineWordsBelowAA() {
     const under = document.elementsFromPoint(x, y).filter((e) => e !== text && svg.contains(e) && e !== svg);
     const layers = [];
     for (const el of under) {
-      if (el.tagName === "text" || el.tagName === "title") continue;
+      // A line has no inside to fill (its computed fill is the default
+      // black all the same): a message's line crossing a word is drawn
+      // over it, not under it.
+      if (el.tagName === "text" || el.tagName === "title" || el.tagName === "line") continue;
       const style = getComputedStyle(el);
       const fill = rgb(style.fill);
       if (!fill || fill.a === 0) continue;

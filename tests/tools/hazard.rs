@@ -87,6 +87,49 @@ fn with_no_pause_and_no_fault_a_renewed_lock_is_never_held_twice() {
     }
 }
 
+/// A trial never starts a client's pause in the millisecond its last one
+/// ended: its next pause is drawn from the instant it wakes and starts at
+/// the next millisecond at the soonest. Two pauses back to back with no
+/// time between are one longer stall, not two: with the wake's renewal
+/// never run, two such pauses of 0.6 of the threshold each wrote stale
+/// for etcd, Redis, ZooKeeper and Chubby (TTL 10 s), where a second pause
+/// even 1 ms after waking found the renewal sent and wrote nothing stale.
+#[test]
+fn a_trials_pauses_never_start_in_the_millisecond_the_last_one_ended() {
+    let plan = form::plan_of(
+        "ttls=1%2C10&values=5&trials=300&rare=0&pauses=custom&per-hour=3600&median=2000&think=2",
+    )
+    .expect("the page's own link");
+    let mut pauses = 0;
+    for cell in 0..plan.cells() {
+        for trial in 0..plan.trials {
+            let run = rebuild_trial(&plan, cell, trial).unwrap();
+            let mut ended: Vec<(distlock::sim::ClientId, u64)> = Vec::new();
+            for a in &run.scenario.actions {
+                let distlock::sim::Action::Client {
+                    client,
+                    command: distlock::sim::Command::GcPause { pause_ms },
+                } = a.action
+                else {
+                    continue;
+                };
+                let at = a.at.ms();
+                if let Some((_, end)) = ended.iter_mut().find(|(c, _)| *c == client) {
+                    assert!(
+                        at > *end,
+                        "cell {cell}, trial {trial}: {client} paused at {at} ms, as its last pause ended"
+                    );
+                    *end = at + pause_ms;
+                } else {
+                    ended.push((client, at + pause_ms));
+                }
+                pauses += 1;
+            }
+        }
+    }
+    assert!(pauses > 10_000, "{pauses} pauses");
+}
+
 /// Four clients hold the lock for 30 s of work each and ask again at once;
 /// each pauses for 10 s every 4 s of running on average, against a 1 s
 /// lease: nearly every hold is paused past its lease while others wait.

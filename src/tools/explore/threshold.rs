@@ -15,10 +15,15 @@
 //! its connection; a resource that checks writes against the lock refuses
 //! every stale one), the answer is "never", with its reason.
 //!
-//! Two pauses back to back, the second starting before the holder's
-//! renewal after the first has reached the service (within a round trip
-//! of waking), are the one way shorter pauses add up; the explorer's
-//! estimate counts them, the threshold does not claim them.
+//! Shorter pauses can add up, and the threshold does not claim pairs:
+//! two back to back, the second in the very millisecond the first ends,
+//! before the wake's renewal runs (the trials never draw that: a pause
+//! starts the millisecond after a wake at the soonest); and, for Redis, a
+//! pause while the grant is on its way (the key's TTL runs from the grant,
+//! the holder's belief from its waking) and a second before the first
+//! extension: two 4 s pauses at TTL 10 s wrote stale, where the threshold
+//! is 6.7 s. The estimate counts such pairs where it runs; a cell that
+//! says "cannot happen" does not rule them out yet.
 
 use super::plan::{granted_lease_ms, Check, Plan};
 use super::profile::PauseProfile;

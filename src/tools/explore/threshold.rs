@@ -20,8 +20,8 @@
 //! before the wake's renewal runs (the trials never draw that: a pause
 //! starts the millisecond after a wake at the soonest); and, for Redis, a
 //! pause while the grant is on its way (the key's TTL runs from the grant,
-//! the holder's belief from its waking) and a second before the first
-//! extension: two 4 s pauses at TTL 10 s wrote stale, where the threshold
+//! the client counts from when it reads it, after waking) and a second
+//! before the first extension: two 4 s pauses at TTL 10 s wrote stale, where the threshold
 //! is 6.7 s. The estimate counts such pairs where it runs; a cell that
 //! says "cannot happen" does not rule them out yet.
 

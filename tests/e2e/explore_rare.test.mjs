@@ -58,7 +58,7 @@ describe("rare events in the explorer", () => {
       section.getByRole("link", named("Download CSV")).click(),
     ]);
     const csv = (await readFile(await download.path(), "utf8")).split("\n").filter((l) => l && !l.startsWith("#"));
-    assert.match(csv[0], /,fence_mode,threshold_pause_ms,cannot_happen,estimator,p_hold,p_hold_low,p_hold_high,ess,estimator_trials,corrupted_per_fleet_year,corrupted_per_fleet_year_low,corrupted_per_fleet_year_high,years_between_corrupted_writes$/);
+    assert.match(csv[0], /,fence_mode,threshold_pause_ms,pair_pause_ms,cannot_happen,estimator,p_hold,p_hold_low,p_hold_high,ess,estimator_trials,corrupted_per_fleet_year,corrupted_per_fleet_year_low,corrupted_per_fleet_year_high,years_between_corrupted_writes$/);
     const pg = csv.find((l) => l.split(",")[1] === "postgresql");
     assert.match(pg, /,,true,none,0,0,0,,,0,0,0,$/, pg);
     const etcd = csv.find((l) => l.split(",")[1] === "etcd");

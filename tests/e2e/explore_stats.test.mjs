@@ -75,7 +75,7 @@ describe("the explorer's pauses and numbers", () => {
     assert.match(comments[1], /^# Workload per hold: 3 clients/);
     assert.ok(comments.some((l) => l === "# pause histogram (ms:count): 5000:3;40000:1"), comments.join("\n"));
     const rows = csv.trim().split("\n").filter((l) => !l.startsWith("#"));
-    assert.match(rows[0], /,max_pause_us,pause_histogram_ms,p_corrupted_design_effect,p_two_holders_design_effect,think_ms,.*,latency_scale,network_rtt_ms,pg_keepalives,.*,longest_fault_ms,fence_mode,threshold_pause_ms,cannot_happen,estimator,/);
+    assert.match(rows[0], /,max_pause_us,pause_histogram_ms,p_corrupted_design_effect,p_two_holders_design_effect,think_ms,.*,latency_scale,network_rtt_ms,pg_keepalives,.*,longest_fault_ms,fence_mode,threshold_pause_ms,pair_pause_ms,cannot_happen,estimator,/);
     assert.equal(rows.length, 3);
     // Each row ends with the settings it ran at: here one zone, the OS's
     // keepalives, no faults besides pauses, the longest fault 30 s, and no

@@ -20,7 +20,8 @@ fn plan(backend: Backend, ttl_ms: u64) -> Plan {
 /// A writes, time passes), too shallow for two pauses with time between
 /// them: those can add up (a holder paused while its grant came wakes
 /// believing in a fresh lease that is older than it thinks), and the
-/// threshold claims single pauses only.
+/// threshold's own test checks its bound for pairs
+/// (`from_no_start_do_two_pauses_under_the_bound_corrupt`).
 const SINGLE_PAUSE_DEPTH: u32 = 5;
 
 /// The finder, from fresh settings, with pauses of at most `pause_max_ms`.
@@ -118,6 +119,35 @@ fn a_profile_whose_longest_pause_is_under_the_threshold_cannot_reach_it() {
     assert!(!t.reached_by(&PauseProfile::empirical(1_000, stalls)));
     let longer = Histogram::new(&[(50_000, 900), (800_000, 90), (12_000_000, 10)]).unwrap();
     assert!(t.reached_by(&PauseProfile::empirical(1_000, longer)));
+}
+
+/// Redis at TTL 10 s: no single pause under 6.7 s corrupts, but two of 4 s
+/// do (one while the grant is on its way, one before the first
+/// extension), so a profile whose longest pause is 4 s can corrupt, and
+/// one whose longest is 3 s cannot, and its cell says why of both.
+#[test]
+fn a_profile_whose_pauses_add_up_two_at_a_time_can_reach_the_threshold() {
+    use distlock::tools::explore::{Histogram, PauseProfile};
+    let redis = plan(Backend::Redis, 10_000);
+    let t = Threshold::find(&redis, Backend::Redis, 10_000);
+    let (Reach::From { pause_ms }, Some(pairs)) = (t.reach, t.pairs) else {
+        panic!("two of Redis's pauses add up: {t:?}");
+    };
+    assert!(pairs < 4_000 && 4_000 < pause_ms, "{t:?}");
+    let longest =
+        |us| PauseProfile::empirical(1_000, Histogram::new(&[(50_000, 990), (us, 10)]).unwrap());
+    assert!(t.reached_by(&longest(4_000_000)));
+    assert!(!t.reached_by(&longest(3_000_000)));
+    assert!(
+        t.why(&redis).contains("no two shorter than 3.348 s each"),
+        "{}",
+        t.why(&redis)
+    );
+    // No two of etcd's pauses add up: its bound is its threshold.
+    let etcd = plan(Backend::Etcd, 10_000);
+    let t = Threshold::find(&etcd, Backend::Etcd, 10_000);
+    assert_eq!(t.pairs, None, "{t:?}");
+    assert!(!t.why(&etcd).contains("two"), "{}", t.why(&etcd));
 }
 
 /// ZooKeeper's server negotiates every session timeout under two ticks

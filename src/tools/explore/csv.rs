@@ -20,7 +20,7 @@ use super::threshold::Reach;
 use std::fmt::Write;
 
 /// The column names, in order.
-pub const CSV_COLUMNS: [&str; 61] = [
+pub const CSV_COLUMNS: [&str; 62] = [
     "cell",
     "backend",
     "fencing",
@@ -71,6 +71,7 @@ pub const CSV_COLUMNS: [&str; 61] = [
     "longest_fault_ms",
     "fence_mode",
     "threshold_pause_ms",
+    "pair_pause_ms",
     "cannot_happen",
     "estimator",
     "p_hold",
@@ -153,19 +154,24 @@ pub fn csv_row(plan: &Plan, r: &CellResult, rare: Option<&Rare>) -> String {
     line
 }
 
-/// The rare-event columns: the threshold (empty for none), whether
-/// nothing can happen, the estimator and its estimate per hold, its ESS
+/// The rare-event columns: the threshold (empty for none), the length
+/// under which no two pauses add up where two shorter than the threshold
+/// can (empty where none can), whether nothing can happen, the estimator and its estimate per hold, its ESS
 /// and trials, and per fleet-year (the plan's `Fleet`).
 fn rare_fields(line: &mut String, plan: &Plan, r: &CellResult, rare: Option<&Rare>) {
     let Some(rare) = rare else {
-        line.push_str(&",".repeat(12));
+        line.push_str(&",".repeat(13));
         return;
     };
     let threshold = match rare.threshold.reach {
         Reach::From { pause_ms } => pause_ms.to_string(),
         Reach::Never => String::new(),
     };
-    let _ = write!(line, ",{threshold},{}", rare.cannot_happen);
+    let pairs = rare
+        .threshold
+        .pairs
+        .map_or(String::new(), |pause_ms| pause_ms.to_string());
+    let _ = write!(line, ",{threshold},{pairs},{}", rare.cannot_happen);
     match rare.per_hold(r) {
         None => line.push_str(",none,0,0,0,,,0,0,0,"),
         Some(e) => {

@@ -304,13 +304,18 @@ pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
             format!("cannot happen in this model, because {why}"),
             "none".to_string(),
             "never".to_string(),
-            match rare.threshold.reach {
-                Reach::From { pause_ms } => format!(
-                    "proven: the profile's longest pause, {}, is shorter than {}",
+            match (rare.threshold.reach, rare.threshold.proven_under_ms()) {
+                (Reach::From { pause_ms }, Some(under_ms)) => format!(
+                    "proven: the profile's longest pause, {}, is shorter than {}{}",
                     micros_text(r.profile.longest_us()),
-                    micros_text(pause_ms * 1_000)
+                    micros_text(under_ms * 1_000),
+                    if under_ms < pause_ms {
+                        ", under which no two add up"
+                    } else {
+                        ""
+                    }
                 ),
-                Reach::Never => "proven: no pause corrupts".to_string(),
+                _ => "proven: no pause corrupts".to_string(),
             },
         ]);
     }

@@ -333,10 +333,11 @@ impl RareRun {
         threshold: Threshold,
     ) -> Result<RareRun, PlanError> {
         let cell = plan.cell(plain.cell)?;
-        // The threshold proves it of one pause at a time, run with the
-        // plan's seed: trials that saw a corrupted write all the same (two
-        // pauses in one hold, or draws of the network the probes did not
-        // meet) disprove it for this cell, and the cell says what they saw.
+        // The threshold proves it of one pause, or two, at a time, run
+        // with the plan's seed: trials that saw a corrupted write all the
+        // same (draws of the network the probes did not meet, or more
+        // pauses than two) disprove it for this cell, and the cell says
+        // what they saw.
         let cannot_happen = plan.faults.is_default()
             && !threshold.reached_by(&cell.profile)
             && plain.corrupted == 0;

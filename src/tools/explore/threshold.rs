@@ -15,15 +15,21 @@
 //! its connection; a resource that checks writes against the lock refuses
 //! every stale one), the answer is "never", with its reason.
 //!
-//! Shorter pauses can add up, and the threshold does not claim pairs:
-//! two back to back, the second in the very millisecond the first ends,
-//! before the wake's renewal runs (the trials never draw that: a pause
-//! starts the millisecond after a wake at the soonest); and, for Redis, a
-//! pause while the grant is on its way (the key's TTL runs from the grant,
-//! the client counts from when it reads it, after waking) and a second
-//! before the first extension: two 4 s pauses at TTL 10 s wrote stale, where the threshold
-//! is 6.7 s. The estimate counts such pairs where it runs; a cell that
-//! says "cannot happen" does not rule them out yet.
+//! Shorter pauses can add up, and the threshold says under what length
+//! no two do (`Threshold::pairs`, `pairs_under`): for Redis, one pause
+//! while a reply is on its way (the client counts its next extension from
+//! when it reads it, after waking; the key's TTL runs from the grant) and
+//! one before that extension; for Chubby and Consul, a second pause before
+//! the renewal sent on waking is answered. Each such pair adds up to about
+//! what one pause needs. The first pause starts while the grant is on its
+//! way or just before any of the holder's events, the second just before
+//! any of its events after it wakes, from the next millisecond: two pauses
+//! back to back, the second in the very millisecond the first ends, before
+//! the wake's renewal runs, are one longer stall, which the trials never
+//! draw (a pause starts the millisecond after a wake at the soonest).
+//! Three or four pauses 1 or 20 ms apart (TTL 10 s, Chubby's 12 s, at
+//! every 400th of the threshold) corrupted for no system at a length two
+//! did not.
 
 use super::plan::{granted_lease_ms, Check, Plan};
 use super::profile::PauseProfile;
@@ -35,6 +41,9 @@ const SETTLE_MS: u64 = 30_000;
 /// Points of an even grid through the hold, and through the renewal
 /// period after a warm-up hold, at which pauses start besides the events'.
 const GRID: u64 = 24;
+/// Lengths from half the single threshold to it at which pairs of pauses
+/// are tried (`pairs_under`).
+const PAIR_LENGTHS: u64 = 2;
 
 /// What a single pause can do to one system at one TTL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +61,10 @@ pub struct Threshold {
     pub backend: Backend,
     pub ttl_ms: u64,
     pub reach: Reach,
+    /// Where two pauses, each shorter than `reach`'s, add up to a
+    /// corrupted write, the length under which no two do (`pairs_under`):
+    /// always shorter than `reach`'s.
+    pub pairs: Option<u64>,
 }
 
 impl Threshold {
@@ -125,10 +138,15 @@ impl Threshold {
                 }
             }
         }
+        // Where no pause corrupts however long (PostgreSQL's lock, a
+        // resource that checks each write, a holder whose own check no
+        // pause outlives), no second pause has one to add to.
+        let pairs = best.and_then(|single| pairs_under(&probe, &worlds, single));
         Threshold {
             backend,
             ttl_ms,
             reach: best.map_or(Reach::Never, |pause_ms| Reach::From { pause_ms }),
+            pairs,
         }
     }
 
@@ -140,6 +158,7 @@ impl Threshold {
             backend: Backend::Etcd,
             ttl_ms: 10_000,
             reach: Reach::From { pause_ms },
+            pairs: None,
         }
     }
 
@@ -172,8 +191,15 @@ impl Threshold {
                     Check::AtAcquire => "checked once, when granted",
                     Check::BeforeWrite => "checked just before the write",
                 };
+                let pairs = match self.pairs {
+                    Some(p) => format!(
+                        "; two shorter pauses, one soon after the other, can add up to one that does, but no two shorter than {} each",
+                        ms_words(p)
+                    ),
+                    None => String::new(),
+                };
                 format!(
-                    "a pause shorter than {} cannot outlive what the holder believes of its lease: {name}'s lease of {} is {renewal} and {check}, and the holder works {} before writing",
+                    "a pause shorter than {} cannot outlive what the holder believes of its lease: {name}'s lease of {} is {renewal} and {check}, and the holder works {} before writing{pairs}",
                     ms_words(pause_ms),
                     ms_words(granted),
                     ms_words(plan.hold_ms)
@@ -187,15 +213,22 @@ impl Threshold {
             .fence_mode_in(&probe_config(plan, self.backend, self.ttl_ms))
     }
 
-    /// Whether a profile can draw a pause long enough to corrupt: `false`
-    /// proves that no single pause of the profile corrupts.
-    pub fn reached_by(&self, profile: &PauseProfile) -> bool {
+    /// The length under which pauses cannot corrupt, one alone or two
+    /// together: the single threshold, or where two add up, their bound.
+    pub fn proven_under_ms(&self) -> Option<u64> {
         match self.reach {
-            Reach::Never => false,
-            Reach::From { pause_ms } => {
-                profile.per_kilohour > 0 && profile.longest_us() > (pause_ms - 1) * 1_000
-            }
+            Reach::Never => None,
+            Reach::From { pause_ms } => Some(self.pairs.unwrap_or(pause_ms)),
         }
+    }
+
+    /// Whether a profile can draw a pause long enough to corrupt, alone
+    /// or with a second: `false` proves that no pause of the profile, nor
+    /// two, corrupts.
+    pub fn reached_by(&self, profile: &PauseProfile) -> bool {
+        self.proven_under_ms().is_some_and(|under_ms| {
+            profile.per_kilohour > 0 && profile.longest_us() > (under_ms - 1) * 1_000
+        })
     }
 }
 
@@ -423,6 +456,63 @@ impl Probe<'_> {
         }
     }
 
+    /// The run at A's wake from a first pause of `pause_ms`, holding, with
+    /// how much of its hold it had worked before the pause: paused while
+    /// its grant is on its way (`None`, B asking meanwhile) or at
+    /// `offset_ms` into its hold.
+    fn woken(&self, world: &World, first: Option<u64>, pause_ms: u64) -> Option<(Sim, u64)> {
+        let [a, b, ..] = ClientId::ALL;
+        let (mut sim, worked) = match (first, &world.held) {
+            (None, _) => {
+                let mut sim = world.asked.clone();
+                if !command(&mut sim, a, Command::GcPause { pause_ms }) {
+                    return None;
+                }
+                sim.run_until(sim.now().plus(1));
+                let _ = sim.command(b, Command::Acquire);
+                sim.run_until(sim.now().plus(pause_ms - 1));
+                (sim, 0)
+            }
+            (Some(offset_ms), Some(held)) => {
+                let mut sim = held.clone();
+                sim.run_until(sim.now().plus(offset_ms));
+                if !sim.belief(a).is_holding()
+                    || !command(&mut sim, a, Command::GcPause { pause_ms })
+                {
+                    return None;
+                }
+                sim.run_until(sim.now().plus(pause_ms));
+                (sim, offset_ms)
+            }
+            (Some(_), None) => return None,
+        };
+        until_holding(&mut sim, a).then_some((sim, worked))
+    }
+
+    /// From A's wake in `woken` (`worked` into its hold): a second pause
+    /// of `pause_ms` at `offset_ms` after waking; whether a corrupted write
+    /// follows.
+    fn corrupts_again(&self, (woken, worked): &(Sim, u64), offset_ms: u64, pause_ms: u64) -> bool {
+        let [a, ..] = ClientId::ALL;
+        let mut sim = woken.clone();
+        sim.run_until(sim.now().plus(offset_ms));
+        if !sim.belief(a).is_holding() || !command(&mut sim, a, Command::GcPause { pause_ms }) {
+            return false;
+        }
+        match self.plan.check {
+            Check::AtAcquire => {
+                command(&mut sim, a, Command::Write);
+                self.see(&mut sim)
+            }
+            Check::BeforeWrite => {
+                sim.run_until(sim.now().plus(pause_ms));
+                let left = self.plan.hold_ms.saturating_sub(worked + offset_ms);
+                sim.run_until(sim.now().plus(left));
+                self.write_and_see(&mut sim, a)
+            }
+        }
+    }
+
     fn write_and_see(&self, sim: &mut Sim, a: ClientId) -> bool {
         sim.run_until(sim.now());
         sim.belief(a).is_holding() && sim.command(a, Command::Write).is_ok() && self.see(sim)
@@ -447,6 +537,85 @@ impl Probe<'_> {
         }
         sim.oracle().corruptions() > 0
     }
+}
+
+/// Where two pauses, each shorter than the `single` threshold, add up to
+/// a corrupted write: the length under which no two do, or `None` where
+/// no two do.
+///
+/// Every pair found adds up to about the single threshold or more: for
+/// Redis, one pause while a reply is on its way (the client counts its
+/// lease, and its next extension, from when it reads it) and one before
+/// the extension; for Chubby and Consul, a second pause before the first
+/// wake's KeepAlive or renewal is answered. So below half the single
+/// threshold the shortest pair is looked for by bisection (Chubby's, at
+/// 12 s, is a few milliseconds under half: the time between the two
+/// counts too); from half, only whether pairs add up at all, at
+/// `PAIR_LENGTHS` lengths through the range: the lengths that corrupt
+/// are not one range (Consul's, at 10 s, corrupt at 15.0 s each, within
+/// an 18 ms window where the second wake meets the end of the
+/// lock-delay, and from 20 s), so a bisection from the top can miss the
+/// shortest, and half is the bound.
+fn pairs_under(probe: &Probe, worlds: &[World], single: u64) -> Option<u64> {
+    let half = single.div_ceil(2);
+    let mut best: Option<u64> = None;
+    for world in worlds {
+        for first in firsts(probe, world) {
+            let upper = best.map_or(half - 1, |b| b - 1);
+            if let Some(shorter) = shortest(upper, |pause_ms| {
+                pair_corrupts(probe, world, first, pause_ms)
+            }) {
+                best = Some(shorter);
+            }
+        }
+    }
+    best.or_else(|| {
+        let top = single - 1;
+        (0..PAIR_LENGTHS)
+            .map(|k| half + (top - half) * k / (PAIR_LENGTHS - 1))
+            .any(|pause_ms| {
+                worlds.iter().any(|world| {
+                    firsts(probe, world)
+                        .into_iter()
+                        .any(|first| pair_corrupts(probe, world, first, pause_ms))
+                })
+            })
+            .then_some(half)
+    })
+}
+
+/// Where the first of two pauses starts in `world`: while A's grant is on
+/// its way (`None`), and just before each of A's events in its hold (a
+/// reply it then reads late, a timer it runs late).
+fn firsts(probe: &Probe, world: &World) -> Vec<Option<u64>> {
+    let [a, ..] = ClientId::ALL;
+    let mut firsts = vec![None];
+    if let Some(held) = &world.held {
+        firsts.extend(
+            events(held, probe.span_ms(), Some(a))
+                .into_iter()
+                .step_by(2)
+                .map(Some),
+        );
+    }
+    firsts
+}
+
+/// Whether two pauses of `pause_ms` corrupt from `world`, the first at
+/// `first`, the second at any of the offsets into the hold
+/// (`Probe::offsets`) from 1 ms after A wakes: a trial never starts a
+/// pause in the millisecond the last one ended.
+fn pair_corrupts(probe: &Probe, world: &World, first: Option<u64>, pause_ms: u64) -> bool {
+    let Some(woken) = probe.woken(world, first, pause_ms) else {
+        return false;
+    };
+    let span = probe.span_ms();
+    events(&woken.0, span, Some(ClientId::ALL[0]))
+        .into_iter()
+        .step_by(2)
+        .chain([span - 1])
+        .filter(|&o| o > 0)
+        .any(|second| probe.corrupts_again(&woken, second, pause_ms))
 }
 
 /// The shortest length from 1 to `upper` at which `corrupts` holds, if it
@@ -580,5 +749,99 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Two pauses drawn at random over the same starts, the second from 1
+    /// ms to a renewal cycle after the first wakes (in one draw of three
+    /// within 20 ms: before the first wake's renewal is answered), of
+    /// lengths each under the bound the threshold proves (`pairs`, or the
+    /// single threshold where two add no more than one), equal in one
+    /// draw of two. From none do they corrupt. Each bound is tight where
+    /// it was found: two pauses of it corrupt for Redis at 10 s (one
+    /// while the grant is on its way, one before the first extension) and
+    /// for Chubby at 12 s (the second before the KeepAlive sent on waking
+    /// is answered).
+    #[test]
+    fn from_no_start_do_two_pauses_under_the_bound_corrupt() {
+        const STARTS: u32 = 200;
+        let mut rng = ChaCha8Rng::seed_from_u64(52);
+        let plan = |backend, ttl_ms| Plan {
+            backend,
+            ttls_ms: vec![ttl_ms],
+            ..Plan::default()
+        };
+        let mut tight = Vec::new();
+        for plan in [
+            plan(Backend::Redis, 10_000),
+            plan(Backend::Redis, 2_000),
+            plan(Backend::Consul, 10_000),
+            plan(Backend::Chubby, 12_000),
+            plan(Backend::Etcd, 10_000),
+            plan(Backend::ZooKeeper, 4_000),
+            plan(Backend::DynamoDb, 10_000),
+        ] {
+            let (backend, ttl_ms) = (plan.backend, plan.ttls_ms[0]);
+            let threshold = Threshold::find(&plan, backend, ttl_ms);
+            let under_ms = threshold
+                .proven_under_ms()
+                .expect("a lease can be outlived");
+            let probe = Probe {
+                plan: &plan,
+                backend,
+                ttl_ms,
+            };
+            let (cycle, span) = (probe.cycle_ms(), probe.span_ms());
+            for _ in 0..STARTS {
+                let lead_ms = rng.random_range(0..4_000);
+                let idle_ms = (rng.random_range(0..8) > 0).then(|| rng.random_range(0..cycle));
+                let first = (rng.random_range(0..4) > 0).then(|| rng.random_range(0..span));
+                let second = if rng.random_range(0..3) == 0 {
+                    rng.random_range(1..20)
+                } else {
+                    rng.random_range(1..span)
+                };
+                let first_ms = if rng.random_bool(0.5) {
+                    under_ms - 1
+                } else {
+                    rng.random_range(under_ms / 2..under_ms)
+                };
+                let second_ms = if rng.random_bool(0.5) {
+                    first_ms
+                } else {
+                    rng.random_range(under_ms / 2..under_ms)
+                };
+                let world = probe
+                    .world_at(lead_ms, idle_ms)
+                    .expect("a run to start from");
+                assert!(
+                    !probe
+                        .woken(&world, first, first_ms)
+                        .is_some_and(|w| probe.corrupts_again(&w, second, second_ms)),
+                    "{backend} at {ttl_ms} ms: {first_ms} ms at {first:?}, then {second_ms} ms {second} ms after waking, from lead {lead_ms} ms, idle {idle_ms:?}"
+                );
+            }
+            if let Some(pairs) = threshold.pairs {
+                let worlds: Vec<World> = probe
+                    .askings()
+                    .into_iter()
+                    .map(|asked| probe.world(asked, true))
+                    .collect();
+                let found = worlds.iter().any(|world| {
+                    firsts(&probe, world)
+                        .into_iter()
+                        .any(|first| pair_corrupts(&probe, world, first, pairs))
+                });
+                tight.push((backend, ttl_ms, pairs, found));
+            }
+        }
+        assert_eq!(
+            tight,
+            [
+                (Backend::Redis, 10_000, 3_348, true),
+                (Backend::Redis, 2_000, 683, true),
+                (Backend::Consul, 10_000, 12_552, false),
+                (Backend::Chubby, 12_000, 35_990, true),
+            ]
+        );
     }
 }

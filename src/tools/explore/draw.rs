@@ -413,7 +413,15 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
         .filter_map(|d| {
             let rare = d.rare.as_ref()?;
             rare.weighted.as_ref()?;
-            rare.per_hold(&d.result)
+            rare.per_hold(&d.result).filter(|e| !e.plain)
+        })
+        .collect();
+    // Weighted trials that saw nothing: the cell shows its plain interval.
+    let unseen: Vec<u32> = ran
+        .iter()
+        .filter_map(|d| {
+            let w = d.rare.as_ref()?.weighted.as_ref()?;
+            (w.corrupted == 0 && w.trials > 0).then_some(w.trials)
         })
         .collect();
     let proven = data
@@ -424,12 +432,24 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
     if proven > 0 {
         let _ = write!(
             s,
-            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every instant its run changes, through its hold and a renewal cycle, and where the server checks for expired leases on its own clock at every phase of those checks (confirmed by the finder's exhaustive search), and the profile never pauses that long, or no pause corrupts at all. ",
+            "{proven} cell{} cannot corrupt: the shortest pause that can outlive what the holder believes of its lease was found by running the model with a holder paused at every instant its run changes, through its hold and a renewal cycle, and where the server checks for expired leases on its own clock at every phase of those checks (confirmed by the finder's exhaustive search), and the shortest two that can add up to it, the second paused at every instant after the first wakes; the profile never pauses that long, or no pause corrupts at all. ",
             if proven == 1 { "" } else { "s" }
         );
     }
+    if !unseen.is_empty() {
+        let _ = write!(
+            s,
+            "{} cell{} ran {} weighted trials and saw no corrupted write: weighted trials that see nothing bound nothing, so {} the plain trials' interval. ",
+            unseen.len(),
+            if unseen.len() == 1 { "" } else { "s" },
+            thousands(unseen.iter().map(|&t| u64::from(t)).sum()),
+            if unseen.len() == 1 { "it shows" } else { "they show" }
+        );
+    }
     if weighted.is_empty() {
-        s.push_str("The other figures are plain sampling: its 95% interval over trials was already within 30% of the estimate, or the cell's chance is high enough to count directly. ");
+        if unseen.is_empty() {
+            s.push_str("The other figures are plain sampling: its 95% interval over trials was already within 30% of the estimate, or the cell's chance is high enough to count directly. ");
+        }
     } else {
         let ess: f64 = weighted.iter().map(|e| e.ess).sum();
         let trials: u64 = weighted.iter().map(|e| u64::from(e.trials)).sum();
@@ -922,6 +942,35 @@ mod tests {
             open_trial: None,
             rare: None,
         })
+    }
+
+    /// A cell whose weighted trials saw nothing shows its plain interval,
+    /// and the method says so with the weighted trials that ran, not the
+    /// plain ones as if they were weighted.
+    #[test]
+    fn weighted_trials_that_saw_nothing_are_counted_as_such() {
+        use crate::tools::explore::{RareResult, Threshold, Tilt};
+        let plan = Plan::default();
+        let mut cell = counted(&plan, 0, 0, 2_000).unwrap();
+        let mut weighted = RareResult::empty(0, Tilt::NONE);
+        for _ in 0..20_000 {
+            weighted.add(0, 1.0);
+        }
+        cell.rare = Some(Rare {
+            threshold: Threshold::at(6_000),
+            cannot_happen: false,
+            weighted: Some(weighted),
+            holds_mean: 200.0,
+            holds_var: 1.0,
+        });
+        let row = design_row(&plan, &cell).unwrap();
+        assert_eq!(row[3], "plain sampling, 10 trials");
+        let words = method_paragraph(&plan, &[Some(cell)]);
+        assert!(
+            words.contains("1 cell ran 20,000 weighted trials and saw no corrupted write")
+                && !words.contains("ran importance sampling"),
+            "{words}"
+        );
     }
 
     #[test]

@@ -335,7 +335,21 @@ pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
     } else {
         format!("none seen: at most {} (95%)", chance_text(e.high))
     };
-    Some([hold, per, every, method_words(&e)])
+    // A cell no single pause of which corrupts, but two can: why no proof.
+    let pairs = match (rare.threshold.reach, rare.threshold.pairs) {
+        (Reach::From { pause_ms }, Some(pairs))
+            if r.profile.longest_us() < pause_ms * 1_000
+                && pairs * 1_000 <= r.profile.longest_us() =>
+        {
+            format!(
+                "; not proven: no single pause shorter than {} corrupts, but two of {} each can add up",
+                micros_text(pause_ms * 1_000),
+                micros_text(pairs * 1_000)
+            )
+        }
+        _ => String::new(),
+    };
+    Some([hold, per, every, format!("{}{pairs}", method_words(&e))])
 }
 
 /// Which estimator ran, with its effective sample size.
@@ -965,6 +979,22 @@ mod tests {
         });
         let row = design_row(&plan, &cell).unwrap();
         assert_eq!(row[3], "plain sampling, 10 trials");
+        // Had two pauses under its longest added up, it would say why
+        // there is no proof.
+        if let Some(rare) = &mut cell.rare {
+            rare.threshold.reach = Reach::From {
+                pause_ms: cell.result.profile.longest_us() / 1_000 + 1,
+            };
+            rare.threshold.pairs = Some(cell.result.profile.longest_us() / 2_000);
+        }
+        let row = design_row(&plan, &cell).unwrap();
+        assert!(
+            row[3].starts_with(
+                "plain sampling, 10 trials; not proven: no single pause shorter than "
+            ) && row[3].contains("but two of "),
+            "{}",
+            row[3]
+        );
         let words = method_paragraph(&plan, &[Some(cell)]);
         assert!(
             words.contains("1 cell ran 20,000 weighted trials and saw no corrupted write")

@@ -543,14 +543,15 @@ impl Probe<'_> {
 /// a corrupted write: the length under which no two do, or `None` where
 /// no two do.
 ///
-/// Every pair found adds up to about the single threshold or more: for
-/// Redis, one pause while a reply is on its way (the client counts its
-/// lease, and its next extension, from when it reads it) and one before
-/// the extension; for Chubby and Consul, a second pause before the first
-/// wake's KeepAlive or renewal is answered. So below half the single
-/// threshold the shortest pair is looked for by bisection (Chubby's, at
-/// 12 s, is a few milliseconds under half: the time between the two
-/// counts too); from half, only whether pairs add up at all, at
+/// With renewal, every pair found adds up to about the single threshold
+/// or more: for Redis, one pause while a reply is on its way (the client
+/// counts its lease, and its next extension, from when it reads it) and
+/// one before the extension; for Chubby and Consul, a second pause before
+/// the first wake's KeepAlive or renewal is answered. Without renewal
+/// less can: etcd at 5 s, two of 1,991 ms where one needs 4,475. So
+/// below half the single threshold the shortest pair is looked for by
+/// bisection (Chubby's, at 12 s, is a few milliseconds under half: the
+/// time between the two counts too); from half, only whether pairs add up at all, at
 /// `PAIR_LENGTHS` lengths through the range: the lengths that corrupt
 /// are not one range (Consul's, at 10 s, corrupt at 15.0 s each, within
 /// an 18 ms window where the second wake meets the end of the
@@ -585,16 +586,21 @@ fn pairs_under(probe: &Probe, worlds: &[World], single: u64) -> Option<u64> {
 }
 
 /// Where the first of two pauses starts in `world`: while A's grant is on
-/// its way (`None`), and just before each of A's events in its hold (a
-/// reply it then reads late, a timer it runs late).
+/// its way (`None`), and at the last instant of each stretch between A's
+/// events through its hold: just before each event (a reply it then reads
+/// late, a timer it runs late), and the span's last millisecond. Between
+/// two events a pause freezes the same state, and the later it starts,
+/// the later the pair ends.
 fn firsts(probe: &Probe, world: &World) -> Vec<Option<u64>> {
     let [a, ..] = ClientId::ALL;
     let mut firsts = vec![None];
     if let Some(held) = &world.held {
+        let span = probe.span_ms();
         firsts.extend(
-            events(held, probe.span_ms(), Some(a))
+            events(held, span, Some(a))
                 .into_iter()
                 .step_by(2)
+                .chain([span - 1])
                 .map(Some),
         );
     }
@@ -756,11 +762,13 @@ mod tests {
     /// within 20 ms: before the first wake's renewal is answered), of
     /// lengths each under the bound the threshold proves (`pairs`, or the
     /// single threshold where two add no more than one), equal in one
-    /// draw of two. From none do they corrupt. Each bound is tight where
-    /// it was found: two pauses of it corrupt for Redis at 10 s (one
-    /// while the grant is on its way, one before the first extension) and
-    /// for Chubby at 12 s (the second before the KeepAlive sent on waking
-    /// is answered).
+    /// draw of two. From none do they corrupt. Some bounds are tight: two
+    /// pauses of it corrupt for Redis at 10 s (one while the grant is on
+    /// its way, one before the first extension), for Chubby at 12 s (the
+    /// second before the KeepAlive sent on waking is answered) and for
+    /// etcd at 5 s without renewal. Others are half the single threshold,
+    /// where pairs corrupt only longer (Consul's from 15 s at 10 s, etcd's
+    /// slowed tenfold).
     #[test]
     fn from_no_start_do_two_pauses_under_the_bound_corrupt() {
         const STARTS: u32 = 200;
@@ -777,6 +785,14 @@ mod tests {
             plan(Backend::Consul, 10_000),
             plan(Backend::Chubby, 12_000),
             plan(Backend::Etcd, 10_000),
+            Plan {
+                latency_scale: 10,
+                ..plan(Backend::Etcd, 10_000)
+            },
+            Plan {
+                renewal: false,
+                ..plan(Backend::Etcd, 5_000)
+            },
             plan(Backend::ZooKeeper, 4_000),
             plan(Backend::DynamoDb, 10_000),
         ] {
@@ -841,6 +857,8 @@ mod tests {
                 (Backend::Redis, 2_000, 683, true),
                 (Backend::Consul, 10_000, 12_552, false),
                 (Backend::Chubby, 12_000, 35_990, true),
+                (Backend::Etcd, 10_000, 3_343, false),
+                (Backend::Etcd, 5_000, 1_991, true),
             ]
         );
     }

@@ -95,7 +95,7 @@ fn with_no_pause_and_no_fault_a_renewed_lock_is_never_held_twice() {
 /// for etcd, Redis, ZooKeeper and Chubby (TTL 10 s). A second pause even
 /// 1 ms after waking finds the renewal sent: for etcd and ZooKeeper no
 /// two pauses then add up, and where they can (Redis, Chubby, Consul) the
-/// threshold's bound for pairs covers them (`Threshold::pairs`).
+/// threshold's bound for pairs covers them (`Threshold::together`).
 #[test]
 fn a_trials_pauses_never_start_in_the_millisecond_the_last_one_ended() {
     let plan = form::plan_of(

@@ -4,7 +4,7 @@
 
 use distlock::lesson::properties::Property;
 use distlock::sim::{Backend, Config, FenceMode, Fencing};
-use distlock::tools::explore::{form, run_trials, Check, Plan, Reach, Threshold};
+use distlock::tools::explore::{form, run_trials, Check, Plan, Reach, Threshold, Together};
 use distlock::tools::finder::{self, MoveKind, Outcome, Request};
 
 fn plan(backend: Backend, ttl_ms: u64) -> Plan {
@@ -130,7 +130,8 @@ fn a_profile_whose_pauses_add_up_two_at_a_time_can_reach_the_threshold() {
     use distlock::tools::explore::{Histogram, PauseProfile};
     let redis = plan(Backend::Redis, 10_000);
     let t = Threshold::find(&redis, Backend::Redis, 10_000);
-    let (Reach::From { pause_ms }, Some(pairs)) = (t.reach, t.pairs) else {
+    let (Reach::From { pause_ms }, Together::Pairs { pause_ms: pairs }) = (t.reach, t.together)
+    else {
         panic!("two of Redis's pauses add up: {t:?}");
     };
     assert!(pairs < 4_000 && 4_000 < pause_ms, "{t:?}");
@@ -146,7 +147,7 @@ fn a_profile_whose_pauses_add_up_two_at_a_time_can_reach_the_threshold() {
     // No two of etcd's pauses add up: its bound is its threshold.
     let etcd = plan(Backend::Etcd, 10_000);
     let t = Threshold::find(&etcd, Backend::Etcd, 10_000);
-    assert_eq!(t.pairs, None, "{t:?}");
+    assert_eq!(t.together, Together::Alone, "{t:?}");
     assert!(!t.why(&etcd).contains("two"), "{}", t.why(&etcd));
 }
 

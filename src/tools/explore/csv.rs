@@ -16,7 +16,7 @@
 use super::estimate::CellResult;
 use super::plan::Plan;
 use super::rare::{per_year, Rare};
-use super::threshold::Reach;
+use super::threshold::{Reach, Together};
 use std::fmt::Write;
 
 /// The column names, in order.
@@ -156,7 +156,7 @@ pub fn csv_row(plan: &Plan, r: &CellResult, rare: Option<&Rare>) -> String {
 
 /// The rare-event columns: the threshold (empty for none), the length
 /// under which no two pauses add up where two shorter than the threshold
-/// can (empty where none can), whether nothing can happen, the estimator and its estimate per hold, its ESS
+/// can (empty where none can, 0 where any number add up however short), whether nothing can happen, the estimator and its estimate per hold, its ESS
 /// and trials, and per fleet-year (the plan's `Fleet`).
 fn rare_fields(line: &mut String, plan: &Plan, r: &CellResult, rare: Option<&Rare>) {
     let Some(rare) = rare else {
@@ -167,10 +167,11 @@ fn rare_fields(line: &mut String, plan: &Plan, r: &CellResult, rare: Option<&Rar
         Reach::From { pause_ms } => pause_ms.to_string(),
         Reach::Never => String::new(),
     };
-    let pairs = rare
-        .threshold
-        .pairs
-        .map_or(String::new(), |pause_ms| pause_ms.to_string());
+    let pairs = match rare.threshold.together {
+        Together::Alone => String::new(),
+        Together::Pairs { pause_ms } => pause_ms.to_string(),
+        Together::Any => "0".to_string(),
+    };
     let _ = write!(line, ",{threshold},{pairs},{}", rare.cannot_happen);
     match rare.per_hold(r) {
         None => line.push_str(",none,0,0,0,,,0,0,0,"),

@@ -10,7 +10,7 @@ use super::{
     chance_text, count_text, csv_comment, csv_header, csv_row, fencing_text, latency_text,
     settings_text, systems_text, workload_text,
 };
-use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach};
+use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach, Together};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape, PART_BREAK};
 use crate::sim::{Backend, ETCD_TTL_MS_MIN, ZK_TICK_MS_DEFAULT};
@@ -335,17 +335,23 @@ pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
     } else {
         format!("none seen: at most {} (95%)", chance_text(e.high))
     };
-    // A cell no single pause of which corrupts, but two can: why no proof.
-    let pairs = match (rare.threshold.reach, rare.threshold.pairs) {
-        (Reach::From { pause_ms }, Some(pairs))
+    // A cell no single pause of which corrupts, but two or more together
+    // can: why no proof.
+    let pairs = match (rare.threshold.reach, rare.threshold.together) {
+        (Reach::From { pause_ms }, together)
             if r.profile.longest_us() < pause_ms * 1_000
-                && pairs * 1_000 <= r.profile.longest_us() =>
+                && rare.threshold.reached_by(&r.profile) =>
         {
-            format!(
-                "; not proven: no single pause shorter than {} corrupts, but two of {} each can add up",
-                micros_text(pause_ms * 1_000),
-                micros_text(pairs * 1_000)
-            )
+            let single = micros_text(pause_ms * 1_000);
+            match together {
+                Together::Pairs { pause_ms: pairs } => format!(
+                    "; not proven: no single pause shorter than {single} corrupts, but two of {} each can add up",
+                    micros_text(pairs * 1_000)
+                ),
+                _ => format!(
+                    "; not proven: no single pause shorter than {single} corrupts, but shorter ones add up however many, as nothing between them renews the lease or checks it"
+                ),
+            }
         }
         _ => String::new(),
     };
@@ -985,7 +991,9 @@ mod tests {
             rare.threshold.reach = Reach::From {
                 pause_ms: cell.result.profile.longest_us() / 1_000 + 1,
             };
-            rare.threshold.pairs = Some(cell.result.profile.longest_us() / 2_000);
+            rare.threshold.together = Together::Pairs {
+                pause_ms: cell.result.profile.longest_us() / 2_000,
+            };
         }
         let row = design_row(&plan, &cell).unwrap();
         assert!(

@@ -67,7 +67,7 @@ pub use rare::{
     choose_tilt, per_year, run_weighted, HoldsPerTrial, Rare, RareEstimate, RareResult, RareRun,
     RARE_BATCH, RELATIVE_HALF_WIDTH,
 };
-pub use threshold::{Reach, Threshold};
+pub use threshold::{Reach, Threshold, Together};
 pub use trial::{TrialCounts, TrialRun, DRAIN_MS_MAX, TRIAL_MS};
 pub use workload::{
     csv_comment, fencing_text, latency_text, micros_text, pauses_text, rate_text, settings_text,

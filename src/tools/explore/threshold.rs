@@ -307,7 +307,7 @@ impl World {
     fn corrupts(&self, probe: &Probe, offset_ms: Option<u64>, pause_ms: u64) -> bool {
         match (offset_ms, &self.held) {
             (None, _) => probe.corrupts_asking(&self.asked, pause_ms),
-            (Some(offset_ms), Some(held)) => probe.corrupts_holding(held, offset_ms, pause_ms),
+            (Some(offset_ms), Some(held)) => probe.corrupts_holding(held, 0, offset_ms, pause_ms),
             (Some(_), None) => false,
         }
     }
@@ -454,31 +454,6 @@ impl Probe<'_> {
         self.write_and_see(&mut sim, a)
     }
 
-    /// Runs the model from A's grant with B waiting (`held`): A pauses
-    /// for `pause_ms` at `offset_ms` into its hold; whether a corrupted
-    /// write follows.
-    fn corrupts_holding(&self, held: &Sim, offset_ms: u64, pause_ms: u64) -> bool {
-        let [a, ..] = ClientId::ALL;
-        let mut sim = held.clone();
-        sim.run_until(sim.now().plus(offset_ms));
-        if !sim.belief(a).is_holding() || !command(&mut sim, a, Command::GcPause { pause_ms }) {
-            return false;
-        }
-        match self.plan.check {
-            // The write is on its way out when the pause strikes: it
-            // leaves the instant the holder wakes.
-            Check::AtAcquire => {
-                command(&mut sim, a, Command::Write);
-                self.see(&mut sim)
-            }
-            Check::BeforeWrite => {
-                sim.run_until(sim.now().plus(pause_ms));
-                sim.run_until(sim.now().plus(self.plan.hold_ms.saturating_sub(offset_ms)));
-                self.write_and_see(&mut sim, a)
-            }
-        }
-    }
-
     /// The run at A's wake from a first pause of `pause_ms`, holding, with
     /// how much of its hold it had worked before the pause: paused while
     /// its grant is on its way (`None`, B asking meanwhile) or at
@@ -512,17 +487,20 @@ impl Probe<'_> {
         until_holding(&mut sim, a).then_some((sim, worked))
     }
 
-    /// From A's wake in `woken` (`worked` into its hold): a second pause
-    /// of `pause_ms` at `offset_ms` after waking; whether a corrupted write
+    /// Runs the model from A holding with B waiting (`held`: at its grant,
+    /// or as it wakes from a first pause, `worked` into its hold): A pauses
+    /// for `pause_ms` at `offset_ms` from there; whether a corrupted write
     /// follows.
-    fn corrupts_again(&self, (woken, worked): &(Sim, u64), offset_ms: u64, pause_ms: u64) -> bool {
+    fn corrupts_holding(&self, held: &Sim, worked: u64, offset_ms: u64, pause_ms: u64) -> bool {
         let [a, ..] = ClientId::ALL;
-        let mut sim = woken.clone();
+        let mut sim = held.clone();
         sim.run_until(sim.now().plus(offset_ms));
         if !sim.belief(a).is_holding() || !command(&mut sim, a, Command::GcPause { pause_ms }) {
             return false;
         }
         match self.plan.check {
+            // The write is on its way out when the pause strikes: it
+            // leaves the instant the holder wakes.
             Check::AtAcquire => {
                 command(&mut sim, a, Command::Write);
                 self.see(&mut sim)
@@ -641,7 +619,7 @@ fn burst_corrupts(probe: &Probe, world: &World, first: Option<u64>, single: u64)
         }
         sim.run_until(sim.now().plus(pause_ms));
     }
-    probe.corrupts_again(&(sim, worked), 1, pause_ms)
+    probe.corrupts_holding(&sim, worked, 1, pause_ms)
 }
 
 /// Where the first of two pauses starts in `world`: while A's grant is on
@@ -680,7 +658,7 @@ fn pair_corrupts(probe: &Probe, world: &World, first: Option<u64>, pause_ms: u64
         .step_by(2)
         .chain([span - 1])
         .filter(|&o| o > 0)
-        .any(|second| probe.corrupts_again(&woken, second, pause_ms))
+        .any(|second| probe.corrupts_holding(&woken.0, woken.1, second, pause_ms))
 }
 
 /// The shortest length from 1 to `upper` at which `corrupts` holds, if it
@@ -754,6 +732,18 @@ mod tests {
     use crate::sim::rng::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
 
+    /// A run started at random: how much later it begins (past two of
+    /// ZooKeeper's ticks), and whether a warm-up hold comes first and the
+    /// idle time after it.
+    fn random_world(rng: &mut ChaCha8Rng, probe: &Probe) -> (u64, Option<u64>, World) {
+        let lead_ms = rng.random_range(0..4_000);
+        let idle_ms = (rng.random_range(0..8) > 0).then(|| rng.random_range(0..probe.cycle_ms()));
+        let world = probe
+            .world_at(lead_ms, idle_ms)
+            .expect("a run to start from");
+        (lead_ms, idle_ms, world)
+    }
+
     /// Starts drawn at random over everything a start can be: how much
     /// later the whole run begins (past two of ZooKeeper's ticks), whether
     /// a warm-up hold comes first and the idle time after it, and the
@@ -799,14 +789,10 @@ mod tests {
                 backend,
                 ttl_ms,
             };
-            let (cycle, span) = (probe.cycle_ms(), probe.span_ms());
             for _ in 0..STARTS {
-                let lead_ms = rng.random_range(0..4_000);
-                let idle_ms = (rng.random_range(0..8) > 0).then(|| rng.random_range(0..cycle));
-                let offset_ms = (rng.random_range(0..8) > 0).then(|| rng.random_range(0..span));
-                let world = probe
-                    .world_at(lead_ms, idle_ms)
-                    .expect("a run to start from");
+                let (lead_ms, idle_ms, world) = random_world(&mut rng, &probe);
+                let offset_ms =
+                    (rng.random_range(0..8) > 0).then(|| rng.random_range(0..probe.span_ms()));
                 assert!(
                     !world.corrupts(&probe, offset_ms, pause_ms - 1),
                     "{backend} at {ttl_ms} ms: {} ms from lead {lead_ms} ms, idle {idle_ms:?}, offset {offset_ms:?}",
@@ -875,10 +861,9 @@ mod tests {
                 backend,
                 ttl_ms,
             };
-            let (cycle, span) = (probe.cycle_ms(), probe.span_ms());
+            let span = probe.span_ms();
             for _ in 0..STARTS {
-                let lead_ms = rng.random_range(0..4_000);
-                let idle_ms = (rng.random_range(0..8) > 0).then(|| rng.random_range(0..cycle));
+                let (lead_ms, idle_ms, world) = random_world(&mut rng, &probe);
                 let first = (rng.random_range(0..4) > 0).then(|| rng.random_range(0..span));
                 let second = if rng.random_range(0..3) == 0 {
                     rng.random_range(1..20)
@@ -895,13 +880,10 @@ mod tests {
                 } else {
                     rng.random_range(under_ms / 2..under_ms)
                 };
-                let world = probe
-                    .world_at(lead_ms, idle_ms)
-                    .expect("a run to start from");
                 assert!(
                     !probe
                         .woken(&world, first, first_ms)
-                        .is_some_and(|w| probe.corrupts_again(&w, second, second_ms)),
+                        .is_some_and(|(w, worked)| probe.corrupts_holding(&w, worked, second, second_ms)),
                     "{backend} at {ttl_ms} ms: {first_ms} ms at {first:?}, then {second_ms} ms {second} ms after waking, from lead {lead_ms} ms, idle {idle_ms:?}"
                 );
             }

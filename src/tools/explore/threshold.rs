@@ -20,16 +20,21 @@
 //! while a reply is on its way (the client counts its next extension from
 //! when it reads it, after waking; the key's TTL runs from the grant) and
 //! one before that extension; for Chubby and Consul, a second pause before
-//! the renewal sent on waking is answered. Each such pair adds up to about
-//! what one pause needs. The first pause starts while the grant is on its
-//! way or just before any of the holder's events, the second just before
-//! any of its events after it wakes, from the next millisecond: two pauses
+//! the renewal sent on waking is answered. With renewal each such pair
+//! adds up to about what one pause needs. Without renewal, and with no
+//! check before the write that the client can fail, nothing between
+//! pauses renews or checks the lease, and they add up however many
+//! (`Together::Any`): such a cell never says "cannot happen" while it
+//! pauses. The first pause starts while the grant is on its way, just
+//! before any of the holder's events or at the end of the span, the
+//! second just before any of its events after it wakes (or at the span's
+//! end), from the next millisecond: two pauses
 //! back to back, the second in the very millisecond the first ends, before
 //! the wake's renewal runs, are one longer stall, which the trials never
 //! draw (a pause starts the millisecond after a wake at the soonest).
-//! Three or four pauses 1 or 20 ms apart (TTL 10 s, Chubby's 12 s, at
-//! every 400th of the threshold) corrupted for no system at a length two
-//! did not.
+//! With renewal, three or four pauses 1 or 20 ms apart (TTL 10 s,
+//! Chubby's 12 s, at every 400th of the threshold) corrupted for no
+//! system at a length two did not.
 
 use super::plan::{granted_lease_ms, Check, Plan};
 use super::profile::PauseProfile;

@@ -545,20 +545,20 @@ impl Probe<'_> {
     }
 }
 
-/// Where two pauses, each shorter than the `single` threshold, add up to
-/// a corrupted write: the length under which no two do, or `None` where
-/// no two do.
+/// What pauses, each shorter than the `single` threshold, do together:
+/// first whether any number add up (`burst_corrupts`), then the length
+/// under which no two do, where two can.
 ///
 /// With renewal, every pair found adds up to about the single threshold
 /// or more: for Redis, one pause while a reply is on its way (the client
-/// counts its lease, and its next extension, from when it reads it) and
-/// one before the extension; for Chubby and Consul, a second pause before
-/// the first wake's KeepAlive or renewal is answered. Without renewal
-/// less can: etcd at 5 s, two of 1,991 ms where one needs 4,475. So
-/// below half the single threshold the shortest pair is looked for by
-/// bisection (Chubby's, at 12 s, is a few milliseconds under half: the
-/// time between the two counts too); from half, only whether pairs add up at all, at
-/// `PAIR_LENGTHS` lengths through the range: the lengths that corrupt
+/// counts its next extension from when it reads it, the key's TTL from
+/// the grant) and one before the extension; for Chubby and Consul, a
+/// second pause before the first wake's KeepAlive or renewal is
+/// answered. So below half the single threshold the shortest pair is
+/// looked for by bisection (Chubby's, at 12 s, is a few milliseconds
+/// under half: the time between the two counts too); from half, only
+/// whether pairs add up at all, at `PAIR_LENGTHS` lengths through the
+/// range: the lengths that corrupt
 /// are not one range (Consul's, at 10 s, corrupt at 15.0 s each, within
 /// an 18 ms window where the second wake meets the end of the
 /// lock-delay, and from 20 s), so a bisection from the top can miss the
@@ -650,8 +650,8 @@ fn firsts(probe: &Probe, world: &World) -> Vec<Option<u64>> {
 }
 
 /// Whether two pauses of `pause_ms` corrupt from `world`, the first at
-/// `first`, the second at any of the offsets into the hold
-/// (`Probe::offsets`) from 1 ms after A wakes: a trial never starts a
+/// `first`, the second just before any of A's events after it wakes or
+/// at the span's end, from 1 ms after the wake: a trial never starts a
 /// pause in the millisecond the last one ended.
 fn pair_corrupts(probe: &Probe, world: &World, first: Option<u64>, pause_ms: u64) -> bool {
     let Some(woken) = probe.woken(world, first, pause_ms) else {
@@ -810,15 +810,15 @@ mod tests {
     /// Two pauses drawn at random over the same starts, the second from 1
     /// ms to a renewal cycle after the first wakes (in one draw of three
     /// within 20 ms: before the first wake's renewal is answered), of
-    /// lengths each under the bound the threshold proves (`pairs`, or the
-    /// single threshold where two add no more than one), equal in one
-    /// draw of two. From none do they corrupt. Some bounds are tight: two
-    /// pauses of it corrupt for Redis at 10 s (one while the grant is on
-    /// its way, one before the first extension), for Chubby at 12 s (the
-    /// second before the KeepAlive sent on waking is answered). Others are
-    /// half the single threshold,
-    /// where pairs corrupt only longer (Consul's from 15 s at 10 s, etcd's
-    /// slowed tenfold).
+    /// lengths each under the bound the threshold proves
+    /// (`Threshold::proven_under_ms`), equal in one draw of two. From none
+    /// do they corrupt. Some bounds are tight: two pauses of it corrupt for
+    /// Redis at 10 s (one while the grant is on its way, one before the
+    /// first extension) and for Chubby at 12 s (the second before the
+    /// KeepAlive sent on waking is answered). Others are half the single
+    /// threshold, where pairs corrupt only longer (Consul's from 15 s at
+    /// 10 s, etcd's slowed tenfold). Where pauses add up however many,
+    /// there is no bound to draw under.
     #[test]
     fn from_no_start_do_two_pauses_under_the_bound_corrupt() {
         const STARTS: u32 = 200;

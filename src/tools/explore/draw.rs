@@ -315,7 +315,10 @@ pub fn design_row(plan: &Plan, data: &CellData) -> Option<[String; 4]> {
                         ""
                     }
                 ),
-                _ => "proven: no pause corrupts".to_string(),
+                // Pauses that add up however many: only a profile that
+                // never pauses cannot corrupt.
+                (Reach::From { .. }, None) => "proven: the profile never pauses".to_string(),
+                (Reach::Never, _) => "proven: no pause corrupts".to_string(),
             },
         ]);
     }
@@ -1003,11 +1006,22 @@ mod tests {
             "{}",
             row[3]
         );
-        let words = method_paragraph(&plan, &[Some(cell)]);
+        let words = method_paragraph(&plan, &[Some(cell.clone())]);
         assert!(
             words.contains("1 cell ran 20,000 weighted trials and saw no corrupted write")
                 && !words.contains("ran importance sampling"),
             "{words}"
+        );
+        // Where pauses add up however many, only a profile that never
+        // pauses is proven safe, and says so.
+        if let Some(rare) = &mut cell.rare {
+            rare.threshold.together = Together::Any;
+            rare.cannot_happen = true;
+        }
+        cell.result.profile.per_kilohour = 0;
+        assert_eq!(
+            design_row(&plan, &cell).unwrap()[3],
+            "proven: the profile never pauses"
         );
     }
 

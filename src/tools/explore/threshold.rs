@@ -634,19 +634,22 @@ fn burst_corrupts(probe: &Probe, world: &World, first: Option<u64>, single: u64)
 /// two events a pause freezes the same state, and the later it starts,
 /// the later the pair ends.
 fn firsts(probe: &Probe, world: &World) -> Vec<Option<u64>> {
-    let [a, ..] = ClientId::ALL;
     let mut firsts = vec![None];
     if let Some(held) = &world.held {
-        let span = probe.span_ms();
-        firsts.extend(
-            events(held, span, Some(a))
-                .into_iter()
-                .step_by(2)
-                .chain([span - 1])
-                .map(Some),
-        );
+        firsts.extend(stretch_ends(probe, held).map(Some));
     }
     firsts
+}
+
+/// The last instant of each stretch between A's events from `held` on,
+/// through the span: just before each event, and the span's last
+/// millisecond, as offsets from now.
+fn stretch_ends(probe: &Probe, held: &Sim) -> impl Iterator<Item = u64> {
+    let span = probe.span_ms();
+    events(held, span, Some(ClientId::ALL[0]))
+        .into_iter()
+        .step_by(2)
+        .chain([span - 1])
 }
 
 /// Whether two pauses of `pause_ms` corrupt from `world`, the first at
@@ -657,11 +660,7 @@ fn pair_corrupts(probe: &Probe, world: &World, first: Option<u64>, pause_ms: u64
     let Some(woken) = probe.woken(world, first, pause_ms) else {
         return false;
     };
-    let span = probe.span_ms();
-    events(&woken.0, span, Some(ClientId::ALL[0]))
-        .into_iter()
-        .step_by(2)
-        .chain([span - 1])
+    stretch_ends(probe, &woken.0)
         .filter(|&o| o > 0)
         .any(|second| probe.corrupts_holding(&woken.0, woken.1, second, pause_ms))
 }
@@ -737,6 +736,15 @@ mod tests {
     use crate::sim::rng::ChaCha8Rng;
     use rand::{RngExt, SeedableRng};
 
+    /// The command line's default plan for `backend` at `ttl_ms`.
+    fn plan(backend: Backend, ttl_ms: u64) -> Plan {
+        Plan {
+            backend,
+            ttls_ms: vec![ttl_ms],
+            ..Plan::default()
+        }
+    }
+
     /// A run started at random: how much later it begins (past two of
     /// ZooKeeper's ticks), and whether a warm-up hold comes first and the
     /// idle time after it.
@@ -762,11 +770,6 @@ mod tests {
     fn from_no_start_does_a_pause_under_the_threshold_corrupt() {
         const STARTS: u32 = 300;
         let mut rng = ChaCha8Rng::seed_from_u64(52);
-        let plan = |backend, ttl_ms| Plan {
-            backend,
-            ttls_ms: vec![ttl_ms],
-            ..Plan::default()
-        };
         for plan in [
             plan(Backend::Etcd, 2_000),
             plan(Backend::Etcd, 10_000),
@@ -823,11 +826,6 @@ mod tests {
     fn from_no_start_do_two_pauses_under_the_bound_corrupt() {
         const STARTS: u32 = 200;
         let mut rng = ChaCha8Rng::seed_from_u64(52);
-        let plan = |backend, ttl_ms| Plan {
-            backend,
-            ttls_ms: vec![ttl_ms],
-            ..Plan::default()
-        };
         let (mut tight, mut any) = (Vec::new(), Vec::new());
         for plan in [
             plan(Backend::Redis, 10_000),

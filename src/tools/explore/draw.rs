@@ -10,7 +10,7 @@ use super::{
     chance_text, count_text, csv_comment, csv_header, csv_row, fencing_text, latency_text,
     settings_text, systems_text, workload_text,
 };
-use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, Reach, Together};
+use super::{granted_lease_ms, per_year, Fleet, Rare, RareEstimate, RareResult, Reach, Together};
 use super::{micros_text, rate_text, Axis, CellResult, Estimate, Plan};
 use crate::markup::{data_url, escape, PART_BREAK};
 use crate::sim::{Backend, ETCD_TTL_MS_MIN, ZK_TICK_MS_DEFAULT};
@@ -439,14 +439,14 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
             rare.per_hold(&d.result).filter(|e| !e.plain)
         })
         .collect();
-    // Weighted trials that saw nothing: the cell shows its plain interval.
-    let unseen: Vec<u32> = ran
+    // Weighted trials that saw nothing, or too few corrupted writes to
+    // bound the chance: the cell shows its plain interval.
+    let uninformed: Vec<&RareResult> = ran
         .iter()
-        .filter_map(|d| {
-            let w = d.rare.as_ref()?.weighted.as_ref()?;
-            (w.corrupted == 0 && w.trials > 0).then_some(w.trials)
-        })
+        .filter_map(|d| d.rare.as_ref()?.uninformed())
         .collect();
+    let (unseen, few): (Vec<&RareResult>, Vec<&RareResult>) =
+        uninformed.iter().partition(|w| w.corrupted == 0);
     let proven = data
         .iter()
         .filter(|d| d.rare.as_ref().is_some_and(|r| r.cannot_happen))
@@ -459,18 +459,40 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
             if proven == 1 { "" } else { "s" }
         );
     }
+    let trials = |cells: &[&RareResult]| thousands(cells.iter().map(|w| u64::from(w.trials)).sum());
+    let plural = |cells: &[&RareResult]| if cells.len() == 1 { "" } else { "s" };
+    let shows = |cells: &[&RareResult]| {
+        if cells.len() == 1 {
+            "it shows"
+        } else {
+            "they show"
+        }
+    };
     if !unseen.is_empty() {
         let _ = write!(
             s,
             "{} cell{} ran {} weighted trials and saw no corrupted write: weighted trials that see nothing bound nothing, so {} the plain trials' interval. ",
             unseen.len(),
-            if unseen.len() == 1 { "" } else { "s" },
-            thousands(unseen.iter().map(|&t| u64::from(t)).sum()),
-            if unseen.len() == 1 { "it shows" } else { "they show" }
+            plural(&unseen),
+            trials(&unseen),
+            shows(&unseen)
+        );
+    }
+    if !few.is_empty() {
+        let corrupted: u64 = few.iter().map(|w| w.corrupted).sum();
+        let _ = write!(
+            s,
+            "{} cell{} ran {} weighted trials and saw {} corrupted write{}, too few for an interval that excludes zero: its upper end would rest on the weights of those few draws, so {} the plain trials' interval. ",
+            few.len(),
+            plural(&few),
+            trials(&few),
+            thousands(corrupted),
+            if corrupted == 1 { "" } else { "s" },
+            shows(&few)
         );
     }
     if weighted.is_empty() {
-        if unseen.is_empty() {
+        if uninformed.is_empty() {
             s.push_str("The other figures are plain sampling: its 95% interval over trials was already within 30% of the estimate, or the cell's chance is high enough to count directly. ");
         }
     } else {
@@ -1022,6 +1044,67 @@ mod tests {
         assert_eq!(
             design_row(&plan, &cell).unwrap()[3],
             "proven: the profile never pauses"
+        );
+    }
+
+    /// Weighted trials that saw a few corrupted writes of very different
+    /// weights give an interval reaching zero: the cell shows its plain
+    /// trials' interval and the method says why; with enough of them it
+    /// shows theirs.
+    #[test]
+    fn weighted_trials_that_saw_too_few_show_the_plain_interval() {
+        use crate::tools::explore::{RareResult, Threshold, Tilt};
+        let plan = Plan::default();
+        let mut cell = counted(&plan, 0, 0, 2_000).unwrap();
+        let tilt = Tilt {
+            rate_factor: 4,
+            ..Tilt::NONE
+        };
+        let mut weighted = RareResult::empty(0, tilt);
+        for i in 0..20_000 {
+            match i {
+                7 => weighted.add(1, 1e-9),
+                700 => weighted.add(1, 1e-30),
+                _ => weighted.add(0, 1.0),
+            }
+        }
+        let rare = |weighted| Rare {
+            threshold: Threshold::at(1_000),
+            cannot_happen: false,
+            weighted: Some(weighted),
+            holds_mean: 10.0,
+            holds_var: 0.01,
+        };
+        cell.rare = Some(rare(weighted));
+        let shown = cell.rare.unwrap().per_hold(&cell.result).unwrap();
+        assert!(
+            shown.plain && shown.p == 0.0 && shown.high > 1e-4,
+            "{shown:?}"
+        );
+        let row = design_row(&plan, &cell).unwrap();
+        assert_eq!(row[3], "plain sampling, 10 trials");
+        let words = method_paragraph(&plan, &[Some(cell.clone())]);
+        assert!(
+            words.contains("1 cell ran 20,000 weighted trials and saw 2 corrupted writes, too few for an interval that excludes zero")
+                && !words.contains("saw no corrupted write")
+                && !words.contains("ran importance sampling"),
+            "{words}"
+        );
+        // Forty of like weight bound it: the weighted interval is shown.
+        let mut weighted = RareResult::empty(0, tilt);
+        for i in 0..20_000 {
+            weighted.add(
+                u64::from(i % 500 == 0),
+                if i % 500 == 0 { 1e-6 } else { 1.0 },
+            );
+        }
+        cell.rare = Some(rare(weighted));
+        let shown = cell.rare.unwrap().per_hold(&cell.result).unwrap();
+        assert!(!shown.plain && shown.low > 0.0, "{shown:?}");
+        let words = method_paragraph(&plan, &[Some(cell)]);
+        assert!(
+            words.contains("1 cell ran importance sampling") && !words.contains("too few"),
+            "{words}"
         );
     }
 

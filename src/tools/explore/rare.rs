@@ -171,6 +171,14 @@ impl RareResult {
         }
     }
 
+    /// Whether the weighted trials say more than that they saw
+    /// something: a corrupted write, and an interval that excludes zero
+    /// (a half-width under the estimate, about four or more corrupted
+    /// writes of like weights).
+    pub fn informs(&self, holds: HoldsPerTrial) -> bool {
+        self.corrupted > 0 && self.estimate(holds).low > 0.0
+    }
+
     /// Whether the interval is narrow enough to stop.
     pub fn settled(&self, holds: HoldsPerTrial) -> bool {
         self.corrupted >= EVENTS_MIN
@@ -254,7 +262,23 @@ const ASKING_REST_US: u64 = 240_000;
 /// moment it wakes (Consul, DynamoDB), within its next deadline check for
 /// etcd, anywhere in the hold for a client that checks nothing. Without
 /// holds there is nothing to place, and `tilt` is left as it is.
-pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: u64) -> Tilt {
+///
+/// Outside the bands pauses arrive at the profile's own rate, so a trial
+/// draws the profile's pauses and about one more, `clients` together:
+/// one draw in that many comes from the shifted lengths (`Tilt::mix`).
+/// One in two, where the profile pauses many times a trial, shifted
+/// dozens of draws a trial; a trial's weight is the product of theirs,
+/// and fell towards zero with every one (an etcd cell of 60 pauses an
+/// hour per client and more weighed its trials at 1e-90 and less, and
+/// its estimate came out fifty orders of magnitude under the plain
+/// trials').
+pub fn place(
+    tilt: Tilt,
+    profile: &PauseProfile,
+    holds: HoldsPerTrial,
+    hold_ms: u64,
+    clients: u8,
+) -> Tilt {
     if tilt.is_none() || profile.per_kilohour == 0 || holds.mean.is_nan() || holds.mean <= 0.0 {
         return tilt;
     }
@@ -272,9 +296,15 @@ pub fn place(tilt: Tilt, profile: &PauseProfile, holds: HoldsPerTrial, hold_ms: 
     };
     let [e1, e16, e256] = Tilt::WORK_EDGES_US;
     let rest_us = (hold_ms * 1_000).saturating_sub(e256);
+    let one_a_trial = 3_600_000 * 1_000 / TRIAL_MS;
+    let pauses = profile
+        .per_kilohour
+        .saturating_mul(u64::from(clients.max(1)))
+        .div_ceil(one_a_trial)
+        + 1;
     Tilt {
         rate_factor: 1,
-        mix: 2,
+        mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
         asking: [factor(e1), factor(e16 - e1), factor(ASKING_REST_US)],
         working: [
             factor(e1),
@@ -371,6 +401,7 @@ impl RareRun {
             &profile,
             holds,
             plan.hold_ms,
+            plan.clients,
         );
         Ok(RareRun {
             rare: Rare {
@@ -489,6 +520,22 @@ impl Rare {
         RareRun::start(plan, plain, threshold)?.run(plan, progress)
     }
 
+    /// Holds per trial, from the plain trials.
+    pub fn holds(&self) -> HoldsPerTrial {
+        HoldsPerTrial {
+            mean: self.holds_mean,
+            var: self.holds_var,
+        }
+    }
+
+    /// The weighted trials, where they ran and say too little to give
+    /// (`RareResult::informs`): the cell shows its plain trials' interval.
+    pub fn uninformed(&self) -> Option<&RareResult> {
+        self.weighted
+            .as_ref()
+            .filter(|w| w.trials > 0 && !self.cannot_happen && !w.informs(self.holds()))
+    }
+
     /// P(corrupted write per hold) with its 95% interval: the weighted
     /// one, else (none weighted, or none seen in them) the plain trials';
     /// `None` where nothing can happen.
@@ -496,14 +543,16 @@ impl Rare {
         if self.cannot_happen {
             return None;
         }
-        let holds = HoldsPerTrial {
-            mean: self.holds_mean,
-            var: self.holds_var,
-        };
+        let holds = self.holds();
         Some(match &self.weighted {
-            // Weighted trials that saw nothing bound nothing: the plain
-            // trials' interval is the one to give.
-            Some(w) if w.corrupted > 0 => w.estimate(holds),
+            // Weighted trials bound the chance only with an interval clear
+            // of zero. Ones that saw nothing bound nothing; a few corrupted
+            // writes of very different weights give an interval that
+            // reaches zero, and its upper end then rests on the few weights
+            // drawn, not on the chance (such trials of a cell whose trials
+            // weighed 1e-90 and less gave 2e-58 where the plain trials saw
+            // 3e-4). The plain trials' interval is the one to give.
+            Some(w) if w.informs(holds) => w.estimate(holds),
             _ => {
                 let e = plain.corruption();
                 RareEstimate {
@@ -643,6 +692,7 @@ mod tests {
                 &profile,
                 HoldsPerTrial::exactly(1.0),
                 end_ms,
+                1,
             );
             assert!(tilt.placed(), "{tilt:?}");
             let mut r = RareResult::empty(0, tilt);

@@ -136,10 +136,10 @@ enum Lengths {
 }
 
 /// A proposal the importance sampler draws pauses from instead of the
-/// profile: `rate_factor` times as many pauses, and log-normal lengths
-/// whose normal quantile is shifted up by `shift` (fixed point, 24
-/// fractional bits), or, for a histogram, half the draws from its lengths
-/// of `above_us` or more. Every draw then carries its likelihood ratio,
+/// profile: `rate_factor` times as many pauses, and one length in `mix`
+/// from the log-normal whose normal quantile is shifted up by `shift`
+/// (fixed point, 24 fractional bits), or, for a histogram, from its
+/// lengths of `above_us` or more. Every draw then carries its likelihood ratio,
 /// the profile's density over the proposal's, into the trial's weight.
 ///
 /// Where a pause starts can be placed too: with `asking` and `working`
@@ -418,9 +418,10 @@ impl Sampler {
 
     /// A pause length in microseconds, capped at the longest pause. A
     /// histogram's draw takes one 64-bit word: its high half times the
-    /// total picks an observation, evenly to within 2^-32. Tilted, half
-    /// the draws come from the shifted log-normal and half from the
-    /// profile's (a defensive mixture: no draw weighs more than 2).
+    /// total picks an observation, evenly to within 2^-32. Tilted, one
+    /// draw in `mix` comes from the shifted log-normal (or the
+    /// histogram's long lengths) and the rest from the profile's (a
+    /// defensive mixture: no draw weighs more than mix / (mix - 1)).
     pub fn length_us(&mut self, rng: &mut impl Rng) -> u64 {
         let length = match &self.lengths {
             Lengths::LogNormal(d) if self.tilt.shift != 0 => {

@@ -1,8 +1,8 @@
 //! Rare events estimated, not waited for: importance sampling of a cell's
 //! trials. Pauses are drawn from a proposal that makes the rare ones
 //! common (more of them, `Tilt::rate_factor`; lengths shifted towards the
-//! shortest that can corrupt, `Tilt::shift`, or half of a histogram's
-//! draws from its lengths at or above it), and each trial is weighed by
+//! shortest that can corrupt, `Tilt::shift`, or a histogram's lengths at
+//! or above it, in one draw of `Tilt::mix`), and each trial is weighed by
 //! its likelihood ratio w, the product over its draws of the profile's
 //! density over the proposal's. Then E_f[corrupted] = E_q[w · corrupted]
 //! exactly, and P(corrupted write per hold) is the ratio of the weighted

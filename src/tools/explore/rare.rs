@@ -187,8 +187,8 @@ impl RareResult {
 }
 
 /// The proposal for a cell's profile and threshold: about one pause a
-/// trial (all `clients` together), and about one length in two drawn
-/// centred on the threshold. No tilt where the
+/// trial (all `clients` together), and about one length a trial (one
+/// draw in the trial's pauses) centred on the threshold. No tilt where the
 /// profile already pauses that often and reaches the threshold at least
 /// once in ten pauses: plain sampling is as good there.
 pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -> Tilt {

@@ -482,7 +482,7 @@ fn method_paragraph(plan: &Plan, cells: &[Option<CellData>]) -> String {
         let corrupted: u64 = few.iter().map(|w| w.corrupted).sum();
         let _ = write!(
             s,
-            "{} cell{} ran {} weighted trials and saw {} corrupted write{}, too few to bound the chance: an interval from them reaches zero, and its upper end rests on the weights of those few draws, so {} the plain trials' interval. ",
+            "{} cell{} ran {} weighted trials and saw {} corrupted write{}, too few of like weight to bound the chance: an interval from them reaches zero, and its upper end rests on the weights of the few that weigh most, so {} the plain trials' interval. ",
             few.len(),
             plural(&few),
             trials(&few),
@@ -1085,7 +1085,7 @@ mod tests {
         assert_eq!(row[3], "plain sampling, 10 trials");
         let words = method_paragraph(&plan, &[Some(cell.clone())]);
         assert!(
-            words.contains("1 cell ran 20,000 weighted trials and saw 2 corrupted writes, too few to bound the chance")
+            words.contains("1 cell ran 20,000 weighted trials and saw 2 corrupted writes, too few of like weight to bound the chance")
                 && !words.contains("saw no corrupted write")
                 && !words.contains("ran importance sampling"),
             "{words}"

@@ -270,7 +270,7 @@ const ASKING_REST_US: u64 = 240_000;
 /// dozens of draws a trial; a trial's weight is the product of theirs,
 /// and fell towards zero with every one (etcd at 600 pauses an hour per
 /// client: the weights' mean 0.003 where it must be one, and an estimate
-/// 3,000 times under the plain trials'; Redis without renewal at 3,600:
+/// 2,800 times under the plain trials'; Redis without renewal at 3,600:
 /// half its trials weighed under 1e-92, and the estimate 2e-58 beside
 /// plain trials that saw 3e-4).
 pub fn place(

@@ -186,6 +186,15 @@ impl RareResult {
     }
 }
 
+/// Pauses per 1,000 hours of one client that make one in a trial's 60 s.
+const ONE_A_TRIAL: u64 = 3_600_000 * 1_000 / TRIAL_MS;
+
+/// The length mixture (`Tilt::mix`) for `pauses` a trial under the
+/// proposal: one shifted draw in that many, one in two at the most.
+fn mix_of(pauses: u64) -> u32 {
+    u32::try_from(pauses.max(2)).unwrap_or(u32::MAX)
+}
+
 /// The proposal for a cell's profile and threshold: about one pause a
 /// trial (all `clients` together), and about one length a trial (one
 /// draw in the trial's pauses) centred on the threshold. No tilt where the
@@ -198,12 +207,11 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -
     if profile.per_kilohour == 0 {
         return Tilt::NONE;
     }
-    // Pauses per 1,000 hours that make one a trial's 60 s, all clients
-    // together: a trial with two weighs k times less than one with one,
-    // so more would spend trials on weights that barely count.
+    // About one pause a trial, all clients together: a trial with two
+    // weighs k times less than one with one, so more would spend trials
+    // on weights that barely count.
     let clients = u64::from(clients.max(1));
-    let one_a_trial = 3_600_000 * 1_000 / TRIAL_MS;
-    let rate_factor = one_a_trial
+    let rate_factor = ONE_A_TRIAL
         .div_ceil(profile.per_kilohour.saturating_mul(clients))
         .max(1);
     let target_us = pause_ms * 1_000;
@@ -231,12 +239,12 @@ pub fn choose_tilt(profile: &PauseProfile, threshold: &Threshold, clients: u8) -
         .per_kilohour
         .saturating_mul(rate_factor)
         .saturating_mul(clients)
-        / one_a_trial;
+        / ONE_A_TRIAL;
     Tilt {
         rate_factor,
         shift,
         above_us,
-        mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
+        mix: mix_of(pauses),
         ..Tilt::NONE
     }
 }
@@ -297,15 +305,14 @@ pub fn place(
     };
     let [e1, e16, e256] = Tilt::WORK_EDGES_US;
     let rest_us = (hold_ms * 1_000).saturating_sub(e256);
-    let one_a_trial = 3_600_000 * 1_000 / TRIAL_MS;
     let pauses = profile
         .per_kilohour
         .saturating_mul(u64::from(clients.max(1)))
-        .div_ceil(one_a_trial)
+        .div_ceil(ONE_A_TRIAL)
         + 1;
     Tilt {
         rate_factor: 1,
-        mix: u32::try_from(pauses.max(2)).unwrap_or(u32::MAX),
+        mix: mix_of(pauses),
         asking: [factor(e1), factor(e16 - e1), factor(ASKING_REST_US)],
         working: [
             factor(e1),

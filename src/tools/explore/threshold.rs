@@ -564,10 +564,8 @@ impl Probe<'_> {
 /// lock-delay, and from 20 s), so a bisection from the top can miss the
 /// shortest, and half is the bound.
 fn together(probe: &Probe, worlds: &[World], single: u64) -> Together {
-    if worlds.iter().any(|world| {
-        firsts(probe, world)
-            .into_iter()
-            .any(|first| burst_corrupts(probe, world, first, single))
+    if from_any_first(probe, worlds, |world, first| {
+        burst_corrupts(probe, world, first, single)
     }) {
         return Together::Any;
     }
@@ -590,10 +588,8 @@ fn together(probe: &Probe, worlds: &[World], single: u64) -> Together {
     let pairs = (0..PAIR_LENGTHS)
         .map(|k| half + (top - half) * k / (PAIR_LENGTHS - 1))
         .any(|pause_ms| {
-            worlds.iter().any(|world| {
-                firsts(probe, world)
-                    .into_iter()
-                    .any(|first| pair_corrupts(probe, world, first, pause_ms))
+            from_any_first(probe, worlds, |world, first| {
+                pair_corrupts(probe, world, first, pause_ms)
             })
         });
     if pairs {
@@ -625,6 +621,20 @@ fn burst_corrupts(probe: &Probe, world: &World, first: Option<u64>, single: u64)
         sim.run_until(sim.now().plus(pause_ms));
     }
     probe.corrupts_holding(&sim, worked, 1, pause_ms)
+}
+
+/// Whether `corrupts` holds from any of `worlds` with a first pause at
+/// any of its starts (`firsts`), tried in order until one does.
+fn from_any_first(
+    probe: &Probe,
+    worlds: &[World],
+    corrupts: impl Fn(&World, Option<u64>) -> bool,
+) -> bool {
+    worlds.iter().any(|world| {
+        firsts(probe, world)
+            .into_iter()
+            .any(|first| corrupts(world, first))
+    })
 }
 
 /// Where the first of two pauses starts in `world`: while A's grant is on

@@ -17,7 +17,9 @@ export const PATIENCE_MS = 15_000;
  * after `timeout` ms throws, naming `what` and the last value seen.
  */
 export async function poll(probe, { what, timeout = PATIENCE_MS, interval = 25 } = {}) {
-  const deadline = Date.now() + timeout;
+  // The monotonic clock: the system's can be stepped while a test runs (a
+  // clean clone's run once saw this poll give up 5 s into its 15).
+  const deadline = performance.now() + timeout;
   let last;
   for (;;) {
     try {
@@ -26,7 +28,7 @@ export async function poll(probe, { what, timeout = PATIENCE_MS, interval = 25 }
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) {
+    if (performance.now() > deadline) {
       const seen = last instanceof Error ? last.message : JSON.stringify(last);
       throw new Error(`timed out after ${timeout} ms waiting for ${what} (last seen: ${seen})`);
     }
